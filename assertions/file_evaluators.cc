@@ -1,0 +1,177 @@
+// Assertions about files in the workspace. All reads go through the sandbox.
+#include <fmt/format.h>
+
+#include "assertions/builtins.h"
+#include "core/run_record.h"
+
+namespace candor::assertions {
+namespace {
+
+constexpr std::size_t kMaxCheckedFile = 16 << 20;
+
+ArgSpec path_arg() { return {"path", ArgType::kString, true, "workspace-relative path"}; }
+
+std::string arg(const nlohmann::json& a, const char* key) { return a.at(key).get<std::string>(); }
+
+// Line number (1-based) of the first occurrence of `text` at or after `pos`.
+int line_of(const std::string& content, std::size_t pos) {
+  return 1 + static_cast<int>(std::count(content.begin(), content.begin() + static_cast<long>(pos), '\n'));
+}
+
+// Reads a file for a content check; on failure the Outcome already says why.
+std::optional<std::string> read_for_check(const Context& ctx, const std::string& path, Outcome& out) {
+  auto info = ctx.workspace.stat(path);
+  if (!info.ok()) {
+    out = {false, info.error().code == ErrorCode::kNotFound ? fmt::format("{} does not exist", path)
+                                                             : info.error().message, out.path};
+    return std::nullopt;
+  }
+  if (info->size > static_cast<std::int64_t>(kMaxCheckedFile)) {
+    out = {false, fmt::format("{} is {} bytes, over the {} MiB that content checks read", path, info->size,
+                              kMaxCheckedFile >> 20), out.path};
+    return std::nullopt;
+  }
+  auto content = ctx.workspace.read_file(path, kMaxCheckedFile);
+  if (!content.ok()) {
+    out = {false, content.error().message, out.path};
+    return std::nullopt;
+  }
+  return std::move(content.value());
+}
+
+class FileExists final : public Evaluator {
+ public:
+  const Signature& signature() const override {
+    static const Signature s{"file_exists", "the path exists inside the workspace", {path_arg()}};
+    return s;
+  }
+  Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
+    std::string path = arg(a, "path");
+    Outcome out{false, "", normalize_relative_path(path)};
+    auto info = ctx.workspace.stat(path);
+    if (info.ok()) {
+      out.passed = true;
+      out.message = info->kind == sandbox::EntryKind::kDirectory
+                        ? fmt::format("{} exists (a directory)", path)
+                        : fmt::format("{} exists ({} bytes)", path, info->size);
+    } else if (info.error().code == ErrorCode::kNotFound) {
+      out.message = fmt::format("{} does not exist", path);
+    } else {
+      out.message = info.error().message;
+    }
+    return out;
+  }
+};
+
+class FileContains final : public Evaluator {
+ public:
+  explicit FileContains(bool negate) : negate_(negate) {}
+  const Signature& signature() const override {
+    static const Signature pos{"file_contains", "the file contains `text`",
+                               {path_arg(), {"text", ArgType::kString, true, "exact text to look for"}}};
+    static const Signature neg{"file_not_contains", "the file exists and does not contain `text`",
+                               {path_arg(), {"text", ArgType::kString, true, "exact text that must be absent"}}};
+    return negate_ ? neg : pos;
+  }
+  Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
+    std::string path = arg(a, "path");
+    std::string text = arg(a, "text");
+    Outcome out{false, "", normalize_relative_path(path)};
+    auto content = read_for_check(ctx, path, out);
+    if (!content) return out;
+    std::size_t pos = content->find(text);
+    bool found = pos != std::string::npos;
+    out.passed = found != negate_;
+    if (found) {
+      std::size_t count = 0;
+      for (std::size_t p = pos; p != std::string::npos; p = content->find(text, p + text.size())) ++count;
+      out.message = fmt::format("{} contains {} ({} time{}, first at line {})", path, quote_excerpt(text), count,
+                                count == 1 ? "" : "s", line_of(*content, pos));
+    } else {
+      out.message = fmt::format("{} does not contain {} ({} bytes read)", path, quote_excerpt(text), content->size());
+    }
+    return out;
+  }
+
+ private:
+  bool negate_;
+};
+
+class FileSizeGt final : public Evaluator {
+ public:
+  const Signature& signature() const override {
+    static const Signature s{"file_size_gt", "the file is larger than `bytes`",
+                             {path_arg(), {"bytes", ArgType::kInteger, true, "size to exceed", 0}}};
+    return s;
+  }
+  Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
+    std::string path = arg(a, "path");
+    auto bytes = a.at("bytes").get<std::int64_t>();
+    Outcome out{false, "", normalize_relative_path(path)};
+    auto info = ctx.workspace.stat(path);
+    if (!info.ok()) {
+      out.message = info.error().code == ErrorCode::kNotFound ? fmt::format("{} does not exist", path) : info.error().message;
+      return out;
+    }
+    if (info->kind != sandbox::EntryKind::kFile) {
+      out.message = fmt::format("{} is not a regular file", path);
+      return out;
+    }
+    out.passed = info->size > bytes;
+    out.message = fmt::format("{} is {} bytes ({} {})", path, info->size, out.passed ? "more than" : "not more than", bytes);
+    return out;
+  }
+};
+
+class FileUnchanged final : public Evaluator {
+ public:
+  const Signature& signature() const override {
+    static const Signature s{"file_unchanged", "the file is byte-for-byte as it was before the run", {path_arg()}};
+    return s;
+  }
+  Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
+    std::string path = arg(a, "path");
+    std::string norm = normalize_relative_path(path);
+    Outcome out{false, "", norm};
+    if (!ctx.baseline) {
+      out.message = "no snapshot from before the run is available to compare with";
+      return out;
+    }
+    auto before = ctx.baseline(norm);
+    if (!before.ok()) {
+      out.message = before.error().message;
+      return out;
+    }
+    auto now = ctx.workspace.read_file(path, kMaxCheckedFile + 1);
+    bool exists_now = now.ok();
+    if (!now.ok() && now.error().code != ErrorCode::kNotFound) {
+      out.message = now.error().message;
+      return out;
+    }
+    if (!before.value()) {
+      out.passed = !exists_now;
+      out.message = exists_now ? fmt::format("{} did not exist before the run and exists now", path)
+                               : fmt::format("{} did not exist before the run and still does not", path);
+      return out;
+    }
+    if (!exists_now) {
+      out.message = fmt::format("{} existed before the run ({} bytes) and is gone", path, before.value()->size());
+      return out;
+    }
+    out.passed = *before.value() == *now;
+    out.message = out.passed ? fmt::format("{} is unchanged ({} bytes)", path, now->size())
+                             : fmt::format("{} changed: {} bytes before the run, {} now", path,
+                                           before.value()->size(), now->size());
+    return out;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Evaluator> make_file_exists() { return std::make_unique<FileExists>(); }
+std::unique_ptr<Evaluator> make_file_contains() { return std::make_unique<FileContains>(false); }
+std::unique_ptr<Evaluator> make_file_not_contains() { return std::make_unique<FileContains>(true); }
+std::unique_ptr<Evaluator> make_file_size_gt() { return std::make_unique<FileSizeGt>(); }
+std::unique_ptr<Evaluator> make_file_unchanged() { return std::make_unique<FileUnchanged>(); }
+
+}  // namespace candor::assertions

@@ -1,0 +1,54 @@
+// The `candor` subcommands. main.cc parses arguments (CLI11) and calls these; each returns the
+// process exit code of DESIGN.md.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+namespace candor::cli {
+
+enum ExitCode {
+  kExitSuccess = 0,
+  kExitPartial = 1,
+  kExitFail = 2,
+  kExitUsage = 64,
+  kExitInvalidInput = 65,
+  kExitUnavailable = 69,
+  kExitInternal = 70,
+};
+
+// Prints "candor: <message>" to stderr and returns the exit code for the error's code.
+int report_error(const Error& error);
+
+struct ExecArgs {
+  std::string plan_file;
+  std::string workspace = ".";
+  std::string store_dir;  // "" = default
+  std::string goal;       // "" = "exec <plan file>"
+  bool json = false;
+  std::vector<std::string> expects;
+  std::optional<int> max_steps;
+  std::optional<int> timeout_s;
+};
+
+struct RunsArgs {
+  std::string store_dir;
+  int limit = 20;
+  bool json = false;
+};
+
+struct ReportArgs {
+  std::string run = "last";
+  std::string store_dir;
+  bool json = false;
+};
+
+int exec_command(const ExecArgs& args);
+int runs_command(const RunsArgs& args);
+int report_command(const ReportArgs& args);
+int evaluators_command(bool json);
+
+}  // namespace candor::cli

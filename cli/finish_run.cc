@@ -1,0 +1,39 @@
+#include "cli/finish_run.h"
+
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "report/report.h"
+#include "verify/tier1.h"
+#include "verify/verdict.h"
+
+namespace candor::cli {
+
+int exit_code_for(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kSuccess: return kExitSuccess;
+    case Verdict::kPartial: return kExitPartial;
+    case Verdict::kFail: return kExitFail;
+  }
+  return kExitInternal;
+}
+
+int finish_run(store::RunStore& store, const RunFacts& facts, const std::string& created_at, bool json) {
+  verify::Tier1Result tier1 = verify::evaluate_tier1(facts);
+  verify::Decision decision = verify::decide_without_judge(tier1);
+  nlohmann::json report = report::build_report(facts, tier1, decision, created_at);
+  Status stored = store.finish_run(facts.run_id, {to_string(facts.status), to_string(decision.verdict), decision.by,
+                                                  to_json(facts), report});
+  if (json) {
+    std::fputs((report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n").c_str(), stdout);
+  } else {
+    std::fputs(report::render_terminal(report, {report::want_color(1), 80}).c_str(), stdout);
+  }
+  std::fflush(stdout);
+  if (!stored.ok()) {
+    std::fprintf(stderr, "candor: warning: the verdict was not stored: %s\n", stored.error().message.c_str());
+  }
+  return exit_code_for(decision.verdict);
+}
+
+}  // namespace candor::cli

@@ -1,0 +1,57 @@
+// Argument schemas for tools and assertion evaluators. One declaration drives plan validation,
+// `candor evaluators`, and (later) the planner prompt.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+
+namespace candor {
+
+enum class ArgType {
+  kString,
+  kInteger,
+  kBoolean,
+  kEdits,  // [{find: string, replace: string, count?: integer >= 1}], at least one
+};
+
+struct ArgSpec {
+  std::string name;
+  ArgType type = ArgType::kString;
+  bool required = true;
+  std::string description;
+  std::int64_t min = std::numeric_limits<std::int64_t>::min();  // kInteger only
+  std::int64_t max = std::numeric_limits<std::int64_t>::max();  // kInteger only
+};
+
+// A tool's or an evaluator's public face.
+struct Signature {
+  std::string name;
+  std::string description;
+  std::vector<ArgSpec> args;
+};
+
+const char* arg_type_name(ArgType type);
+
+// Checks `args` (the JSON object holding the arguments) against `specs`. `path` is the JSON path of
+// the object, used as the prefix of every message: `steps[1].args.path: expected a string, got 3`.
+// `ignored` names keys that belong to the container rather than to the arguments (e.g. "type").
+Status validate_args(const nlohmann::json& args, const std::vector<ArgSpec>& specs,
+                     const std::string& path, const std::vector<std::string>& ignored = {});
+
+// Short JSON type name for messages: "string", "integer", "object", ...
+std::string json_type_name(const nlohmann::json& value);
+
+// A one-line, length-capped rendering of a JSON value for messages.
+std::string json_excerpt(const nlohmann::json& value, std::size_t max_chars = 60);
+
+// "a.b" or "a[3]" given "a" and a key/index.
+std::string json_path_key(const std::string& parent, const std::string& key);
+std::string json_path_index(const std::string& parent, std::size_t index);
+
+}  // namespace candor

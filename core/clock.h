@@ -1,0 +1,25 @@
+// Time behind an interface so budgets and timestamps can be tested without sleeping.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+namespace candor {
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual std::chrono::system_clock::time_point wall() = 0;       // for timestamps
+  virtual std::chrono::steady_clock::time_point monotonic() = 0;  // for deadlines
+};
+
+class SystemClock final : public Clock {
+ public:
+  std::chrono::system_clock::time_point wall() override { return std::chrono::system_clock::now(); }
+  std::chrono::steady_clock::time_point monotonic() override { return std::chrono::steady_clock::now(); }
+};
+
+// RFC 3339 UTC with milliseconds: 2026-11-22T03:16:07.123Z
+std::string format_timestamp(std::chrono::system_clock::time_point t);
+
+}  // namespace candor

@@ -1,0 +1,231 @@
+#include "core/run_record.h"
+
+#include <array>
+#include <utility>
+
+namespace candor {
+namespace {
+
+template <typename E, std::size_t N>
+std::optional<E> lookup(const std::array<std::pair<E, const char*>, N>& table, const std::string& s) {
+  for (const auto& [v, name] : table) {
+    if (s == name) return v;
+  }
+  return std::nullopt;
+}
+
+template <typename E, std::size_t N>
+const char* name_of(const std::array<std::pair<E, const char*>, N>& table, E v) {
+  for (const auto& [value, name] : table) {
+    if (value == v) return name;
+  }
+  return "?";
+}
+
+constexpr std::array<std::pair<GoalKind, const char*>, 2> kGoalKinds{{
+    {GoalKind::kModify, "modify"}, {GoalKind::kInspect, "inspect"}}};
+constexpr std::array<std::pair<RunStatus, const char*>, 6> kStatuses{{
+    {RunStatus::kRunning, "running"},
+    {RunStatus::kCompleted, "completed"},
+    {RunStatus::kBudgetExhausted, "budget_exhausted"},
+    {RunStatus::kError, "error"},
+    {RunStatus::kCancelled, "cancelled"},
+    {RunStatus::kGoalAttemptsExhausted, "goal_attempts_exhausted"}}};
+constexpr std::array<std::pair<Verdict, const char*>, 3> kVerdicts{{
+    {Verdict::kSuccess, "success"}, {Verdict::kPartial, "partial"}, {Verdict::kFail, "fail"}}};
+constexpr std::array<std::pair<BudgetKind, const char*>, 6> kBudgets{{
+    {BudgetKind::kNone, ""},
+    {BudgetKind::kReplans, "replans"},
+    {BudgetKind::kSteps, "steps"},
+    {BudgetKind::kTokens, "tokens"},
+    {BudgetKind::kTimeout, "timeout"},
+    {BudgetKind::kStagnation, "stagnation"}}};
+
+nlohmann::json opt_string(const std::optional<std::string>& s) {
+  return s ? nlohmann::json(*s) : nlohmann::json(nullptr);
+}
+
+}  // namespace
+
+const char* to_string(GoalKind v) { return name_of(kGoalKinds, v); }
+const char* to_string(RunStatus v) { return name_of(kStatuses, v); }
+const char* to_string(Verdict v) { return name_of(kVerdicts, v); }
+const char* to_string(BudgetKind v) { return name_of(kBudgets, v); }
+std::optional<GoalKind> parse_goal_kind(const std::string& s) { return lookup(kGoalKinds, s); }
+std::optional<RunStatus> parse_run_status(const std::string& s) { return lookup(kStatuses, s); }
+std::optional<Verdict> parse_verdict(const std::string& s) { return lookup(kVerdicts, s); }
+std::optional<BudgetKind> parse_budget_kind(const std::string& s) { return lookup(kBudgets, s); }
+
+nlohmann::json to_json(const StepRecord& s) {
+  nlohmann::json j = {{"id", s.id},     {"round", s.round}, {"tool", s.tool},
+                      {"target", s.target}, {"effect_tool", s.effect_tool}, {"ok", s.ok},
+                      {"changed_paths", s.changed_paths}, {"seq", s.seq}};
+  j["error"] = s.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.error);
+  j["exit_code"] = s.exit_code ? nlohmann::json(*s.exit_code) : nlohmann::json(nullptr);
+  return j;
+}
+
+nlohmann::json to_json(const AssertionRecord& a) {
+  return {{"step", a.step.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.step)},
+          {"round", a.round},
+          {"type", a.type},
+          {"assertion", a.assertion},
+          {"path", a.path.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.path)},
+          {"passed", a.passed},
+          {"message", a.message},
+          {"seq", a.seq}};
+}
+
+nlohmann::json to_json(const Mutation& m) {
+  return {{"path", m.path},
+          {"change", m.change},
+          {"bytes_before", m.bytes_before},
+          {"bytes_after", m.bytes_after},
+          {"lines_added", m.lines_added},
+          {"lines_removed", m.lines_removed},
+          {"binary", m.binary},
+          {"steps", m.steps},
+          {"last_change_seq", m.last_change_seq}};
+}
+
+nlohmann::json to_json(const RunFacts& f) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& s : f.steps) steps.push_back(to_json(s));
+  nlohmann::json assertions = nlohmann::json::array();
+  for (const auto& a : f.assertions) assertions.push_back(to_json(a));
+  nlohmann::json mutations = nlohmann::json::array();
+  for (const auto& m : f.mutations) mutations.push_back(to_json(m));
+  return {
+      {"run_id", f.run_id},
+      {"goal", f.goal},
+      {"goal_kind", to_string(f.goal_kind)},
+      {"workspace", f.workspace},
+      {"status", to_string(f.status)},
+      {"status_detail", f.status_detail},
+      {"steps_planned", f.steps_planned},
+      {"steps", steps},
+      {"assertions", assertions},
+      {"mutations", mutations},
+      {"budget",
+       {{"limits",
+         {{"max_replans", f.budget.limits.max_replans},
+          {"max_steps", f.budget.limits.max_steps},
+          {"max_tokens", f.budget.limits.max_tokens},
+          {"timeout_s", f.budget.limits.timeout_s}}},
+        {"used",
+         {{"replans", f.budget.used.replans},
+          {"steps", f.budget.used.steps},
+          {"tokens", f.budget.used.tokens},
+          {"elapsed_s", f.budget.used.elapsed_s}}},
+        {"exhausted", to_string(f.budget.exhausted)}}},
+      {"final_answer", opt_string(f.final_answer)},
+      {"last_round", f.last_round},
+      {"usage",
+       {{"llm_calls", f.usage.llm_calls},
+        {"input_tokens", f.usage.input_tokens},
+        {"output_tokens", f.usage.output_tokens}}},
+      {"snapshot_before", f.snapshot_before},
+      {"snapshot_after", f.snapshot_after},
+  };
+}
+
+Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
+  try {
+    RunFacts f;
+    f.run_id = j.at("run_id").get<std::string>();
+    f.goal = j.at("goal").get<std::string>();
+    f.goal_kind = parse_goal_kind(j.at("goal_kind").get<std::string>()).value_or(GoalKind::kModify);
+    f.workspace = j.at("workspace").get<std::string>();
+    f.status = parse_run_status(j.at("status").get<std::string>()).value_or(RunStatus::kRunning);
+    f.status_detail = j.value("status_detail", "");
+    f.steps_planned = j.value("steps_planned", 0);
+    for (const auto& s : j.at("steps")) {
+      StepRecord r;
+      r.id = s.at("id").get<std::string>();
+      r.round = s.value("round", 1);
+      r.tool = s.at("tool").get<std::string>();
+      r.target = s.value("target", "");
+      r.effect_tool = s.value("effect_tool", false);
+      r.ok = s.value("ok", false);
+      if (s.contains("error") && s["error"].is_string()) r.error = s["error"].get<std::string>();
+      if (s.contains("exit_code") && s["exit_code"].is_number_integer()) r.exit_code = s["exit_code"].get<int>();
+      r.changed_paths = s.value("changed_paths", std::vector<std::string>{});
+      r.seq = s.value("seq", std::int64_t{0});
+      f.steps.push_back(std::move(r));
+    }
+    for (const auto& a : j.at("assertions")) {
+      AssertionRecord r;
+      if (a.contains("step") && a["step"].is_string()) r.step = a["step"].get<std::string>();
+      r.round = a.value("round", 1);
+      r.type = a.at("type").get<std::string>();
+      r.assertion = a.value("assertion", nlohmann::json::object());
+      if (a.contains("path") && a["path"].is_string()) r.path = a["path"].get<std::string>();
+      r.passed = a.at("passed").get<bool>();
+      r.message = a.value("message", "");
+      r.seq = a.value("seq", std::int64_t{0});
+      f.assertions.push_back(std::move(r));
+    }
+    for (const auto& m : j.at("mutations")) {
+      Mutation r;
+      r.path = m.at("path").get<std::string>();
+      r.change = m.at("change").get<std::string>();
+      r.bytes_before = m.value("bytes_before", std::int64_t{0});
+      r.bytes_after = m.value("bytes_after", std::int64_t{0});
+      r.lines_added = m.value("lines_added", 0);
+      r.lines_removed = m.value("lines_removed", 0);
+      r.binary = m.value("binary", false);
+      r.steps = m.value("steps", std::vector<std::string>{});
+      r.last_change_seq = m.value("last_change_seq", std::int64_t{0});
+      f.mutations.push_back(std::move(r));
+    }
+    const auto& b = j.at("budget");
+    f.budget.limits.max_replans = b.at("limits").at("max_replans").get<int>();
+    f.budget.limits.max_steps = b.at("limits").at("max_steps").get<int>();
+    f.budget.limits.max_tokens = b.at("limits").at("max_tokens").get<std::int64_t>();
+    f.budget.limits.timeout_s = b.at("limits").at("timeout_s").get<int>();
+    f.budget.used.replans = b.at("used").at("replans").get<int>();
+    f.budget.used.steps = b.at("used").at("steps").get<int>();
+    f.budget.used.tokens = b.at("used").at("tokens").get<std::int64_t>();
+    f.budget.used.elapsed_s = b.at("used").at("elapsed_s").get<double>();
+    f.budget.exhausted = parse_budget_kind(b.value("exhausted", "")).value_or(BudgetKind::kNone);
+    if (j.contains("final_answer") && j["final_answer"].is_string()) {
+      f.final_answer = j["final_answer"].get<std::string>();
+    }
+    f.last_round = j.value("last_round", 1);
+    if (j.contains("usage")) {
+      f.usage.llm_calls = j["usage"].value("llm_calls", 0);
+      f.usage.input_tokens = j["usage"].value("input_tokens", std::int64_t{0});
+      f.usage.output_tokens = j["usage"].value("output_tokens", std::int64_t{0});
+    }
+    f.snapshot_before = j.value("snapshot_before", "");
+    f.snapshot_after = j.value("snapshot_after", "");
+    return f;
+  } catch (const nlohmann::json::exception& e) {
+    return make_error(ErrorCode::kInvalidInput, std::string("run record: ") + e.what());
+  }
+}
+
+std::string normalize_relative_path(const std::string& path) {
+  std::vector<std::string> parts;
+  std::size_t i = 0;
+  while (i <= path.size()) {
+    std::size_t j = path.find('/', i);
+    if (j == std::string::npos) j = path.size();
+    std::string part = path.substr(i, j - i);
+    if (part == "..") {
+      if (!parts.empty() && parts.back() != "..") {
+        parts.pop_back();
+      } else {
+        parts.push_back(part);
+      }
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+    i = j + 1;
+  }
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "/") + p;
+  return out.empty() ? "." : out;
+}
+
+}  // namespace candor

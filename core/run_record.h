@@ -1,0 +1,122 @@
+// The facts of one run, as the executor observed them. Tier 1 reads these; the report renders
+// them; the store keeps them. Nothing here is the model's claim except `final_answer`.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+
+namespace candor {
+
+enum class GoalKind { kModify, kInspect };
+enum class RunStatus { kRunning, kCompleted, kBudgetExhausted, kError, kCancelled, kGoalAttemptsExhausted };
+enum class Verdict { kSuccess, kPartial, kFail };
+enum class BudgetKind { kNone, kReplans, kSteps, kTokens, kTimeout, kStagnation };
+
+const char* to_string(GoalKind v);
+const char* to_string(RunStatus v);
+const char* to_string(Verdict v);
+const char* to_string(BudgetKind v);  // "" for kNone
+std::optional<GoalKind> parse_goal_kind(const std::string& s);
+std::optional<RunStatus> parse_run_status(const std::string& s);
+std::optional<Verdict> parse_verdict(const std::string& s);
+std::optional<BudgetKind> parse_budget_kind(const std::string& s);
+
+struct BudgetLimits {
+  int max_replans = 3;
+  int max_steps = 50;
+  std::int64_t max_tokens = 200000;
+  int timeout_s = 600;
+};
+
+struct BudgetUsage {
+  int replans = 0;
+  int steps = 0;
+  std::int64_t tokens = 0;
+  double elapsed_s = 0;
+};
+
+struct BudgetState {
+  BudgetLimits limits;
+  BudgetUsage used;
+  BudgetKind exhausted = BudgetKind::kNone;
+};
+
+struct StepRecord {
+  std::string id;
+  int round = 1;
+  std::string tool;
+  std::string target;        // the path, command or URL the step acted on, for people
+  bool effect_tool = false;  // the tool is an effect tool (file_write, file_patch, file_delete)
+  bool ok = false;
+  std::string error;
+  std::optional<int> exit_code;
+  std::vector<std::string> changed_paths;  // what the workspace diff attributes to this step
+  std::int64_t seq = 0;                    // seq of the step's tool_result event
+};
+
+struct AssertionRecord {
+  std::string step;  // step id, or "" for a goal-level (--expect) assertion
+  int round = 1;
+  std::string type;
+  nlohmann::json assertion;  // the assertion as written
+  std::string path;          // normalised workspace path the assertion inspected, if any
+  bool passed = false;
+  std::string message;
+  std::int64_t seq = 0;  // seq of the assertion event
+  bool goal_level() const { return step.empty(); }
+};
+
+struct Mutation {
+  std::string path;
+  std::string change;  // added | modified | deleted
+  std::int64_t bytes_before = 0;
+  std::int64_t bytes_after = 0;
+  int lines_added = 0;
+  int lines_removed = 0;
+  bool binary = false;
+  std::vector<std::string> steps;    // steps whose changes touched the path, in order
+  std::int64_t last_change_seq = 0;  // seq of the event after which the last change was seen
+};
+
+struct Usage {
+  int llm_calls = 0;
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+};
+
+struct RunFacts {
+  std::string run_id;
+  std::string goal;
+  GoalKind goal_kind = GoalKind::kModify;
+  std::string workspace;
+  RunStatus status = RunStatus::kRunning;
+  std::string status_detail;  // why the loop ended that way, e.g. the failed step
+  int steps_planned = 0;
+  std::vector<StepRecord> steps;
+  std::vector<AssertionRecord> assertions;
+  std::vector<Mutation> mutations;
+  BudgetState budget;
+  std::optional<std::string> final_answer;
+  int last_round = 1;
+  Usage usage;
+  std::string snapshot_before;  // tree id
+  std::string snapshot_after;   // tree id
+};
+
+nlohmann::json to_json(const StepRecord& s);
+nlohmann::json to_json(const AssertionRecord& a);
+nlohmann::json to_json(const Mutation& m);
+nlohmann::json to_json(const RunFacts& f);
+Result<RunFacts> run_facts_from_json(const nlohmann::json& j);
+
+// Lexically normalised workspace-relative path: "./a//b/../c" -> "a/c". Used to compare the
+// path an assertion names with the path a mutation reports.
+std::string normalize_relative_path(const std::string& path);
+
+}  // namespace candor

@@ -1,0 +1,43 @@
+#include "core/trajectory.h"
+
+namespace candor {
+
+nlohmann::json Event::to_json() const {
+  nlohmann::json j = {{"seq", seq}, {"ts", ts}, {"type", type}};
+  for (const auto& [k, v] : data.items()) j[k] = v;
+  return j;
+}
+
+Result<Event> Event::from_json(const nlohmann::json& j) {
+  if (!j.is_object() || !j.contains("seq") || !j["seq"].is_number_integer() || !j.contains("type") ||
+      !j["type"].is_string()) {
+    return make_error(ErrorCode::kInvalidInput, "event: needs integer seq and string type");
+  }
+  Event e;
+  e.seq = j["seq"].get<std::int64_t>();
+  e.type = j["type"].get<std::string>();
+  if (j.contains("ts") && j["ts"].is_string()) e.ts = j["ts"].get<std::string>();
+  for (const auto& [k, v] : j.items()) {
+    if (k != "seq" && k != "type" && k != "ts") e.data[k] = v;
+  }
+  return e;
+}
+
+Trajectory::Trajectory(std::string run_id, Clock& clock, EventSink* sink)
+    : run_id_(std::move(run_id)), clock_(clock), sink_(sink) {}
+
+const Event& Trajectory::record(const std::string& type, nlohmann::json data) {
+  Event e;
+  e.seq = last_seq() + 1;
+  e.ts = format_timestamp(clock_.wall());
+  e.type = type;
+  e.data = std::move(data);
+  events_.push_back(std::move(e));
+  if (sink_ != nullptr) {
+    Status s = sink_->append(run_id_, events_.back());
+    if (!s.ok() && sink_error_.empty()) sink_error_ = s.error().message;
+  }
+  return events_.back();
+}
+
+}  // namespace candor

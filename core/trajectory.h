@@ -1,0 +1,55 @@
+// The typed event stream of a run. Events go to the sink (the store) as they happen, so a killed
+// run keeps everything up to its last event.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/clock.h"
+#include "core/result.h"
+
+namespace candor {
+
+struct Event {
+  std::int64_t seq = 0;
+  std::string ts;
+  std::string type;
+  nlohmann::json data = nlohmann::json::object();  // type-specific fields
+
+  // {seq, ts, type, ...data}
+  nlohmann::json to_json() const;
+  static Result<Event> from_json(const nlohmann::json& j);
+};
+
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual Status append(const std::string& run_id, const Event& event) = 0;
+};
+
+// Not thread-safe: one run loop owns it.
+class Trajectory {
+ public:
+  // `clock` and `sink` are borrowed and must outlive the trajectory; `sink` may be null.
+  Trajectory(std::string run_id, Clock& clock, EventSink* sink);
+
+  // Appends an event and forwards it to the sink. A sink failure is remembered (sink_error()) and
+  // does not stop the run: losing the record must not change what the run does.
+  const Event& record(const std::string& type, nlohmann::json data = nlohmann::json::object());
+
+  const std::vector<Event>& events() const { return events_; }
+  std::int64_t last_seq() const { return events_.empty() ? 0 : events_.back().seq; }
+  const std::string& sink_error() const { return sink_error_; }
+
+ private:
+  std::string run_id_;
+  Clock& clock_;
+  EventSink* sink_;
+  std::vector<Event> events_;
+  std::string sink_error_;
+};
+
+}  // namespace candor

@@ -1,0 +1,86 @@
+#include "executor/config.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/arg_schema.h"
+#include "planner/plan.h"
+
+namespace candor::executor {
+namespace {
+
+Error invalid(const std::string& path, const std::string& message) {
+  return make_error(ErrorCode::kInvalidInput, fmt::format("{}: {}", path, message));
+}
+
+const std::vector<ArgSpec>& budget_spec() {
+  static const std::vector<ArgSpec> spec = {
+      {"max_replans", ArgType::kInteger, false, "", 0, 1000},
+      {"max_steps", ArgType::kInteger, false, "", 1, 100000},
+      {"max_tokens", ArgType::kInteger, false, "", 1},
+      {"timeout_s", ArgType::kInteger, false, "", 1, 86400 * 7},
+  };
+  return spec;
+}
+
+}  // namespace
+
+Result<WorkspaceConfig> parse_config(const nlohmann::json& j) {
+  if (!j.is_object()) return invalid("$", "the config is a JSON object");
+  WorkspaceConfig c;
+  for (const auto& [key, value] : j.items()) {
+    if (key == "network") {
+      if (!value.is_object()) return invalid("network", "expected an object");
+      for (const auto& [nk, nv] : value.items()) {
+        if (nk != "allow_hosts") return invalid("network." + nk, fmt::format("unknown field \"{}\" (expected: allow_hosts)", nk));
+        if (!nv.is_array()) return invalid("network.allow_hosts", "expected an array of host names");
+        for (std::size_t i = 0; i < nv.size(); ++i) {
+          if (!nv[i].is_string() || nv[i].get<std::string>().empty()) {
+            return invalid(json_path_index("network.allow_hosts", i), "expected a non-empty host name");
+          }
+          c.network.allowed_hosts.push_back(nv[i].get<std::string>());
+        }
+      }
+    } else if (key == "budget") {
+      TRY_STATUS(validate_args(value, budget_spec(), "budget"));
+      if (value.contains("max_replans")) c.max_replans = value["max_replans"].get<int>();
+      if (value.contains("max_steps")) c.max_steps = value["max_steps"].get<int>();
+      if (value.contains("max_tokens")) c.max_tokens = value["max_tokens"].get<std::int64_t>();
+      if (value.contains("timeout_s")) c.timeout_s = value["timeout_s"].get<int>();
+    } else if (key == "output_cap_bytes") {
+      if (!value.is_number_unsigned() || value.get<std::uint64_t>() < 1024 || value.get<std::uint64_t>() > (64u << 20)) {
+        return invalid("output_cap_bytes", "expected an integer from 1024 to 67108864");
+      }
+      c.output_cap_bytes = value.get<std::size_t>();
+    } else if (key == "expect") {
+      if (!value.is_array()) return invalid("expect", "expected an array of assertions");
+      for (const auto& a : value) c.expect.push_back(a);
+    } else {
+      return invalid(key, fmt::format("unknown field \"{}\" (expected one of: network, budget, output_cap_bytes, expect)", key));
+    }
+  }
+  return c;
+}
+
+Result<WorkspaceConfig> load_config(const std::string& workspace_root) {
+  std::string path = workspace_root + "/.candor/config.json";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return WorkspaceConfig{};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  TRY(nlohmann::json j, planner::parse_json_text(ss.str(), path));
+  auto c = parse_config(j);
+  if (!c.ok()) return c.error().wrap(path);
+  return c;
+}
+
+void apply_config_budget(const WorkspaceConfig& config, BudgetLimits& limits) {
+  if (config.max_replans) limits.max_replans = *config.max_replans;
+  if (config.max_steps) limits.max_steps = *config.max_steps;
+  if (config.max_tokens) limits.max_tokens = *config.max_tokens;
+  if (config.timeout_s) limits.timeout_s = *config.timeout_s;
+}
+
+}  // namespace candor::executor

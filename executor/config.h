@@ -1,0 +1,35 @@
+// .candor/config.json: read once when a run starts, so no step can change how it is checked.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/http_client.h"
+#include "core/result.h"
+#include "core/run_record.h"
+
+namespace candor::executor {
+
+struct WorkspaceConfig {
+  NetworkPolicy network;
+  // Budget values the config sets; the command line overrides them.
+  std::optional<int> max_replans, max_steps, timeout_s;
+  std::optional<std::int64_t> max_tokens;
+  std::optional<std::size_t> output_cap_bytes;
+  std::vector<nlohmann::json> expect;  // goal-level assertions, validated by the caller's catalog
+};
+
+// Parses the config object; messages name the JSON path ("budget.max_steps: ...").
+Result<WorkspaceConfig> parse_config(const nlohmann::json& j);
+
+// Reads `workspace_root`/.candor/config.json. A missing file is an empty config; a malformed one
+// is kInvalidInput naming the file.
+Result<WorkspaceConfig> load_config(const std::string& workspace_root);
+
+// Applies the config's budget values to `limits` (only those it sets).
+void apply_config_budget(const WorkspaceConfig& config, BudgetLimits& limits);
+
+}  // namespace candor::executor

@@ -1,0 +1,252 @@
+#include "executor/executor.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace candor::executor {
+namespace {
+
+std::string cap_text(const std::string& s, std::size_t cap) {
+  if (s.size() <= cap) return s;
+  return s.substr(0, cap) + fmt::format("\n[observation cut: {} bytes in total]", s.size());
+}
+
+bool has_assertion(const planner::PlanStep& step, const std::string& type) {
+  return std::any_of(step.asserts.begin(), step.asserts.end(),
+                     [&](const nlohmann::json& a) { return a.value("type", "") == type; });
+}
+
+}  // namespace
+
+Executor::Executor(ExecutorDeps deps, ExecutorOptions options) : deps_(deps), options_(std::move(options)) {
+  facts_.budget.limits = options_.limits;
+  facts_.workspace = deps_.workspace.root();
+}
+
+double Executor::elapsed_s() const {
+  return std::chrono::duration<double>(deps_.clock.monotonic() - started_).count();
+}
+
+Status Executor::begin(const std::string& run_id, const std::string& goal) {
+  started_ = deps_.clock.monotonic();
+  facts_.run_id = run_id;
+  facts_.goal = goal;
+  auto scan = deps_.snapshots.scan();
+  if (!scan.ok()) return scan.error().wrap("snapshot before the run");
+  facts_.snapshot_before = scan->tree;
+  TRY_STATUS(deps_.snapshots.pin(scan->tree, "runs/" + run_id + "/before"));
+  deps_.trajectory.record("run_started", {{"goal", goal},
+                                          {"workspace", deps_.workspace.root()},
+                                          {"snapshot_before", scan->tree},
+                                          {"limits",
+                                           {{"max_replans", options_.limits.max_replans},
+                                            {"max_steps", options_.limits.max_steps},
+                                            {"max_tokens", options_.limits.max_tokens},
+                                            {"timeout_s", options_.limits.timeout_s}}},
+                                          {"sandbox", deps_.workspace.uses_openat2() ? "openat2" : "nofollow-walk"}});
+  return ok_status();
+}
+
+bool Executor::budget_left(BudgetKind& which) const {
+  if (facts_.budget.used.steps >= options_.limits.max_steps) {
+    which = BudgetKind::kSteps;
+    return false;
+  }
+  if (elapsed_s() >= options_.limits.timeout_s) {
+    which = BudgetKind::kTimeout;
+    return false;
+  }
+  if (facts_.budget.used.tokens >= options_.limits.max_tokens) {
+    which = BudgetKind::kTokens;
+    return false;
+  }
+  return true;
+}
+
+void Executor::set_final_answer(const std::string& text) {
+  facts_.final_answer = text;
+  deps_.trajectory.record("final_answer", {{"text", text}});
+}
+
+RoundOutcome Executor::run_round(const planner::Plan& plan, int round) {
+  RoundOutcome outcome;
+  facts_.last_round = round;
+  facts_.steps_planned += static_cast<int>(plan.steps.size());
+  if (plan.goal_kind) facts_.goal_kind = *plan.goal_kind;
+  for (const auto& step : plan.steps) {
+    BudgetKind which = BudgetKind::kNone;
+    if (!budget_left(which)) {
+      outcome.all_passed = false;
+      outcome.budget_hit = which;
+      outcome.failure = fmt::format("the {} budget ran out before step {}", to_string(which), step.id);
+      break;
+    }
+    StepRecord record = run_step(step, round, outcome);
+    facts_.steps.push_back(record);
+    if (!outcome.all_passed) break;
+  }
+  return outcome;
+}
+
+StepRecord Executor::run_step(const planner::PlanStep& step, int round, RoundOutcome& outcome) {
+  const Tool* tool = deps_.tools.find(step.tool);
+  StepRecord rec;
+  rec.id = step.id;
+  rec.round = round;
+  rec.tool = step.tool;
+  if (tool == nullptr) {  // the plan was validated against this registry; this is a bug
+    rec.error = "unknown tool " + step.tool;
+    outcome.all_passed = false;
+    outcome.failure = fmt::format("step {}: {}", step.id, rec.error);
+    return rec;
+  }
+  rec.target = tool->target(step.args);
+  rec.effect_tool = tool->effect();
+  deps_.trajectory.record("step_started", {{"step", step.id}, {"round", round}, {"tool", step.tool}, {"why", step.why}});
+  deps_.trajectory.record("tool_called", {{"step", step.id}, {"tool", step.tool}, {"input", step.args}});
+
+  double left_s = std::max(0.0, options_.limits.timeout_s - elapsed_s());
+  ToolContext ctx{deps_.workspace, options_.network, options_.output_cap,
+                  std::chrono::milliseconds(static_cast<long long>(left_s * 1000))};
+  ToolResult result = tool->run(step.args, ctx);
+  facts_.budget.used.steps++;
+
+  if (!tool->read_only()) rec.changed_paths = scan_for_changes(step.id);
+
+  // A shell step that asserts its exit code lets the assertion decide, unless it timed out.
+  bool excused = step.tool == "shell" && !result.ok && !result.timed_out && result.exit_code &&
+                 has_assertion(step, "exit_code_eq");
+  rec.ok = result.ok || excused;
+  rec.error = result.error;
+  rec.exit_code = result.exit_code;
+  const Event& ev = deps_.trajectory.record(
+      "tool_result", {{"step", step.id},
+                      {"tool", step.tool},
+                      {"ok", result.ok},
+                      {"output", result.output},
+                      {"exit_code", result.exit_code ? nlohmann::json(*result.exit_code) : nlohmann::json(nullptr)},
+                      {"error", result.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.error)},
+                      {"output_bytes", result.output_bytes},
+                      {"output_truncated", result.output_truncated}});
+  rec.seq = ev.seq;
+  outcome.observations.push_back({{"step", step.id},
+                                  {"tool", step.tool},
+                                  {"target", rec.target},
+                                  {"ok", rec.ok},
+                                  {"output", cap_text(result.ok ? result.output : result.error + "\n" + result.output,
+                                                      options_.observation_cap)}});
+  if (!rec.ok) {
+    outcome.all_passed = false;
+    outcome.failure = fmt::format("step {} ({} {}) failed: {}", step.id, step.tool, rec.target, result.error);
+    return rec;
+  }
+
+  assertions::StepView view{step.id, step.tool, result.output, result.exit_code};
+  for (const auto& a : step.asserts) {
+    AssertionRecord ar = evaluate(a, &view, step.id, round);
+    if (!ar.passed && outcome.all_passed) {
+      outcome.all_passed = false;
+      outcome.failure = fmt::format("step {} ({} {}): assertion {} failed: {}", step.id, step.tool, rec.target, ar.type,
+                                    ar.message);
+    }
+  }
+  return rec;
+}
+
+std::vector<std::string> Executor::scan_for_changes(const std::string& step_id) {
+  auto scan = deps_.snapshots.scan();
+  if (!scan.ok()) {
+    if (scan_error_.empty()) scan_error_ = scan.error().message;
+    deps_.trajectory.record("scan_failed", {{"step", step_id}, {"error", scan.error().message}});
+    return {};
+  }
+  last_tree_ = scan->tree;
+  if (scan->changed_paths.empty()) return {};
+  const Event& ev = deps_.trajectory.record("workspace_changed", {{"step", step_id}, {"paths", scan->changed_paths}});
+  for (const auto& p : scan->changed_paths) {
+    auto& steps = changed_by_[p];
+    if (steps.empty() || steps.back() != step_id) steps.push_back(step_id);
+    last_change_seq_[p] = ev.seq;
+  }
+  return scan->changed_paths;
+}
+
+assertions::Context Executor::assertion_context(const assertions::StepView* step) const {
+  verify::SnapshotStore& snapshots = deps_.snapshots;
+  std::string before = facts_.snapshot_before;
+  return assertions::Context{deps_.workspace, options_.network, step,
+                             [&snapshots, before](const std::string& path) { return snapshots.read(before, path); }};
+}
+
+AssertionRecord Executor::evaluate(const nlohmann::json& assertion, const assertions::StepView* step,
+                                   const std::string& step_id, int round) {
+  assertions::Outcome o = deps_.evaluators.evaluate(assertion, assertion_context(step));
+  AssertionRecord ar;
+  ar.step = step_id;
+  ar.round = round;
+  ar.type = assertion.value("type", "");
+  ar.assertion = assertion;
+  ar.path = o.path;
+  ar.passed = o.passed;
+  ar.message = o.message;
+  const Event& ev = deps_.trajectory.record(
+      "assertion", {{"step", step_id.empty() ? nlohmann::json(nullptr) : nlohmann::json(step_id)},
+                    {"round", round},
+                    {"type", ar.type},
+                    {"passed", ar.passed},
+                    {"message", ar.message},
+                    {"path", ar.path.empty() ? nlohmann::json(nullptr) : nlohmann::json(ar.path)}});
+  ar.seq = ev.seq;
+  facts_.assertions.push_back(ar);
+  return ar;
+}
+
+std::string Executor::run_goal_assertions(const std::vector<nlohmann::json>& expects) {
+  std::string first_failure;
+  for (const auto& a : expects) {
+    AssertionRecord ar = evaluate(a, nullptr, "", facts_.last_round);
+    if (!ar.passed && first_failure.empty()) {
+      first_failure = fmt::format("goal-level assertion {} failed: {}", ar.type, ar.message);
+    }
+  }
+  return first_failure;
+}
+
+RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::string& detail) {
+  // Catch anything changed outside a step (a background process, say): unattributed, so no
+  // assertion can have covered it.
+  last_tree_.clear();
+  if (!facts_.snapshot_before.empty()) scan_for_changes("");
+  if (!last_tree_.empty()) {
+    facts_.snapshot_after = last_tree_;
+    (void)deps_.snapshots.pin(last_tree_, "runs/" + facts_.run_id + "/after");
+    auto mutations = deps_.snapshots.diff(facts_.snapshot_before, facts_.snapshot_after);
+    if (mutations.ok()) {
+      for (auto& m : *mutations) {
+        m.steps = changed_by_[m.path];
+        std::erase(m.steps, std::string());
+        m.last_change_seq = last_change_seq_[m.path];
+      }
+      facts_.mutations = std::move(mutations.value());
+    } else if (scan_error_.empty()) {
+      scan_error_ = mutations.error().message;
+    }
+  }
+  facts_.status = status;
+  facts_.status_detail = detail;
+  facts_.budget.exhausted = exhausted;
+  if (!scan_error_.empty() && (status == RunStatus::kCompleted || status == RunStatus::kRunning)) {
+    // Without a trustworthy diff there is no evidence either way.
+    facts_.status = RunStatus::kError;
+    facts_.status_detail = "could not observe the workspace: " + scan_error_;
+  }
+  facts_.budget.used.elapsed_s = elapsed_s();
+  deps_.trajectory.record("run_ended", {{"status", to_string(facts_.status)},
+                                        {"detail", facts_.status_detail},
+                                        {"exhausted", to_string(exhausted)},
+                                        {"snapshot_after", facts_.snapshot_after}});
+  return facts_;
+}
+
+}  // namespace candor::executor

@@ -1,0 +1,91 @@
+// Runs plan rounds against a workspace: each step through its tool, the workspace scanned after
+// every step that may write, assertions right after their step, every fact recorded as an event.
+// Decides nothing about success: that is verify/'s job, from the facts this produces.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "assertions/evaluator.h"
+#include "core/clock.h"
+#include "core/http_client.h"
+#include "core/run_record.h"
+#include "core/trajectory.h"
+#include "executor/tool.h"
+#include "planner/plan.h"
+#include "sandbox/workspace.h"
+#include "verify/snapshot.h"
+
+namespace candor::executor {
+
+struct ExecutorOptions {
+  BudgetLimits limits;
+  std::size_t output_cap = kDefaultOutputCap;
+  NetworkPolicy network;
+  std::size_t observation_cap = 8 * 1024;  // per step, in RoundOutcome::observations
+};
+
+// Everything the executor uses, borrowed; all must outlive it.
+struct ExecutorDeps {
+  const sandbox::Workspace& workspace;
+  verify::SnapshotStore& snapshots;
+  const ToolRegistry& tools;
+  const assertions::Registry& evaluators;
+  Clock& clock;
+  Trajectory& trajectory;
+};
+
+struct RoundOutcome {
+  bool all_passed = true;                   // every step ran and passed its assertions
+  BudgetKind budget_hit = BudgetKind::kNone;  // a budget stopped the round early
+  std::string failure;                      // the first failure, as recovery instructions
+  nlohmann::json observations = nlohmann::json::array();  // per step: {step, tool, ok, output}
+};
+
+class Executor {
+ public:
+  Executor(ExecutorDeps deps, ExecutorOptions options);
+
+  // Snapshots the workspace before anything runs and records run_started.
+  Status begin(const std::string& run_id, const std::string& goal);
+
+  // Runs one round's steps in order; a failed step or assertion ends the round at once.
+  RoundOutcome run_round(const planner::Plan& plan, int round);
+
+  // Goal-level assertions (--expect), evaluated against the workspace as it is now.
+  // Returns the first failure's text, "" when all passed.
+  std::string run_goal_assertions(const std::vector<nlohmann::json>& expects);
+
+  void set_goal_kind(GoalKind kind) { facts_.goal_kind = kind; }
+  void set_final_answer(const std::string& text);
+  bool budget_left(BudgetKind& which) const;  // false with `which` when a budget is spent
+  double elapsed_s() const;
+
+  // Final scan, net mutations with their steps, run_ended. Returns the facts for tier 1.
+  RunFacts finish(RunStatus status, BudgetKind exhausted, const std::string& detail);
+
+  RunFacts& facts() { return facts_; }
+
+ private:
+  StepRecord run_step(const planner::PlanStep& step, int round, RoundOutcome& outcome);
+  std::vector<std::string> scan_for_changes(const std::string& step_id);
+  assertions::Context assertion_context(const assertions::StepView* step) const;
+  AssertionRecord evaluate(const nlohmann::json& assertion, const assertions::StepView* step,
+                           const std::string& step_id, int round);
+
+  ExecutorDeps deps_;
+  ExecutorOptions options_;
+  RunFacts facts_;
+  std::chrono::steady_clock::time_point started_;
+  std::string scan_error_;
+  std::string last_tree_;  // tree of the latest successful scan
+  // Attribution of workspace changes: path -> steps that changed it, and the seq after which its
+  // last change was seen.
+  std::map<std::string, std::vector<std::string>> changed_by_;
+  std::map<std::string, std::int64_t> last_change_seq_;
+};
+
+}  // namespace candor::executor

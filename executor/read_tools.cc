@@ -1,0 +1,193 @@
+// Read-only file tools: file_read, file_list, file_search. Every path goes through the sandbox.
+#include <fnmatch.h>
+
+#include <fmt/format.h>
+#include <re2/re2.h>
+
+#include "executor/tool.h"
+
+namespace candor::executor {
+namespace {
+
+constexpr std::size_t kMaxReadFile = 16 << 20;
+constexpr std::size_t kMaxSearchFile = 4 << 20;
+constexpr int kMaxListEntries = 2000;
+constexpr int kMaxSearchMatches = 500;
+constexpr std::size_t kMaxMatchLine = 300;
+
+ArgSpec path_arg(bool required, const char* what) { return {"path", ArgType::kString, required, what}; }
+
+class FileRead final : public Tool {
+ public:
+  const Signature& signature() const override {
+    static const Signature s{"file_read", "read a text file, optionally a range of lines",
+                             {path_arg(true, "file to read"),
+                              {"offset", ArgType::kInteger, false, "first line to return, 1-based (default 1)", 1},
+                              {"limit", ArgType::kInteger, false, "number of lines to return (default: all)", 1}}};
+    return s;
+  }
+  bool read_only() const override { return true; }
+  bool effect() const override { return false; }
+  std::string target(const nlohmann::json& args) const override { return args.value("path", ""); }
+  ToolResult run(const nlohmann::json& args, const ToolContext& ctx) const override {
+    auto content = ctx.workspace.read_file(args.at("path").get<std::string>(), kMaxReadFile);
+    if (!content.ok()) return ToolResult::failure(content.error().message);
+    std::int64_t offset = args.value("offset", std::int64_t{1});
+    std::int64_t limit = args.value("limit", std::int64_t{0});
+    std::string text;
+    if (offset == 1 && limit == 0) {
+      text = std::move(content.value());
+    } else {
+      std::int64_t line = 1;
+      std::size_t pos = 0;
+      const std::string& c = *content;
+      while (pos < c.size() && line < offset) {
+        std::size_t nl = c.find('\n', pos);
+        pos = nl == std::string::npos ? c.size() : nl + 1;
+        ++line;
+      }
+      std::size_t end = pos;
+      for (std::int64_t n = 0; end < c.size() && (limit == 0 || n < limit); ++n) {
+        std::size_t nl = c.find('\n', end);
+        end = nl == std::string::npos ? c.size() : nl + 1;
+      }
+      text = c.substr(pos, end - pos);
+    }
+    CappedOutput out(ctx.output_cap);
+    out.append(text);
+    ToolResult r;
+    r.ok = true;
+    r.set_output(out);
+    return r;
+  }
+};
+
+class FileList final : public Tool {
+ public:
+  const Signature& signature() const override {
+    static const Signature s{"file_list", "list files and directories (not following symlinks; .git is skipped)",
+                             {path_arg(false, "directory to list (default .)"),
+                              {"depth", ArgType::kInteger, false, "how deep to descend (default 2)", 1, 64}}};
+    return s;
+  }
+  bool read_only() const override { return true; }
+  bool effect() const override { return false; }
+  std::string target(const nlohmann::json& args) const override { return args.value("path", "."); }
+  ToolResult run(const nlohmann::json& args, const ToolContext& ctx) const override {
+    std::string path = args.value("path", ".");
+    int depth = args.value("depth", 2);
+    CappedOutput out(ctx.output_cap);
+    int entries = 0;
+    bool cut = false;
+    Status s = ctx.workspace.walk(path, depth, [&](const sandbox::WalkEntry& e) {
+      if (entries >= kMaxListEntries) {
+        cut = true;
+        return false;
+      }
+      ++entries;
+      switch (e.kind) {
+        case sandbox::EntryKind::kDirectory: out.append(e.path + "/\n"); break;
+        case sandbox::EntryKind::kFile: out.append(fmt::format("{}  ({} bytes)\n", e.path, e.size)); break;
+        case sandbox::EntryKind::kSymlink: out.append(e.path + "  (symlink)\n"); break;
+        case sandbox::EntryKind::kOther: out.append(e.path + "  (special file)\n"); break;
+      }
+      return true;
+    });
+    if (!s.ok()) return ToolResult::failure(s.error().message);
+    if (cut) out.append(fmt::format("[listing stopped after {} entries]\n", kMaxListEntries));
+    if (entries == 0) out.append("(empty)\n");
+    ToolResult r;
+    r.ok = true;
+    r.set_output(out);
+    return r;
+  }
+};
+
+class FileSearch final : public Tool {
+ public:
+  const Signature& signature() const override {
+    static const Signature s{"file_search", "search file contents with an RE2 regular expression",
+                             {{"pattern", ArgType::kString, true, "RE2 pattern, matched per line"},
+                              path_arg(false, "directory or file to search (default .)"),
+                              {"glob", ArgType::kString, false, "only files whose name matches, e.g. *.css"}}};
+    return s;
+  }
+  bool read_only() const override { return true; }
+  bool effect() const override { return false; }
+  std::string target(const nlohmann::json& args) const override {
+    return fmt::format("/{}/ in {}", args.value("pattern", ""), args.value("path", "."));
+  }
+  ToolResult run(const nlohmann::json& args, const ToolContext& ctx) const override {
+    RE2::Options options;
+    options.set_log_errors(false);
+    RE2 re(args.at("pattern").get<std::string>(), options);
+    if (!re.ok()) return ToolResult::failure("invalid RE2 pattern: " + re.error());
+    std::string path = args.value("path", ".");
+    std::string glob = args.value("glob", "");
+    CappedOutput out(ctx.output_cap);
+    int matches = 0, files = 0, skipped = 0;
+    bool cut = false;
+
+    auto search_file = [&](const std::string& file) {
+      auto content = ctx.workspace.read_file(file, kMaxSearchFile + 1);
+      if (!content.ok() || content->size() > kMaxSearchFile ||
+          content->find('\0', 0) < std::min<std::size_t>(content->size(), 8192)) {
+        ++skipped;  // unreadable, too large or binary
+        return;
+      }
+      ++files;
+      const std::string& c = *content;
+      int line_no = 0;
+      for (std::size_t pos = 0; pos < c.size();) {
+        std::size_t nl = c.find('\n', pos);
+        std::size_t end = nl == std::string::npos ? c.size() : nl;
+        ++line_no;
+        re2::StringPiece line(c.data() + pos, end - pos);
+        if (RE2::PartialMatch(line, re)) {
+          if (matches >= kMaxSearchMatches) {
+            cut = true;
+            return;
+          }
+          ++matches;
+          std::string text(line.substr(0, kMaxMatchLine));
+          out.append(fmt::format("{}:{}: {}{}\n", file, line_no, text, line.size() > kMaxMatchLine ? "..." : ""));
+        }
+        pos = end + 1;
+      }
+    };
+
+    auto info = ctx.workspace.stat(path);
+    if (!info.ok()) return ToolResult::failure(info.error().message);
+    if (info->kind == sandbox::EntryKind::kFile) {
+      search_file(path);
+    } else {
+      Status s = ctx.workspace.walk(path, 64, [&](const sandbox::WalkEntry& e) {
+        if (e.kind != sandbox::EntryKind::kFile) return true;
+        if (!glob.empty()) {
+          bool has_slash = glob.find('/') != std::string::npos;
+          std::string name = has_slash ? e.path : e.path.substr(e.path.rfind('/') + 1);
+          if (::fnmatch(glob.c_str(), name.c_str(), 0) != 0) return true;
+        }
+        search_file(e.path);
+        return !cut;
+      });
+      if (!s.ok()) return ToolResult::failure(s.error().message);
+    }
+    if (cut) out.append(fmt::format("[search stopped after {} matches]\n", kMaxSearchMatches));
+    out.append(fmt::format("{} match{} in {} file{} searched{}\n", matches, matches == 1 ? "" : "es", files,
+                           files == 1 ? "" : "s",
+                           skipped ? fmt::format(" ({} skipped: binary, unreadable or over 4 MiB)", skipped) : ""));
+    ToolResult r;
+    r.ok = true;
+    r.set_output(out);
+    return r;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Tool> make_file_read() { return std::make_unique<FileRead>(); }
+std::unique_ptr<Tool> make_file_list() { return std::make_unique<FileList>(); }
+std::unique_ptr<Tool> make_file_search() { return std::make_unique<FileSearch>(); }
+
+}  // namespace candor::executor

@@ -1,0 +1,84 @@
+// Tools the executor runs for a plan's steps, and the registry that lists them. The registry is
+// the single source of each tool's arguments and its read_only/effect flags.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/arg_schema.h"
+#include "core/http_client.h"
+#include "core/output_cap.h"
+#include "sandbox/workspace.h"
+
+namespace candor::executor {
+
+struct ToolResult {
+  bool ok = false;
+  std::string output;  // capped; a truncation is said in the text and below
+  std::optional<int> exit_code;
+  std::string error;  // why !ok, in a sentence
+  std::size_t output_bytes = 0;
+  bool output_truncated = false;
+  bool timed_out = false;  // a deadline ended it: never excused by an exit_code_eq assertion
+
+  static ToolResult failure(std::string error) {
+    ToolResult r;
+    r.error = std::move(error);
+    return r;
+  }
+  void set_output(const CappedOutput& capped) {
+    output = capped.text();
+    output_bytes = capped.total_bytes();
+    output_truncated = capped.truncated();
+  }
+};
+
+struct ToolContext {
+  const sandbox::Workspace& workspace;
+  const NetworkPolicy& network;
+  std::size_t output_cap = kDefaultOutputCap;
+  std::chrono::milliseconds time_left{600000};  // of the run's time budget
+};
+
+class Tool {
+ public:
+  virtual ~Tool() = default;
+  virtual const Signature& signature() const = 0;
+  virtual bool read_only() const = 0;
+  // Counts as a goal action when it completes (shell: only when it changed the workspace).
+  virtual bool effect() const = 0;
+  // What the step acts on, for people: a path, a command, a URL.
+  virtual std::string target(const nlohmann::json& args) const = 0;
+  // REQUIRES: `args` was validated against signature().args.
+  virtual ToolResult run(const nlohmann::json& args, const ToolContext& context) const = 0;
+};
+
+class ToolRegistry {
+ public:
+  void add(std::unique_ptr<Tool> tool);
+  const Tool* find(const std::string& name) const;
+  std::vector<Signature> signatures() const;
+  const std::vector<std::unique_ptr<Tool>>& tools() const { return tools_; }
+
+ private:
+  std::vector<std::unique_ptr<Tool>> tools_;
+};
+
+// The built-in tools of DESIGN.md, from one explicit table (tool_registry.cc).
+ToolRegistry builtin_tools();
+
+std::unique_ptr<Tool> make_file_read();
+std::unique_ptr<Tool> make_file_list();
+std::unique_ptr<Tool> make_file_search();
+std::unique_ptr<Tool> make_file_write();
+std::unique_ptr<Tool> make_file_patch();
+std::unique_ptr<Tool> make_file_delete();
+std::unique_ptr<Tool> make_shell();
+std::unique_ptr<Tool> make_http_get();
+
+}  // namespace candor::executor

@@ -1,0 +1,29 @@
+// A run's report: the JSON of DESIGN.md (built once, stored, and the source of every rendering)
+// and the terminal rendering a person scans in five seconds: verdict first, then why, then signals.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/run_record.h"
+#include "verify/tier1.h"
+#include "verify/verdict.h"
+
+namespace candor::report {
+
+nlohmann::json build_report(const RunFacts& facts, const verify::Tier1Result& tier1, const verify::Decision& decision,
+                            const std::string& created_at);
+
+struct TerminalOptions {
+  bool color = false;
+  std::size_t width = 80;
+};
+
+// REQUIRES: `report` came from build_report (possibly through the store).
+std::string render_terminal(const nlohmann::json& report, const TerminalOptions& options);
+
+// Colour only on a terminal and without NO_COLOR.
+bool want_color(int fd);
+
+}  // namespace candor::report

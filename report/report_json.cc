@@ -1,0 +1,87 @@
+#include "report/report.h"
+
+namespace candor::report {
+namespace {
+
+nlohmann::json pair(std::int64_t used, std::int64_t limit) { return nlohmann::json::array({used, limit}); }
+
+}  // namespace
+
+nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1, const verify::Decision& decision,
+                            const std::string& created_at) {
+  int executed = static_cast<int>(f.steps.size());
+  int failed = 0;
+  nlohmann::json step_results = nlohmann::json::array();
+  for (const auto& s : f.steps) {
+    if (!s.ok) ++failed;
+    step_results.push_back({{"id", s.id},
+                            {"round", s.round},
+                            {"tool", s.tool},
+                            {"target", s.target},
+                            {"ok", s.ok},
+                            {"error", s.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.error)},
+                            {"exit_code", s.exit_code ? nlohmann::json(*s.exit_code) : nlohmann::json(nullptr)},
+                            {"changed_paths", s.changed_paths}});
+  }
+  nlohmann::json mutations = nlohmann::json::array();
+  for (const auto& m : f.mutations) {
+    mutations.push_back({{"path", m.path},
+                         {"change", m.change},
+                         {"bytes_before", m.bytes_before},
+                         {"bytes_after", m.bytes_after},
+                         {"lines_added", m.lines_added},
+                         {"lines_removed", m.lines_removed},
+                         {"binary", m.binary},
+                         {"steps", m.steps}});
+  }
+  nlohmann::json suspicious = nlohmann::json::array();
+  for (const auto& s : tier1.signals.suspicious) suspicious.push_back(verify::to_json(s));
+  nlohmann::json assertions = nlohmann::json::array();
+  for (const auto& a : f.assertions) {
+    assertions.push_back({{"step", a.step.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.step)},
+                          {"round", a.round},
+                          {"type", a.type},
+                          {"path", a.path.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.path)},
+                          {"passed", a.passed},
+                          {"message", a.message}});
+  }
+  const BudgetState& b = f.budget;
+  return {
+      {"run_id", f.run_id},
+      {"created_at", created_at},
+      {"goal", f.goal},
+      {"goal_kind", to_string(f.goal_kind)},
+      {"workspace", f.workspace},
+      {"status", to_string(f.status)},
+      {"status_detail", f.status_detail.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.status_detail)},
+      {"verdict", to_string(decision.verdict)},
+      {"verdict_by", decision.by},
+      {"reasons", decision.reasons},
+      {"tier1", {{"rule", tier1.rule}, {"verdict", tier1.verdict ? to_string(*tier1.verdict) : "ambiguous"}}},
+      {"goal_actions_executed", tier1.signals.goal_actions_executed},
+      {"signals",
+       {{"all_steps_executed", tier1.signals.all_steps_executed},
+        {"budget_exhausted", tier1.signals.budget_exhausted},
+        {"assertions_evaluated", tier1.signals.assertions_evaluated},
+        {"uncovered", tier1.signals.uncovered}}},
+      {"steps", {{"planned", f.steps_planned}, {"executed", executed}, {"failed", failed}}},
+      {"step_results", step_results},
+      {"budget",
+       {{"exhausted", b.exhausted == BudgetKind::kNone ? nlohmann::json(nullptr) : nlohmann::json(to_string(b.exhausted))},
+        {"replans", pair(b.used.replans, b.limits.max_replans)},
+        {"steps", pair(b.used.steps, b.limits.max_steps)},
+        {"tokens", pair(b.used.tokens, b.limits.max_tokens)},
+        {"time_s", nlohmann::json::array({b.used.elapsed_s, b.limits.timeout_s})}}},
+      {"mutations", mutations},
+      {"suspicious", suspicious},
+      {"assertions", assertions},
+      {"tier2", nullptr},
+      {"goal_validations", nlohmann::json::array()},
+      {"acceptance", nullptr},
+      {"final_answer", f.final_answer ? nlohmann::json(*f.final_answer) : nlohmann::json(nullptr)},
+      {"usage",
+       {{"llm_calls", f.usage.llm_calls}, {"input_tokens", f.usage.input_tokens}, {"output_tokens", f.usage.output_tokens}}},
+  };
+}
+
+}  // namespace candor::report

@@ -1,0 +1,37 @@
+// Runs a child process in its own process group with a wall-clock timeout that kills the whole
+// group, merged and capped output, and stdin fed from a string. The only place that forks.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/output_cap.h"
+#include "core/result.h"
+
+namespace candor::sandbox {
+
+struct ProcessSpec {
+  std::vector<std::string> argv;  // argv[0] is looked up in PATH
+  std::string cwd;                // absolute
+  std::chrono::milliseconds timeout{60000};
+  std::size_t output_cap = kDefaultOutputCap;
+  std::string stdin_data;  // written to the child's stdin, then closed
+  // Environment of the child; nullopt inherits candor's.
+  std::optional<std::vector<std::string>> env;
+};
+
+struct ProcessResult {
+  int exit_code = -1;       // valid when !signaled
+  int signal = 0;           // the signal that ended the child, 0 if it exited
+  bool timed_out = false;   // the deadline passed and the group was killed
+  CappedOutput output;      // stdout and stderr, interleaved as written
+  double elapsed_s = 0;
+};
+
+// Fails only when the process cannot be started (kIo); a non-zero exit, a signal or a timeout are
+// results, not errors. Every process left in the child's group when it ends is killed.
+Result<ProcessResult> run_process(const ProcessSpec& spec);
+
+}  // namespace candor::sandbox

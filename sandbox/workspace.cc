@@ -1,0 +1,358 @@
+#include "sandbox/workspace.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "core/run_record.h"
+
+namespace candor::sandbox {
+namespace {
+
+Error refused(const std::string& path, const std::string& why) {
+  return make_error(ErrorCode::kRefused, fmt::format("{}: {}", path, why));
+}
+
+Error from_errno(const std::string& path, int err, const char* what) {
+  switch (err) {
+    case ENOENT:
+      return make_error(ErrorCode::kNotFound, fmt::format("{}: no such file or directory", path));
+    case EXDEV:
+      return refused(path, "resolves outside the workspace");
+    case ELOOP:
+      return refused(path, "symbolic link loop, or a link the sandbox does not follow");
+    case ENOTDIR:
+      return make_error(ErrorCode::kNotFound, fmt::format("{}: a component is not a directory", path));
+    case EACCES:
+    case EPERM:
+      return make_error(ErrorCode::kIo, fmt::format("{}: permission denied ({})", path, what));
+    case ENOSPC:
+      return make_error(ErrorCode::kIo, fmt::format("{}: no space left on device ({})", path, what));
+    default:
+      return make_error(ErrorCode::kIo, fmt::format("{}: {} failed: {}", path, what, std::strerror(err)));
+  }
+}
+
+EntryKind kind_of(mode_t mode) {
+  if (S_ISREG(mode)) return EntryKind::kFile;
+  if (S_ISDIR(mode)) return EntryKind::kDirectory;
+  if (S_ISLNK(mode)) return EntryKind::kSymlink;
+  return EntryKind::kOther;
+}
+
+std::vector<std::string> split_components(const std::string& normalized) {
+  std::vector<std::string> parts;
+  if (normalized == ".") return parts;
+  std::size_t i = 0;
+  while (i <= normalized.size()) {
+    std::size_t j = normalized.find('/', i);
+    if (j == std::string::npos) j = normalized.size();
+    parts.push_back(normalized.substr(i, j - i));
+    i = j + 1;
+  }
+  return parts;
+}
+
+bool is_reserved_component(const std::string& c) { return c == ".git" || c == ".candor"; }
+
+std::string temp_name() {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  return fmt::format(".candor-tmp-{:016x}", rng());
+}
+
+Status write_all(int fd, const std::string& content, const std::string& path) {
+  std::size_t off = 0;
+  while (off < content.size()) {
+    ssize_t n = ::write(fd, content.data() + off, content.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return from_errno(path, errno, "write");
+    }
+    off += static_cast<std::size_t>(n);
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+Workspace::Workspace(std::string root, UniqueFd root_fd, bool use_openat2)
+    : root_(std::move(root)), root_fd_(std::move(root_fd)), use_openat2_(use_openat2) {}
+
+Result<std::unique_ptr<Workspace>> Workspace::open(const std::string& root, WorkspaceOptions options) {
+  char resolved[PATH_MAX];
+  if (::realpath(root.c_str(), resolved) == nullptr) {
+    return make_error(ErrorCode::kNotFound, fmt::format("workspace {}: {}", root, std::strerror(errno)));
+  }
+  int fd = ::open(resolved, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return make_error(ErrorCode::kNotFound, fmt::format("workspace {} is not a directory", root));
+  UniqueFd root_fd(fd);
+
+  bool use_openat2 = !options.force_fallback;
+  if (use_openat2) {
+    struct open_how how{};
+    how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+    long probe = ::syscall(SYS_openat2, root_fd.get(), ".", &how, sizeof(how));
+    if (probe >= 0) {
+      ::close(static_cast<int>(probe));
+    } else if (errno == ENOSYS || errno == EPERM) {
+      use_openat2 = false;  // old kernel, or a seccomp filter that blocks it
+    }
+  }
+
+  std::unique_ptr<Workspace> ws(new Workspace(resolved, std::move(root_fd), use_openat2));
+  struct stat st{};
+  if (::fstat(ws->root_fd_.get(), &st) != 0) return from_errno(root, errno, "fstat");
+  ws->root_dev_ = st.st_dev;
+  ws->root_ino_ = st.st_ino;
+  for (const char* name : {".git", ".candor"}) {
+    if (::fstatat(ws->root_fd_.get(), name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
+      ws->protected_.emplace_back(st.st_dev, st.st_ino);
+    }
+  }
+  for (const auto& dir : options.protected_dirs) {
+    if (::stat(dir.c_str(), &st) == 0) ws->protected_.emplace_back(st.st_dev, st.st_ino);
+  }
+  return ws;
+}
+
+Result<std::string> Workspace::check_relative(const std::string& path) {
+  if (path.empty()) return refused("\"\"", "empty path");
+  if (path.find('\0') != std::string::npos) return refused(path.substr(0, path.find('\0')) + "\\0...", "path contains a NUL byte");
+  if (path.size() >= PATH_MAX) return refused(path.substr(0, 40) + "...", "path is too long");
+  if (path.front() == '/') return refused(path, "absolute paths are not allowed; give a path relative to the workspace");
+  std::string normalized = normalize_relative_path(path);
+  if (normalized == ".." || normalized.rfind("../", 0) == 0) {
+    return refused(path, "escapes the workspace");
+  }
+  return normalized;
+}
+
+Result<UniqueFd> Workspace::open_beneath(const std::string& normalized, int flags) const {
+  if (!use_openat2_) return open_beneath_walk(normalized, flags);
+  struct open_how how{};
+  how.flags = static_cast<std::uint64_t>(flags | O_CLOEXEC);
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    long fd = ::syscall(SYS_openat2, root_fd_.get(), normalized.c_str(), &how, sizeof(how));
+    if (fd >= 0) return UniqueFd(static_cast<int>(fd));
+    if (errno != EAGAIN && errno != EINTR) return from_errno(normalized, errno, "open");
+  }
+  return make_error(ErrorCode::kIo, fmt::format("{}: open kept being interrupted by renames", normalized));
+}
+
+Result<UniqueFd> Workspace::open_beneath_walk(const std::string& normalized, int flags) const {
+  // The path is normalised and has no "..": each component is opened with O_NOFOLLOW relative to
+  // the previous one, and symlinks are refused rather than resolved.
+  std::vector<std::string> parts = split_components(normalized);
+  UniqueFd cur(::openat(root_fd_.get(), ".", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!cur.valid()) return from_errno(".", errno, "open");
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    bool last = i + 1 == parts.size();
+    struct stat st{};
+    if (::fstatat(cur.get(), parts[i].c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      return from_errno(normalized, errno, "stat");
+    }
+    if (S_ISLNK(st.st_mode)) return refused(normalized, "symbolic links are not followed on this kernel (no openat2)");
+    int f = last ? (flags | O_NOFOLLOW | O_CLOEXEC) : (O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int next = ::openat(cur.get(), parts[i].c_str(), f);
+    if (next < 0) return from_errno(normalized, errno, "open");
+    cur.reset(next);
+  }
+  if (parts.empty()) {
+    int fd = ::openat(root_fd_.get(), ".", flags | O_CLOEXEC);
+    if (fd < 0) return from_errno(".", errno, "open");
+    cur.reset(fd);
+  }
+  return cur;
+}
+
+Result<UniqueFd> Workspace::open_regular_file(const std::string& path) const {
+  TRY(std::string rel, check_relative(path));
+  // Look before opening for real: opening a device or a FIFO can block or have side effects.
+  TRY(UniqueFd probe, open_beneath(rel, O_PATH));
+  struct stat before{};
+  if (::fstat(probe.get(), &before) != 0) return from_errno(rel, errno, "fstat");
+  if (S_ISDIR(before.st_mode)) return refused(rel, "is a directory, not a file");
+  if (!S_ISREG(before.st_mode)) return refused(rel, "is not a regular file (device, FIFO or socket)");
+  TRY(UniqueFd fd, open_beneath(rel, O_RDONLY | O_NONBLOCK | O_NOCTTY));
+  struct stat after{};
+  if (::fstat(fd.get(), &after) != 0) return from_errno(rel, errno, "fstat");
+  if (after.st_dev != before.st_dev || after.st_ino != before.st_ino || !S_ISREG(after.st_mode)) {
+    return refused(rel, "changed while being opened");
+  }
+  return fd;
+}
+
+Result<std::string> Workspace::read_file(const std::string& path, std::size_t max_bytes) const {
+  TRY(UniqueFd fd, open_regular_file(path));
+  std::string out;
+  char buf[65536];
+  while (out.size() < max_bytes) {
+    ssize_t n = ::read(fd.get(), buf, std::min(sizeof(buf), max_bytes - out.size()));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return from_errno(path, errno, "read");
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+Result<UniqueFd> Workspace::open_directory(const std::string& path) const {
+  TRY(std::string rel, check_relative(path));
+  TRY(UniqueFd fd, open_beneath(rel, O_RDONLY | O_DIRECTORY));
+  return fd;
+}
+
+Result<EntryInfo> Workspace::stat(const std::string& path) const {
+  TRY(std::string rel, check_relative(path));
+  TRY(UniqueFd fd, open_beneath(rel, O_PATH));
+  struct stat st{};
+  if (::fstat(fd.get(), &st) != 0) return from_errno(rel, errno, "fstat");
+  return EntryInfo{kind_of(st.st_mode), static_cast<std::int64_t>(st.st_size)};
+}
+
+Status Workspace::check_not_protected(int dir_fd, const std::string& path) const {
+  // Walk up from the directory to the root: a symlinked directory cannot smuggle a write into
+  // .git/ or the store, because the check is on inodes, not names.
+  UniqueFd cur(::openat(dir_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  for (int depth = 0; cur.valid() && depth < 4096; ++depth) {
+    struct stat st{};
+    if (::fstat(cur.get(), &st) != 0) return from_errno(path, errno, "fstat");
+    for (const auto& [dev, ino] : protected_) {
+      if (st.st_dev == dev && st.st_ino == ino) {
+        return refused(path, "is inside a protected directory (.git, .candor or the run store)");
+      }
+    }
+    if (st.st_dev == root_dev_ && st.st_ino == root_ino_) return ok_status();
+    cur.reset(::openat(cur.get(), "..", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  }
+  return refused(path, "is not beneath the workspace");
+}
+
+Result<std::pair<UniqueFd, std::string>> Workspace::open_parent_for_write(const std::string& path) const {
+  TRY(std::string rel, check_relative(path));
+  if (rel == ".") return refused(path, "names the workspace itself, not a file");
+  std::vector<std::string> parts = split_components(rel);
+  for (const auto& p : parts) {
+    if (is_reserved_component(p)) {
+      return refused(rel, fmt::format("writes beneath {}/ are not allowed", p));
+    }
+  }
+  std::string name = parts.back();
+  parts.pop_back();
+  std::string prefix = ".";
+  TRY(UniqueFd dir, open_beneath(".", O_PATH | O_DIRECTORY));
+  for (const auto& p : parts) {
+    std::string next = prefix == "." ? p : prefix + "/" + p;
+    auto opened = open_beneath(next, O_PATH | O_DIRECTORY);
+    if (!opened.ok() && opened.error().code == ErrorCode::kNotFound) {
+      // Create the missing directory in its (already confined) parent: a single name, no slash.
+      if (::mkdirat(dir.get(), p.c_str(), 0755) != 0 && errno != EEXIST) return from_errno(next, errno, "mkdir");
+      opened = open_beneath(next, O_PATH | O_DIRECTORY);
+    }
+    if (!opened.ok()) return opened.error();
+    dir = std::move(opened.value());
+    prefix = next;
+  }
+  TRY_STATUS(check_not_protected(dir.get(), rel));
+  return std::make_pair(std::move(dir), name);
+}
+
+Status Workspace::write_file(const std::string& path, const std::string& content) const {
+  TRY(auto parent, open_parent_for_write(path));
+  auto& [dir, name] = parent;
+  // O_PATH fds cannot create files; reopen the same directory for real.
+  UniqueFd real_dir(::openat(dir.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!real_dir.valid()) return from_errno(path, errno, "open directory");
+
+  mode_t mode = 0644;
+  struct stat st{};
+  if (::fstatat(real_dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+    if (S_ISLNK(st.st_mode)) return refused(path, "is a symbolic link; write to its target instead");
+    if (S_ISDIR(st.st_mode)) return refused(path, "is a directory, not a file");
+    if (!S_ISREG(st.st_mode)) return refused(path, "is not a regular file (device, FIFO or socket)");
+    mode = st.st_mode & 07777;
+  }
+  std::string tmp = temp_name();
+  UniqueFd out(::openat(real_dir.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!out.valid()) return from_errno(path, errno, "create temporary file");
+  Status written = write_all(out.get(), content, path);
+  if (written.ok() && ::fchmod(out.get(), mode) != 0) written = from_errno(path, errno, "chmod");
+  if (written.ok() && ::fdatasync(out.get()) != 0) written = from_errno(path, errno, "fdatasync");
+  out.reset();
+  if (written.ok() && ::renameat(real_dir.get(), tmp.c_str(), real_dir.get(), name.c_str()) != 0) {
+    written = from_errno(path, errno, "rename");
+  }
+  if (!written.ok()) ::unlinkat(real_dir.get(), tmp.c_str(), 0);
+  return written;
+}
+
+Status Workspace::delete_file(const std::string& path) const {
+  TRY(auto parent, open_parent_for_write(path));
+  auto& [dir, name] = parent;
+  UniqueFd real_dir(::openat(dir.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!real_dir.valid()) return from_errno(path, errno, "open directory");
+  struct stat st{};
+  if (::fstatat(real_dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return from_errno(path, errno, "stat");
+  if (S_ISDIR(st.st_mode)) return refused(path, "is a directory; file_delete removes files only");
+  if (::unlinkat(real_dir.get(), name.c_str(), 0) != 0) return from_errno(path, errno, "unlink");
+  return ok_status();
+}
+
+Status Workspace::walk(const std::string& path, int max_depth,
+                       const std::function<bool(const WalkEntry&)>& visit) const {
+  TRY(std::string rel, check_relative(path));
+  TRY(UniqueFd dir, open_directory(rel));
+  bool stop = false;
+  return walk_dir(dir.get(), rel == "." ? "" : rel, 1, max_depth, visit, stop);
+}
+
+Status Workspace::walk_dir(int dir_fd, const std::string& rel, int depth, int max_depth,
+                           const std::function<bool(const WalkEntry&)>& visit, bool& stop) const {
+  int dup_fd = ::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dup_fd < 0) return from_errno(rel.empty() ? "." : rel, errno, "open directory");
+  DIR* d = ::fdopendir(dup_fd);
+  if (d == nullptr) {
+    ::close(dup_fd);
+    return from_errno(rel, errno, "opendir");
+  }
+  std::vector<std::string> names;
+  while (struct dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n == "." || n == ".." || is_reserved_component(n) || n.rfind(".candor-tmp-", 0) == 0) continue;
+    names.push_back(n);
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  for (const auto& n : names) {
+    if (stop) break;
+    struct stat st{};
+    if (::fstatat(dir_fd, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // vanished meanwhile
+    WalkEntry entry{rel.empty() ? n : rel + "/" + n, kind_of(st.st_mode), static_cast<std::int64_t>(st.st_size), depth};
+    if (!visit(entry)) {
+      stop = true;
+      break;
+    }
+    if (entry.kind == EntryKind::kDirectory && depth < max_depth) {
+      UniqueFd child(::openat(dir_fd, n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (child.valid()) TRY_STATUS(walk_dir(child.get(), entry.path, depth + 1, max_depth, visit, stop));
+    }
+  }
+  return ok_status();
+}
+
+}  // namespace candor::sandbox

@@ -1,0 +1,88 @@
+// Path confinement: every tool path is resolved beneath the workspace root by the kernel
+// (openat2 RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS) on a directory fd, never by string
+// concatenation. Where openat2 is missing, a component-by-component O_NOFOLLOW walk is used that
+// refuses symlinks altogether.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/result.h"
+#include "sandbox/unique_fd.h"
+
+namespace candor::sandbox {
+
+enum class EntryKind { kFile, kDirectory, kSymlink, kOther };
+
+struct EntryInfo {
+  EntryKind kind = EntryKind::kOther;
+  std::int64_t size = 0;
+};
+
+struct WalkEntry {
+  std::string path;  // relative to the workspace root
+  EntryKind kind = EntryKind::kOther;
+  std::int64_t size = 0;
+  int depth = 1;  // 1 for a direct child of the walk's start
+};
+
+struct WorkspaceOptions {
+  bool force_fallback = false;  // use the O_NOFOLLOW walk even where openat2 exists (tests)
+  // Absolute paths of directories tools must never write beneath, besides the workspace's own
+  // .git and .candor (e.g. the run store when it was put inside the workspace).
+  std::vector<std::string> protected_dirs;
+};
+
+// Thread-compatible; immutable after open() apart from the filesystem it points at.
+class Workspace {
+ public:
+  static Result<std::unique_ptr<Workspace>> open(const std::string& root, WorkspaceOptions options = {});
+
+  const std::string& root() const { return root_; }  // absolute, canonical
+  bool uses_openat2() const { return use_openat2_; }
+
+  // Checks a tool path (no NUL, not absolute, not escaping by `..`) and returns it normalised.
+  static Result<std::string> check_relative(const std::string& path);
+
+  // Regular files only: directories, devices, FIFOs and sockets are refused.
+  Result<UniqueFd> open_regular_file(const std::string& path) const;
+  Result<std::string> read_file(const std::string& path, std::size_t max_bytes) const;
+  Result<UniqueFd> open_directory(const std::string& path) const;
+  // kNotFound when nothing is there. Symlinks beneath the workspace are followed.
+  Result<EntryInfo> stat(const std::string& path) const;
+
+  // Atomic: a temporary file in the same directory, then rename. Missing parent directories are
+  // created. Refused beneath .git/, .candor/ and protected directories, and over a symlink.
+  Status write_file(const std::string& path, const std::string& content) const;
+  Status delete_file(const std::string& path) const;
+
+  // Walks a directory without following symlinks, skipping .git and .candor. `visit` returns false
+  // to stop the walk. Entries come sorted by name within each directory.
+  Status walk(const std::string& path, int max_depth,
+              const std::function<bool(const WalkEntry&)>& visit) const;
+
+ private:
+  Workspace(std::string root, UniqueFd root_fd, bool use_openat2);
+
+  Result<UniqueFd> open_beneath(const std::string& normalized, int flags) const;
+  Result<UniqueFd> open_beneath_walk(const std::string& normalized, int flags) const;
+  Result<std::pair<UniqueFd, std::string>> open_parent_for_write(const std::string& path) const;
+  Status check_not_protected(int dir_fd, const std::string& path) const;
+  Status walk_dir(int dir_fd, const std::string& rel, int depth, int max_depth,
+                  const std::function<bool(const WalkEntry&)>& visit, bool& stop) const;
+
+  std::string root_;
+  UniqueFd root_fd_;
+  bool use_openat2_;
+  dev_t root_dev_ = 0;
+  ino_t root_ino_ = 0;
+  std::vector<std::pair<dev_t, ino_t>> protected_;
+};
+
+}  // namespace candor::sandbox

@@ -1,0 +1,219 @@
+#include "store/run_store.h"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <random>
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+namespace candor::store {
+namespace {
+
+constexpr int kSchemaVersion = 1;
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS runs (
+  id TEXT PRIMARY KEY,
+  created_at TEXT NOT NULL,
+  goal TEXT NOT NULL,
+  workspace TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'running',
+  verdict TEXT,
+  verdict_by TEXT,
+  facts_json TEXT,
+  report_json TEXT
+);
+CREATE INDEX IF NOT EXISTS runs_by_created ON runs(created_at);
+CREATE INDEX IF NOT EXISTS runs_by_verdict ON runs(verdict, created_at);
+CREATE TABLE IF NOT EXISTS events (
+  run_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  ts TEXT NOT NULL,
+  type TEXT NOT NULL,
+  data TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+)sql";
+
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &s_, nullptr); }
+  ~Stmt() { sqlite3_finalize(s_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  bool ok() const { return rc_ == SQLITE_OK; }
+  Stmt& bind(int i, const std::string& v) {
+    sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Stmt& bind(int i, std::int64_t v) {
+    sqlite3_bind_int64(s_, i, v);
+    return *this;
+  }
+  int step() { return sqlite3_step(s_); }
+  std::string text(int col) const {
+    const unsigned char* t = sqlite3_column_text(s_, col);
+    return t ? std::string(reinterpret_cast<const char*>(t), static_cast<std::size_t>(sqlite3_column_bytes(s_, col))) : "";
+  }
+  std::int64_t int64(int col) const { return sqlite3_column_int64(s_, col); }
+
+ private:
+  sqlite3_stmt* s_ = nullptr;
+  int rc_;
+};
+
+Error db_error(sqlite3* db, const std::string& what) {
+  return make_error(ErrorCode::kIo, fmt::format("run store: {}: {}", what, sqlite3_errmsg(db)));
+}
+
+RunSummary summary_from(const Stmt& s) {
+  return {s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.text(6)};
+}
+
+}  // namespace
+
+std::string default_store_dir() {
+  if (const char* h = std::getenv("CANDOR_HOME"); h && *h) return h;
+  if (const char* x = std::getenv("XDG_STATE_HOME"); x && *x) return std::string(x) + "/candor";
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : ".") + "/.local/state/candor";
+}
+
+std::string new_run_id(std::chrono::system_clock::time_point now) {
+  std::time_t t = std::chrono::system_clock::to_time_t(now);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  static thread_local std::mt19937 rng{std::random_device{}()};
+  return fmt::format("{:04}{:02}{:02}T{:02}{:02}{:02}-{:06x}", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                     tm.tm_min, tm.tm_sec, rng() & 0xffffff);
+}
+
+RunStore::RunStore(std::string dir, sqlite3* db) : dir_(std::move(dir)), db_(db) {}
+RunStore::~RunStore() { sqlite3_close_v2(db_); }
+
+Status RunStore::exec(const char* sql) const {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "unknown error";
+    sqlite3_free(err);
+    return make_error(ErrorCode::kIo, "run store: " + msg);
+  }
+  return ok_status();
+}
+
+Result<std::unique_ptr<RunStore>> RunStore::open(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return make_error(ErrorCode::kIo, fmt::format("run store: cannot create {}: {}", dir, ec.message()));
+  ::chmod(dir.c_str(), 0700);  // run records hold file contents and commands
+  std::string path = dir + "/candor.db";
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+    Error e = db_error(db, "open " + path);
+    sqlite3_close_v2(db);
+    return e;
+  }
+  std::unique_ptr<RunStore> store(new RunStore(std::filesystem::absolute(dir).lexically_normal().string(), db));
+  sqlite3_busy_timeout(db, 5000);
+  TRY_STATUS(store->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"));
+  {
+    Stmt s(db, "PRAGMA user_version");
+    if (s.ok() && s.step() == SQLITE_ROW && s.int64(0) > kSchemaVersion) {
+      return make_error(ErrorCode::kInvalidInput,
+                        fmt::format("run store {} was written by a newer candor (schema {})", path, s.int64(0)));
+    }
+  }
+  TRY_STATUS(store->exec(kSchema));
+  TRY_STATUS(store->exec(fmt::format("PRAGMA user_version={}", kSchemaVersion).c_str()));
+  return store;
+}
+
+Status RunStore::create_run(const std::string& id, const std::string& created_at, const std::string& goal,
+                            const std::string& workspace) {
+  Stmt s(db_, "INSERT INTO runs(id, created_at, goal, workspace) VALUES(?,?,?,?)");
+  if (!s.ok()) return db_error(db_, "prepare");
+  s.bind(1, id).bind(2, created_at).bind(3, goal).bind(4, workspace);
+  if (s.step() != SQLITE_DONE) return db_error(db_, "create run " + id);
+  return ok_status();
+}
+
+Status RunStore::append(const std::string& run_id, const Event& event) {
+  Stmt s(db_, "INSERT INTO events(run_id, seq, ts, type, data) VALUES(?,?,?,?,?)");
+  if (!s.ok()) return db_error(db_, "prepare");
+  s.bind(1, run_id).bind(2, event.seq).bind(3, event.ts).bind(4, event.type);
+  s.bind(5, event.data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  if (s.step() != SQLITE_DONE) return db_error(db_, fmt::format("append event {} of {}", event.seq, run_id));
+  return ok_status();
+}
+
+Status RunStore::finish_run(const std::string& id, const RunVerdict& v) {
+  Stmt s(db_, "UPDATE runs SET status=?, verdict=?, verdict_by=?, facts_json=?, report_json=? WHERE id=?");
+  if (!s.ok()) return db_error(db_, "prepare");
+  auto dump = [](const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); };
+  s.bind(1, v.status).bind(2, v.verdict).bind(3, v.verdict_by).bind(4, dump(v.facts)).bind(5, dump(v.report)).bind(6, id);
+  if (s.step() != SQLITE_DONE) return db_error(db_, "finish run " + id);
+  if (sqlite3_changes(db_) != 1) return make_error(ErrorCode::kNotFound, "run store: no run " + id);
+  return ok_status();
+}
+
+Result<std::vector<RunSummary>> RunStore::list(int limit) const {
+  Stmt s(db_, "SELECT id, created_at, goal, workspace, status, COALESCE(verdict,''), COALESCE(verdict_by,'') "
+              "FROM runs ORDER BY created_at DESC, id DESC LIMIT ?");
+  if (!s.ok()) return db_error(db_, "prepare");
+  s.bind(1, static_cast<std::int64_t>(limit));
+  std::vector<RunSummary> out;
+  while (s.step() == SQLITE_ROW) out.push_back(summary_from(s));
+  return out;
+}
+
+Result<std::string> RunStore::resolve(const std::string& ref) const {
+  if (ref == "last" || ref.empty()) {
+    TRY(auto runs, list(1));
+    if (runs.empty()) return make_error(ErrorCode::kNotFound, fmt::format("no runs recorded in {}", dir_));
+    return runs.front().id;
+  }
+  Stmt s(db_, "SELECT id FROM runs WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 3");
+  if (!s.ok()) return db_error(db_, "prepare");
+  s.bind(1, ref);
+  std::vector<std::string> ids;
+  while (s.step() == SQLITE_ROW) ids.push_back(s.text(0));
+  if (ids.empty()) return make_error(ErrorCode::kNotFound, fmt::format("no run matches \"{}\" in {}", ref, dir_));
+  if (ids.size() > 1 && ids.front() != ref) {
+    return make_error(ErrorCode::kInvalidInput, fmt::format("\"{}\" matches several runs ({}, {}, ...); give more of the id",
+                                                            ref, ids[0], ids[1]));
+  }
+  return ids.front();
+}
+
+Result<StoredRun> RunStore::load(const std::string& id) const {
+  StoredRun run;
+  {
+    Stmt s(db_, "SELECT id, created_at, goal, workspace, status, COALESCE(verdict,''), COALESCE(verdict_by,''), "
+                "facts_json, report_json FROM runs WHERE id = ?");
+    if (!s.ok()) return db_error(db_, "prepare");
+    s.bind(1, id);
+    if (s.step() != SQLITE_ROW) return make_error(ErrorCode::kNotFound, "no run " + id);
+    run.summary = summary_from(s);
+    std::string facts = s.text(7), report = s.text(8);
+    run.facts = facts.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(facts, nullptr, false);
+    run.report = report.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(report, nullptr, false);
+  }
+  Stmt s(db_, "SELECT seq, ts, type, data FROM events WHERE run_id = ? ORDER BY seq");
+  if (!s.ok()) return db_error(db_, "prepare");
+  s.bind(1, id);
+  while (s.step() == SQLITE_ROW) {
+    Event e;
+    e.seq = s.int64(0);
+    e.ts = s.text(1);
+    e.type = s.text(2);
+    e.data = nlohmann::json::parse(s.text(3), nullptr, false);
+    run.events.push_back(std::move(e));
+  }
+  return run;
+}
+
+}  // namespace candor::store

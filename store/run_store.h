@@ -1,0 +1,80 @@
+// The run store: SQLite (WAL) holding runs and their events. It lives outside the workspace so
+// no step can rewrite its own record. The only place that includes <sqlite3.h>.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+#include "core/trajectory.h"
+
+struct sqlite3;
+
+namespace candor::store {
+
+struct RunSummary {
+  std::string id;
+  std::string created_at;
+  std::string goal;
+  std::string workspace;
+  std::string status;   // "running" until the run ends (or forever, if it was killed)
+  std::string verdict;  // "" until the run ends
+  std::string verdict_by;
+};
+
+struct StoredRun {
+  RunSummary summary;
+  nlohmann::json facts;   // null for a run that never finished
+  nlohmann::json report;  // null for a run that never finished
+  std::vector<Event> events;
+};
+
+struct RunVerdict {
+  std::string status;
+  std::string verdict;
+  std::string verdict_by;
+  nlohmann::json facts;
+  nlohmann::json report;
+};
+
+// The store folder: --store, else $CANDOR_HOME, else $XDG_STATE_HOME/candor, else
+// ~/.local/state/candor.
+std::string default_store_dir();
+
+// Not thread-safe; one per process. Several processes may share a store (WAL, busy timeout).
+class RunStore final : public EventSink {
+ public:
+  static Result<std::unique_ptr<RunStore>> open(const std::string& dir);
+  ~RunStore() override;
+  RunStore(const RunStore&) = delete;
+  RunStore& operator=(const RunStore&) = delete;
+
+  const std::string& dir() const { return dir_; }
+
+  Status create_run(const std::string& id, const std::string& created_at, const std::string& goal,
+                    const std::string& workspace);
+  Status append(const std::string& run_id, const Event& event) override;
+  Status finish_run(const std::string& id, const RunVerdict& verdict);
+
+  // Newest first.
+  Result<std::vector<RunSummary>> list(int limit) const;
+  // A full id, a unique prefix of one, or "last".
+  Result<std::string> resolve(const std::string& ref) const;
+  Result<StoredRun> load(const std::string& id) const;
+
+ private:
+  RunStore(std::string dir, sqlite3* db);
+  Status exec(const char* sql) const;
+  std::string dir_;
+  sqlite3* db_;
+};
+
+// A new run id: sortable by time, unique: 20261122T031607-3f9a1c.
+std::string new_run_id(std::chrono::system_clock::time_point now);
+
+}  // namespace candor::store

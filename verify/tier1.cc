@@ -1,0 +1,165 @@
+#include "verify/tier1.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace candor::verify {
+namespace {
+
+bool is_effect(const StepRecord& s) { return s.ok && s.effect_tool; }
+
+bool changed_workspace(const StepRecord& s) { return !s.changed_paths.empty(); }
+
+bool ended_abnormally(RunStatus s) {
+  return s == RunStatus::kError || s == RunStatus::kCancelled || s == RunStatus::kRunning ||
+         s == RunStatus::kGoalAttemptsExhausted;
+}
+
+std::string budget_phrase(const BudgetState& b) {
+  switch (b.exhausted) {
+    case BudgetKind::kReplans:
+      return fmt::format("the replan budget ({}) ran out", b.limits.max_replans);
+    case BudgetKind::kSteps:
+      return fmt::format("the step budget ({}) ran out", b.limits.max_steps);
+    case BudgetKind::kTokens:
+      return fmt::format("the token budget ({} of {}) ran out", b.used.tokens, b.limits.max_tokens);
+    case BudgetKind::kTimeout:
+      return fmt::format("the time budget ({} s) ran out", b.limits.timeout_s);
+    case BudgetKind::kStagnation:
+      return "the run stagnated (three rounds in a row repeated earlier calls and changed nothing)";
+    case BudgetKind::kNone:
+      break;
+  }
+  return "a budget ran out";
+}
+
+std::string status_phrase(const RunFacts& f) {
+  std::string s = f.status == RunStatus::kRunning ? "the run was killed before it ended"
+                                                  : fmt::format("the run ended with status {}", to_string(f.status));
+  if (!f.status_detail.empty()) s += " (" + f.status_detail + ")";
+  return s;
+}
+
+bool is_final(const AssertionRecord& a, int last_round) { return a.goal_level() || a.round == last_round; }
+
+Signals compute_signals(const RunFacts& f) {
+  Signals sig;
+  sig.all_steps_executed = static_cast<int>(f.steps.size()) >= f.steps_planned &&
+                           std::all_of(f.steps.begin(), f.steps.end(), [](const StepRecord& s) { return s.ok; });
+  sig.budget_exhausted = f.status == RunStatus::kBudgetExhausted;
+  sig.exhausted = f.budget.exhausted;
+  for (const auto& s : f.steps) {
+    if (is_effect(s) || changed_workspace(s)) sig.goal_actions_executed = true;
+    if (is_effect(s) && !changed_workspace(s)) {
+      sig.suspicious.push_back({s.id, s.target, fmt::format("{} ({} {}) completed but changed nothing", s.id, s.tool, s.target)});
+    }
+  }
+  if (f.goal_kind == GoalKind::kInspect) {
+    for (const auto& m : f.mutations) {
+      sig.suspicious.push_back({"", m.path, fmt::format("the goal only asks a question, but {} was {}", m.path, m.change)});
+    }
+  }
+  sig.assertions_evaluated = static_cast<int>(f.assertions.size());
+  for (const auto& a : f.assertions) {
+    if (!is_final(a, f.last_round)) continue;
+    (a.passed ? sig.final_assertions_passed : sig.final_assertions_failed)++;
+  }
+  for (const auto& m : f.mutations) {
+    bool covered = std::any_of(f.assertions.begin(), f.assertions.end(), [&](const AssertionRecord& a) {
+      return a.passed && !a.path.empty() && a.path == m.path && a.seq > m.last_change_seq;
+    });
+    if (!covered) sig.uncovered.push_back(m.path);
+  }
+  return sig;
+}
+
+std::string first_failed_assertion(const RunFacts& f) {
+  for (const auto& a : f.assertions) {
+    if (is_final(a, f.last_round) && !a.passed) {
+      return a.goal_level() ? fmt::format("goal-level {}: {}", a.type, a.message)
+                            : fmt::format("{} {}: {}", a.step, a.type, a.message);
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Suspicious& s) {
+  return {{"step", s.step.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.step)},
+          {"path", s.path},
+          {"reason", s.reason}};
+}
+
+Tier1Result evaluate_tier1(const RunFacts& f) {
+  Tier1Result r;
+  r.signals = compute_signals(f);
+  const Signals& sig = r.signals;
+  auto decide = [&](int rule, std::optional<Verdict> v, std::vector<std::string> reasons) {
+    r.rule = rule;
+    r.verdict = v;
+    r.reasons = std::move(reasons);
+    return r;
+  };
+
+  // Rule 1: an abnormal end before anything was done.
+  if (ended_abnormally(f.status) && !sig.goal_actions_executed) {
+    return decide(1, Verdict::kFail, {status_phrase(f) + " before any effect tool ran"});
+  }
+  // Rule 2: a budget ran out. Never success, whatever ran.
+  if (sig.budget_exhausted) {
+    std::string what = budget_phrase(f.budget);
+    std::vector<std::string> reasons;
+    reasons.push_back(sig.goal_actions_executed
+                          ? what + " before the plan finished; the changes made may be incomplete"
+                          : what + " before any effect tool ran: tried, never made the change");
+    if (!f.status_detail.empty()) reasons.push_back(f.status_detail);
+    return decide(2, Verdict::kPartial, reasons);
+  }
+  // Rule 3: an abnormal end after something was changed.
+  if (ended_abnormally(f.status)) {
+    return decide(3, Verdict::kPartial, {status_phrase(f) + " after effect tools had run; the goal may be half done"});
+  }
+  // From here on the loop ended `completed`.
+  // Rule 4: claims to be finished, changed nothing.
+  if (f.goal_kind == GoalKind::kModify && f.mutations.empty()) {
+    std::vector<std::string> reasons{"the goal asks for a change, the run says it finished, and nothing in the workspace changed"};
+    for (const auto& s : sig.suspicious) reasons.push_back(s.reason);
+    return decide(4, Verdict::kFail, reasons);
+  }
+  // Rule 5: a final assertion failed.
+  if (sig.final_assertions_failed > 0) {
+    return decide(5, Verdict::kPartial, {"an assertion of the last round failed: " + first_failed_assertion(f)});
+  }
+  // Rule 6: positive evidence for every claim.
+  std::vector<std::string> gaps;
+  if (sig.assertions_evaluated == 0) gaps.push_back("no assertion was evaluated, so nothing checked the result");
+  for (const auto& s : sig.suspicious) gaps.push_back(s.reason);
+  if (f.goal_kind == GoalKind::kModify) {
+    if (!sig.goal_actions_executed) gaps.push_back("no effect tool ran");
+    for (const auto& p : sig.uncovered) {
+      gaps.push_back(fmt::format("{} changed, but no passing assertion checked it after its last change", p));
+    }
+  } else {
+    if (!f.final_answer || f.final_answer->empty()) gaps.push_back("the goal asks a question and the run gave no final answer");
+  }
+  if (gaps.empty()) {
+    std::vector<std::string> reasons;
+    if (f.goal_kind == GoalKind::kModify) {
+      std::string paths;
+      for (const auto& m : f.mutations) paths += (paths.empty() ? "" : ", ") + m.path;
+      reasons.push_back(fmt::format("every changed file ({}) was checked by a passing assertion after its last change: {}",
+                                    f.mutations.size(), paths));
+    } else {
+      reasons.push_back("the question was answered, nothing in the workspace changed, and every assertion passed");
+    }
+    reasons.push_back(fmt::format("{} of {} final assertions passed", sig.final_assertions_passed,
+                                  sig.final_assertions_passed + sig.final_assertions_failed));
+    return decide(6, Verdict::kSuccess, reasons);
+  }
+  // Rule 7: ambiguous: for tier 2.
+  return decide(7, std::nullopt, gaps);
+}
+
+}  // namespace candor::verify
