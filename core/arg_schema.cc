@@ -13,8 +13,7 @@ Error invalid(const std::string& path, const std::string& message) {
 
 Status check_integer(const nlohmann::json& v, const ArgSpec& spec, const std::string& path) {
   if (!v.is_number_integer()) {
-    return invalid(path, fmt::format("expected an integer, got {} {}", json_type_name(v),
-                                     json_excerpt(v)));
+    return invalid(path, "expected an integer, got " + json_describe(v));
   }
   // Unsigned values beyond int64 are out of every range we accept.
   if (v.is_number_unsigned() &&
@@ -54,7 +53,7 @@ Status check_value(const nlohmann::json& v, const ArgSpec& spec, const std::stri
   switch (spec.type) {
     case ArgType::kString:
       if (!v.is_string()) {
-        return invalid(path, fmt::format("expected a string, got {} {}", json_type_name(v), json_excerpt(v)));
+        return invalid(path, "expected a string, got " + json_describe(v));
       }
       return ok_status();
     case ArgType::kInteger:
@@ -84,6 +83,11 @@ std::string json_type_name(const nlohmann::json& value) {
   if (value.is_number_integer()) return "integer";
   if (value.is_number_float()) return "number";
   return value.type_name();
+}
+
+std::string json_describe(const nlohmann::json& value) {
+  if (value.is_null() || value.is_object() || value.is_array()) return json_type_name(value);
+  return json_type_name(value) + " " + json_excerpt(value);
 }
 
 std::string json_excerpt(const nlohmann::json& value, std::size_t max_chars) {

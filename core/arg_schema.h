@@ -47,6 +47,9 @@ Status validate_args(const nlohmann::json& args, const std::vector<ArgSpec>& spe
 // Short JSON type name for messages: "string", "integer", "object", ...
 std::string json_type_name(const nlohmann::json& value);
 
+// "integer 7", "string \"abc\"", "null", "object": what a message says was found instead.
+std::string json_describe(const nlohmann::json& value);
+
 // A one-line, length-capped rendering of a JSON value for messages.
 std::string json_excerpt(const nlohmann::json& value, std::size_t max_chars = 60);
 

@@ -32,7 +32,7 @@ Status check_keys(const nlohmann::json& obj, const std::vector<std::string>& kno
 Result<std::string> get_string(const nlohmann::json& obj, const std::string& key, const std::string& path) {
   const auto& v = obj.at(key);
   if (!v.is_string()) {
-    return invalid(json_path_key(path, key), fmt::format("expected a string, got {} {}", json_type_name(v), json_excerpt(v)));
+    return invalid(json_path_key(path, key), "expected a string, got " + json_describe(v));
   }
   return v.get<std::string>();
 }

@@ -264,7 +264,12 @@ Result<std::pair<UniqueFd, std::string>> Workspace::open_parent_for_write(const 
       if (::mkdirat(dir.get(), p.c_str(), 0755) != 0 && errno != EEXIST) return from_errno(next, errno, "mkdir");
       opened = open_beneath(next, O_PATH | O_DIRECTORY);
     }
-    if (!opened.ok()) return opened.error();
+    if (!opened.ok()) {
+      // Name the path the caller gave, not the prefix that failed.
+      const std::string& msg = opened.error().message;
+      std::string why = msg.rfind(next + ": ", 0) == 0 ? msg.substr(next.size() + 2) : msg;
+      return make_error(opened.error().code, fmt::format("{}: {}", rel, why));
+    }
     dir = std::move(opened.value());
     prefix = next;
   }

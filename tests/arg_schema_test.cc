@@ -1,0 +1,88 @@
+#include <doctest/doctest.h>
+
+#include "core/arg_schema.h"
+#include "core/output_cap.h"
+#include "core/run_record.h"
+
+using candor::ArgSpec;
+using candor::ArgType;
+using nlohmann::json;
+
+TEST_SUITE("core") {
+  TEST_CASE("validate_args reports the JSON path and what was wrong") {
+    std::vector<ArgSpec> spec = {{"path", ArgType::kString, true, ""},
+                                 {"depth", ArgType::kInteger, false, "", 1, 64},
+                                 {"edits", ArgType::kEdits, false, ""}};
+    struct Row {
+      json args;
+      std::string message;  // "" = valid
+    };
+    std::vector<Row> rows = {
+        {{{"path", "a"}}, ""},
+        {{{"path", "a"}, {"depth", 3}}, ""},
+        {json::object(), "steps[0].args.path: missing required string argument"},
+        {{{"path", 3}}, "steps[0].args.path: expected a string, got integer 3"},
+        {{{"path", "a"}, {"depht", 3}}, "steps[0].args.depht: unknown argument \"depht\" (known: path, depth, edits)"},
+        {{{"path", "a"}, {"depth", 0}}, "steps[0].args.depth: must be between 1 and 64, got 0"},
+        {{{"path", "a"}, {"depth", 2.5}}, "steps[0].args.depth: expected an integer, got number 2.5"},
+        {{{"path", "a"}, {"edits", json::array()}}, "steps[0].args.edits: needs at least one edit"},
+        {{{"path", "a"}, {"edits", {{{"find", "x"}}}}}, "steps[0].args.edits[0].replace: missing required string argument"},
+        {{{"path", "a"}, {"edits", {{{"find", ""}, {"replace", "y"}}}}}, "steps[0].args.edits[0].find: must not be empty"},
+        {{{"path", "a"}, {"edits", {{{"find", "x"}, {"replace", "y"}, {"count", 0}}}}},
+         "steps[0].args.edits[0].count: must be at least 1, got 0"},
+        {json::array(), "steps[0].args: expected an object, got array"},
+    };
+    for (const auto& row : rows) {
+      CAPTURE(row.args.dump());
+      auto s = candor::validate_args(row.args, spec, "steps[0].args");
+      if (row.message.empty()) {
+        CHECK(s.ok());
+      } else {
+        REQUIRE_FALSE(s.ok());
+        CHECK(s.error().code == candor::ErrorCode::kInvalidInput);
+        CHECK(s.error().message == row.message);
+      }
+    }
+  }
+
+  TEST_CASE("normalize_relative_path folds dots and keeps escapes visible") {
+    struct Row {
+      std::string in, out;
+    };
+    for (const auto& row : std::vector<Row>{{"a/b", "a/b"}, {"./a//b/", "a/b"}, {"a/../b", "b"}, {".", "."},
+                                            {"", "."}, {"../x", "../x"}, {"a/../../x", "../x"}, {"a/./b/../c", "a/c"}}) {
+      CAPTURE(row.in);
+      CHECK(candor::normalize_relative_path(row.in) == row.out);
+    }
+  }
+
+  TEST_CASE("capped output keeps the head and says how much was cut") {
+    candor::CappedOutput out(10);
+    out.append("0123456789abcdef");
+    CHECK(out.truncated());
+    CHECK(out.total_bytes() == 16);
+    CHECK(out.text() == "0123456789\n[output truncated: 16 bytes in total, the first 10 shown]");
+    candor::CappedOutput small(10);
+    small.append("abc");
+    CHECK_FALSE(small.truncated());
+    CHECK(small.text() == "abc");
+  }
+
+  TEST_CASE("run facts survive a JSON round trip") {
+    candor::RunFacts f;
+    f.run_id = "r1";
+    f.goal = "g";
+    f.goal_kind = candor::GoalKind::kInspect;
+    f.status = candor::RunStatus::kBudgetExhausted;
+    f.budget.exhausted = candor::BudgetKind::kSteps;
+    f.steps.push_back({"s1", 2, "shell", "ls", false, true, "", 0, {"a.txt"}, 7});
+    f.assertions.push_back({"s1", 2, "exit_code_eq", json{{"type", "exit_code_eq"}, {"code", 0}}, "", true, "ok", 8});
+    f.mutations.push_back({"a.txt", "added", 0, 5, 1, 0, false, {"s1"}, 7});
+    f.final_answer = "done";
+    auto back = candor::run_facts_from_json(candor::to_json(f));
+    REQUIRE(back.ok());
+    CHECK(candor::to_json(*back) == candor::to_json(f));
+    CHECK(back->steps[0].exit_code == 0);
+    CHECK(back->goal_kind == candor::GoalKind::kInspect);
+  }
+}

@@ -1,0 +1,56 @@
+#include <doctest/doctest.h>
+
+#include "executor/config.h"
+#include "tests/test_support.h"
+
+using namespace candor;
+using nlohmann::json;
+
+TEST_SUITE("executor") {
+  TEST_CASE("config: valid fields are read, malformed ones named by path") {
+    auto ok = executor::parse_config(json::parse(R"({"network": {"allow_hosts": ["example.com"]},
+        "budget": {"max_steps": 10, "timeout_s": 30}, "output_cap_bytes": 4096,
+        "expect": [{"type": "file_exists", "path": "a"}]})"));
+    REQUIRE(ok.ok());
+    CHECK(ok->network.allows("example.com"));
+    CHECK_FALSE(ok->network.allows("example.org"));
+    CHECK(ok->max_steps == 10);
+    CHECK(ok->output_cap_bytes == 4096u);
+    CHECK(ok->expect.size() == 1);
+    BudgetLimits limits;
+    executor::apply_config_budget(*ok, limits);
+    CHECK(limits.max_steps == 10);
+    CHECK(limits.timeout_s == 30);
+    CHECK(limits.max_replans == 3);
+
+    struct Row {
+      std::string text, message;
+    };
+    for (const auto& row : std::vector<Row>{
+             {R"({"budget": {"max_steps": 0}})", "budget.max_steps: must be between 1 and 100000, got 0"},
+             {R"({"budget": {"max_step": 5}})", "budget.max_step: unknown argument \"max_step\" (known: max_replans, max_steps, max_tokens, timeout_s)"},
+             {R"({"network": {"allow_hosts": [""]}})", "network.allow_hosts[0]: expected a non-empty host name"},
+             {R"({"network": {"allow": []}})", "network.allow: unknown field \"allow\" (expected: allow_hosts)"},
+             {R"({"output_cap_bytes": 10})", "output_cap_bytes: expected an integer from 1024 to 67108864"},
+             {R"({"evaluatorz": {}})", "evaluatorz: unknown field \"evaluatorz\" (expected one of: network, budget, output_cap_bytes, expect)"},
+             {R"([])", "$: the config is a JSON object"}}) {
+      CAPTURE(row.text);
+      auto c = executor::parse_config(json::parse(row.text));
+      REQUIRE_FALSE(c.ok());
+      CHECK(c.error().message == row.message);
+    }
+  }
+
+  TEST_CASE("config: a missing file is empty; a broken one names the file, line and column") {
+    std::string ws = candor::testing::make_temp_dir("ws");
+    auto none = executor::load_config(ws);
+    REQUIRE(none.ok());
+    CHECK(none->expect.empty());
+    candor::testing::write_file(ws + "/.candor/config.json", "{\n  \"budget\": {\"max_steps\": }\n}\n");
+    auto broken = executor::load_config(ws);
+    REQUIRE_FALSE(broken.ok());
+    CHECK(broken.error().code == ErrorCode::kInvalidInput);
+    CAPTURE(broken.error().message);
+    CHECK(broken.error().message.rfind(ws + "/.candor/config.json:2:27: not valid JSON", 0) == 0);
+  }
+}

@@ -1,0 +1,322 @@
+// End-to-end: the built `candor` binary on temporary workspaces.
+#include <doctest/doctest.h>
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "store/run_store.h"
+#include "tests/test_support.h"
+
+using namespace candor;
+using namespace candor::testing;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Env {
+  std::string ws = make_temp_dir("ws");
+  std::string store = make_temp_dir("store");
+
+  explicit Env(const std::string& from = source_root() + "/examples/dark-green/site") {
+    fs::copy(from, ws, fs::copy_options::recursive);
+    for (const auto& e : fs::recursive_directory_iterator(ws)) {
+      fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
+    }
+  }
+  CommandResult candor(std::vector<std::string> args) {
+    args.insert(args.begin(), candor_bin());
+    return run_command(args, {"NO_COLOR=1", "CANDOR_HOME=" + store});
+  }
+  CommandResult exec(const std::string& plan, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"exec", plan, "-C", ws, "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return candor(args);
+  }
+  std::string plan_file(const std::string& text) {
+    static int n = 0;
+    std::string path = make_temp_dir("plan") + "/plan" + std::to_string(++n) + ".json";
+    write_file(path, text);
+    return path;
+  }
+};
+
+std::string example_plan(const std::string& name) { return source_root() + "/examples/dark-green/plans/" + name; }
+
+json parse_stdout(const CommandResult& r) {
+  CAPTURE(r.out);
+  CAPTURE(r.err);
+  return json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_SUITE("e2e") {
+  TEST_CASE("the bundled patch plan succeeds and the stylesheet is dark green") {
+    Env env;
+    auto r = env.exec(example_plan("patch.json"));
+    CHECK(r.exit_code == 0);
+    json j = parse_stdout(r);
+    CHECK(j["verdict"] == "success");
+    CHECK(j["verdict_by"] == "tier1");
+    CHECK(j["status"] == "completed");
+    CHECK(j["goal_actions_executed"] == true);
+    REQUIRE(j["mutations"].size() == 1);
+    CHECK(j["mutations"][0]["path"] == "css/style.css");
+    CHECK(j["mutations"][0]["change"] == "modified");
+    CHECK(j["mutations"][0]["lines_added"] == 2);
+    CHECK(j["mutations"][0]["lines_removed"] == 2);
+    CHECK(j["mutations"][0]["steps"] == json::array({"s3"}));
+    CHECK(j["suspicious"].empty());
+    CHECK(j["assertions"].size() == 3);
+    CHECK(read_file(env.ws + "/css/style.css").find("background: #006400;") != std::string::npos);
+  }
+
+  TEST_CASE("the bundled discovery-only plan is partial: tried, never made the change") {
+    Env env;
+    auto before = tree_contents(env.ws);
+    auto r = env.exec(example_plan("discover.json"));
+    CHECK(r.exit_code == 1);
+    json j = parse_stdout(r);
+    CHECK(j["verdict"] == "partial");
+    CHECK(j["status"] == "budget_exhausted");
+    CHECK(j["goal_actions_executed"] == false);
+    CHECK(j["budget"]["exhausted"] == "replans");
+    CHECK(j["budget"]["replans"] == json::array({0, 0}));
+    CHECK(j["steps"] == json{{"planned", 4}, {"executed", 4}, {"failed", 0}});
+    CHECK(j["mutations"].empty());
+    CHECK(j["reasons"][0] == "the replan budget (0) ran out before any effect tool ran: tried, never made the change");
+    CHECK(tree_contents(env.ws) == before);
+  }
+
+  TEST_CASE("the terminal report a person reads starts with the verdict") {
+    Env env;
+    auto r = env.candor({"exec", example_plan("patch.json"), "-C", env.ws});
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.rfind("SUCCESS  exec ", 0) == 0);
+    CHECK(r.out.find("\nwhy\n") != std::string::npos);
+    CHECK(r.out.find("M css/style.css  +2 -2  by s3") != std::string::npos);
+    CHECK(r.out.find("\033[") == std::string::npos);
+  }
+
+  TEST_CASE("runs and report read the store back") {
+    Env env;
+    json first = parse_stdout(env.exec(example_plan("patch.json")));
+    json second = parse_stdout(env.exec(example_plan("discover.json")));
+    auto runs = env.candor({"runs", "--json"});
+    CHECK(runs.exit_code == 0);
+    json list = parse_stdout(runs);
+    REQUIRE(list.size() == 2);
+    CHECK(list[0]["run_id"] == second["run_id"]);
+    CHECK(list[0]["verdict"] == "partial");
+    CHECK(list[1]["verdict"] == "success");
+    auto last = env.candor({"report", "--json"});
+    CHECK(last.exit_code == 0);
+    CHECK(parse_stdout(last) == second);
+    std::string prefix = first["run_id"].get<std::string>().substr(0, 20);
+    auto by_prefix = env.candor({"report", first["run_id"].get<std::string>(), "--json"});
+    CHECK(parse_stdout(by_prefix) == first);
+    auto text = env.candor({"runs"});
+    CHECK(text.out.rfind("RUN ", 0) == 0);
+    auto missing = env.candor({"report", "nosuchrun"});
+    CHECK(missing.exit_code == 65);
+    CHECK(missing.err.find("no run matches \"nosuchrun\"") != std::string::npos);
+  }
+
+  TEST_CASE("invalid plans exit 65 naming the JSON path, and nothing runs") {
+    Env env;
+    auto before = tree_contents(env.ws);
+    struct Row {
+      std::string plan, message;
+    };
+    std::string step = R"({"id": "s1", "tool": "file_write", "args": {"path": "x.txt", "content": "y"}})";
+    std::vector<Row> rows = {
+        {R"({"goal_kind": "modify", "steps": [)" + step + R"(,
+            {"id": "s2", "tool": "file_read", "args": {"path": "x.txt"}},
+            {"id": "s3", "tool": "file_read", "args": {"path": "x.txt"}, "assert": [{"type": "file_containz", "path": "x.txt", "text": "y"}]}],
+            "then": "finish"})",
+         "steps[2].assert[0].type: unknown assertion type \"file_containz\""},
+        {R"({"goal_kind": "modify", "steps": [{"id": "s1", "tool": "rm_rf", "args": {}}], "then": "finish"})",
+         "steps[0].tool: unknown tool \"rm_rf\""},
+        {R"({"goal_kind": "modify", "steps": [{"id": "s1", "tool": "file_read", "args": {"path": 1}}], "then": "finish"})",
+         "steps[0].args.path: expected a string, got integer 1"},
+        {R"({"goal_kind": "modify", "steps": [)" + step + R"(], "then": "finish", "confidence": 0.9})",
+         "confidence: unknown field \"confidence\""},
+        {R"({"goal_kind": "modify", "steps": [)" + step + R"(], "then": "finish")", "not valid JSON"},
+        {R"({"steps": [], "then": "finish"})", "goal_kind: missing"},
+    };
+    for (const auto& row : rows) {
+      CAPTURE(row.plan);
+      std::string plan = env.plan_file(row.plan);
+      auto r = env.exec(plan);
+      CHECK(r.exit_code == 65);
+      CHECK(r.err.find(plan + ":") != std::string::npos);
+      CHECK(r.err.find(row.message) != std::string::npos);
+      CHECK(r.out.empty());
+    }
+    auto missing = env.exec(env.ws + "/no-such-plan.json");
+    CHECK(missing.exit_code == 65);
+    CHECK(missing.err.find("cannot read " + env.ws + "/no-such-plan.json") != std::string::npos);
+    CHECK(tree_contents(env.ws) == before);
+    CHECK(parse_stdout(env.candor({"runs", "--json"})).empty());
+  }
+
+  TEST_CASE("usage errors exit 64") {
+    Env env;
+    for (const auto& args : std::vector<std::vector<std::string>>{
+             {}, {"frobnicate"}, {"exec"}, {"exec", example_plan("patch.json"), "--max-steps", "0"},
+             {"exec", example_plan("patch.json"), "--no-such-flag"}}) {
+      CAPTURE(args.size());
+      CHECK(env.candor(args).exit_code == 64);
+    }
+  }
+
+  TEST_CASE("a malformed .candor/config.json exits 65 naming the file; a valid one sets the budget") {
+    Env env;
+    write_file(env.ws + "/.candor/config.json", R"({"budget": {"max_stepz": 3}})");
+    auto bad = env.exec(example_plan("patch.json"));
+    CHECK(bad.exit_code == 65);
+    CHECK(bad.err.find(".candor/config.json: budget.max_stepz: unknown argument") != std::string::npos);
+    write_file(env.ws + "/.candor/config.json", R"({"budget": {"max_steps": 2}})");
+    json j = parse_stdout(env.exec(example_plan("patch.json")));
+    CHECK(j["status"] == "budget_exhausted");
+    CHECK(j["budget"]["exhausted"] == "steps");
+    CHECK(j["budget"]["steps"] == json::array({2, 2}));
+    CHECK(j["verdict"] == "partial");
+  }
+
+  TEST_CASE("--expect adds goal-level assertions; a failing one makes the run partial") {
+    Env env;
+    auto r = env.exec(example_plan("patch.json"), {"--expect", R"({"type": "file_contains", "path": "index.html", "text": "dark green"})"});
+    CHECK(r.exit_code == 1);
+    json j = parse_stdout(r);
+    CHECK(j["verdict"] == "partial");
+    CHECK(j["reasons"][0].get<std::string>().find("goal-level file_contains: index.html does not contain \"dark green\"") != std::string::npos);
+    auto bad = env.exec(example_plan("patch.json"), {"--expect", R"({"type": "file_contains", "path": "a"})"});
+    CHECK(bad.exit_code == 65);
+    CHECK(bad.err.find("--expect #1.text: missing required string argument") != std::string::npos);
+  }
+
+  TEST_CASE("shell steps: a timeout returns fast and a 10 MB flood is capped, said, and stored capped") {
+    Env env;
+    std::string plan = env.plan_file(R"({"goal_kind": "modify", "steps": [
+        {"id": "flood", "tool": "shell", "args": {"command": "head -c 10000000 /dev/zero | tr '\\0' x; echo > made.txt"},
+         "assert": [{"type": "file_exists", "path": "made.txt"}]},
+        {"id": "hang", "tool": "shell", "args": {"command": "sleep 100", "timeout_s": 1}}], "then": "finish"})");
+    auto start = std::chrono::steady_clock::now();
+    auto r = env.exec(plan);
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+    CHECK(r.exit_code == 1);
+    json j = parse_stdout(r);
+    CHECK(j["status"] == "budget_exhausted");
+    CHECK(j["step_results"][1]["error"].get<std::string>().rfind("timed out after", 0) == 0);
+    CHECK(j["mutations"][0]["path"] == "made.txt");
+    CHECK(j["mutations"][0]["steps"] == json::array({"flood"}));
+    auto store = store::RunStore::open(env.store);
+    auto run = (*store)->load(j["run_id"].get<std::string>());
+    REQUIRE(run.ok());
+    bool seen = false;
+    for (const auto& e : run->events) {
+      if (e.type == "tool_result" && e.data["step"] == "flood") {
+        seen = true;
+        CHECK(e.data["output_bytes"] == 10000000);
+        CHECK(e.data["output_truncated"] == true);
+        CHECK(e.data["output"].get<std::string>().size() < 70000);
+      }
+    }
+    CHECK(seen);
+    CHECK(run_command({"/usr/bin/pgrep", "-f", "sleep 100"}).exit_code == 1);
+  }
+
+  TEST_CASE("escapes through the binary are step failures, and the outside is untouched") {
+    Env env;
+    std::string outside = make_temp_dir("outside");
+    write_file(outside + "/secret.txt", "SECRET");
+    fs::create_symlink(outside, env.ws + "/out");
+    std::string plan = env.plan_file(R"({"goal_kind": "modify", "steps": [
+        {"id": "s1", "tool": "file_write", "args": {"path": "out/secret.txt", "content": "PWNED"}}], "then": "finish"})");
+    json j = parse_stdout(env.exec(plan));
+    CHECK(j["verdict"] == "partial");
+    CHECK(j["step_results"][0]["error"] == "out/secret.txt: resolves outside the workspace");
+    CHECK(read_file(outside + "/secret.txt") == "SECRET");
+  }
+
+  TEST_CASE("a real small website (MDN's beginner site): change the html background") {
+    Env env(corpora_dir() + "/workspaces/mdn-beginner-html-site-styled");
+    std::string plan = env.plan_file(R"({"goal_kind": "modify",
+      "questions": ["Is the page background dark green?"],
+      "steps": [
+        {"id": "s1", "tool": "file_search", "args": {"pattern": "background(-color)?:", "glob": "*.css"}},
+        {"id": "s2", "tool": "file_patch", "args": {"path": "styles/style.css",
+           "edits": [{"find": "background-color: #00539F;", "replace": "background-color: #006400;"}]},
+         "assert": [{"type": "file_contains", "path": "styles/style.css", "text": "#006400"}]}],
+      "then": "finish", "final_answer": "The html background is dark green."})");
+    json j = parse_stdout(env.exec(plan));
+    CHECK(j["verdict"] == "success");
+    CHECK(j["mutations"][0]["path"] == "styles/style.css");
+    // The same change with no assertion is not proven: partial, unverified.
+    Env again(corpora_dir() + "/workspaces/mdn-beginner-html-site-styled");
+    std::string unchecked = again.plan_file(R"({"goal_kind": "modify", "steps": [
+        {"id": "s1", "tool": "file_patch", "args": {"path": "styles/style.css",
+           "edits": [{"find": "background-color: #00539F;", "replace": "background-color: #006400;"}]}}],
+      "then": "finish"})");
+    json u = parse_stdout(again.exec(unchecked));
+    CHECK(u["verdict"] == "partial");
+    CHECK(u["reasons"][0].get<std::string>().rfind("unverified", 0) == 0);
+  }
+
+  TEST_CASE("a run killed mid-step keeps its events, and report says it never ended") {
+    Env env;
+    std::string plan = env.plan_file(R"({"goal_kind": "modify", "steps": [
+        {"id": "s1", "tool": "file_write", "args": {"path": "a.txt", "content": "x"}},
+        {"id": "s2", "tool": "shell", "args": {"command": "sleep 30"}}], "then": "finish"})");
+    std::string bin = candor_bin();
+    std::string env_home = "CANDOR_HOME=" + env.store;
+    std::vector<char*> argv = {bin.data(), const_cast<char*>("exec"), plan.data(), const_cast<char*>("-C"), env.ws.data(), nullptr};
+    std::vector<char*> envp = {env_home.data(), const_cast<char*>("PATH=/usr/bin:/bin"), nullptr};
+    pid_t pid = 0;
+    REQUIRE(::posix_spawn(&pid, bin.c_str(), nullptr, nullptr, argv.data(), envp.data()) == 0);
+    std::string run_id;
+    for (int i = 0; i < 200 && run_id.empty(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      auto store = store::RunStore::open(env.store);
+      if (!store.ok()) continue;
+      auto id = (*store)->resolve("last");
+      if (!id.ok()) continue;
+      auto run = (*store)->load(*id);
+      for (const auto& e : run->events) {
+        if (e.type == "tool_called" && e.data["step"] == "s2") run_id = *id;
+      }
+    }
+    REQUIRE_FALSE(run_id.empty());
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    auto r = env.candor({"report", "last", "--json"});
+    CHECK(r.exit_code == 1);
+    json j = parse_stdout(r);
+    CHECK(j["verdict"].is_null());
+    CHECK(j["status"] == "running");
+    CHECK(j["events"].get<int>() >= 6);
+    CHECK(j["message"].get<std::string>().find("never ended") != std::string::npos);
+  }
+
+  TEST_CASE("evaluators lists every built-in with its arguments") {
+    Env env;
+    auto r = env.candor({"evaluators", "--json"});
+    CHECK(r.exit_code == 0);
+    json j = parse_stdout(r);
+    std::vector<std::string> types;
+    for (const auto& e : j) types.push_back(e["type"]);
+    CHECK(types == std::vector<std::string>{"file_exists", "file_contains", "file_not_contains", "file_size_gt", "file_unchanged",
+                                            "output_contains", "exit_code_eq", "socket_open", "http_200"});
+    CHECK(j[1]["args"][1] == json{{"name", "text"}, {"type", "string"}, {"required", true}, {"description", "exact text to look for"}});
+    auto text = env.candor({"evaluators"});
+    CHECK(text.out.find("file_contains      path: string, text: string") != std::string::npos);
+  }
+}

@@ -1,0 +1,191 @@
+#include <doctest/doctest.h>
+
+#include "executor/executor.h"
+#include "tests/test_support.h"
+#include "verify/tier1.h"
+
+using namespace candor;
+using candor::testing::make_temp_dir;
+using candor::testing::read_file;
+using candor::testing::write_file;
+using nlohmann::json;
+
+namespace {
+
+class FakeClock final : public Clock {
+ public:
+  std::chrono::system_clock::time_point wall() override { return std::chrono::system_clock::from_time_t(1795000000) + offset; }
+  std::chrono::steady_clock::time_point monotonic() override { return std::chrono::steady_clock::time_point{} + offset; }
+  std::chrono::seconds offset{0};
+};
+
+// Records what it was given; fails on demand (a full disk, a locked database).
+class RecordingSink final : public EventSink {
+ public:
+  Status append(const std::string&, const Event& e) override {
+    if (fail) return make_error(ErrorCode::kIo, "disk full");
+    types.push_back(e.type);
+    return ok_status();
+  }
+  std::vector<std::string> types;
+  bool fail = false;
+};
+
+struct Harness {
+  std::string root = make_temp_dir("ws");
+  std::string store = make_temp_dir("store");
+  FakeClock clock;
+  RecordingSink sink;
+  Trajectory trajectory{"run1", clock, &sink};
+  executor::ToolRegistry tools = executor::builtin_tools();
+  assertions::Registry evaluators = assertions::builtin_evaluators();
+  planner::Catalog catalog{tools.signatures(), evaluators.signatures()};
+  std::unique_ptr<sandbox::Workspace> ws;
+  std::unique_ptr<verify::SnapshotStore> snaps;
+  std::unique_ptr<executor::Executor> ex;
+
+  explicit Harness(BudgetLimits limits = {}) {
+    write_file(root + "/css/style.css", "body {\n  background: #ffffff;\n}\n");
+    write_file(root + "/index.html", "<p>hi</p>\n");
+    ws = std::move(sandbox::Workspace::open(root).value());
+    snaps = std::move(verify::SnapshotStore::open(store, root).value());
+    executor::ExecutorOptions options;
+    options.limits = limits;
+    ex = std::make_unique<executor::Executor>(executor::ExecutorDeps{*ws, *snaps, tools, evaluators, clock, trajectory}, options);
+    REQUIRE(ex->begin("run1", "goal").ok());
+  }
+  planner::Plan plan(const std::string& steps_json) {
+    auto p = planner::parse_plan(json{{"goal_kind", "modify"}, {"steps", json::parse(steps_json)}, {"then", "finish"}}, catalog);
+    REQUIRE(p.ok());
+    return *p;
+  }
+};
+
+}  // namespace
+
+TEST_SUITE("executor") {
+  TEST_CASE("a no-op file_patch changes nothing, is suspicious, and the verdict is fail") {
+    Harness h;
+    auto outcome = h.ex->run_round(h.plan(R"([{"id": "s1", "tool": "file_patch",
+        "args": {"path": "css/style.css", "edits": [{"find": "#ffffff", "replace": "#ffffff"}]},
+        "assert": [{"type": "file_contains", "path": "css/style.css", "text": "#ffffff"}]}])"), 1);
+    CHECK(outcome.all_passed);
+    RunFacts f = h.ex->finish(RunStatus::kCompleted, BudgetKind::kNone, "");
+    CHECK(f.steps[0].ok);
+    CHECK(f.steps[0].changed_paths.empty());
+    CHECK(f.mutations.empty());
+    auto t1 = verify::evaluate_tier1(f);
+    REQUIRE(t1.signals.suspicious.size() == 1);
+    CHECK(t1.signals.suspicious[0].step == "s1");
+    CHECK(t1.verdict == Verdict::kFail);
+  }
+
+  TEST_CASE("a patch whose find is absent fails the step, leaves the file as it was, and ends the round") {
+    Harness h;
+    std::string before = read_file(h.root + "/css/style.css");
+    auto outcome = h.ex->run_round(h.plan(R"([
+        {"id": "s1", "tool": "file_patch", "args": {"path": "css/style.css", "edits": [{"find": "background: red;", "replace": "x"}]}},
+        {"id": "s2", "tool": "file_write", "args": {"path": "later.txt", "content": "never"}}])"), 1);
+    CHECK_FALSE(outcome.all_passed);
+    CHECK(outcome.failure == "step s1 (file_patch css/style.css) failed: edits[0].find occurs 0 times in css/style.css (expected 1); nothing was written");
+    CHECK(read_file(h.root + "/css/style.css") == before);
+    CHECK_FALSE(candor::testing::exists(h.root + "/later.txt"));
+    RunFacts f = h.ex->finish(RunStatus::kBudgetExhausted, BudgetKind::kReplans, outcome.failure);
+    CHECK(f.steps.size() == 1);
+    CHECK(f.steps_planned == 2);
+  }
+
+  TEST_CASE("a shell step that writes is a goal action and its change is attributed; one that lists is not") {
+    Harness h;
+    auto outcome = h.ex->run_round(h.plan(R"([
+        {"id": "s1", "tool": "shell", "args": {"command": "ls"}},
+        {"id": "s2", "tool": "shell", "args": {"command": "printf 'a\nb\n' > out.txt"},
+         "assert": [{"type": "file_contains", "path": "out.txt", "text": "b"}]}])"), 1);
+    CHECK(outcome.all_passed);
+    RunFacts f = h.ex->finish(RunStatus::kCompleted, BudgetKind::kNone, "");
+    CHECK(f.steps[0].changed_paths.empty());
+    CHECK(f.steps[1].changed_paths == std::vector<std::string>{"out.txt"});
+    REQUIRE(f.mutations.size() == 1);
+    CHECK(f.mutations[0].path == "out.txt");
+    CHECK(f.mutations[0].change == "added");
+    CHECK(f.mutations[0].lines_added == 2);
+    CHECK(f.mutations[0].steps == std::vector<std::string>{"s2"});
+    auto t1 = verify::evaluate_tier1(f);
+    CHECK(t1.signals.goal_actions_executed);
+    CHECK(t1.verdict == Verdict::kSuccess);
+  }
+
+  TEST_CASE("a file changed by two steps lists both, and coverage is judged after the last change") {
+    Harness h;
+    h.ex->run_round(h.plan(R"([
+        {"id": "s1", "tool": "file_write", "args": {"path": "a.txt", "content": "one"},
+         "assert": [{"type": "file_contains", "path": "a.txt", "text": "one"}]},
+        {"id": "s2", "tool": "file_write", "args": {"path": "a.txt", "content": "two"}}])"), 1);
+    RunFacts f = h.ex->finish(RunStatus::kCompleted, BudgetKind::kNone, "");
+    REQUIRE(f.mutations.size() == 1);
+    CHECK(f.mutations[0].steps == std::vector<std::string>{"s1", "s2"});
+    CHECK(f.mutations[0].last_change_seq > f.assertions[0].seq);
+    auto t1 = verify::evaluate_tier1(f);
+    CHECK_FALSE(t1.verdict.has_value());  // the check ran before s2 rewrote the file
+    CHECK(t1.signals.uncovered == std::vector<std::string>{"a.txt"});
+  }
+
+  TEST_CASE("exit_code_eq decides a shell step's non-zero exit; without it the step fails") {
+    Harness h;
+    auto excused = h.ex->run_round(h.plan(R"([{"id": "s1", "tool": "shell", "args": {"command": "exit 3"},
+        "assert": [{"type": "exit_code_eq", "code": 3}]}])"), 1);
+    CHECK(excused.all_passed);
+    auto failed = h.ex->run_round(h.plan(R"([{"id": "s2", "tool": "shell", "args": {"command": "exit 3"}}])"), 2);
+    CHECK_FALSE(failed.all_passed);
+    CHECK(failed.failure == "step s2 (shell exit 3) failed: exited with status 3");
+    auto wrong = h.ex->run_round(h.plan(R"([{"id": "s3", "tool": "shell", "args": {"command": "exit 3"},
+        "assert": [{"type": "exit_code_eq", "code": 0}]}])"), 3);
+    CHECK_FALSE(wrong.all_passed);
+    CHECK(wrong.failure == "step s3 (shell exit 3): assertion exit_code_eq failed: s3 exited with 3 (expected 0)");
+  }
+
+  TEST_CASE("the step budget and the time budget stop a round before the next step") {
+    Harness h(BudgetLimits{0, 1, 1000, 60});
+    auto outcome = h.ex->run_round(h.plan(R"([{"id": "s1", "tool": "file_list", "args": {}},
+                                                {"id": "s2", "tool": "file_list", "args": {}}])"), 1);
+    CHECK(outcome.budget_hit == BudgetKind::kSteps);
+    CHECK(outcome.failure == "the steps budget ran out before step s2");
+
+    Harness t(BudgetLimits{0, 50, 1000, 60});
+    t.clock.offset = std::chrono::seconds(61);
+    auto timed = t.ex->run_round(t.plan(R"([{"id": "s1", "tool": "file_list", "args": {}}])"), 1);
+    CHECK(timed.budget_hit == BudgetKind::kTimeout);
+    RunFacts f = t.ex->finish(RunStatus::kBudgetExhausted, timed.budget_hit, timed.failure);
+    CHECK(f.steps.empty());
+    CHECK(f.budget.used.elapsed_s == doctest::Approx(61));
+  }
+
+  TEST_CASE("events are recorded in order, and a failing store does not change the run") {
+    Harness h;
+    h.ex->run_round(h.plan(R"([{"id": "s1", "tool": "file_write", "args": {"path": "a.txt", "content": "x"},
+        "assert": [{"type": "file_exists", "path": "a.txt"}]}])"), 1);
+    h.ex->finish(RunStatus::kCompleted, BudgetKind::kNone, "");
+    CHECK(h.sink.types == std::vector<std::string>{"run_started", "step_started", "tool_called", "workspace_changed",
+                                                   "tool_result", "assertion", "run_ended"});
+
+    Harness broken;
+    broken.sink.fail = true;
+    auto outcome = broken.ex->run_round(broken.plan(R"([{"id": "s1", "tool": "file_write", "args": {"path": "a.txt", "content": "x"}}])"), 1);
+    CHECK(outcome.all_passed);
+    CHECK(read_file(broken.root + "/a.txt") == "x");
+    CHECK(broken.trajectory.sink_error() == "disk full");
+    CHECK(broken.trajectory.events().size() > 3);  // kept in memory for the verdict
+  }
+
+  TEST_CASE("goal-level assertions run at the end and name the first failure") {
+    Harness h;
+    h.ex->run_round(h.plan(R"([{"id": "s1", "tool": "file_write", "args": {"path": "a.txt", "content": "x"}}])"), 1);
+    std::string failure = h.ex->run_goal_assertions({json{{"type", "file_exists"}, {"path", "a.txt"}},
+                                                     json{{"type", "file_contains"}, {"path", "a.txt"}, {"text", "y"}}});
+    CHECK(failure == "goal-level assertion file_contains failed: a.txt does not contain \"y\" (1 bytes read)");
+    RunFacts f = h.ex->finish(RunStatus::kCompleted, BudgetKind::kNone, failure);
+    CHECK(f.assertions.size() == 2);
+    CHECK(f.assertions[0].goal_level());
+    CHECK(verify::evaluate_tier1(f).rule == 5);
+  }
+}

@@ -1,0 +1,90 @@
+#include <doctest/doctest.h>
+
+#include "report/report.h"
+
+using namespace candor;
+using nlohmann::json;
+
+namespace {
+
+RunFacts discovery_run() {
+  RunFacts f;
+  f.run_id = "20261122T000000-abcdef";
+  f.goal = "Change the background to dark green";
+  f.workspace = "/ws";
+  f.status = RunStatus::kBudgetExhausted;
+  f.budget.exhausted = BudgetKind::kReplans;
+  f.budget.limits.max_replans = 3;
+  f.budget.used.replans = 3;
+  f.budget.used.steps = 6;
+  f.budget.used.tokens = 4100;
+  f.steps_planned = 6;
+  for (int i = 1; i <= 6; ++i) {
+    StepRecord s;
+    s.id = "s" + std::to_string(i);
+    s.tool = "file_read";
+    s.target = "f" + std::to_string(i);
+    s.ok = true;
+    f.steps.push_back(s);
+  }
+  return f;
+}
+
+}  // namespace
+
+TEST_SUITE("report") {
+  TEST_CASE("the JSON report has DESIGN.md's fields and values") {
+    RunFacts f = discovery_run();
+    auto t1 = verify::evaluate_tier1(f);
+    auto d = verify::decide_without_judge(t1);
+    json r = report::build_report(f, t1, d, "2026-11-22T00:00:00.000Z");
+    for (const char* key : {"run_id", "goal", "goal_kind", "workspace", "status", "verdict", "verdict_by", "reasons",
+                            "goal_actions_executed", "steps", "budget", "mutations", "suspicious", "assertions", "tier2",
+                            "goal_validations", "acceptance", "final_answer", "usage"}) {
+      CAPTURE(key);
+      CHECK(r.contains(key));
+    }
+    CHECK(r["status"] == "budget_exhausted");
+    CHECK(r["verdict"] == "partial");
+    CHECK(r["verdict_by"] == "tier1");
+    CHECK(r["goal_actions_executed"] == false);
+    CHECK(r["reasons"][0] == "the replan budget (3) ran out before any effect tool ran: tried, never made the change");
+    CHECK(r["steps"] == json{{"planned", 6}, {"executed", 6}, {"failed", 0}});
+    CHECK(r["budget"]["exhausted"] == "replans");
+    CHECK(r["budget"]["replans"] == json::array({3, 3}));
+    CHECK(r["budget"]["steps"] == json::array({6, 50}));
+    CHECK(r["budget"]["tokens"] == json::array({4100, 200000}));
+    CHECK(r["tier2"].is_null());
+    CHECK(r["acceptance"].is_null());
+  }
+
+  TEST_CASE("the terminal report leads with the verdict, then why, and fits 80 columns") {
+    RunFacts f = discovery_run();
+    auto t1 = verify::evaluate_tier1(f);
+    json r = report::build_report(f, t1, verify::decide_without_judge(t1), "");
+    std::string plain = report::render_terminal(r, {false, 80});
+    CHECK(plain.rfind("PARTIAL  Change the background to dark green\n", 0) == 0);
+    CHECK(plain.find("\nwhy\n  - the replan budget (3) ran out") != std::string::npos);
+    CHECK(plain.find("goal actions  none ran") != std::string::npos);
+    CHECK(plain.find("\033[") == std::string::npos);
+    std::size_t start = 0;
+    while (start < plain.size()) {
+      std::size_t end = plain.find('\n', start);
+      std::string line = plain.substr(start, end - start);
+      CAPTURE(line);
+      // Multi-byte "·" counts once on screen.
+      std::size_t columns = 0;
+      for (unsigned char c : line) columns += (c & 0xC0) != 0x80;
+      CHECK(columns <= 80);
+      start = end + 1;
+    }
+    std::string colored = report::render_terminal(r, {true, 80});
+    CHECK(colored.rfind("\033[1;33mPARTIAL\033[0m", 0) == 0);
+  }
+
+  TEST_CASE("NO_COLOR turns colour off") {
+    ::setenv("NO_COLOR", "1", 1);
+    CHECK_FALSE(report::want_color(1));
+    ::unsetenv("NO_COLOR");
+  }
+}

@@ -1,0 +1,134 @@
+#include "tests/test_support.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace fs = std::filesystem;
+
+namespace candor::testing {
+namespace {
+
+std::string g_scratch;
+int g_counter = 0;
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+}  // namespace
+
+void begin_scratch() {
+  std::string base = env_or("TMPDIR", "/tmp") + "/candor-test-XXXXXX";
+  std::vector<char> buf(base.begin(), base.end());
+  buf.push_back('\0');
+  if (::mkdtemp(buf.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  g_scratch = buf.data();
+  g_counter = 0;
+}
+
+void end_scratch(bool passed) {
+  if (g_scratch.empty()) return;
+  if (passed) {
+    std::error_code ec;
+    // Tests may leave read-only folders behind; make them removable first.
+    for (auto it = fs::recursive_directory_iterator(g_scratch, fs::directory_options::skip_permission_denied, ec);
+         it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->is_directory(ec) && !it->is_symlink(ec)) fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
+    }
+    fs::remove_all(g_scratch, ec);
+  } else {
+    std::fprintf(stderr, "kept the failed test's scratch folder: %s\n", g_scratch.c_str());
+  }
+  g_scratch.clear();
+}
+
+std::string make_temp_dir(const std::string& name) {
+  if (g_scratch.empty()) begin_scratch();
+  std::string dir = g_scratch + "/" + std::to_string(++g_counter) + "-" + name;
+  fs::create_directories(dir);
+  return fs::canonical(dir).string();
+}
+
+void write_file(const std::string& path, const std::string& content) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << content;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool exists(const std::string& path) {
+  std::error_code ec;
+  return fs::exists(fs::symlink_status(path, ec));
+}
+
+std::map<std::string, std::string> tree_contents(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_symlink(ec)) {
+      out[fs::relative(it->path(), dir).string()] = "symlink -> " + fs::read_symlink(it->path(), ec).string();
+    } else if (it->is_regular_file(ec)) {
+      out[fs::relative(it->path(), dir).string()] = read_file(it->path().string());
+    } else if (it->is_directory(ec)) {
+      out[fs::relative(it->path(), dir).string() + "/"] = "";
+    }
+  }
+  return out;
+}
+
+CommandResult run_command(const std::vector<std::string>& argv, const std::vector<std::string>& env, const std::string& cwd) {
+  std::string dir = make_temp_dir("cmd");
+  std::string out_path = dir + "/stdout", err_path = dir + "/stderr";
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int in = ::open("/dev/null", O_RDONLY);
+    ::dup2(in, 0);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
+    for (const auto& e : env) {
+      auto eq = e.find('=');
+      if (eq + 1 == e.size()) {
+        ::unsetenv(e.substr(0, eq).c_str());
+      } else {
+        ::setenv(e.substr(0, eq).c_str(), e.substr(eq + 1).c_str(), 1);
+      }
+    }
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  CommandResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = read_file(out_path);
+  r.err = read_file(err_path);
+  return r;
+}
+
+std::string candor_bin() { return env_or("CANDOR_BIN", "build/cli/candor"); }
+std::string source_root() { return env_or("CANDOR_SOURCE_ROOT", "."); }
+std::string corpora_dir() { return env_or("CANDOR_CORPORA", source_root() + "/../shared/corpora"); }
+
+}  // namespace candor::testing

@@ -1,0 +1,40 @@
+// Helpers shared by the tests: scratch folders, files, running the built binary.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace candor::testing {
+
+// Called by the listener in main.cc around every test case.
+void begin_scratch();
+void end_scratch(bool passed);
+
+// A fresh folder inside the current test case's scratch folder.
+std::string make_temp_dir(const std::string& name = "dir");
+
+void write_file(const std::string& path, const std::string& content);
+std::string read_file(const std::string& path);
+bool exists(const std::string& path);
+
+// Every regular file beneath `dir` (relative path -> content); for "nothing else changed" checks.
+std::map<std::string, std::string> tree_contents(const std::string& dir);
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs argv with stdout and stderr captured separately. `env` entries (NAME=VALUE) are added to
+// the environment; a NAME= entry removes NAME.
+CommandResult run_command(const std::vector<std::string>& argv, const std::vector<std::string>& env = {},
+                          const std::string& cwd = "");
+
+// The built candor binary (CANDOR_BIN), the source root, and ../shared/corpora.
+std::string candor_bin();
+std::string source_root();
+std::string corpora_dir();
+
+}  // namespace candor::testing
