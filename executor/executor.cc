@@ -34,11 +34,13 @@ Status Executor::begin(const std::string& run_id, const std::string& goal) {
   facts_.goal = goal;
   auto scan = deps_.snapshots.scan();
   if (!scan.ok()) return scan.error().wrap("snapshot before the run");
-  facts_.snapshot_before = scan->tree;
-  TRY_STATUS(deps_.snapshots.pin(scan->tree, "runs/" + run_id + "/before"));
+  auto tree = deps_.snapshots.write_tree();
+  if (!tree.ok()) return tree.error().wrap("snapshot before the run");
+  facts_.snapshot_before = *tree;
+  TRY_STATUS(deps_.snapshots.pin(*tree, "runs/" + run_id + "/before"));
   deps_.trajectory.record("run_started", {{"goal", goal},
                                           {"workspace", deps_.workspace.root()},
-                                          {"snapshot_before", scan->tree},
+                                          {"snapshot_before", *tree},
                                           {"limits",
                                            {{"max_replans", options_.limits.max_replans},
                                             {"max_steps", options_.limits.max_steps},
@@ -161,15 +163,15 @@ std::vector<std::string> Executor::scan_for_changes(const std::string& step_id) 
     deps_.trajectory.record("scan_failed", {{"step", step_id}, {"error", scan.error().message}});
     return {};
   }
-  last_tree_ = scan->tree;
-  if (scan->changed_paths.empty()) return {};
-  const Event& ev = deps_.trajectory.record("workspace_changed", {{"step", step_id}, {"paths", scan->changed_paths}});
-  for (const auto& p : scan->changed_paths) {
+  scanned_ = true;
+  if (scan->empty()) return {};
+  const Event& ev = deps_.trajectory.record("workspace_changed", {{"step", step_id}, {"paths", *scan}});
+  for (const auto& p : *scan) {
     auto& steps = changed_by_[p];
     if (steps.empty() || steps.back() != step_id) steps.push_back(step_id);
     last_change_seq_[p] = ev.seq;
   }
-  return scan->changed_paths;
+  return *scan;
 }
 
 assertions::Context Executor::assertion_context(const assertions::StepView* step) const {
@@ -216,11 +218,16 @@ std::string Executor::run_goal_assertions(const std::vector<nlohmann::json>& exp
 RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::string& detail) {
   // Catch anything changed outside a step (a background process, say): unattributed, so no
   // assertion can have covered it.
-  last_tree_.clear();
+  scanned_ = false;
   if (!facts_.snapshot_before.empty()) scan_for_changes("");
-  if (!last_tree_.empty()) {
-    facts_.snapshot_after = last_tree_;
-    (void)deps_.snapshots.pin(last_tree_, "runs/" + facts_.run_id + "/after");
+  auto after = scanned_ ? deps_.snapshots.write_tree() : Result<std::string>(make_error(ErrorCode::kIo, "no scan"));
+  if (scanned_ && !after.ok() && scan_error_.empty()) scan_error_ = after.error().message;
+  if (after.ok()) {
+    if (Status saved = deps_.snapshots.flush(); !saved.ok()) {
+      deps_.trajectory.record("scan_failed", {{"step", nullptr}, {"error", saved.error().message}});  // only slower next time
+    }
+    facts_.snapshot_after = *after;
+    (void)deps_.snapshots.pin(*after, "runs/" + facts_.run_id + "/after");
     auto mutations = deps_.snapshots.diff(facts_.snapshot_before, facts_.snapshot_after);
     if (mutations.ok()) {
       for (auto& m : *mutations) {

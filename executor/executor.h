@@ -81,7 +81,7 @@ class Executor {
   RunFacts facts_;
   std::chrono::steady_clock::time_point started_;
   std::string scan_error_;
-  std::string last_tree_;  // tree of the latest successful scan
+  bool scanned_ = false;  // the latest scan succeeded
   // Attribution of workspace changes: path -> steps that changed it, and the seq after which its
   // last change was seen.
   std::map<std::string, std::vector<std::string>> changed_by_;

@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <random>
+#include <set>
 
 #include "tests/test_support.h"
 #include "verify/snapshot.h"
@@ -23,21 +25,22 @@ TEST_SUITE("verify") {
     REQUIRE(snap.ok());
     auto s0 = (*snap)->scan();
     REQUIRE(s0.ok());
-    CHECK(s0->changed_paths == std::vector<std::string>{"a.txt", "b.txt", "sub/c.txt"});  // first scan: all new
+    CHECK((*s0) == std::vector<std::string>{"a.txt", "b.txt", "sub/c.txt"});  // first scan: all new
+    std::string t0 = (*snap)->write_tree().value();
 
     auto idle = (*snap)->scan();
     REQUIRE(idle.ok());
-    CHECK(idle->changed_paths.empty());
-    CHECK(idle->tree == s0->tree);
+    CHECK((*idle).empty());
 
     write_file(ws + "/a.txt", "one\n2\nthree\nfour\n");
     fs::remove(ws + "/b.txt");
     write_file(ws + "/sub/new.txt", "new\n");
     auto s1 = (*snap)->scan();
     REQUIRE(s1.ok());
-    CHECK(s1->changed_paths == std::vector<std::string>{"a.txt", "b.txt", "sub/new.txt"});
+    CHECK((*s1) == std::vector<std::string>{"a.txt", "b.txt", "sub/new.txt"});
+    std::string t1 = (*snap)->write_tree().value();
 
-    auto muts = (*snap)->diff(s0->tree, s1->tree);
+    auto muts = (*snap)->diff(t0, t1);
     REQUIRE(muts.ok());
     REQUIRE(muts->size() == 3);
     const auto& a = (*muts)[0];
@@ -54,9 +57,9 @@ TEST_SUITE("verify") {
     CHECK((*muts)[2].change == "added");
     CHECK((*muts)[2].bytes_after == 4);
 
-    CHECK((*snap)->read(s0->tree, "b.txt").value() == std::optional<std::string>("bee\n"));
-    CHECK_FALSE((*snap)->read(s1->tree, "b.txt").value().has_value());
-    auto patch = (*snap)->patch_text(s0->tree, s1->tree, "a.txt", 10000);
+    CHECK((*snap)->read(t0, "b.txt").value() == std::optional<std::string>("bee\n"));
+    CHECK_FALSE((*snap)->read(t1, "b.txt").value().has_value());
+    auto patch = (*snap)->patch_text(t0, t1, "a.txt", 10000);
     REQUIRE(patch.ok());
     CHECK(patch->find("-two\n+2\n") != std::string::npos);
   }
@@ -72,7 +75,7 @@ TEST_SUITE("verify") {
       auto s = (*snap)->scan();
       REQUIRE(s.ok());
       CAPTURE(i);
-      CHECK(s->changed_paths == std::vector<std::string>{"f.txt"});
+      CHECK((*s) == std::vector<std::string>{"f.txt"});
     }
   }
 
@@ -90,14 +93,15 @@ TEST_SUITE("verify") {
     REQUIRE(snap.ok());
     auto s0 = (*snap)->scan();
     REQUIRE(s0.ok());
-    CHECK(s0->changed_paths == std::vector<std::string>{".gitignore", "src.c"});
+    CHECK((*s0) == std::vector<std::string>{".gitignore", "src.c"});
     write_file(ws + "/build/more.o", "obj");
     write_file(ws + "/src.c", "int main(){return 0;}\n");
     auto s1 = (*snap)->scan();
     REQUIRE(s1.ok());
-    CHECK(s1->changed_paths == std::vector<std::string>{"src.c"});
+    CHECK((*s1) == std::vector<std::string>{"src.c"});
     CHECK(candor::testing::tree_contents(ws + "/.git") == git_before);
     CHECK_FALSE(candor::testing::exists(ws + "/.git/index"));
+    REQUIRE((*snap)->flush().ok());
     CHECK(fs::exists((*snap)->repository_path() + "/index"));
     CHECK((*snap)->repository_path().rfind(store + "/snapshots/", 0) == 0);
   }
@@ -110,7 +114,7 @@ TEST_SUITE("verify") {
     REQUIRE(snap.ok());
     auto s = (*snap)->scan();
     REQUIRE(s.ok());
-    CHECK((*snap)->read(s->tree, "crlf.txt").value() == std::optional<std::string>("a\r\nb\r\n"));
+    CHECK((*snap)->read((*snap)->write_tree().value(), "crlf.txt").value() == std::optional<std::string>("a\r\nb\r\n"));
   }
 
   TEST_CASE("the stat cache persists across opens: a second run's first scan reports only real changes") {
@@ -120,11 +124,66 @@ TEST_SUITE("verify") {
     {
       auto snap = verify::SnapshotStore::open(store, ws);
       REQUIRE((*snap)->scan().ok());
+      REQUIRE((*snap)->flush().ok());
     }
     write_file(ws + "/f7", "changed");
     auto snap = verify::SnapshotStore::open(store, ws);
     auto s = (*snap)->scan();
     REQUIRE(s.ok());
-    CHECK(s->changed_paths == std::vector<std::string>{"f7"});
+    CHECK((*s) == std::vector<std::string>{"f7"});
+  }
+}
+
+TEST_SUITE("verify") {
+  TEST_CASE("incremental scans agree with a snapshot taken from scratch, through many kinds of change") {
+    std::string ws = make_temp_dir("ws");
+    write_file(ws + "/.gitignore", "*.tmp\nignored/\n");
+    auto snap = verify::SnapshotStore::open(make_temp_dir("store"), ws);
+    REQUIRE((*snap)->scan().ok());
+    std::mt19937 rng(42);
+    std::vector<std::string> names = {"a", "b", "d/c", "d/e/f", "g.tmp", "ignored/x", "h"};
+    for (int round = 0; round < 60; ++round) {
+      CAPTURE(round);
+      std::string name = names[rng() % names.size()];
+      std::string path = ws + "/" + name;
+      std::error_code ec;
+      switch (rng() % 6) {
+        case 0:
+          for (fs::path parent = fs::path(path).parent_path(); parent.string().size() > ws.size(); parent = parent.parent_path()) {
+            if (fs::is_regular_file(parent)) fs::remove(parent);  // "d" became a file in an earlier round
+          }
+          write_file(path, "content " + std::to_string(rng() % 3) + "\n");
+          break;
+        case 1: fs::remove(path, ec); break;
+        case 2: if (fs::exists(path)) fs::last_write_time(path, fs::file_time_type::clock::now(), ec); break;  // touch
+        case 3: if (fs::is_regular_file(path)) fs::permissions(path, fs::perms::owner_exec, fs::perm_options::add, ec); break;
+        case 4:
+          fs::remove_all(ws + "/d", ec);
+          write_file(ws + "/d", "d is a file now");
+          break;
+        case 5: fs::remove(ws + "/link", ec); fs::create_symlink(name, ws + "/link", ec); break;
+      }
+      auto incremental = (*snap)->scan();
+      REQUIRE(incremental.ok());
+      for (const auto& p : *incremental) {
+        CAPTURE(p);
+        CHECK(p.find(".tmp") == std::string::npos);
+        CHECK(p.rfind("ignored/", 0) != 0);
+      }
+      auto fresh = verify::SnapshotStore::open(make_temp_dir("fresh"), ws);
+      REQUIRE((*fresh)->scan().ok());
+      CHECK((*snap)->write_tree().value() == (*fresh)->write_tree().value());
+    }
+  }
+
+  TEST_CASE("touching a file is not a change; changing its mode is") {
+    std::string ws = make_temp_dir("ws");
+    write_file(ws + "/run.sh", "echo hi\n");
+    auto snap = verify::SnapshotStore::open(make_temp_dir("store"), ws);
+    REQUIRE((*snap)->scan().ok());
+    fs::last_write_time(ws + "/run.sh", fs::file_time_type::clock::now() + std::chrono::seconds(5));
+    CHECK((*snap)->scan().value().empty());
+    fs::permissions(ws + "/run.sh", fs::perms::owner_exec, fs::perm_options::add);
+    CHECK((*snap)->scan().value() == std::vector<std::string>{"run.sh"});
   }
 }

@@ -3,6 +3,10 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <chrono>
+#include <deque>
+#include <string_view>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -10,6 +14,8 @@
 
 #include <fmt/format.h>
 #include <git2.h>
+
+#include "verify/workdir_walk.h"
 
 namespace candor::verify {
 namespace {
@@ -73,6 +79,8 @@ void write_text(const std::filesystem::path& p, const std::string& text) {
 struct SnapshotStore::Impl {
   Repo repo;
   Index index;
+  std::string workdir;
+  std::set<std::string> racy;  // paths whose stat cannot prove them unchanged
 };
 
 SnapshotStore::SnapshotStore(std::unique_ptr<Impl> impl, std::string repo_path)
@@ -108,37 +116,170 @@ Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& st
   // Point the store's repository at the workspace without writing a gitlink into it.
   if (git_repository_set_workdir(impl->repo.get(), workspace_root.c_str(), 0) != 0) return git_failure("set workdir");
   if (git_repository_index(impl->index.out(), impl->repo.get()) != 0) return git_failure("open index");
+  impl->workdir = workspace_root;
+  // Entries saved no earlier than the index file itself are racy: their stat cannot prove them
+  // unchanged (git's rule), so the first scan re-hashes them.
+  struct stat index_stat{};
+  if (::stat((repo_path + "/index").c_str(), &index_stat) == 0) {
+    for (std::size_t i = 0; i < git_index_entrycount(impl->index.get()); ++i) {
+      const git_index_entry* e = git_index_get_byindex(impl->index.get(), i);
+      if (e->mtime.seconds >= index_stat.st_mtim.tv_sec - 1) impl->racy.insert(e->path);
+    }
+  }
   return std::unique_ptr<SnapshotStore>(new SnapshotStore(std::move(impl), repo_path));
 }
 
-Result<Scan> SnapshotStore::scan() {
-  git_index* index = impl_->index.get();
-  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
-  opts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS | GIT_DIFF_INCLUDE_TYPECHANGE |
-               GIT_DIFF_UPDATE_INDEX;
-  Diff diff;
-  if (git_diff_index_to_workdir(diff.out(), impl_->repo.get(), index, &opts) != 0) return git_failure("compare with workspace");
+namespace {
 
-  std::set<std::string> changed;
-  std::size_t n = git_diff_num_deltas(diff.get());
-  for (std::size_t i = 0; i < n; ++i) {
-    const git_diff_delta* d = git_diff_get_delta(diff.get(), i);
-    std::string path = d->new_file.path ? d->new_file.path : d->old_file.path;
-    int rc = 0;
-    if (d->status == GIT_DELTA_DELETED) {
-      rc = git_index_remove_bypath(index, path.c_str());
-    } else {
-      rc = git_index_add_bypath(index, path.c_str());
-      // A path that vanished or became unreadable between the walk and the add is a deletion.
-      if (rc != 0) rc = git_index_remove_bypath(index, path.c_str());
+// The index's entries, sorted by path (libgit2 keeps them so), for lookups from walker threads.
+class IndexView {
+ public:
+  explicit IndexView(git_index* index) {
+    std::size_t n = git_index_entrycount(index);
+    entries_.reserve(n);
+    paths_.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      entries_.push_back(git_index_get_byindex(index, i));
+      paths_.emplace_back(entries_.back()->path);
     }
-    if (rc != 0) return git_failure("update index for " + path);
+  }
+  // Position of the entry for `path`, or npos.
+  std::size_t find(std::string_view path) const {
+    auto it = std::lower_bound(paths_.begin(), paths_.end(), path);
+    return it != paths_.end() && *it == path ? static_cast<std::size_t>(it - paths_.begin()) : npos;
+  }
+  // Whether any entry lies beneath `dir` ("a/b/"). Paths sharing a prefix are contiguous.
+  bool has_prefix(std::string_view dir) const {
+    auto it = std::lower_bound(paths_.begin(), paths_.end(), dir);
+    return it != paths_.end() && it->substr(0, dir.size()) == dir;
+  }
+  const git_index_entry* at(std::size_t i) const { return entries_[i]; }
+  std::size_t size() const { return entries_.size(); }
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+
+ private:
+  std::vector<const git_index_entry*> entries_;
+  std::vector<std::string_view> paths_;  // views of entries_' paths, sorted as the index is
+};
+
+// git's stat comparison: what the index remembers against what the file is now.
+bool stat_matches(const git_index_entry& e, const FileStat& f) {
+  return e.mode == f.mode && e.file_size == static_cast<std::uint32_t>(f.size) &&
+         e.mtime.seconds == static_cast<std::int32_t>(f.mtime_s) &&
+         e.mtime.nanoseconds == static_cast<std::uint32_t>(f.mtime_ns) &&
+         e.ctime.seconds == static_cast<std::int32_t>(f.ctime_s) &&
+         e.ctime.nanoseconds == static_cast<std::uint32_t>(f.ctime_ns) && e.ino == static_cast<std::uint32_t>(f.ino) &&
+         e.uid == f.uid && e.gid == f.gid;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> SnapshotStore::scan() {
+  git_index* index = impl_->index.get();
+  git_repository* repo = impl_->repo.get();
+  // A file whose mtime is this close to the moment we look at it could change again within the
+  // same timestamp tick without its stat changing: such "racy" files are re-hashed next time.
+  std::int64_t racy_from = std::chrono::duration_cast<std::chrono::seconds>(
+                               std::chrono::system_clock::now().time_since_epoch()).count() - 2;
+  auto is_ignored = [&](const std::string& path) {
+    int ignored = 0;
+    return git_ignore_path_is_ignored(&ignored, repo, path.c_str()) == 0 && ignored == 1;
+  };
+
+  // 1. Stat every file in tracked directories against the stat cache, in parallel. Each thread
+  //    writes only its own bucket and its own bytes of `seen`.
+  struct Bucket {
+    std::vector<std::string> candidates;  // tracked paths whose content must be looked at
+    std::vector<std::string> unknown;     // paths not in the index (ignored or untracked)
+    std::vector<std::string> racy;
+  };
+  unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+  std::vector<Bucket> buckets(threads);
+  std::vector<std::string> untracked, deleted;
+  std::set<std::string> next_racy;
+  {
+    IndexView view(index);
+    std::vector<std::uint8_t> seen(view.size(), 0);
+    const std::set<std::string>& racy = impl_->racy;
+    FileVisitor visit = [&](unsigned t, const FileStat& f) {
+      Bucket& b = buckets[t];
+      if (f.mtime_s >= racy_from || f.ctime_s >= racy_from) b.racy.push_back(f.path);
+      std::size_t pos = view.find(f.path);
+      if (pos == IndexView::npos) {
+        b.unknown.push_back(f.path);
+        return;
+      }
+      seen[pos] = 1;
+      if (!stat_matches(*view.at(pos), f) || racy.count(f.path) != 0) b.candidates.push_back(f.path);
+    };
+    auto walked = walk_workdir(impl_->workdir, "", [&view](std::string_view dir) { return view.has_prefix(dir); }, visit,
+                               threads);
+    if (!walked.ok()) return walked.error().wrap("snapshot");
+    for (std::size_t i = 0; i < view.size(); ++i) {
+      if (!seen[i]) deleted.push_back(view.at(i)->path);
+    }
+    // 2. Directories with nothing tracked: enter those not ignored, one level at a time.
+    std::deque<std::string> dirs(walked->untracked_dirs.begin(), walked->untracked_dirs.end());
+    FileVisitor collect = [&](unsigned, const FileStat& f) {
+      if (f.mtime_s >= racy_from || f.ctime_s >= racy_from) buckets[0].racy.push_back(f.path);
+      buckets[0].unknown.push_back(f.path);
+    };
+    while (!dirs.empty()) {
+      std::string dir = dirs.front();
+      dirs.pop_front();
+      if (is_ignored(dir)) continue;
+      auto inner = walk_workdir(impl_->workdir, dir, [](std::string_view) { return false; }, collect, 1);
+      if (!inner.ok()) continue;  // vanished meanwhile
+      dirs.insert(dirs.end(), inner->untracked_dirs.begin(), inner->untracked_dirs.end());
+    }
+  }
+  std::vector<std::string> candidates;
+  for (auto& b : buckets) {
+    candidates.insert(candidates.end(), b.candidates.begin(), b.candidates.end());
+    for (auto& p : b.unknown) {
+      if (!is_ignored(p)) untracked.push_back(std::move(p));
+    }
+    next_racy.insert(b.racy.begin(), b.racy.end());
+  }
+
+  // 3. Update the index: hash what may have changed; a stat-only change (touch) is no change.
+  std::set<std::string> changed;
+  for (const auto& path : candidates) {
+    const git_index_entry* old = git_index_get_bypath(index, path.c_str(), 0);
+    git_oid old_id = old->id;
+    std::uint32_t old_mode = old->mode;
+    if (git_index_add_bypath(index, path.c_str()) != 0) {
+      // Vanished or unreadable between the stat and the read.
+      if (git_index_remove_bypath(index, path.c_str()) != 0) return git_failure("update index for " + path);
+      changed.insert(path);
+      continue;
+    }
+    const git_index_entry* now = git_index_get_bypath(index, path.c_str(), 0);
+    if (now == nullptr || !git_oid_equal(&now->id, &old_id) || now->mode != old_mode) changed.insert(path);
+  }
+  for (const auto& path : untracked) {
+    if (git_index_add_bypath(index, path.c_str()) == 0) changed.insert(path);
+  }
+  for (const auto& path : deleted) {
+    if (git_index_remove_bypath(index, path.c_str()) != 0) return git_failure("remove " + path + " from index");
     changed.insert(path);
   }
-  if (git_index_write(index) != 0) return git_failure("write index");
+  impl_->racy = std::move(next_racy);
+
+  // The index stays in memory between scans: rewriting a 100,000-entry index file (or its tree)
+  // after every step would cost more than the scan. write_tree() and flush() are for the ends.
+  return std::vector<std::string>(changed.begin(), changed.end());
+}
+
+Result<std::string> SnapshotStore::write_tree() {
   git_oid tree;
-  if (git_index_write_tree(&tree, index) != 0) return git_failure("write tree");
-  return Scan{oid_str(tree), std::vector<std::string>(changed.begin(), changed.end())};
+  if (git_index_write_tree(&tree, impl_->index.get()) != 0) return git_failure("write tree");
+  return oid_str(tree);
+}
+
+Status SnapshotStore::flush() {
+  if (git_index_write(impl_->index.get()) != 0) return git_failure("write index");
+  return ok_status();
 }
 
 Result<std::vector<Mutation>> SnapshotStore::diff(const std::string& from_tree, const std::string& to_tree) const {

@@ -13,10 +13,6 @@
 
 namespace candor::verify {
 
-struct Scan {
-  std::string tree;                        // tree id of the workspace as it is now
-  std::vector<std::string> changed_paths;  // paths that differ from the previous scan, sorted
-};
 
 // Not thread-safe. One per run; two runs on one workspace at once fail on the index lock.
 class SnapshotStore {
@@ -29,8 +25,15 @@ class SnapshotStore {
   SnapshotStore(const SnapshotStore&) = delete;
   SnapshotStore& operator=(const SnapshotStore&) = delete;
 
-  // Brings the stored index up to date with the workspace and writes its tree.
-  Result<Scan> scan();
+  // Brings the index (in memory) up to date with the workspace. Returns the paths that differ
+  // from the previous scan, sorted. This is the call made after every step that may write.
+  Result<std::vector<std::string>> scan();
+
+  // Writes the tree of the index as of the last scan and returns its id: the snapshot.
+  Result<std::string> write_tree();
+
+  // Saves the index, the stat cache that makes the next run's first scan cheap.
+  Status flush();
 
   // The net change from `from_tree` to `to_tree`: added/modified/deleted, sizes, line counts.
   // `steps` and `last_change_seq` are left for the caller to attribute.

@@ -1,0 +1,33 @@
+# Two commands on a fresh Debian 12 machine:  `make demo`  and  `make test`.
+# Each installs the Debian packages it needs (apt-get, as root or through sudo), then builds.
+
+BUILD ?= build
+PACKAGES := g++ meson ninja-build pkg-config cmake git procps \
+            nlohmann-json3-dev libgit2-dev doctest-dev libcurl4-openssl-dev libsqlite3-dev \
+            libcli11-dev libfmt-dev libre2-dev libcpp-httplib-dev
+
+.PHONY: all deps build test demo bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh $(PACKAGES)
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD)
+
+build: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+test: build
+	@status=0; meson test -C $(BUILD) --print-errorlogs || status=$$?; \
+	  scripts/test-summary.sh $(BUILD)/meson-logs/testlog.txt || status=1; exit $$status
+
+demo: build
+	scripts/demo.sh
+
+bench: build
+	bench/change_detection.sh
+
+clean:
+	rm -rf $(BUILD)

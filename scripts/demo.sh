@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The demo: `candor exec` on the bundled example, twice. A plan that patches the stylesheet and
+# asserts the result (success), and a discovery-only plan that reads files and asks to replan
+# (partial: it never made the change). Works on a copy; the example stays as it is.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+candor=${CANDOR:-$here/build/cli/candor}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -r "$here/examples/dark-green/site" "$work/site"
+export CANDOR_HOME="$work/store"
+
+banner() { printf '\n\033[1m== %s\033[0m\n\n' "$*"; }
+
+banner "1. candor exec plans/patch.json: patch the stylesheet, assert the result"
+"$candor" exec "$here/examples/dark-green/plans/patch.json" -C "$work/site" --goal "Change the background to dark green"
+patch_rc=$?
+banner "2. candor exec plans/discover.json: read four files, then ask to replan"
+"$candor" exec "$here/examples/dark-green/plans/discover.json" -C "$work/site" --goal "Change the background to dark green"
+discover_rc=$?
+banner "candor runs"
+"$candor" runs
+
+echo
+echo "exit codes: patch=$patch_rc (0 = success), discover=$discover_rc (1 = partial)"
+[[ $patch_rc -eq 0 && $discover_rc -eq 1 ]]

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Sums doctest's per-suite counts from meson's test log into one closing line:
+# "tests: N passed, M failed". Exits non-zero when no test case ran.
+set -euo pipefail
+log=${1:-build/meson-logs/testlog.txt}
+read -r passed failed < <(grep -a '^\[doctest\] test cases:' "$log" |
+  sed -E 's/.*\| *([0-9]+) passed \| *([0-9]+) failed.*/\1 \2/' |
+  awk '{p += $1; f += $2} END {print p + 0, f + 0}')
+echo "tests: ${passed} passed, ${failed} failed"
+[[ $passed -gt 0 ]]
