@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +26,8 @@ constexpr std::chrono::milliseconds kDrainGrace{500};
 
 [[noreturn]] void exec_child(const ProcessSpec& spec, int in_read, int out_write) {
   ::setpgid(0, 0);
+  // If candor itself is killed, the step dies with it rather than running on unobserved.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   ::dup2(in_read, STDIN_FILENO);
   ::dup2(out_write, STDOUT_FILENO);
   ::dup2(out_write, STDERR_FILENO);
