@@ -16,7 +16,15 @@ ToolResult done(const std::string& message) {
   return r;
 }
 
-class FileWrite final : public Tool {
+// The effect tools act on one path argument.
+class PathEffectTool : public Tool {
+ public:
+  bool read_only() const override { return false; }
+  bool effect() const override { return true; }
+  std::string target(const nlohmann::json& args) const override { return args.value("path", ""); }
+};
+
+class FileWrite final : public PathEffectTool {
  public:
   const Signature& signature() const override {
     static const Signature s{"file_write", "create or replace a file with the given content",
@@ -24,9 +32,6 @@ class FileWrite final : public Tool {
                               {"content", ArgType::kString, true, "the whole new content"}}};
     return s;
   }
-  bool read_only() const override { return false; }
-  bool effect() const override { return true; }
-  std::string target(const nlohmann::json& args) const override { return args.value("path", ""); }
   ToolResult run(const nlohmann::json& args, const ToolContext& ctx) const override {
     std::string path = args.at("path").get<std::string>();
     const std::string& content = args.at("content").get_ref<const std::string&>();
@@ -55,7 +60,7 @@ std::string replace_all(const std::string& s, const std::string& find, const std
   return out;
 }
 
-class FilePatch final : public Tool {
+class FilePatch final : public PathEffectTool {
  public:
   const Signature& signature() const override {
     static const Signature s{"file_patch",
@@ -65,9 +70,6 @@ class FilePatch final : public Tool {
                               {"edits", ArgType::kEdits, true, "[{find, replace, count?}], applied in order"}}};
     return s;
   }
-  bool read_only() const override { return false; }
-  bool effect() const override { return true; }
-  std::string target(const nlohmann::json& args) const override { return args.value("path", ""); }
   ToolResult run(const nlohmann::json& args, const ToolContext& ctx) const override {
     std::string path = args.at("path").get<std::string>();
     auto original = ctx.workspace.read_file(path, kMaxPatchFile + 1);
@@ -96,15 +98,12 @@ class FilePatch final : public Tool {
   }
 };
 
-class FileDelete final : public Tool {
+class FileDelete final : public PathEffectTool {
  public:
   const Signature& signature() const override {
     static const Signature s{"file_delete", "delete a file", {{"path", ArgType::kString, true, "file to delete"}}};
     return s;
   }
-  bool read_only() const override { return false; }
-  bool effect() const override { return true; }
-  std::string target(const nlohmann::json& args) const override { return args.value("path", ""); }
   ToolResult run(const nlohmann::json& args, const ToolContext& ctx) const override {
     std::string path = args.at("path").get<std::string>();
     Status s = ctx.workspace.delete_file(path);

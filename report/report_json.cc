@@ -25,14 +25,9 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
   }
   nlohmann::json mutations = nlohmann::json::array();
   for (const auto& m : f.mutations) {
-    mutations.push_back({{"path", m.path},
-                         {"change", m.change},
-                         {"bytes_before", m.bytes_before},
-                         {"bytes_after", m.bytes_after},
-                         {"lines_added", m.lines_added},
-                         {"lines_removed", m.lines_removed},
-                         {"binary", m.binary},
-                         {"steps", m.steps}});
+    nlohmann::json j = to_json(m);
+    j.erase("last_change_seq");  // an internal ordering, not for readers
+    mutations.push_back(std::move(j));
   }
   nlohmann::json suspicious = nlohmann::json::array();
   for (const auto& s : tier1.signals.suspicious) suspicious.push_back(verify::to_json(s));

@@ -282,16 +282,32 @@ Status SnapshotStore::flush() {
   return ok_status();
 }
 
-Result<std::vector<Mutation>> SnapshotStore::diff(const std::string& from_tree, const std::string& to_tree) const {
+namespace {
+
+// The diff between two trees; `path` limits it to one path when not empty.
+Status diff_trees(git_repository* repo, const std::string& from_tree, const std::string& to_tree,
+                  const std::string& path, git_diff** out) {
   TRY(git_oid from_id, parse_oid(from_tree));
   TRY(git_oid to_id, parse_oid(to_tree));
   Tree from, to;
-  if (git_tree_lookup(from.out(), impl_->repo.get(), &from_id) != 0) return git_failure("look up tree " + from_tree);
-  if (git_tree_lookup(to.out(), impl_->repo.get(), &to_id) != 0) return git_failure("look up tree " + to_tree);
+  if (git_tree_lookup(from.out(), repo, &from_id) != 0) return git_failure("look up tree " + from_tree);
+  if (git_tree_lookup(to.out(), repo, &to_id) != 0) return git_failure("look up tree " + to_tree);
   git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
   opts.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
+  char* spec[] = {const_cast<char*>(path.c_str())};
+  if (!path.empty()) {
+    opts.pathspec = {spec, 1};
+    opts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+  }
+  if (git_diff_tree_to_tree(out, repo, from.get(), to.get(), &opts) != 0) return git_failure("diff");
+  return ok_status();
+}
+
+}  // namespace
+
+Result<std::vector<Mutation>> SnapshotStore::diff(const std::string& from_tree, const std::string& to_tree) const {
   Diff diff;
-  if (git_diff_tree_to_tree(diff.out(), impl_->repo.get(), from.get(), to.get(), &opts) != 0) return git_failure("diff");
+  TRY_STATUS(diff_trees(impl_->repo.get(), from_tree, to_tree, "", diff.out()));
 
   std::vector<Mutation> out;
   std::size_t n = git_diff_num_deltas(diff.get());
@@ -320,17 +336,8 @@ Result<std::vector<Mutation>> SnapshotStore::diff(const std::string& from_tree, 
 
 Result<std::string> SnapshotStore::patch_text(const std::string& from_tree, const std::string& to_tree,
                                               const std::string& path, std::size_t max_bytes) const {
-  TRY(git_oid from_id, parse_oid(from_tree));
-  TRY(git_oid to_id, parse_oid(to_tree));
-  Tree from, to;
-  if (git_tree_lookup(from.out(), impl_->repo.get(), &from_id) != 0) return git_failure("look up tree " + from_tree);
-  if (git_tree_lookup(to.out(), impl_->repo.get(), &to_id) != 0) return git_failure("look up tree " + to_tree);
-  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
-  char* spec[] = {const_cast<char*>(path.c_str())};
-  opts.pathspec = {spec, 1};
-  opts.flags = GIT_DIFF_DISABLE_PATHSPEC_MATCH;
   Diff diff;
-  if (git_diff_tree_to_tree(diff.out(), impl_->repo.get(), from.get(), to.get(), &opts) != 0) return git_failure("diff");
+  TRY_STATUS(diff_trees(impl_->repo.get(), from_tree, to_tree, path, diff.out()));
   git_buf buf = GIT_BUF_INIT;
   if (git_diff_to_buf(&buf, diff.get(), GIT_DIFF_FORMAT_PATCH) != 0) return git_failure("format patch");
   std::string text(buf.ptr, buf.size);
