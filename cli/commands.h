@@ -2,6 +2,7 @@
 // process exit code of DESIGN.md.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,18 @@ struct ExecArgs {
   std::optional<int> timeout_s;
 };
 
+struct RunArgs {
+  std::string goal;
+  std::string workspace = ".";
+  std::string store_dir;
+  std::string llm;  // PROVIDER[:MODEL]; "" = $CANDOR_LLM
+  bool json = false;
+  bool quiet = false;
+  std::vector<std::string> expects;
+  std::optional<int> max_replans, max_steps, timeout_s;
+  std::optional<std::int64_t> max_tokens;
+};
+
 struct RunsArgs {
   std::string store_dir;
   int limit = 20;
@@ -47,6 +60,7 @@ struct ReportArgs {
 };
 
 int exec_command(const ExecArgs& args);
+int run_command(const RunArgs& args);
 int runs_command(const RunsArgs& args);
 int report_command(const ReportArgs& args);
 int evaluators_command(bool json);

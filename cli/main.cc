@@ -8,6 +8,20 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "candor 0.1.0");
 
+  RunArgs run;
+  auto* run_cmd = app.add_subcommand("run", "plan, execute and verify a goal with an LLM planner");
+  run_cmd->add_option("goal", run.goal, "the goal, in words")->required();
+  run_cmd->add_option("-C,--workspace", run.workspace, "workspace folder (default: .)");
+  run_cmd->add_option("--llm", run.llm, "PROVIDER[:MODEL]: anthropic, openai, script:FILE, command:PROG (default: $CANDOR_LLM)");
+  run_cmd->add_option("--store", run.store_dir, "run store folder (default: $CANDOR_HOME or ~/.local/state/candor)");
+  run_cmd->add_option("--expect", run.expects, "goal-level assertion JSON, checked when a plan finishes (repeatable)");
+  run_cmd->add_option("--max-replans", run.max_replans, "replan budget (default 3)")->check(CLI::Range(0, 1000));
+  run_cmd->add_option("--max-steps", run.max_steps, "step budget (default 50)")->check(CLI::Range(1, 100000));
+  run_cmd->add_option("--max-tokens", run.max_tokens, "token budget (default 200000)")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  run_cmd->add_option("--timeout", run.timeout_s, "time budget in seconds (default 600)")->check(CLI::Range(1, 604800));
+  run_cmd->add_flag("--json", run.json, "print the report as JSON");
+  run_cmd->add_flag("-q,--quiet", run.quiet, "no progress lines while running");
+
   ExecArgs exec;
   auto* exec_cmd = app.add_subcommand("exec", "execute a given plan, then verify (no planner, no replans)");
   exec_cmd->add_option("plan", exec.plan_file, "plan JSON file (DESIGN.md: Plan)")->required();
@@ -46,6 +60,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   try {
+    if (run_cmd->parsed()) return run_command(run);
     if (exec_cmd->parsed()) return exec_command(exec);
     if (runs_cmd->parsed()) return runs_command(runs);
     if (report_cmd->parsed()) return report_command(report);

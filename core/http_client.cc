@@ -47,6 +47,11 @@ curl_socket_t open_socket(void* clientp, curlsocktype /*purpose*/, struct curl_s
   return socket(address->family, address->socktype, address->protocol);
 }
 
+int check_cancel(void* clientp, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* state = static_cast<const TransferState*>(clientp);
+  return state->request->cancel != nullptr && state->request->cancel->load() ? 1 : 0;
+}
+
 std::size_t write_body(char* data, std::size_t size, std::size_t nmemb, void* userp) {
   auto* state = static_cast<TransferState*>(userp);
   std::size_t n = size * nmemb;
@@ -114,6 +119,11 @@ Result<HttpResponse> http_request(const HttpRequest& request, const NetworkPolic
   curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, request.total_timeout_ms);
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_body);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &state);
+  if (request.cancel != nullptr) {
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, check_cancel);
+    curl_easy_setopt(h, CURLOPT_XFERINFODATA, &state);
+  }
   if (restrict_to_loopback) {
     curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
     curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open_socket);
@@ -135,6 +145,9 @@ Result<HttpResponse> http_request(const HttpRequest& request, const NetworkPolic
   if (state.refused_address) {
     return make_error(ErrorCode::kRefused,
                       fmt::format("{} is not a loopback address and is not allowed by the network policy", host));
+  }
+  if (rc == CURLE_ABORTED_BY_CALLBACK) {
+    return make_error(ErrorCode::kUnavailable, fmt::format("request to {} cancelled", host));
   }
   if (rc == CURLE_OPERATION_TIMEDOUT) {
     return make_error(ErrorCode::kTimeout, fmt::format("request to {} timed out", host));

@@ -2,6 +2,7 @@
 // the LLM providers.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@ struct HttpRequest {
   long connect_timeout_ms = 5000;
   long total_timeout_ms = 30000;
   std::size_t max_body_bytes = 1 << 20;  // the rest is counted, not kept
+  const std::atomic<bool>* cancel = nullptr;  // borrowed; aborts the transfer when set
 };
 
 struct HttpResponse {
@@ -36,7 +38,8 @@ struct HttpResponse {
 // Performs one request. Connections to non-loopback addresses are refused (kRefused) unless the
 // URL's host is allowed by `policy`; the check is made on the resolved address at connect time,
 // so a name that resolves elsewhere, a redirect or a proxy cannot get around it. Only http and
-// https; redirects are not followed. Transport failures are kUnavailable (kTimeout on a timeout).
+// https; redirects are not followed. Transport failures are kUnavailable (kTimeout on a timeout,
+// kUnavailable "cancelled" when `cancel` was set).
 Result<HttpResponse> http_request(const HttpRequest& request, const NetworkPolicy& policy);
 
 // The host part of an http(s) URL, or an error naming what is wrong with the URL.

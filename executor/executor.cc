@@ -76,7 +76,14 @@ RoundOutcome Executor::run_round(const planner::Plan& plan, int round) {
   facts_.last_round = round;
   facts_.steps_planned += static_cast<int>(plan.steps.size());
   if (plan.goal_kind) facts_.goal_kind = *plan.goal_kind;
+  if (options_.progress != nullptr) options_.progress->round_started(round, plan.steps.size());
   for (const auto& step : plan.steps) {
+    if (cancelled()) {
+      outcome.all_passed = false;
+      outcome.cancelled = true;
+      outcome.failure = fmt::format("cancelled before step {}", step.id);
+      break;
+    }
     BudgetKind which = BudgetKind::kNone;
     if (!budget_left(which)) {
       outcome.all_passed = false;
@@ -84,9 +91,15 @@ RoundOutcome Executor::run_round(const planner::Plan& plan, int round) {
       outcome.failure = fmt::format("the {} budget ran out before step {}", to_string(which), step.id);
       break;
     }
+    std::size_t first_assertion = facts_.assertions.size();
     StepRecord record = run_step(step, round, outcome);
     facts_.steps.push_back(record);
-    if (!outcome.all_passed) break;
+    if (options_.progress != nullptr) {
+      options_.progress->step_finished(
+          record, std::vector<AssertionRecord>(facts_.assertions.begin() + static_cast<long>(first_assertion), facts_.assertions.end()));
+    }
+    if (cancelled()) outcome.cancelled = true;
+    if (!outcome.all_passed || outcome.cancelled) break;
   }
   return outcome;
 }
@@ -110,7 +123,7 @@ StepRecord Executor::run_step(const planner::PlanStep& step, int round, RoundOut
 
   double left_s = std::max(0.0, options_.limits.timeout_s - elapsed_s());
   ToolContext ctx{deps_.workspace, options_.network, options_.output_cap,
-                  std::chrono::milliseconds(static_cast<long long>(left_s * 1000))};
+                  std::chrono::milliseconds(static_cast<long long>(left_s * 1000)), options_.cancel};
   ToolResult result = tool->run(step.args, ctx);
   facts_.budget.used.steps++;
 

@@ -3,6 +3,7 @@
 // Decides nothing about success: that is verify/'s job, from the facts this produces.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,11 +22,22 @@
 
 namespace candor::executor {
 
+// Told about a run as it happens, for people watching. Default: nothing.
+class ProgressObserver {
+ public:
+  virtual ~ProgressObserver() = default;
+  virtual void round_started(int /*round*/, std::size_t /*steps*/) {}
+  virtual void step_finished(const StepRecord& /*step*/, const std::vector<AssertionRecord>& /*assertions*/) {}
+  virtual void note(const std::string& /*line*/) {}
+};
+
 struct ExecutorOptions {
   BudgetLimits limits;
   std::size_t output_cap = kDefaultOutputCap;
   NetworkPolicy network;
   std::size_t observation_cap = 8 * 1024;  // per step, in RoundOutcome::observations
+  ProgressObserver* progress = nullptr;     // borrowed; may be null
+  const std::atomic<bool>* cancel = nullptr;  // borrowed; set by Ctrl-C
 };
 
 // Everything the executor uses, borrowed; all must outlive it.
@@ -40,6 +52,7 @@ struct ExecutorDeps {
 
 struct RoundOutcome {
   bool all_passed = true;                   // every step ran and passed its assertions
+  bool cancelled = false;                   // Ctrl-C stopped the round
   BudgetKind budget_hit = BudgetKind::kNone;  // a budget stopped the round early
   std::string failure;                      // the first failure, as recovery instructions
   nlohmann::json observations = nlohmann::json::array();  // per step: {step, tool, ok, output}
@@ -62,6 +75,7 @@ class Executor {
   void set_goal_kind(GoalKind kind) { facts_.goal_kind = kind; }
   void set_final_answer(const std::string& text);
   bool budget_left(BudgetKind& which) const;  // false with `which` when a budget is spent
+  bool cancelled() const { return options_.cancel != nullptr && options_.cancel->load(); }
   double elapsed_s() const;
 
   // Final scan, net mutations with their steps, run_ended. Returns the facts for tier 1.

@@ -30,13 +30,16 @@ class Shell final : public Tool {
     std::chrono::milliseconds asked(args.value("timeout_s", 60) * 1000LL);
     spec.timeout = std::max(std::chrono::milliseconds(1), std::min(asked, ctx.time_left));
     spec.output_cap = ctx.output_cap;
+    spec.cancel = ctx.cancel;
     auto run = sandbox::run_process(spec);
     if (!run.ok()) return ToolResult::failure(run.error().message);
     ToolResult r;
     r.set_output(run->output);
     r.exit_code = run->exit_code;
     r.timed_out = run->timed_out;
-    if (run->timed_out) {
+    if (run->cancelled) {
+      r.error = "cancelled (Ctrl-C); the process group was killed";
+    } else if (run->timed_out) {
       bool budget = spec.timeout < asked;
       r.error = fmt::format("timed out after {:.1f} s{}; the process group was killed", run->elapsed_s,
                             budget ? " (the run's time budget)" : "");

@@ -2,6 +2,7 @@
 // the single source of each tool's arguments and its read_only/effect flags.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -12,7 +13,9 @@
 
 #include "core/arg_schema.h"
 #include "core/http_client.h"
+#include "assertions/evaluator.h"
 #include "core/output_cap.h"
+#include "planner/plan.h"
 #include "sandbox/workspace.h"
 
 namespace candor::executor {
@@ -43,6 +46,7 @@ struct ToolContext {
   const NetworkPolicy& network;
   std::size_t output_cap = kDefaultOutputCap;
   std::chrono::milliseconds time_left{600000};  // of the run's time budget
+  const std::atomic<bool>* cancel = nullptr;     // borrowed; Ctrl-C
 };
 
 class Tool {
@@ -71,6 +75,9 @@ class ToolRegistry {
 
 // The built-in tools of DESIGN.md, from one explicit table (tool_registry.cc).
 ToolRegistry builtin_tools();
+
+// What a plan may name, from the two registries (borrowed only while building).
+planner::Catalog make_catalog(const ToolRegistry& tools, const assertions::Registry& evaluators);
 
 std::unique_ptr<Tool> make_file_read();
 std::unique_ptr<Tool> make_file_list();

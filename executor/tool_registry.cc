@@ -31,4 +31,12 @@ ToolRegistry builtin_tools() {
   return r;
 }
 
+planner::Catalog make_catalog(const ToolRegistry& tools, const assertions::Registry& evaluators) {
+  planner::Catalog c;
+  c.tools = tools.signatures();
+  c.assertions = evaluators.signatures();
+  for (const auto& t : tools.tools()) c.tool_flags.push_back({t->read_only(), t->effect()});
+  return c;
+}
+
 }  // namespace candor::executor

@@ -139,6 +139,7 @@ Result<Plan> parse_plan(const nlohmann::json& j, const Catalog& catalog, ParseOp
     TRY(std::string answer, get_string(j, "final_answer", ""));
     plan.final_answer = answer;
   }
+  plan.source = j;
   return plan;
 }
 

@@ -31,13 +31,20 @@ struct Plan {
   std::vector<PlanStep> steps;
   Then then = Then::kFinish;
   std::optional<std::string> final_answer;
+  nlohmann::json source;  // the JSON the plan was parsed from, for the trajectory
 };
 
 // What the plan may name: tools from the executor's registry, assertion types from the
 // evaluator registry. Borrowed views, built by the caller.
+struct ToolFlags {
+  bool read_only = false;
+  bool effect = false;
+};
+
 struct Catalog {
   std::vector<Signature> tools;
   std::vector<Signature> assertions;
+  std::vector<ToolFlags> tool_flags;  // parallel to `tools` when known (for the prompt)
   const Signature* tool(const std::string& name) const;
   const Signature* assertion(const std::string& type) const;
 };

@@ -24,13 +24,13 @@ using Clock = std::chrono::steady_clock;
 // the group may still hold it) before giving up on the rest.
 constexpr std::chrono::milliseconds kDrainGrace{500};
 
-[[noreturn]] void exec_child(const ProcessSpec& spec, int in_read, int out_write) {
+[[noreturn]] void exec_child(const ProcessSpec& spec, int in_read, int out_write, int err_write) {
   ::setpgid(0, 0);
   // If candor itself is killed, the step dies with it rather than running on unobserved.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   ::dup2(in_read, STDIN_FILENO);
   ::dup2(out_write, STDOUT_FILENO);
-  ::dup2(out_write, STDERR_FILENO);
+  ::dup2(err_write >= 0 ? err_write : out_write, STDERR_FILENO);
   ::syscall(SYS_close_range, 3U, ~0U, 0U);
   struct sigaction sa{};
   sa.sa_handler = SIG_DFL;
@@ -75,20 +75,30 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     return make_error(ErrorCode::kIo, std::string("pipe: ") + std::strerror(errno));
   }
   UniqueFd in_read(in_pipe[0]), in_write(in_pipe[1]), out_read(out_pipe[0]), out_write(out_pipe[1]);
+  UniqueFd err_read, err_write;
+  if (!spec.merge_stderr) {
+    int err_pipe[2];
+    if (::pipe2(err_pipe, O_CLOEXEC) != 0) return make_error(ErrorCode::kIo, std::string("pipe: ") + std::strerror(errno));
+    err_read.reset(err_pipe[0]);
+    err_write.reset(err_pipe[1]);
+  }
 
   auto started = Clock::now();
   pid_t pid = ::fork();
   if (pid < 0) return make_error(ErrorCode::kIo, std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) exec_child(spec, in_read.get(), out_write.get());
+  if (pid == 0) exec_child(spec, in_read.get(), out_write.get(), err_write.get());
   ::setpgid(pid, pid);  // also in the child: whichever runs first wins the race
   in_read.reset();
   out_write.reset();
+  err_write.reset();
   set_nonblocking(out_read.get());
+  if (err_read.valid()) set_nonblocking(err_read.get());
   set_nonblocking(in_write.get());
   UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
 
   ProcessResult result;
   result.output = CappedOutput(spec.output_cap);
+  result.errors = CappedOutput(spec.output_cap);
   std::size_t stdin_off = 0;
   if (spec.stdin_data.empty()) in_write.reset();
   auto deadline = started + spec.timeout;
@@ -108,8 +118,13 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   };
 
   char buf[65536];
-  while (out_read.valid()) {
+  while (out_read.valid() || err_read.valid()) {
     auto now = Clock::now();
+    if (!exited && spec.cancel != nullptr && spec.cancel->load()) {
+      result.cancelled = true;
+      ::kill(-pid, SIGKILL);
+      reap(true);
+    }
     if (!exited && now >= deadline) {
       result.timed_out = true;
       ::kill(-pid, SIGKILL);
@@ -118,24 +133,28 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     if (drain_deadline && now >= *drain_deadline) break;
     auto until = drain_deadline ? *drain_deadline : deadline;
     int wait_ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count()) + 1;
-    if (!pidfd.valid() && !exited) wait_ms = std::min(wait_ms, 20);
+    if ((!pidfd.valid() || spec.cancel != nullptr) && !exited) wait_ms = std::min(wait_ms, 20);
 
-    struct pollfd fds[3];
+    struct pollfd fds[4];
     int n = 0;
-    fds[n++] = {out_read.get(), POLLIN, 0};
-    int in_idx = -1, pid_idx = -1;
+    int out_idx = -1, err_idx = -1, in_idx = -1, pid_idx = -1;
+    if (out_read.valid()) { out_idx = n; fds[n++] = {out_read.get(), POLLIN, 0}; }
+    if (err_read.valid()) { err_idx = n; fds[n++] = {err_read.get(), POLLIN, 0}; }
     if (in_write.valid()) { in_idx = n; fds[n++] = {in_write.get(), POLLOUT, 0}; }
     if (pidfd.valid() && !exited) { pid_idx = n; fds[n++] = {pidfd.get(), POLLIN, 0}; }
     int pr = ::poll(fds, static_cast<nfds_t>(n), std::max(wait_ms, 0));
     if (pr < 0 && errno != EINTR) break;
-    if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-      ssize_t got = ::read(out_read.get(), buf, sizeof(buf));
+    auto drain = [&](int idx, UniqueFd& fd, CappedOutput& into) {
+      if (idx < 0 || !(fds[idx].revents & (POLLIN | POLLHUP | POLLERR))) return;
+      ssize_t got = ::read(fd.get(), buf, sizeof(buf));
       if (got > 0) {
-        result.output.append(buf, static_cast<std::size_t>(got));
+        into.append(buf, static_cast<std::size_t>(got));
       } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
-        out_read.reset();  // EOF: every writer is gone
+        fd.reset();  // EOF: every writer is gone
       }
-    }
+    };
+    drain(out_idx, out_read, result.output);
+    drain(err_idx, err_read, result.errors);
     if (in_idx >= 0 && (fds[in_idx].revents & (POLLOUT | POLLERR | POLLHUP))) {
       ssize_t put = ::write(in_write.get(), spec.stdin_data.data() + stdin_off, spec.stdin_data.size() - stdin_off);
       if (put > 0) stdin_off += static_cast<std::size_t>(put);
@@ -150,6 +169,12 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     while (!exited) {
       reap(false);
       if (exited) break;
+      if (spec.cancel != nullptr && spec.cancel->load()) {
+        result.cancelled = true;
+        ::kill(-pid, SIGKILL);
+        reap(true);
+        break;
+      }
       if (Clock::now() >= deadline) {
         result.timed_out = true;
         ::kill(-pid, SIGKILL);

@@ -2,6 +2,7 @@
 // group, merged and capped output, and stdin fed from a string. The only place that forks.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -20,13 +21,18 @@ struct ProcessSpec {
   std::string stdin_data;  // written to the child's stdin, then closed
   // Environment of the child; nullopt inherits candor's.
   std::optional<std::vector<std::string>> env;
+  // false: stderr goes to ProcessResult::errors instead of being merged into output.
+  bool merge_stderr = true;
+  const std::atomic<bool>* cancel = nullptr;  // borrowed; kills the group when set
 };
 
 struct ProcessResult {
   int exit_code = -1;       // valid when !signaled
   int signal = 0;           // the signal that ended the child, 0 if it exited
   bool timed_out = false;   // the deadline passed and the group was killed
-  CappedOutput output;      // stdout and stderr, interleaved as written
+  CappedOutput output;      // stdout, and stderr interleaved unless separated
+  CappedOutput errors;      // stderr when !merge_stderr
+  bool cancelled = false;   // `cancel` was set and the group was killed
   double elapsed_s = 0;
 };
 

@@ -10,51 +10,13 @@
 #include <thread>
 
 #include "store/run_store.h"
-#include "tests/test_support.h"
+#include "tests/e2e_support.h"
 
 using namespace candor;
 using namespace candor::testing;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-namespace {
-
-struct Env {
-  std::string ws = make_temp_dir("ws");
-  std::string store = make_temp_dir("store");
-
-  explicit Env(const std::string& from = source_root() + "/examples/dark-green/site") {
-    fs::copy(from, ws, fs::copy_options::recursive);
-    for (const auto& e : fs::recursive_directory_iterator(ws)) {
-      fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
-    }
-  }
-  CommandResult candor(std::vector<std::string> args) {
-    args.insert(args.begin(), candor_bin());
-    return run_command(args, {"NO_COLOR=1", "CANDOR_HOME=" + store});
-  }
-  CommandResult exec(const std::string& plan, std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"exec", plan, "-C", ws, "--json"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    return candor(args);
-  }
-  std::string plan_file(const std::string& text) {
-    static int n = 0;
-    std::string path = make_temp_dir("plan") + "/plan" + std::to_string(++n) + ".json";
-    write_file(path, text);
-    return path;
-  }
-};
-
-std::string example_plan(const std::string& name) { return source_root() + "/examples/dark-green/plans/" + name; }
-
-json parse_stdout(const CommandResult& r) {
-  CAPTURE(r.out);
-  CAPTURE(r.err);
-  return json::parse(r.out);
-}
-
-}  // namespace
 
 TEST_SUITE("e2e") {
   TEST_CASE("the bundled patch plan succeeds and the stylesheet is dark green") {

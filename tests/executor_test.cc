@@ -39,7 +39,7 @@ struct Harness {
   Trajectory trajectory{"run1", clock, &sink};
   executor::ToolRegistry tools = executor::builtin_tools();
   assertions::Registry evaluators = assertions::builtin_evaluators();
-  planner::Catalog catalog{tools.signatures(), evaluators.signatures()};
+  planner::Catalog catalog = executor::make_catalog(tools, evaluators);
   std::unique_ptr<sandbox::Workspace> ws;
   std::unique_ptr<verify::SnapshotStore> snaps;
   std::unique_ptr<executor::Executor> ex;

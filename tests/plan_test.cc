@@ -11,7 +11,7 @@ namespace {
 const candor::planner::Catalog& catalog() {
   static const candor::executor::ToolRegistry tools = candor::executor::builtin_tools();
   static const candor::assertions::Registry evaluators = candor::assertions::builtin_evaluators();
-  static const candor::planner::Catalog c{tools.signatures(), evaluators.signatures()};
+  static const candor::planner::Catalog c = candor::executor::make_catalog(tools, evaluators);
   return c;
 }
 

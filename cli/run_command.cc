@@ -1,0 +1,75 @@
+// `candor run "GOAL"`: the planner loop over a workspace.
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/progress.h"
+#include "cli/session.h"
+#include "executor/run_loop.h"
+#include "llm/provider.h"
+#include "report/report.h"
+
+namespace candor::cli {
+namespace {
+
+std::atomic<bool> g_cancel{false};
+
+void on_interrupt(int) {
+  g_cancel.store(true);
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends candor at once
+}
+
+}  // namespace
+
+int run_command(const RunArgs& args) {
+  std::string spec = args.llm;
+  if (spec.empty() && std::getenv("CANDOR_LLM") != nullptr) spec = std::getenv("CANDOR_LLM");
+  if (spec.empty()) {
+    return report_error(make_error(ErrorCode::kUsage, "no LLM provider: pass --llm PROVIDER[:MODEL] or set CANDOR_LLM "
+                                                      "(anthropic, openai, script:FILE, command:PROG)"));
+  }
+  if (args.goal.find_first_not_of(" \t\n") == std::string::npos) {
+    return report_error(make_error(ErrorCode::kUsage, "the goal is empty"));
+  }
+  bool tty = ::isatty(STDERR_FILENO) == 1;
+  TerminalProgress progress(stderr, tty, report::want_color(STDERR_FILENO));
+
+  SessionArgs sa;
+  sa.workspace = args.workspace;
+  sa.store_dir = args.store_dir;
+  sa.expects = args.expects;
+  sa.max_replans = args.max_replans;
+  sa.max_steps = args.max_steps;
+  sa.max_tokens = args.max_tokens;
+  sa.timeout_s = args.timeout_s;
+  sa.progress = args.quiet ? nullptr : &progress;
+  sa.cancel = &g_cancel;
+  auto session = Session::open(sa);
+  if (!session.ok()) return report_error(session.error());
+  Session& s = **session;
+
+  llm::ProviderOptions provider_options;
+  provider_options.cancel = &g_cancel;
+  auto provider = llm::make_provider(spec, provider_options);
+  if (!provider.ok()) return report_error(provider.error());
+
+  std::signal(SIGINT, on_interrupt);
+  if (Status started = s.start(args.goal); !started.ok()) return report_error(started.error());
+  planner::Planner planner(**provider, s.catalog(), executor::recording_hooks(s.executor(), s.trajectory()));
+  executor::LoopResult result =
+      executor::run_loop(s.executor(), planner, s.workspace(), s.trajectory(), {args.goal, s.expects(), 200});
+  std::signal(SIGINT, SIG_DFL);
+  int code = s.finish(result.facts, args.json);
+  if (result.provider_failed) {
+    std::fprintf(stderr, "candor: the LLM provider (%s) failed: %s\n", (*provider)->describe().c_str(),
+                 result.facts.status_detail.c_str());
+    return kExitUnavailable;
+  }
+  return code;
+}
+
+}  // namespace candor::cli

@@ -1,0 +1,87 @@
+#include "cli/session.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cli/finish_run.h"
+
+namespace candor::cli {
+namespace {
+
+Result<std::vector<nlohmann::json>> parse_expects(const std::vector<std::string>& texts, const std::vector<nlohmann::json>& from_config,
+                                                  const planner::Catalog& catalog) {
+  std::vector<nlohmann::json> out;
+  for (std::size_t i = 0; i < from_config.size(); ++i) {
+    TRY_STATUS(planner::validate_assertion(from_config[i], catalog, fmt::format(".candor/config.json: expect[{}]", i)));
+    out.push_back(from_config[i]);
+  }
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    std::string where = fmt::format("--expect #{}", i + 1);
+    TRY(nlohmann::json a, planner::parse_json_text(texts[i], where));
+    TRY_STATUS(planner::validate_assertion(a, catalog, where));
+    out.push_back(a);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::string> read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error(ErrorCode::kInvalidInput, fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
+  std::unique_ptr<Session> s(new Session());
+  s->catalog_ = executor::make_catalog(s->tools_, s->evaluators_);
+  std::string store_dir = args.store_dir.empty() ? store::default_store_dir() : args.store_dir;
+  auto workspace = sandbox::Workspace::open(args.workspace, {.force_fallback = false, .protected_dirs = {store_dir}});
+  if (!workspace.ok()) return make_error(ErrorCode::kInvalidInput, workspace.error().message);
+  s->workspace_ = std::move(workspace.value());
+  TRY(executor::WorkspaceConfig config, executor::load_config(s->workspace_->root()));
+  TRY(s->expects_, parse_expects(args.expects, config.expect, s->catalog_));
+
+  executor::ExecutorOptions& o = s->options_;
+  executor::apply_config_budget(config, o.limits);
+  if (args.max_replans) o.limits.max_replans = *args.max_replans;
+  if (args.max_steps) o.limits.max_steps = *args.max_steps;
+  if (args.max_tokens) o.limits.max_tokens = *args.max_tokens;
+  if (args.timeout_s) o.limits.timeout_s = *args.timeout_s;
+  if (config.output_cap_bytes) o.output_cap = *config.output_cap_bytes;
+  o.network = config.network;
+  o.progress = args.progress;
+  o.cancel = args.cancel;
+
+  TRY(s->store_, store::RunStore::open(store_dir));
+  TRY(s->snapshots_, verify::SnapshotStore::open(s->store_->dir(), s->workspace_->root()));
+  return s;
+}
+
+Status Session::start(const std::string& goal) {
+  std::string run_id = store::new_run_id(clock_.wall());
+  created_at_ = format_timestamp(clock_.wall());
+  TRY_STATUS(store_->create_run(run_id, created_at_, goal, workspace_->root()));
+  trajectory_ = std::make_unique<Trajectory>(run_id, clock_, store_.get());
+  executor_ = std::make_unique<executor::Executor>(
+      executor::ExecutorDeps{*workspace_, *snapshots_, tools_, evaluators_, clock_, *trajectory_}, options_);
+  Status begun = executor_->begin(run_id, goal);
+  if (!begun.ok()) finish(executor_->finish(RunStatus::kError, BudgetKind::kNone, begun.error().message), false);
+  return begun;
+}
+
+int Session::finish(const RunFacts& facts, bool json) {
+  if (!trajectory_->sink_error().empty()) {
+    std::fprintf(stderr, "candor: warning: some events were not stored: %s\n", trajectory_->sink_error().c_str());
+  }
+  return finish_run(*store_, facts, created_at_, json);
+}
+
+}  // namespace candor::cli

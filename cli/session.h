@@ -1,0 +1,72 @@
+// What `candor exec` and `candor run` share: the registries, the workspace and its config, the
+// store and the snapshots, the run record, the executor, and the end of the run (tier 1, the
+// report, the exit code).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "assertions/evaluator.h"
+#include "core/clock.h"
+#include "core/trajectory.h"
+#include "executor/config.h"
+#include "executor/executor.h"
+#include "executor/tool.h"
+#include "planner/plan.h"
+#include "sandbox/workspace.h"
+#include "store/run_store.h"
+#include "verify/snapshot.h"
+
+namespace candor::cli {
+
+struct SessionArgs {
+  std::string workspace = ".";
+  std::string store_dir;  // "" = default
+  std::vector<std::string> expects;
+  std::optional<int> max_replans, max_steps, timeout_s;
+  std::optional<std::int64_t> max_tokens;
+  executor::ProgressObserver* progress = nullptr;
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+class Session {
+ public:
+  // Validates everything that can be wrong before a run is recorded: the workspace, its
+  // .candor/config.json, the --expect assertions, the store.
+  static Result<std::unique_ptr<Session>> open(const SessionArgs& args);
+
+  const planner::Catalog& catalog() const { return catalog_; }
+  const sandbox::Workspace& workspace() const { return *workspace_; }
+  const std::vector<nlohmann::json>& expects() const { return expects_; }
+  executor::ExecutorOptions& options() { return options_; }
+
+  // Records the run and snapshots the workspace. On failure the run is recorded as an error.
+  Status start(const std::string& goal);
+  executor::Executor& executor() { return *executor_; }
+  Trajectory& trajectory() { return *trajectory_; }
+
+  // Tier 1, the verdict, the report (stored and printed). Returns the exit code of the verdict.
+  int finish(const RunFacts& facts, bool json);
+
+ private:
+  Session() = default;
+  executor::ToolRegistry tools_ = executor::builtin_tools();
+  assertions::Registry evaluators_ = assertions::builtin_evaluators();
+  planner::Catalog catalog_;
+  std::unique_ptr<sandbox::Workspace> workspace_;
+  std::vector<nlohmann::json> expects_;
+  executor::ExecutorOptions options_;
+  std::unique_ptr<store::RunStore> store_;
+  std::unique_ptr<verify::SnapshotStore> snapshots_;
+  SystemClock clock_;
+  std::string created_at_;
+  std::unique_ptr<Trajectory> trajectory_;
+  std::unique_ptr<executor::Executor> executor_;
+};
+
+Result<std::string> read_text_file(const std::string& path);
+
+}  // namespace candor::cli

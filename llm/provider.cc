@@ -1,0 +1,70 @@
+#include "llm/provider.h"
+
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "llm/http_provider.h"
+#include "llm/local_providers.h"
+
+namespace candor::llm {
+namespace {
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+constexpr const char* kDefaultAnthropicModel = "claude-sonnet-4-5";
+constexpr const char* kDefaultOpenAiModel = "gpt-4o-mini";
+
+}  // namespace
+
+std::int64_t estimate_tokens(const std::string& text) { return static_cast<std::int64_t>(text.size() / 4 + 1); }
+
+std::string redact(std::string text, const std::vector<std::string>& secrets) {
+  for (const auto& secret : secrets) {
+    if (secret.size() < 8) continue;  // too short to be a key; replacing it would garble text
+    for (std::size_t at; (at = text.find(secret)) != std::string::npos;) text.replace(at, secret.size(), "[redacted]");
+  }
+  return text;
+}
+
+Result<std::unique_ptr<Provider>> make_provider(const std::string& spec, const ProviderOptions& options) {
+  std::string kind = spec.substr(0, spec.find(':'));
+  std::string arg = spec.find(':') == std::string::npos ? "" : spec.substr(spec.find(':') + 1);
+  if (kind == "anthropic") {
+    HttpProviderConfig c;
+    c.api_key = env("ANTHROPIC_API_KEY");
+    if (c.api_key.empty()) return make_error(ErrorCode::kUnavailable, "anthropic: ANTHROPIC_API_KEY is not set");
+    c.base_url = env("ANTHROPIC_BASE_URL").empty() ? "https://api.anthropic.com" : env("ANTHROPIC_BASE_URL");
+    c.model = arg.empty() ? kDefaultAnthropicModel : arg;
+    c.options = options;
+    return make_anthropic(std::move(c));
+  }
+  if (kind == "openai") {
+    HttpProviderConfig c;
+    c.api_key = env("OPENAI_API_KEY");
+    c.base_url = env("OPENAI_BASE_URL");
+    // A local compatible server (Ollama, llama.cpp, vLLM) needs no key; the public API does.
+    if (c.base_url.empty()) {
+      if (c.api_key.empty()) return make_error(ErrorCode::kUnavailable, "openai: OPENAI_API_KEY is not set (or set OPENAI_BASE_URL)");
+      c.base_url = "https://api.openai.com/v1";
+    }
+    c.model = arg.empty() ? kDefaultOpenAiModel : arg;
+    c.options = options;
+    return make_openai(std::move(c));
+  }
+  if (kind == "script") {
+    if (arg.empty()) return make_error(ErrorCode::kUsage, "--llm script:FILE needs a file");
+    return make_script_provider(arg);
+  }
+  if (kind == "command") {
+    if (arg.empty()) return make_error(ErrorCode::kUsage, "--llm command:PROG needs a program");
+    return make_command_provider(arg, options);
+  }
+  return make_error(ErrorCode::kUsage,
+                    fmt::format("unknown LLM provider \"{}\" (expected anthropic, openai, script:FILE or command:PROG)", kind));
+}
+
+}  // namespace candor::llm

@@ -1,0 +1,73 @@
+// The LLM behind an interface: messages in, text and token usage out. Implementations:
+// anthropic (Messages API), openai (chat completions, any compatible server), script (replies from
+// a file) and command (an external program). Keys never leave the provider: not in errors, not in
+// events, not in reports.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+namespace candor::llm {
+
+struct Message {
+  std::string role;  // "user" or "assistant"
+  std::string content;
+};
+
+struct Request {
+  std::string role;    // what the call is for: planner, repair, judge, reviewer (events, scripts)
+  std::string system;  // the system prompt
+  std::vector<Message> messages;
+  int max_output_tokens = 4096;
+  // The call may take at most this long (the run's time budget bounds it).
+  std::chrono::milliseconds deadline{std::chrono::minutes(5)};
+};
+
+struct Reply {
+  std::string text;
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+  bool usage_estimated = false;  // the provider reported no usage: counted as characters / 4
+};
+
+class Provider {
+ public:
+  virtual ~Provider() = default;
+  // kUnavailable when the provider cannot answer (after its retries); kInvalidInput for a
+  // malformed script; kTimeout when the deadline passed.
+  virtual Result<Reply> complete(const Request& request) = 0;
+  virtual std::string describe() const = 0;  // "anthropic:claude-...", never a key
+};
+
+// Retries of transient failures (429, 5xx, timeouts, refused connections): bounded, with
+// exponential backoff. Tests shorten the delays.
+struct RetryPolicy {
+  int max_attempts = 4;
+  std::chrono::milliseconds first_delay{500};
+  std::chrono::milliseconds max_delay{8000};
+};
+
+struct ProviderOptions {
+  RetryPolicy retry;
+  const std::atomic<bool>* cancel = nullptr;  // borrowed; stops waits and transfers when set
+};
+
+// `spec` is PROVIDER[:MODEL]: anthropic[:MODEL], openai[:MODEL], script:FILE, command:PROG.
+// Reads keys and endpoints from the environment (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
+// OPENAI_API_KEY, OPENAI_BASE_URL). kUsage for an unknown provider; kUnavailable when a key is
+// missing; kInvalidInput for a malformed script.
+Result<std::unique_ptr<Provider>> make_provider(const std::string& spec, const ProviderOptions& options);
+
+// Usage for providers that report none.
+std::int64_t estimate_tokens(const std::string& text);
+
+// Replaces every occurrence of each secret (of 8 characters or more) with "[redacted]".
+std::string redact(std::string text, const std::vector<std::string>& secrets);
+
+}  // namespace candor::llm

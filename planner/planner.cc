@@ -1,0 +1,112 @@
+#include "planner/planner.h"
+
+#include <fmt/format.h>
+
+#include "planner/prompts.h"
+#include "planner/reply.h"
+
+namespace candor::planner {
+namespace {
+
+// Parses a reply into a plan; the error says what a repair must fix.
+Result<Plan> read_plan(const std::string& reply, const Catalog& catalog, bool first_round) {
+  auto text = extract_json_object(reply);
+  if (!text) return make_error(ErrorCode::kInvalidInput, "the reply contains no JSON object");
+  TRY(nlohmann::json j, parse_json_text(*text, "reply"));
+  return parse_plan(j, catalog, {.first_round = first_round});
+}
+
+}  // namespace
+
+Planner::Planner(llm::Provider& provider, const Catalog& catalog, PlannerHooks hooks, PlannerOptions options)
+    : provider_(provider), catalog_(catalog), hooks_(std::move(hooks)), options_(options), system_(system_prompt(catalog)) {}
+
+Result<llm::Reply> Planner::call(const std::string& role, const std::vector<llm::Message>& messages,
+                                 std::chrono::milliseconds deadline) {
+  llm::Request req;
+  req.role = role;
+  req.system = system_;
+  req.messages = messages;
+  req.max_output_tokens = options_.max_output_tokens;
+  req.deadline = deadline;
+  auto reply = provider_.complete(req);
+  CallRecord rec;
+  rec.role = role;
+  rec.ok = reply.ok();
+  if (reply.ok()) {
+    rec.reply = *reply;
+  } else {
+    rec.error = reply.error().message;
+  }
+  if (hooks_.on_call) hooks_.on_call(rec);
+  return reply;
+}
+
+Result<Plan> Planner::ask(bool first_round, std::chrono::milliseconds deadline) {
+  auto started = std::chrono::steady_clock::now();
+  TRY(llm::Reply reply, call("planner", messages_, deadline));
+  auto plan = read_plan(reply.text, catalog_, first_round);
+  if (!plan.ok()) {
+    // One repair call carrying the validation error; the invalid reply is not kept afterwards.
+    std::vector<llm::Message> repair = messages_;
+    repair.push_back({"assistant", reply.text});
+    repair.push_back({"user", repair_message(plan.error().message)});
+    auto left = deadline - std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+    TRY(llm::Reply second, call("repair", repair, left));
+    auto repaired = read_plan(second.text, catalog_, first_round);
+    if (!repaired.ok()) {
+      return make_error(ErrorCode::kInvalidInput,
+                        fmt::format("the planner's reply was invalid twice: first: {}; after repair: {}", plan.error().message,
+                                    repaired.error().message));
+    }
+    reply = second;
+    plan = std::move(repaired);
+  }
+  messages_.push_back({"assistant", reply.text});
+  return plan;
+}
+
+Result<Plan> Planner::first_plan(const std::string& goal, const std::string& workspace_overview,
+                                 std::chrono::milliseconds deadline) {
+  messages_.clear();
+  rounds_.clear();
+  messages_.push_back({"user", first_message(goal, workspace_overview)});
+  TRY(Plan plan, ask(true, deadline));
+  questions_ = plan.questions;
+  return plan;
+}
+
+Result<Plan> Planner::replan(int round, const std::string& failure, const nlohmann::json& observations,
+                             const std::string& notes, std::chrono::milliseconds deadline) {
+  messages_.push_back({"user", round_message(round, failure, observations, notes)});
+  rounds_.push_back({round, messages_.size() - 1, observations, false});
+  bound_context();
+  return ask(false, deadline);
+}
+
+void Planner::bound_context() {
+  auto observation_bytes = [](const nlohmann::json& obs) {
+    std::size_t n = 0;
+    for (const auto& o : obs) n += o.value("output", "").size();
+    return n;
+  };
+  std::size_t total = 0;
+  for (const auto& r : rounds_) {
+    if (!r.cut) total += observation_bytes(r.observations);
+  }
+  // Oldest first; the latest round is always kept whole (it carries the recovery instructions).
+  for (std::size_t i = 0; i + 1 < rounds_.size() && total > options_.observation_budget; ++i) {
+    RoundEntry& r = rounds_[i];
+    if (r.cut) continue;
+    std::size_t bytes = observation_bytes(r.observations);
+    std::string& content = messages_[r.message_index].content;
+    std::size_t recovery = content.find("RECOVERY NEEDED.");
+    std::string kept = recovery == std::string::npos ? "" : "\n" + content.substr(recovery, content.find('\n', recovery) - recovery);
+    content = cut_observations_message(r.round, r.observations, bytes) + kept;
+    r.cut = true;
+    total -= bytes;
+    if (hooks_.on_cut) hooks_.on_cut({r.round, bytes});
+  }
+}
+
+}  // namespace candor::planner

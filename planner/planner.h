@@ -1,0 +1,82 @@
+// The planner conversation: the first plan, replans with recovery instructions, one repair call
+// per invalid reply, and a context that stays bounded as rounds accumulate.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "llm/provider.h"
+#include "planner/plan.h"
+
+namespace candor::planner {
+
+struct PlannerOptions {
+  // Total bytes of round observations kept verbatim in the conversation; older rounds are
+  // replaced by one-line summaries beyond it.
+  std::size_t observation_budget = 48 * 1024;
+  int max_output_tokens = 4096;
+};
+
+// What happened in one LLM call, for the trajectory and the budget.
+struct CallRecord {
+  std::string role;  // planner | repair
+  bool ok = false;
+  std::string error;
+  llm::Reply reply;  // usage even when the reply was unusable
+};
+
+struct ContextCut {
+  int round = 0;
+  std::size_t bytes = 0;
+};
+
+struct PlannerHooks {
+  std::function<void(const CallRecord&)> on_call;
+  std::function<void(const ContextCut&)> on_cut;
+};
+
+// Not thread-safe. `provider` and `catalog` are borrowed and must outlive the planner.
+class Planner {
+ public:
+  Planner(llm::Provider& provider, const Catalog& catalog, PlannerHooks hooks, PlannerOptions options = {});
+
+  // Errors: the provider's (kUnavailable, kTimeout), or kInvalidInput when the reply and its one
+  // repair were both invalid (the message says why).
+  Result<Plan> first_plan(const std::string& goal, const std::string& workspace_overview,
+                          std::chrono::milliseconds deadline);
+  Result<Plan> replan(int round, const std::string& failure, const nlohmann::json& observations,
+                      const std::string& notes, std::chrono::milliseconds deadline);
+
+  // Fixed by the first plan.
+  const std::vector<std::string>& questions() const { return questions_; }
+  const std::string& system() const { return system_; }
+  const std::vector<llm::Message>& messages() const { return messages_; }
+
+ private:
+  Result<Plan> ask(bool first_round, std::chrono::milliseconds deadline);
+  Result<llm::Reply> call(const std::string& role, const std::vector<llm::Message>& messages,
+                          std::chrono::milliseconds deadline);
+  void bound_context();
+
+  llm::Provider& provider_;
+  const Catalog& catalog_;
+  PlannerHooks hooks_;
+  PlannerOptions options_;
+  std::string system_;
+  std::vector<llm::Message> messages_;
+  // Per round message index in messages_ and its observations, to cut the oldest first.
+  struct RoundEntry {
+    int round;
+    std::size_t message_index;
+    nlohmann::json observations;
+    bool cut = false;
+  };
+  std::vector<RoundEntry> rounds_;
+  std::vector<std::string> questions_;
+};
+
+}  // namespace candor::planner

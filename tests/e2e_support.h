@@ -1,0 +1,62 @@
+// The end-to-end fixture: a copy of a workspace, a private store, and the built binary.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/test_support.h"
+
+namespace candor::testing {
+
+struct Env {
+  std::string ws = make_temp_dir("ws");
+  std::string store = make_temp_dir("store");
+  std::vector<std::string> env = {"NO_COLOR=1"};  // more NAME=VALUE for the binary
+
+  explicit Env(const std::string& from = source_root() + "/examples/dark-green/site") {
+    std::filesystem::copy(from, ws, std::filesystem::copy_options::recursive);
+    for (const auto& e : std::filesystem::recursive_directory_iterator(ws)) {
+      std::filesystem::permissions(e.path(), std::filesystem::perms::owner_write, std::filesystem::perm_options::add);
+    }
+  }
+  CommandResult candor(std::vector<std::string> args) {
+    args.insert(args.begin(), candor_bin());
+    std::vector<std::string> e = env;
+    e.push_back("CANDOR_HOME=" + store);
+    return run_command(args, e);
+  }
+  CommandResult exec(const std::string& plan, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"exec", plan, "-C", ws, "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return candor(args);
+  }
+  // `candor run GOAL --llm script:FILE --json`, FILE holding `script` (one JSON object a line).
+  CommandResult run(const std::string& goal, const std::string& script, std::vector<std::string> extra = {}) {
+    std::string path = make_temp_dir("script") + "/replies.jsonl";
+    write_file(path, script);
+    std::vector<std::string> args = {"run", goal, "-C", ws, "--llm", "script:" + path, "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return candor(args);
+  }
+  std::string plan_file(const std::string& text) {
+    static int n = 0;
+    std::string path = make_temp_dir("plan") + "/plan" + std::to_string(++n) + ".json";
+    write_file(path, text);
+    return path;
+  }
+};
+
+inline std::string example_plan(const std::string& name) { return source_root() + "/examples/dark-green/plans/" + name; }
+
+inline nlohmann::json parse_stdout(const CommandResult& r) {
+  CAPTURE(r.out);
+  CAPTURE(r.err);
+  return nlohmann::json::parse(r.out);
+}
+
+}  // namespace candor::testing
