@@ -76,6 +76,9 @@ class Executor {
   void set_final_answer(const std::string& text);
   bool budget_left(BudgetKind& which) const;  // false with `which` when a budget is spent
   bool cancelled() const { return options_.cancel != nullptr && options_.cancel->load(); }
+  void note(const std::string& line) {
+    if (options_.progress != nullptr) options_.progress->note(line);
+  }
   double elapsed_s() const;
 
   // Final scan, net mutations with their steps, run_ended. Returns the facts for tier 1.

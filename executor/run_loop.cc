@@ -125,6 +125,7 @@ LoopResult run_loop(Executor& ex, planner::Planner& planner, const sandbox::Work
     }
     if (stagnant == 2) {
       trajectory.record("stagnation", {{"round", round}, {"rounds_in_a_row", 2}});
+      ex.note("two rounds in a row changed nothing and repeated earlier calls; a third ends the run");
       notes = "NOTE: the last two rounds changed nothing and only repeated earlier calls with identical input. "
               "A third such round ends the run. Make progress: change something, or finish.";
     }
@@ -151,6 +152,7 @@ LoopResult run_loop(Executor& ex, planner::Planner& planner, const sandbox::Work
     }
     ex.facts().budget.used.replans++;
     trajectory.record("replan", {{"round", round + 1}, {"reason", reason}});
+    ex.note("replan: " + reason);
     plan = planner.replan(round, failure, outcome.observations, notes, time_left(ex, limits));
     if (!plan.ok()) return planner_failed(plan.error());
   }

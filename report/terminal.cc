@@ -112,6 +112,11 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
   out += fmt::format("  {:<14}{}\n", "changed files", mutations.empty() ? "none" : std::to_string(mutations.size()));
   out += fmt::format("  {:<14}{}\n", "suspicious", suspicious.empty() ? "none" : std::to_string(suspicious.size()));
   out += fmt::format("  {:<14}{} passed, {} failed\n", "assertions", passed, failed);
+  const auto& usage = r.value("usage", nlohmann::json::object());
+  if (usage.value("llm_calls", 0) > 0) {
+    out += fmt::format("  {:<14}{} LLM calls, {} tokens in, {} out\n", "usage", usage.value("llm_calls", 0),
+                       usage.value("input_tokens", 0), usage.value("output_tokens", 0));
+  }
 
   if (!mutations.empty()) {
     out += "\n" + st.bold("changes") + "\n";

@@ -18,9 +18,13 @@ patch_rc=$?
 banner "2. candor exec plans/discover.json: read four files, then ask to replan"
 "$candor" exec "$here/examples/dark-green/plans/discover.json" -C "$work/site" --goal "Change the background to dark green"
 discover_rc=$?
+banner "3. candor run, planner replies recorded in replies.jsonl (the script provider: offline)"
+cp -r "$here/examples/dark-green/site" "$work/site2"
+"$candor" run "Change the background to dark green" -C "$work/site2" --llm "script:$here/examples/dark-green/replies.jsonl"
+run_rc=$?
 banner "candor runs"
 "$candor" runs
 
 echo
-echo "exit codes: patch=$patch_rc (0 = success), discover=$discover_rc (1 = partial)"
-[[ $patch_rc -eq 0 && $discover_rc -eq 1 ]]
+echo "exit codes: patch=$patch_rc (0 = success), discover=$discover_rc (1 = partial), run=$run_rc (0 = success)"
+[[ $patch_rc -eq 0 && $discover_rc -eq 1 && $run_rc -eq 0 ]]
