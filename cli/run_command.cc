@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "cli/progress.h"
+#include "report/progress.h"
 #include "cli/session.h"
 #include "executor/run_loop.h"
 #include "llm/provider.h"
@@ -36,7 +36,7 @@ int run_command(const RunArgs& args) {
     return report_error(make_error(ErrorCode::kUsage, "the goal is empty"));
   }
   bool tty = ::isatty(STDERR_FILENO) == 1;
-  TerminalProgress progress(stderr, tty, report::want_color(STDERR_FILENO));
+  report::TerminalProgress progress(stderr, tty, report::want_color(STDERR_FILENO));
 
   SessionArgs sa;
   sa.workspace = args.workspace;

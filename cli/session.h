@@ -28,7 +28,7 @@ struct SessionArgs {
   std::vector<std::string> expects;
   std::optional<int> max_replans, max_steps, timeout_s;
   std::optional<std::int64_t> max_tokens;
-  executor::ProgressObserver* progress = nullptr;
+  ProgressObserver* progress = nullptr;
   const std::atomic<bool>* cancel = nullptr;
 };
 

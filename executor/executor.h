@@ -13,6 +13,7 @@
 #include "assertions/evaluator.h"
 #include "core/clock.h"
 #include "core/http_client.h"
+#include "core/progress.h"
 #include "core/run_record.h"
 #include "core/trajectory.h"
 #include "executor/tool.h"
@@ -21,15 +22,6 @@
 #include "verify/snapshot.h"
 
 namespace candor::executor {
-
-// Told about a run as it happens, for people watching. Default: nothing.
-class ProgressObserver {
- public:
-  virtual ~ProgressObserver() = default;
-  virtual void round_started(int /*round*/, std::size_t /*steps*/) {}
-  virtual void step_finished(const StepRecord& /*step*/, const std::vector<AssertionRecord>& /*assertions*/) {}
-  virtual void note(const std::string& /*line*/) {}
-};
 
 struct ExecutorOptions {
   BudgetLimits limits;

@@ -88,3 +88,47 @@ TEST_SUITE("report") {
     ::unsetenv("NO_COLOR");
   }
 }
+
+#include <cstdio>
+
+#include "report/progress.h"
+
+TEST_SUITE("report") {
+  TEST_CASE("progress: every step on a terminal, only failures in the quiet log") {
+    StepRecord ok;
+    ok.id = "s1";
+    ok.tool = "file_patch";
+    ok.target = "css/style.css";
+    ok.ok = true;
+    ok.changed_paths = {"css/style.css"};
+    AssertionRecord failed;
+    failed.type = "file_contains";
+    failed.passed = false;
+    failed.message = "css/style.css does not contain \"#006400\"";
+    auto render = [&](bool tty) {
+      char* buf = nullptr;
+      std::size_t len = 0;
+      std::FILE* f = ::open_memstream(&buf, &len);
+      report::TerminalProgress p(f, tty, false);
+      p.round_started(2, 1);
+      p.step_finished(ok, {});
+      p.step_finished(ok, {failed});
+      p.note("replan: step s1 failed");
+      std::fclose(f);
+      std::string out(buf, len);
+      std::free(buf);
+      return out;
+    };
+    CHECK(render(true) ==
+          "round 2 (1 step)\n"
+          "  ok     s1   file_patch  css/style.css  (changed 1)\n"
+          "  ok     s1   file_patch  css/style.css  (changed 1)\n"
+          "         FAIL file_contains: css/style.css does not contain \"#006400\"\n"
+          "  replan: step s1 failed\n");
+    CHECK(render(false) ==
+          "round 2 (1 step)\n"
+          "  ok     s1   file_patch  css/style.css  (changed 1)\n"
+          "         FAIL file_contains: css/style.css does not contain \"#006400\"\n"
+          "  replan: step s1 failed\n");
+  }
+}

@@ -3,13 +3,13 @@
 
 #include <cstdio>
 
-#include "executor/executor.h"
+#include "core/progress.h"
 
-namespace candor::cli {
+namespace candor::report {
 
 // On a terminal: every round, step and assertion as it happens, in colour unless NO_COLOR.
 // Otherwise a quiet log: rounds, failures and notes only.
-class TerminalProgress final : public executor::ProgressObserver {
+class TerminalProgress final : public ProgressObserver {
  public:
   TerminalProgress(std::FILE* out, bool tty, bool color) : out_(out), tty_(tty), color_(color) {}
   void round_started(int round, std::size_t steps) override;
@@ -22,4 +22,4 @@ class TerminalProgress final : public executor::ProgressObserver {
   bool color_;
 };
 
-}  // namespace candor::cli
+}  // namespace candor::report

@@ -1,8 +1,8 @@
-#include "cli/progress.h"
+#include "report/progress.h"
 
 #include <fmt/format.h>
 
-namespace candor::cli {
+namespace candor::report {
 namespace {
 
 std::string fit(const std::string& s, std::size_t n) {
@@ -40,4 +40,4 @@ void TerminalProgress::note(const std::string& line) {
   std::fflush(out_);
 }
 
-}  // namespace candor::cli
+}  // namespace candor::report
