@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/session.h"
 #include "core/result.h"
 
 namespace candor::cli {
@@ -26,25 +27,17 @@ int report_error(const Error& error);
 
 struct ExecArgs {
   std::string plan_file;
-  std::string workspace = ".";
-  std::string store_dir;  // "" = default
-  std::string goal;       // "" = "exec <plan file>"
+  std::string goal;  // "" = "exec <plan file>"
   bool json = false;
-  std::vector<std::string> expects;
-  std::optional<int> max_steps;
-  std::optional<int> timeout_s;
+  SessionArgs session;
 };
 
 struct RunArgs {
   std::string goal;
-  std::string workspace = ".";
-  std::string store_dir;
   std::string llm;  // PROVIDER[:MODEL]; "" = $CANDOR_LLM
   bool json = false;
   bool quiet = false;
-  std::vector<std::string> expects;
-  std::optional<int> max_replans, max_steps, timeout_s;
-  std::optional<std::int64_t> max_tokens;
+  SessionArgs session;
 };
 
 struct RunsArgs {

@@ -5,12 +5,7 @@
 namespace candor::cli {
 
 int exec_command(const ExecArgs& args) {
-  SessionArgs sa;
-  sa.workspace = args.workspace;
-  sa.store_dir = args.store_dir;
-  sa.expects = args.expects;
-  sa.max_steps = args.max_steps;
-  sa.timeout_s = args.timeout_s;
+  SessionArgs sa = args.session;
   sa.max_replans = 0;  // exec never replans
   auto session = Session::open(sa);
   if (!session.ok()) return report_error(session.error());

@@ -8,29 +8,31 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "candor 0.1.0");
 
+  // The options `run` and `exec` share: where, what is stored, the goal-level checks, budgets.
+  auto add_session_options = [](CLI::App* cmd, SessionArgs& s) {
+    cmd->add_option("-C,--workspace", s.workspace, "workspace folder (default: .)");
+    cmd->add_option("--store", s.store_dir, "run store folder (default: $CANDOR_HOME or ~/.local/state/candor)");
+    cmd->add_option("--expect", s.expects, "goal-level assertion JSON, checked at the end (repeatable)");
+    cmd->add_option("--max-steps", s.max_steps, "step budget (default 50)")->check(CLI::Range(1, 100000));
+    cmd->add_option("--timeout", s.timeout_s, "time budget in seconds (default 600)")->check(CLI::Range(1, 604800));
+  };
+
   RunArgs run;
   auto* run_cmd = app.add_subcommand("run", "plan, execute and verify a goal with an LLM planner");
   run_cmd->add_option("goal", run.goal, "the goal, in words")->required();
-  run_cmd->add_option("-C,--workspace", run.workspace, "workspace folder (default: .)");
   run_cmd->add_option("--llm", run.llm, "PROVIDER[:MODEL]: anthropic, openai, script:FILE, command:PROG (default: $CANDOR_LLM)");
-  run_cmd->add_option("--store", run.store_dir, "run store folder (default: $CANDOR_HOME or ~/.local/state/candor)");
-  run_cmd->add_option("--expect", run.expects, "goal-level assertion JSON, checked when a plan finishes (repeatable)");
-  run_cmd->add_option("--max-replans", run.max_replans, "replan budget (default 3)")->check(CLI::Range(0, 1000));
-  run_cmd->add_option("--max-steps", run.max_steps, "step budget (default 50)")->check(CLI::Range(1, 100000));
-  run_cmd->add_option("--max-tokens", run.max_tokens, "token budget (default 200000)")->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
-  run_cmd->add_option("--timeout", run.timeout_s, "time budget in seconds (default 600)")->check(CLI::Range(1, 604800));
+  add_session_options(run_cmd, run.session);
+  run_cmd->add_option("--max-replans", run.session.max_replans, "replan budget (default 3)")->check(CLI::Range(0, 1000));
+  run_cmd->add_option("--max-tokens", run.session.max_tokens, "token budget (default 200000)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   run_cmd->add_flag("--json", run.json, "print the report as JSON");
   run_cmd->add_flag("-q,--quiet", run.quiet, "no progress lines while running");
 
   ExecArgs exec;
   auto* exec_cmd = app.add_subcommand("exec", "execute a given plan, then verify (no planner, no replans)");
   exec_cmd->add_option("plan", exec.plan_file, "plan JSON file (DESIGN.md: Plan)")->required();
-  exec_cmd->add_option("-C,--workspace", exec.workspace, "workspace folder (default: .)");
-  exec_cmd->add_option("--store", exec.store_dir, "run store folder (default: $CANDOR_HOME or ~/.local/state/candor)");
   exec_cmd->add_option("--goal", exec.goal, "the goal text to record (default: exec PLAN)");
-  exec_cmd->add_option("--expect", exec.expects, "goal-level assertion JSON, checked at the end (repeatable)");
-  exec_cmd->add_option("--max-steps", exec.max_steps, "step budget")->check(CLI::Range(1, 100000));
-  exec_cmd->add_option("--timeout", exec.timeout_s, "time budget in seconds")->check(CLI::Range(1, 604800));
+  add_session_options(exec_cmd, exec.session);
   exec_cmd->add_flag("--json", exec.json, "print the report as JSON");
 
   RunsArgs runs;

@@ -38,14 +38,7 @@ int run_command(const RunArgs& args) {
   bool tty = ::isatty(STDERR_FILENO) == 1;
   report::TerminalProgress progress(stderr, tty, report::want_color(STDERR_FILENO));
 
-  SessionArgs sa;
-  sa.workspace = args.workspace;
-  sa.store_dir = args.store_dir;
-  sa.expects = args.expects;
-  sa.max_replans = args.max_replans;
-  sa.max_steps = args.max_steps;
-  sa.max_tokens = args.max_tokens;
-  sa.timeout_s = args.timeout_s;
+  SessionArgs sa = args.session;
   sa.progress = args.quiet ? nullptr : &progress;
   sa.cancel = &g_cancel;
   auto session = Session::open(sa);
