@@ -28,6 +28,8 @@ int report_error(const Error& error);
 struct ExecArgs {
   std::string plan_file;
   std::string goal;  // "" = "exec <plan file>"
+  std::string llm;   // for the judge only; "" = $CANDOR_LLM, if set
+  std::string judge = "auto";
   bool json = false;
   SessionArgs session;
 };
@@ -35,6 +37,10 @@ struct ExecArgs {
 struct RunArgs {
   std::string goal;
   std::string llm;  // PROVIDER[:MODEL]; "" = $CANDOR_LLM
+  std::string judge = "auto";
+  std::string criterion;
+  std::string criterion_file;
+  int max_goal_attempts = 5;
   bool json = false;
   bool quiet = false;
   SessionArgs session;

@@ -2,6 +2,8 @@
 #include "cli/commands.h"
 #include "cli/session.h"
 
+#include <cstdlib>
+
 namespace candor::cli {
 
 int exec_command(const ExecArgs& args) {
@@ -15,6 +17,18 @@ int exec_command(const ExecArgs& args) {
   if (!text.ok()) return report_error(text.error());
   auto plan = planner::parse_plan_text(*text, s.catalog(), args.plan_file);
   if (!plan.ok()) return report_error(plan.error());
+
+  // The judge is optional for exec: an explicit --llm must work; $CANDOR_LLM is used if it does.
+  std::unique_ptr<llm::Provider> judge;
+  std::string spec = !args.llm.empty() ? args.llm : std::getenv("CANDOR_LLM") ? std::getenv("CANDOR_LLM") : "";
+  if (!spec.empty() && args.judge != "never") {
+    auto provider = llm::make_provider(spec, {});
+    if (provider.ok()) {
+      judge = std::move(provider.value());
+    } else if (!args.llm.empty()) {
+      return report_error(provider.error());
+    }
+  }
 
   std::string goal = args.goal.empty() ? "exec " + args.plan_file : args.goal;
   if (Status started = s.start(goal); !started.ok()) return report_error(started.error());
@@ -39,7 +53,8 @@ int exec_command(const ExecArgs& args) {
   }
   std::string goal_failure = ex.run_goal_assertions(s.expects());
   if (detail.empty() && !goal_failure.empty()) detail = goal_failure;
-  return s.finish(ex.finish(status, exhausted, detail), args.json);
+  return s.finish(ex.finish(status, exhausted, detail), args.json, judge.get(),
+                  *verify::parse_judge_policy(args.judge), plan->questions);
 }
 
 }  // namespace candor::cli

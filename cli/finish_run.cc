@@ -18,10 +18,10 @@ int exit_code_for(Verdict verdict) {
   return kExitInternal;
 }
 
-int finish_run(store::RunStore& store, const RunFacts& facts, const std::string& created_at, bool json) {
-  verify::Tier1Result tier1 = verify::evaluate_tier1(facts);
-  verify::Decision decision = verify::decide_without_judge(tier1);
-  nlohmann::json report = report::build_report(facts, tier1, decision, created_at);
+int finish_run(store::RunStore& store, const RunFacts& facts, const std::string& created_at, bool json,
+               const verify::Tier1Result& tier1, const verify::JudgeOutcome* judge) {
+  verify::Decision decision = verify::decide(tier1, judge, facts.goal_validations);
+  nlohmann::json report = report::build_report(facts, tier1, decision, created_at, judge);
   Status stored = store.finish_run(facts.run_id, {to_string(facts.status), to_string(decision.verdict), decision.by,
                                                   to_json(facts), report});
   if (json) {

@@ -6,11 +6,15 @@
 
 #include "core/run_record.h"
 #include "store/run_store.h"
+#include "verify/judge.h"
+#include "verify/tier1.h"
 
 namespace candor::cli {
 
-// Returns the exit code for the verdict (0 success, 1 partial, 2 fail).
-int finish_run(store::RunStore& store, const RunFacts& facts, const std::string& created_at, bool json);
+// Decides (tier 1, the judge's answers when asked, the reviews), builds, stores and prints the
+// report. Returns the exit code for the verdict (0 success, 1 partial, 2 fail).
+int finish_run(store::RunStore& store, const RunFacts& facts, const std::string& created_at, bool json,
+               const verify::Tier1Result& tier1, const verify::JudgeOutcome* judge);
 
 int exit_code_for(Verdict verdict);
 

@@ -25,6 +25,11 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--max-replans", run.session.max_replans, "replan budget (default 3)")->check(CLI::Range(0, 1000));
   run_cmd->add_option("--max-tokens", run.session.max_tokens, "token budget (default 200000)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  run_cmd->add_option("--judge", run.judge, "tier 2: auto (when tier 1 is ambiguous), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  run_cmd->add_option("--criterion", run.criterion, "a criterion the worker never sees, checked by an independent reviewer");
+  run_cmd->add_option("--criterion-file", run.criterion_file, "the reviewer's criterion, from a file");
+  run_cmd->add_option("--max-goal-attempts", run.max_goal_attempts, "reviews before giving up (default 5)")->check(CLI::Range(1, 100));
   run_cmd->add_flag("--json", run.json, "print the report as JSON");
   run_cmd->add_flag("-q,--quiet", run.quiet, "no progress lines while running");
 
@@ -33,6 +38,9 @@ int main(int argc, char** argv) {
   exec_cmd->add_option("plan", exec.plan_file, "plan JSON file (DESIGN.md: Plan)")->required();
   exec_cmd->add_option("--goal", exec.goal, "the goal text to record (default: exec PLAN)");
   add_session_options(exec_cmd, exec.session);
+  exec_cmd->add_option("--llm", exec.llm, "PROVIDER[:MODEL] for the tier-2 judge (default: $CANDOR_LLM, if set)");
+  exec_cmd->add_option("--judge", exec.judge, "tier 2: auto (when tier 1 is ambiguous), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
   exec_cmd->add_flag("--json", exec.json, "print the report as JSON");
 
   RunsArgs runs;

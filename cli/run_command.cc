@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "report/progress.h"
 #include "cli/session.h"
+#include "executor/goal_gate.h"
 #include "executor/run_loop.h"
 #include "llm/provider.h"
 #include "report/report.h"
@@ -50,13 +51,28 @@ int run_command(const RunArgs& args) {
   auto provider = llm::make_provider(spec, provider_options);
   if (!provider.ok()) return report_error(provider.error());
 
+  std::string criterion = args.criterion;
+  if (!args.criterion_file.empty()) {
+    if (!criterion.empty()) return report_error(make_error(ErrorCode::kUsage, "give --criterion or --criterion-file, not both"));
+    auto text = read_text_file(args.criterion_file);
+    if (!text.ok()) return report_error(text.error());
+    criterion = *text;
+  }
+
   std::signal(SIGINT, on_interrupt);
   if (Status started = s.start(args.goal); !started.ok()) return report_error(started.error());
-  planner::Planner planner(**provider, s.catalog(), executor::recording_hooks(s.executor(), s.trajectory()));
-  executor::LoopResult result =
-      executor::run_loop(s.executor(), planner, s.workspace(), s.trajectory(), {args.goal, s.expects(), 200});
+  planner::PlannerOptions planner_options;
+  planner_options.reviewed = !criterion.empty();
+  planner::Planner planner(**provider, s.catalog(), executor::recording_hooks(s.executor(), s.trajectory()), planner_options);
+  executor::RunLoop loop(s.executor(), planner, s.workspace(), s.trajectory(), {args.goal, s.expects(), 200});
+  std::unique_ptr<executor::Reviewer> reviewer;
+  if (!criterion.empty()) {
+    reviewer = std::make_unique<executor::Reviewer>(**provider, s.tools(), s.workspace(), s.options().network, s.trajectory(),
+                                                    executor::ReviewerOptions{criterion, 8, 16 * 1024});
+  }
+  executor::GoalResult result = executor::run_goal(loop, s.executor(), reviewer.get(), args.max_goal_attempts, args.goal);
   std::signal(SIGINT, SIG_DFL);
-  int code = s.finish(result.facts, args.json);
+  int code = s.finish(result.facts, args.json, provider->get(), *verify::parse_judge_policy(args.judge), planner.questions());
   if (result.provider_failed) {
     std::fprintf(stderr, "candor: the LLM provider (%s) failed: %s\n", (*provider)->describe().c_str(),
                  result.facts.status_detail.c_str());

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include "cli/finish_run.h"
+#include "verify/tier1.h"
+#include "verify/verdict.h"
 
 namespace candor::cli {
 namespace {
@@ -77,11 +79,22 @@ Status Session::start(const std::string& goal) {
   return begun;
 }
 
-int Session::finish(const RunFacts& facts, bool json) {
+int Session::finish(const RunFacts& facts, bool json, llm::Provider* judge, verify::JudgePolicy policy,
+                    const std::vector<std::string>& questions) {
+  verify::Tier1Result tier1 = verify::evaluate_tier1(facts);
+  verify::JudgeOutcome outcome;
+  if (judge != nullptr && verify::should_ask_judge(tier1, policy)) {
+    auto evidence = verify::gather_evidence(*snapshots_, facts);
+    double left = std::max(30.0, facts.budget.limits.timeout_s - facts.budget.used.elapsed_s);
+    outcome = verify::ask_judge(*judge, facts.goal, verify::judge_questions(facts.goal, questions), evidence,
+                                std::chrono::milliseconds(static_cast<long long>(left * 1000)));
+    nlohmann::json event = verify::to_json(outcome);
+    trajectory_->record("judge", event);
+  }
   if (!trajectory_->sink_error().empty()) {
     std::fprintf(stderr, "candor: warning: some events were not stored: %s\n", trajectory_->sink_error().c_str());
   }
-  return finish_run(*store_, facts, created_at_, json);
+  return finish_run(*store_, facts, created_at_, json, tier1, outcome.asked ? &outcome : nullptr);
 }
 
 }  // namespace candor::cli

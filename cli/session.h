@@ -15,6 +15,8 @@
 #include "executor/config.h"
 #include "executor/executor.h"
 #include "executor/tool.h"
+#include "llm/provider.h"
+#include "verify/judge.h"
 #include "planner/plan.h"
 #include "sandbox/workspace.h"
 #include "store/run_store.h"
@@ -39,6 +41,7 @@ class Session {
   static Result<std::unique_ptr<Session>> open(const SessionArgs& args);
 
   const planner::Catalog& catalog() const { return catalog_; }
+  const executor::ToolRegistry& tools() const { return tools_; }
   const sandbox::Workspace& workspace() const { return *workspace_; }
   const std::vector<nlohmann::json>& expects() const { return expects_; }
   executor::ExecutorOptions& options() { return options_; }
@@ -48,8 +51,10 @@ class Session {
   executor::Executor& executor() { return *executor_; }
   Trajectory& trajectory() { return *trajectory_; }
 
-  // Tier 1, the verdict, the report (stored and printed). Returns the exit code of the verdict.
-  int finish(const RunFacts& facts, bool json);
+  // Tier 1, tier 2 when the policy says so (with `judge`, which may be null), the reviews, the
+  // verdict, the report (stored and printed). Returns the exit code of the verdict.
+  int finish(const RunFacts& facts, bool json, llm::Provider* judge = nullptr,
+             verify::JudgePolicy policy = verify::JudgePolicy::kAuto, const std::vector<std::string>& questions = {});
 
  private:
   Session() = default;

@@ -88,6 +88,14 @@ nlohmann::json to_json(const Mutation& m) {
           {"last_change_seq", m.last_change_seq}};
 }
 
+nlohmann::json to_json(const GoalValidation& g) {
+  return {{"attempt", g.attempt},
+          {"verdict", g.passed ? "pass" : "fail"},
+          {"reason", g.reason},
+          {"input_tokens", g.input_tokens},
+          {"output_tokens", g.output_tokens}};
+}
+
 nlohmann::json to_json(const RunFacts& f) {
   nlohmann::json steps = nlohmann::json::array();
   for (const auto& s : f.steps) steps.push_back(to_json(s));
@@ -95,7 +103,10 @@ nlohmann::json to_json(const RunFacts& f) {
   for (const auto& a : f.assertions) assertions.push_back(to_json(a));
   nlohmann::json mutations = nlohmann::json::array();
   for (const auto& m : f.mutations) mutations.push_back(to_json(m));
+  nlohmann::json validations = nlohmann::json::array();
+  for (const auto& g : f.goal_validations) validations.push_back(to_json(g));
   return {
+      {"goal_validations", validations},
       {"run_id", f.run_id},
       {"goal", f.goal},
       {"goal_kind", to_string(f.goal_kind)},
@@ -196,6 +207,10 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
       f.usage.llm_calls = j["usage"].value("llm_calls", 0);
       f.usage.input_tokens = j["usage"].value("input_tokens", std::int64_t{0});
       f.usage.output_tokens = j["usage"].value("output_tokens", std::int64_t{0});
+    }
+    for (const auto& g : j.value("goal_validations", nlohmann::json::array())) {
+      f.goal_validations.push_back({g.value("attempt", 1), g.value("verdict", "") == "pass", g.value("reason", ""),
+                                    g.value("input_tokens", std::int64_t{0}), g.value("output_tokens", std::int64_t{0})});
     }
     f.snapshot_before = j.value("snapshot_before", "");
     f.snapshot_after = j.value("snapshot_after", "");

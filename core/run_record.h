@@ -84,6 +84,15 @@ struct Mutation {
   std::int64_t last_change_seq = 0;  // seq of the event after which the last change was seen
 };
 
+// One independent review of the goal (the reviewer gate).
+struct GoalValidation {
+  int attempt = 1;
+  bool passed = false;
+  std::string reason;
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+};
+
 struct Usage {
   int llm_calls = 0;
   std::int64_t input_tokens = 0;
@@ -107,11 +116,13 @@ struct RunFacts {
   Usage usage;
   std::string snapshot_before;  // tree id
   std::string snapshot_after;   // tree id
+  std::vector<GoalValidation> goal_validations;
 };
 
 nlohmann::json to_json(const StepRecord& s);
 nlohmann::json to_json(const AssertionRecord& a);
 nlohmann::json to_json(const Mutation& m);
+nlohmann::json to_json(const GoalValidation& g);
 nlohmann::json to_json(const RunFacts& f);
 Result<RunFacts> run_facts_from_json(const nlohmann::json& j);
 

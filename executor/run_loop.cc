@@ -1,42 +1,8 @@
 #include "executor/run_loop.h"
 
-#include <set>
-
 #include <fmt/format.h>
 
 namespace candor::executor {
-namespace {
-
-// A round is stagnant when it changed nothing and every call in it repeats one made earlier with
-// identical input: it could have learned nothing new.
-class StagnationTracker {
- public:
-  // Returns the number of stagnant rounds in a row, this one included.
-  int observe(const std::vector<StepRecord>& steps, std::size_t first, const std::vector<nlohmann::json>& inputs) {
-    bool changed = false, all_repeated = true;
-    std::vector<std::string> keys;
-    for (std::size_t i = first; i < steps.size(); ++i) {
-      changed |= !steps[i].changed_paths.empty();
-      std::string key = steps[i].tool + " " + inputs[i - first].dump();
-      all_repeated &= seen_.count(key) != 0;
-      keys.push_back(std::move(key));
-    }
-    seen_.insert(keys.begin(), keys.end());
-    streak_ = (!changed && all_repeated) ? streak_ + 1 : 0;
-    return streak_;
-  }
-
- private:
-  std::set<std::string> seen_;
-  int streak_ = 0;
-};
-
-std::chrono::milliseconds time_left(const Executor& ex, const BudgetLimits& limits) {
-  double left = limits.timeout_s - ex.elapsed_s();
-  return std::chrono::milliseconds(static_cast<long long>(std::max(0.0, left) * 1000));
-}
-
-}  // namespace
 
 std::string workspace_overview(const sandbox::Workspace& workspace, std::size_t max_entries) {
   std::string out;
@@ -80,81 +46,101 @@ planner::PlannerHooks recording_hooks(Executor& ex, Trajectory& trajectory) {
   return hooks;
 }
 
-LoopResult run_loop(Executor& ex, planner::Planner& planner, const sandbox::Workspace& workspace, Trajectory& trajectory,
-                    const LoopOptions& options) {
-  const BudgetLimits limits = ex.facts().budget.limits;
-  LoopResult result;
-  auto end = [&](RunStatus status, BudgetKind exhausted, const std::string& detail) {
-    result.facts = ex.finish(status, exhausted, detail);
-    return result;
-  };
-  auto planner_failed = [&](const Error& e) {
-    if (ex.cancelled()) return end(RunStatus::kCancelled, BudgetKind::kNone, "cancelled while waiting for the planner");
-    if (e.code == ErrorCode::kTimeout || time_left(ex, limits).count() == 0) {
-      return end(RunStatus::kBudgetExhausted, BudgetKind::kTimeout, "the time budget ran out while waiting for the planner");
-    }
-    result.provider_failed = e.code == ErrorCode::kUnavailable;
-    return end(RunStatus::kError, BudgetKind::kNone, e.message);
-  };
-  auto tokens_spent = [&] { return ex.facts().budget.used.tokens >= limits.max_tokens; };
+RunLoop::RunLoop(Executor& ex, planner::Planner& planner, const sandbox::Workspace& workspace, Trajectory& trajectory,
+                 LoopOptions options)
+    : ex_(ex), planner_(planner), workspace_(workspace), trajectory_(trajectory), options_(std::move(options)) {}
 
-  auto plan = planner.first_plan(options.goal, workspace_overview(workspace, options.overview_entries), time_left(ex, limits));
-  if (!plan.ok()) return planner_failed(plan.error());
-  ex.set_goal_kind(plan->goal_kind.value_or(GoalKind::kModify));
-  StagnationTracker stagnation;
+std::chrono::milliseconds RunLoop::time_left() const {
+  double left = ex_.facts().budget.limits.timeout_s - ex_.elapsed_s();
+  return std::chrono::milliseconds(static_cast<long long>(std::max(0.0, left) * 1000));
+}
 
-  for (int round = 1;; ++round) {
-    trajectory.record("plan", {{"round", round}, {"plan", plan->source}});
+Stop RunLoop::planner_failed(const Error& e) {
+  if (ex_.cancelled()) return {RunStatus::kCancelled, BudgetKind::kNone, "cancelled while waiting for the planner", false};
+  if (e.code == ErrorCode::kTimeout || time_left().count() == 0) {
+    return {RunStatus::kBudgetExhausted, BudgetKind::kTimeout, "the time budget ran out while waiting for the planner", false};
+  }
+  return {RunStatus::kError, BudgetKind::kNone, e.message, e.code == ErrorCode::kUnavailable};
+}
+
+Stop RunLoop::start() {
+  auto plan = planner_.first_plan(options_.goal, workspace_overview(workspace_, options_.overview_entries), time_left());
+  if (plan.ok()) ex_.set_goal_kind(plan->goal_kind.value_or(GoalKind::kModify));
+  return rounds(std::move(plan));
+}
+
+Stop RunLoop::resume_after_review(const std::string& reason) {
+  trajectory_.record("replan", {{"round", round_ + 1}, {"reason", "independent review failed"}});
+  ex_.note("the independent reviewer sent the work back");
+  std::string failure = "An independent reviewer checked the work and found the goal not met: " + reason;
+  return rounds(planner_.replan(round_, failure, nlohmann::json::array(), "", time_left()));
+}
+
+Stop RunLoop::rounds(Result<planner::Plan> plan) {
+  const BudgetLimits limits = ex_.facts().budget.limits;
+  auto tokens_spent = [&] { return ex_.facts().budget.used.tokens >= limits.max_tokens; };
+  for (;;) {
+    if (!plan.ok()) return planner_failed(plan.error());
+    int round = ++round_;
+    trajectory_.record("plan", {{"round", round}, {"plan", plan->source}});
     if (tokens_spent()) {
-      return end(RunStatus::kBudgetExhausted, BudgetKind::kTokens,
-                 fmt::format("the token budget ran out ({} of {}) before round {} ran", ex.facts().budget.used.tokens,
-                             limits.max_tokens, round));
+      return {RunStatus::kBudgetExhausted, BudgetKind::kTokens,
+              fmt::format("the token budget ran out ({} of {}) before round {} ran", ex_.facts().budget.used.tokens,
+                          limits.max_tokens, round)};
     }
-    std::size_t first_step = ex.facts().steps.size();
-    RoundOutcome outcome = ex.run_round(*plan, round);
-    if (outcome.cancelled || ex.cancelled()) return end(RunStatus::kCancelled, BudgetKind::kNone, "cancelled (Ctrl-C) in round " + std::to_string(round));
-    if (outcome.budget_hit != BudgetKind::kNone) return end(RunStatus::kBudgetExhausted, outcome.budget_hit, outcome.failure);
+    std::size_t first_step = ex_.facts().steps.size();
+    RoundOutcome outcome = ex_.run_round(*plan, round);
+    if (outcome.cancelled || ex_.cancelled()) {
+      return {RunStatus::kCancelled, BudgetKind::kNone, "cancelled (Ctrl-C) in round " + std::to_string(round)};
+    }
+    if (outcome.budget_hit != BudgetKind::kNone) return {RunStatus::kBudgetExhausted, outcome.budget_hit, outcome.failure};
 
-    std::vector<nlohmann::json> inputs;
-    for (std::size_t i = 0; i + first_step < ex.facts().steps.size(); ++i) inputs.push_back(plan->steps[i].args);
-    int stagnant = stagnation.observe(ex.facts().steps, first_step, inputs);
-    std::string notes;
-    if (stagnant >= 3) {
-      return end(RunStatus::kBudgetExhausted, BudgetKind::kStagnation,
-                 fmt::format("three rounds in a row (the last {}) changed nothing and repeated earlier calls", round));
+    // Stagnation: nothing changed, and every call repeats one made earlier with identical input.
+    bool changed = false, all_repeated = true;
+    const auto& steps = ex_.facts().steps;
+    for (std::size_t i = first_step; i < steps.size(); ++i) {
+      changed |= !steps[i].changed_paths.empty();
+      std::string key = steps[i].tool + " " + plan->steps[i - first_step].args.dump();
+      all_repeated &= seen_calls_.count(key) != 0;
+      seen_calls_.insert(key);
     }
-    if (stagnant == 2) {
-      trajectory.record("stagnation", {{"round", round}, {"rounds_in_a_row", 2}});
-      ex.note("two rounds in a row changed nothing and repeated earlier calls; a third ends the run");
+    stagnant_streak_ = (!changed && all_repeated) ? stagnant_streak_ + 1 : 0;
+    std::string notes;
+    if (stagnant_streak_ >= 3) {
+      return {RunStatus::kBudgetExhausted, BudgetKind::kStagnation,
+              fmt::format("three rounds in a row (the last {}) changed nothing and repeated earlier calls", round)};
+    }
+    if (stagnant_streak_ == 2) {
+      trajectory_.record("stagnation", {{"round", round}, {"rounds_in_a_row", 2}});
+      ex_.note("two rounds in a row changed nothing and repeated earlier calls; a third ends the run");
       notes = "NOTE: the last two rounds changed nothing and only repeated earlier calls with identical input. "
               "A third such round ends the run. Make progress: change something, or finish.";
     }
 
     std::string failure = outcome.failure;
     if (outcome.all_passed && plan->then == planner::Then::kFinish) {
-      std::string goal_failure = ex.run_goal_assertions(options.expects);
+      std::string goal_failure = ex_.run_goal_assertions(options_.expects);
       if (goal_failure.empty()) {
-        if (plan->final_answer) ex.set_final_answer(*plan->final_answer);
-        return end(RunStatus::kCompleted, BudgetKind::kNone, "");
+        if (plan->final_answer) ex_.set_final_answer(*plan->final_answer);
+        return {RunStatus::kCompleted, BudgetKind::kNone, ""};
       }
       failure = goal_failure;  // a failed goal-level assertion gets a recovery replan like a step's
     }
 
     std::string reason = failure.empty() ? "the plan asked to replan" : failure;
-    if (ex.facts().budget.used.replans >= limits.max_replans) {
-      if (!failure.empty() && outcome.all_passed && plan->final_answer) ex.set_final_answer(*plan->final_answer);
-      return end(RunStatus::kBudgetExhausted, BudgetKind::kReplans,
-                 fmt::format("a replan was needed ({}) but all {} were used", reason, limits.max_replans));
+    if (ex_.facts().budget.used.replans >= limits.max_replans) {
+      if (!failure.empty() && outcome.all_passed && plan->final_answer) ex_.set_final_answer(*plan->final_answer);
+      return {RunStatus::kBudgetExhausted, BudgetKind::kReplans,
+              fmt::format("a replan was needed ({}) but all {} were used", reason, limits.max_replans)};
     }
     if (tokens_spent()) {
-      return end(RunStatus::kBudgetExhausted, BudgetKind::kTokens,
-                 fmt::format("the token budget ran out ({} of {})", ex.facts().budget.used.tokens, limits.max_tokens));
+      return {RunStatus::kBudgetExhausted, BudgetKind::kTokens,
+              fmt::format("the token budget ran out ({} of {})", ex_.facts().budget.used.tokens, limits.max_tokens)};
     }
-    ex.facts().budget.used.replans++;
-    trajectory.record("replan", {{"round", round + 1}, {"reason", reason}});
-    ex.note("replan: " + reason);
-    plan = planner.replan(round, failure, outcome.observations, notes, time_left(ex, limits));
-    if (!plan.ok()) return planner_failed(plan.error());
+    ex_.facts().budget.used.replans++;
+    trajectory_.record("replan", {{"round", round + 1}, {"reason", reason}});
+    ex_.note("replan: " + reason);
+    plan = planner_.replan(round, failure, outcome.observations, notes, time_left());
   }
 }
 

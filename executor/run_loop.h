@@ -4,6 +4,8 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,14 +22,41 @@ struct LoopOptions {
   std::size_t overview_entries = 200;   // the workspace tree in the first prompt
 };
 
-struct LoopResult {
-  RunFacts facts;
+// How the loop stopped. The run is not finished yet: a reviewer may still send the worker back.
+struct Stop {
+  RunStatus status = RunStatus::kCompleted;
+  BudgetKind exhausted = BudgetKind::kNone;
+  std::string detail;
   bool provider_failed = false;  // the LLM could not be reached: exit 69
 };
 
-// REQUIRES: ex.begin() succeeded. `planner` is fresh. All borrowed for the call.
-LoopResult run_loop(Executor& ex, planner::Planner& planner, const sandbox::Workspace& workspace, Trajectory& trajectory,
-                    const LoopOptions& options);
+// Not thread-safe; everything borrowed must outlive it.
+class RunLoop {
+ public:
+  // REQUIRES: ex.begin() succeeded; `planner` is fresh.
+  RunLoop(Executor& ex, planner::Planner& planner, const sandbox::Workspace& workspace, Trajectory& trajectory,
+          LoopOptions options);
+
+  // The first plan, then rounds until a plan finishes with everything passing, a budget runs
+  // out, the run stagnates, the planner fails, or Ctrl-C.
+  Stop start();
+  // After a failed review: another round whose prompt carries only the reviewer's reason.
+  Stop resume_after_review(const std::string& reason);
+
+ private:
+  Stop rounds(Result<planner::Plan> plan);
+  Stop planner_failed(const Error& e);
+  std::chrono::milliseconds time_left() const;
+
+  Executor& ex_;
+  planner::Planner& planner_;
+  const sandbox::Workspace& workspace_;
+  Trajectory& trajectory_;
+  LoopOptions options_;
+  int round_ = 0;
+  std::set<std::string> seen_calls_;  // "tool input" of every call so far, for stagnation
+  int stagnant_streak_ = 0;
+};
 
 // A capped tree of the workspace for the first prompt: "path/" for directories, "path (N bytes)".
 std::string workspace_overview(const sandbox::Workspace& workspace, std::size_t max_entries);

@@ -3,14 +3,14 @@
 #include <fmt/format.h>
 
 #include "planner/prompts.h"
-#include "planner/reply.h"
+#include "llm/json_reply.h"
 
 namespace candor::planner {
 namespace {
 
 // Parses a reply into a plan; the error says what a repair must fix.
 Result<Plan> read_plan(const std::string& reply, const Catalog& catalog, bool first_round) {
-  auto text = extract_json_object(reply);
+  auto text = llm::extract_json_object(reply);
   if (!text) return make_error(ErrorCode::kInvalidInput, "the reply contains no JSON object");
   TRY(nlohmann::json j, parse_json_text(*text, "reply"));
   return parse_plan(j, catalog, {.first_round = first_round});
@@ -70,7 +70,9 @@ Result<Plan> Planner::first_plan(const std::string& goal, const std::string& wor
                                  std::chrono::milliseconds deadline) {
   messages_.clear();
   rounds_.clear();
-  messages_.push_back({"user", first_message(goal, workspace_overview)});
+  std::string first = first_message(goal, workspace_overview);
+  if (options_.reviewed) first += "\nAn independent reviewer will check the work after you finish.";
+  messages_.push_back({"user", first});
   TRY(Plan plan, ask(true, deadline));
   questions_ = plan.questions;
   return plan;

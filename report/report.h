@@ -12,8 +12,9 @@
 
 namespace candor::report {
 
+// `judge` is null when tier 2 was not asked.
 nlohmann::json build_report(const RunFacts& facts, const verify::Tier1Result& tier1, const verify::Decision& decision,
-                            const std::string& created_at);
+                            const std::string& created_at, const verify::JudgeOutcome* judge = nullptr);
 
 struct TerminalOptions {
   bool color = false;

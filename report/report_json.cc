@@ -8,7 +8,7 @@ nlohmann::json pair(std::int64_t used, std::int64_t limit) { return nlohmann::js
 }  // namespace
 
 nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1, const verify::Decision& decision,
-                            const std::string& created_at) {
+                            const std::string& created_at, const verify::JudgeOutcome* judge) {
   int executed = static_cast<int>(f.steps.size());
   int failed = 0;
   nlohmann::json step_results = nlohmann::json::array();
@@ -40,6 +40,8 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
                           {"passed", a.passed},
                           {"message", a.message}});
   }
+  nlohmann::json validations = nlohmann::json::array();
+  for (const auto& g : f.goal_validations) validations.push_back(to_json(g));
   const BudgetState& b = f.budget;
   return {
       {"run_id", f.run_id},
@@ -70,12 +72,14 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
       {"mutations", mutations},
       {"suspicious", suspicious},
       {"assertions", assertions},
-      {"tier2", nullptr},
-      {"goal_validations", nlohmann::json::array()},
+      {"tier2", judge != nullptr && judge->asked ? verify::to_json(*judge) : nlohmann::json(nullptr)},
+      {"goal_validations", validations},
       {"acceptance", nullptr},
       {"final_answer", f.final_answer ? nlohmann::json(*f.final_answer) : nlohmann::json(nullptr)},
       {"usage",
-       {{"llm_calls", f.usage.llm_calls}, {"input_tokens", f.usage.input_tokens}, {"output_tokens", f.usage.output_tokens}}},
+       {{"llm_calls", f.usage.llm_calls + (judge != nullptr ? judge->calls : 0)},
+        {"input_tokens", f.usage.input_tokens + (judge != nullptr ? judge->input_tokens : 0)},
+        {"output_tokens", f.usage.output_tokens + (judge != nullptr ? judge->output_tokens : 0)}}},
   };
 }
 

@@ -146,6 +146,25 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
       out += wrap(fmt::format("  {} {} {}: ", mark, where, str(a, "type")), str(a, "message"), 9, w + (opt.color ? 11 : 0));
     }
   }
+  if (r.contains("tier2") && r["tier2"].is_object()) {
+    const auto& t2 = r["tier2"];
+    out += "\n" + st.bold("judge (tier 2)") + "\n";
+    if (t2.contains("error")) out += wrap("  unanswered: ", str(t2, "error"), 4, w);
+    for (const auto& a : t2.value("answers", nlohmann::json::array())) {
+      bool yes = str(a, "answer") == "yes";
+      out += wrap(fmt::format("  {} {}. ", yes ? st.green("yes") : st.red("no "), a.value("question", 0)),
+                  str(a, "text") + (str(a, "reason").empty() ? "" : " (" + str(a, "reason") + ")"), 9, w + (opt.color ? 11 : 0));
+    }
+  }
+  const auto& reviews = r.value("goal_validations", nlohmann::json::array());
+  if (!reviews.empty()) {
+    out += "\n" + st.bold("independent reviews") + "\n";
+    for (const auto& v : reviews) {
+      bool pass = str(v, "verdict") == "pass";
+      out += wrap(fmt::format("  {} attempt {}: ", pass ? st.green("pass") : st.red("FAIL"), v.value("attempt", 0)), str(v, "reason"),
+                  4, w + (opt.color ? 11 : 0));
+    }
+  }
   const auto& step_results = r.value("step_results", nlohmann::json::array());
   bool any_failed = false;
   for (const auto& s : step_results) any_failed |= !s.value("ok", true);

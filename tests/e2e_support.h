@@ -16,7 +16,7 @@ namespace candor::testing {
 struct Env {
   std::string ws = make_temp_dir("ws");
   std::string store = make_temp_dir("store");
-  std::vector<std::string> env = {"NO_COLOR=1"};  // more NAME=VALUE for the binary
+  std::vector<std::string> env = {"NO_COLOR=1", "CANDOR_LLM="};  // more NAME=VALUE for the binary (NAME= unsets)
 
   explicit Env(const std::string& from = source_root() + "/examples/dark-green/site") {
     std::filesystem::copy(from, ws, std::filesystem::copy_options::recursive);

@@ -5,7 +5,7 @@
 #include "executor/tool.h"
 #include "planner/planner.h"
 #include "planner/prompts.h"
-#include "planner/reply.h"
+#include "llm/json_reply.h"
 
 using namespace candor;
 using nlohmann::json;
@@ -56,7 +56,7 @@ TEST_SUITE("planner") {
              {"I cannot help with that.", std::nullopt},
              {"} backwards {", std::nullopt}}) {
       CAPTURE(row.reply);
-      CHECK(planner::extract_json_object(row.reply) == row.json);
+      CHECK(llm::extract_json_object(row.reply) == row.json);
     }
   }
 

@@ -1,5 +1,7 @@
 #include "verify/verdict.h"
 
+#include <fmt/format.h>
+
 namespace candor::verify {
 
 Decision decide_without_judge(const Tier1Result& tier1) {
@@ -12,6 +14,69 @@ Decision decide_without_judge(const Tier1Result& tier1) {
   d.verdict = Verdict::kPartial;
   d.reasons.push_back("unverified: tier 1 could not confirm the goal and no judge was asked");
   d.reasons.insert(d.reasons.end(), tier1.reasons.begin(), tier1.reasons.end());
+  return d;
+}
+
+bool should_ask_judge(const Tier1Result& tier1, JudgePolicy policy) {
+  switch (policy) {
+    case JudgePolicy::kNever: return false;
+    case JudgePolicy::kAlways: return true;
+    case JudgePolicy::kAuto: return !tier1.verdict.has_value();
+  }
+  return false;
+}
+
+namespace {
+
+int rank(Verdict v) { return v == Verdict::kSuccess ? 2 : v == Verdict::kPartial ? 1 : 0; }
+
+std::vector<std::string> judge_reasons(const JudgeOutcome& judge) {
+  std::vector<std::string> out;
+  int yes = 0;
+  for (const auto& a : judge.answers) {
+    if (a.yes) {
+      ++yes;
+    } else {
+      std::string q = a.question <= static_cast<int>(judge.questions.size()) ? judge.questions[a.question - 1] : "";
+      out.push_back(fmt::format("the judge answered no to \"{}\"{}", q, a.reason.empty() ? "" : ": " + a.reason));
+    }
+  }
+  out.insert(out.begin(), fmt::format("the judge answered yes to {} of {} questions", yes, judge.answers.size()));
+  return out;
+}
+
+}  // namespace
+
+Decision decide(const Tier1Result& tier1, const JudgeOutcome* judge, const std::vector<GoalValidation>& reviews) {
+  Decision d;
+  bool asked = judge != nullptr && judge->asked;
+  if (!tier1.verdict) {
+    if (asked && judge->answered) {
+      d.verdict = verdict_of(judge->answers);
+      d.by = "tier2";
+      d.reasons = judge_reasons(*judge);
+      d.reasons.insert(d.reasons.end(), tier1.reasons.begin(), tier1.reasons.end());
+    } else {
+      d = decide_without_judge(tier1);
+      if (asked) d.reasons[0] = "unverified: tier 1 could not confirm the goal and the judge did not answer (" + judge->error + ")";
+    }
+  } else {
+    d.verdict = *tier1.verdict;
+    d.reasons = tier1.reasons;
+    if (asked && judge->answered && rank(verdict_of(judge->answers)) < rank(d.verdict)) {
+      d.verdict = verdict_of(judge->answers);
+      d.by = "tier2";
+      std::vector<std::string> reasons = judge_reasons(*judge);
+      reasons.insert(reasons.end(), tier1.reasons.begin(), tier1.reasons.end());
+      d.reasons = reasons;
+    }
+  }
+  if (!reviews.empty() && !reviews.back().passed) {
+    d.verdict = Verdict::kFail;
+    d.by = "reviewer";
+    d.reasons.insert(d.reasons.begin(), fmt::format("the independent reviewer failed the work (attempt {}): {}",
+                                                    reviews.back().attempt, reviews.back().reason));
+  }
   return d;
 }
 

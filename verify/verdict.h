@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/run_record.h"
+#include "verify/judge.h"
 #include "verify/tier1.h"
 
 namespace candor::verify {
@@ -18,5 +19,14 @@ struct Decision {
 
 // Without a judge: an ambiguous run is `partial`, "unverified", with what was missing.
 Decision decide_without_judge(const Tier1Result& tier1);
+
+// Whether tier 2 is asked: `never` never, `always` always, `auto` only when tier 1 is ambiguous.
+bool should_ask_judge(const Tier1Result& tier1, JudgePolicy policy);
+
+// The whole decision, pure. Tier 2 settles an ambiguous run, and may only downgrade a tier-1
+// success; a judge that failed leaves an ambiguous run partial, "unverified". A failed last review
+// makes the run fail (verdict_by reviewer); a passed review changes nothing. Nothing later ever
+// upgrades an earlier tier's partial or fail.
+Decision decide(const Tier1Result& tier1, const JudgeOutcome* judge, const std::vector<GoalValidation>& reviews);
 
 }  // namespace candor::verify

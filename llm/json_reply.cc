@@ -1,6 +1,6 @@
-#include "planner/reply.h"
+#include "llm/json_reply.h"
 
-namespace candor::planner {
+namespace candor::llm {
 namespace {
 
 std::string trim(const std::string& s) {
@@ -28,4 +28,4 @@ std::optional<std::string> extract_json_object(const std::string& reply) {
   return reply.substr(first, last - first + 1);
 }
 
-}  // namespace candor::planner
+}  // namespace candor::llm

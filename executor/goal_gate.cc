@@ -1,0 +1,43 @@
+#include "executor/goal_gate.h"
+
+#include <fmt/format.h>
+
+namespace candor::executor {
+
+GoalResult run_goal(RunLoop& loop, Executor& ex, Reviewer* reviewer, int max_attempts, const std::string& goal) {
+  GoalResult result;
+  Stop stop = loop.start();
+  if (reviewer != nullptr) {
+    for (int attempt = 1; attempt <= max_attempts; ++attempt) {
+      bool reviewable = stop.status == RunStatus::kCompleted || stop.status == RunStatus::kBudgetExhausted;
+      if (!reviewable || ex.cancelled()) break;
+      double left = ex.facts().budget.limits.timeout_s - ex.elapsed_s();
+      Review review = reviewer->review(attempt, goal, ex.facts().final_answer,
+                                       std::chrono::milliseconds(static_cast<long long>(std::max(0.0, left) * 1000)));
+      RunFacts& f = ex.facts();
+      f.goal_validations.push_back(review.validation);
+      f.usage.llm_calls += review.calls;
+      f.usage.input_tokens += review.validation.input_tokens;
+      f.usage.output_tokens += review.validation.output_tokens;
+      f.budget.used.tokens += review.validation.input_tokens + review.validation.output_tokens;
+      if (review.provider_failed) {
+        stop = {RunStatus::kError, BudgetKind::kNone, review.validation.reason, true};
+        break;
+      }
+      if (review.validation.passed) break;
+      if (attempt == max_attempts) {
+        stop = {RunStatus::kGoalAttemptsExhausted, BudgetKind::kNone,
+                fmt::format("{} independent review{} failed; the last: {}", attempt, attempt == 1 ? "" : "s",
+                            review.validation.reason)};
+        break;
+      }
+      if (stop.status != RunStatus::kCompleted) break;  // no budget left for another round
+      stop = loop.resume_after_review(review.validation.reason);
+    }
+  }
+  result.provider_failed = stop.provider_failed;
+  result.facts = ex.finish(stop.status, stop.exhausted, stop.detail);
+  return result;
+}
+
+}  // namespace candor::executor

@@ -1,0 +1,80 @@
+// Tier 2: an LLM judge answers the yes/no questions fixed in round 1 from fenced evidence. The
+// prompt, the reply parsing and the combination with tier 1 are pure; asking is one call (plus one
+// repair) through the provider.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+#include "core/run_record.h"
+#include "llm/provider.h"
+#include "verify/snapshot.h"
+
+namespace candor::verify {
+
+enum class JudgePolicy { kAuto, kAlways, kNever };
+std::optional<JudgePolicy> parse_judge_policy(const std::string& s);
+
+struct EvidencePiece {
+  std::string kind;  // diff | file | final_answer
+  std::string path;  // "" for final_answer
+  std::string text;
+};
+
+struct EvidenceCaps {
+  std::size_t diff_per_file = 4096;
+  std::size_t excerpt_per_file = 2048;
+  std::size_t total = 24 * 1024;
+};
+
+// Diff hunks of every mutation, excerpts of the changed files as they are now, the final answer;
+// capped per file and in total, every cut said in the piece itself.
+std::vector<EvidencePiece> gather_evidence(const SnapshotStore& snapshots, const RunFacts& facts,
+                                           const EvidenceCaps& caps = {});
+
+struct JudgeAnswer {
+  int question = 0;  // 1-based
+  bool yes = false;
+  std::string reason;
+};
+
+struct JudgePrompt {
+  std::string system;
+  std::string user;
+};
+
+// `nonce` makes the evidence fences unforgeable by text inside the evidence.
+JudgePrompt judge_prompt(const std::string& goal, const std::vector<std::string>& questions,
+                         const std::vector<EvidencePiece>& evidence, const std::string& nonce);
+
+// {"answers": [{"question": 1, "answer": "yes"|"no", "reason": "..."}]}: exactly one answer per
+// question. Accepts a code fence around it.
+Result<std::vector<JudgeAnswer>> parse_judge_reply(const std::string& reply, std::size_t questions);
+
+struct JudgeOutcome {
+  bool asked = false;
+  bool answered = false;  // false: the judge failed (provider error or malformed twice)
+  std::vector<std::string> questions;
+  std::vector<JudgeAnswer> answers;
+  std::string error;
+  std::int64_t input_tokens = 0, output_tokens = 0;
+  int calls = 0;
+};
+
+// Asks the judge: one call, one repair on a malformed reply.
+JudgeOutcome ask_judge(llm::Provider& provider, const std::string& goal, const std::vector<std::string>& questions,
+                       const std::vector<EvidencePiece>& evidence, std::chrono::milliseconds deadline);
+
+// The questions to ask: those fixed in round 1, or, when the plan gave none, the goal itself.
+std::vector<std::string> judge_questions(const std::string& goal, const std::vector<std::string>& fixed);
+
+// all yes -> success; all no -> fail; otherwise partial.
+Verdict verdict_of(const std::vector<JudgeAnswer>& answers);
+
+nlohmann::json to_json(const JudgeOutcome& j);
+
+}  // namespace candor::verify
