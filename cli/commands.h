@@ -2,6 +2,7 @@
 // process exit code of DESIGN.md.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -49,6 +50,8 @@ struct RunArgs {
 struct RunsArgs {
   std::string store_dir;
   int limit = 20;
+  std::string verdict;  // "" = any
+  std::string since;    // "2d", "12h", "30m", or an RFC 3339 time; "" = any
   bool json = false;
 };
 
@@ -56,6 +59,24 @@ struct ReportArgs {
   std::string run = "last";
   std::string store_dir;
   bool json = false;
+  bool markdown = false;
+  bool verbose = false;
+  std::string html_file;
+  std::string junit_file;
+};
+
+struct VerifyArgs {
+  std::string run = "last";
+  std::string store_dir;
+  std::string judge = "never";
+  std::string llm;
+  bool json = false;
+};
+
+struct UndoArgs {
+  std::string run;
+  std::string store_dir;
+  bool force = false;
 };
 
 int exec_command(const ExecArgs& args);
@@ -63,5 +84,10 @@ int run_command(const RunArgs& args);
 int runs_command(const RunsArgs& args);
 int report_command(const ReportArgs& args);
 int evaluators_command(bool json);
+int verify_command(const VerifyArgs& args);
+int undo_command(const UndoArgs& args);
+
+// "2d" -> the RFC 3339 time two days before `now`; an RFC 3339 time is returned as it is.
+Result<std::string> since_cutoff(const std::string& since, std::chrono::system_clock::time_point now);
 
 }  // namespace candor::cli

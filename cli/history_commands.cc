@@ -7,6 +7,12 @@
 #include "cli/commands.h"
 #include "report/report.h"
 #include "store/run_store.h"
+#include "report/formats.h"
+#include "verify/snapshot.h"
+
+#include <cctype>
+#include <fstream>
+#include <map>
 
 namespace candor::cli {
 namespace {
@@ -15,11 +21,32 @@ Result<std::unique_ptr<store::RunStore>> open_store(const std::string& dir) {
   return store::RunStore::open(dir.empty() ? store::default_store_dir() : dir);
 }
 
+Status write_output(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  if (!out) return make_error(ErrorCode::kIo, fmt::format("cannot write {}", path));
+  return ok_status();
+}
+
 std::string fit(const std::string& s, std::size_t width) {
   return s.size() <= width ? s : s.substr(0, width - 3) + "...";
 }
 
 }  // namespace
+
+Result<std::string> since_cutoff(const std::string& since, std::chrono::system_clock::time_point now) {
+  if (since.size() >= 2 && std::isdigit(static_cast<unsigned char>(since[0]))) {
+    char unit = since.back();
+    std::string digits = since.substr(0, since.size() - 1);
+    if (digits.find_first_not_of("0123456789") == std::string::npos && digits.size() < 9) {
+      long n = std::stol(digits);
+      long seconds = unit == 'd' ? n * 86400 : unit == 'h' ? n * 3600 : unit == 'm' ? n * 60 : unit == 's' ? n : -1;
+      if (seconds >= 0) return format_timestamp(now - std::chrono::seconds(seconds));
+    }
+  }
+  if (since.size() >= 10 && since[4] == '-' && since[7] == '-') return since;  // an RFC 3339 date or time
+  return make_error(ErrorCode::kUsage, fmt::format("--since \"{}\": expected 2d, 12h, 30m, 45s or an RFC 3339 time", since));
+}
 
 int report_error(const Error& error) {
   std::fprintf(stderr, "candor: %s\n", error.message.c_str());
@@ -35,7 +62,13 @@ int report_error(const Error& error) {
 int runs_command(const RunsArgs& args) {
   auto store = open_store(args.store_dir);
   if (!store.ok()) return report_error(store.error());
-  auto runs = (*store)->list(args.limit);
+  std::string since;
+  if (!args.since.empty()) {
+    auto cutoff = since_cutoff(args.since, std::chrono::system_clock::now());
+    if (!cutoff.ok()) return report_error(cutoff.error());
+    since = *cutoff;
+  }
+  auto runs = (*store)->list(args.limit, args.verdict, since);
   if (!runs.ok()) return report_error(runs.error());
   if (args.json) {
     nlohmann::json out = nlohmann::json::array();
@@ -83,8 +116,27 @@ int report_command(const ReportArgs& args) {
   }
   if (args.json) {
     std::puts(run->report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-  } else {
+  } else if (args.markdown) {
+    std::fputs(report::render_markdown(run->report).c_str(), stdout);
+  } else if (args.html_file.empty() && args.junit_file.empty()) {
     std::fputs(report::render_terminal(run->report, {report::want_color(1), 80}).c_str(), stdout);
+    if (args.verbose) std::fputs(("\nsteps\n" + report::render_step_log(run->events, 2000, report::want_color(1))).c_str(), stdout);
+  }
+  if (!args.html_file.empty()) {
+    std::map<std::string, std::string> diffs;
+    auto facts = run_facts_from_json(run->facts);
+    auto snapshots = facts.ok() ? verify::SnapshotStore::open((*store)->dir(), facts->workspace)
+                                : Result<std::unique_ptr<verify::SnapshotStore>>(facts.error());
+    if (facts.ok() && snapshots.ok()) {
+      for (const auto& m : facts->mutations) {
+        auto patch = (*snapshots)->patch_text(facts->snapshot_before, facts->snapshot_after, m.path, 64 * 1024);
+        if (patch.ok()) diffs[m.path] = *patch;
+      }
+    }
+    if (Status s = write_output(args.html_file, report::render_html(run->report, run->events, diffs)); !s.ok()) return report_error(s.error());
+  }
+  if (!args.junit_file.empty()) {
+    if (Status s = write_output(args.junit_file, report::render_junit({run->report})); !s.ok()) return report_error(s.error());
   }
   return kExitSuccess;
 }

@@ -47,6 +47,8 @@ int main(int argc, char** argv) {
   auto* runs_cmd = app.add_subcommand("runs", "recorded runs, newest first");
   runs_cmd->add_option("--store", runs.store_dir, "run store folder");
   runs_cmd->add_option("--limit", runs.limit, "how many runs (default 20)")->check(CLI::Range(1, 1000000));
+  runs_cmd->add_option("--verdict", runs.verdict, "only runs with this verdict")->check(CLI::IsMember({"success", "partial", "fail"}));
+  runs_cmd->add_option("--since", runs.since, "only runs newer than this: 2d, 12h, 30m, or an RFC 3339 time");
   runs_cmd->add_flag("--json", runs.json, "print JSON");
 
   ReportArgs report;
@@ -54,6 +56,24 @@ int main(int argc, char** argv) {
   report_cmd->add_option("run", report.run, "run id, unique prefix, or last");
   report_cmd->add_option("--store", report.store_dir, "run store folder");
   report_cmd->add_flag("--json", report.json, "print the report JSON");
+  report_cmd->add_flag("--markdown", report.markdown, "print Markdown for a pull-request comment");
+  report_cmd->add_option("--html", report.html_file, "write one self-contained HTML file");
+  report_cmd->add_option("--junit", report.junit_file, "write JUnit XML");
+  report_cmd->add_flag("-v,--verbose", report.verbose, "add every step with its capped output");
+
+  VerifyArgs verify;
+  auto* verify_cmd = app.add_subcommand("verify", "recompute the verdict of a recorded run (no planner)");
+  verify_cmd->add_option("run", verify.run, "run id, unique prefix, or last");
+  verify_cmd->add_option("--store", verify.store_dir, "run store folder");
+  verify_cmd->add_option("--judge", verify.judge, "tier 2: never (default), auto, always")->check(CLI::IsMember({"auto", "always", "never"}));
+  verify_cmd->add_option("--llm", verify.llm, "PROVIDER[:MODEL] for the judge (default: $CANDOR_LLM)");
+  verify_cmd->add_flag("--json", verify.json, "print the report JSON");
+
+  UndoArgs undo;
+  auto* undo_cmd = app.add_subcommand("undo", "restore the workspace files a run changed, from its snapshot");
+  undo_cmd->add_option("run", undo.run, "run id, unique prefix, or last")->required();
+  undo_cmd->add_option("--store", undo.store_dir, "run store folder");
+  undo_cmd->add_flag("--force", undo.force, "restore even files that changed after the run");
 
   bool evaluators_json = false;
   auto* evaluators_cmd = app.add_subcommand("evaluators", "the assertion types available, with their arguments");
@@ -75,6 +95,8 @@ int main(int argc, char** argv) {
     if (runs_cmd->parsed()) return runs_command(runs);
     if (report_cmd->parsed()) return report_command(report);
     if (evaluators_cmd->parsed()) return evaluators_command(evaluators_json);
+    if (verify_cmd->parsed()) return verify_command(verify);
+    if (undo_cmd->parsed()) return undo_command(undo);
   } catch (const std::exception& e) {
     return report_error(candor::make_error(candor::ErrorCode::kInternal, std::string("internal error: ") + e.what()));
   }

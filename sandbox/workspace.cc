@@ -222,7 +222,7 @@ Result<EntryInfo> Workspace::stat(const std::string& path) const {
   TRY(UniqueFd fd, open_beneath(rel, O_PATH));
   struct stat st{};
   if (::fstat(fd.get(), &st) != 0) return from_errno(rel, errno, "fstat");
-  return EntryInfo{kind_of(st.st_mode), static_cast<std::int64_t>(st.st_size)};
+  return EntryInfo{kind_of(st.st_mode), static_cast<std::int64_t>(st.st_size), static_cast<unsigned>(st.st_mode & 07777)};
 }
 
 Status Workspace::check_not_protected(int dir_fd, const std::string& path) const {
@@ -277,7 +277,7 @@ Result<std::pair<UniqueFd, std::string>> Workspace::open_parent_for_write(const 
   return std::make_pair(std::move(dir), name);
 }
 
-Status Workspace::write_file(const std::string& path, const std::string& content) const {
+Status Workspace::write_file(const std::string& path, const std::string& content, std::optional<unsigned> wanted_mode) const {
   TRY(auto parent, open_parent_for_write(path));
   auto& [dir, name] = parent;
   // O_PATH fds cannot create files; reopen the same directory for real.
@@ -292,6 +292,7 @@ Status Workspace::write_file(const std::string& path, const std::string& content
     if (!S_ISREG(st.st_mode)) return refused(path, "is not a regular file (device, FIFO or socket)");
     mode = st.st_mode & 07777;
   }
+  if (wanted_mode) mode = static_cast<mode_t>(*wanted_mode & 07777);
   std::string tmp = temp_name();
   UniqueFd out(::openat(real_dir.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
   if (!out.valid()) return from_errno(path, errno, "create temporary file");

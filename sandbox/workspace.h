@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +24,7 @@ enum class EntryKind { kFile, kDirectory, kSymlink, kOther };
 struct EntryInfo {
   EntryKind kind = EntryKind::kOther;
   std::int64_t size = 0;
+  unsigned mode = 0;  // permission bits
 };
 
 struct WalkEntry {
@@ -59,7 +61,8 @@ class Workspace {
 
   // Atomic: a temporary file in the same directory, then rename. Missing parent directories are
   // created. Refused beneath .git/, .candor/ and protected directories, and over a symlink.
-  Status write_file(const std::string& path, const std::string& content) const;
+  // `mode` (permission bits) when given; else an existing file's mode is kept, a new one is 0644.
+  Status write_file(const std::string& path, const std::string& content, std::optional<unsigned> mode = std::nullopt) const;
   Status delete_file(const std::string& path) const;
 
   // Walks a directory without following symlinks, skipping .git and .candor. `visit` returns false

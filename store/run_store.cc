@@ -160,14 +160,26 @@ Status RunStore::finish_run(const std::string& id, const RunVerdict& v) {
   return ok_status();
 }
 
-Result<std::vector<RunSummary>> RunStore::list(int limit) const {
-  Stmt s(db_, "SELECT id, created_at, goal, workspace, status, COALESCE(verdict,''), COALESCE(verdict_by,'') "
-              "FROM runs ORDER BY created_at DESC, id DESC LIMIT ?");
+Result<std::vector<RunSummary>> RunStore::list(int limit, const std::string& verdict, const std::string& since) const {
+  // Both filters are on indexed columns (runs_by_verdict, runs_by_created).
+  Stmt s(db_, "SELECT id, created_at, goal, workspace, status, COALESCE(verdict,''), COALESCE(verdict_by,'') FROM runs "
+              "WHERE (?1 = '' OR verdict = ?1) AND (?2 = '' OR created_at >= ?2) "
+              "ORDER BY created_at DESC, id DESC LIMIT ?3");
   if (!s.ok()) return db_error(db_, "prepare");
-  s.bind(1, static_cast<std::int64_t>(limit));
+  s.bind(1, verdict).bind(2, since).bind(3, static_cast<std::int64_t>(limit));
   std::vector<RunSummary> out;
   while (s.step() == SQLITE_ROW) out.push_back(summary_from(s));
   return out;
+}
+
+Status RunStore::append_late(const std::string& run_id, const std::string& type, const nlohmann::json& data,
+                             const std::string& ts) {
+  Stmt s(db_, "INSERT INTO events(run_id, seq, ts, type, data) "
+              "SELECT ?1, COALESCE(MAX(seq), 0) + 1, ?2, ?3, ?4 FROM events WHERE run_id = ?1");
+  if (!s.ok()) return db_error(db_, "prepare");
+  s.bind(1, run_id).bind(2, ts).bind(3, type).bind(4, data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  if (s.step() != SQLITE_DONE) return db_error(db_, "append event to " + run_id);
+  return ok_status();
 }
 
 Result<std::string> RunStore::resolve(const std::string& ref) const {

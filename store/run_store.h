@@ -61,8 +61,11 @@ class RunStore final : public EventSink {
   Status append(const std::string& run_id, const Event& event) override;
   Status finish_run(const std::string& id, const RunVerdict& verdict);
 
-  // Newest first.
-  Result<std::vector<RunSummary>> list(int limit) const;
+  // Newest first. `verdict` ("" = any) and `since` (an RFC 3339 time, "" = any) filter.
+  Result<std::vector<RunSummary>> list(int limit, const std::string& verdict = "", const std::string& since = "") const;
+  // Appends an event after the run's last one (for undo and verify, after the run ended).
+  Status append_late(const std::string& run_id, const std::string& type, const nlohmann::json& data,
+                     const std::string& ts);
   // A full id, a unique prefix of one, or "last".
   Result<std::string> resolve(const std::string& ref) const;
   Result<StoredRun> load(const std::string& id) const;

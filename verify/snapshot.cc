@@ -348,17 +348,25 @@ Result<std::string> SnapshotStore::patch_text(const std::string& from_tree, cons
   return text;
 }
 
-Result<std::optional<std::string>> SnapshotStore::read(const std::string& tree_id, const std::string& path) const {
+Result<std::optional<SnapshotStore::TreeFile>> SnapshotStore::read_file(const std::string& tree_id, const std::string& path) const {
   TRY(git_oid id, parse_oid(tree_id));
   Tree tree;
   if (git_tree_lookup(tree.out(), impl_->repo.get(), &id) != 0) return git_failure("look up tree " + tree_id);
   TreeEntry entry;
-  if (git_tree_entry_bypath(entry.out(), tree.get(), path.c_str()) != 0) return std::optional<std::string>();
-  if (git_tree_entry_type(entry.get()) != GIT_OBJECT_BLOB) return std::optional<std::string>();
+  if (git_tree_entry_bypath(entry.out(), tree.get(), path.c_str()) != 0) return std::optional<TreeFile>();
+  if (git_tree_entry_type(entry.get()) != GIT_OBJECT_BLOB) return std::optional<TreeFile>();
   Blob blob;
   if (git_blob_lookup(blob.out(), impl_->repo.get(), git_tree_entry_id(entry.get())) != 0) return git_failure("read " + path);
   const char* data = static_cast<const char*>(git_blob_rawcontent(blob.get()));
-  return std::optional<std::string>(std::string(data, static_cast<std::size_t>(git_blob_rawsize(blob.get()))));
+  TreeFile f{std::string(data, static_cast<std::size_t>(git_blob_rawsize(blob.get()))),
+             static_cast<unsigned>(git_tree_entry_filemode(entry.get()))};
+  return std::optional<TreeFile>(std::move(f));
+}
+
+Result<std::optional<std::string>> SnapshotStore::read(const std::string& tree_id, const std::string& path) const {
+  TRY(auto file, read_file(tree_id, path));
+  if (!file) return std::optional<std::string>();
+  return std::optional<std::string>(std::move(file->content));
 }
 
 Status SnapshotStore::pin(const std::string& tree, const std::string& name) {

@@ -43,6 +43,13 @@ class SnapshotStore {
   Result<std::string> patch_text(const std::string& from_tree, const std::string& to_tree,
                                  const std::string& path, std::size_t max_bytes) const;
 
+  struct TreeFile {
+    std::string content;
+    unsigned mode = 0100644;  // git mode: 0100644, 0100755, 0120000 (symlink)
+  };
+  // `path` in `tree` with its mode; nullopt when the path is not in it.
+  Result<std::optional<TreeFile>> read_file(const std::string& tree, const std::string& path) const;
+
   // Content of `path` in `tree`; nullopt when the path is not in it.
   Result<std::optional<std::string>> read(const std::string& tree, const std::string& path) const;
 

@@ -1,0 +1,109 @@
+// `candor verify` and `candor undo`: working from a recorded run.
+#include <cstdio>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/finish_run.h"
+#include "executor/undo.h"
+#include "llm/provider.h"
+#include "report/report.h"
+#include "store/run_store.h"
+#include "verify/judge.h"
+#include "verify/replay.h"
+#include "verify/snapshot.h"
+#include "verify/tier1.h"
+#include "verify/verdict.h"
+
+namespace candor::cli {
+namespace {
+
+struct Loaded {
+  std::unique_ptr<store::RunStore> store;
+  store::StoredRun run;
+  RunFacts facts;
+  bool finished = false;  // the run has stored facts (it reached run_ended)
+};
+
+Result<Loaded> load(const std::string& store_dir, const std::string& ref) {
+  Loaded l;
+  TRY(l.store, store::RunStore::open(store_dir.empty() ? store::default_store_dir() : store_dir));
+  TRY(std::string id, l.store->resolve(ref));
+  TRY(l.run, l.store->load(id));
+  if (l.run.facts.is_object()) {
+    TRY(l.facts, run_facts_from_json(l.run.facts));
+    l.finished = true;
+  } else {
+    l.facts = verify::facts_from_events(id, l.run.events);
+  }
+  return l;
+}
+
+}  // namespace
+
+int verify_command(const VerifyArgs& args) {
+  auto loaded = load(args.store_dir, args.run);
+  if (!loaded.ok()) return report_error(loaded.error());
+  Loaded& l = *loaded;
+  verify::Tier1Result tier1 = verify::evaluate_tier1(l.facts);
+  verify::JudgePolicy policy = *verify::parse_judge_policy(args.judge);
+  verify::JudgeOutcome judge;
+  if (verify::should_ask_judge(tier1, policy)) {
+    std::string spec = !args.llm.empty() ? args.llm : std::getenv("CANDOR_LLM") ? std::getenv("CANDOR_LLM") : "";
+    if (spec.empty()) return report_error(make_error(ErrorCode::kUsage, "--judge needs --llm PROVIDER or $CANDOR_LLM"));
+    auto provider = llm::make_provider(spec, {});
+    if (!provider.ok()) return report_error(provider.error());
+    std::vector<verify::EvidencePiece> evidence;
+    auto snapshots = verify::SnapshotStore::open(l.store->dir(), l.facts.workspace);
+    if (snapshots.ok() && l.finished) evidence = verify::gather_evidence(**snapshots, l.facts);
+    std::vector<std::string> questions;
+    for (const auto& e : l.run.events) {
+      if (e.type == "plan" && e.data.value("round", 0) == 1 && e.data.contains("plan")) {
+        questions = e.data["plan"].value("questions", std::vector<std::string>{});
+      }
+    }
+    judge = verify::ask_judge(**provider, l.facts.goal, verify::judge_questions(l.facts.goal, questions), evidence, std::chrono::minutes(5));
+  }
+  verify::Decision decision = verify::decide(tier1, judge.asked ? &judge : nullptr, l.facts.goal_validations);
+  nlohmann::json report = report::build_report(l.facts, tier1, decision, l.run.summary.created_at, judge.asked ? &judge : nullptr);
+  (void)l.store->append_late(l.facts.run_id, "verified",
+                             {{"verdict", to_string(decision.verdict)}, {"verdict_by", decision.by}, {"status", to_string(l.facts.status)},
+                              {"from", l.finished ? "stored facts" : "events only"}},
+                             format_timestamp(std::chrono::system_clock::now()));
+  if (args.json) {
+    std::puts(report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  } else {
+    if (!l.finished) std::printf("run %s never ended: verified from its %zu recorded events\n\n", l.facts.run_id.c_str(), l.run.events.size());
+    std::fputs(report::render_terminal(report, {report::want_color(1), 80}).c_str(), stdout);
+  }
+  return exit_code_for(decision.verdict);
+}
+
+int undo_command(const UndoArgs& args) {
+  auto loaded = load(args.store_dir, args.run);
+  if (!loaded.ok()) return report_error(loaded.error());
+  Loaded& l = *loaded;
+  if (!l.finished) {
+    return report_error(make_error(ErrorCode::kInvalidInput,
+                                   fmt::format("run {} never ended, so it has no snapshot after it to undo from", l.facts.run_id)));
+  }
+  auto workspace = sandbox::Workspace::open(l.facts.workspace, {.force_fallback = false, .protected_dirs = {l.store->dir()}});
+  if (!workspace.ok()) return report_error(make_error(ErrorCode::kInvalidInput, workspace.error().message));
+  auto snapshots = verify::SnapshotStore::open(l.store->dir(), (*workspace)->root());
+  if (!snapshots.ok()) return report_error(snapshots.error());
+  auto undone = executor::undo_run(l.facts, **workspace, **snapshots, args.force);
+  if (!undone.ok()) return report_error(undone.error());
+  for (const auto& p : undone->restored) std::printf("restored  %s\n", p.c_str());
+  for (const auto& p : undone->removed) std::printf("removed   %s\n", p.c_str());
+  for (const auto& p : undone->skipped) std::printf("skipped   %s (a symlink: restore it by hand)\n", p.c_str());
+  if (undone->restored.empty() && undone->removed.empty()) std::printf("run %s changed nothing: nothing to undo\n", l.facts.run_id.c_str());
+  Status recorded = l.store->append_late(l.facts.run_id, "undo",
+                                         {{"restored", undone->restored}, {"removed", undone->removed}, {"skipped", undone->skipped},
+                                          {"forced_over", undone->drifted}},
+                                         format_timestamp(std::chrono::system_clock::now()));
+  if (!recorded.ok()) std::fprintf(stderr, "candor: warning: the undo was not recorded: %s\n", recorded.error().message.c_str());
+  return kExitSuccess;
+}
+
+}  // namespace candor::cli

@@ -1,0 +1,33 @@
+// The other renderings of a stored report: Markdown for a pull-request comment, JUnit XML for CI,
+// one self-contained HTML file, and the step log for `report --verbose`. All take the report JSON
+// (built once by build_report); HTML and the step log also take the run's events and diffs.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/trajectory.h"
+
+namespace candor::report {
+
+std::string render_markdown(const nlohmann::json& report);
+
+// One <testsuite> per run: a test case for the run (failure for fail, error for partial, as CI
+// systems show them) and one per assertion.
+std::string render_junit(const std::vector<nlohmann::json>& reports);
+
+// `diffs`: path -> unified diff text. No network fetches, no external assets; every piece of
+// workspace and LLM text is escaped.
+std::string render_html(const nlohmann::json& report, const std::vector<Event>& events,
+                        const std::map<std::string, std::string>& diffs);
+
+// Each step with its tool, target, outcome and capped output, from the events.
+std::string render_step_log(const std::vector<Event>& events, std::size_t output_cap, bool color);
+
+std::string escape_html(const std::string& s);
+std::string escape_xml(const std::string& s);
+
+}  // namespace candor::report

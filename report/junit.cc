@@ -1,0 +1,79 @@
+#include <fmt/format.h>
+
+#include "report/formats.h"
+
+namespace candor::report {
+namespace {
+
+std::string str(const nlohmann::json& j, const char* key) { return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : ""; }
+
+}  // namespace
+
+std::string escape_xml(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') {
+          out += '?';  // not representable in XML 1.0
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out;
+}
+
+std::string render_junit(const std::vector<nlohmann::json>& reports) {
+  std::string suites;
+  int total_tests = 0, total_failures = 0, total_errors = 0;
+  for (const auto& r : reports) {
+    std::string verdict = str(r, "verdict");
+    std::string reasons;
+    for (const auto& reason : r.value("reasons", nlohmann::json::array())) reasons += reason.get<std::string>() + "\n";
+    int tests = 1, failures = 0, errors = 0;
+    std::string cases = fmt::format("    <testcase classname=\"candor.run\" name=\"{}\" time=\"{}\">\n", escape_xml(str(r, "goal")),
+                                    r["budget"]["time_s"][0].get<double>());
+    if (verdict == "fail") {
+      ++failures;
+      cases += fmt::format("      <failure type=\"fail\" message=\"{}\">{}</failure>\n", escape_xml(reasons.substr(0, reasons.find('\n'))), escape_xml(reasons));
+    } else if (verdict == "partial") {
+      ++errors;
+      cases += fmt::format("      <error type=\"partial\" message=\"{}\">{}</error>\n", escape_xml(reasons.substr(0, reasons.find('\n'))), escape_xml(reasons));
+    }
+    cases += "    </testcase>\n";
+    for (const auto& a : r.value("assertions", nlohmann::json::array())) {
+      ++tests;
+      std::string where = a["step"].is_string() ? a["step"].get<std::string>() : "goal";
+      cases += fmt::format("    <testcase classname=\"candor.assertion.{}\" name=\"{} {}\">", escape_xml(where), escape_xml(str(a, "type")),
+                           escape_xml(a["path"].is_string() ? a["path"].get<std::string>() : ""));
+      if (!a.value("passed", false)) {
+        ++failures;
+        cases += fmt::format("<failure type=\"assertion\" message=\"{}\"/>", escape_xml(str(a, "message")));
+      } else {
+        cases += fmt::format("<system-out>{}</system-out>", escape_xml(str(a, "message")));
+      }
+      cases += "</testcase>\n";
+    }
+    suites += fmt::format(
+        "  <testsuite name=\"candor run {}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" timestamp=\"{}\">\n"
+        "    <properties>\n"
+        "      <property name=\"verdict\" value=\"{}\"/>\n      <property name=\"verdict_by\" value=\"{}\"/>\n"
+        "      <property name=\"status\" value=\"{}\"/>\n      <property name=\"workspace\" value=\"{}\"/>\n"
+        "    </properties>\n{}  </testsuite>\n",
+        escape_xml(str(r, "run_id")), tests, failures, errors, escape_xml(str(r, "created_at")), escape_xml(verdict),
+        escape_xml(str(r, "verdict_by")), escape_xml(str(r, "status")), escape_xml(str(r, "workspace")), cases);
+    total_tests += tests;
+    total_failures += failures;
+    total_errors += errors;
+  }
+  return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"candor\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n{}</testsuites>\n",
+                     total_tests, total_failures, total_errors, suites);
+}
+
+}  // namespace candor::report
