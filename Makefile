@@ -4,7 +4,7 @@
 BUILD ?= build
 PACKAGES := g++ meson ninja-build pkg-config cmake git procps \
             nlohmann-json3-dev libgit2-dev doctest-dev libcurl4-openssl-dev libsqlite3-dev \
-            libcli11-dev libfmt-dev libre2-dev libcpp-httplib-dev
+            libcli11-dev libfmt-dev libre2-dev libcpp-httplib-dev chromium
 
 .PHONY: all deps build test demo bench clean
 

@@ -20,8 +20,8 @@ table{border-collapse:collapse;width:100%;font-size:.9rem}
 th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #e4e4e4;vertical-align:top}
 .ok{color:#1e7a34;font-weight:600}.bad{color:#b3261e;font-weight:600}
 pre{background:#fff;border:1px solid #e4e4e4;padding:.5rem;overflow-x:auto;font-size:.82rem}
-.diff .add{background:#e6ffec;display:block}.diff .del{background:#ffebe9;display:block}
-.diff .hunk{color:#6f42c1;display:block}.diff span{white-space:pre}
+.diff span{display:block;white-space:pre;min-height:1.2em}
+.diff .add{background:#e6ffec}.diff .del{background:#ffebe9}.diff .hunk{color:#6f42c1}
 .round{margin-top:.8rem;font-weight:600}
 .muted{color:#666}
 )css";
@@ -43,7 +43,7 @@ std::string render_diff(const std::string& diff) {
     } else if (!line.empty() && line[0] == '-') {
       cls = "del";
     }
-    out += fmt::format("<span class=\"{}\">{}</span>\n", cls, e(line));
+    out += fmt::format("<span class=\"{}\">{}</span>", cls, e(line));
   }
   return out + "</pre>";
 }
@@ -85,9 +85,13 @@ std::string render_html(const nlohmann::json& r, const std::vector<Event>& event
   out += fmt::format("<tr><th>goal actions</th><td>{}</td></tr>", r.value("goal_actions_executed", false) ? "yes" : "none ran");
   out += fmt::format("<tr><th>steps</th><td>{} planned, {} executed, {} failed</td></tr>", r["steps"].value("planned", 0),
                      r["steps"].value("executed", 0), r["steps"].value("failed", 0));
-  out += fmt::format("<tr><th>budget</th><td>replans {} · steps {} · tokens {} · time {}{}</td></tr>", e(b.value("replans", nlohmann::json()).dump()),
-                     e(b.value("steps", nlohmann::json()).dump()), e(b.value("tokens", nlohmann::json()).dump()),
-                     e(b.value("time_s", nlohmann::json()).dump()),
+  auto pair = [&](const char* key) {
+    const auto& p = b.value(key, nlohmann::json::array());
+    return p.is_array() && p.size() == 2 ? fmt::format("{}/{}", p[0].is_number_float() ? fmt::format("{:.1f}", p[0].get<double>()) : p[0].dump(), p[1].dump())
+                                         : std::string("?");
+  };
+  out += fmt::format("<tr><th>budget</th><td>replans {} · steps {} · tokens {} · time {} s{}</td></tr>", pair("replans"), pair("steps"),
+                     pair("tokens"), pair("time_s"),
                      b.contains("exhausted") && b["exhausted"].is_string() ? " · exhausted: " + e(b["exhausted"].get<std::string>()) : "");
   const auto& usage = r.value("usage", nlohmann::json::object());
   out += fmt::format("<tr><th>usage</th><td>{} LLM calls, {} tokens in, {} out</td></tr>", usage.value("llm_calls", 0),

@@ -266,6 +266,22 @@ TEST_SUITE("e2e") {
     CHECK(j["status"] == "running");
     CHECK(j["events"].get<int>() >= 6);
     CHECK(j["message"].get<std::string>().find("never ended") != std::string::npos);
+
+    // runs lists it; verify reports it cancelled from the events it recorded.
+    json listed = parse_stdout(env.candor({"runs", "--json"}));
+    REQUIRE(listed.size() == 1);
+    CHECK(listed[0]["status"] == "running");
+    CHECK(listed[0]["verdict"].is_null());
+    auto verified = env.candor({"verify", "last", "--json"});
+    json v = parse_stdout(verified);
+    CHECK(v["status"] == "cancelled");
+    CHECK(v["verdict"] == "partial");  // a.txt was written before the kill: rule 3
+    CHECK(verified.exit_code == 1);
+    CHECK(v["goal_actions_executed"] == true);
+    CHECK(v["mutations"][0]["path"] == "a.txt");
+    CHECK(v["steps"]["executed"] == 2);
+    CHECK(v["step_results"][1]["error"] == "no result was recorded: the run ended during this step");
+    CHECK(v["status_detail"].get<std::string>().find("the run was killed: no run_ended event") != std::string::npos);
   }
 
   TEST_CASE("evaluators lists every built-in with its arguments") {
