@@ -28,6 +28,7 @@ demo: build
 
 bench: build
 	bench/change_detection.sh
+	bench/store_listing.sh
 
 clean:
 	rm -rf $(BUILD)
