@@ -3,12 +3,17 @@
 
 #include <doctest/doctest.h>
 
+#include <spawn.h>
+
+#include <chrono>
 #include <filesystem>
+#include <thread>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "store/run_store.h"
 #include "tests/test_support.h"
 
 namespace candor::testing {
@@ -50,6 +55,32 @@ struct Env {
     return path;
   }
 };
+
+// Starts candor with `args` in the background and waits (up to 10 s) until the run's event for
+// calling step `step` is in the store. Returns the child's pid (0 if it never got there).
+inline pid_t spawn_until_step(const Env& env, std::vector<std::string> args, const std::string& step) {
+  std::string bin = candor_bin(), home = "CANDOR_HOME=" + env.store;
+  args.insert(args.begin(), bin);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<char*> envp = {home.data(), const_cast<char*>("PATH=/usr/bin:/bin"), nullptr};
+  pid_t pid = 0;
+  if (::posix_spawn(&pid, bin.c_str(), nullptr, nullptr, argv.data(), envp.data()) != 0) return 0;
+  for (int i = 0; i < 200; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    auto store = store::RunStore::open(env.store);
+    if (!store.ok()) continue;
+    auto id = (*store)->resolve("last");
+    if (!id.ok()) continue;
+    auto run = (*store)->load(*id);
+    if (!run.ok()) continue;
+    for (const auto& e : run->events) {
+      if (e.type == "tool_called" && e.data.value("step", "") == step) return pid;
+    }
+  }
+  return pid;
+}
 
 inline std::string example_plan(const std::string& name) { return source_root() + "/examples/dark-green/plans/" + name; }
 

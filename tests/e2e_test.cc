@@ -237,25 +237,8 @@ TEST_SUITE("e2e") {
     std::string plan = env.plan_file(R"({"goal_kind": "modify", "steps": [
         {"id": "s1", "tool": "file_write", "args": {"path": "a.txt", "content": "x"}},
         {"id": "s2", "tool": "shell", "args": {"command": "sleep 30"}}], "then": "finish"})");
-    std::string bin = candor_bin();
-    std::string env_home = "CANDOR_HOME=" + env.store;
-    std::vector<char*> argv = {bin.data(), const_cast<char*>("exec"), plan.data(), const_cast<char*>("-C"), env.ws.data(), nullptr};
-    std::vector<char*> envp = {env_home.data(), const_cast<char*>("PATH=/usr/bin:/bin"), nullptr};
-    pid_t pid = 0;
-    REQUIRE(::posix_spawn(&pid, bin.c_str(), nullptr, nullptr, argv.data(), envp.data()) == 0);
-    std::string run_id;
-    for (int i = 0; i < 200 && run_id.empty(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      auto store = store::RunStore::open(env.store);
-      if (!store.ok()) continue;
-      auto id = (*store)->resolve("last");
-      if (!id.ok()) continue;
-      auto run = (*store)->load(*id);
-      for (const auto& e : run->events) {
-        if (e.type == "tool_called" && e.data["step"] == "s2") run_id = *id;
-      }
-    }
-    REQUIRE_FALSE(run_id.empty());
+    pid_t pid = spawn_until_step(env, {"exec", plan, "-C", env.ws}, "s2");
+    REQUIRE(pid > 0);
     ::kill(pid, SIGKILL);
     int status = 0;
     ::waitpid(pid, &status, 0);

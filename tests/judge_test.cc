@@ -1,31 +1,17 @@
 #include <doctest/doctest.h>
 
-#include <deque>
+#include "tests/fake_provider.h"
+
 
 #include "verify/judge.h"
 #include "verify/verdict.h"
 
 using namespace candor;
+using candor::testing::FakeProvider;
 using nlohmann::json;
 
 namespace {
 
-class FakeProvider final : public llm::Provider {
- public:
-  std::deque<std::string> replies;
-  std::vector<llm::Request> seen;
-  Result<llm::Reply> complete(const llm::Request& request) override {
-    seen.push_back(request);
-    if (replies.empty()) return make_error(ErrorCode::kUnavailable, "fake: no reply left");
-    llm::Reply r;
-    r.text = replies.front();
-    replies.pop_front();
-    r.input_tokens = 50;
-    r.output_tokens = 5;
-    return r;
-  }
-  std::string describe() const override { return "fake"; }
-};
 
 verify::Tier1Result tier1(std::optional<Verdict> v) {
   verify::Tier1Result t;

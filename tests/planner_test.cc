@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
-#include <deque>
+#include "tests/fake_provider.h"
+
 
 #include "executor/tool.h"
 #include "planner/planner.h"
@@ -8,27 +9,11 @@
 #include "llm/json_reply.h"
 
 using namespace candor;
+using candor::testing::FakeProvider;
 using nlohmann::json;
 
 namespace {
 
-// Queues replies and records every request it was sent.
-class FakeProvider final : public llm::Provider {
- public:
-  std::deque<std::string> replies;
-  std::vector<llm::Request> seen;
-  Result<llm::Reply> complete(const llm::Request& request) override {
-    seen.push_back(request);
-    if (replies.empty()) return make_error(ErrorCode::kUnavailable, "fake: no reply left");
-    llm::Reply r;
-    r.text = replies.front();
-    replies.pop_front();
-    r.input_tokens = 100;
-    r.output_tokens = 10;
-    return r;
-  }
-  std::string describe() const override { return "fake"; }
-};
 
 const planner::Catalog& catalog() {
   static const executor::ToolRegistry tools = executor::builtin_tools();

@@ -215,23 +215,8 @@ TEST_SUITE("e2e") {
                  {"then", "finish"}};
     std::string script = make_temp_dir("script") + "/s.jsonl";
     write_file(script, line(plan));
-    std::string bin = candor_bin(), home = "CANDOR_HOME=" + env.store, llm = "script:" + script;
-    std::vector<char*> argv = {bin.data(), const_cast<char*>("run"), const_cast<char*>("Write a file"), const_cast<char*>("-C"),
-                               env.ws.data(), const_cast<char*>("--llm"), llm.data(), nullptr};
-    std::vector<char*> envp = {home.data(), const_cast<char*>("PATH=/usr/bin:/bin"), nullptr};
-    pid_t pid = 0;
-    REQUIRE(::posix_spawn(&pid, bin.c_str(), nullptr, nullptr, argv.data(), envp.data()) == 0);
-    bool running = false;
-    for (int i = 0; i < 200 && !running; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      auto store = store::RunStore::open(env.store);
-      auto id = store.ok() ? (*store)->resolve("last") : Result<std::string>(make_error(ErrorCode::kNotFound, ""));
-      if (!id.ok()) continue;
-      auto run = (*store)->load(*id);
-      if (!run.ok()) continue;
-      for (const auto& e : run->events) running |= e.type == "tool_called" && e.data["step"] == "s2";
-    }
-    REQUIRE(running);
+    pid_t pid = spawn_until_step(env, {"run", "Write a file", "-C", env.ws, "--llm", "script:" + script}, "s2");
+    REQUIRE(pid > 0);
     auto start = std::chrono::steady_clock::now();
     ::kill(pid, SIGINT);
     int status = 0;
