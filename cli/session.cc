@@ -45,7 +45,10 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   std::unique_ptr<Session> s(new Session());
   s->catalog_ = executor::make_catalog(s->tools_, s->evaluators_);
   std::string store_dir = args.store_dir.empty() ? store::default_store_dir() : args.store_dir;
-  auto workspace = sandbox::Workspace::open(args.workspace, {.force_fallback = false, .protected_dirs = {store_dir}});
+  // The store exists before the workspace is opened, so that a store inside the workspace is
+  // protected from the tools (the protection is by inode).
+  TRY(s->store_, store::RunStore::open(store_dir));
+  auto workspace = sandbox::Workspace::open(args.workspace, {.force_fallback = false, .protected_dirs = {s->store_->dir()}});
   if (!workspace.ok()) return make_error(ErrorCode::kInvalidInput, workspace.error().message);
   s->workspace_ = std::move(workspace.value());
   TRY(executor::WorkspaceConfig config, executor::load_config(s->workspace_->root()));
@@ -62,7 +65,6 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   o.progress = args.progress;
   o.cancel = args.cancel;
 
-  TRY(s->store_, store::RunStore::open(store_dir));
   TRY(s->snapshots_, verify::SnapshotStore::open(s->store_->dir(), s->workspace_->root()));
   return s;
 }

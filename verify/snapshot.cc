@@ -80,6 +80,7 @@ struct SnapshotStore::Impl {
   Repo repo;
   Index index;
   std::string workdir;
+  std::string skip_dir;        // the store itself, when it lies inside the workspace ("dir/")
   std::set<std::string> racy;  // paths whose stat cannot prove them unchanged
 };
 
@@ -117,6 +118,9 @@ Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& st
   if (git_repository_set_workdir(impl->repo.get(), workspace_root.c_str(), 0) != 0) return git_failure("set workdir");
   if (git_repository_index(impl->index.out(), impl->repo.get()) != 0) return git_failure("open index");
   impl->workdir = workspace_root;
+  std::error_code ec;
+  auto store_abs = std::filesystem::weakly_canonical(store_dir, ec).string();
+  if (!ec && store_abs.rfind(workspace_root + "/", 0) == 0) impl->skip_dir = store_abs.substr(workspace_root.size() + 1) + "/";
   // Entries saved no earlier than the index file itself are racy: their stat cannot prove them
   // unchanged (git's rule), so the first scan re-hashes them.
   struct stat index_stat{};
@@ -227,7 +231,7 @@ Result<std::vector<std::string>> SnapshotStore::scan() {
     while (!dirs.empty()) {
       std::string dir = dirs.front();
       dirs.pop_front();
-      if (is_ignored(dir)) continue;
+      if (dir == impl_->skip_dir || is_ignored(dir)) continue;
       auto inner = walk_workdir(impl_->workdir, dir, [](std::string_view) { return false; }, collect, 1);
       if (!inner.ok()) continue;  // vanished meanwhile
       dirs.insert(dirs.end(), inner->untracked_dirs.begin(), inner->untracked_dirs.end());
