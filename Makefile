@@ -6,7 +6,7 @@ PACKAGES := g++ meson ninja-build pkg-config cmake git procps \
             nlohmann-json3-dev libgit2-dev doctest-dev libcurl4-openssl-dev libsqlite3-dev \
             libcli11-dev libfmt-dev libre2-dev libcpp-httplib-dev chromium
 
-.PHONY: all deps build test demo bench clean
+.PHONY: all deps build test demo bench sanitize clean
 
 all: build
 
@@ -30,5 +30,11 @@ bench: build
 	bench/change_detection.sh
 	bench/store_listing.sh
 
+# Every test under AddressSanitizer, UndefinedBehaviorSanitizer and LeakSanitizer.
+sanitize: deps
+	@test -f build-asan/build.ninja || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
+	ninja -C build-asan
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 meson test -C build-asan --print-errorlogs
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-asan
