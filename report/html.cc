@@ -2,11 +2,12 @@
 #include <fmt/format.h>
 
 #include "report/formats.h"
+#include "report/report.h"
 
 namespace candor::report {
 namespace {
 
-std::string str(const nlohmann::json& j, const char* key) { return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : ""; }
+std::string str(const nlohmann::json& j, const char* key) { return json_str(j, key); }
 std::string e(const std::string& s) { return escape_html(s); }
 
 constexpr const char* kStyle = R"css(

@@ -1,11 +1,12 @@
 #include <fmt/format.h>
 
 #include "report/formats.h"
+#include "report/report.h"
 
 namespace candor::report {
 namespace {
 
-std::string str(const nlohmann::json& j, const char* key) { return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : ""; }
+std::string str(const nlohmann::json& j, const char* key) { return json_str(j, key); }
 
 }  // namespace
 

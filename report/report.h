@@ -24,7 +24,12 @@ struct TerminalOptions {
 // REQUIRES: `report` came from build_report (possibly through the store).
 std::string render_terminal(const nlohmann::json& report, const TerminalOptions& options);
 
-// Colour only on a terminal and without NO_COLOR.
+// Colour only on a terminal and without NO_COLOR (or TERM=dumb).
 bool want_color(int fd);
+// The same decision, given whether the output is a terminal.
+bool want_color_for(bool is_tty);
+
+// j[key] when it is a string, else `fallback`: report JSON read back from the store.
+std::string json_str(const nlohmann::json& j, const char* key, const std::string& fallback = "");
 
 }  // namespace candor::report

@@ -22,9 +22,7 @@ struct Style {
   std::string red(const std::string& s) const { return paint(s, "1;31"); }
 };
 
-std::string str(const nlohmann::json& j, const char* key, const std::string& fallback = "") {
-  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : fallback;
-}
+std::string str(const nlohmann::json& j, const char* key, const std::string& fallback = "") { return json_str(j, key, fallback); }
 
 // Word-wraps `text` to `width`, the first line after `first`, later lines indented by `indent`.
 std::string wrap(const std::string& first, const std::string& text, std::size_t indent, std::size_t width) {
@@ -66,13 +64,19 @@ std::string used_of(const nlohmann::json& pair) {
 
 }  // namespace
 
-bool want_color(int fd) {
+std::string json_str(const nlohmann::json& j, const char* key, const std::string& fallback) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : fallback;
+}
+
+bool want_color_for(bool is_tty) {
   const char* no_color = std::getenv("NO_COLOR");
   if (no_color != nullptr && *no_color != '\0') return false;
   const char* term = std::getenv("TERM");
   if (term != nullptr && std::string(term) == "dumb") return false;
-  return ::isatty(fd) == 1;
+  return is_tty;
 }
+
+bool want_color(int fd) { return want_color_for(::isatty(fd) == 1); }
 
 std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt) {
   Style st{opt.color};

@@ -82,10 +82,18 @@ TEST_SUITE("report") {
     CHECK(colored.rfind("\033[1;33mPARTIAL\033[0m", 0) == 0);
   }
 
-  TEST_CASE("NO_COLOR turns colour off") {
-    ::setenv("NO_COLOR", "1", 1);
-    CHECK_FALSE(report::want_color(1));
+  TEST_CASE("colour only on a terminal, and NO_COLOR or TERM=dumb turns it off") {
+    std::string term = std::getenv("TERM") ? std::getenv("TERM") : "";
     ::unsetenv("NO_COLOR");
+    ::setenv("TERM", "xterm", 1);
+    CHECK(report::want_color_for(true));
+    CHECK_FALSE(report::want_color_for(false));
+    ::setenv("NO_COLOR", "1", 1);
+    CHECK_FALSE(report::want_color_for(true));
+    ::unsetenv("NO_COLOR");
+    ::setenv("TERM", "dumb", 1);
+    CHECK_FALSE(report::want_color_for(true));
+    if (term.empty()) ::unsetenv("TERM"); else ::setenv("TERM", term.c_str(), 1);
   }
 }
 
