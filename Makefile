@@ -4,7 +4,7 @@
 BUILD ?= build
 PACKAGES := g++ meson ninja-build pkg-config cmake git procps \
             nlohmann-json3-dev libgit2-dev doctest-dev libcurl4-openssl-dev libsqlite3-dev \
-            libcli11-dev libfmt-dev libre2-dev libcpp-httplib-dev
+            libcli11-dev libfmt-dev libre2-dev libcpp-httplib-dev libseccomp-dev
 # Only the tests need a browser (the HTML report is checked in headless Chromium).
 TEST_PACKAGES := chromium
 
@@ -32,6 +32,7 @@ demo: build
 bench: build
 	bench/change_detection.sh
 	bench/store_listing.sh
+	bench/sandbox_overhead.sh
 
 # Every test under AddressSanitizer, UndefinedBehaviorSanitizer and LeakSanitizer.
 sanitize: deps

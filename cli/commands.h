@@ -86,6 +86,8 @@ int report_command(const ReportArgs& args);
 int evaluators_command(bool json);
 int verify_command(const VerifyArgs& args);
 int undo_command(const UndoArgs& args);
+// 0 when every protection is available, 1 when some are missing.
+int doctor_command(bool json);
 
 // "2d" -> the RFC 3339 time two days before `now`; an RFC 3339 time is returned as it is.
 Result<std::string> since_cutoff(const std::string& since, std::chrono::system_clock::time_point now);

@@ -15,6 +15,9 @@ int main(int argc, char** argv) {
     cmd->add_option("--expect", s.expects, "goal-level assertion JSON, checked at the end (repeatable)");
     cmd->add_option("--max-steps", s.max_steps, "step budget (default 50)")->check(CLI::Range(1, 100000));
     cmd->add_option("--timeout", s.timeout_s, "time budget in seconds (default 600)")->check(CLI::Range(1, 604800));
+    cmd->add_flag("--allow-network", s.allow_network, "let shell steps use the network (closed by default)");
+    cmd->add_flag("--require-sandbox", s.require_sandbox, "refuse to run unless every sandbox protection is available");
+    cmd->add_option("--pass-env", s.pass_env, "an environment variable shell steps may see although it looks like a credential (repeatable)");
   };
 
   RunArgs run;
@@ -79,6 +82,10 @@ int main(int argc, char** argv) {
   auto* evaluators_cmd = app.add_subcommand("evaluators", "the assertion types available, with their arguments");
   evaluators_cmd->add_flag("--json", evaluators_json, "print JSON");
 
+  bool doctor_json = false;
+  auto* doctor_cmd = app.add_subcommand("doctor", "which sandbox protections this machine gives shell steps");
+  doctor_cmd->add_flag("--json", doctor_json, "print JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -97,6 +104,7 @@ int main(int argc, char** argv) {
     if (evaluators_cmd->parsed()) return evaluators_command(evaluators_json);
     if (verify_cmd->parsed()) return verify_command(verify);
     if (undo_cmd->parsed()) return undo_command(undo);
+    if (doctor_cmd->parsed()) return doctor_command(doctor_json);
   } catch (const std::exception& e) {
     return report_error(candor::make_error(candor::ErrorCode::kInternal, std::string("internal error: ") + e.what()));
   }

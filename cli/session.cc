@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/finish_run.h"
+#include "executor/sandbox_policy.h"
 #include "verify/tier1.h"
 #include "verify/verdict.h"
 
@@ -48,10 +49,13 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   // The store exists before the workspace is opened, so that a store inside the workspace is
   // protected from the tools (the protection is by inode).
   TRY(s->store_, store::RunStore::open(store_dir));
-  auto workspace = sandbox::Workspace::open(args.workspace, {.force_fallback = false, .protected_dirs = {s->store_->dir()}});
+  // Read before the workspace opens: which credential files it allows is fixed at open.
+  TRY(executor::WorkspaceConfig config, executor::load_config(args.workspace));
+  auto workspace = sandbox::Workspace::open(args.workspace, {.force_fallback = false,
+                                                             .protected_dirs = {s->store_->dir()},
+                                                             .secrets = sandbox::SecretFilter(config.secrets_allow)});
   if (!workspace.ok()) return make_error(ErrorCode::kInvalidInput, workspace.error().message);
   s->workspace_ = std::move(workspace.value());
-  TRY(executor::WorkspaceConfig config, executor::load_config(s->workspace_->root()));
   TRY(s->expects_, parse_expects(args.expects, config.expect, s->catalog_));
 
   executor::ExecutorOptions& o = s->options_;
@@ -62,6 +66,23 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   if (args.timeout_s) o.limits.timeout_s = *args.timeout_s;
   if (config.output_cap_bytes) o.output_cap = *config.output_cap_bytes;
   o.network = config.network;
+  s->sandbox_policy_ = executor::make_sandbox_policy(*s->workspace_, config.sandbox);
+  sandbox::SandboxPolicy& policy = s->sandbox_policy_;
+  if (args.allow_network) policy.allow_network = true;
+  policy.pass_env.insert(policy.pass_env.end(), args.pass_env.begin(), args.pass_env.end());
+  policy.require_all = args.require_sandbox;
+  policy.mechanisms = sandbox::mechanisms_from_environment();
+  sandbox::Protections protections = sandbox::expected_protections(policy);
+  if (args.require_sandbox && !protections.missing().empty()) {
+    std::string missing;
+    for (const auto& m : protections.missing()) missing += (missing.empty() ? "" : ", ") + m;
+    return make_error(ErrorCode::kUnavailable,
+                      fmt::format("--require-sandbox: this machine cannot give shell steps every protection (missing: {}); "
+                                  "`candor doctor` says why",
+                                  missing));
+  }
+  o.process_sandbox = &policy;
+  o.sandbox_protections = protections.to_json();
   o.progress = args.progress;
   o.cancel = args.cancel;
 

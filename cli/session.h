@@ -32,6 +32,9 @@ struct SessionArgs {
   std::optional<std::int64_t> max_tokens;
   ProgressObserver* progress = nullptr;
   const std::atomic<bool>* cancel = nullptr;
+  bool allow_network = false;    // --allow-network: shell steps may use the network
+  bool require_sandbox = false;  // --require-sandbox: refuse to run without every protection
+  std::vector<std::string> pass_env;  // --pass-env NAME: credentials a shell step may see
 };
 
 class Session {
@@ -64,6 +67,7 @@ class Session {
   std::unique_ptr<sandbox::Workspace> workspace_;
   std::vector<nlohmann::json> expects_;
   executor::ExecutorOptions options_;
+  sandbox::SandboxPolicy sandbox_policy_;
   std::unique_ptr<store::RunStore> store_;
   std::unique_ptr<verify::SnapshotStore> snapshots_;
   SystemClock clock_;

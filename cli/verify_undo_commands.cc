@@ -88,7 +88,7 @@ int undo_command(const UndoArgs& args) {
     return report_error(make_error(ErrorCode::kInvalidInput,
                                    fmt::format("run {} never ended, so it has no snapshot after it to undo from", l.facts.run_id)));
   }
-  auto workspace = sandbox::Workspace::open(l.facts.workspace, {.force_fallback = false, .protected_dirs = {l.store->dir()}});
+  auto workspace = sandbox::Workspace::open(l.facts.workspace, {.force_fallback = false, .protected_dirs = {l.store->dir()}, .secrets = {}});
   if (!workspace.ok()) return report_error(make_error(ErrorCode::kInvalidInput, workspace.error().message));
   auto snapshots = verify::SnapshotStore::open(l.store->dir(), (*workspace)->root());
   if (!snapshots.ok()) return report_error(snapshots.error());

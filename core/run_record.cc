@@ -107,6 +107,7 @@ nlohmann::json to_json(const RunFacts& f) {
   for (const auto& g : f.goal_validations) validations.push_back(to_json(g));
   return {
       {"goal_validations", validations},
+      {"sandbox", f.sandbox},
       {"run_id", f.run_id},
       {"goal", f.goal},
       {"goal_kind", to_string(f.goal_kind)},
@@ -176,6 +177,7 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
       r.seq = a.value("seq", std::int64_t{0});
       f.assertions.push_back(std::move(r));
     }
+    if (j.contains("sandbox")) f.sandbox = j["sandbox"];
     for (const auto& m : j.at("mutations")) {
       Mutation r;
       r.path = m.at("path").get<std::string>();

@@ -117,6 +117,9 @@ struct RunFacts {
   std::string snapshot_before;  // tree id
   std::string snapshot_after;   // tree id
   std::vector<GoalValidation> goal_validations;
+  // The process sandbox's protections for this run's shell steps (sandbox::Protections::to_json),
+  // null when unknown (a run recorded before it existed).
+  nlohmann::json sandbox;
 };
 
 nlohmann::json to_json(const StepRecord& s);

@@ -25,6 +25,56 @@ const std::vector<ArgSpec>& budget_spec() {
   return spec;
 }
 
+Result<std::vector<std::string>> string_list(const nlohmann::json& j, const std::string& path) {
+  if (!j.is_array()) return invalid(path, "expected an array of strings");
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    if (!j[i].is_string() || j[i].get<std::string>().empty()) return invalid(json_path_index(path, i), "expected a non-empty string");
+    out.push_back(j[i].get<std::string>());
+  }
+  return out;
+}
+
+const std::vector<ArgSpec>& limits_spec() {
+  static const std::vector<ArgSpec> spec = {
+      {"cpu_s", ArgType::kInteger, false, "", 1, 86400 * 7},
+      {"memory_mb", ArgType::kInteger, false, "", 16, 1 << 24},
+      {"file_size_mb", ArgType::kInteger, false, "", 1, 1 << 24},
+      {"processes", ArgType::kInteger, false, "", 8, 1 << 22},
+      {"open_files", ArgType::kInteger, false, "", 16, 1 << 20},
+  };
+  return spec;
+}
+
+Status parse_sandbox(const nlohmann::json& j, sandbox::SandboxPolicy& policy) {
+  if (!j.is_object()) return invalid("sandbox", "expected an object");
+  for (const auto& [key, value] : j.items()) {
+    std::string path = "sandbox." + key;
+    if (key == "allow_network") {
+      if (!value.is_boolean()) return invalid(path, "expected true or false");
+      policy.allow_network = value.get<bool>();
+    } else if (key == "pass_env") {
+      TRY(policy.pass_env, string_list(value, path));
+    } else if (key == "read_paths") {
+      TRY(policy.read_paths, string_list(value, path));
+      for (std::size_t i = 0; i < policy.read_paths.size(); ++i) {
+        if (policy.read_paths[i][0] != '/') return invalid(json_path_index(path, i), "expected an absolute path");
+      }
+    } else if (key == "limits") {
+      TRY_STATUS(validate_args(value, limits_spec(), path));
+      sandbox::ProcessLimits& l = policy.limits;
+      if (value.contains("cpu_s")) l.cpu_seconds = value["cpu_s"].get<std::uint64_t>();
+      if (value.contains("memory_mb")) l.memory_bytes = value["memory_mb"].get<std::uint64_t>() << 20;
+      if (value.contains("file_size_mb")) l.file_size_bytes = value["file_size_mb"].get<std::uint64_t>() << 20;
+      if (value.contains("processes")) l.processes = value["processes"].get<std::uint64_t>();
+      if (value.contains("open_files")) l.open_files = value["open_files"].get<std::uint64_t>();
+    } else {
+      return invalid(path, fmt::format("unknown field \"{}\" (expected one of: allow_network, pass_env, read_paths, limits)", key));
+    }
+  }
+  return ok_status();
+}
+
 }  // namespace
 
 Result<WorkspaceConfig> parse_config(const nlohmann::json& j) {
@@ -57,8 +107,16 @@ Result<WorkspaceConfig> parse_config(const nlohmann::json& j) {
     } else if (key == "expect") {
       if (!value.is_array()) return invalid("expect", "expected an array of assertions");
       for (const auto& a : value) c.expect.push_back(a);
+    } else if (key == "sandbox") {
+      TRY_STATUS(parse_sandbox(value, c.sandbox));
+    } else if (key == "secrets") {
+      if (!value.is_object()) return invalid("secrets", "expected an object");
+      for (const auto& [sk, sv] : value.items()) {
+        if (sk != "allow") return invalid("secrets." + sk, fmt::format("unknown field \"{}\" (expected: allow)", sk));
+        TRY(c.secrets_allow, string_list(sv, "secrets.allow"));
+      }
     } else {
-      return invalid(key, fmt::format("unknown field \"{}\" (expected one of: network, budget, output_cap_bytes, expect)", key));
+      return invalid(key, fmt::format("unknown field \"{}\" (expected one of: network, budget, output_cap_bytes, expect, sandbox, secrets)", key));
     }
   }
   return c;

@@ -10,6 +10,7 @@
 #include "core/http_client.h"
 #include "core/result.h"
 #include "core/run_record.h"
+#include "sandbox/process_sandbox.h"
 
 namespace candor::executor {
 
@@ -20,6 +21,10 @@ struct WorkspaceConfig {
   std::optional<std::int64_t> max_tokens;
   std::optional<std::size_t> output_cap_bytes;
   std::vector<nlohmann::json> expect;  // goal-level assertions, validated by the caller's catalog
+  // "sandbox": allow_network, pass_env, read_paths, limits; the paths it protects are filled in
+  // by make_sandbox_policy() once the workspace is open.
+  sandbox::SandboxPolicy sandbox;
+  std::vector<std::string> secrets_allow;  // "secrets": {"allow": [globs]}
 };
 
 // Parses the config object; messages name the JSON path ("budget.max_steps: ...").

@@ -46,7 +46,9 @@ Status Executor::begin(const std::string& run_id, const std::string& goal) {
                                             {"max_steps", options_.limits.max_steps},
                                             {"max_tokens", options_.limits.max_tokens},
                                             {"timeout_s", options_.limits.timeout_s}}},
-                                          {"sandbox", deps_.workspace.uses_openat2() ? "openat2" : "nofollow-walk"}});
+                                          {"path_resolution", deps_.workspace.uses_openat2() ? "openat2" : "nofollow-walk"},
+                                          {"sandbox", options_.sandbox_protections}});
+  facts_.sandbox = options_.sandbox_protections;
   return ok_status();
 }
 
@@ -123,7 +125,8 @@ StepRecord Executor::run_step(const planner::PlanStep& step, int round, RoundOut
 
   double left_s = std::max(0.0, options_.limits.timeout_s - elapsed_s());
   ToolContext ctx{deps_.workspace, options_.network, options_.output_cap,
-                  std::chrono::milliseconds(static_cast<long long>(left_s * 1000)), options_.cancel};
+                  std::chrono::milliseconds(static_cast<long long>(left_s * 1000)), options_.cancel,
+                  options_.process_sandbox};
   ToolResult result = tool->run(step.args, ctx);
   facts_.budget.used.steps++;
 

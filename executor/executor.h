@@ -30,6 +30,8 @@ struct ExecutorOptions {
   std::size_t observation_cap = 8 * 1024;  // per step, in RoundOutcome::observations
   ProgressObserver* progress = nullptr;     // borrowed; may be null
   const std::atomic<bool>* cancel = nullptr;  // borrowed; set by Ctrl-C
+  const sandbox::SandboxPolicy* process_sandbox = nullptr;  // borrowed; for shell steps
+  nlohmann::json sandbox_protections;  // what the run records as its sandbox (Protections::to_json)
 };
 
 // Everything the executor uses, borrowed; all must outlive it.

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "executor/sandbox_policy.h"
 #include "executor/tool.h"
 #include "sandbox/process.h"
 
@@ -31,6 +32,9 @@ class Shell final : public Tool {
     spec.timeout = std::max(std::chrono::milliseconds(1), std::min(asked, ctx.time_left));
     spec.output_cap = ctx.output_cap;
     spec.cancel = ctx.cancel;
+    sandbox::SandboxPolicy fallback;
+    if (ctx.process_sandbox == nullptr) fallback = make_sandbox_policy(ctx.workspace);
+    spec.sandbox = ctx.process_sandbox != nullptr ? ctx.process_sandbox : &fallback;
     auto run = sandbox::run_process(spec);
     if (!run.ok()) return ToolResult::failure(run.error().message);
     ToolResult r;

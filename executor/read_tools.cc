@@ -30,7 +30,9 @@ class FileRead final : public Tool {
   bool effect() const override { return false; }
   std::string target(const nlohmann::json& args) const override { return args.value("path", ""); }
   ToolResult run(const nlohmann::json& args, const ToolContext& ctx) const override {
-    auto content = ctx.workspace.read_file(args.at("path").get<std::string>(), kMaxReadFile);
+    const std::string path = args.at("path").get<std::string>();
+    if (ctx.workspace.is_secret(path)) return ToolResult::failure(sandbox::secret_refusal(path));
+    auto content = ctx.workspace.read_file(path, kMaxReadFile);
     if (!content.ok()) return ToolResult::failure(content.error().message);
     std::int64_t offset = args.value("offset", std::int64_t{1});
     std::int64_t limit = args.value("limit", std::int64_t{0});
@@ -125,10 +127,14 @@ class FileSearch final : public Tool {
     std::string path = args.value("path", ".");
     std::string glob = args.value("glob", "");
     CappedOutput out(ctx.output_cap);
-    int matches = 0, files = 0, skipped = 0;
+    int matches = 0, files = 0, skipped = 0, secrets = 0;
     bool cut = false;
 
     auto search_file = [&](const std::string& file) {
+      if (ctx.workspace.is_secret(file)) {
+        ++secrets;  // never searched: a match would print the secret
+        return;
+      }
       auto content = ctx.workspace.read_file(file, kMaxSearchFile + 1);
       if (!content.ok() || content->size() > kMaxSearchFile ||
           content->find('\0', 0) < std::min<std::size_t>(content->size(), 8192)) {
@@ -159,6 +165,7 @@ class FileSearch final : public Tool {
     auto info = ctx.workspace.stat(path);
     if (!info.ok()) return ToolResult::failure(info.error().message);
     if (info->kind == sandbox::EntryKind::kFile) {
+      if (ctx.workspace.is_secret(path)) return ToolResult::failure(sandbox::secret_refusal(path));
       search_file(path);
     } else {
       Status s = ctx.workspace.walk(path, 64, [&](const sandbox::WalkEntry& e) {
@@ -177,6 +184,7 @@ class FileSearch final : public Tool {
     out.append(fmt::format("{} match{} in {} file{} searched{}\n", matches, matches == 1 ? "" : "es", files,
                            files == 1 ? "" : "s",
                            skipped ? fmt::format(" ({} skipped: binary, unreadable or over 4 MiB)", skipped) : ""));
+    if (secrets) out.append(fmt::format("{} credential file{} not searched\n", secrets, secrets == 1 ? "" : "s"));
     ToolResult r;
     r.ok = true;
     r.set_output(out);

@@ -16,6 +16,7 @@
 #include "assertions/evaluator.h"
 #include "core/output_cap.h"
 #include "planner/plan.h"
+#include "sandbox/process_sandbox.h"
 #include "sandbox/workspace.h"
 
 namespace candor::executor {
@@ -47,6 +48,8 @@ struct ToolContext {
   std::size_t output_cap = kDefaultOutputCap;
   std::chrono::milliseconds time_left{600000};  // of the run's time budget
   const std::atomic<bool>* cancel = nullptr;     // borrowed; Ctrl-C
+  // Borrowed; the process sandbox shell steps run in. Null: the default policy for the workspace.
+  const sandbox::SandboxPolicy* process_sandbox = nullptr;
 };
 
 class Tool {

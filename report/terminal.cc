@@ -116,6 +116,14 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
   out += fmt::format("  {:<14}{}\n", "changed files", mutations.empty() ? "none" : std::to_string(mutations.size()));
   out += fmt::format("  {:<14}{}\n", "suspicious", suspicious.empty() ? "none" : std::to_string(suspicious.size()));
   out += fmt::format("  {:<14}{} passed, {} failed\n", "assertions", passed, failed);
+  if (const auto& sb = r.value("sandbox", nlohmann::json()); sb.is_object()) {
+    std::string missing;
+    for (const auto& m : sb.value("missing", nlohmann::json::array())) missing += (missing.empty() ? "" : ", ") + m.get<std::string>();
+    std::string network = sb.value("network", "");
+    out += fmt::format("  {:<14}{}\n", "sandbox",
+                       missing.empty() ? fmt::format("complete (network {})", network)
+                                       : st.yellow("missing " + missing) + " (`candor doctor`)");
+  }
   const auto& usage = r.value("usage", nlohmann::json::object());
   if (usage.value("llm_calls", 0) > 0) {
     out += fmt::format("  {:<14}{} LLM calls, {} tokens in, {} out\n", "usage", usage.value("llm_calls", 0),

@@ -24,13 +24,22 @@ using Clock = std::chrono::steady_clock;
 // the group may still hold it) before giving up on the rest.
 constexpr std::chrono::milliseconds kDrainGrace{500};
 
-[[noreturn]] void exec_child(const ProcessSpec& spec, int in_read, int out_write, int err_write) {
+[[noreturn]] void exec_child(const ProcessSpec& spec, const PreparedSandbox* sandbox, char* const* argv,
+                             char* const* envp, int in_read, int out_write, int err_write) {
   ::setpgid(0, 0);
   // If candor itself is killed, the step dies with it rather than running on unobserved.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   ::dup2(in_read, STDIN_FILENO);
   ::dup2(out_write, STDOUT_FILENO);
   ::dup2(err_write >= 0 ? err_write : out_write, STDERR_FILENO);
+  if (sandbox != nullptr) {
+    const char* what = "";
+    if (int err = sandbox->apply_in_child(&what); err != 0) {
+      // Fail closed: a step never runs with less protection than the run recorded.
+      dprintf(STDERR_FILENO, "candor: sandbox: %s: %s\n", what, std::strerror(err));
+      ::_exit(126);
+    }
+  }
   ::syscall(SYS_close_range, 3U, ~0U, 0U);
   struct sigaction sa{};
   sa.sa_handler = SIG_DFL;
@@ -42,16 +51,10 @@ constexpr std::chrono::milliseconds kDrainGrace{500};
     dprintf(STDERR_FILENO, "candor: cannot enter %s: %s\n", spec.cwd.c_str(), std::strerror(errno));
     ::_exit(127);
   }
-  std::vector<char*> argv;
-  for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  if (spec.env) {
-    std::vector<char*> envp;
-    for (const auto& e : *spec.env) envp.push_back(const_cast<char*>(e.c_str()));
-    envp.push_back(nullptr);
-    ::execvpe(argv[0], argv.data(), envp.data());
+  if (envp != nullptr) {
+    ::execvpe(argv[0], argv, envp);
   } else {
-    ::execvp(argv[0], argv.data());
+    ::execvp(argv[0], argv);
   }
   dprintf(STDERR_FILENO, "candor: cannot run %s: %s\n", argv[0], std::strerror(errno));
   ::_exit(127);
@@ -83,10 +86,26 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     err_write.reset(err_pipe[1]);
   }
 
+  std::optional<PreparedSandbox> sandbox;
+  if (spec.sandbox != nullptr) {
+    auto timeout_s = static_cast<std::uint64_t>((spec.timeout.count() + 999) / 1000);
+    TRY(auto prepared, PreparedSandbox::prepare(*spec.sandbox, timeout_s));
+    sandbox.emplace(std::move(prepared));
+  }
+  const std::vector<std::string>* env = spec.env ? &*spec.env : sandbox ? &sandbox->environment() : nullptr;
+  // Built before fork: the child of a multithreaded process must not allocate.
+  std::vector<char*> argv_ptrs, envp_ptrs;
+  for (const auto& a : spec.argv) argv_ptrs.push_back(const_cast<char*>(a.c_str()));
+  argv_ptrs.push_back(nullptr);
+  if (env != nullptr) {
+    for (const auto& e : *env) envp_ptrs.push_back(const_cast<char*>(e.c_str()));
+    envp_ptrs.push_back(nullptr);
+  }
+
   auto started = Clock::now();
   pid_t pid = ::fork();
   if (pid < 0) return make_error(ErrorCode::kIo, std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) exec_child(spec, in_read.get(), out_write.get(), err_write.get());
+  if (pid == 0) exec_child(spec, sandbox ? &*sandbox : nullptr, argv_ptrs.data(), env ? envp_ptrs.data() : nullptr, in_read.get(), out_write.get(), err_write.get());
   ::setpgid(pid, pid);  // also in the child: whichever runs first wins the race
   in_read.reset();
   out_write.reset();
@@ -111,8 +130,10 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     pid_t r = ::waitpid(pid, &wstatus, block ? 0 : WNOHANG);
     if (r == pid) {
       exited = true;
-      // Nothing of the step may outlive it: background children in its group go too.
+      // Nothing of the step may outlive it: background children in its group go too, and with a
+      // cgroup, those that left the group.
       ::kill(-pid, SIGKILL);
+      if (sandbox) result.stragglers_killed += sandbox->kill_all();
       drain_deadline = Clock::now() + kDrainGrace;
     }
   };
@@ -185,6 +206,10 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     }
   }
   ::kill(-pid, SIGKILL);
+  if (sandbox) {
+    result.stragglers_killed += sandbox->kill_all();
+    result.protections = sandbox->active();
+  }
   result.elapsed_s = std::chrono::duration<double>(Clock::now() - started).count();
   if (WIFEXITED(wstatus)) {
     result.exit_code = WEXITSTATUS(wstatus);

@@ -10,6 +10,7 @@
 
 #include "core/output_cap.h"
 #include "core/result.h"
+#include "sandbox/process_sandbox.h"
 
 namespace candor::sandbox {
 
@@ -24,6 +25,9 @@ struct ProcessSpec {
   // false: stderr goes to ProcessResult::errors instead of being merged into output.
   bool merge_stderr = true;
   const std::atomic<bool>* cancel = nullptr;  // borrowed; kills the group when set
+  // Borrowed; when set, the child runs in the process sandbox (and `env`, if unset, is the
+  // sandbox's scrubbed environment). A sandbox that cannot be set up fails the start.
+  const SandboxPolicy* sandbox = nullptr;
 };
 
 struct ProcessResult {
@@ -34,6 +38,8 @@ struct ProcessResult {
   CappedOutput errors;      // stderr when !merge_stderr
   bool cancelled = false;   // `cancel` was set and the group was killed
   double elapsed_s = 0;
+  std::optional<Protections> protections;  // what the sandbox had active, when there was one
+  int stragglers_killed = 0;  // processes that left the group and were killed through the cgroup
 };
 
 // Fails only when the process cannot be started (kIo); a non-zero exit, a signal or a timeout are

@@ -120,10 +120,13 @@ Result<std::unique_ptr<Workspace>> Workspace::open(const std::string& root, Work
     if (::fstatat(ws->root_fd_.get(), name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
       ws->protected_.emplace_back(st.st_dev, st.st_ino);
     }
+    ws->protected_dirs_.push_back(ws->root_ + "/" + name);
   }
   for (const auto& dir : options.protected_dirs) {
     if (::stat(dir.c_str(), &st) == 0) ws->protected_.emplace_back(st.st_dev, st.st_ino);
+    ws->protected_dirs_.push_back(dir);
   }
+  ws->secrets_ = std::move(options.secrets);
   return ws;
 }
 
@@ -193,6 +196,21 @@ Result<UniqueFd> Workspace::open_regular_file(const std::string& path) const {
     return refused(rel, "changed while being opened");
   }
   return fd;
+}
+
+bool Workspace::is_secret(const std::string& path) const {
+  auto rel = check_relative(path);
+  if (!rel.ok()) return false;  // the read itself reports the bad path
+  if (secrets_.refused(*rel)) return true;
+  auto fd = open_beneath(*rel, O_PATH);
+  if (!fd.ok()) return false;
+  char target[PATH_MAX];
+  std::string link = "/proc/self/fd/" + std::to_string(fd->get());
+  ssize_t n = ::readlink(link.c_str(), target, sizeof(target) - 1);
+  if (n <= 0) return false;
+  std::string resolved(target, static_cast<std::size_t>(n));
+  if (resolved.size() <= root_.size() + 1 || resolved.compare(0, root_.size() + 1, root_ + "/") != 0) return false;
+  return secrets_.refused(resolved.substr(root_.size() + 1));
 }
 
 Result<std::string> Workspace::read_file(const std::string& path, std::size_t max_bytes) const {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "sandbox/secret_files.h"
 #include "sandbox/unique_fd.h"
 
 namespace candor::sandbox {
@@ -39,6 +40,8 @@ struct WorkspaceOptions {
   // Absolute paths of directories tools must never write beneath, besides the workspace's own
   // .git and .candor (e.g. the run store when it was put inside the workspace).
   std::vector<std::string> protected_dirs;
+  // Credential files tools refuse to read (`.env`, `*.pem`, ...), less what the config allows.
+  SecretFilter secrets;
 };
 
 // Thread-compatible; immutable after open() apart from the filesystem it points at.
@@ -48,6 +51,10 @@ class Workspace {
 
   const std::string& root() const { return root_; }  // absolute, canonical
   bool uses_openat2() const { return use_openat2_; }
+  const std::vector<std::string>& protected_dirs() const { return protected_dirs_; }  // absolute
+  // True when tools must refuse to read `path` (relative): it names a credential file the config
+  // does not allow, or is a symlink to one.
+  bool is_secret(const std::string& path) const;
 
   // Checks a tool path (no NUL, not absolute, not escaping by `..`) and returns it normalised.
   static Result<std::string> check_relative(const std::string& path);
@@ -86,6 +93,8 @@ class Workspace {
   dev_t root_dev_ = 0;
   ino_t root_ino_ = 0;
   std::vector<std::pair<dev_t, ino_t>> protected_;
+  std::vector<std::string> protected_dirs_;  // .git, .candor and the options' own
+  SecretFilter secrets_;
 };
 
 }  // namespace candor::sandbox

@@ -23,6 +23,20 @@ TEST_SUITE("executor") {
     CHECK(limits.timeout_s == 30);
     CHECK(limits.max_replans == 3);
 
+    auto sandboxed = executor::parse_config(json::parse(R"({"sandbox": {"allow_network": true, "pass_env": ["GH_TOKEN"],
+        "read_paths": ["/srv/tools"], "limits": {"memory_mb": 512, "file_size_mb": 8, "processes": 64, "cpu_s": 5,
+        "open_files": 100}}, "secrets": {"allow": ["config/*.pem"]}})"));
+    REQUIRE(sandboxed.ok());
+    CHECK(sandboxed->sandbox.allow_network);
+    CHECK(sandboxed->sandbox.pass_env == std::vector<std::string>{"GH_TOKEN"});
+    CHECK(sandboxed->sandbox.read_paths == std::vector<std::string>{"/srv/tools"});
+    CHECK(sandboxed->sandbox.limits.memory_bytes == 512ULL << 20);
+    CHECK(sandboxed->sandbox.limits.file_size_bytes == 8ULL << 20);
+    CHECK(sandboxed->sandbox.limits.processes == 64);
+    CHECK(sandboxed->sandbox.limits.cpu_seconds == 5);
+    CHECK(sandboxed->sandbox.limits.open_files == 100);
+    CHECK(sandboxed->secrets_allow == std::vector<std::string>{"config/*.pem"});
+
     struct Row {
       std::string text, message;
     };
@@ -32,7 +46,14 @@ TEST_SUITE("executor") {
              {R"({"network": {"allow_hosts": [""]}})", "network.allow_hosts[0]: expected a non-empty host name"},
              {R"({"network": {"allow": []}})", "network.allow: unknown field \"allow\" (expected: allow_hosts)"},
              {R"({"output_cap_bytes": 10})", "output_cap_bytes: expected an integer from 1024 to 67108864"},
-             {R"({"evaluatorz": {}})", "evaluatorz: unknown field \"evaluatorz\" (expected one of: network, budget, output_cap_bytes, expect)"},
+             {R"({"evaluatorz": {}})", "evaluatorz: unknown field \"evaluatorz\" (expected one of: network, budget, output_cap_bytes, expect, sandbox, secrets)"},
+             {R"({"sandbox": {"allow_network": "yes"}})", "sandbox.allow_network: expected true or false"},
+             {R"({"sandbox": {"pass_env": ["A", 3]}})", "sandbox.pass_env[1]: expected a non-empty string"},
+             {R"({"sandbox": {"read_paths": ["relative/dir"]}})", "sandbox.read_paths[0]: expected an absolute path"},
+             {R"({"sandbox": {"limits": {"memory_mb": 1}}})", "sandbox.limits.memory_mb: must be between 16 and 16777216, got 1"},
+             {R"({"sandbox": {"limit": {}}})", "sandbox.limit: unknown field \"limit\" (expected one of: allow_network, pass_env, read_paths, limits)"},
+             {R"({"secrets": {"allow": "*.pem"}})", "secrets.allow: expected an array of strings"},
+             {R"({"secrets": {"deny": []}})", "secrets.deny: unknown field \"deny\" (expected: allow)"},
              {R"([])", "$: the config is a JSON object"}}) {
       CAPTURE(row.text);
       auto c = executor::parse_config(json::parse(row.text));

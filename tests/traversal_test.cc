@@ -118,7 +118,7 @@ TEST_SUITE("sandbox") {
     int refused = 0, confined = 0;
 
     for (bool fallback : {false, true}) {
-      auto ws = sandbox::Workspace::open(ws_root, {.force_fallback = fallback, .protected_dirs = {}});
+      auto ws = sandbox::Workspace::open(ws_root, {.force_fallback = fallback, .protected_dirs = {}, .secrets = {}});
       REQUIRE(ws.ok());
       executor::ToolContext ctx{**ws, network, kDefaultOutputCap, std::chrono::milliseconds(10000)};
       for (const auto& payload : payloads) {

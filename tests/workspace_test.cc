@@ -38,7 +38,7 @@ Fixture make_fixture(bool fallback, std::vector<std::string> protected_dirs = {}
   fs::create_symlink("a.txt", f.root + "/link-in");
   fs::create_symlink(".git", f.root + "/git-alias");
   for (auto& p : protected_dirs) p = f.root + "/" + p;
-  auto ws = sandbox::Workspace::open(f.root, {.force_fallback = fallback, .protected_dirs = protected_dirs});
+  auto ws = sandbox::Workspace::open(f.root, {.force_fallback = fallback, .protected_dirs = protected_dirs, .secrets = {}});
   REQUIRE(ws.ok());
   f.ws = std::move(ws.value());
   return f;
@@ -136,7 +136,7 @@ TEST_SUITE("sandbox") {
       CAPTURE(fallback);
       auto f = make_fixture(fallback, {"store"});
       fs::create_directories(f.root + "/store");
-      auto g = sandbox::Workspace::open(f.root, {.force_fallback = fallback, .protected_dirs = {f.root + "/store"}});
+      auto g = sandbox::Workspace::open(f.root, {.force_fallback = fallback, .protected_dirs = {f.root + "/store"}, .secrets = {}});
       REQUIRE(g.ok());
       const auto& ws = **g;
       check_refused(ws.write_file(".git/config", "x"), "writes beneath .git/ are not allowed");

@@ -36,6 +36,7 @@ RunFacts facts_from_events(const std::string& run_id, const std::vector<Event>& 
       f.goal = str(d, "goal");
       f.workspace = str(d, "workspace");
       f.snapshot_before = str(d, "snapshot_before");
+      if (d.contains("sandbox") && d["sandbox"].is_object()) f.sandbox = d["sandbox"];
       if (d.contains("limits")) {
         const auto& l = d["limits"];
         f.budget.limits = {l.value("max_replans", 3), l.value("max_steps", 50), l.value("max_tokens", std::int64_t{200000}),

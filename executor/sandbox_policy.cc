@@ -1,0 +1,17 @@
+#include "executor/sandbox_policy.h"
+
+namespace candor::executor {
+
+sandbox::SandboxPolicy make_sandbox_policy(const sandbox::Workspace& workspace, sandbox::SandboxPolicy base) {
+  base.workspace = workspace.root();
+  base.read_only_dirs = workspace.protected_dirs();
+  base.secret_files.clear();
+  int seen = 0;
+  (void)workspace.walk(".", 32, [&](const sandbox::WalkEntry& e) {
+    if (e.kind == sandbox::EntryKind::kFile && workspace.is_secret(e.path)) base.secret_files.push_back(workspace.root() + "/" + e.path);
+    return ++seen < kMaxSecretScan;
+  });
+  return base;
+}
+
+}  // namespace candor::executor

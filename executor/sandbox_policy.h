@@ -1,0 +1,17 @@
+// The process sandbox for one workspace: what the config asked for, plus what the workspace
+// itself says must be protected (.git, .candor, a store inside it, its credential files).
+#pragma once
+
+#include "sandbox/process_sandbox.h"
+#include "sandbox/workspace.h"
+
+namespace candor::executor {
+
+// `base` carries the config's choices (network, environment, read paths, limits). Credential files
+// are looked for once, now, by a bounded walk (kMaxSecretScan entries): a file a step creates later
+// came from the agent, not from the user.
+sandbox::SandboxPolicy make_sandbox_policy(const sandbox::Workspace& workspace, sandbox::SandboxPolicy base = {});
+
+inline constexpr int kMaxSecretScan = 100000;
+
+}  // namespace candor::executor

@@ -1,0 +1,525 @@
+#include "sandbox/process_sandbox.h"
+
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "sandbox/landlock.h"
+#include "sandbox/pids_cgroup.h"
+
+extern char** environ;  // unistd.h declares it only with _GNU_SOURCE
+
+namespace candor::sandbox {
+namespace {
+
+namespace fs = std::filesystem;
+
+// What a process needs to read and execute to run programs. The user's home is not among them:
+// a step has no business reading ~/.ssh.
+const std::vector<std::string> kSystemReadPaths = {"/usr", "/bin",  "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+                                                   "/etc", "/opt",  "/proc", "/sys", "/dev",   "/run",   "/var",
+                                                   "/nix", "/snap", "/gnu"};
+
+// Capabilities a root caller keeps (Docker's default set, less the ones nobody's build needs).
+const std::set<int> kKeptCapabilities = {0 /*CHOWN*/,  1 /*DAC_OVERRIDE*/, 3 /*FOWNER*/, 4 /*FSETID*/,
+                                         5 /*KILL*/,   6 /*SETGID*/,       7 /*SETUID*/, 10 /*NET_BIND_SERVICE*/,
+                                         18 /*SYS_CHROOT*/, 29 /*AUDIT_WRITE*/};
+constexpr int kCapSetpcap = 8;
+
+template <typename Body>
+bool child_succeeds(const Body& body) {
+  pid_t pid = ::fork();
+  if (pid < 0) return false;
+  if (pid == 0) ::_exit(body());
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+int namespace_flags() { return CLONE_NEWNET | CLONE_NEWNS | (::geteuid() == 0 ? 0 : CLONE_NEWUSER); }
+
+int try_namespaces() { return ::unshare(namespace_flags()) == 0 ? 0 : 1; }
+
+// The kernel's answer does not change while candor runs: asked once.
+bool namespaces_available() {
+  static const bool available = child_succeeds(try_namespaces);
+  return available;
+}
+
+// The filter: kernel administration and io_uring (which opens sockets around the socket() rule)
+// are refused always; socket families other than AF_UNIX when the network is closed by seccomp.
+Result<std::vector<unsigned char>> build_seccomp(bool deny_sockets) {
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+  if (ctx == nullptr) return make_error(ErrorCode::kUnavailable, "seccomp: cannot initialise a filter");
+  struct Release {
+    scmp_filter_ctx c;
+    ~Release() { seccomp_release(c); }
+  } release{ctx};
+  static const char* kRefused[] = {"kexec_load",    "kexec_file_load", "init_module",  "finit_module",
+                                   "delete_module", "reboot",          "swapon",       "swapoff",
+                                   "bpf",           "perf_event_open", "userfaultfd",  "keyctl",
+                                   "add_key",       "request_key",     "acct",         "settimeofday",
+                                   "clock_settime", "clock_adjtime",   "adjtimex",     "pivot_root",
+                                   "mount",         "umount2",         "open_by_handle_at", "iopl",
+                                   "ioperm",        "io_uring_setup",  "io_uring_enter",    "io_uring_register",
+                                   "fsopen",        "fsmount",         "move_mount",        "open_tree"};
+  for (const char* name : kRefused) {
+    int nr = seccomp_syscall_resolve_name(name);
+    if (nr == __NR_SCMP_ERROR) continue;  // not on this architecture
+    if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0) != 0)
+      return make_error(ErrorCode::kUnavailable, fmt::format("seccomp: cannot add a rule for {}", name));
+  }
+  if (deny_sockets) {
+    if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX)) != 0)
+      return make_error(ErrorCode::kUnavailable, "seccomp: cannot add the socket rule");
+  }
+  UniqueFd mem(::memfd_create("candor-seccomp", MFD_CLOEXEC));
+  if (!mem.valid()) return make_error(ErrorCode::kIo, fmt::format("seccomp: memfd: {}", std::strerror(errno)));
+  if (seccomp_export_bpf(ctx, mem.get()) != 0) return make_error(ErrorCode::kUnavailable, "seccomp: cannot export the filter");
+  off_t size = ::lseek(mem.get(), 0, SEEK_END);
+  std::vector<unsigned char> program(static_cast<std::size_t>(size));
+  if (size <= 0 || ::pread(mem.get(), program.data(), program.size(), 0) != size)
+    return make_error(ErrorCode::kIo, "seccomp: cannot read the exported filter back");
+  return program;
+}
+
+sock_fprog as_fprog(const std::vector<unsigned char>& program) {
+  return {static_cast<unsigned short>(program.size() / sizeof(sock_filter)),
+          const_cast<sock_filter*>(reinterpret_cast<const sock_filter*>(program.data()))};
+}
+
+bool seccomp_works() {
+  auto program = build_seccomp(true);
+  if (!program.ok()) return false;
+  sock_fprog prog = as_fprog(*program);
+  return child_succeeds([&] {
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return 1;
+    return ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0 ? 0 : 1;
+  });
+}
+
+// Processes this user has now: RLIMIT_NPROC counts them all, so the limit is set above them.
+std::uint64_t processes_of_this_user() {
+  std::uint64_t n = 0;
+  uid_t uid = ::getuid();
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    struct stat st{};
+    if (::stat(entry.path().c_str(), &st) == 0 && st.st_uid == uid) ++n;
+  }
+  return n;
+}
+
+unsigned long mount_flags_of(const std::string& path) {
+  struct statvfs sv{};
+  if (::statvfs(path.c_str(), &sv) != 0) return 0;
+  unsigned long flags = 0;
+  if (sv.f_flag & ST_NOSUID) flags |= MS_NOSUID;
+  if (sv.f_flag & ST_NODEV) flags |= MS_NODEV;
+  if (sv.f_flag & ST_NOEXEC) flags |= MS_NOEXEC;
+  if (sv.f_flag & ST_NOATIME) flags |= MS_NOATIME;
+  if (sv.f_flag & ST_NODIRATIME) flags |= MS_NODIRATIME;
+  if (sv.f_flag & ST_RELATIME) flags |= MS_RELATIME;
+  return flags;
+}
+
+// Read-execute paths: the system's, plus where PATH points (for a tool installed under the home
+// folder, its whole installation: ~/.pyenv for ~/.pyenv/shims), plus the policy's own.
+std::vector<std::string> read_paths_for(const SandboxPolicy& policy) {
+  std::vector<std::string> paths = kSystemReadPaths;
+  std::string home = std::getenv("HOME") ? std::getenv("HOME") : "";
+  if (const char* path_env = std::getenv("PATH")) {
+    std::string all(path_env);
+    std::size_t start = 0;
+    while (start <= all.size()) {
+      std::size_t colon = all.find(':', start);
+      std::string dir = all.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+      start = colon == std::string::npos ? all.size() + 1 : colon + 1;
+      if (dir.empty() || dir[0] != '/') continue;
+      if (!home.empty() && dir.size() > home.size() + 1 && dir.compare(0, home.size() + 1, home + "/") == 0) {
+        std::size_t end = dir.find('/', home.size() + 1);
+        dir = dir.substr(0, end);
+      }
+      paths.push_back(dir);
+    }
+  }
+  for (const auto& p : policy.read_paths) paths.push_back(p);
+  return paths;
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+
+// Async-signal-safe helpers for the child.
+int write_all(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    ssize_t n = ::write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
+int write_file_in_child(const char* path, const std::string& content) {
+  int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  int err = write_all(fd, content.data(), content.size());
+  ::close(fd);
+  return err;
+}
+
+int bring_loopback_up() {
+  int s = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return errno;
+  struct ifreq ifr{};
+  std::memcpy(ifr.ifr_name, "lo", 3);
+  int err = 0;
+  if (::ioctl(s, SIOCGIFFLAGS, &ifr) != 0) {
+    err = errno;
+  } else {
+    ifr.ifr_flags = static_cast<short>(ifr.ifr_flags | IFF_UP | IFF_RUNNING);
+    if (::ioctl(s, SIOCSIFFLAGS, &ifr) != 0) err = errno;
+  }
+  ::close(s);
+  return err;
+}
+
+}  // namespace
+
+std::vector<std::string> Protections::missing() const {
+  std::vector<std::string> out;
+  if (!filesystem) out.push_back("landlock");
+  if (!read_only_dirs) out.push_back("mount namespace");
+  if (network == "none") out.push_back("network isolation");
+  if (!seccomp) out.push_back("seccomp");
+  if (processes == "none") out.push_back("process limit");
+  if (!rlimits) out.push_back("rlimits");
+  if (!env_scrubbed) out.push_back("scrubbed environment");
+  if (!privileges_dropped) out.push_back("no_new_privs");
+  return out;
+}
+
+nlohmann::json Protections::to_json() const {
+  return {{"landlock_abi", landlock_abi},
+          {"filesystem", filesystem},
+          {"read_only_dirs", read_only_dirs},
+          {"network", network},
+          {"seccomp", seccomp},
+          {"processes", processes},
+          {"rlimits", rlimits},
+          {"env_scrubbed", env_scrubbed},
+          {"privileges_dropped", privileges_dropped},
+          {"missing", missing()}};
+}
+
+Protections probe_protections(const Mechanisms& mechanisms) {
+  Protections p;
+  p.landlock_abi = mechanisms.landlock ? landlock_abi() : 0;
+  p.filesystem = p.landlock_abi > 0;
+  bool namespaces = mechanisms.namespaces && namespaces_available();
+  p.read_only_dirs = namespaces;
+  p.seccomp = mechanisms.seccomp && seccomp_works();
+  p.network = namespaces ? "namespace" : p.seccomp ? "seccomp" : "none";
+  bool cgroup = mechanisms.cgroup && pids_cgroup_parent().ok();
+  p.processes = cgroup ? "cgroup" : ::getuid() != 0 ? "rlimit" : "none";
+  p.rlimits = true;
+  p.env_scrubbed = true;
+  p.privileges_dropped = true;
+  return p;
+}
+
+Mechanisms mechanisms_from_environment() {
+  Mechanisms m;
+  const char* off = std::getenv("CANDOR_SANDBOX_DISABLE");
+  if (off == nullptr) return m;
+  std::string list = std::string(",") + off + ",";
+  auto has = [&](const char* name) { return list.find(std::string(",") + name + ",") != std::string::npos; };
+  m.landlock = !has("landlock");
+  m.namespaces = !has("namespaces");
+  m.seccomp = !has("seccomp");
+  m.cgroup = !has("cgroup");
+  return m;
+}
+
+Protections expected_protections(const SandboxPolicy& policy) {
+  if (!policy.enabled) {
+    Protections p;
+    p.network = "allowed";
+    p.processes = "none";
+    p.env_scrubbed = true;
+    return p;
+  }
+  Protections p = probe_protections(policy.mechanisms);
+  if (policy.allow_network) p.network = "allowed";
+  return p;
+}
+
+bool looks_like_credential_variable(const std::string& name) {
+  static const char* kSuffixes[] = {"_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_PASSWD", "_CREDENTIALS", "_PAT"};
+  static const char* kPrefixes[] = {"ANTHROPIC_", "OPENAI_", "AWS_", "AZURE_", "GOOGLE_", "GCP_", "HF_", "GITHUB_",
+                                    "GH_", "GITLAB_", "NPM_", "DOCKER_", "CLOUDSDK_"};
+  static const char* kExact[] = {"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "NETRC", "PGPASSWORD", "KUBECONFIG", "TOKEN",
+                                 "SECRET", "PASSWORD", "API_KEY"};
+  std::string upper;
+  for (char c : name) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (const char* e : kExact)
+    if (upper == e) return true;
+  for (const char* s : kSuffixes) {
+    std::string suffix(s);
+    if (upper.size() > suffix.size() && upper.compare(upper.size() - suffix.size(), suffix.size(), suffix) == 0) return true;
+  }
+  for (const char* p : kPrefixes)
+    if (starts_with(upper, p)) return true;
+  return upper.find("SECRET") != std::string::npos || upper.find("TOKEN") != std::string::npos ||
+         upper.find("API_KEY") != std::string::npos || upper.find("APIKEY") != std::string::npos;
+}
+
+std::vector<std::string> scrubbed_environment(char** environ_in, const std::vector<std::string>& pass_env,
+                                              const std::string& tmp_dir) {
+  std::vector<std::string> out;
+  for (char** e = environ_in; e != nullptr && *e != nullptr; ++e) {
+    std::string entry(*e);
+    std::size_t eq = entry.find('=');
+    if (eq == std::string::npos) continue;
+    std::string name = entry.substr(0, eq);
+    if (name == "TMPDIR" || name == "TMP" || name == "TEMP") continue;
+    bool passed = std::find(pass_env.begin(), pass_env.end(), name) != pass_env.end();
+    if (!passed && looks_like_credential_variable(name)) continue;
+    out.push_back(std::move(entry));
+  }
+  if (!tmp_dir.empty()) {
+    for (const char* name : {"TMPDIR", "TMP", "TEMP"}) out.push_back(fmt::format("{}={}", name, tmp_dir));
+  }
+  return out;
+}
+
+Result<PreparedSandbox> PreparedSandbox::prepare(const SandboxPolicy& policy, std::uint64_t timeout_s) {
+  PreparedSandbox s;
+  std::error_code ec;
+  std::string tmp_template = (fs::temp_directory_path(ec) / "candor-step-XXXXXX").string();
+  if (::mkdtemp(tmp_template.data()) == nullptr)
+    return make_error(ErrorCode::kIo, fmt::format("sandbox: cannot create a temporary folder: {}", std::strerror(errno)));
+  s.tmp_dir_ = tmp_template;
+  s.env_ = scrubbed_environment(::environ, policy.pass_env, s.tmp_dir_);
+  s.active_.env_scrubbed = true;
+  if (!policy.enabled) {
+    s.active_.network = "allowed";
+    s.active_.processes = "none";
+    return s;
+  }
+
+  // Landlock.
+  int abi = policy.mechanisms.landlock ? landlock_abi() : 0;
+  s.active_.landlock_abi = abi;
+  if (abi > 0) {
+    auto ruleset = build_landlock_ruleset(abi, read_paths_for(policy), {policy.workspace, s.tmp_dir_});
+    if (!ruleset.ok()) return ruleset.error();
+    s.landlock_ruleset_ = std::move(*ruleset);
+    s.active_.filesystem = true;
+  }
+
+  // Namespaces: network (unless allowed) and mount (read-only binds, masked secrets).
+  bool namespaces = policy.mechanisms.namespaces && namespaces_available();
+  if (namespaces) {
+    s.unshare_user_ = ::geteuid() != 0;
+    s.unshare_net_ = !policy.allow_network;
+    s.unshare_mount_ = true;
+    if (s.unshare_user_) {
+      s.uid_map_ = fmt::format("{0} {0} 1\n", ::getuid());
+      s.gid_map_ = fmt::format("{0} {0} 1\n", ::getgid());
+    }
+    for (const auto& dir : policy.read_only_dirs) {
+      struct stat st{};
+      if (::lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) s.read_only_binds_.push_back({dir, mount_flags_of(dir)});
+    }
+    for (const auto& file : policy.secret_files) {
+      struct stat st{};
+      if (::lstat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode)) s.masked_files_.push_back(file);
+    }
+    s.active_.read_only_dirs = true;
+  }
+
+  // seccomp: always the kernel-administration filter; sockets too when no namespace closes the network.
+  bool deny_sockets = !policy.allow_network && !s.unshare_net_;
+  if (policy.mechanisms.seccomp) {
+    auto program = build_seccomp(deny_sockets);
+    if (program.ok()) {
+      s.seccomp_program_ = std::move(*program);
+      s.active_.seccomp = true;
+    }
+  }
+  s.active_.network = policy.allow_network ? "allowed"
+                      : s.unshare_net_     ? "namespace"
+                      : s.active_.seccomp  ? "seccomp"
+                                           : "none";
+
+  // Processes: a pids cgroup, and RLIMIT_NPROC (which root ignores).
+  if (policy.mechanisms.cgroup) {
+    auto parent = pids_cgroup_parent();
+    if (parent.ok()) {
+      auto dir = create_pids_cgroup(*parent, policy.limits.processes);
+      if (dir.ok()) {
+        s.cgroup_dir_ = *dir;
+        s.cgroup_procs_.reset(::open((s.cgroup_dir_ + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC));
+        if (!s.cgroup_procs_.valid()) {
+          remove_cgroup(s.cgroup_dir_);
+          s.cgroup_dir_.clear();
+        }
+      }
+    }
+  }
+  s.active_.processes = !s.cgroup_dir_.empty() ? "cgroup" : ::getuid() != 0 ? "rlimit" : "none";
+
+  const ProcessLimits& l = policy.limits;
+  std::uint64_t cpu = l.cpu_seconds != 0 ? l.cpu_seconds : timeout_s + 1;
+  s.rlimits_ = {{RLIMIT_CPU, cpu},
+                {RLIMIT_AS, l.memory_bytes},
+                {RLIMIT_FSIZE, l.file_size_bytes},
+                {RLIMIT_NOFILE, l.open_files},
+                {RLIMIT_NPROC, processes_of_this_user() + l.processes},
+                {RLIMIT_CORE, 0}};
+  s.active_.rlimits = true;
+
+  if (::geteuid() == 0) {
+    int last = 40;
+    std::ifstream("/proc/sys/kernel/cap_last_cap") >> last;
+    for (int cap = 0; cap <= last; ++cap)
+      if (cap != kCapSetpcap && !kKeptCapabilities.count(cap)) s.caps_to_drop_.push_back(cap);
+    s.caps_to_drop_.push_back(kCapSetpcap);  // last: dropping the others needs it
+  }
+  s.active_.privileges_dropped = true;
+  if (policy.require_all && !s.active_.missing().empty()) {
+    std::string missing;
+    for (const auto& m : s.active_.missing()) missing += (missing.empty() ? "" : ", ") + m;
+    return make_error(ErrorCode::kRefused, fmt::format("sandbox incomplete (--require-sandbox): missing {}", missing));
+  }
+  return s;
+}
+
+int PreparedSandbox::apply_in_child(const char** what) const {
+  int err = 0;
+  auto fail = [&](const char* step, int e) {
+    *what = step;
+    return e;
+  };
+  if (cgroup_procs_.valid()) {
+    char buf[24];
+    int n = 0;
+    pid_t pid = ::getpid();
+    char rev[24];
+    do {
+      rev[n++] = static_cast<char>('0' + pid % 10);
+      pid /= 10;
+    } while (pid > 0);
+    for (int i = 0; i < n; ++i) buf[i] = rev[n - 1 - i];
+    if ((err = write_all(cgroup_procs_.get(), buf, static_cast<std::size_t>(n))) != 0) return fail("joining the pids cgroup", err);
+  }
+  int flags = (unshare_user_ ? CLONE_NEWUSER : 0) | (unshare_net_ ? CLONE_NEWNET : 0) | (unshare_mount_ ? CLONE_NEWNS : 0);
+  if (flags != 0 && ::unshare(flags) != 0) return fail("unshare", errno);
+  if (unshare_user_) {
+    if ((err = write_file_in_child("/proc/self/setgroups", "deny")) != 0) return fail("/proc/self/setgroups", err);
+    if ((err = write_file_in_child("/proc/self/uid_map", uid_map_)) != 0) return fail("/proc/self/uid_map", err);
+    if ((err = write_file_in_child("/proc/self/gid_map", gid_map_)) != 0) return fail("/proc/self/gid_map", err);
+  }
+  if (unshare_net_ && (err = bring_loopback_up()) != 0) return fail("bringing up loopback", err);
+  if (unshare_mount_) {
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return fail("making mounts private", errno);
+    for (const auto& [dir, keep] : read_only_binds_) {
+      if (::mount(dir.c_str(), dir.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) return fail("bind-mounting a protected folder", errno);
+      // A remount must repeat the flags the kernel locked on the original mount (nosuid, nodev, ...).
+      if (::mount(nullptr, dir.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY | keep, nullptr) != 0)
+        return fail("making a protected folder read-only", errno);
+    }
+    for (const auto& file : masked_files_) {
+      if (::mount("/dev/null", file.c_str(), nullptr, MS_BIND, nullptr) != 0) return fail("masking a credential file", errno);
+    }
+  }
+  for (const auto& r : rlimits_) {
+    struct rlimit rl{r.value, r.value};
+    if (::setrlimit(r.resource, &rl) != 0) return fail("setrlimit", errno);
+  }
+  for (int cap : caps_to_drop_) {
+    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) return fail("dropping capabilities", errno);
+  }
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return fail("no_new_privs", errno);
+  if (!seccomp_program_.empty()) {
+    sock_fprog prog = as_fprog(seccomp_program_);
+    if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) return fail("seccomp", errno);
+  }
+  if (landlock_ruleset_.valid() && (err = landlock_enforce(landlock_ruleset_.get())) != 0) return fail("landlock", err);
+  return 0;
+}
+
+int PreparedSandbox::kill_all() const { return cgroup_dir_.empty() ? 0 : kill_cgroup(cgroup_dir_); }
+
+void PreparedSandbox::release() {
+  if (!cgroup_dir_.empty()) {
+    kill_cgroup(cgroup_dir_);
+    cgroup_procs_.reset();
+    remove_cgroup(cgroup_dir_);
+    cgroup_dir_.clear();
+  }
+  if (!tmp_dir_.empty()) {
+    std::error_code ec;
+    fs::remove_all(tmp_dir_, ec);
+    tmp_dir_.clear();
+  }
+}
+
+PreparedSandbox::PreparedSandbox(PreparedSandbox&& o) noexcept { *this = std::move(o); }
+
+PreparedSandbox& PreparedSandbox::operator=(PreparedSandbox&& o) noexcept {
+  if (this == &o) return *this;
+  release();
+  active_ = std::move(o.active_);
+  env_ = std::move(o.env_);
+  tmp_dir_ = std::exchange(o.tmp_dir_, {});
+  landlock_ruleset_ = std::move(o.landlock_ruleset_);
+  cgroup_dir_ = std::exchange(o.cgroup_dir_, {});
+  cgroup_procs_ = std::move(o.cgroup_procs_);
+  seccomp_program_ = std::move(o.seccomp_program_);
+  unshare_user_ = o.unshare_user_;
+  unshare_net_ = o.unshare_net_;
+  unshare_mount_ = o.unshare_mount_;
+  uid_map_ = std::move(o.uid_map_);
+  gid_map_ = std::move(o.gid_map_);
+  read_only_binds_ = std::move(o.read_only_binds_);
+  masked_files_ = std::move(o.masked_files_);
+  caps_to_drop_ = std::move(o.caps_to_drop_);
+  rlimits_ = std::move(o.rlimits_);
+  return *this;
+}
+
+PreparedSandbox::~PreparedSandbox() { release(); }
+
+}  // namespace candor::sandbox

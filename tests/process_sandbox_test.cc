@@ -1,0 +1,325 @@
+// The process sandbox against the attacks a shell step chosen by an LLM can make. Each attack is
+// checked to fail under the sandbox; where the test can say so, the same command is shown to
+// succeed without it, so a sandbox that stopped working would fail here.
+#include <doctest/doctest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "sandbox/landlock.h"
+#include "sandbox/process.h"
+#include "sandbox/process_sandbox.h"
+#include "sandbox/secret_files.h"
+#include "sandbox/unique_fd.h"
+#include "tests/test_support.h"
+
+using namespace candor;
+using namespace std::chrono_literals;
+using candor::testing::exists;
+using candor::testing::make_temp_dir;
+using candor::testing::read_file;
+using candor::testing::write_file;
+
+namespace {
+
+struct Box {
+  std::string ws = make_temp_dir("ws");
+  std::string outside = make_temp_dir("outside");
+  sandbox::SandboxPolicy policy;
+
+  Box() {
+    std::filesystem::create_directories(ws + "/.git");
+    write_file(ws + "/.git/HEAD", "ref: refs/heads/main\n");
+    write_file(outside + "/canary", "untouched\n");
+    policy.workspace = ws;
+    policy.read_only_dirs = {ws + "/.git"};
+    policy.limits.processes = 64;
+  }
+  Result<sandbox::ProcessResult> run(const std::string& command, std::chrono::milliseconds timeout = 20s,
+                                     bool sandboxed = true) {
+    sandbox::ProcessSpec spec;
+    spec.argv = {"/bin/bash", "-c", command};
+    spec.cwd = ws;
+    spec.timeout = timeout;
+    spec.sandbox = sandboxed ? &policy : nullptr;
+    return sandbox::run_process(spec);
+  }
+};
+
+// A non-zombie process whose command line contains `marker`.
+bool any_process_with(const std::string& marker) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos || std::stoi(name) == ::getpid()) continue;
+    std::string cmdline = read_file(entry.path().string() + "/cmdline");
+    for (char& c : cmdline)
+      if (c == '\0') c = ' ';
+    if (cmdline.find(marker) == std::string::npos) continue;
+    std::string stat = read_file(entry.path().string() + "/stat");
+    std::size_t close = stat.rfind(')');
+    if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z' && stat[close + 2] != 'X') return true;
+  }
+  return false;
+}
+
+std::string unique_marker() {
+  static std::mt19937 rng{std::random_device{}()};
+  return fmt::format("{}.{:06}", 4000 + rng() % 1000, rng() % 1000000);  // a sleep duration nobody else uses
+}
+
+struct Listener {
+  sandbox::UniqueFd fd{::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)};
+  int port = 0;
+  Listener() {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
+    REQUIRE(::listen(fd.get(), 16) == 0);
+    socklen_t len = sizeof(addr);
+    ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&addr), &len);
+    port = ntohs(addr.sin_port);
+  }
+};
+
+}  // namespace
+
+TEST_SUITE("sandbox") {
+  TEST_CASE("a write outside the workspace is refused and the canary is unchanged; inside works") {
+    Box box;
+    std::string attack = fmt::format("echo pwned > {0}/canary; echo new > {0}/created; echo ok > inside.txt", box.outside);
+    auto r = box.run(attack);
+    REQUIRE(r.ok());
+    CHECK(r->output.text().find("Permission denied") != std::string::npos);
+    CHECK(read_file(box.outside + "/canary") == "untouched\n");
+    CHECK_FALSE(exists(box.outside + "/created"));
+    CHECK(read_file(box.ws + "/inside.txt") == "ok\n");
+    REQUIRE(r->protections);
+    CHECK(r->protections->filesystem == (sandbox::landlock_abi() > 0));
+    if (sandbox::landlock_abi() == 0) return;  // the control below only means something with Landlock
+
+    // Control: the same command without the sandbox does reach outside.
+    auto unsandboxed = box.run(attack, 20s, false);
+    REQUIRE(unsandboxed.ok());
+    CHECK(read_file(box.outside + "/canary") == "pwned\n");
+  }
+
+  TEST_CASE("the workspace's .git and other protected folders are read-only to a step") {
+    Box box;
+    auto probe = sandbox::probe_protections();
+    if (!probe.read_only_dirs) {
+      MESSAGE("no mount namespace here: .git protection is not available");
+      return;
+    }
+    auto r = box.run("echo evil > .git/HEAD; touch .git/hooks-planted; rm -f .git/HEAD; echo done");
+    REQUIRE(r.ok());
+    CHECK(read_file(box.ws + "/.git/HEAD") == "ref: refs/heads/main\n");
+    CHECK_FALSE(exists(box.ws + "/.git/hooks-planted"));
+    CHECK(r->output.text().find("Read-only file system") != std::string::npos);
+    // umount is the way out of a bind mount; Landlock and seccomp both refuse it.
+    auto umount = box.run(fmt::format("umount {0}/.git 2>&1; echo again > .git/HEAD", box.ws));
+    REQUIRE(umount.ok());
+    CHECK(read_file(box.ws + "/.git/HEAD") == "ref: refs/heads/main\n");
+  }
+
+  TEST_CASE("no network by default: a listener on the host's 127.0.0.1 is unreachable; --allow-network opens it") {
+    Listener listener;
+    std::string connect = fmt::format("exec 3<>/dev/tcp/127.0.0.1/{} && echo connected", listener.port);
+    Box box;
+    auto denied = box.run(connect);
+    REQUIRE(denied.ok());
+    CHECK(denied->exit_code != 0);
+    CHECK(denied->output.text().find("connected") == std::string::npos);
+    CHECK(denied->protections->network != "allowed");
+    CHECK(denied->protections->network != "none");
+
+    SUBCASE("seccomp closes it too where there is no network namespace") {
+      box.policy.mechanisms.namespaces = false;
+      auto r = box.run(connect + "; python3 -c 'import socket; socket.socketpair(socket.AF_UNIX)' && echo unix-ok");
+      REQUIRE(r.ok());
+      CHECK(r->protections->network == "seccomp");
+      CHECK(r->output.text().find("connected") == std::string::npos);
+      CHECK(r->output.text().find("Address family not supported") != std::string::npos);
+    }
+    SUBCASE("allowed") {
+      box.policy.allow_network = true;
+      auto r = box.run(connect);
+      REQUIRE(r.ok());
+      CHECK(r->exit_code == 0);
+      CHECK(r->output.text().find("connected") != std::string::npos);
+      CHECK(r->protections->network == "allowed");
+    }
+  }
+
+  TEST_CASE("a step in its own network namespace can still use its own loopback") {
+    Box box;
+    if (!sandbox::probe_protections().read_only_dirs) return;
+    // A server and a client inside one step: the namespace's loopback is up.
+    auto r = box.run(
+        "python3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\",0)); s.listen(); "
+        "c=socket.create_connection(s.getsockname()); print(\"loopback-ok\")'");
+    REQUIRE(r.ok());
+    CHECK(r->output.text().find("loopback-ok") != std::string::npos);
+  }
+
+  TEST_CASE("a fork bomb is contained and leaves no process behind") {
+    Box box;
+    std::string marker = unique_marker();
+    auto started = std::chrono::steady_clock::now();
+    auto r = box.run(fmt::format("bomb() {{ sleep {0} & bomb & bomb; }}; bomb", marker), 4s);
+    REQUIRE(r.ok());
+    auto took = std::chrono::steady_clock::now() - started;
+    CHECK(took < 30s);
+    CHECK_FALSE(any_process_with(marker));
+    if (r->protections->processes == "cgroup") {
+      // The cgroup also kept the bomb small: the machine never ran out of processes.
+      CHECK(r->output.text().find("Resource temporarily unavailable") != std::string::npos);
+    }
+  }
+
+  TEST_CASE("a memory hog stops at the address-space limit") {
+    Box box;
+    box.policy.limits.memory_bytes = 256ULL << 20;
+    auto r = box.run("awk 'BEGIN { s = \"xxxxxxxxxxxxxxxx\"; while (1) s = s s }'", 20s);
+    REQUIRE(r.ok());
+    CHECK_FALSE(r->timed_out);
+    CHECK(r->exit_code != 0);
+  }
+
+  TEST_CASE("a 2 GB file write stops at the file-size limit") {
+    Box box;
+    box.policy.limits.file_size_bytes = 16ULL << 20;
+    auto r = box.run("head -c 2G /dev/zero > big.bin", 20s);
+    REQUIRE(r.ok());
+    CHECK_FALSE(r->timed_out);
+    CHECK(r->exit_code != 0);
+    CHECK(std::filesystem::file_size(box.ws + "/big.bin") <= (16ULL << 20));
+  }
+
+  TEST_CASE("a process that ignores SIGTERM is killed at its timeout") {
+    Box box;
+    std::string marker = unique_marker();
+    auto started = std::chrono::steady_clock::now();
+    auto r = box.run(fmt::format("trap '' TERM INT HUP; sleep {}; echo survived", marker), 1s);
+    REQUIRE(r.ok());
+    CHECK(r->timed_out);
+    CHECK(std::chrono::steady_clock::now() - started < 10s);
+    CHECK(r->output.text().find("survived") == std::string::npos);
+    CHECK_FALSE(any_process_with(marker));
+  }
+
+  TEST_CASE("a background child that leaves the process group does not outlive its step") {
+    Box box;
+    std::string marker = unique_marker();
+    auto r = box.run(fmt::format("setsid sleep {} > /dev/null 2>&1 < /dev/null & echo started", marker), 10s);
+    REQUIRE(r.ok());
+    CHECK(r->output.text().find("started") != std::string::npos);
+    if (r->protections->processes != "cgroup") {
+      MESSAGE("no pids cgroup here: a setsid child can outlive its step (candor doctor says so)");
+      return;
+    }
+    CHECK(r->stragglers_killed >= 1);
+    CHECK_FALSE(any_process_with(marker));
+  }
+
+  TEST_CASE("credentials in candor's environment are not in a step's; --pass-env passes one by name") {
+    ::setenv("OPENAI_API_KEY", "sk-planted-in-test", 1);
+    ::setenv("DEPLOY_TOKEN", "tok-planted", 1);
+    Box box;
+    auto r = box.run("env");
+    REQUIRE(r.ok());
+    CHECK(r->output.text().find("sk-planted-in-test") == std::string::npos);
+    CHECK(r->output.text().find("tok-planted") == std::string::npos);
+    CHECK(r->output.text().find("PATH=") != std::string::npos);
+    CHECK(r->output.text().find("TMPDIR=") != std::string::npos);
+
+    box.policy.pass_env = {"DEPLOY_TOKEN"};
+    auto passed = box.run("env");
+    REQUIRE(passed.ok());
+    CHECK(passed->output.text().find("DEPLOY_TOKEN=tok-planted") != std::string::npos);
+    CHECK(passed->output.text().find("sk-planted-in-test") == std::string::npos);
+    ::unsetenv("OPENAI_API_KEY");
+    ::unsetenv("DEPLOY_TOKEN");
+  }
+
+  TEST_CASE("a step cannot read candor's own environment through /proc, nor signal candor") {
+    ::setenv("ANTHROPIC_API_KEY", "sk-ant-planted", 1);
+    Box box;
+    if (sandbox::landlock_abi() == 0) return;
+    auto r = box.run(fmt::format("cat /proc/{0}/environ; kill -STOP {0}; echo kill=$?", ::getpid()));
+    ::unsetenv("ANTHROPIC_API_KEY");
+    REQUIRE(r.ok());
+    CHECK(r->output.text().find("sk-ant-planted") == std::string::npos);
+    if (sandbox::landlock_abi() >= 6) CHECK(r->output.text().find("kill=1") != std::string::npos);
+  }
+
+  TEST_CASE("credential files in the workspace read as empty inside a step") {
+    Box box;
+    write_file(box.ws + "/.env", "DB_PASSWORD=hunter2\n");
+    box.policy.secret_files = {box.ws + "/.env"};
+    if (!sandbox::probe_protections().read_only_dirs) return;
+    auto r = box.run("cat .env; echo end");
+    REQUIRE(r.ok());
+    CHECK(r->output.text().find("hunter2") == std::string::npos);
+    CHECK(read_file(box.ws + "/.env") == "DB_PASSWORD=hunter2\n");
+  }
+
+  TEST_CASE("the private temporary folder is writable and removed afterwards") {
+    Box box;
+    auto r = box.run("echo scratch > \"$TMPDIR/x\" && cat \"$TMPDIR/x\" && echo \"$TMPDIR\"");
+    REQUIRE(r.ok());
+    CHECK(r->exit_code == 0);
+    std::string out = r->output.text();
+    REQUIRE(out.rfind("scratch\n", 0) == 0);
+    std::string tmp = out.substr(8, out.find('\n', 8) - 8);
+    CHECK(tmp.find("candor-step-") != std::string::npos);
+    CHECK_FALSE(exists(tmp));
+  }
+
+  TEST_CASE("--require-sandbox: a policy that cannot get every protection fails to start") {
+    Box box;
+    box.policy.require_all = true;
+    box.policy.mechanisms.landlock = false;
+    auto r = box.run("echo ran");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == ErrorCode::kRefused);
+    CHECK(r.error().message.find("missing landlock") != std::string::npos);
+  }
+
+  TEST_CASE("credential variables and files are recognised by name") {
+    for (const char* name : {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GITHUB_TOKEN", "AWS_ACCESS_KEY_ID", "DB_PASSWORD",
+                             "MY_SECRET", "SSH_AUTH_SOCK", "stripe_secret_key", "NPM_CONFIG_TOKEN"}) {
+      CAPTURE(name);
+      CHECK(sandbox::looks_like_credential_variable(name));
+    }
+    for (const char* name : {"PATH", "HOME", "LANG", "TERM", "USER", "PWD", "EDITOR", "KEYBOARD_LAYOUT"}) {
+      CAPTURE(name);
+      CHECK_FALSE(sandbox::looks_like_credential_variable(name));
+    }
+    for (const char* path : {".env", "app/.env", ".env.local", ".env.production", "certs/server.pem", "tls.key",
+                             "id_rsa", "home/.ssh/id_ed25519", ".ssh/config", ".aws/credentials", ".netrc", "x/.npmrc",
+                             "keystore.p12", ".git-credentials"}) {
+      CAPTURE(path);
+      CHECK(sandbox::looks_secret(path));
+    }
+    for (const char* path : {".env.example", ".env.sample", "id_rsa.pub", "keys.txt", "envoy.yaml", "src/key.cc",
+                             "environment.md", "README.md", "monkey", "pem/readme"}) {
+      CAPTURE(path);
+      CHECK_FALSE(sandbox::looks_secret(path));
+    }
+    sandbox::SecretFilter allow({"test/fixtures/*.pem", ".env.test"});
+    CHECK_FALSE(allow.refused("test/fixtures/server.pem"));
+    CHECK(allow.refused("certs/server.pem"));
+    CHECK_FALSE(allow.refused("app/.env.test"));
+    CHECK(allow.refused(".env"));
+  }
+}

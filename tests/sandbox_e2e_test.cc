@@ -1,0 +1,146 @@
+// The process sandbox and the credential-file refusal, through the built binary.
+#include <doctest/doctest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <fmt/format.h>
+
+#include "sandbox/unique_fd.h"
+#include "tests/e2e_support.h"
+
+using namespace candor::testing;
+using nlohmann::json;
+
+namespace {
+
+std::string shell_plan(const std::string& command, const std::string& extra_assert = "") {
+  json step = {{"id", "s1"}, {"tool", "shell"}, {"args", {{"command", command}}}};
+  if (!extra_assert.empty()) step["assert"] = json::array({json::parse(extra_assert)});
+  return json({{"goal_kind", "modify"}, {"steps", json::array({step})}, {"then", "finish"}}).dump();
+}
+
+int listen_on_loopback(candor::sandbox::UniqueFd& fd) {
+  fd.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
+  REQUIRE(::listen(fd.get(), 16) == 0);
+  socklen_t len = sizeof(addr);
+  ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&addr), &len);
+  return ntohs(addr.sin_port);
+}
+
+}  // namespace
+
+TEST_SUITE("e2e") {
+  TEST_CASE("a shell step writing outside the workspace fails and the canary is unchanged; inside succeeds") {
+    Env env;
+    std::string outside = make_temp_dir("outside");
+    write_file(outside + "/canary", "untouched\n");
+    auto r = env.exec(env.plan_file(shell_plan(fmt::format("echo pwned > {}/canary", outside))));
+    json j = parse_stdout(r);
+    CHECK(read_file(outside + "/canary") == "untouched\n");
+    CHECK(j["verdict"] != "success");
+    CHECK(j["step_results"][0]["ok"] == false);
+    CHECK(j["sandbox"]["network"] == "namespace");
+
+    auto inside = env.exec(env.plan_file(
+        shell_plan("echo done > inside.txt", R"({"type": "file_contains", "path": "inside.txt", "text": "done"})")));
+    CHECK(inside.exit_code == 0);
+    CHECK(parse_stdout(inside)["verdict"] == "success");
+  }
+
+  TEST_CASE("a shell step cannot reach a listener on 127.0.0.1 unless --allow-network") {
+    Env env;
+    candor::sandbox::UniqueFd fd;
+    int port = listen_on_loopback(fd);
+    std::string plan = env.plan_file(shell_plan(fmt::format("bash -c 'exec 3<>/dev/tcp/127.0.0.1/{}' && echo connected > net.txt", port),
+                                                R"({"type": "file_exists", "path": "net.txt"})"));
+    auto denied = env.exec(plan);
+    CHECK(denied.exit_code != 0);
+    CHECK_FALSE(exists(env.ws + "/net.txt"));
+
+    auto allowed = env.exec(plan, {"--allow-network"});
+    CHECK(allowed.exit_code == 0);
+    json j = parse_stdout(allowed);
+    CHECK(j["verdict"] == "success");
+    CHECK(j["sandbox"]["network"] == "allowed");
+  }
+
+  TEST_CASE("an API key planted in candor's environment is not visible to a shell step") {
+    Env env;
+    env.env.push_back("OPENAI_API_KEY=sk-planted-e2e");
+    auto r = env.exec(env.plan_file(shell_plan("test -z \"$OPENAI_API_KEY\" && env > env.txt",
+                                               R"({"type": "file_not_contains", "path": "env.txt", "text": "sk-planted"})")));
+    CHECK(r.exit_code == 0);
+    CHECK(read_file(env.ws + "/env.txt").find("sk-planted") == std::string::npos);
+    CHECK(read_file(env.ws + "/env.txt").find("PATH=") != std::string::npos);
+  }
+
+  TEST_CASE("reading .env is refused with a clear step error; the config can allow a file") {
+    Env env;
+    write_file(env.ws + "/.env", "STRIPE_KEY=sk_live_123\n");
+    std::string plan = env.plan_file(
+        R"({"goal_kind": "inspect", "steps": [{"id": "look", "tool": "file_read", "args": {"path": "./.env"}}], "then": "finish"})");
+    auto r = env.exec(plan);
+    json j = parse_stdout(r);
+    CHECK(j["step_results"][0]["ok"] == false);
+    std::string error = j["step_results"][0]["error"];
+    CHECK(error.find("refused: ./.env looks like a credential file") != std::string::npos);
+
+    // A symlink with an innocent name is no way round it.
+    std::filesystem::create_symlink(".env", env.ws + "/notes.txt");
+    auto linked = env.exec(env.plan_file(
+        R"({"goal_kind": "inspect", "steps": [{"id": "look", "tool": "file_read", "args": {"path": "notes.txt"}}], "then": "finish"})"));
+    CHECK(parse_stdout(linked)["step_results"][0]["ok"] == false);
+    // file_search skips it and says so.
+    auto search = env.candor({"exec", env.plan_file(R"({"goal_kind": "inspect", "steps": [{"id": "find", "tool": "file_search",
+        "args": {"pattern": "sk_live"}}], "then": "finish"})"), "-C", env.ws, "--json"});
+    CHECK(parse_stdout(search)["step_results"][0]["ok"] == true);
+    auto events = env.candor({"report", "last", "-v"});
+    CHECK(events.out.find("0 matches") != std::string::npos);
+    CHECK(events.out.find("credential file") != std::string::npos);
+
+    write_file(env.ws + "/.candor/config.json", R"({"secrets": {"allow": [".env"]}})");
+    auto allowed = env.exec(plan);
+    CHECK(parse_stdout(allowed)["step_results"][0]["ok"] == true);
+  }
+
+  TEST_CASE("--require-sandbox refuses to run without every protection, and records nothing") {
+    Env env;
+    env.env.push_back("CANDOR_SANDBOX_DISABLE=landlock");
+    std::string plan = env.plan_file(shell_plan("echo ran > ran.txt"));
+    auto refused = env.exec(plan, {"--require-sandbox"});
+    CHECK(refused.exit_code == 69);
+    CHECK(refused.err.find("--require-sandbox") != std::string::npos);
+    CHECK(refused.err.find("landlock") != std::string::npos);
+    CHECK_FALSE(exists(env.ws + "/ran.txt"));
+    CHECK(env.candor({"runs", "--json"}).out.find("ran.txt") == std::string::npos);
+
+    // Without the flag the run goes ahead and its report says what was missing.
+    auto ran = env.exec(plan);
+    json j = parse_stdout(ran);
+    CHECK(j["sandbox"]["filesystem"] == false);
+    CHECK(j["sandbox"]["missing"] == json::array({"landlock"}));
+    CHECK(env.candor({"report", "last"}).out.find("missing landlock") != std::string::npos);
+  }
+
+  TEST_CASE("candor doctor lists each protection and exits 0 only when all are there") {
+    Env env;
+    auto full = env.candor({"doctor", "--json"});
+    json j = parse_stdout(full);
+    CHECK(full.exit_code == (j["missing"].empty() ? 0 : 1));
+    for (const char* key : {"landlock", "namespaces", "seccomp", "network", "processes", "rlimits", "environment", "privileges"}) {
+      CAPTURE(key);
+      CHECK(j["details"].contains(key));
+    }
+    env.env.push_back("CANDOR_SANDBOX_DISABLE=seccomp,namespaces");
+    auto reduced = env.candor({"doctor"});
+    CHECK(reduced.exit_code == 1);
+    CHECK(reduced.out.find("seccomp      NO") != std::string::npos);
+    CHECK(reduced.out.find("network      NO") != std::string::npos);
+  }
+}
