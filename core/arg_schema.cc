@@ -111,7 +111,8 @@ Status validate_args(const nlohmann::json& args, const std::vector<ArgSpec>& spe
   }
   for (const auto& [key, value] : args.items()) {
     if (std::find(ignored.begin(), ignored.end(), key) != ignored.end()) continue;
-    auto it = std::find_if(specs.begin(), specs.end(), [&](const ArgSpec& s) { return s.name == key; });
+    const std::string& name = key;  // clang < 16 cannot capture a structured binding
+    auto it = std::find_if(specs.begin(), specs.end(), [&](const ArgSpec& s) { return s.name == name; });
     if (it == specs.end()) {
       std::string known;
       for (const auto& s : specs) known += (known.empty() ? "" : ", ") + s.name;
@@ -127,6 +128,10 @@ Status validate_args(const nlohmann::json& args, const std::vector<ArgSpec>& spe
     }
   }
   return ok_status();
+}
+
+std::string json_str(const nlohmann::json& j, const char* key, const std::string& fallback) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : fallback;
 }
 
 }  // namespace candor

@@ -47,6 +47,10 @@ Status validate_args(const nlohmann::json& args, const std::vector<ArgSpec>& spe
 // Short JSON type name for messages: "string", "integer", "object", ...
 std::string json_type_name(const nlohmann::json& value);
 
+// j[key] when j is an object and that is a string, else `fallback`. For JSON that anyone else
+// wrote (an LLM's reply, a stored report): nlohmann's value() throws on a wrong type.
+std::string json_str(const nlohmann::json& j, const char* key, const std::string& fallback = "");
+
 // "integer 7", "string \"abc\"", "null", "object": what a message says was found instead.
 std::string json_describe(const nlohmann::json& value);
 

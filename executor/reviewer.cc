@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/arg_schema.h"
 #include "executor/run_loop.h"
 #include "llm/json_reply.h"
 
@@ -80,7 +81,7 @@ Review Reviewer::review(int attempt, const std::string& goal, const std::optiona
     std::string answer;  // what the reviewer is told next
     if (j.is_object() && j.contains("verdict")) {
       std::string verdict = j["verdict"].is_string() ? j["verdict"].get<std::string>() : "";
-      std::string reason = j.value("reason", "");
+      std::string reason = json_str(j, "reason");
       if ((verdict == "pass" || verdict == "fail") && !reason.empty()) return finish(verdict == "pass", reason);
       answer = "A verdict needs \"verdict\": \"pass\" or \"fail\" and a non-empty \"reason\".";
     } else if (j.is_object() && j.contains("tool") && j["tool"].is_string()) {

@@ -162,6 +162,13 @@ Result<nlohmann::json> parse_json_text(const std::string& text, const std::strin
     if (pos != std::string::npos) what = what.substr(pos);
     return make_error(ErrorCode::kInvalidInput,
                       fmt::format("{}:{}:{}: not valid JSON: {}", source, line, byte - line_start + 1, what));
+  } catch (const nlohmann::json::exception& e) {
+    // A number too large for a double ("1E999") is an out_of_range error, not a parse_error
+    // (found by fuzz/plan_parser). It carries no position.
+    std::string what = e.what();
+    auto pos = what.find("] ");
+    return make_error(ErrorCode::kInvalidInput,
+                      fmt::format("{}: not valid JSON: {}", source, pos == std::string::npos ? what : what.substr(pos + 2)));
   }
 }
 

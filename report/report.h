@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/arg_schema.h"
 #include "core/run_record.h"
 #include "verify/tier1.h"
 #include "verify/verdict.h"
@@ -29,7 +30,5 @@ bool want_color(int fd);
 // The same decision, given whether the output is a terminal.
 bool want_color_for(bool is_tty);
 
-// j[key] when it is a string, else `fallback`: report JSON read back from the store.
-std::string json_str(const nlohmann::json& j, const char* key, const std::string& fallback = "");
 
 }  // namespace candor::report

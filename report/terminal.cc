@@ -64,10 +64,6 @@ std::string used_of(const nlohmann::json& pair) {
 
 }  // namespace
 
-std::string json_str(const nlohmann::json& j, const char* key, const std::string& fallback) {
-  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : fallback;
-}
-
 bool want_color_for(bool is_tty) {
   const char* no_color = std::getenv("NO_COLOR");
   if (no_color != nullptr && *no_color != '\0') return false;

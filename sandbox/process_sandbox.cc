@@ -95,7 +95,8 @@ Result<std::vector<unsigned char>> build_seccomp(bool deny_sockets) {
       return make_error(ErrorCode::kUnavailable, fmt::format("seccomp: cannot add a rule for {}", name));
   }
   if (deny_sockets) {
-    if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX)) != 0)
+    scmp_arg_cmp not_unix{0, SCMP_CMP_NE, AF_UNIX, 0};
+    if (seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1, &not_unix) != 0)
       return make_error(ErrorCode::kUnavailable, "seccomp: cannot add the socket rule");
   }
   UniqueFd mem(::memfd_create("candor-seccomp", MFD_CLOEXEC));

@@ -92,6 +92,9 @@ TEST_SUITE("verify") {
              {R"({"answers": [{"question": 1, "answer": "maybe"}, {"question": 2, "answer": "no"}]})", "answers[0].answer: must be \"yes\" or \"no\""},
              {R"({"answers": [{"question": 1, "answer": "yes"}, {"question": 1, "answer": "no"}]})", "answers[1].question: 1 answered twice"},
              {R"({"verdict": "yes"})", "answers: missing, or not an array"},
+             // Found by fuzz/reply_extractor: wrong types used to throw out of the verifier.
+             {R"({"answers": [{"question": 1, "answer": 4444}, {"question": 2, "answer": "no"}]})", "answers[0].answer: must be \"yes\" or \"no\""},
+             {R"({"answers": [{"question": 1, "answer": "yes", "reason": 7}, {"question": 2, "answer": "no", "reason": null}]})", ""},
              {"Yes, both.", "the reply contains no JSON object"}}) {
       CAPTURE(row.reply);
       auto r = verify::parse_judge_reply(row.reply, 2);

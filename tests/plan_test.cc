@@ -114,5 +114,11 @@ TEST_SUITE("planner") {
     auto wrapped = candor::planner::parse_plan_text(R"({"steps": [], "then": "later", "goal_kind": "modify"})", catalog(), "p.json");
     REQUIRE_FALSE(wrapped.ok());
     CHECK(wrapped.error().message == "p.json: then: must be \"replan\" or \"finish\", got \"later\"");
+    // Found by fuzz/plan_parser: a number beyond a double is nlohmann's out_of_range, which used to
+    // escape as an exception and end candor with std::terminate.
+    auto overflow = candor::planner::parse_plan_text(R"({"goal_kind": 9999E999999999})", catalog(), "big.json");
+    REQUIRE_FALSE(overflow.ok());
+    CHECK(overflow.error().code == candor::ErrorCode::kInvalidInput);
+    CHECK(overflow.error().message == "big.json: not valid JSON: number overflow parsing '9999E999999999'");
   }
 }

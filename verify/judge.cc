@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/arg_schema.h"
 #include "llm/json_reply.h"
 
 namespace candor::verify {
@@ -107,10 +108,12 @@ Result<std::vector<JudgeAnswer>> parse_judge_reply(const std::string& reply, std
       return make_error(ErrorCode::kInvalidInput, fmt::format("{}.question: {} is not a question number (1 to {})", at, q, questions));
     }
     if (seen[static_cast<std::size_t>(q - 1)]) return make_error(ErrorCode::kInvalidInput, fmt::format("{}.question: {} answered twice", at, q));
-    std::string answer = a.value("answer", "");
+    // json_str, not value(): a number where a string belongs must be a refusal, not a throw
+    // (found by fuzz/reply_extractor).
+    std::string answer = json_str(a, "answer");
     if (answer != "yes" && answer != "no") return make_error(ErrorCode::kInvalidInput, at + ".answer: must be \"yes\" or \"no\"");
     seen[static_cast<std::size_t>(q - 1)] = true;
-    out[static_cast<std::size_t>(q - 1)] = {static_cast<int>(q), answer == "yes", a.value("reason", "")};
+    out[static_cast<std::size_t>(q - 1)] = {static_cast<int>(q), answer == "yes", json_str(a, "reason")};
   }
   for (std::size_t i = 0; i < questions; ++i) {
     if (!seen[i]) return make_error(ErrorCode::kInvalidInput, fmt::format("question {} has no answer", i + 1));

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "core/arg_schema.h"
+
 namespace candor::verify {
 namespace {
 
@@ -16,9 +18,7 @@ std::string target_of(const nlohmann::json& input) {
 
 bool is_effect_tool(const std::string& tool) { return tool == "file_write" || tool == "file_patch" || tool == "file_delete"; }
 
-std::string str(const nlohmann::json& j, const char* key) {
-  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
-}
+std::string str(const nlohmann::json& j, const char* key) { return json_str(j, key); }
 
 }  // namespace
 
