@@ -21,10 +21,32 @@ std::string quote_excerpt(const std::string& text, std::size_t max_chars) {
   return "\"" + out + "\"";
 }
 
+// Reads a file for a content check; on failure the Outcome already says why.
+std::optional<std::string> read_for_check(const Context& ctx, const std::string& path, Outcome& out) {
+  auto info = ctx.workspace.stat(path);
+  if (!info.ok()) {
+    out = {false, info.error().code == ErrorCode::kNotFound ? fmt::format("{} does not exist", path)
+                                                             : info.error().message, out.path};
+    return std::nullopt;
+  }
+  if (info->size > static_cast<std::int64_t>(kMaxCheckedFile)) {
+    out = {false, fmt::format("{} is {} bytes, over the {} MiB that content checks read", path, info->size,
+                              kMaxCheckedFile >> 20), out.path};
+    return std::nullopt;
+  }
+  auto content = ctx.workspace.read_file(path, kMaxCheckedFile);
+  if (!content.ok()) {
+    out = {false, content.error().message, out.path};
+    return std::nullopt;
+  }
+  return std::move(content.value());
+}
+
 Registry builtin_evaluators() {
   Registry r;
   for (auto make : {make_file_exists, make_file_contains, make_file_not_contains, make_file_size_gt,
-                    make_file_unchanged, make_output_contains, make_exit_code_eq, make_socket_open,
+                    make_file_unchanged, make_content_changed, make_file_matches, make_json_valid, make_json_path_eq,
+                    make_git_clean, make_command_succeeds, make_not, make_output_contains, make_exit_code_eq, make_socket_open,
                     make_http_200}) {
     Status s = r.add(make());
     if (!s.ok()) std::abort();  // two built-ins with one name is a bug

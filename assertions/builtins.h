@@ -12,10 +12,24 @@ std::unique_ptr<Evaluator> make_file_contains();
 std::unique_ptr<Evaluator> make_file_not_contains();
 std::unique_ptr<Evaluator> make_file_size_gt();
 std::unique_ptr<Evaluator> make_file_unchanged();
+std::unique_ptr<Evaluator> make_content_changed();
+std::unique_ptr<Evaluator> make_file_matches();
+std::unique_ptr<Evaluator> make_json_valid();
+std::unique_ptr<Evaluator> make_json_path_eq();
+std::unique_ptr<Evaluator> make_git_clean();
+std::unique_ptr<Evaluator> make_command_succeeds();
+std::unique_ptr<Evaluator> make_not();
 std::unique_ptr<Evaluator> make_output_contains();
 std::unique_ptr<Evaluator> make_exit_code_eq();
 std::unique_ptr<Evaluator> make_socket_open();
 std::unique_ptr<Evaluator> make_http_200();
+
+// Content checks read at most this much of a file.
+inline constexpr std::size_t kMaxCheckedFile = 16 << 20;
+
+// Reads a file for a content check; on failure `out` already says why (a missing file is an
+// observation, not an error).
+std::optional<std::string> read_for_check(const Context& ctx, const std::string& path, Outcome& out);
 
 // Quotes text for a message, capped: "abc..." (44 chars).
 std::string quote_excerpt(const std::string& text, std::size_t max_chars = 60);

@@ -13,6 +13,7 @@
 #include "core/arg_schema.h"
 #include "core/http_client.h"
 #include "core/result.h"
+#include "sandbox/process_sandbox.h"
 #include "sandbox/workspace.h"
 
 namespace candor::assertions {
@@ -29,17 +30,26 @@ struct StepView {
 // did not exist then. Provided by verify/ through the executor.
 using BaselineReader = std::function<Result<std::optional<std::string>>(const std::string& path)>;
 
+class Registry;
+
 struct Context {
   const sandbox::Workspace& workspace;
   const NetworkPolicy& network;
   const StepView* step = nullptr;  // borrowed; null for goal-level assertions
   BaselineReader baseline;         // may be empty: file_unchanged then fails saying so
+  // Borrowed; the process sandbox for commands (command_succeeds, external evaluators). Null: the
+  // default policy for the workspace.
+  const sandbox::SandboxPolicy* process_sandbox = nullptr;
+  const Registry* registry = nullptr;  // set by Registry::evaluate, for assertions that nest (`not`)
 };
 
 struct Outcome {
   bool passed = false;
   std::string message;  // what was observed, in a sentence
   std::string path;     // normalised workspace path inspected, "" when none
+  // The check could not be made (a crash, a timeout, bad output, an unknown type): never a pass,
+  // and `not` does not turn it into one.
+  bool error = false;
 };
 
 class Evaluator {
@@ -60,6 +70,8 @@ class Registry {
 
   // Evaluates any assertion; an unknown type or invalid args are a failed Outcome, not a crash.
   Outcome evaluate(const nlohmann::json& assertion, const Context& context) const;
+  // The type is known and the arguments (nested assertions included) fit its signature.
+  Status validate(const nlohmann::json& assertion, const std::string& path) const;
 
  private:
   std::vector<std::unique_ptr<Evaluator>> evaluators_;
@@ -67,5 +79,10 @@ class Registry {
 
 // The built-in evaluators, from one explicit table.
 Registry builtin_evaluators();
+
+// What `candor evaluators` prints: JSON (type, description, args, open_args), and text, one
+// evaluator per two lines. The planner's prompt is built from the same signatures.
+nlohmann::json describe_evaluators(const Registry& registry);
+std::string list_evaluators(const Registry& registry);
 
 }  // namespace candor::assertions

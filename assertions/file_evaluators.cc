@@ -7,8 +7,6 @@
 namespace candor::assertions {
 namespace {
 
-constexpr std::size_t kMaxCheckedFile = 16 << 20;
-
 ArgSpec path_arg() { return {"path", ArgType::kString, true, "workspace-relative path"}; }
 
 std::string arg(const nlohmann::json& a, const char* key) { return a.at(key).get<std::string>(); }
@@ -16,27 +14,6 @@ std::string arg(const nlohmann::json& a, const char* key) { return a.at(key).get
 // Line number (1-based) of the first occurrence of `text` at or after `pos`.
 int line_of(const std::string& content, std::size_t pos) {
   return 1 + static_cast<int>(std::count(content.begin(), content.begin() + static_cast<long>(pos), '\n'));
-}
-
-// Reads a file for a content check; on failure the Outcome already says why.
-std::optional<std::string> read_for_check(const Context& ctx, const std::string& path, Outcome& out) {
-  auto info = ctx.workspace.stat(path);
-  if (!info.ok()) {
-    out = {false, info.error().code == ErrorCode::kNotFound ? fmt::format("{} does not exist", path)
-                                                             : info.error().message, out.path};
-    return std::nullopt;
-  }
-  if (info->size > static_cast<std::int64_t>(kMaxCheckedFile)) {
-    out = {false, fmt::format("{} is {} bytes, over the {} MiB that content checks read", path, info->size,
-                              kMaxCheckedFile >> 20), out.path};
-    return std::nullopt;
-  }
-  auto content = ctx.workspace.read_file(path, kMaxCheckedFile);
-  if (!content.ok()) {
-    out = {false, content.error().message, out.path};
-    return std::nullopt;
-  }
-  return std::move(content.value());
 }
 
 class FileExists final : public Evaluator {
@@ -123,16 +100,22 @@ class FileSizeGt final : public Evaluator {
   }
 };
 
-class FileUnchanged final : public Evaluator {
+// file_unchanged and content_changed: one comparison with the pre-run snapshot, read two ways.
+// When the comparison cannot be made, neither passes.
+class BaselineComparison final : public Evaluator {
  public:
+  explicit BaselineComparison(bool want_changed) : want_changed_(want_changed) {}
   const Signature& signature() const override {
-    static const Signature s{"file_unchanged", "the file is byte-for-byte as it was before the run", {path_arg()}};
-    return s;
+    static const Signature unchanged{"file_unchanged", "the file is byte-for-byte as it was before the run", {path_arg()}};
+    static const Signature changed{"content_changed",
+                                   "the file differs from before the run (created, modified or deleted)",
+                                   {path_arg()}};
+    return want_changed_ ? changed : unchanged;
   }
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
     std::string path = arg(a, "path");
     std::string norm = normalize_relative_path(path);
-    Outcome out{false, "", norm};
+    Outcome out{false, "", norm, true};
     if (!ctx.baseline) {
       out.message = "no snapshot from before the run is available to compare with";
       return out;
@@ -148,22 +131,27 @@ class FileUnchanged final : public Evaluator {
       out.message = now.error().message;
       return out;
     }
+    out.error = false;
+    bool same;
     if (!before.value()) {
-      out.passed = !exists_now;
-      out.message = exists_now ? fmt::format("{} did not exist before the run and exists now", path)
+      same = !exists_now;
+      out.message = exists_now ? fmt::format("{} did not exist before the run and exists now ({} bytes)", path, now->size())
                                : fmt::format("{} did not exist before the run and still does not", path);
-      return out;
-    }
-    if (!exists_now) {
+    } else if (!exists_now) {
+      same = false;
       out.message = fmt::format("{} existed before the run ({} bytes) and is gone", path, before.value()->size());
-      return out;
+    } else {
+      same = *before.value() == *now;
+      out.message = same ? fmt::format("{} is unchanged ({} bytes)", path, now->size())
+                         : fmt::format("{} changed: {} bytes before the run, {} now", path, before.value()->size(),
+                                       now->size());
     }
-    out.passed = *before.value() == *now;
-    out.message = out.passed ? fmt::format("{} is unchanged ({} bytes)", path, now->size())
-                             : fmt::format("{} changed: {} bytes before the run, {} now", path,
-                                           before.value()->size(), now->size());
+    out.passed = same != want_changed_;
     return out;
   }
+
+ private:
+  bool want_changed_;
 };
 
 }  // namespace
@@ -172,6 +160,7 @@ std::unique_ptr<Evaluator> make_file_exists() { return std::make_unique<FileExis
 std::unique_ptr<Evaluator> make_file_contains() { return std::make_unique<FileContains>(false); }
 std::unique_ptr<Evaluator> make_file_not_contains() { return std::make_unique<FileContains>(true); }
 std::unique_ptr<Evaluator> make_file_size_gt() { return std::make_unique<FileSizeGt>(); }
-std::unique_ptr<Evaluator> make_file_unchanged() { return std::make_unique<FileUnchanged>(); }
+std::unique_ptr<Evaluator> make_file_unchanged() { return std::make_unique<BaselineComparison>(false); }
+std::unique_ptr<Evaluator> make_content_changed() { return std::make_unique<BaselineComparison>(true); }
 
 }  // namespace candor::assertions

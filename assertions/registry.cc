@@ -31,10 +31,27 @@ Outcome Registry::evaluate(const nlohmann::json& assertion, const Context& conte
                          ? assertion["type"].get<std::string>()
                          : "";
   const Evaluator* e = find(type);
-  if (e == nullptr) return {false, fmt::format("unknown assertion type \"{}\"", type), ""};
-  Status valid = validate_args(assertion, e->signature().args, "assert", {"type"});
-  if (!valid.ok()) return {false, valid.error().message, ""};
-  return e->evaluate(assertion, context);
+  if (e == nullptr) return {false, fmt::format("unknown assertion type \"{}\"", type), "", true};
+  Status valid = validate(assertion, "assert");
+  if (!valid.ok()) return {false, valid.error().message, "", true};
+  Context with_registry = context;
+  with_registry.registry = this;
+  Outcome out = e->evaluate(assertion, with_registry);
+  if (out.error) out.passed = false;
+  return out;
+}
+
+Status Registry::validate(const nlohmann::json& assertion, const std::string& path) const {
+  std::string type = assertion.is_object() && assertion.contains("type") && assertion["type"].is_string()
+                         ? assertion["type"].get<std::string>()
+                         : "";
+  const Evaluator* e = find(type);
+  if (e == nullptr) return make_error(ErrorCode::kInvalidInput, fmt::format("{}: unknown assertion type \"{}\"", path, type));
+  TRY_STATUS(validate_args(assertion, e->signature(), path, {"type"}));
+  return for_each_nested_assertion(assertion, e->signature().args, path,
+                                   [&](const nlohmann::json& inner, const std::string& inner_path) {
+                                     return validate(inner, inner_path);
+                                   });
 }
 
 }  // namespace candor::assertions

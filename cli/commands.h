@@ -79,11 +79,25 @@ struct UndoArgs {
   bool force = false;
 };
 
+struct EvaluatorsArgs {
+  std::string workspace = ".";
+  bool json = false;
+};
+
+struct AssertArgs {
+  std::vector<std::string> assertions;  // JSON texts
+  std::string workspace = ".";
+  bool allow_network = false;
+  bool json = false;
+};
+
 int exec_command(const ExecArgs& args);
 int run_command(const RunArgs& args);
 int runs_command(const RunsArgs& args);
 int report_command(const ReportArgs& args);
-int evaluators_command(bool json);
+int evaluators_command(const EvaluatorsArgs& args);
+// 0 when every assertion passed, 2 when any failed, 65 when one is invalid.
+int assert_command(const AssertArgs& args);
 int verify_command(const VerifyArgs& args);
 int undo_command(const UndoArgs& args);
 // 0 when every protection is available, 1 when some are missing.

@@ -141,28 +141,4 @@ int report_command(const ReportArgs& args) {
   return kExitSuccess;
 }
 
-int evaluators_command(bool json) {
-  assertions::Registry registry = assertions::builtin_evaluators();
-  if (json) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& sig : registry.signatures()) {
-      nlohmann::json args = nlohmann::json::array();
-      for (const auto& a : sig.args) {
-        args.push_back({{"name", a.name}, {"type", arg_type_name(a.type)}, {"required", a.required}, {"description", a.description}});
-      }
-      out.push_back({{"type", sig.name}, {"description", sig.description}, {"args", args}});
-    }
-    std::puts(out.dump(2).c_str());
-    return kExitSuccess;
-  }
-  for (const auto& sig : registry.signatures()) {
-    std::string args;
-    for (const auto& a : sig.args) {
-      args += fmt::format("{}{}{}: {}", args.empty() ? "" : ", ", a.name, a.required ? "" : "?", arg_type_name(a.type));
-    }
-    std::printf("%-18s %s\n%-18s   %s\n", sig.name.c_str(), args.c_str(), "", sig.description.c_str());
-  }
-  return kExitSuccess;
-}
-
 }  // namespace candor::cli

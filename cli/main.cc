@@ -78,9 +78,18 @@ int main(int argc, char** argv) {
   undo_cmd->add_option("--store", undo.store_dir, "run store folder");
   undo_cmd->add_flag("--force", undo.force, "restore even files that changed after the run");
 
-  bool evaluators_json = false;
+  EvaluatorsArgs evaluators;
   auto* evaluators_cmd = app.add_subcommand("evaluators", "the assertion types available, with their arguments");
-  evaluators_cmd->add_flag("--json", evaluators_json, "print JSON");
+  evaluators_cmd->add_option("-C,--workspace", evaluators.workspace, "include this workspace's external evaluators (default: .)");
+  evaluators_cmd->add_flag("--json", evaluators.json, "print JSON");
+
+  AssertArgs assert_args;
+  auto* assert_cmd = app.add_subcommand("assert", "check assertions against a workspace, without a run (exit 0 only if all pass)");
+  assert_cmd->add_option("assertion", assert_args.assertions, "assertion JSON, e.g. '{\"type\": \"file_exists\", \"path\": \"a\"}'")
+      ->required();
+  assert_cmd->add_option("-C,--workspace", assert_args.workspace, "workspace folder (default: .)");
+  assert_cmd->add_flag("--allow-network", assert_args.allow_network, "let commands use the network");
+  assert_cmd->add_flag("--json", assert_args.json, "print JSON");
 
   bool doctor_json = false;
   auto* doctor_cmd = app.add_subcommand("doctor", "which sandbox protections this machine gives shell steps");
@@ -101,7 +110,8 @@ int main(int argc, char** argv) {
     if (exec_cmd->parsed()) return exec_command(exec);
     if (runs_cmd->parsed()) return runs_command(runs);
     if (report_cmd->parsed()) return report_command(report);
-    if (evaluators_cmd->parsed()) return evaluators_command(evaluators_json);
+    if (evaluators_cmd->parsed()) return evaluators_command(evaluators);
+    if (assert_cmd->parsed()) return assert_command(assert_args);
     if (verify_cmd->parsed()) return verify_command(verify);
     if (undo_cmd->parsed()) return undo_command(undo);
     if (doctor_cmd->parsed()) return doctor_command(doctor_json);

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/finish_run.h"
-#include "executor/sandbox_policy.h"
+#include "sandbox/workspace_policy.h"
 #include "verify/tier1.h"
 #include "verify/verdict.h"
 
@@ -44,7 +44,6 @@ Result<std::string> read_text_file(const std::string& path) {
 
 Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   std::unique_ptr<Session> s(new Session());
-  s->catalog_ = executor::make_catalog(s->tools_, s->evaluators_);
   std::string store_dir = args.store_dir.empty() ? store::default_store_dir() : args.store_dir;
   // The store exists before the workspace is opened, so that a store inside the workspace is
   // protected from the tools (the protection is by inode).
@@ -56,6 +55,8 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
                                                              .secrets = sandbox::SecretFilter(config.secrets_allow)});
   if (!workspace.ok()) return make_error(ErrorCode::kInvalidInput, workspace.error().message);
   s->workspace_ = std::move(workspace.value());
+  TRY_STATUS(assertions::add_external_evaluators(s->evaluators_, config.evaluators, ".candor/config.json"));
+  s->catalog_ = executor::make_catalog(s->tools_, s->evaluators_);
   TRY(s->expects_, parse_expects(args.expects, config.expect, s->catalog_));
 
   executor::ExecutorOptions& o = s->options_;
@@ -66,7 +67,7 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   if (args.timeout_s) o.limits.timeout_s = *args.timeout_s;
   if (config.output_cap_bytes) o.output_cap = *config.output_cap_bytes;
   o.network = config.network;
-  s->sandbox_policy_ = executor::make_sandbox_policy(*s->workspace_, config.sandbox);
+  s->sandbox_policy_ = sandbox::make_sandbox_policy(*s->workspace_, config.sandbox);
   sandbox::SandboxPolicy& policy = s->sandbox_policy_;
   if (args.allow_network) policy.allow_network = true;
   policy.pass_env.insert(policy.pass_env.end(), args.pass_env.begin(), args.pass_env.end());

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <re2/re2.h>
 
 namespace candor {
 namespace {
@@ -63,6 +64,21 @@ Status check_value(const nlohmann::json& v, const ArgSpec& spec, const std::stri
       return ok_status();
     case ArgType::kEdits:
       return check_edits(v, path);
+    case ArgType::kRegex: {
+      if (!v.is_string()) return invalid(path, "expected an RE2 pattern string, got " + json_describe(v));
+      RE2::Options options;
+      options.set_log_errors(false);
+      RE2 re(v.get<std::string>(), options);
+      if (!re.ok()) return invalid(path, "not a valid RE2 pattern: " + re.error());
+      return ok_status();
+    }
+    case ArgType::kJson:
+      return ok_status();
+    case ArgType::kAssertion:
+      if (!v.is_object() || !v.contains("type") || !v["type"].is_string()) {
+        return invalid(path, "expected an assertion object with a \"type\", got " + json_describe(v));
+      }
+      return ok_status();
   }
   return make_error(ErrorCode::kInternal, "unknown ArgType");
 }
@@ -75,8 +91,20 @@ const char* arg_type_name(ArgType type) {
     case ArgType::kInteger: return "integer";
     case ArgType::kBoolean: return "boolean";
     case ArgType::kEdits: return "edits";
+    case ArgType::kRegex: return "regex";
+    case ArgType::kJson: return "json";
+    case ArgType::kAssertion: return "assertion";
   }
   return "?";
+}
+
+Status for_each_nested_assertion(const nlohmann::json& args, const std::vector<ArgSpec>& specs, const std::string& path,
+                                 const std::function<Status(const nlohmann::json&, const std::string&)>& check) {
+  for (const auto& spec : specs) {
+    if (spec.type != ArgType::kAssertion || !args.is_object() || !args.contains(spec.name)) continue;
+    TRY_STATUS(check(args[spec.name], json_path_key(path, spec.name)));
+  }
+  return ok_status();
 }
 
 std::string json_type_name(const nlohmann::json& value) {
@@ -102,6 +130,19 @@ std::string json_path_key(const std::string& parent, const std::string& key) {
 
 std::string json_path_index(const std::string& parent, std::size_t index) {
   return fmt::format("{}[{}]", parent, index);
+}
+
+Status validate_args(const nlohmann::json& args, const Signature& signature, const std::string& path,
+                     const std::vector<std::string>& ignored) {
+  if (!signature.open_args || !args.is_object()) return validate_args(args, signature.args, path, ignored);
+  std::vector<std::string> skip = ignored;
+  for (const auto& [key, value] : args.items()) {
+    const std::string& name = key;
+    if (std::none_of(signature.args.begin(), signature.args.end(), [&](const ArgSpec& s) { return s.name == name; })) {
+      skip.push_back(key);
+    }
+  }
+  return validate_args(args, signature.args, path, skip);
 }
 
 Status validate_args(const nlohmann::json& args, const std::vector<ArgSpec>& specs,

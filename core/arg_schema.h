@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -17,7 +18,10 @@ enum class ArgType {
   kString,
   kInteger,
   kBoolean,
-  kEdits,  // [{find: string, replace: string, count?: integer >= 1}], at least one
+  kEdits,      // [{find: string, replace: string, count?: integer >= 1}], at least one
+  kRegex,      // a string that compiles as an RE2 pattern
+  kJson,       // any JSON value
+  kAssertion,  // an assertion object ({"type": ...}); its own arguments are checked by the caller
 };
 
 struct ArgSpec {
@@ -34,6 +38,8 @@ struct Signature {
   std::string name;
   std::string description;
   std::vector<ArgSpec> args;
+  // Arguments beyond `args` are accepted (an external evaluator that declared none).
+  bool open_args = false;
 };
 
 const char* arg_type_name(ArgType type);
@@ -44,8 +50,17 @@ const char* arg_type_name(ArgType type);
 Status validate_args(const nlohmann::json& args, const std::vector<ArgSpec>& specs,
                      const std::string& path, const std::vector<std::string>& ignored = {});
 
+// The same, for a signature: with `open_args`, arguments it does not declare are accepted.
+Status validate_args(const nlohmann::json& args, const Signature& signature, const std::string& path,
+                     const std::vector<std::string>& ignored = {});
+
 // Short JSON type name for messages: "string", "integer", "object", ...
 std::string json_type_name(const nlohmann::json& value);
+
+// Calls `check(value, path)` for every kAssertion argument present in `args`, so that a caller
+// that knows the assertion types can validate nested assertions with their JSON paths.
+Status for_each_nested_assertion(const nlohmann::json& args, const std::vector<ArgSpec>& specs, const std::string& path,
+                                 const std::function<Status(const nlohmann::json&, const std::string&)>& check);
 
 // j[key] when j is an object and that is a string, else `fallback`. For JSON that anyone else
 // wrote (an LLM's reply, a stored report): nlohmann's value() throws on a wrong type.

@@ -1,5 +1,6 @@
 #include "executor/config.h"
 
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -75,6 +76,75 @@ Status parse_sandbox(const nlohmann::json& j, sandbox::SandboxPolicy& policy) {
   return ok_status();
 }
 
+Result<ArgType> parse_arg_type(const nlohmann::json& v, const std::string& path) {
+  static const std::vector<std::pair<std::string, ArgType>> kTypes = {
+      {"string", ArgType::kString}, {"integer", ArgType::kInteger}, {"boolean", ArgType::kBoolean},
+      {"regex", ArgType::kRegex},   {"json", ArgType::kJson}};
+  std::string name = v.is_string() ? v.get<std::string>() : "";
+  for (const auto& [n, t] : kTypes)
+    if (n == name) return t;
+  return invalid(path, fmt::format("expected one of string, integer, boolean, regex, json; got {}", json_describe(v)));
+}
+
+Result<std::vector<assertions::ExternalEvaluatorSpec>> parse_evaluators(const nlohmann::json& j) {
+  if (!j.is_object()) return invalid("evaluators", "expected an object mapping assertion types to {\"command\": [...]}");
+  std::vector<assertions::ExternalEvaluatorSpec> out;
+  for (const auto& [type, def] : j.items()) {
+    std::string path = "evaluators." + type;
+    if (type.empty() || !std::islower(static_cast<unsigned char>(type[0])) ||
+        type.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos) {
+      return invalid(path, "a type name is lower_snake_case (a-z, 0-9, _), starting with a letter");
+    }
+    if (!def.is_object()) return invalid(path, "expected an object with \"command\"");
+    assertions::ExternalEvaluatorSpec spec;
+    spec.type = type;
+    for (const auto& [key, value] : def.items()) {
+      std::string at = path + "." + key;
+      if (key == "command") {
+        TRY(spec.command, string_list(value, at));
+        if (spec.command.empty()) return invalid(at, "needs at least the program");
+      } else if (key == "timeout_s") {
+        if (!value.is_number_unsigned() || value.get<std::uint64_t>() < 1 || value.get<std::uint64_t>() > 3600) {
+          return invalid(at, "expected an integer from 1 to 3600");
+        }
+        spec.timeout = std::chrono::seconds(value.get<std::uint64_t>());
+      } else if (key == "description") {
+        if (!value.is_string()) return invalid(at, "expected a string");
+        spec.description = value.get<std::string>();
+      } else if (key == "args") {
+        if (!value.is_object()) return invalid(at, "expected an object: {\"NAME\": {\"type\": \"string\", \"required\": true}}");
+        spec.open_args = false;
+        for (const auto& [name, a] : value.items()) {
+          std::string arg_at = at + "." + name;
+          if (name == "type") return invalid(arg_at, "\"type\" names the assertion type and cannot be an argument");
+          if (!a.is_object()) return invalid(arg_at, "expected {\"type\": ..., \"required\"?: bool, \"description\"?: string}");
+          ArgSpec arg{name, ArgType::kString, false, ""};
+          for (const auto& [ak, av] : a.items()) {
+            if (ak == "type") {
+              TRY(arg.type, parse_arg_type(av, arg_at + ".type"));
+            } else if (ak == "required") {
+              if (!av.is_boolean()) return invalid(arg_at + ".required", "expected true or false");
+              arg.required = av.get<bool>();
+            } else if (ak == "description") {
+              if (!av.is_string()) return invalid(arg_at + ".description", "expected a string");
+              arg.description = av.get<std::string>();
+            } else {
+              return invalid(arg_at + "." + ak, fmt::format("unknown field \"{}\" (expected one of: type, required, description)", ak));
+            }
+          }
+          if (!a.contains("type")) return invalid(arg_at + ".type", "missing");
+          spec.args.push_back(arg);
+        }
+      } else {
+        return invalid(at, fmt::format("unknown field \"{}\" (expected one of: command, timeout_s, description, args)", key));
+      }
+    }
+    if (spec.command.empty()) return invalid(path + ".command", "missing: the program to run, as an array");
+    out.push_back(std::move(spec));
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<WorkspaceConfig> parse_config(const nlohmann::json& j) {
@@ -109,6 +179,8 @@ Result<WorkspaceConfig> parse_config(const nlohmann::json& j) {
       for (const auto& a : value) c.expect.push_back(a);
     } else if (key == "sandbox") {
       TRY_STATUS(parse_sandbox(value, c.sandbox));
+    } else if (key == "evaluators") {
+      TRY(c.evaluators, parse_evaluators(value));
     } else if (key == "secrets") {
       if (!value.is_object()) return invalid("secrets", "expected an object");
       for (const auto& [sk, sv] : value.items()) {
@@ -116,7 +188,7 @@ Result<WorkspaceConfig> parse_config(const nlohmann::json& j) {
         TRY(c.secrets_allow, string_list(sv, "secrets.allow"));
       }
     } else {
-      return invalid(key, fmt::format("unknown field \"{}\" (expected one of: network, budget, output_cap_bytes, expect, sandbox, secrets)", key));
+      return invalid(key, fmt::format("unknown field \"{}\" (expected one of: network, budget, output_cap_bytes, expect, sandbox, secrets, evaluators)", key));
     }
   }
   return c;

@@ -9,6 +9,7 @@
 
 #include "core/http_client.h"
 #include "core/result.h"
+#include "assertions/external.h"
 #include "core/run_record.h"
 #include "sandbox/process_sandbox.h"
 
@@ -25,6 +26,8 @@ struct WorkspaceConfig {
   // by make_sandbox_policy() once the workspace is open.
   sandbox::SandboxPolicy sandbox;
   std::vector<std::string> secrets_allow;  // "secrets": {"allow": [globs]}
+  // "evaluators": {"TYPE": {"command": [...], "timeout_s"?, "description"?, "args"?}}
+  std::vector<assertions::ExternalEvaluatorSpec> evaluators;
 };
 
 // Parses the config object; messages name the JSON path ("budget.max_steps: ...").

@@ -194,7 +194,8 @@ assertions::Context Executor::assertion_context(const assertions::StepView* step
   verify::SnapshotStore& snapshots = deps_.snapshots;
   std::string before = facts_.snapshot_before;
   return assertions::Context{deps_.workspace, options_.network, step,
-                             [&snapshots, before](const std::string& path) { return snapshots.read(before, path); }};
+                             [&snapshots, before](const std::string& path) { return snapshots.read(before, path); },
+                             options_.process_sandbox};
 }
 
 AssertionRecord Executor::evaluate(const nlohmann::json& assertion, const assertions::StepView* step,

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "executor/sandbox_policy.h"
+#include "sandbox/workspace_policy.h"
 #include "executor/tool.h"
 #include "sandbox/process.h"
 
@@ -33,7 +33,7 @@ class Shell final : public Tool {
     spec.output_cap = ctx.output_cap;
     spec.cancel = ctx.cancel;
     sandbox::SandboxPolicy fallback;
-    if (ctx.process_sandbox == nullptr) fallback = make_sandbox_policy(ctx.workspace);
+    if (ctx.process_sandbox == nullptr) fallback = sandbox::make_sandbox_policy(ctx.workspace);
     spec.sandbox = ctx.process_sandbox != nullptr ? ctx.process_sandbox : &fallback;
     auto run = sandbox::run_process(spec);
     if (!run.ok()) return ToolResult::failure(run.error().message);

@@ -92,7 +92,10 @@ Status validate_assertion(const nlohmann::json& a, const Catalog& catalog, const
     return invalid(json_path_key(path, "type"),
                    fmt::format("unknown assertion type \"{}\" (available: {})", type, names_of(catalog.assertions)));
   }
-  return validate_args(a, sig->args, path, {"type"});
+  TRY_STATUS(validate_args(a, *sig, path, {"type"}));
+  return for_each_nested_assertion(a, sig->args, path, [&](const nlohmann::json& inner, const std::string& inner_path) {
+    return validate_assertion(inner, catalog, inner_path);
+  });
 }
 
 Result<Plan> parse_plan(const nlohmann::json& j, const Catalog& catalog, ParseOptions options) {
@@ -141,35 +144,6 @@ Result<Plan> parse_plan(const nlohmann::json& j, const Catalog& catalog, ParseOp
   }
   plan.source = j;
   return plan;
-}
-
-Result<nlohmann::json> parse_json_text(const std::string& text, const std::string& source) {
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // Translate the byte offset into line:column, which is what a person looks for.
-    std::size_t byte = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
-    int line = 1;
-    std::size_t line_start = 0;
-    for (std::size_t i = 0; i < byte; ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        line_start = i + 1;
-      }
-    }
-    std::string what = e.what();
-    auto pos = what.find("syntax error");
-    if (pos != std::string::npos) what = what.substr(pos);
-    return make_error(ErrorCode::kInvalidInput,
-                      fmt::format("{}:{}:{}: not valid JSON: {}", source, line, byte - line_start + 1, what));
-  } catch (const nlohmann::json::exception& e) {
-    // A number too large for a double ("1E999") is an out_of_range error, not a parse_error
-    // (found by fuzz/plan_parser). It carries no position.
-    std::string what = e.what();
-    auto pos = what.find("] ");
-    return make_error(ErrorCode::kInvalidInput,
-                      fmt::format("{}: not valid JSON: {}", source, pos == std::string::npos ? what : what.substr(pos + 2)));
-  }
 }
 
 Result<Plan> parse_plan_text(const std::string& text, const Catalog& catalog, const std::string& source,

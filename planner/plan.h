@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/arg_schema.h"
+#include "core/json_text.h"
 #include "core/result.h"
 #include "core/run_record.h"
 
@@ -62,7 +63,6 @@ Result<Plan> parse_plan_text(const std::string& text, const Catalog& catalog, co
 // One assertion object, e.g. {"type": "file_contains", "path": "a", "text": "b"}.
 Status validate_assertion(const nlohmann::json& a, const Catalog& catalog, const std::string& path);
 
-// Parses JSON text; a syntax error names line and column.
-Result<nlohmann::json> parse_json_text(const std::string& text, const std::string& source);
+using candor::parse_json_text;  // core/json_text.h; planner::parse_json_text kept for callers
 
 }  // namespace candor::planner

@@ -343,7 +343,10 @@ Result<PreparedSandbox> PreparedSandbox::prepare(const SandboxPolicy& policy, st
   int abi = policy.mechanisms.landlock ? landlock_abi() : 0;
   s.active_.landlock_abi = abi;
   if (abi > 0) {
-    auto ruleset = build_landlock_ruleset(abi, read_paths_for(policy), {policy.workspace, s.tmp_dir_});
+    std::vector<std::string> read = read_paths_for(policy);
+    std::vector<std::string> write = {s.tmp_dir_};
+    (policy.workspace_writable ? write : read).push_back(policy.workspace);
+    auto ruleset = build_landlock_ruleset(abi, read, write);
     if (!ruleset.ok()) return ruleset.error();
     s.landlock_ruleset_ = std::move(*ruleset);
     s.active_.filesystem = true;

@@ -39,7 +39,8 @@ struct Mechanisms {
 
 struct SandboxPolicy {
   bool enabled = true;  // false: only the process group, timeout and output cap
-  std::string workspace;                    // absolute; writable
+  std::string workspace;                    // absolute
+  bool workspace_writable = true;           // false: readable only (external evaluators)
   std::vector<std::string> read_only_dirs;  // absolute, beneath the workspace: .git, .candor, a store
   std::vector<std::string> secret_files;    // absolute, beneath the workspace: shown empty
   std::vector<std::string> read_paths;      // readable and executable besides the defaults

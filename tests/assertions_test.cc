@@ -72,7 +72,7 @@ TEST_SUITE("assertions") {
         {{{"type", "file_size_gt"}, {"path", "css/style.css"}, {"bytes", 30}}, false, "css/style.css is 30 bytes (not more than 30)", "css/style.css"},
         {{{"type", "file_unchanged"}, {"path", "kept.txt"}}, true, "kept.txt is unchanged (5 bytes)", "kept.txt"},
         {{{"type", "file_unchanged"}, {"path", "edited.txt"}}, false, "edited.txt changed: 4 bytes before the run, 5 now", "edited.txt"},
-        {{{"type", "file_unchanged"}, {"path", "added.txt"}}, false, "added.txt did not exist before the run and exists now", "added.txt"},
+        {{{"type", "file_unchanged"}, {"path", "added.txt"}}, false, "added.txt did not exist before the run and exists now (3 bytes)", "added.txt"},
         {{{"type", "file_unchanged"}, {"path", "gone.txt"}}, false, "gone.txt existed before the run (4 bytes) and is gone", "gone.txt"},
         {{{"type", "output_contains"}, {"text", "12 tests passed"}}, true, "the output of s1 contains \"12 tests passed\"", ""},
         {{{"type", "output_contains"}, {"text", "FAILED"}}, false,

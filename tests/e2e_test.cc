@@ -290,7 +290,9 @@ TEST_SUITE("e2e") {
     std::vector<std::string> types;
     for (const auto& e : j) types.push_back(e["type"]);
     CHECK(types == std::vector<std::string>{"file_exists", "file_contains", "file_not_contains", "file_size_gt", "file_unchanged",
-                                            "output_contains", "exit_code_eq", "socket_open", "http_200"});
+                                            "content_changed", "file_matches", "json_valid", "json_path_eq", "git_clean",
+                                            "command_succeeds", "not", "output_contains", "exit_code_eq", "socket_open",
+                                            "http_200"});
     CHECK(j[1]["args"][1] == json{{"name", "text"}, {"type", "string"}, {"required", true}, {"description", "exact text to look for"}});
     auto text = env.candor({"evaluators"});
     CHECK(text.out.find("file_contains      path: string, text: string") != std::string::npos);

@@ -55,7 +55,8 @@ TEST_SUITE("planner") {
     std::vector<Row> rows = {
         {"/steps/1/assert/0/type", "file_containz",
          "steps[1].assert[0].type: unknown assertion type \"file_containz\" (available: file_exists, file_contains, "
-         "file_not_contains, file_size_gt, file_unchanged, output_contains, exit_code_eq, socket_open, http_200)"},
+         "file_not_contains, file_size_gt, file_unchanged, content_changed, file_matches, json_valid, json_path_eq, git_clean, command_succeeds, not, output_contains, "
+         "exit_code_eq, socket_open, http_200)"},
         {"/steps/0/tool", "file_lst",
          "steps[0].tool: unknown tool \"file_lst\" (available: file_read, file_list, file_search, file_write, "
          "file_patch, file_delete, shell, http_get)"},

@@ -5,13 +5,13 @@
 #include "sandbox/process_sandbox.h"
 #include "sandbox/workspace.h"
 
-namespace candor::executor {
+namespace candor::sandbox {
 
 // `base` carries the config's choices (network, environment, read paths, limits). Credential files
 // are looked for once, now, by a bounded walk (kMaxSecretScan entries): a file a step creates later
 // came from the agent, not from the user.
-sandbox::SandboxPolicy make_sandbox_policy(const sandbox::Workspace& workspace, sandbox::SandboxPolicy base = {});
+SandboxPolicy make_sandbox_policy(const Workspace& workspace, SandboxPolicy base = {});
 
 inline constexpr int kMaxSecretScan = 100000;
 
-}  // namespace candor::executor
+}  // namespace candor::sandbox

@@ -1,0 +1,135 @@
+// Assertions that run a program in the process sandbox: command_succeeds and external evaluators.
+#include <fmt/format.h>
+
+#include "assertions/builtins.h"
+#include "assertions/external.h"
+#include "core/json_text.h"
+#include "sandbox/process.h"
+#include "sandbox/workspace_policy.h"
+
+namespace candor::assertions {
+namespace {
+
+// The last `n` bytes of a process's output, for a message.
+std::string tail_of(const std::string& text, std::size_t n = 300) {
+  std::string t = text.size() > n ? "..." + text.substr(text.size() - n) : text;
+  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
+  return t;
+}
+
+sandbox::SandboxPolicy policy_for(const Context& ctx, bool workspace_writable) {
+  sandbox::SandboxPolicy policy =
+      ctx.process_sandbox != nullptr ? *ctx.process_sandbox : sandbox::make_sandbox_policy(ctx.workspace);
+  policy.workspace_writable = workspace_writable;
+  return policy;
+}
+
+class CommandSucceeds final : public Evaluator {
+ public:
+  const Signature& signature() const override {
+    static const Signature s{"command_succeeds",
+                             "a /bin/sh command, run sandboxed in the workspace (e.g. the test suite), exits 0",
+                             {{"command", ArgType::kString, true, "shell command"},
+                              {"timeout_s", ArgType::kInteger, false, "seconds before it is killed (default 120)", 1, 3600}}};
+    return s;
+  }
+  Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
+    std::string command = a.at("command").get<std::string>();
+    sandbox::SandboxPolicy policy = policy_for(ctx, true);
+    sandbox::ProcessSpec spec;
+    spec.argv = {"/bin/sh", "-c", command};
+    spec.cwd = ctx.workspace.root();
+    spec.timeout = std::chrono::seconds(a.value("timeout_s", 120));
+    spec.sandbox = &policy;
+    auto run = sandbox::run_process(spec);
+    if (!run.ok()) return {false, "could not run `" + command + "`: " + run.error().message, "", true};
+    if (run->timed_out) {
+      return {false, fmt::format("`{}` did not finish within {} s and was killed", command, a.value("timeout_s", 120)), "", true};
+    }
+    std::string output = run->output.text();
+    if (run->signal != 0) {
+      return {false, fmt::format("`{}` was killed by signal {}: {}", command, run->signal, tail_of(output)), ""};
+    }
+    if (run->exit_code != 0) {
+      return {false, fmt::format("`{}` exited {} after {:.1f} s: {}", command, run->exit_code, run->elapsed_s, tail_of(output)), ""};
+    }
+    return {true, fmt::format("`{}` exited 0 after {:.1f} s", command, run->elapsed_s), ""};
+  }
+};
+
+class External final : public Evaluator {
+ public:
+  explicit External(ExternalEvaluatorSpec spec)
+      : spec_(std::move(spec)),
+        signature_{spec_.type,
+                   spec_.description.empty() ? fmt::format("external: {}", spec_.command.front()) : spec_.description,
+                   spec_.args, spec_.open_args} {}
+  const Signature& signature() const override { return signature_; }
+
+  Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
+    auto failed = [&](const std::string& why) {
+      return Outcome{false, fmt::format("external evaluator {} ({}) {}", spec_.type, spec_.command.front(), why), path_of(a),
+                     true};
+    };
+    nlohmann::json input = {{"assertion", a}, {"workspace", ctx.workspace.root()}, {"step", nullptr}};
+    if (ctx.step != nullptr) {
+      input["step"] = {{"id", ctx.step->id},
+                       {"tool", ctx.step->tool},
+                       {"output", ctx.step->output},
+                       {"exit_code", ctx.step->exit_code ? nlohmann::json(*ctx.step->exit_code) : nlohmann::json(nullptr)}};
+    }
+    sandbox::SandboxPolicy policy = policy_for(ctx, false);  // a checker does not change what it checks
+    sandbox::ProcessSpec spec;
+    spec.argv = spec_.command;
+    spec.cwd = ctx.workspace.root();
+    spec.timeout = spec_.timeout;
+    spec.stdin_data = input.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    spec.merge_stderr = false;
+    spec.output_cap = kMaxExternalOutput;
+    spec.sandbox = &policy;
+    auto run = sandbox::run_process(spec);
+    if (!run.ok()) return failed("could not be started: " + run.error().message);
+    std::string err = tail_of(run->errors.text(), 200);
+    if (run->timed_out) return failed(fmt::format("timed out after {:.1f} s and was killed", run->elapsed_s));
+    if (run->signal != 0) return failed(fmt::format("crashed (signal {}){}", run->signal, err.empty() ? "" : ": " + err));
+    if (run->exit_code != 0) return failed(fmt::format("exited with status {}{}", run->exit_code, err.empty() ? "" : ": " + err));
+    if (run->output.truncated()) {
+      return failed(fmt::format("printed {} bytes, over the {} an answer may have", run->output.total_bytes(), kMaxExternalOutput));
+    }
+    auto reply = parse_json_text(run->output.text(), "its output");
+    if (!reply.ok()) return failed("printed invalid JSON: " + reply.error().message);
+    if (!reply->is_object() || !reply->contains("passed") || !(*reply)["passed"].is_boolean()) {
+      return failed(fmt::format("printed {} without a boolean \"passed\"", json_excerpt(*reply)));
+    }
+    if (reply->contains("message") && !(*reply)["message"].is_string()) return failed("printed a \"message\" that is not a string");
+    std::string message = json_str(*reply, "message");
+    return {(*reply)["passed"].get<bool>(), message.empty() ? fmt::format("{} said nothing more", spec_.type) : message,
+            path_of(a)};
+  }
+
+ private:
+  static std::string path_of(const nlohmann::json& a) { return json_str(a, "path"); }
+  ExternalEvaluatorSpec spec_;
+  Signature signature_;
+};
+
+}  // namespace
+
+std::unique_ptr<Evaluator> make_command_succeeds() { return std::make_unique<CommandSucceeds>(); }
+
+std::unique_ptr<Evaluator> make_external_evaluator(ExternalEvaluatorSpec spec) { return std::make_unique<External>(std::move(spec)); }
+
+Status add_external_evaluators(Registry& registry, const std::vector<ExternalEvaluatorSpec>& specs, const std::string& where) {
+  for (const auto& spec : specs) {
+    if (registry.find(spec.type) != nullptr) {
+      return make_error(ErrorCode::kInvalidInput,
+                        fmt::format("{}: evaluators.{}: \"{}\" is a built-in assertion type; an external evaluator cannot "
+                                    "replace it (choose another name)",
+                                    where, spec.type, spec.type));
+    }
+    TRY_STATUS(registry.add(make_external_evaluator(spec)));
+  }
+  return ok_status();
+}
+
+}  // namespace candor::assertions

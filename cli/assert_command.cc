@@ -1,0 +1,77 @@
+// `candor assert` (assertions against a workspace, without a run) and `candor evaluators` (the
+// assertion types a workspace has: the built-ins and its config's external evaluators).
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "assertions/external.h"
+#include "cli/commands.h"
+#include "core/json_text.h"
+#include "executor/config.h"
+#include "report/report.h"
+#include "sandbox/workspace_policy.h"
+
+namespace candor::cli {
+namespace {
+
+// The built-ins plus the workspace's external evaluators; a missing config is none.
+Result<assertions::Registry> registry_for(const executor::WorkspaceConfig& config) {
+  assertions::Registry registry = assertions::builtin_evaluators();
+  TRY_STATUS(assertions::add_external_evaluators(registry, config.evaluators, ".candor/config.json"));
+  return registry;
+}
+
+}  // namespace
+
+int evaluators_command(const EvaluatorsArgs& args) {
+  auto config = executor::load_config(args.workspace);
+  if (!config.ok()) return report_error(config.error());
+  auto registry = registry_for(*config);
+  if (!registry.ok()) return report_error(registry.error());
+  if (args.json) {
+    std::puts(assertions::describe_evaluators(*registry).dump(2).c_str());
+  } else {
+    std::fputs(assertions::list_evaluators(*registry).c_str(), stdout);
+  }
+  return kExitSuccess;
+}
+
+int assert_command(const AssertArgs& args) {
+  auto config = executor::load_config(args.workspace);
+  if (!config.ok()) return report_error(config.error());
+  auto workspace = sandbox::Workspace::open(
+      args.workspace, {.force_fallback = false, .protected_dirs = {}, .secrets = sandbox::SecretFilter(config->secrets_allow)});
+  if (!workspace.ok()) return report_error(make_error(ErrorCode::kInvalidInput, workspace.error().message));
+  auto registry = registry_for(*config);
+  if (!registry.ok()) return report_error(registry.error());
+
+  std::vector<nlohmann::json> assertions;
+  for (std::size_t i = 0; i < args.assertions.size(); ++i) {
+    std::string where = fmt::format("assertion #{}", i + 1);
+    auto a = parse_json_text(args.assertions[i], where);
+    if (!a.ok()) return report_error(a.error());
+    if (Status valid = registry->validate(*a, where); !valid.ok()) return report_error(valid.error());
+    assertions.push_back(*a);
+  }
+
+  sandbox::SandboxPolicy policy = sandbox::make_sandbox_policy(**workspace, config->sandbox);
+  if (args.allow_network) policy.allow_network = true;
+  assertions::Context ctx{**workspace, config->network, nullptr, {}, &policy};
+  nlohmann::json results = nlohmann::json::array();
+  bool all = true;
+  bool color = report::want_color(1);
+  for (const auto& a : assertions) {
+    assertions::Outcome o = registry->evaluate(a, ctx);
+    all = all && o.passed;
+    results.push_back({{"assertion", a}, {"passed", o.passed}, {"message", o.message}, {"path", o.path}, {"error", o.error}});
+    if (!args.json) {
+      std::string mark = o.passed ? "PASS" : o.error ? "ERROR" : "FAIL";
+      if (color) mark = fmt::format("\033[1;{}m{}\033[0m", o.passed ? 32 : 31, mark);
+      std::printf("%s  %s: %s\n", mark.c_str(), json_str(a, "type").c_str(), o.message.c_str());
+    }
+  }
+  if (args.json) std::puts(nlohmann::json({{"passed", all}, {"results", results}}).dump(2).c_str());
+  return all ? kExitSuccess : kExitFail;
+}
+
+}  // namespace candor::cli
