@@ -71,6 +71,14 @@ struct VerifyArgs {
   std::string judge = "never";
   std::string llm;
   bool json = false;
+  std::string acceptance_file;
+  std::string trajectory_file;  // with `format`: another agent's transcript instead of a run
+  std::string format;
+};
+
+struct CheckArgs {
+  std::string spec_file;
+  std::string format;  // "" = candor's own tools
 };
 
 struct UndoArgs {
@@ -102,6 +110,11 @@ int verify_command(const VerifyArgs& args);
 int undo_command(const UndoArgs& args);
 // 0 when every protection is available, 1 when some are missing.
 int doctor_command(bool json);
+// 0 when the spec is valid for the agent's tools, 65 otherwise.
+int check_command(const CheckArgs& args);
+int verify_trajectory_command(const VerifyArgs& args);
+// The tools an acceptance spec is checked against: candor's ("") or an import format's.
+std::vector<std::string> tools_for_format(const std::string& format);
 
 // "2d" -> the RFC 3339 time two days before `now`; an RFC 3339 time is returned as it is.
 Result<std::string> since_cutoff(const std::string& since, std::chrono::system_clock::time_point now);

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
     cmd->add_option("--timeout", s.timeout_s, "time budget in seconds (default 600)")->check(CLI::Range(1, 604800));
     cmd->add_flag("--allow-network", s.allow_network, "let shell steps use the network (closed by default)");
     cmd->add_flag("--require-sandbox", s.require_sandbox, "refuse to run unless every sandbox protection is available");
+    cmd->add_option("--acceptance", s.acceptance_file, "acceptance spec JSON: checkpoints the run's trajectory must hit (DESIGN.md)");
     cmd->add_option("--pass-env", s.pass_env, "an environment variable shell steps may see although it looks like a credential (repeatable)");
   };
 
@@ -71,6 +72,16 @@ int main(int argc, char** argv) {
   verify_cmd->add_option("--judge", verify.judge, "tier 2: never (default), auto, always")->check(CLI::IsMember({"auto", "always", "never"}));
   verify_cmd->add_option("--llm", verify.llm, "PROVIDER[:MODEL] for the judge (default: $CANDOR_LLM)");
   verify_cmd->add_flag("--json", verify.json, "print the report JSON");
+  verify_cmd->add_option("--acceptance", verify.acceptance_file, "check the run (or the trajectory) against this acceptance spec");
+  verify_cmd->add_option("--trajectory", verify.trajectory_file, "verify another agent's transcript instead of a recorded run");
+  verify_cmd->add_option("--format", verify.format, "the transcript's format: claude-code, swe-agent, openhands, codex")
+      ->check(CLI::IsMember({"claude-code", "swe-agent", "openhands", "codex"}));
+
+  CheckArgs check;
+  auto* check_cmd = app.add_subcommand("check", "validate an acceptance spec without running anything");
+  check_cmd->add_option("spec", check.spec_file, "acceptance spec JSON")->required();
+  check_cmd->add_option("--format", check.format, "check against this agent's tools instead of candor's: claude-code, swe-agent, openhands, codex")
+      ->check(CLI::IsMember({"claude-code", "swe-agent", "openhands", "codex"}));
 
   UndoArgs undo;
   auto* undo_cmd = app.add_subcommand("undo", "restore the workspace files a run changed, from its snapshot");
@@ -115,6 +126,7 @@ int main(int argc, char** argv) {
     if (verify_cmd->parsed()) return verify_command(verify);
     if (undo_cmd->parsed()) return undo_command(undo);
     if (doctor_cmd->parsed()) return doctor_command(doctor_json);
+    if (check_cmd->parsed()) return check_command(check);
   } catch (const std::exception& e) {
     return report_error(candor::make_error(candor::ErrorCode::kInternal, std::string("internal error: ") + e.what()));
   }

@@ -58,6 +58,10 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   TRY_STATUS(assertions::add_external_evaluators(s->evaluators_, config.evaluators, ".candor/config.json"));
   s->catalog_ = executor::make_catalog(s->tools_, s->evaluators_);
   TRY(s->expects_, parse_expects(args.expects, config.expect, s->catalog_));
+  if (!args.acceptance_file.empty()) {
+    TRY(std::string text, read_text_file(args.acceptance_file));
+    TRY(s->acceptance_, verify::parse_acceptance_spec_text(text, s->tools_.names(), args.acceptance_file));
+  }
 
   executor::ExecutorOptions& o = s->options_;
   executor::apply_config_budget(config, o.limits);
@@ -103,8 +107,23 @@ Status Session::start(const std::string& goal) {
   return begun;
 }
 
-int Session::finish(const RunFacts& facts, bool json, llm::Provider* judge, verify::JudgePolicy policy,
+void Session::check_acceptance(RunFacts& facts) {
+  if (!acceptance_ || trajectory_ == nullptr) return;
+  try {
+    verify::AcceptanceReport report = verify::evaluate_acceptance(*acceptance_, verify::stream_from_events(trajectory_->events()));
+    facts.acceptance = verify::to_json(report);
+    trajectory_->record("acceptance", facts.acceptance);
+  } catch (const std::exception& e) {
+    // A bug in acceptance must not cost the run its verdict: say so and go on.
+    facts.acceptance = {{"passed", false}, {"error", std::string("acceptance could not be evaluated: ") + e.what()}, {"checkpoints", nlohmann::json::array()}};
+    trajectory_->record("acceptance_error", {{"error", e.what()}});
+  }
+}
+
+int Session::finish(const RunFacts& given, bool json, llm::Provider* judge, verify::JudgePolicy policy,
                     const std::vector<std::string>& questions) {
+  RunFacts facts = given;
+  check_acceptance(facts);
   verify::Tier1Result tier1 = verify::evaluate_tier1(facts);
   verify::JudgeOutcome outcome;
   if (judge != nullptr && verify::should_ask_judge(tier1, policy)) {

@@ -16,6 +16,7 @@
 #include "executor/executor.h"
 #include "executor/tool.h"
 #include "llm/provider.h"
+#include "verify/acceptance.h"
 #include "verify/judge.h"
 #include "planner/plan.h"
 #include "sandbox/workspace.h"
@@ -35,6 +36,7 @@ struct SessionArgs {
   bool allow_network = false;    // --allow-network: shell steps may use the network
   bool require_sandbox = false;  // --require-sandbox: refuse to run without every protection
   std::vector<std::string> pass_env;  // --pass-env NAME: credentials a shell step may see
+  std::string acceptance_file;        // --acceptance SPEC: checked once after the loop
 };
 
 class Session {
@@ -56,6 +58,11 @@ class Session {
 
   // Tier 1, tier 2 when the policy says so (with `judge`, which may be null), the reviews, the
   // verdict, the report (stored and printed). Returns the exit code of the verdict.
+  // Acceptance, when a spec was given: evaluated once over the recorded events, however the loop
+  // ended; recorded as an event and in `facts`. Best-effort: a failure is recorded, never thrown,
+  // and never touches status or verdict.
+  void check_acceptance(RunFacts& facts);
+
   int finish(const RunFacts& facts, bool json, llm::Provider* judge = nullptr,
              verify::JudgePolicy policy = verify::JudgePolicy::kAuto, const std::vector<std::string>& questions = {});
 
@@ -68,6 +75,7 @@ class Session {
   std::vector<nlohmann::json> expects_;
   executor::ExecutorOptions options_;
   sandbox::SandboxPolicy sandbox_policy_;
+  std::optional<verify::AcceptanceSpec> acceptance_;
   std::unique_ptr<store::RunStore> store_;
   std::unique_ptr<verify::SnapshotStore> snapshots_;
   SystemClock clock_;

@@ -10,6 +10,8 @@
 #include "llm/provider.h"
 #include "report/report.h"
 #include "store/run_store.h"
+#include "cli/session.h"
+#include "verify/acceptance.h"
 #include "verify/judge.h"
 #include "verify/replay.h"
 #include "verify/snapshot.h"
@@ -43,9 +45,19 @@ Result<Loaded> load(const std::string& store_dir, const std::string& ref) {
 }  // namespace
 
 int verify_command(const VerifyArgs& args) {
+  if (!args.trajectory_file.empty()) return verify_trajectory_command(args);
+  std::optional<verify::AcceptanceSpec> spec;
+  if (!args.acceptance_file.empty()) {
+    auto text = read_text_file(args.acceptance_file);
+    if (!text.ok()) return report_error(text.error());
+    auto parsed = verify::parse_acceptance_spec_text(*text, tools_for_format(""), args.acceptance_file);
+    if (!parsed.ok()) return report_error(parsed.error());
+    spec = std::move(*parsed);
+  }
   auto loaded = load(args.store_dir, args.run);
   if (!loaded.ok()) return report_error(loaded.error());
   Loaded& l = *loaded;
+  if (spec) l.facts.acceptance = verify::to_json(verify::evaluate_acceptance(*spec, verify::stream_from_events(l.run.events)));
   verify::Tier1Result tier1 = verify::evaluate_tier1(l.facts);
   verify::JudgePolicy policy = *verify::parse_judge_policy(args.judge);
   verify::JudgeOutcome judge;
@@ -69,7 +81,8 @@ int verify_command(const VerifyArgs& args) {
   nlohmann::json report = report::build_report(l.facts, tier1, decision, l.run.summary.created_at, judge.asked ? &judge : nullptr);
   (void)l.store->append_late(l.facts.run_id, "verified",
                              {{"verdict", to_string(decision.verdict)}, {"verdict_by", decision.by}, {"status", to_string(l.facts.status)},
-                              {"from", l.finished ? "stored facts" : "events only"}},
+                              {"from", l.finished ? "stored facts" : "events only"},
+                              {"acceptance", l.facts.acceptance}},
                              format_timestamp(std::chrono::system_clock::now()));
   if (args.json) {
     std::puts(report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());

@@ -58,7 +58,7 @@ std::optional<BudgetKind> parse_budget_kind(const std::string& s) { return looku
 
 nlohmann::json to_json(const StepRecord& s) {
   nlohmann::json j = {{"id", s.id},     {"round", s.round}, {"tool", s.tool},
-                      {"target", s.target}, {"effect_tool", s.effect_tool}, {"ok", s.ok},
+                      {"target", s.target}, {"effect_tool", s.effect_tool}, {"effect_on_files", s.effect_on_files}, {"ok", s.ok},
                       {"changed_paths", s.changed_paths}, {"seq", s.seq}};
   j["error"] = s.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.error);
   j["exit_code"] = s.exit_code ? nlohmann::json(*s.exit_code) : nlohmann::json(nullptr);
@@ -108,6 +108,7 @@ nlohmann::json to_json(const RunFacts& f) {
   return {
       {"goal_validations", validations},
       {"sandbox", f.sandbox},
+      {"acceptance", f.acceptance},
       {"run_id", f.run_id},
       {"goal", f.goal},
       {"goal_kind", to_string(f.goal_kind)},
@@ -158,6 +159,7 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
       r.tool = s.at("tool").get<std::string>();
       r.target = s.value("target", "");
       r.effect_tool = s.value("effect_tool", false);
+      r.effect_on_files = s.value("effect_on_files", true);
       r.ok = s.value("ok", false);
       if (s.contains("error") && s["error"].is_string()) r.error = s["error"].get<std::string>();
       if (s.contains("exit_code") && s["exit_code"].is_number_integer()) r.exit_code = s["exit_code"].get<int>();
@@ -178,6 +180,7 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
       f.assertions.push_back(std::move(r));
     }
     if (j.contains("sandbox")) f.sandbox = j["sandbox"];
+    if (j.contains("acceptance")) f.acceptance = j["acceptance"];
     for (const auto& m : j.at("mutations")) {
       Mutation r;
       r.path = m.at("path").get<std::string>();

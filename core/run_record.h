@@ -52,7 +52,10 @@ struct StepRecord {
   int round = 1;
   std::string tool;
   std::string target;        // the path, command or URL the step acted on, for people
-  bool effect_tool = false;  // the tool is an effect tool (file_write, file_patch, file_delete)
+  bool effect_tool = false;  // the tool is an effect tool (file_write, file_patch, file_delete, git_commit)
+  // The effect shows in the workspace's files (false for git_commit, whose effect is in .git, which
+  // snapshots leave out): only then is "completed but changed nothing" suspicious.
+  bool effect_on_files = true;
   bool ok = false;
   std::string error;
   std::optional<int> exit_code;
@@ -120,6 +123,8 @@ struct RunFacts {
   // The process sandbox's protections for this run's shell steps (sandbox::Protections::to_json),
   // null when unknown (a run recorded before it existed).
   nlohmann::json sandbox;
+  // The acceptance report ({passed, checkpoints}) when a spec was given, else null.
+  nlohmann::json acceptance;
 };
 
 nlohmann::json to_json(const StepRecord& s);

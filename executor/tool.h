@@ -59,6 +59,8 @@ class Tool {
   virtual bool read_only() const = 0;
   // Counts as a goal action when it completes (shell: only when it changed the workspace).
   virtual bool effect() const = 0;
+  // Whether the effect shows in the workspace's files (git_commit's is in .git).
+  virtual bool effect_on_files() const { return effect(); }
   // What the step acts on, for people: a path, a command, a URL.
   virtual std::string target(const nlohmann::json& args) const = 0;
   // REQUIRES: `args` was validated against signature().args.
@@ -70,6 +72,7 @@ class ToolRegistry {
   void add(std::unique_ptr<Tool> tool);
   const Tool* find(const std::string& name) const;
   std::vector<Signature> signatures() const;
+  std::vector<std::string> names() const;
   const std::vector<std::unique_ptr<Tool>>& tools() const { return tools_; }
 
  private:
@@ -90,5 +93,9 @@ std::unique_ptr<Tool> make_file_patch();
 std::unique_ptr<Tool> make_file_delete();
 std::unique_ptr<Tool> make_shell();
 std::unique_ptr<Tool> make_http_get();
+std::unique_ptr<Tool> make_git_status();
+std::unique_ptr<Tool> make_git_diff();
+std::unique_ptr<Tool> make_git_log();
+std::unique_ptr<Tool> make_git_commit();
 
 }  // namespace candor::executor

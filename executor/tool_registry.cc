@@ -16,6 +16,12 @@ const Tool* ToolRegistry::find(const std::string& name) const {
   return nullptr;
 }
 
+std::vector<std::string> ToolRegistry::names() const {
+  std::vector<std::string> out;
+  for (const auto& t : tools_) out.push_back(t->signature().name);
+  return out;
+}
+
 std::vector<Signature> ToolRegistry::signatures() const {
   std::vector<Signature> out;
   for (const auto& t : tools_) out.push_back(t->signature());
@@ -25,7 +31,8 @@ std::vector<Signature> ToolRegistry::signatures() const {
 ToolRegistry builtin_tools() {
   ToolRegistry r;
   for (auto make : {make_file_read, make_file_list, make_file_search, make_file_write, make_file_patch,
-                    make_file_delete, make_shell, make_http_get}) {
+                    make_file_delete, make_shell, make_http_get, make_git_status, make_git_diff, make_git_log,
+                    make_git_commit}) {
     r.add(make());
   }
   return r;

@@ -27,6 +27,8 @@ std::string render_terminal(const nlohmann::json& report, const TerminalOptions&
 
 // Colour only on a terminal and without NO_COLOR (or TERM=dumb).
 bool want_color(int fd);
+// The acceptance section: passed or not, then one line per checkpoint (seq, or why it was missed).
+std::string render_acceptance(const nlohmann::json& acceptance);
 // The same decision, given whether the output is a terminal.
 bool want_color_for(bool is_tty);
 

@@ -64,6 +64,20 @@ std::string used_of(const nlohmann::json& pair) {
 
 }  // namespace
 
+std::string render_acceptance(const nlohmann::json& acceptance) {
+  std::string out = fmt::format("acceptance: {}\n", acceptance.value("passed", false) ? "PASSED" : "NOT PASSED");
+  for (const auto& c : acceptance.value("checkpoints", nlohmann::json::array())) {
+    bool matched = c.value("matched", false);
+    out += fmt::format("  {} {}{}", matched ? "✓" : c.value("essential", true) ? "✗" : "-", json_str(c, "id"),
+                       c.value("essential", true) ? "" : " (not essential)");
+    if (matched) out += fmt::format(" at seq {}", c.value("seq", 0));
+    if (!matched) out += ": " + json_str(c, "why");
+    out += "\n";
+  }
+  return out;
+}
+
+
 bool want_color_for(bool is_tty) {
   const char* no_color = std::getenv("NO_COLOR");
   if (no_color != nullptr && *no_color != '\0') return false;
@@ -112,6 +126,9 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
   out += fmt::format("  {:<14}{}\n", "changed files", mutations.empty() ? "none" : std::to_string(mutations.size()));
   out += fmt::format("  {:<14}{}\n", "suspicious", suspicious.empty() ? "none" : std::to_string(suspicious.size()));
   out += fmt::format("  {:<14}{} passed, {} failed\n", "assertions", passed, failed);
+  if (const auto& acc = r.value("acceptance", nlohmann::json()); acc.is_object()) {
+    out += fmt::format("  {:<14}{}\n", "acceptance", acc.value("passed", false) ? st.green("passed") : st.red("not passed"));
+  }
   if (const auto& sb = r.value("sandbox", nlohmann::json()); sb.is_object()) {
     std::string missing;
     for (const auto& m : sb.value("missing", nlohmann::json::array())) missing += (missing.empty() ? "" : ", ") + m.get<std::string>();
@@ -141,6 +158,7 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
                  w) + "\n";
     }
   }
+  if (const auto& acc = r.value("acceptance", nlohmann::json()); acc.is_object()) out += "\n" + render_acceptance(acc);
   if (!suspicious.empty()) {
     out += "\n" + st.bold("suspicious") + "\n";
     for (const auto& s : suspicious) out += wrap("  ! ", str(s, "reason"), 4, w);

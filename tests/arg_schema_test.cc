@@ -75,7 +75,7 @@ TEST_SUITE("core") {
     f.goal_kind = candor::GoalKind::kInspect;
     f.status = candor::RunStatus::kBudgetExhausted;
     f.budget.exhausted = candor::BudgetKind::kSteps;
-    f.steps.push_back({"s1", 2, "shell", "ls", false, true, "", 0, {"a.txt"}, 7});
+    f.steps.push_back({"s1", 2, "shell", "ls", false, true, true, "", 0, {"a.txt"}, 7});
     f.assertions.push_back({"s1", 2, "exit_code_eq", json{{"type", "exit_code_eq"}, {"code", 0}}, "", true, "ok", 8});
     f.mutations.push_back({"a.txt", "added", 0, 5, 1, 0, false, {"s1"}, 7});
     f.final_answer = "done";

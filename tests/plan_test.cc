@@ -59,7 +59,7 @@ TEST_SUITE("planner") {
          "exit_code_eq, socket_open, http_200)"},
         {"/steps/0/tool", "file_lst",
          "steps[0].tool: unknown tool \"file_lst\" (available: file_read, file_list, file_search, file_write, "
-         "file_patch, file_delete, shell, http_get)"},
+         "file_patch, file_delete, shell, http_get, git_status, git_diff, git_log, git_commit)"},
         {"/steps/0/args/path", 7, "steps[0].args.path: expected a string, got integer 7"},
         {"/steps/0/args/recursive", true, "steps[0].args.recursive: unknown argument \"recursive\" (known: path, depth)"},
         {"/steps/1/args/edits/0/count", "2", "steps[1].args.edits[0].count: expected an integer, got string \"2\""},

@@ -174,6 +174,15 @@ std::vector<Row> rows() {
     out.push_back({"rule 7: a suspicious effect step blocks success", f, std::nullopt, 7, "s3 (file_write x) completed but changed nothing"});
   }
   {
+    // git_commit's effect is in .git, which snapshots leave out: an unchanged worktree after it is
+    // expected, not suspicious.
+    RunFacts f = good_modify();
+    StepRecord commit = step("s3", "git_commit", true, true, {}, 9);
+    commit.effect_on_files = false;
+    f.steps.push_back(commit);
+    out.push_back({"rule 6: a commit that changed no file is not suspicious", f, Verdict::kSuccess, 6, ""});
+  }
+  {
     RunFacts f = good_modify();
     f.mutations.push_back(change("stray.txt", 12, {}));
     out.push_back({"rule 7: a change outside every step is uncovered", f, std::nullopt, 7, "stray.txt changed"});

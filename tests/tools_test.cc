@@ -42,14 +42,16 @@ TEST_SUITE("executor") {
     };
     for (const auto& row : std::vector<Row>{{"file_read", true, false}, {"file_list", true, false}, {"file_search", true, false},
                                             {"file_write", false, true}, {"file_patch", false, true}, {"file_delete", false, true},
-                                            {"shell", false, false}, {"http_get", true, false}}) {
+                                            {"shell", false, false}, {"http_get", true, false},
+                                            {"git_status", true, false}, {"git_diff", true, false}, {"git_log", true, false},
+                                            {"git_commit", false, true}}) {
       CAPTURE(row.name);
       const auto* t = tools.find(row.name);
       REQUIRE(t != nullptr);
       CHECK(t->read_only() == row.read_only);
       CHECK(t->effect() == row.effect);
     }
-    CHECK(tools.tools().size() == 8);
+    CHECK(tools.tools().size() == 12);
   }
 
   TEST_CASE("file_read returns content or a line range") {

@@ -16,7 +16,9 @@ std::string target_of(const nlohmann::json& input) {
   return "";
 }
 
-bool is_effect_tool(const std::string& tool) { return tool == "file_write" || tool == "file_patch" || tool == "file_delete"; }
+bool is_effect_tool(const std::string& tool) {
+  return tool == "file_write" || tool == "file_patch" || tool == "file_delete" || tool == "git_commit";
+}
 
 std::string str(const nlohmann::json& j, const char* key) { return json_str(j, key); }
 
@@ -32,6 +34,7 @@ RunFacts facts_from_events(const std::string& run_id, const std::vector<Event>& 
   bool ended = false;
   for (const auto& e : events) {
     const auto& d = e.data;
+    if (e.type == "acceptance" && d.is_object() && d.contains("passed")) f.acceptance = d;
     if (e.type == "run_started") {
       f.goal = str(d, "goal");
       f.workspace = str(d, "workspace");
@@ -58,6 +61,7 @@ RunFacts facts_from_events(const std::string& run_id, const std::vector<Event>& 
       s.round = f.last_round;
       s.target = target_of(d.value("input", nlohmann::json::object()));
       s.effect_tool = is_effect_tool(s.tool);
+      s.effect_on_files = s.tool != "git_commit";
       s.error = "no result was recorded: the run ended during this step";
       s.seq = e.seq;
       step_index[s.id] = f.steps.size();

@@ -51,7 +51,7 @@ Signals compute_signals(const RunFacts& f) {
   sig.exhausted = f.budget.exhausted;
   for (const auto& s : f.steps) {
     if (is_effect(s) || changed_workspace(s)) sig.goal_actions_executed = true;
-    if (is_effect(s) && !changed_workspace(s)) {
+    if (is_effect(s) && s.effect_on_files && !changed_workspace(s)) {
       sig.suspicious.push_back({s.id, s.target, fmt::format("{} ({} {}) completed but changed nothing", s.id, s.tool, s.target)});
     }
   }

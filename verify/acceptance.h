@@ -1,0 +1,82 @@
+// Acceptance specs (DESIGN.md): ordered essential checkpoints over a run's typed trajectory. The
+// parser checks a spec against the tools the agent can call (a typo is refused at load, never a
+// forever-failing milestone); the evaluator is a pure function of the spec and the events.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+#include "core/trajectory.h"
+
+namespace candor::verify {
+
+enum class Op { kEq, kNe, kContains, kNotContains, kStartsWith, kEndsWith, kMatches, kGt, kGte, kLt, kLte };
+enum class WhenType { kToolCalled, kToolResult, kFinalAnswer };
+
+struct Predicate {
+  std::string left;  // text with {{templates}}
+  Op op = Op::kEq;
+  std::string right;
+};
+
+struct Checkpoint {
+  std::string id;
+  bool essential = true;
+  WhenType when = WhenType::kToolCalled;
+  std::string tool;                     // ToolCalled / ToolResult
+  std::optional<Predicate> predicate;   // ToolCalled: "input"; others: "predicate"
+};
+
+struct AcceptanceSpec {
+  bool ordered = true;
+  std::vector<Checkpoint> checkpoints;
+};
+
+// `tools`: the tools the run's agent can call. Every malformed piece is kInvalidInput naming its
+// JSON path ("checkpoints[1].when.tool: ...").
+Result<AcceptanceSpec> parse_acceptance_spec(const nlohmann::json& j, const std::vector<std::string>& tools);
+Result<AcceptanceSpec> parse_acceptance_spec_text(const std::string& text, const std::vector<std::string>& tools,
+                                                  const std::string& source);
+
+// One event of the common stream (candor's own events, or an imported agent's).
+struct TrajectoryEvent {
+  enum class Kind { kToolCalled, kToolResult, kFinalAnswer };
+  std::int64_t seq = 0;
+  Kind kind = Kind::kToolCalled;
+  std::string tool;
+  nlohmann::json input = nlohmann::json::object();  // the call's input (also on its result, when known)
+  nlohmann::json result;                            // ToolResult: {ok, output, exit_code, error, ...}
+  std::string text;                                 // FinalAnswer
+};
+
+// candor's stored events (tool_called, tool_result, final_answer) as the common stream.
+std::vector<TrajectoryEvent> stream_from_events(const std::vector<Event>& events);
+
+struct CheckpointResult {
+  std::string id;
+  bool essential = true;
+  bool matched = false;
+  std::optional<std::int64_t> seq;            // the event that matched
+  std::optional<std::int64_t> candidate_seq;  // for a miss: the closest event, if any
+  std::string why;                            // for a miss: what failed, in words
+};
+
+struct AcceptanceReport {
+  bool passed = false;  // every essential checkpoint matched
+  std::vector<CheckpointResult> checkpoints;
+};
+
+// Pure. Ordered: essential checkpoints are matched greedily, earliest first, as a subsequence (an
+// earliest match never rules out a later one, so greedy finds a full match whenever one exists);
+// non-essential ones are then placed between them without moving them. Unordered: each checkpoint
+// independently matches its first event. O(events) per checkpoint.
+AcceptanceReport evaluate_acceptance(const AcceptanceSpec& spec, const std::vector<TrajectoryEvent>& events);
+
+nlohmann::json to_json(const AcceptanceReport& report);
+
+}  // namespace candor::verify
