@@ -42,7 +42,7 @@ planner::Catalog make_catalog(const ToolRegistry& tools, const assertions::Regis
   planner::Catalog c;
   c.tools = tools.signatures();
   c.assertions = evaluators.signatures();
-  for (const auto& t : tools.tools()) c.tool_flags.push_back({t->read_only(), t->effect()});
+  for (const auto& t : tools.tools()) c.tool_flags.push_back({t->read_only(), t->effect(), t->effect_on_files()});
   return c;
 }
 

@@ -40,6 +40,7 @@ struct Plan {
 struct ToolFlags {
   bool read_only = false;
   bool effect = false;
+  bool effect_on_files = true;  // false: the effect is elsewhere (git_commit: the repository's history)
 };
 
 struct Catalog {

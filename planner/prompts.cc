@@ -23,7 +23,9 @@ std::string system_prompt(const Catalog& catalog) {
     const auto& t = catalog.tools[i];
     std::string kind = "";
     if (i < catalog.tool_flags.size()) {
-      kind = catalog.tool_flags[i].read_only ? "read-only" : catalog.tool_flags[i].effect ? "effect: changes files" : "may change files";
+      kind = catalog.tool_flags[i].read_only ? "read-only" : catalog.tool_flags[i].effect
+                 ? (catalog.tool_flags[i].effect_on_files ? "effect: changes files" : "effect: changes the git history")
+                 : "may change files";
     }
     tools += fmt::format("- {} [{}]: {}.\n  args: {}\n", t.name, kind, t.description, describe_args(t.args));
   }
