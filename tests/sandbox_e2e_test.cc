@@ -45,7 +45,7 @@ TEST_SUITE("e2e") {
     CHECK(read_file(outside + "/canary") == "untouched\n");
     CHECK(j["verdict"] != "success");
     CHECK(j["step_results"][0]["ok"] == false);
-    CHECK(j["sandbox"]["network"] == "namespace");
+    CHECK(j["sandbox"]["network"] != "none");  // a namespace, or seccomp where there is none
 
     auto inside = env.exec(env.plan_file(
         shell_plan("echo done > inside.txt", R"({"type": "file_contains", "path": "inside.txt", "text": "done"})")));
@@ -124,7 +124,7 @@ TEST_SUITE("e2e") {
     auto ran = env.exec(plan);
     json j = parse_stdout(ran);
     CHECK(j["sandbox"]["filesystem"] == false);
-    CHECK(j["sandbox"]["missing"] == json::array({"landlock"}));
+    CHECK(j["sandbox"]["missing"][0] == "landlock");
     CHECK(env.candor({"report", "last"}).out.find("missing landlock") != std::string::npos);
   }
 
