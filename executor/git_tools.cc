@@ -2,43 +2,23 @@
 // read; git_commit records what is in the workspace as a commit. git_commit is the one way a tool
 // changes .git: through libgit2's object, index and ref calls only, never by writing files there,
 // so hooks and config stay out of reach (shell steps see .git read-only).
-#include <git2.h>
-
 #include <fmt/format.h>
 
+#include "core/git_ptr.h"
 #include "executor/tool.h"
 
 namespace candor::executor {
 namespace {
 
-template <typename T, void (*Free)(T*)>
-struct Owned {
-  T* p = nullptr;
-  ~Owned() {
-    if (p != nullptr) Free(p);
-  }
-};
-using Repo = Owned<git_repository, git_repository_free>;
-using Index = Owned<git_index, git_index_free>;
-using Tree = Owned<git_tree, git_tree_free>;
-using Commit = Owned<git_commit, git_commit_free>;
-using Signature_ = Owned<git_signature, git_signature_free>;
-using StatusList = Owned<git_status_list, git_status_list_free>;
-using Diff = Owned<git_diff, git_diff_free>;
 using Buf = git_buf;
-using Walk = Owned<git_revwalk, git_revwalk_free>;
+using Walk = GitPtr<git_revwalk, git_revwalk_free>;
+using SignaturePtr = GitPtr<git_signature, git_signature_free>;
 
-std::string git_error_text() {
-  const git_error* e = git_error_last();
-  return e != nullptr && e->message != nullptr ? e->message : "unknown libgit2 error";
-}
-
-ToolResult git_failure(const std::string& what) { return ToolResult::failure(fmt::format("{}: {}", what, git_error_text())); }
+ToolResult git_failure(const std::string& what) { return ToolResult::failure(fmt::format("{}: {}", what, git_last_error())); }
 
 // The workspace's repository (the workspace or a folder above it).
-bool open_repo(const ToolContext& ctx, Repo& repo, ToolResult& failure) {
-  static const int initialised = git_libgit2_init();
-  (void)initialised;
+bool open_repo(const ToolContext& ctx, GitRepo& repo, ToolResult& failure) {
+  git_init_once();
   if (git_repository_open_ext(&repo.p, ctx.workspace.root().c_str(), 0, nullptr) != 0) {
     failure = ToolResult::failure("the workspace is not in a git repository");
     return false;
@@ -55,15 +35,6 @@ ToolResult with_output(const std::string& text, const ToolContext& ctx) {
   return r;
 }
 
-const char* status_word(unsigned flags) {
-  if (flags & GIT_STATUS_WT_NEW) return "untracked";
-  if (flags & GIT_STATUS_INDEX_NEW) return "added";
-  if (flags & (GIT_STATUS_WT_DELETED | GIT_STATUS_INDEX_DELETED)) return "deleted";
-  if (flags & (GIT_STATUS_WT_RENAMED | GIT_STATUS_INDEX_RENAMED)) return "renamed";
-  if (flags & GIT_STATUS_CONFLICTED) return "conflicted";
-  return "modified";
-}
-
 class GitStatus final : public Tool {
  public:
   const Signature& signature() const override {
@@ -74,20 +45,20 @@ class GitStatus final : public Tool {
   bool effect() const override { return false; }
   std::string target(const nlohmann::json&) const override { return "."; }
   ToolResult run(const nlohmann::json&, const ToolContext& ctx) const override {
-    Repo repo;
+    GitRepo repo;
     ToolResult failure;
     if (!open_repo(ctx, repo, failure)) return failure;
     git_status_options opts;
     git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION);
     opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS;
-    StatusList list;
+    GitStatusList list;
     if (git_status_list_new(&list.p, repo.p, &opts) != 0) return git_failure("git status");
     std::string text;
     std::size_t n = git_status_list_entrycount(list.p);
     for (std::size_t i = 0; i < n; ++i) {
       const git_status_entry* e = git_status_byindex(list.p, i);
       const git_diff_delta* d = e->index_to_workdir != nullptr ? e->index_to_workdir : e->head_to_index;
-      text += fmt::format("{:<10} {}\n", status_word(e->status), d != nullptr ? d->new_file.path : "?");
+      text += fmt::format("{:<10} {}\n", git_status_word(e->status), d != nullptr ? d->new_file.path : "?");
     }
     if (n == 0) text = "clean: nothing to commit\n";
     return with_output(text, ctx);
@@ -105,10 +76,10 @@ class GitDiff final : public Tool {
   bool effect() const override { return false; }
   std::string target(const nlohmann::json& args) const override { return args.value("path", "."); }
   ToolResult run(const nlohmann::json& args, const ToolContext& ctx) const override {
-    Repo repo;
+    GitRepo repo;
     ToolResult failure;
     if (!open_repo(ctx, repo, failure)) return failure;
-    Tree head;
+    GitTree head;
     git_object* obj = nullptr;
     if (git_revparse_single(&obj, repo.p, "HEAD^{tree}") == 0) head.p = reinterpret_cast<git_tree*>(obj);
     git_diff_options opts;
@@ -120,7 +91,7 @@ class GitDiff final : public Tool {
       opts.pathspec.strings = &spec;
       opts.pathspec.count = 1;
     }
-    Diff diff;
+    candor::GitDiff diff;
     if (git_diff_tree_to_workdir_with_index(&diff.p, repo.p, head.p, &opts) != 0) return git_failure("git diff");
     Buf buf = GIT_BUF_INIT;
     if (git_diff_to_buf(&buf, diff.p, GIT_DIFF_FORMAT_PATCH) != 0) return git_failure("git diff");
@@ -141,7 +112,7 @@ class GitLog final : public Tool {
   bool effect() const override { return false; }
   std::string target(const nlohmann::json&) const override { return "HEAD"; }
   ToolResult run(const nlohmann::json& args, const ToolContext& ctx) const override {
-    Repo repo;
+    GitRepo repo;
     ToolResult failure;
     if (!open_repo(ctx, repo, failure)) return failure;
     Walk walk;
@@ -151,7 +122,7 @@ class GitLog final : public Tool {
     std::string text;
     git_oid oid;
     for (int n = 0; n < args.value("max_count", 10) && git_revwalk_next(&oid, walk.p) == 0; ++n) {
-      Commit c;
+      candor::GitCommit c;
       if (git_commit_lookup(&c.p, repo.p, &oid) != 0) return git_failure("git log");
       char id[8];
       git_oid_tostr(id, sizeof(id), &oid);
@@ -177,10 +148,10 @@ class GitCommit final : public Tool {
   ToolResult run(const nlohmann::json& args, const ToolContext& ctx) const override {
     std::string message = args.at("message").get<std::string>();
     if (message.find_first_not_of(" \n\t") == std::string::npos) return ToolResult::failure("the commit message is empty");
-    Repo repo;
+    GitRepo repo;
     ToolResult failure;
     if (!open_repo(ctx, repo, failure)) return failure;
-    Index index;
+    GitIndex index;
     if (git_repository_index(&index.p, repo.p) != 0) return git_failure("git index");
     char star[] = "*";
     char* all = star;
@@ -191,15 +162,15 @@ class GitCommit final : public Tool {
     }
     git_oid tree_id, commit_id;
     if (git_index_write_tree(&tree_id, index.p) != 0) return git_failure("writing the tree");
-    Tree tree;
+    GitTree tree;
     if (git_tree_lookup(&tree.p, repo.p, &tree_id) != 0) return git_failure("reading the tree");
-    Commit parent;
+    candor::GitCommit parent;
     git_object* head = nullptr;
     if (git_revparse_single(&head, repo.p, "HEAD^{commit}") == 0) parent.p = reinterpret_cast<git_commit*>(head);
     if (parent.p != nullptr && git_oid_equal(git_commit_tree_id(parent.p), &tree_id)) {
       return ToolResult::failure("nothing to commit: the workspace matches HEAD");
     }
-    Signature_ sig;
+    SignaturePtr sig;
     if (git_signature_default(&sig.p, repo.p) != 0 && git_signature_now(&sig.p, "candor", "candor@localhost") != 0) {
       return git_failure("the commit author");
     }

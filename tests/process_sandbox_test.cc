@@ -3,9 +3,6 @@
 // succeed without it, so a sandbox that stopped working would fail here.
 #include <doctest/doctest.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -19,7 +16,6 @@
 #include "sandbox/process.h"
 #include "sandbox/process_sandbox.h"
 #include "sandbox/secret_files.h"
-#include "sandbox/unique_fd.h"
 #include "tests/test_support.h"
 
 using namespace candor;
@@ -76,21 +72,6 @@ std::string unique_marker() {
   return fmt::format("{}.{:06}", 4000 + rng() % 1000, rng() % 1000000);  // a sleep duration nobody else uses
 }
 
-struct Listener {
-  sandbox::UniqueFd fd{::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)};
-  int port = 0;
-  Listener() {
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
-    REQUIRE(::listen(fd.get(), 16) == 0);
-    socklen_t len = sizeof(addr);
-    ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&addr), &len);
-    port = ntohs(addr.sin_port);
-  }
-};
-
 }  // namespace
 
 TEST_SUITE("sandbox") {
@@ -132,8 +113,8 @@ TEST_SUITE("sandbox") {
   }
 
   TEST_CASE("no network by default: a listener on the host's 127.0.0.1 is unreachable; --allow-network opens it") {
-    Listener listener;
-    std::string connect = fmt::format("exec 3<>/dev/tcp/127.0.0.1/{} && echo connected", listener.port);
+    candor::testing::LoopbackListener listener;
+    std::string connect = fmt::format("exec 3<>/dev/tcp/127.0.0.1/{} && echo connected", listener.port());
     Box box;
     auto denied = box.run(connect);
     REQUIRE(denied.ok());

@@ -1,13 +1,8 @@
 // The process sandbox and the credential-file refusal, through the built binary.
 #include <doctest/doctest.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-
 #include <fmt/format.h>
 
-#include "sandbox/unique_fd.h"
 #include "tests/e2e_support.h"
 
 using namespace candor::testing;
@@ -21,17 +16,6 @@ std::string shell_plan(const std::string& command, const std::string& extra_asse
   return json({{"goal_kind", "modify"}, {"steps", json::array({step})}, {"then", "finish"}}).dump();
 }
 
-int listen_on_loopback(candor::sandbox::UniqueFd& fd) {
-  fd.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
-  REQUIRE(::listen(fd.get(), 16) == 0);
-  socklen_t len = sizeof(addr);
-  ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&addr), &len);
-  return ntohs(addr.sin_port);
-}
 
 }  // namespace
 
@@ -55,8 +39,8 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("a shell step cannot reach a listener on 127.0.0.1 unless --allow-network") {
     Env env;
-    candor::sandbox::UniqueFd fd;
-    int port = listen_on_loopback(fd);
+    LoopbackListener listener;
+    int port = listener.port();
     std::string plan = env.plan_file(shell_plan(fmt::format("bash -c 'exec 3<>/dev/tcp/127.0.0.1/{}' && echo connected > net.txt", port),
                                                 R"({"type": "file_exists", "path": "net.txt"})"));
     auto denied = env.exec(plan);

@@ -1,10 +1,14 @@
 #include "tests/test_support.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <stdexcept>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -130,5 +134,21 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::vecto
 std::string candor_bin() { return env_or("CANDOR_BIN", "build/cli/candor"); }
 std::string source_root() { return env_or("CANDOR_SOURCE_ROOT", "."); }
 std::string corpora_dir() { return env_or("CANDOR_CORPORA", source_root() + "/../shared/corpora"); }
+
+LoopbackListener::LoopbackListener() : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 || ::listen(fd_, 16) != 0) {
+    throw std::runtime_error("cannot listen on 127.0.0.1");
+  }
+  socklen_t len = sizeof(addr);
+  ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+  port_ = ntohs(addr.sin_port);
+}
+
+LoopbackListener::~LoopbackListener() {
+  if (fd_ >= 0) ::close(fd_);
+}
 
 }  // namespace candor::testing

@@ -32,6 +32,21 @@ struct CommandResult {
 CommandResult run_command(const std::vector<std::string>& argv, const std::vector<std::string>& env = {},
                           const std::string& cwd = "");
 
+// A TCP socket listening on 127.0.0.1 on a free port, closed when it goes (for "can a step reach
+// the host's loopback" tests).
+class LoopbackListener {
+ public:
+  LoopbackListener();
+  ~LoopbackListener();
+  LoopbackListener(const LoopbackListener&) = delete;
+  LoopbackListener& operator=(const LoopbackListener&) = delete;
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
 // The built candor binary (CANDOR_BIN), the source root, and ../shared/corpora.
 std::string candor_bin();
 std::string source_root();

@@ -13,35 +13,19 @@
 #include <set>
 
 #include <fmt/format.h>
-#include <git2.h>
 
+#include "core/git_ptr.h"
 #include "verify/workdir_walk.h"
 
 namespace candor::verify {
 namespace {
 
-void init_once() {
-  static std::once_flag once;
-  std::call_once(once, [] { git_libgit2_init(); });
-}
+void init_once() { git_init_once(); }
 
 Error git_failure(const std::string& what) {
-  const ::git_error* e = git_error_last();
-  return make_error(ErrorCode::kIo, fmt::format("snapshot: {}: {}", what, e && e->message ? e->message : "unknown libgit2 error"));
+  return make_error(ErrorCode::kIo, fmt::format("snapshot: {}: {}", what, git_last_error()));
 }
 
-template <typename T, void (*Free)(T*)>
-struct GitPtr {
-  T* p = nullptr;
-  GitPtr() = default;
-  GitPtr(const GitPtr&) = delete;
-  GitPtr& operator=(const GitPtr&) = delete;
-  ~GitPtr() {
-    if (p != nullptr) Free(p);
-  }
-  T** out() { return &p; }
-  T* get() const { return p; }
-};
 
 using Repo = GitPtr<git_repository, git_repository_free>;
 using Index = GitPtr<git_index, git_index_free>;

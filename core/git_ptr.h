@@ -1,0 +1,54 @@
+// Owning handles for libgit2 objects, and its last error as text: shared by the snapshots, the git
+// assertions and the git tools. Header-only, so only the files that use libgit2 include <git2.h>.
+#pragma once
+
+#include <git2.h>
+
+#include <mutex>
+#include <string>
+
+namespace candor {
+
+template <typename T, void (*Free)(T*)>
+struct GitPtr {
+  T* p = nullptr;
+  GitPtr() = default;
+  GitPtr(const GitPtr&) = delete;
+  GitPtr& operator=(const GitPtr&) = delete;
+  ~GitPtr() {
+    if (p != nullptr) Free(p);
+  }
+  T** out() { return &p; }
+  T* get() const { return p; }
+};
+
+using GitRepo = GitPtr<git_repository, git_repository_free>;
+using GitIndex = GitPtr<git_index, git_index_free>;
+using GitTree = GitPtr<git_tree, git_tree_free>;
+using GitCommit = GitPtr<git_commit, git_commit_free>;
+using GitDiff = GitPtr<git_diff, git_diff_free>;
+using GitStatusList = GitPtr<git_status_list, git_status_list_free>;
+
+// libgit2 needs one git_libgit2_init() per process before any call.
+inline void git_init_once() {
+  static std::once_flag once;
+  std::call_once(once, [] { git_libgit2_init(); });
+}
+
+inline std::string git_last_error() {
+  const git_error* e = git_error_last();
+  return e != nullptr && e->message != nullptr ? e->message : "unknown libgit2 error";
+}
+
+// "untracked", "added", "deleted", "renamed", "conflicted", "type changed" or "modified".
+inline const char* git_status_word(unsigned flags) {
+  if (flags & GIT_STATUS_WT_NEW) return "untracked";
+  if (flags & GIT_STATUS_INDEX_NEW) return "added";
+  if (flags & (GIT_STATUS_WT_DELETED | GIT_STATUS_INDEX_DELETED)) return "deleted";
+  if (flags & (GIT_STATUS_WT_RENAMED | GIT_STATUS_INDEX_RENAMED)) return "renamed";
+  if (flags & GIT_STATUS_CONFLICTED) return "conflicted";
+  if (flags & (GIT_STATUS_WT_TYPECHANGE | GIT_STATUS_INDEX_TYPECHANGE)) return "type changed";
+  return "modified";
+}
+
+}  // namespace candor
