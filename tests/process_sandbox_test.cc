@@ -201,7 +201,12 @@ TEST_SUITE("sandbox") {
   TEST_CASE("a background child that leaves the process group does not outlive its step") {
     Box box;
     std::string marker = unique_marker();
-    auto r = box.run(fmt::format("setsid sleep {} > /dev/null 2>&1 < /dev/null & echo started", marker), 10s);
+    // The parent waits until the child has left the group (it writes its pid from the new session),
+    // so the group kill cannot get it first.
+    auto r = box.run(fmt::format("setsid sh -c 'echo $$ > escaped.pid; exec sleep {}' > /dev/null 2>&1 < /dev/null & "
+                                 "while [ ! -s escaped.pid ]; do sleep 0.05; done; echo started",
+                                 marker),
+                     10s);
     REQUIRE(r.ok());
     CHECK(r->output.text().find("started") != std::string::npos);
     if (r->protections->processes != "cgroup") {
