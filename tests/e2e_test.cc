@@ -169,7 +169,7 @@ TEST_SUITE("e2e") {
     std::string plan = env.plan_file(R"({"goal_kind": "modify", "steps": [
         {"id": "flood", "tool": "shell", "args": {"command": "head -c 10000000 /dev/zero | tr '\\0' x; echo > made.txt"},
          "assert": [{"type": "file_exists", "path": "made.txt"}]},
-        {"id": "hang", "tool": "shell", "args": {"command": "sleep 100", "timeout_s": 1}}], "then": "finish"})");
+        {"id": "hang", "tool": "shell", "args": {"command": "sleep 100.4242", "timeout_s": 1}}], "then": "finish"})");
     auto start = std::chrono::steady_clock::now();
     auto r = env.exec(plan);
     CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
@@ -192,7 +192,7 @@ TEST_SUITE("e2e") {
       }
     }
     CHECK(seen);
-    CHECK(run_command({"/usr/bin/pgrep", "-f", "sleep 100"}).exit_code == 1);
+    CHECK(run_command({"/usr/bin/pgrep", "-f", "sleep 100[.]4242"}).exit_code == 1);
   }
 
   TEST_CASE("escapes through the binary are step failures, and the outside is untouched") {
