@@ -27,10 +27,10 @@ Error git_failure(const std::string& what) {
 }
 
 
-using Repo = GitPtr<git_repository, git_repository_free>;
-using Index = GitPtr<git_index, git_index_free>;
-using Tree = GitPtr<git_tree, git_tree_free>;
-using Diff = GitPtr<git_diff, git_diff_free>;
+using Repo = GitRepo;
+using Index = GitIndex;
+using Tree = GitTree;
+using Diff = GitDiff;
 using Patch = GitPtr<git_patch, git_patch_free>;
 using Blob = GitPtr<git_blob, git_blob_free>;
 using TreeEntry = GitPtr<git_tree_entry, git_tree_entry_free>;
