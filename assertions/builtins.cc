@@ -21,9 +21,17 @@ std::string quote_excerpt(const std::string& text, std::size_t max_chars) {
   return "\"" + out + "\"";
 }
 
+Result<sandbox::EntryInfo> stat_checked_path(const Context& ctx, const std::string& path) {
+  return ctx.files != nullptr ? ctx.files->stat(path) : ctx.workspace.stat(path);
+}
+
+Result<std::string> read_checked_file(const Context& ctx, const std::string& path, std::size_t max_bytes) {
+  return ctx.files != nullptr ? ctx.files->read_file(path, max_bytes) : ctx.workspace.read_file(path, max_bytes);
+}
+
 // Reads a file for a content check; on failure the Outcome already says why.
 std::optional<std::string> read_for_check(const Context& ctx, const std::string& path, Outcome& out) {
-  auto info = ctx.workspace.stat(path);
+  auto info = stat_checked_path(ctx, path);
   if (!info.ok()) {
     out = {false, info.error().code == ErrorCode::kNotFound ? fmt::format("{} does not exist", path)
                                                              : info.error().message, out.path};
@@ -34,7 +42,7 @@ std::optional<std::string> read_for_check(const Context& ctx, const std::string&
                               kMaxCheckedFile >> 20), out.path};
     return std::nullopt;
   }
-  auto content = ctx.workspace.read_file(path, kMaxCheckedFile);
+  auto content = read_checked_file(ctx, path, kMaxCheckedFile);
   if (!content.ok()) {
     out = {false, content.error().message, out.path};
     return std::nullopt;

@@ -27,9 +27,14 @@ std::unique_ptr<Evaluator> make_http_200();
 // Content checks read at most this much of a file.
 inline constexpr std::size_t kMaxCheckedFile = 16 << 20;
 
-// Reads a file for a content check; on failure `out` already says why (a missing file is an
-// observation, not an error).
+// Reads a file for a content check from the context's file source; on failure `out` already says
+// why (a missing file is an observation, not an error).
 std::optional<std::string> read_for_check(const Context& ctx, const std::string& path, Outcome& out);
+
+// The context's file source (the workspace when none is set): what every `reads_files`
+// evaluator reads through.
+Result<sandbox::EntryInfo> stat_checked_path(const Context& ctx, const std::string& path);
+Result<std::string> read_checked_file(const Context& ctx, const std::string& path, std::size_t max_bytes);
 
 // Quotes text for a message, capped: "abc..." (44 chars).
 std::string quote_excerpt(const std::string& text, std::size_t max_chars = 60);

@@ -4,6 +4,7 @@
 #include "assertions/builtins.h"
 #include "assertions/external.h"
 #include "core/json_text.h"
+#include "core/run_record.h"
 #include "sandbox/process.h"
 #include "sandbox/workspace_policy.h"
 
@@ -61,9 +62,12 @@ class External final : public Evaluator {
  public:
   explicit External(ExternalEvaluatorSpec spec)
       : spec_(std::move(spec)),
-        signature_{spec_.type,
-                   spec_.description.empty() ? fmt::format("external: {}", spec_.command.front()) : spec_.description,
-                   spec_.args, spec_.open_args} {}
+        signature_{.name = spec_.type,
+                   .description = spec_.description.empty() ? fmt::format("external: {}", spec_.command.front())
+                                                            : spec_.description,
+                   .args = spec_.args,
+                   .open_args = spec_.open_args,
+                   .reads_files = spec_.discriminating} {}
   const Signature& signature() const override { return signature_; }
 
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
@@ -71,17 +75,33 @@ class External final : public Evaluator {
       return Outcome{false, fmt::format("external evaluator {} ({}) {}", spec_.type, spec_.command.front(), why), path_of(a),
                      true};
     };
-    nlohmann::json input = {{"assertion", a}, {"workspace", ctx.workspace.root()}, {"step", nullptr}};
+    // On another file source (the pre-run snapshot), the program reads a read-only copy of the path.
+    std::unique_ptr<MaterializedFiles> copy;
+    sandbox::SandboxPolicy policy = policy_for(ctx, false);  // a checker does not change what it checks
+    std::string root = ctx.workspace.root();
+    std::vector<std::string> argv = spec_.command;
+    if (ctx.files != nullptr) {
+      auto made = ctx.files->materialize(path_of(a).empty() ? "." : path_of(a));
+      if (!made.ok()) return failed("could not be given the pre-run copy: " + made.error().message);
+      copy = std::move(made.value());
+      root = copy->root();
+      // The program may live in the workspace; it runs, but sees the copy as its workspace.
+      if (argv[0].find('/') != std::string::npos && argv[0][0] != '/') argv[0] = ctx.workspace.root() + "/" + argv[0];
+      policy.read_paths.push_back(ctx.workspace.root());
+      policy.workspace = root;
+      policy.read_only_dirs.clear();
+      policy.secret_files.clear();
+    }
+    nlohmann::json input = {{"assertion", a}, {"workspace", root}, {"step", nullptr}};
     if (ctx.step != nullptr) {
       input["step"] = {{"id", ctx.step->id},
                        {"tool", ctx.step->tool},
                        {"output", ctx.step->output},
                        {"exit_code", ctx.step->exit_code ? nlohmann::json(*ctx.step->exit_code) : nlohmann::json(nullptr)}};
     }
-    sandbox::SandboxPolicy policy = policy_for(ctx, false);  // a checker does not change what it checks
     sandbox::ProcessSpec spec;
-    spec.argv = spec_.command;
-    spec.cwd = ctx.workspace.root();
+    spec.argv = argv;
+    spec.cwd = root;
     spec.timeout = spec_.timeout;
     spec.stdin_data = input.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     spec.merge_stderr = false;
@@ -108,7 +128,10 @@ class External final : public Evaluator {
   }
 
  private:
-  static std::string path_of(const nlohmann::json& a) { return json_str(a, "path"); }
+  static std::string path_of(const nlohmann::json& a) {
+    std::string p = json_str(a, "path");
+    return p.empty() ? p : normalize_relative_path(p);
+  }
   ExternalEvaluatorSpec spec_;
   Signature signature_;
 };

@@ -15,9 +15,11 @@ ArgSpec path_arg() { return {"path", ArgType::kString, true, "workspace-relative
 class FileMatches final : public Evaluator {
  public:
   const Signature& signature() const override {
-    static const Signature s{"file_matches",
-                             "the file's content matches an RE2 pattern (searched anywhere; (?m) makes ^ and $ match lines)",
-                             {path_arg(), {"pattern", ArgType::kRegex, true, "RE2 pattern"}}};
+    static const Signature s{
+        .name = "file_matches",
+        .description = "the file's content matches an RE2 pattern (searched anywhere; (?m) makes ^ and $ match lines)",
+        .args = {path_arg(), {"pattern", ArgType::kRegex, true, "RE2 pattern"}},
+        .reads_files = true};
     return s;
   }
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
@@ -46,7 +48,8 @@ class FileMatches final : public Evaluator {
 class JsonValid final : public Evaluator {
  public:
   const Signature& signature() const override {
-    static const Signature s{"json_valid", "the file parses as JSON", {path_arg()}};
+    static const Signature s{
+        .name = "json_valid", .description = "the file parses as JSON", .args = {path_arg()}, .reads_files = true};
     return s;
   }
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
@@ -110,10 +113,13 @@ Result<std::vector<nlohmann::json>> parse_json_path(const std::string& path) {
 class JsonPathEq final : public Evaluator {
  public:
   const Signature& signature() const override {
-    static const Signature s{"json_path_eq", "a value inside a JSON file equals `value`",
-                             {path_arg(),
-                              {"json_path", ArgType::kString, true, "where: a.b[0].c, $.a, or a JSON Pointer /a/b/0"},
-                              {"value", ArgType::kJson, true, "the expected JSON value (1 and 1.0 are equal)"}}};
+    static const Signature s{
+        .name = "json_path_eq",
+        .description = "a value inside a JSON file equals `value`",
+        .args = {path_arg(),
+                 {"json_path", ArgType::kString, true, "where: a.b[0].c, $.a, or a JSON Pointer /a/b/0"},
+                 {"value", ArgType::kJson, true, "the expected JSON value (1 and 1.0 are equal)"}},
+        .reads_files = true};
     return s;
   }
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {

@@ -13,6 +13,7 @@
 #include "core/arg_schema.h"
 #include "core/http_client.h"
 #include "core/result.h"
+#include "assertions/file_source.h"
 #include "sandbox/process_sandbox.h"
 #include "sandbox/workspace.h"
 
@@ -41,6 +42,8 @@ struct Context {
   // default policy for the workspace.
   const sandbox::SandboxPolicy* process_sandbox = nullptr;
   const Registry* registry = nullptr;  // set by Registry::evaluate, for assertions that nest (`not`)
+  // Borrowed; where file assertions read. Null: the workspace as it is now.
+  const FileSource* files = nullptr;
 };
 
 struct Outcome {
@@ -72,6 +75,10 @@ class Registry {
   Outcome evaluate(const nlohmann::json& assertion, const Context& context) const;
   // The type is known and the arguments (nested assertions included) fit its signature.
   Status validate(const nlohmann::json& assertion, const std::string& path) const;
+  // The assertion's verdict depends only on the file at its path (its evaluator, or for `not` the
+  // evaluator it wraps, declares `reads_files`): only such an assertion can be checked against the
+  // pre-run snapshot and so cover a change.
+  bool reads_files(const nlohmann::json& assertion) const;
 
  private:
   std::vector<std::unique_ptr<Evaluator>> evaluators_;

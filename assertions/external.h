@@ -19,6 +19,10 @@ struct ExternalEvaluatorSpec {
   std::chrono::milliseconds timeout{30000};
   std::vector<ArgSpec> args;  // declared arguments; none declared: any are accepted
   bool open_args = true;
+  // Declared by the config: the verdict depends only on the file at the `path` argument. Only then
+  // can a pass cover a change: candor also runs it on a read-only copy of the pre-run version of
+  // that path, and it covers only if it fails there.
+  bool discriminating = false;
 };
 
 // What an external evaluator may print: more is a failed assertion, not a truncated verdict.

@@ -19,13 +19,16 @@ int line_of(const std::string& content, std::size_t pos) {
 class FileExists final : public Evaluator {
  public:
   const Signature& signature() const override {
-    static const Signature s{"file_exists", "the path exists inside the workspace", {path_arg()}};
+    static const Signature s{.name = "file_exists",
+                             .description = "the path exists inside the workspace",
+                             .args = {path_arg()},
+                             .reads_files = true};
     return s;
   }
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
     std::string path = arg(a, "path");
     Outcome out{false, "", normalize_relative_path(path)};
-    auto info = ctx.workspace.stat(path);
+    auto info = stat_checked_path(ctx, path);
     if (info.ok()) {
       out.passed = true;
       out.message = info->kind == sandbox::EntryKind::kDirectory
@@ -44,10 +47,14 @@ class FileContains final : public Evaluator {
  public:
   explicit FileContains(bool negate) : negate_(negate) {}
   const Signature& signature() const override {
-    static const Signature pos{"file_contains", "the file contains `text`",
-                               {path_arg(), {"text", ArgType::kString, true, "exact text to look for"}}};
-    static const Signature neg{"file_not_contains", "the file exists and does not contain `text`",
-                               {path_arg(), {"text", ArgType::kString, true, "exact text that must be absent"}}};
+    static const Signature pos{.name = "file_contains",
+                               .description = "the file contains `text`",
+                               .args = {path_arg(), {"text", ArgType::kString, true, "exact text to look for"}},
+                               .reads_files = true};
+    static const Signature neg{.name = "file_not_contains",
+                               .description = "the file exists and does not contain `text`",
+                               .args = {path_arg(), {"text", ArgType::kString, true, "exact text that must be absent"}},
+                               .reads_files = true};
     return negate_ ? neg : pos;
   }
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
@@ -77,15 +84,17 @@ class FileContains final : public Evaluator {
 class FileSizeGt final : public Evaluator {
  public:
   const Signature& signature() const override {
-    static const Signature s{"file_size_gt", "the file is larger than `bytes`",
-                             {path_arg(), {"bytes", ArgType::kInteger, true, "size to exceed", 0}}};
+    static const Signature s{.name = "file_size_gt",
+                             .description = "the file is larger than `bytes`",
+                             .args = {path_arg(), {"bytes", ArgType::kInteger, true, "size to exceed", 0}},
+                             .reads_files = true};
     return s;
   }
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
     std::string path = arg(a, "path");
     auto bytes = a.at("bytes").get<std::int64_t>();
     Outcome out{false, "", normalize_relative_path(path)};
-    auto info = ctx.workspace.stat(path);
+    auto info = stat_checked_path(ctx, path);
     if (!info.ok()) {
       out.message = info.error().code == ErrorCode::kNotFound ? fmt::format("{} does not exist", path) : info.error().message;
       return out;
@@ -101,7 +110,9 @@ class FileSizeGt final : public Evaluator {
 };
 
 // file_unchanged and content_changed: one comparison with the pre-run snapshot, read two ways.
-// When the comparison cannot be made, neither passes.
+// When the comparison cannot be made, neither passes. Not `reads_files`: a comparison with the
+// snapshot is trivially false when evaluated on the snapshot, so content_changed would "prove"
+// every change it is put on; it says that something changed, never that the right thing did.
 class BaselineComparison final : public Evaluator {
  public:
   explicit BaselineComparison(bool want_changed) : want_changed_(want_changed) {}

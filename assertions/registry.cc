@@ -54,4 +54,19 @@ Status Registry::validate(const nlohmann::json& assertion, const std::string& pa
                                    });
 }
 
+bool Registry::reads_files(const nlohmann::json& assertion) const {
+  const Evaluator* e = find(json_str(assertion, "type"));
+  if (e == nullptr) return false;
+  const Signature& sig = e->signature();
+  if (sig.reads_files) return true;
+  // A wrapper such as `not` reads what the assertion it wraps reads.
+  bool nested = false;
+  for (const auto& spec : sig.args) {
+    if (spec.type != ArgType::kAssertion || !assertion.contains(spec.name)) continue;
+    if (!reads_files(assertion[spec.name])) return false;
+    nested = true;
+  }
+  return nested;
+}
+
 }  // namespace candor::assertions

@@ -15,7 +15,12 @@ int exec_command(const ExecArgs& args) {
 
   auto text = read_text_file(args.plan_file);
   if (!text.ok()) return report_error(text.error());
-  auto plan = planner::parse_plan_text(*text, s.catalog(), args.plan_file);
+  planner::ParseOptions parse;
+  if (!sa.kind.empty()) {
+    parse.fixed_kind = parse_goal_kind(sa.kind);
+    parse.fixed_by = "--kind";
+  }
+  auto plan = planner::parse_plan_text(*text, s.catalog(), args.plan_file, parse);
   if (!plan.ok()) return report_error(plan.error());
 
   // The judge is optional for exec: an explicit --llm must work; $CANDOR_LLM is used if it does.
@@ -31,9 +36,11 @@ int exec_command(const ExecArgs& args) {
   }
 
   std::string goal = args.goal.empty() ? "exec " + args.plan_file : args.goal;
+  s.options().plan_assertions_by = Provenance::kUser;  // the person who gave the plan wrote its checks
   if (Status started = s.start(goal); !started.ok()) return report_error(started.error());
   executor::Executor& ex = s.executor();
-  ex.set_goal_kind(plan->goal_kind.value_or(GoalKind::kModify));
+  ex.facts().source = "exec";
+  ex.set_goal_kind(plan->goal_kind.value_or(GoalKind::kModify), parse.fixed_kind ? "--kind" : "the plan");
   s.trajectory().record("plan", {{"round", 1}, {"plan", plan->source}});
 
   executor::RoundOutcome outcome = ex.run_round(*plan, 1);

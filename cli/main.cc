@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
     cmd->add_flag("--allow-network", s.allow_network, "let shell steps use the network (closed by default)");
     cmd->add_flag("--require-sandbox", s.require_sandbox, "refuse to run unless every sandbox protection is available");
     cmd->add_option("--acceptance", s.acceptance_file, "acceptance spec JSON: checkpoints the run's trajectory must hit (DESIGN.md)");
+    cmd->add_option("--kind", s.kind, "the goal kind, fixed before any plan: modify (asks for a change) or inspect (asks a question)")
+        ->check(CLI::IsMember({"modify", "inspect"}));
     cmd->add_option("--pass-env", s.pass_env, "an environment variable shell steps may see although it looks like a credential (repeatable)");
   };
 

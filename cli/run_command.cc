@@ -63,6 +63,7 @@ int run_command(const RunArgs& args) {
   if (Status started = s.start(args.goal); !started.ok()) return report_error(started.error());
   planner::PlannerOptions planner_options;
   planner_options.reviewed = !criterion.empty();
+  if (!sa.kind.empty()) planner_options.kind = parse_goal_kind(sa.kind);
   planner::Planner planner(**provider, s.catalog(), executor::recording_hooks(s.executor(), s.trajectory()), planner_options);
   executor::RunLoop loop(s.executor(), planner, s.workspace(), s.trajectory(), {args.goal, s.expects(), 200});
   std::unique_ptr<executor::Reviewer> reviewer;

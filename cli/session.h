@@ -37,6 +37,7 @@ struct SessionArgs {
   bool require_sandbox = false;  // --require-sandbox: refuse to run without every protection
   std::vector<std::string> pass_env;  // --pass-env NAME: credentials a shell step may see
   std::string acceptance_file;        // --acceptance SPEC: checked once after the loop
+  std::string kind;                   // --kind modify|inspect: fixed before any plan ("" = the plan says)
 };
 
 class Session {

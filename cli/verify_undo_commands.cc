@@ -66,15 +66,15 @@ int verify_command(const VerifyArgs& args) {
     if (spec.empty()) return report_error(make_error(ErrorCode::kUsage, "--judge needs --llm PROVIDER or $CANDOR_LLM"));
     auto provider = llm::make_provider(spec, {});
     if (!provider.ok()) return report_error(provider.error());
-    std::vector<verify::EvidencePiece> evidence;
-    auto snapshots = verify::SnapshotStore::open(l.store->dir(), l.facts.workspace);
-    if (snapshots.ok() && l.finished) evidence = verify::gather_evidence(**snapshots, l.facts);
     std::vector<std::string> questions;
     for (const auto& e : l.run.events) {
-      if (e.type == "plan" && e.data.value("round", 0) == 1 && e.data.contains("plan")) {
+      if (e.type == "plan" && e.data.value("round", 0) == 1 && e.data.contains("plan") && e.data["plan"].is_object()) {
         questions = e.data["plan"].value("questions", std::vector<std::string>{});
       }
     }
+    std::vector<verify::EvidencePiece> evidence;
+    auto snapshots = verify::SnapshotStore::open(l.store->dir(), l.facts.workspace);
+    if (snapshots.ok() && l.finished) evidence = verify::gather_evidence(**snapshots, l.facts, questions);
     judge = verify::ask_judge(**provider, l.facts.goal, verify::judge_questions(l.facts.goal, questions), evidence, std::chrono::minutes(5));
   }
   verify::Decision decision = verify::decide(tier1, judge.asked ? &judge : nullptr, l.facts.goal_validations);

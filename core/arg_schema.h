@@ -40,6 +40,11 @@ struct Signature {
   std::vector<ArgSpec> args;
   // Arguments beyond `args` are accepted (an external evaluator that declared none).
   bool open_args = false;
+  // Evaluators only: the verdict depends on nothing but the content (or existence) of the file at
+  // the `path` argument, so evaluating it on the pre-run snapshot says whether its pass is evidence
+  // about the change (DESIGN.md: discriminating coverage). False for checks of step output, of
+  // processes, of the network, and of comparisons with the snapshot itself.
+  bool reads_files = false;
 };
 
 const char* arg_type_name(ArgType type);

@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "core/arg_schema.h"
+
 namespace candor {
 namespace {
 
@@ -41,6 +43,11 @@ constexpr std::array<std::pair<BudgetKind, const char*>, 6> kBudgets{{
     {BudgetKind::kTimeout, "timeout"},
     {BudgetKind::kStagnation, "stagnation"}}};
 
+constexpr std::array<std::pair<Provenance, const char*>, 2> kProvenances{{
+    {Provenance::kUser, "user"}, {Provenance::kPlanner, "planner"}}};
+constexpr std::array<std::pair<ReviewVerdict, const char*>, 3> kReviewVerdicts{{
+    {ReviewVerdict::kPass, "pass"}, {ReviewVerdict::kFail, "fail"}, {ReviewVerdict::kNone, "none"}}};
+
 nlohmann::json opt_string(const std::optional<std::string>& s) {
   return s ? nlohmann::json(*s) : nlohmann::json(nullptr);
 }
@@ -51,6 +58,10 @@ const char* to_string(GoalKind v) { return name_of(kGoalKinds, v); }
 const char* to_string(RunStatus v) { return name_of(kStatuses, v); }
 const char* to_string(Verdict v) { return name_of(kVerdicts, v); }
 const char* to_string(BudgetKind v) { return name_of(kBudgets, v); }
+const char* to_string(Provenance v) { return name_of(kProvenances, v); }
+const char* to_string(ReviewVerdict v) { return name_of(kReviewVerdicts, v); }
+std::optional<Provenance> parse_provenance(const std::string& s) { return lookup(kProvenances, s); }
+std::optional<ReviewVerdict> parse_review_verdict(const std::string& s) { return lookup(kReviewVerdicts, s); }
 std::optional<GoalKind> parse_goal_kind(const std::string& s) { return lookup(kGoalKinds, s); }
 std::optional<RunStatus> parse_run_status(const std::string& s) { return lookup(kStatuses, s); }
 std::optional<Verdict> parse_verdict(const std::string& s) { return lookup(kVerdicts, s); }
@@ -73,7 +84,9 @@ nlohmann::json to_json(const AssertionRecord& a) {
           {"path", a.path.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.path)},
           {"passed", a.passed},
           {"message", a.message},
-          {"seq", a.seq}};
+          {"seq", a.seq},
+          {"by", to_string(a.by)},
+          {"discriminating", a.discriminating ? nlohmann::json(*a.discriminating) : nlohmann::json(nullptr)}};
 }
 
 nlohmann::json to_json(const Mutation& m) {
@@ -90,7 +103,7 @@ nlohmann::json to_json(const Mutation& m) {
 
 nlohmann::json to_json(const GoalValidation& g) {
   return {{"attempt", g.attempt},
-          {"verdict", g.passed ? "pass" : "fail"},
+          {"verdict", to_string(g.verdict)},
           {"reason", g.reason},
           {"input_tokens", g.input_tokens},
           {"output_tokens", g.output_tokens}};
@@ -110,6 +123,9 @@ nlohmann::json to_json(const RunFacts& f) {
       {"sandbox", f.sandbox},
       {"acceptance", f.acceptance},
       {"run_id", f.run_id},
+      {"source", f.source},
+      {"scan", {{"complete", f.scan.complete}, {"unread", f.scan.unread}}},
+      {"protected_changes", f.protected_changes},
       {"goal", f.goal},
       {"goal_kind", to_string(f.goal_kind)},
       {"workspace", f.workspace},
@@ -146,6 +162,12 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
   try {
     RunFacts f;
     f.run_id = j.at("run_id").get<std::string>();
+    f.source = json_str(j, "source", "run");
+    if (j.contains("scan") && j["scan"].is_object()) {
+      f.scan.complete = j["scan"].value("complete", true);
+      f.scan.unread = j["scan"].value("unread", std::vector<std::string>{});
+    }
+    f.protected_changes = j.value("protected_changes", std::vector<std::string>{});
     f.goal = j.at("goal").get<std::string>();
     f.goal_kind = parse_goal_kind(j.at("goal_kind").get<std::string>()).value_or(GoalKind::kModify);
     f.workspace = j.at("workspace").get<std::string>();
@@ -177,6 +199,8 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
       r.passed = a.at("passed").get<bool>();
       r.message = a.value("message", "");
       r.seq = a.value("seq", std::int64_t{0});
+      r.by = parse_provenance(json_str(a, "by")).value_or(Provenance::kPlanner);
+      if (a.contains("discriminating") && a["discriminating"].is_boolean()) r.discriminating = a["discriminating"].get<bool>();
       f.assertions.push_back(std::move(r));
     }
     if (j.contains("sandbox")) f.sandbox = j["sandbox"];
@@ -214,7 +238,9 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
       f.usage.output_tokens = j["usage"].value("output_tokens", std::int64_t{0});
     }
     for (const auto& g : j.value("goal_validations", nlohmann::json::array())) {
-      f.goal_validations.push_back({g.value("attempt", 1), g.value("verdict", "") == "pass", g.value("reason", ""),
+      f.goal_validations.push_back({g.value("attempt", 1),
+                                    parse_review_verdict(json_str(g, "verdict")).value_or(ReviewVerdict::kNone),
+                                    json_str(g, "reason"),
                                     g.value("input_tokens", std::int64_t{0}), g.value("output_tokens", std::int64_t{0})});
     }
     f.snapshot_before = j.value("snapshot_before", "");

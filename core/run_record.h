@@ -17,15 +17,25 @@ enum class GoalKind { kModify, kInspect };
 enum class RunStatus { kRunning, kCompleted, kBudgetExhausted, kError, kCancelled, kGoalAttemptsExhausted };
 enum class Verdict { kSuccess, kPartial, kFail };
 enum class BudgetKind { kNone, kReplans, kSteps, kTokens, kTimeout, kStagnation };
+// Who wrote an assertion. `user`: the plan given to `candor exec`, --expect, the config's
+// `expect`, acceptance specs. `planner`: a plan an LLM wrote in `candor run` (untrusted).
+enum class Provenance { kUser, kPlanner };
+// An independent review's answer; `kNone` when the reviewer reached no verdict (turn limit,
+// invalid replies, provider failure): it has not rejected anything.
+enum class ReviewVerdict { kPass, kFail, kNone };
 
 const char* to_string(GoalKind v);
 const char* to_string(RunStatus v);
 const char* to_string(Verdict v);
 const char* to_string(BudgetKind v);  // "" for kNone
+const char* to_string(Provenance v);
+const char* to_string(ReviewVerdict v);
 std::optional<GoalKind> parse_goal_kind(const std::string& s);
 std::optional<RunStatus> parse_run_status(const std::string& s);
 std::optional<Verdict> parse_verdict(const std::string& s);
 std::optional<BudgetKind> parse_budget_kind(const std::string& s);
+std::optional<Provenance> parse_provenance(const std::string& s);
+std::optional<ReviewVerdict> parse_review_verdict(const std::string& s);
 
 struct BudgetLimits {
   int max_replans = 3;
@@ -72,6 +82,12 @@ struct AssertionRecord {
   bool passed = false;
   std::string message;
   std::int64_t seq = 0;  // seq of the assertion event
+  // Unknown provenance (a record from before it existed) is treated as the untrusted side.
+  Provenance by = Provenance::kPlanner;
+  // For a passing assertion that reads a path: whether it fails on the path's content before the
+  // run (the pre-run snapshot). Only a discriminating pass is evidence about the change. nullopt:
+  // not checked (failed, bound to no path, or an evaluator that cannot say).
+  std::optional<bool> discriminating;
   bool goal_level() const { return step.empty(); }
 };
 
@@ -90,7 +106,7 @@ struct Mutation {
 // One independent review of the goal (the reviewer gate).
 struct GoalValidation {
   int attempt = 1;
-  bool passed = false;
+  ReviewVerdict verdict = ReviewVerdict::kNone;
   std::string reason;
   std::int64_t input_tokens = 0;
   std::int64_t output_tokens = 0;
@@ -102,8 +118,16 @@ struct Usage {
   std::int64_t output_tokens = 0;
 };
 
+// Whether change detection saw the whole workspace. A path it could not read is not evidence of
+// anything (neither unchanged nor deleted), so an incomplete scan blocks `success`.
+struct ScanCoverage {
+  bool complete = true;
+  std::vector<std::string> unread;  // workspace-relative paths the scans could not read
+};
+
 struct RunFacts {
   std::string run_id;
+  std::string source = "run";  // what produced the run: run | exec | git | trajectory
   std::string goal;
   GoalKind goal_kind = GoalKind::kModify;
   std::string workspace;
@@ -125,6 +149,10 @@ struct RunFacts {
   nlohmann::json sandbox;
   // The acceptance report ({passed, checkpoints}) when a spec was given, else null.
   nlohmann::json acceptance;
+  ScanCoverage scan;
+  // Changes under the workspace's own .git/ or .candor/ that no git_commit step accounts for,
+  // one sentence each: suspicious whatever else the run did.
+  std::vector<std::string> protected_changes;
 };
 
 nlohmann::json to_json(const StepRecord& s);

@@ -111,6 +111,9 @@ Result<std::vector<assertions::ExternalEvaluatorSpec>> parse_evaluators(const nl
       } else if (key == "description") {
         if (!value.is_string()) return invalid(at, "expected a string");
         spec.description = value.get<std::string>();
+      } else if (key == "discriminating") {
+        if (!value.is_boolean()) return invalid(at, "expected true or false");
+        spec.discriminating = value.get<bool>();
       } else if (key == "args") {
         if (!value.is_object()) return invalid(at, "expected an object: {\"NAME\": {\"type\": \"string\", \"required\": true}}");
         spec.open_args = false;
@@ -136,7 +139,7 @@ Result<std::vector<assertions::ExternalEvaluatorSpec>> parse_evaluators(const nl
           spec.args.push_back(arg);
         }
       } else {
-        return invalid(at, fmt::format("unknown field \"{}\" (expected one of: command, timeout_s, description, args)", key));
+        return invalid(at, fmt::format("unknown field \"{}\" (expected one of: command, timeout_s, description, discriminating, args)", key));
       }
     }
     if (spec.command.empty()) return invalid(path + ".command", "missing: the program to run, as an array");

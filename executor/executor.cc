@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "executor/snapshot_files.h"
+
 namespace candor::executor {
 namespace {
 
@@ -68,6 +70,11 @@ bool Executor::budget_left(BudgetKind& which) const {
   return true;
 }
 
+void Executor::set_goal_kind(GoalKind kind, const std::string& by) {
+  facts_.goal_kind = kind;
+  deps_.trajectory.record("goal_kind", {{"kind", to_string(kind)}, {"by", by}});
+}
+
 void Executor::set_final_answer(const std::string& text) {
   facts_.final_answer = text;
   deps_.trajectory.record("final_answer", {{"text", text}});
@@ -77,7 +84,6 @@ RoundOutcome Executor::run_round(const planner::Plan& plan, int round) {
   RoundOutcome outcome;
   facts_.last_round = round;
   facts_.steps_planned += static_cast<int>(plan.steps.size());
-  if (plan.goal_kind) facts_.goal_kind = *plan.goal_kind;
   if (options_.progress != nullptr) options_.progress->round_started(round, plan.steps.size());
   for (const auto& step : plan.steps) {
     if (cancelled()) {
@@ -163,7 +169,7 @@ StepRecord Executor::run_step(const planner::PlanStep& step, int round, RoundOut
 
   assertions::StepView view{step.id, step.tool, result.output, result.exit_code};
   for (const auto& a : step.asserts) {
-    AssertionRecord ar = evaluate(a, &view, step.id, round);
+    AssertionRecord ar = evaluate(a, &view, step.id, round, options_.plan_assertions_by);
     if (!ar.passed && outcome.all_passed) {
       outcome.all_passed = false;
       outcome.failure = fmt::format("step {} ({} {}): assertion {} failed: {}", step.id, step.tool, rec.target, ar.type,
@@ -199,24 +205,40 @@ assertions::Context Executor::assertion_context(const assertions::StepView* step
                              options_.process_sandbox};
 }
 
+bool Executor::fails_before_run(const nlohmann::json& assertion, const assertions::StepView* step) const {
+  if (facts_.snapshot_before.empty()) return false;
+  SnapshotFiles before(deps_.snapshots, facts_.snapshot_before);
+  assertions::Context ctx = assertion_context(step);
+  ctx.files = &before;
+  assertions::Outcome o = deps_.evaluators.evaluate(assertion, ctx);
+  return !o.passed && !o.error;
+}
+
 AssertionRecord Executor::evaluate(const nlohmann::json& assertion, const assertions::StepView* step,
-                                   const std::string& step_id, int round) {
+                                   const std::string& step_id, int round, Provenance by) {
   assertions::Outcome o = deps_.evaluators.evaluate(assertion, assertion_context(step));
   AssertionRecord ar;
   ar.step = step_id;
   ar.round = round;
-  ar.type = assertion.value("type", "");
+  ar.type = json_str(assertion, "type");
   ar.assertion = assertion;
   ar.path = o.path;
   ar.passed = o.passed;
   ar.message = o.message;
+  ar.by = by;
+  if (o.passed && !o.path.empty() && deps_.evaluators.reads_files(assertion)) {
+    ar.discriminating = fails_before_run(assertion, step);
+  }
   const Event& ev = deps_.trajectory.record(
       "assertion", {{"step", step_id.empty() ? nlohmann::json(nullptr) : nlohmann::json(step_id)},
                     {"round", round},
                     {"type", ar.type},
+                    {"assertion", assertion},
                     {"passed", ar.passed},
                     {"message", ar.message},
-                    {"path", ar.path.empty() ? nlohmann::json(nullptr) : nlohmann::json(ar.path)}});
+                    {"path", ar.path.empty() ? nlohmann::json(nullptr) : nlohmann::json(ar.path)},
+                    {"by", to_string(by)},
+                    {"discriminating", ar.discriminating ? nlohmann::json(*ar.discriminating) : nlohmann::json(nullptr)}});
   ar.seq = ev.seq;
   facts_.assertions.push_back(ar);
   return ar;
@@ -225,7 +247,7 @@ AssertionRecord Executor::evaluate(const nlohmann::json& assertion, const assert
 std::string Executor::run_goal_assertions(const std::vector<nlohmann::json>& expects) {
   std::string first_failure;
   for (const auto& a : expects) {
-    AssertionRecord ar = evaluate(a, nullptr, "", facts_.last_round);
+    AssertionRecord ar = evaluate(a, nullptr, "", facts_.last_round, Provenance::kUser);
     if (!ar.passed && first_failure.empty()) {
       first_failure = fmt::format("goal-level assertion {} failed: {}", ar.type, ar.message);
     }

@@ -32,6 +32,8 @@ struct ExecutorOptions {
   const std::atomic<bool>* cancel = nullptr;  // borrowed; set by Ctrl-C
   const sandbox::SandboxPolicy* process_sandbox = nullptr;  // borrowed; for shell steps
   nlohmann::json sandbox_protections;  // what the run records as its sandbox (Protections::to_json)
+  // Who wrote the plans' step assertions: the user (`candor exec`) or the planner (`candor run`).
+  Provenance plan_assertions_by = Provenance::kPlanner;
 };
 
 // Everything the executor uses, borrowed; all must outlive it.
@@ -66,7 +68,8 @@ class Executor {
   // Returns the first failure's text, "" when all passed.
   std::string run_goal_assertions(const std::vector<nlohmann::json>& expects);
 
-  void set_goal_kind(GoalKind kind) { facts_.goal_kind = kind; }
+  // Fixes the goal kind once (round 1's plan or --kind); `by` says which, for the trajectory.
+  void set_goal_kind(GoalKind kind, const std::string& by);
   void set_final_answer(const std::string& text);
   bool budget_left(BudgetKind& which) const;  // false with `which` when a budget is spent
   bool cancelled() const { return options_.cancel != nullptr && options_.cancel->load(); }
@@ -85,7 +88,11 @@ class Executor {
   std::vector<std::string> scan_for_changes(const std::string& step_id);
   assertions::Context assertion_context(const assertions::StepView* step) const;
   AssertionRecord evaluate(const nlohmann::json& assertion, const assertions::StepView* step,
-                           const std::string& step_id, int round);
+                           const std::string& step_id, int round, Provenance by);
+  // The discriminating check: the same assertion on the pre-run snapshot. True when it fails
+  // there (so its pass is evidence about the change); false when it passes there too or cannot
+  // be checked.
+  bool fails_before_run(const nlohmann::json& assertion, const assertions::StepView* step) const;
 
   ExecutorDeps deps_;
   ExecutorOptions options_;

@@ -20,11 +20,11 @@ GoalResult run_goal(RunLoop& loop, Executor& ex, Reviewer* reviewer, int max_att
       f.usage.input_tokens += review.validation.input_tokens;
       f.usage.output_tokens += review.validation.output_tokens;
       f.budget.used.tokens += review.validation.input_tokens + review.validation.output_tokens;
-      if (review.provider_failed) {
-        stop = {RunStatus::kError, BudgetKind::kNone, review.validation.reason, true};
-        break;
-      }
-      if (review.validation.passed) break;
+      // A pass ends the reviews; so does no verdict (turn limit, invalid replies, provider down):
+      // the reviewer rejected nothing, so the worker is not sent back, and the verdict will say
+      // "unverified by the reviewer".
+      if (review.provider_failed) result.provider_failed = true;  // exit 69, with the verdict recorded
+      if (review.validation.verdict != ReviewVerdict::kFail) break;
       if (attempt == max_attempts) {
         stop = {RunStatus::kGoalAttemptsExhausted, BudgetKind::kNone,
                 fmt::format("{} independent review{} failed; the last: {}", attempt, attempt == 1 ? "" : "s",
@@ -35,7 +35,7 @@ GoalResult run_goal(RunLoop& loop, Executor& ex, Reviewer* reviewer, int max_att
       stop = loop.resume_after_review(review.validation.reason);
     }
   }
-  result.provider_failed = stop.provider_failed;
+  result.provider_failed = result.provider_failed || stop.provider_failed;
   result.facts = ex.finish(stop.status, stop.exhausted, stop.detail);
   return result;
 }

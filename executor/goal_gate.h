@@ -13,8 +13,9 @@ struct GoalResult {
 
 // Runs the loop; when `reviewer` is given and the loop completed, reviews; on a failed review
 // the worker gets another round (only the reason) until a review passes or `max_attempts`
-// reviews have failed (status goal_attempts_exhausted). Finishes the run. A run that ended any
-// other way is still reviewed once (recorded, informative) but not retried.
+// reviews have failed (status goal_attempts_exhausted). A review with no verdict ends the reviews
+// without sending the worker back. Finishes the run. A run that ended any other way is still
+// reviewed once (recorded, informative) but not retried.
 GoalResult run_goal(RunLoop& loop, Executor& ex, Reviewer* reviewer, int max_attempts, const std::string& goal);
 
 }  // namespace candor::executor

@@ -53,11 +53,11 @@ Review Reviewer::review(int attempt, const std::string& goal, const std::optiona
   req.messages = {{"user", fmt::format("The worker's goal: {}\n\nWorkspace overview:\n{}\nThe worker's final answer (a claim): {}\n\n"
                                        "Review the work.",
                                        goal, workspace_overview(workspace_, 200), final_answer.value_or("(none)"))}};
-  auto finish = [&](bool passed, std::string reason) {
-    out.validation.passed = passed;
+  auto finish = [&](ReviewVerdict verdict, std::string reason) {
+    out.validation.verdict = verdict;
     out.validation.reason = std::move(reason);
     trajectory_.record("review", {{"attempt", attempt},
-                                  {"verdict", passed ? "pass" : "fail"},
+                                  {"verdict", to_string(verdict)},
                                   {"reason", out.validation.reason},
                                   {"turns", out.turns},
                                   {"input_tokens", out.validation.input_tokens},
@@ -69,9 +69,17 @@ Review Reviewer::review(int attempt, const std::string& goal, const std::optiona
     req.deadline = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
     auto reply = provider_.complete(req);
     ++out.calls;
+    nlohmann::json call = {{"role", "reviewer"},
+                           {"input_tokens", reply.ok() ? reply->input_tokens : 0},
+                           {"output_tokens", reply.ok() ? reply->output_tokens : 0},
+                           {"usage_estimated", reply.ok() && reply->usage_estimated},
+                           {"ok", reply.ok()}};
+    if (!reply.ok()) call["error"] = reply.error().message;
+    trajectory_.record("llm_call", call);
     if (!reply.ok()) {
+      // No answer is no rejection: the review has no verdict, and the worker is not sent back.
       out.provider_failed = reply.error().code == ErrorCode::kUnavailable;
-      return finish(false, "the reviewer could not be asked: " + reply.error().message);
+      return finish(ReviewVerdict::kNone, "the reviewer could not be asked: " + reply.error().message);
     }
     out.validation.input_tokens += reply->input_tokens;
     out.validation.output_tokens += reply->output_tokens;
@@ -82,7 +90,9 @@ Review Reviewer::review(int attempt, const std::string& goal, const std::optiona
     if (j.is_object() && j.contains("verdict")) {
       std::string verdict = j["verdict"].is_string() ? j["verdict"].get<std::string>() : "";
       std::string reason = json_str(j, "reason");
-      if ((verdict == "pass" || verdict == "fail") && !reason.empty()) return finish(verdict == "pass", reason);
+      if ((verdict == "pass" || verdict == "fail") && !reason.empty()) {
+        return finish(verdict == "pass" ? ReviewVerdict::kPass : ReviewVerdict::kFail, reason);
+      }
       answer = "A verdict needs \"verdict\": \"pass\" or \"fail\" and a non-empty \"reason\".";
     } else if (j.is_object() && j.contains("tool") && j["tool"].is_string()) {
       ++out.turns;
@@ -109,7 +119,7 @@ Review Reviewer::review(int attempt, const std::string& goal, const std::optiona
     if (turn == options_.max_turns) break;
     req.messages.push_back({"user", answer + (turn + 1 == options_.max_turns ? "\nThat was your last tool call: give your verdict now." : "")});
   }
-  return finish(false, fmt::format("the reviewer reached no verdict within {} turns", options_.max_turns));
+  return finish(ReviewVerdict::kNone, fmt::format("the reviewer reached no verdict within {} turns", options_.max_turns));
 }
 
 }  // namespace candor::executor

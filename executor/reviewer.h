@@ -35,7 +35,9 @@ class Reviewer {
 
   // One review. Records `review_tool`, `review_refused` and `review` events. A reviewer that asks
   // for a tool that is not read-only is refused (the workspace is never written), told so, and
-  // the turn counts. No verdict within max_turns, or a provider failure, is a failed review.
+  // the turn counts. No verdict within max_turns, invalid replies throughout, or a provider
+  // failure is a review with verdict `none`: it rejected nothing. Each LLM call is an `llm_call`
+  // event (role reviewer).
   Review review(int attempt, const std::string& goal, const std::optional<std::string>& final_answer,
                 std::chrono::milliseconds deadline);
 

@@ -65,7 +65,7 @@ Stop RunLoop::planner_failed(const Error& e) {
 
 Stop RunLoop::start() {
   auto plan = planner_.first_plan(options_.goal, workspace_overview(workspace_, options_.overview_entries), time_left());
-  if (plan.ok()) ex_.set_goal_kind(plan->goal_kind.value_or(GoalKind::kModify));
+  if (plan.ok()) ex_.set_goal_kind(planner_.goal_kind().value_or(GoalKind::kModify), planner_.goal_kind_fixed_by());
   return rounds(std::move(plan));
 }
 
@@ -95,6 +95,18 @@ Stop RunLoop::rounds(Result<planner::Plan> plan) {
     }
     if (outcome.budget_hit != BudgetKind::kNone) return {RunStatus::kBudgetExhausted, outcome.budget_hit, outcome.failure};
 
+    // Finish first: a round that ends `finish` with everything passing ends the loop even if it is
+    // also stagnant (re-reading what it read and changing nothing is what verifying looks like).
+    std::string failure = outcome.failure;
+    if (outcome.all_passed && plan->then == planner::Then::kFinish) {
+      std::string goal_failure = ex_.run_goal_assertions(options_.expects);
+      if (goal_failure.empty()) {
+        if (plan->final_answer) ex_.set_final_answer(*plan->final_answer);
+        return {RunStatus::kCompleted, BudgetKind::kNone, ""};
+      }
+      failure = goal_failure;  // a failed goal-level assertion gets a recovery replan like a step's
+    }
+
     // Stagnation: nothing changed, and every call repeats one made earlier with identical input.
     bool changed = false, all_repeated = true;
     const auto& steps = ex_.facts().steps;
@@ -115,16 +127,6 @@ Stop RunLoop::rounds(Result<planner::Plan> plan) {
       ex_.note("two rounds in a row changed nothing and repeated earlier calls; a third ends the run");
       notes = "NOTE: the last two rounds changed nothing and only repeated earlier calls with identical input. "
               "A third such round ends the run. Make progress: change something, or finish.";
-    }
-
-    std::string failure = outcome.failure;
-    if (outcome.all_passed && plan->then == planner::Then::kFinish) {
-      std::string goal_failure = ex_.run_goal_assertions(options_.expects);
-      if (goal_failure.empty()) {
-        if (plan->final_answer) ex_.set_final_answer(*plan->final_answer);
-        return {RunStatus::kCompleted, BudgetKind::kNone, ""};
-      }
-      failure = goal_failure;  // a failed goal-level assertion gets a recovery replan like a step's
     }
 
     std::string reason = failure.empty() ? "the plan asked to replan" : failure;

@@ -106,6 +106,14 @@ Result<Plan> parse_plan(const nlohmann::json& j, const Catalog& catalog, ParseOp
     TRY(std::string kind, get_string(j, "goal_kind", ""));
     plan.goal_kind = parse_goal_kind(kind);
     if (!plan.goal_kind) return invalid("goal_kind", fmt::format("must be \"modify\" or \"inspect\", got \"{}\"", kind));
+    if (options.fixed_kind && *plan.goal_kind != *options.fixed_kind) {
+      return invalid("goal_kind", fmt::format("the goal kind is \"{}\", fixed by {}; a plan cannot change it to \"{}\" "
+                                              "(omit goal_kind or repeat \"{}\")",
+                                              to_string(*options.fixed_kind), options.fixed_by, kind,
+                                              to_string(*options.fixed_kind)));
+    }
+  } else if (options.fixed_kind) {
+    plan.goal_kind = options.fixed_kind;
   } else if (options.first_round) {
     return invalid("goal_kind", "missing: the first plan must say \"modify\" or \"inspect\"");
   }

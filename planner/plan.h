@@ -52,7 +52,11 @@ struct Catalog {
 };
 
 struct ParseOptions {
-  bool first_round = true;  // goal_kind is required in the first round
+  bool first_round = true;  // goal_kind is required in the first round (unless already fixed)
+  // The goal kind fixed before this plan (by round 1 or by --kind): a plan naming another kind
+  // is invalid, so the planner cannot turn a modify goal into a question halfway through.
+  std::optional<GoalKind> fixed_kind;
+  std::string fixed_by;  // "round 1" or "--kind", for the message
 };
 
 Result<Plan> parse_plan(const nlohmann::json& j, const Catalog& catalog, ParseOptions options = {});

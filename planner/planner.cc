@@ -9,17 +9,18 @@ namespace candor::planner {
 namespace {
 
 // Parses a reply into a plan; the error says what a repair must fix.
-Result<Plan> read_plan(const std::string& reply, const Catalog& catalog, bool first_round) {
+Result<Plan> read_plan(const std::string& reply, const Catalog& catalog, const ParseOptions& options) {
   auto text = llm::extract_json_object(reply);
   if (!text) return make_error(ErrorCode::kInvalidInput, "the reply contains no JSON object");
   TRY(nlohmann::json j, parse_json_text(*text, "reply"));
-  return parse_plan(j, catalog, {.first_round = first_round});
+  return parse_plan(j, catalog, options);
 }
 
 }  // namespace
 
 Planner::Planner(llm::Provider& provider, const Catalog& catalog, PlannerHooks hooks, PlannerOptions options)
-    : provider_(provider), catalog_(catalog), hooks_(std::move(hooks)), options_(options), system_(system_prompt(catalog)) {}
+    : provider_(provider), catalog_(catalog), hooks_(std::move(hooks)), options_(options), system_(system_prompt(catalog)),
+      kind_(options.kind), kind_by_(options.kind ? "--kind" : "") {}
 
 Result<llm::Reply> Planner::call(const std::string& role, const std::vector<llm::Message>& messages,
                                  std::chrono::milliseconds deadline) {
@@ -45,7 +46,8 @@ Result<llm::Reply> Planner::call(const std::string& role, const std::vector<llm:
 Result<Plan> Planner::ask(bool first_round, std::chrono::milliseconds deadline) {
   auto started = std::chrono::steady_clock::now();
   TRY(llm::Reply reply, call("planner", messages_, deadline));
-  auto plan = read_plan(reply.text, catalog_, first_round);
+  ParseOptions parse{.first_round = first_round, .fixed_kind = kind_, .fixed_by = kind_by_};
+  auto plan = read_plan(reply.text, catalog_, parse);
   if (!plan.ok()) {
     // One repair call carrying the validation error; the invalid reply is not kept afterwards.
     std::vector<llm::Message> repair = messages_;
@@ -53,7 +55,7 @@ Result<Plan> Planner::ask(bool first_round, std::chrono::milliseconds deadline) 
     repair.push_back({"user", repair_message(plan.error().message)});
     auto left = deadline - std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
     TRY(llm::Reply second, call("repair", repair, left));
-    auto repaired = read_plan(second.text, catalog_, first_round);
+    auto repaired = read_plan(second.text, catalog_, parse);
     if (!repaired.ok()) {
       return make_error(ErrorCode::kInvalidInput,
                         fmt::format("the planner's reply was invalid twice: first: {}; after repair: {}", plan.error().message,
@@ -72,9 +74,14 @@ Result<Plan> Planner::first_plan(const std::string& goal, const std::string& wor
   rounds_.clear();
   std::string first = first_message(goal, workspace_overview);
   if (options_.reviewed) first += "\nAn independent reviewer will check the work after you finish.";
+  if (kind_) first += fmt::format("\nThe goal kind is fixed as \"{}\" by the user.", to_string(*kind_));
   messages_.push_back({"user", first});
   TRY(Plan plan, ask(true, deadline));
   questions_ = plan.questions;
+  if (!kind_) {
+    kind_ = plan.goal_kind;
+    kind_by_ = "round 1";
+  }
   return plan;
 }
 

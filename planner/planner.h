@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct PlannerOptions {
   std::size_t observation_budget = 48 * 1024;
   int max_output_tokens = 4096;
   bool reviewed = false;  // an independent reviewer will check the work (the worker is told only that)
+  std::optional<GoalKind> kind;  // --kind: fixed before the planner speaks
 };
 
 // What happened in one LLM call, for the trajectory and the budget.
@@ -52,8 +54,10 @@ class Planner {
   Result<Plan> replan(int round, const std::string& failure, const nlohmann::json& observations,
                       const std::string& notes, std::chrono::milliseconds deadline);
 
-  // Fixed by the first plan.
+  // Fixed by the first plan (the kind: or by --kind before it).
   const std::vector<std::string>& questions() const { return questions_; }
+  std::optional<GoalKind> goal_kind() const { return kind_; }
+  const std::string& goal_kind_fixed_by() const { return kind_by_; }  // "--kind" or "round 1"
   const std::string& system() const { return system_; }
   const std::vector<llm::Message>& messages() const { return messages_; }
 
@@ -78,6 +82,8 @@ class Planner {
   };
   std::vector<RoundEntry> rounds_;
   std::vector<std::string> questions_;
+  std::optional<GoalKind> kind_;
+  std::string kind_by_;
 };
 
 }  // namespace candor::planner

@@ -27,6 +27,10 @@ std::string render_html(const nlohmann::json& report, const std::vector<Event>& 
 // Each step with its tool, target, outcome and capped output, from the events.
 std::string render_step_log(const std::vector<Event>& events, std::size_t output_cap, bool color);
 
+// Who wrote an assertion and whether its pass is evidence about the change, for every rendering:
+// "by user · discriminating", "by planner · passed before the run too", "by planner".
+std::string assertion_provenance(const nlohmann::json& assertion);
+
 std::string escape_html(const std::string& s);
 std::string escape_xml(const std::string& s);
 

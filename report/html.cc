@@ -19,7 +19,7 @@ main{max-width:980px;margin:0 auto;padding:0 1rem 3rem}
 h2{font-size:1.1rem;margin:1.6rem 0 .5rem;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;width:100%;font-size:.9rem}
 th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #e4e4e4;vertical-align:top}
-.ok{color:#1e7a34;font-weight:600}.bad{color:#b3261e;font-weight:600}
+.ok{color:#1e7a34;font-weight:600}.bad{color:#b3261e;font-weight:600}.warn{color:#8a5a00;font-weight:600}
 pre{background:#fff;border:1px solid #e4e4e4;padding:.5rem;overflow-x:auto;font-size:.82rem}
 .diff span{display:block;white-space:pre;min-height:1.2em}
 .diff .add{background:#e6ffec}.diff .del{background:#ffebe9}.diff .hunk{color:#6f42c1}
@@ -131,13 +131,19 @@ std::string render_html(const nlohmann::json& r, const std::vector<Event>& event
   out += "</table>\n";
 
   const auto& assertions = r.value("assertions", nlohmann::json::array());
-  out += "<h2>Assertions</h2><table id=\"assertions\"><tr><th></th><th>step</th><th>type</th><th>observed</th></tr>";
+  out += "<h2>Assertions</h2><table id=\"assertions\"><tr><th></th><th>step</th><th>type</th><th>observed</th>"
+         "<th>by</th><th>discriminating</th></tr>";
   for (const auto& a : assertions) {
     bool passed = a.value("passed", false);
-    out += fmt::format("<tr><td class=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", passed ? "ok" : "bad", passed ? "pass" : "FAIL",
-                       e(a["step"].is_string() ? a["step"].get<std::string>() : "goal"), e(str(a, "type")), e(str(a, "message")));
+    std::string disc = !a.contains("discriminating") || !a["discriminating"].is_boolean() ? "—"
+                       : a["discriminating"].get<bool>()                               ? "yes: failed before the run"
+                                                                                       : "no: passed before the run too";
+    out += fmt::format(
+        "<tr><td class=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"by\">{}</td><td class=\"discriminating\">{}</td></tr>",
+        passed ? "ok" : "bad", passed ? "pass" : "FAIL", e(a["step"].is_string() ? a["step"].get<std::string>() : "goal"),
+        e(str(a, "type")), e(str(a, "message")), e(str(a, "by").empty() ? "planner" : str(a, "by")), e(disc));
   }
-  if (assertions.empty()) out += "<tr><td colspan=\"4\" class=\"muted\">no assertion was evaluated</td></tr>";
+  if (assertions.empty()) out += "<tr><td colspan=\"6\" class=\"muted\">no assertion was evaluated</td></tr>";
   out += "</table>\n";
 
   out += "<h2>Changes</h2><div id=\"changes\">";
@@ -164,8 +170,9 @@ std::string render_html(const nlohmann::json& r, const std::vector<Event>& event
   if (!reviews.empty()) {
     out += "<h2>Independent reviews</h2><table id=\"reviews\">";
     for (const auto& v : reviews) {
-      bool pass = str(v, "verdict") == "pass";
-      out += fmt::format("<tr><td>attempt {}</td><td class=\"{}\">{}</td><td>{}</td></tr>", v.value("attempt", 0), pass ? "ok" : "bad",
+      std::string verdict = str(v, "verdict");
+      out += fmt::format("<tr><td>attempt {}</td><td class=\"{}\">{}</td><td>{}</td></tr>", v.value("attempt", 0),
+                         verdict == "pass" ? "ok" : verdict == "fail" ? "bad" : "warn",
                          e(str(v, "verdict")), e(str(v, "reason")));
     }
     out += "</table>\n";

@@ -57,7 +57,7 @@ std::string render_junit(const std::vector<nlohmann::json>& reports) {
         ++failures;
         cases += fmt::format("<failure type=\"assertion\" message=\"{}\"/>", escape_xml(str(a, "message")));
       } else {
-        cases += fmt::format("<system-out>{}</system-out>", escape_xml(str(a, "message")));
+        cases += fmt::format("<system-out>{} ({})</system-out>", escape_xml(str(a, "message")), escape_xml(assertion_provenance(a)));
       }
       cases += "</testcase>\n";
     }

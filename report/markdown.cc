@@ -51,10 +51,11 @@ std::string render_markdown(const nlohmann::json& r) {
   out += "\n</details>\n";
   const auto& assertions = r.value("assertions", nlohmann::json::array());
   if (!assertions.empty()) {
-    out += "\n<details><summary>Assertions</summary>\n\n| | step | type | observed |\n|---|---|---|---|\n";
+    out += "\n<details><summary>Assertions</summary>\n\n| | step | type | observed | evidence |\n|---|---|---|---|---|\n";
     for (const auto& a : assertions) {
-      out += fmt::format("| {} | {} | `{}` | {} |\n", a.value("passed", false) ? "✅" : "❌",
-                         a["step"].is_string() ? a["step"].get<std::string>() : "goal", str(a, "type"), cell(str(a, "message")));
+      out += fmt::format("| {} | {} | `{}` | {} | {} |\n", a.value("passed", false) ? "✅" : "❌",
+                         a["step"].is_string() ? a["step"].get<std::string>() : "goal", str(a, "type"), cell(str(a, "message")),
+                         cell(assertion_provenance(a)));
     }
     out += "\n</details>\n";
   }

@@ -1,11 +1,22 @@
 #include "report/report.h"
 
+#include "core/arg_schema.h"
+#include "report/formats.h"
+
 namespace candor::report {
 namespace {
 
 nlohmann::json pair(std::int64_t used, std::int64_t limit) { return nlohmann::json::array({used, limit}); }
 
 }  // namespace
+
+std::string assertion_provenance(const nlohmann::json& a) {
+  std::string out = "by " + json_str(a, "by", "planner");
+  if (a.contains("discriminating") && a["discriminating"].is_boolean()) {
+    out += a["discriminating"].get<bool>() ? " · discriminating" : " · passed before the run too";
+  }
+  return out;
+}
 
 nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1, const verify::Decision& decision,
                             const std::string& created_at, const verify::JudgeOutcome* judge) {
@@ -38,13 +49,16 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
                           {"type", a.type},
                           {"path", a.path.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.path)},
                           {"passed", a.passed},
-                          {"message", a.message}});
+                          {"message", a.message},
+                          {"by", to_string(a.by)},
+                          {"discriminating", a.discriminating ? nlohmann::json(*a.discriminating) : nlohmann::json(nullptr)}});
   }
   nlohmann::json validations = nlohmann::json::array();
   for (const auto& g : f.goal_validations) validations.push_back(to_json(g));
   const BudgetState& b = f.budget;
   return {
       {"run_id", f.run_id},
+      {"source", f.source},
       {"created_at", created_at},
       {"goal", f.goal},
       {"goal_kind", to_string(f.goal_kind)},
@@ -71,6 +85,8 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
         {"time_s", nlohmann::json::array({b.used.elapsed_s, b.limits.timeout_s})}}},
       {"mutations", mutations},
       {"suspicious", suspicious},
+      {"scan", {{"complete", f.scan.complete}, {"unread", f.scan.unread}}},
+      {"protected_changes", f.protected_changes},
       {"assertions", assertions},
       {"tier2", judge != nullptr && judge->asked ? verify::to_json(*judge) : nlohmann::json(nullptr)},
       {"goal_validations", validations},

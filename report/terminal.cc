@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "report/formats.h"
 #include "report/report.h"
 
 namespace candor::report {
@@ -169,7 +170,8 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
       bool ok = a.value("passed", false);
       std::string where = a["step"].is_string() ? a["step"].get<std::string>() : "goal";
       std::string mark = ok ? st.green("ok  ") : st.red("FAIL");
-      out += wrap(fmt::format("  {} {} {}: ", mark, where, str(a, "type")), str(a, "message"), 9, w + (opt.color ? 11 : 0));
+      out += wrap(fmt::format("  {} {} {}: ", mark, where, str(a, "type")),
+                  fmt::format("{} ({})", str(a, "message"), assertion_provenance(a)), 9, w + (opt.color ? 11 : 0));
     }
   }
   if (r.contains("tier2") && r["tier2"].is_object()) {
@@ -186,9 +188,9 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
   if (!reviews.empty()) {
     out += "\n" + st.bold("independent reviews") + "\n";
     for (const auto& v : reviews) {
-      bool pass = str(v, "verdict") == "pass";
-      out += wrap(fmt::format("  {} attempt {}: ", pass ? st.green("pass") : st.red("FAIL"), v.value("attempt", 0)), str(v, "reason"),
-                  4, w + (opt.color ? 11 : 0));
+      std::string verdict = str(v, "verdict");
+      std::string mark = verdict == "pass" ? st.green("pass") : verdict == "fail" ? st.red("FAIL") : st.yellow("none");
+      out += wrap(fmt::format("  {} attempt {}: ", mark, v.value("attempt", 0)), str(v, "reason"), 4, w + (opt.color ? 11 : 0));
     }
   }
   const auto& step_results = r.value("step_results", nlohmann::json::array());

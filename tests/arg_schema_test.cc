@@ -76,13 +76,24 @@ TEST_SUITE("core") {
     f.status = candor::RunStatus::kBudgetExhausted;
     f.budget.exhausted = candor::BudgetKind::kSteps;
     f.steps.push_back({"s1", 2, "shell", "ls", false, true, true, "", 0, {"a.txt"}, 7});
-    f.assertions.push_back({"s1", 2, "exit_code_eq", json{{"type", "exit_code_eq"}, {"code", 0}}, "", true, "ok", 8});
+    f.assertions.push_back({"s1", 2, "exit_code_eq", json{{"type", "exit_code_eq"}, {"code", 0}}, "", true, "ok", 8,
+                            candor::Provenance::kUser, std::nullopt});
+    f.assertions.push_back({"s2", 2, "file_contains", json{{"type", "file_contains"}, {"path", "a"}, {"text", "b"}}, "a", true,
+                            "ok", 9, candor::Provenance::kPlanner, true});
+    f.source = "exec";
+    f.scan = {false, {"secret-dir"}};
+    f.protected_changes = {".candor/config.json was created during the run"};
+    f.goal_validations.push_back({1, candor::ReviewVerdict::kNone, "turn limit", 3, 4});
     f.mutations.push_back({"a.txt", "added", 0, 5, 1, 0, false, {"s1"}, 7});
     f.final_answer = "done";
     auto back = candor::run_facts_from_json(candor::to_json(f));
     REQUIRE(back.ok());
     CHECK(candor::to_json(*back) == candor::to_json(f));
     CHECK(back->steps[0].exit_code == 0);
+    CHECK(back->assertions[0].by == candor::Provenance::kUser);
+    CHECK(back->assertions[1].discriminating == std::optional<bool>(true));
+    CHECK(back->goal_validations[0].verdict == candor::ReviewVerdict::kNone);
+    CHECK_FALSE(back->scan.complete);
     CHECK(back->goal_kind == candor::GoalKind::kInspect);
   }
 }

@@ -112,6 +112,12 @@ TEST_SUITE("executor") {
     CHECK(f.mutations[0].steps == std::vector<std::string>{"s2"});
     auto t1 = verify::evaluate_tier1(f);
     CHECK(t1.signals.goal_actions_executed);
+    REQUIRE(f.assertions.size() == 1);
+    CHECK(f.assertions[0].discriminating == std::optional<bool>(true));  // out.txt did not exist before
+    CHECK(f.assertions[0].by == Provenance::kPlanner);
+    std::string reasons;
+    for (const auto& r : t1.reasons) reasons += r + "\n";
+    CAPTURE(reasons);
     CHECK(t1.verdict == Verdict::kSuccess);
   }
 

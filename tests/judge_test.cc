@@ -57,10 +57,17 @@ TEST_SUITE("verify") {
         {"tier-1 fail, judge yes: no upgrade", Verdict::kFail, judged({true}), {}, Verdict::kFail, "tier1", "tier-1 reason"},
         {"tier-1 success, judge mixed: downgrade", Verdict::kSuccess, judged({true, false}), {}, Verdict::kPartial, "tier2", "the judge answered yes to 1 of 2"},
         {"tier-1 success, judge yes", Verdict::kSuccess, judged({true}), {}, Verdict::kSuccess, "tier1", "tier-1 reason"},
-        {"reviewer fail after success", Verdict::kSuccess, std::nullopt, {{1, false, "no dark background", 0, 0}}, Verdict::kFail, "reviewer",
+        {"reviewer fail after success", Verdict::kSuccess, std::nullopt, {{1, ReviewVerdict::kFail, "no dark background", 0, 0}}, Verdict::kFail, "reviewer",
          "the independent reviewer failed the work (attempt 1): no dark background"},
-        {"reviewer pass cannot upgrade partial", Verdict::kPartial, std::nullopt, {{1, true, "fine", 0, 0}}, Verdict::kPartial, "tier1", "tier-1 reason"},
-        {"fail, then pass", Verdict::kSuccess, std::nullopt, {{1, false, "x", 0, 0}, {2, true, "ok", 0, 0}}, Verdict::kSuccess, "tier1", "tier-1 reason"},
+        {"reviewer pass cannot upgrade partial", Verdict::kPartial, std::nullopt, {{1, ReviewVerdict::kPass, "fine", 0, 0}}, Verdict::kPartial, "tier1", "tier-1 reason"},
+        {"reviewer without a verdict: success becomes partial, unverified", Verdict::kSuccess, std::nullopt,
+         {{1, ReviewVerdict::kNone, "the reviewer reached no verdict within 8 turns", 0, 0}}, Verdict::kPartial, "reviewer",
+         "unverified by the reviewer: it reached no verdict (attempt 1)"},
+        {"reviewer without a verdict cannot lower a partial further or upgrade it", Verdict::kPartial, std::nullopt,
+         {{1, ReviewVerdict::kNone, "provider down", 0, 0}}, Verdict::kPartial, "tier1", "tier-1 reason"},
+        {"reviewer without a verdict after a judge's success", std::nullopt, judged({true}),
+         {{1, ReviewVerdict::kNone, "turn limit", 0, 0}}, Verdict::kPartial, "reviewer", "unverified by the reviewer"},
+        {"fail, then pass", Verdict::kSuccess, std::nullopt, {{1, ReviewVerdict::kFail, "x", 0, 0}, {2, ReviewVerdict::kPass, "ok", 0, 0}}, Verdict::kSuccess, "tier1", "tier-1 reason"},
     };
     for (const auto& row : rows) {
       CAPTURE(row.name);

@@ -105,7 +105,9 @@ TEST_SUITE("planner") {
     }
     json plan = valid_plan();
     plan.erase("goal_kind");
-    CHECK(candor::planner::parse_plan(plan, catalog(), {.first_round = false}).ok());
+    candor::planner::ParseOptions later;
+    later.first_round = false;
+    CHECK(candor::planner::parse_plan(plan, catalog(), later).ok());
   }
 
   TEST_CASE("JSON syntax errors give file, line and column") {

@@ -23,15 +23,28 @@ StepRecord step(const std::string& id, const std::string& tool, bool effect, boo
   return s;
 }
 
-AssertionRecord check(const std::string& step, const std::string& path, bool passed, std::int64_t seq, int round = 1) {
+// A file_contains record. A passing one on a path is discriminating (it failed on the pre-run
+// content) unless a row says otherwise.
+AssertionRecord check(const std::string& step, const std::string& path, bool passed, std::int64_t seq, int round = 1,
+                      Provenance by = Provenance::kPlanner) {
   AssertionRecord a;
   a.step = step;
   a.type = "file_contains";
+  a.assertion = {{"type", "file_contains"}, {"path", path}, {"text", "#006400"}};
   a.path = path;
   a.passed = passed;
   a.message = passed ? "ok" : "missing text";
   a.seq = seq;
   a.round = round;
+  a.by = by;
+  if (passed && !path.empty()) a.discriminating = true;
+  return a;
+}
+
+// A goal-level (--expect) assertion: always the user's.
+AssertionRecord expect(const std::string& path, bool passed, std::int64_t seq, int round = 1) {
+  AssertionRecord a = check("", path, passed, seq, round, Provenance::kUser);
+  a.discriminating.reset();  // a goal-level check on an unchanged file need not discriminate
   return a;
 }
 
@@ -141,9 +154,14 @@ std::vector<Row> rows() {
     f.status = RunStatus::kCompleted;
     f.steps_planned = 1;
     f.steps = {step("s1", "shell", false, true, {}, 3)};
-    f.assertions = {check("s1", "", true, 4)};
+    f.assertions = {check("s1", "", true, 4, 1, Provenance::kUser)};
     f.final_answer = "There are 3 pages.";
-    out.push_back({"rule 6: inspect, answered, nothing changed", f, Verdict::kSuccess, 6, "the question was answered"});
+    out.push_back({"rule 6: inspect, answered, nothing changed, a user assertion passed", f, Verdict::kSuccess, 6,
+                   "the question was answered"});
+    RunFacts planner_only = f;
+    planner_only.assertions = {check("s1", "", true, 4, 1, Provenance::kPlanner)};
+    out.push_back({"rule 7: inspect backed only by the planner's own checks goes to the judge", planner_only, std::nullopt, 7,
+                   "backed only by the planner's own checks"});
     RunFacts no_answer = f;
     no_answer.final_answer.reset();
     out.push_back({"rule 7: inspect without a final answer", no_answer, std::nullopt, 7, "gave no final answer"});
@@ -156,12 +174,13 @@ std::vector<Row> rows() {
     RunFacts f = good_modify();
     f.assertions[0].seq = 5;  // evaluated before the change was made
     out.push_back({"rule 7: the only check ran before the last change", f, std::nullopt, 7,
-                   "css/style.css changed, but no passing assertion checked it after its last change"});
+                   "css/style.css changed, but no passing assertion after its last change"});
   }
   {
     RunFacts f = good_modify();
     f.assertions[0].path = "css/other.css";
-    out.push_back({"rule 7: a check on another path does not cover", f, std::nullopt, 7, "no passing assertion checked it"});
+    out.push_back({"rule 7: a check on another path does not cover", f, std::nullopt, 7,
+                   "css/style.css changed, but no passing assertion after its last change"});
   }
   {
     RunFacts f = good_modify();
@@ -180,12 +199,90 @@ std::vector<Row> rows() {
     StepRecord commit = step("s3", "git_commit", true, true, {}, 9);
     commit.effect_on_files = false;
     f.steps.push_back(commit);
-    out.push_back({"rule 6: a commit that changed no file is not suspicious", f, Verdict::kSuccess, 6, ""});
+    out.push_back({"rule 6: a commit that changed no file is not suspicious", f, Verdict::kSuccess, 6, "every changed file (1)"});
   }
   {
     RunFacts f = good_modify();
     f.mutations.push_back(change("stray.txt", 12, {}));
     out.push_back({"rule 7: a change outside every step is uncovered", f, std::nullopt, 7, "stray.txt changed"});
+  }
+  // Discriminating evidence (DESIGN.md, Trust boundary).
+  {
+    RunFacts f = good_modify();
+    f.assertions[0].assertion["text"] = "background";
+    f.assertions[0].discriminating = false;  // the stylesheet said "background" before the run too
+    out.push_back({"rule 7: a pass that also passed before the run covers nothing (the red patch)", f, std::nullopt, 7,
+                   "css/style.css changed, but no passing assertion after its last change also fails on its content from "
+                   "before the run"});
+  }
+  {
+    RunFacts f = good_modify();
+    f.assertions[0].type = "file_exists";
+    f.assertions[0].discriminating = false;  // the file always existed
+    out.push_back({"rule 7: file_exists on a file that always existed covers nothing", f, std::nullopt, 7,
+                   "nothing proves what the change did"});
+  }
+  {
+    RunFacts f = good_modify();
+    f.assertions[0].discriminating.reset();  // an evaluator that cannot say (output_contains, an external one)
+    out.push_back({"rule 7: a pass nobody checked against the pre-run content covers nothing", f, std::nullopt, 7,
+                   "nothing proves"});
+  }
+  {
+    RunFacts f = good_modify();
+    f.mutations = {change("old.css", 7, {"s2"})};
+    f.mutations[0].change = "deleted";
+    f.assertions = {check("s2", "old.css", true, 8)};
+    f.assertions[0].type = "not";  // not file_exists: passes now, failed before (the file existed)
+    out.push_back({"rule 6: a deletion covered by a discriminating not file_exists", f, Verdict::kSuccess, 6, "old.css"});
+  }
+  // Rule 4: already satisfied.
+  {
+    RunFacts f = discovery_only(RunStatus::kCompleted);
+    f.assertions = {expect("css/style.css", true, 20)};
+    out.push_back({"rule 4: nothing changed, every user goal-level assertion passed: already satisfied", f, Verdict::kSuccess, 4,
+                   "already satisfied"});
+    RunFacts failed = discovery_only(RunStatus::kCompleted);
+    failed.assertions = {expect("css/style.css", true, 20), expect("index.html", false, 21)};
+    failed.assertions[1].assertion["path"] = "index.html";
+    out.push_back({"rule 4: nothing changed and a goal-level assertion failed", failed, Verdict::kFail, 4,
+                   "nothing in the workspace changed"});
+    RunFacts step_checks = discovery_only(RunStatus::kCompleted);
+    step_checks.assertions = {check("s4", "css/style.css", true, 13, 1, Provenance::kUser)};
+    out.push_back({"rule 4: step assertions alone (even the user's) do not make 'already satisfied'", step_checks, Verdict::kFail,
+                   4, "nothing in the workspace changed"});
+    RunFacts tampered = f;
+    tampered.protected_changes = {".candor/config.json was created during the run"};
+    out.push_back({"rule 5: already satisfied, but .candor/ was written: partial, never success", tampered, Verdict::kPartial, 5,
+                   "protected path: .candor/config.json was created"});
+  }
+  // Rule 5 counts only the last evaluation of each goal-level assertion.
+  {
+    RunFacts f = good_modify();
+    f.last_round = 2;
+    f.assertions = {expect("css/style.css", false, 4, 1), check("s2", "css/style.css", true, 8, 2),
+                    expect("css/style.css", true, 9, 2)};
+    out.push_back({"rule 6: an --expect that failed in round 1 and passed after the replan", f, Verdict::kSuccess, 6,
+                   "2 of 2 final"});
+    RunFacts regressed = good_modify();
+    regressed.last_round = 2;
+    regressed.assertions = {expect("css/style.css", true, 4, 1), check("s2", "css/style.css", true, 8, 2),
+                            expect("css/style.css", false, 9, 2)};
+    out.push_back({"rule 5: an --expect whose last evaluation failed", regressed, Verdict::kPartial, 5, "goal-level file_contains"});
+  }
+  // What blocks success outright.
+  {
+    RunFacts f = good_modify();
+    f.protected_changes = {".git/hooks/pre-commit was created during the run"};
+    out.push_back({"rule 5: a change under .git/ blocks success", f, Verdict::kPartial, 5, ".git/hooks/pre-commit"});
+    RunFacts blind = good_modify();
+    blind.scan = {false, {"private/"}};
+    out.push_back({"rule 5: an incomplete scan blocks success and names the path", blind, Verdict::kPartial, 5,
+                   "could not read private/"});
+    RunFacts blind_nothing = discovery_only(RunStatus::kCompleted);
+    blind_nothing.scan = {false, {"private/"}};
+    out.push_back({"rule 5: nothing seen changed, but the scan was incomplete: not a confident fail", blind_nothing,
+                   Verdict::kPartial, 5, "changes there are unknown"});
   }
   return out;
 }

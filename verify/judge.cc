@@ -1,12 +1,14 @@
 #include "verify/judge.h"
 
 #include <algorithm>
+#include <cctype>
 #include <random>
 
 #include <fmt/format.h>
 
 #include "core/arg_schema.h"
 #include "llm/json_reply.h"
+#include "sandbox/secret_files.h"
 
 namespace candor::verify {
 namespace {
@@ -30,7 +32,35 @@ std::optional<JudgePolicy> parse_judge_policy(const std::string& s) {
   return std::nullopt;
 }
 
-std::vector<EvidencePiece> gather_evidence(const SnapshotStore& snapshots, const RunFacts& facts, const EvidenceCaps& caps) {
+std::vector<std::string> paths_named_in(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  auto path_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '/' || c == '_' || c == '-';
+  };
+  while (i < text.size()) {
+    if (!path_char(text[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < text.size() && path_char(text[j])) ++j;
+    std::string word = text.substr(i, j - i);
+    i = j;
+    while (!word.empty() && (word.back() == '.' || word.back() == '/')) word.pop_back();  // end of a sentence
+    while (word.rfind("./", 0) == 0) word = word.substr(2);
+    std::size_t dot = word.rfind('.');
+    bool has_extension = dot != std::string::npos && dot > 0 && dot + 1 < word.size() && word[dot - 1] != '/' &&
+                         std::isalpha(static_cast<unsigned char>(word[dot + 1])) != 0;
+    bool looks_like_path = has_extension || (word.find('/') != std::string::npos && word.find("//") == std::string::npos);
+    if (!looks_like_path || word.empty() || word[0] == '/' || word.find("..") != std::string::npos) continue;
+    if (std::find(out.begin(), out.end(), word) == out.end()) out.push_back(word);
+  }
+  return out;
+}
+
+std::vector<EvidencePiece> gather_evidence(const SnapshotStore& snapshots, const RunFacts& facts,
+                                           const std::vector<std::string>& questions, const EvidenceCaps& caps) {
   std::vector<EvidencePiece> out;
   std::size_t total = 0;
   std::size_t left_out = 0;
@@ -51,6 +81,21 @@ std::vector<EvidencePiece> gather_evidence(const SnapshotStore& snapshots, const
     if (m.change == "deleted" || m.binary || facts.snapshot_after.empty()) continue;
     auto now = snapshots.read(facts.snapshot_after, m.path);
     if (now.ok() && now->has_value()) add({"file", m.path, cap(**now, caps.excerpt_per_file, "file")});
+  }
+  // Files a question names that did not change: the judge cannot answer "does the page link the
+  // stylesheet?" from the stylesheet's diff alone.
+  std::string tree = !facts.snapshot_after.empty() ? facts.snapshot_after : facts.snapshot_before;
+  std::string named_text = facts.goal;
+  for (const auto& q : questions) named_text += "\n" + q;
+  for (const auto& path : paths_named_in(named_text)) {
+    if (tree.empty()) break;
+    bool changed = std::any_of(facts.mutations.begin(), facts.mutations.end(),
+                               [&](const Mutation& m) { return m.path == path; });
+    if (changed || sandbox::looks_secret(path)) continue;  // a credential's bytes never reach a prompt
+    auto content = snapshots.read_file(tree, path);
+    if (!content.ok() || !content->has_value() || (*content)->mode == 0120000) continue;
+    if ((*content)->content.find('\0') != std::string::npos) continue;  // binary
+    add({"file", path, cap((*content)->content, caps.excerpt_per_file, "unchanged file")});
   }
   if (facts.final_answer) add({"final_answer", "", cap(*facts.final_answer, caps.excerpt_per_file, "answer")});
   if (left_out > 0) {
@@ -141,6 +186,8 @@ JudgeOutcome ask_judge(llm::Provider& provider, const std::string& goal, const s
   for (int attempt = 0; attempt < 2; ++attempt) {
     auto reply = provider.complete(req);
     ++out.calls;
+    out.call_log.push_back({req.role, reply.ok(), reply.ok() ? reply->input_tokens : 0,
+                            reply.ok() ? reply->output_tokens : 0, reply.ok() ? "" : reply.error().message});
     if (!reply.ok()) {
       out.error = reply.error().message;
       return out;

@@ -31,10 +31,15 @@ struct EvidenceCaps {
   std::size_t total = 24 * 1024;
 };
 
-// Diff hunks of every mutation, excerpts of the changed files as they are now, the final answer;
-// capped per file and in total, every cut said in the piece itself.
+// Diff hunks of every mutation, excerpts of the changed files as they are now, excerpts of the
+// unchanged files a question (or the goal) names — e.g. the HTML that links the stylesheet — and
+// the final answer; capped per file and in total, every cut said in the piece itself.
 std::vector<EvidencePiece> gather_evidence(const SnapshotStore& snapshots, const RunFacts& facts,
-                                           const EvidenceCaps& caps = {});
+                                           const std::vector<std::string>& questions = {}, const EvidenceCaps& caps = {});
+
+// Workspace paths a text names ("index.html", "css/style.css"): words that look like a path, in
+// order of first mention, without duplicates. Whether they exist is the caller's question.
+std::vector<std::string> paths_named_in(const std::string& text);
 
 struct JudgeAnswer {
   int question = 0;  // 1-based
@@ -55,6 +60,14 @@ JudgePrompt judge_prompt(const std::string& goal, const std::vector<std::string>
 // question. Accepts a code fence around it.
 Result<std::vector<JudgeAnswer>> parse_judge_reply(const std::string& reply, std::size_t questions);
 
+// One LLM call the judge made, for the trajectory's llm_call events.
+struct JudgeCall {
+  std::string role;  // judge | judge_repair
+  bool ok = false;
+  std::int64_t input_tokens = 0, output_tokens = 0;
+  std::string error;
+};
+
 struct JudgeOutcome {
   bool asked = false;
   bool answered = false;  // false: the judge failed (provider error or malformed twice)
@@ -63,6 +76,7 @@ struct JudgeOutcome {
   std::string error;
   std::int64_t input_tokens = 0, output_tokens = 0;
   int calls = 0;
+  std::vector<JudgeCall> call_log;
 };
 
 // Asks the judge: one call, one repair on a malformed reply.

@@ -32,6 +32,7 @@ RunFacts facts_from_events(const std::string& run_id, const std::vector<Event>& 
   std::map<std::string, std::vector<std::string>> changed_by;
   std::map<std::string, std::int64_t> last_change;
   bool ended = false;
+  bool kind_fixed = false;
   for (const auto& e : events) {
     const auto& d = e.data;
     if (e.type == "acceptance" && d.is_object() && d.contains("passed")) f.acceptance = d;
@@ -45,11 +46,16 @@ RunFacts facts_from_events(const std::string& run_id, const std::vector<Event>& 
         f.budget.limits = {l.value("max_replans", 3), l.value("max_steps", 50), l.value("max_tokens", std::int64_t{200000}),
                            l.value("timeout_s", 600)};
       }
+    } else if (e.type == "goal_kind") {
+      // Fixed once (round 1 or --kind): a later plan's word does not change it.
+      f.goal_kind = parse_goal_kind(str(d, "kind")).value_or(f.goal_kind);
+      kind_fixed = true;
     } else if (e.type == "plan") {
       const auto& plan = d.value("plan", nlohmann::json::object());
       if (plan.is_object()) {
-        if (plan.contains("goal_kind") && plan["goal_kind"].is_string()) {
+        if (!kind_fixed && plan.contains("goal_kind") && plan["goal_kind"].is_string()) {
           f.goal_kind = parse_goal_kind(plan["goal_kind"].get<std::string>()).value_or(f.goal_kind);
+          kind_fixed = true;
         }
         if (plan.contains("steps") && plan["steps"].is_array()) f.steps_planned += static_cast<int>(plan["steps"].size());
       }
@@ -93,6 +99,9 @@ RunFacts facts_from_events(const std::string& run_id, const std::vector<Event>& 
       a.path = str(d, "path");
       a.passed = d.value("passed", false);
       a.message = str(d, "message");
+      a.by = parse_provenance(str(d, "by")).value_or(Provenance::kPlanner);
+      if (d.contains("discriminating") && d["discriminating"].is_boolean()) a.discriminating = d["discriminating"].get<bool>();
+      if (d.contains("assertion") && d["assertion"].is_object()) a.assertion = d["assertion"];
       a.seq = e.seq;
       f.assertions.push_back(a);
       // An exit_code_eq that passed excuses its shell step's non-zero exit, as in the executor.
@@ -103,7 +112,7 @@ RunFacts facts_from_events(const std::string& run_id, const std::vector<Event>& 
     } else if (e.type == "replan") {
       f.budget.used.replans++;
     } else if (e.type == "llm_call") {
-      f.usage.llm_calls++;
+      f.usage.llm_calls++;  // planner, repair, judge and reviewer calls: one event each
       f.usage.input_tokens += d.value("input_tokens", std::int64_t{0});
       f.usage.output_tokens += d.value("output_tokens", std::int64_t{0});
       f.budget.used.tokens += d.value("input_tokens", std::int64_t{0}) + d.value("output_tokens", std::int64_t{0});
@@ -113,6 +122,17 @@ RunFacts facts_from_events(const std::string& run_id, const std::vector<Event>& 
       f.status_detail = str(d, "detail");
       f.budget.exhausted = parse_budget_kind(str(d, "exhausted")).value_or(BudgetKind::kNone);
       f.snapshot_after = str(d, "snapshot_after");
+      if (d.contains("scan") && d["scan"].is_object()) {
+        f.scan.complete = d["scan"].value("complete", true);
+        f.scan.unread = d["scan"].value("unread", std::vector<std::string>{});
+      }
+      f.protected_changes = d.value("protected_changes", std::vector<std::string>{});
+    } else if (e.type == "review") {
+      GoalValidation g;
+      g.attempt = d.value("attempt", 1);
+      g.verdict = parse_review_verdict(str(d, "verdict")).value_or(ReviewVerdict::kNone);
+      g.reason = str(d, "reason");
+      f.goal_validations.push_back(g);
     }
   }
   if (!ended) {

@@ -351,6 +351,30 @@ Result<std::optional<SnapshotStore::TreeFile>> SnapshotStore::read_file(const st
   return std::optional<TreeFile>(std::move(f));
 }
 
+Result<std::optional<SnapshotStore::TreeEntryInfo>> SnapshotStore::stat(const std::string& tree_id,
+                                                                        const std::string& path) const {
+  TRY(git_oid id, parse_oid(tree_id));
+  Tree tree;
+  if (git_tree_lookup(tree.out(), impl_->repo.get(), &id) != 0) return git_failure("look up tree " + tree_id);
+  if (path.empty() || path == ".") return std::optional<TreeEntryInfo>(TreeEntryInfo{});
+  TreeEntry entry;
+  if (git_tree_entry_bypath(entry.out(), tree.get(), path.c_str()) != 0) return std::optional<TreeEntryInfo>();
+  TreeEntryInfo info;
+  info.mode = static_cast<unsigned>(git_tree_entry_filemode(entry.get()));
+  info.directory = git_tree_entry_type(entry.get()) == GIT_OBJECT_TREE;
+  if (git_tree_entry_type(entry.get()) == GIT_OBJECT_BLOB) {
+    git_object_size_t size = 0;
+    git_object_t type{};
+    GitPtr<git_odb, git_odb_free> odb;
+    if (git_repository_odb(odb.out(), impl_->repo.get()) != 0 ||
+        git_odb_read_header(&size, &type, odb.get(), git_tree_entry_id(entry.get())) != 0) {
+      return git_failure("read " + path);
+    }
+    info.size = static_cast<std::int64_t>(size);
+  }
+  return std::optional<TreeEntryInfo>(info);
+}
+
 Result<std::optional<std::string>> SnapshotStore::read(const std::string& tree_id, const std::string& path) const {
   TRY(auto file, read_file(tree_id, path));
   if (!file) return std::optional<std::string>();

@@ -50,6 +50,14 @@ class SnapshotStore {
   // `path` in `tree` with its mode; nullopt when the path is not in it.
   Result<std::optional<TreeFile>> read_file(const std::string& tree, const std::string& path) const;
 
+  struct TreeEntryInfo {
+    bool directory = false;
+    std::int64_t size = 0;    // blob size; 0 for a directory
+    unsigned mode = 0040000;  // git mode
+  };
+  // What is at `path` in `tree`: nullopt when nothing is. "." is the tree itself.
+  Result<std::optional<TreeEntryInfo>> stat(const std::string& tree, const std::string& path) const;
+
   // Content of `path` in `tree`; nullopt when the path is not in it.
   Result<std::optional<std::string>> read(const std::string& tree, const std::string& path) const;
 

@@ -1,6 +1,7 @@
 #include "verify/tier1.h"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -41,7 +42,29 @@ std::string status_phrase(const RunFacts& f) {
   return s;
 }
 
-bool is_final(const AssertionRecord& a, int last_round) { return a.goal_level() || a.round == last_round; }
+// The assertions whose results stand at the end: the last round's step assertions, and the last
+// evaluation of each goal-level assertion (an --expect that failed in round 1 and passed after the
+// recovery replan counts as passed).
+std::vector<const AssertionRecord*> final_assertions(const RunFacts& f) {
+  std::vector<const AssertionRecord*> out;
+  std::map<std::string, const AssertionRecord*> last_goal_level;
+  for (const auto& a : f.assertions) {
+    if (a.goal_level()) {
+      last_goal_level[a.type + " " + a.assertion.dump()] = &a;
+    } else if (a.round == f.last_round) {
+      out.push_back(&a);
+    }
+  }
+  for (const auto& [key, a] : last_goal_level) out.push_back(a);
+  std::sort(out.begin(), out.end(), [](const AssertionRecord* x, const AssertionRecord* y) { return x->seq < y->seq; });
+  return out;
+}
+
+// A pass that is evidence about the change at `m`: it read that path after its last change, and
+// the same assertion fails on the path's content before the run.
+bool covers(const AssertionRecord& a, const Mutation& m) {
+  return a.passed && a.discriminating.value_or(false) && !a.path.empty() && a.path == m.path && a.seq > m.last_change_seq;
+}
 
 Signals compute_signals(const RunFacts& f) {
   Signals sig;
@@ -60,28 +83,48 @@ Signals compute_signals(const RunFacts& f) {
       sig.suspicious.push_back({"", m.path, fmt::format("the goal only asks a question, but {} was {}", m.path, m.change)});
     }
   }
+  for (const auto& change : f.protected_changes) sig.suspicious.push_back({"", "", change});
   sig.assertions_evaluated = static_cast<int>(f.assertions.size());
-  for (const auto& a : f.assertions) {
-    if (!is_final(a, f.last_round)) continue;
-    (a.passed ? sig.final_assertions_passed : sig.final_assertions_failed)++;
+  bool any_goal_level_failed = false;
+  for (const AssertionRecord* a : final_assertions(f)) {
+    (a->passed ? sig.final_assertions_passed : sig.final_assertions_failed)++;
+    if (a->passed && a->by == Provenance::kUser) sig.final_user_assertions_passed++;
+    if (a->goal_level() && a->by == Provenance::kUser) {
+      sig.goal_level_user_assertions = true;
+      any_goal_level_failed |= !a->passed;
+    }
   }
+  sig.goal_level_all_passed = sig.goal_level_user_assertions && !any_goal_level_failed;
   for (const auto& m : f.mutations) {
-    bool covered = std::any_of(f.assertions.begin(), f.assertions.end(), [&](const AssertionRecord& a) {
-      return a.passed && !a.path.empty() && a.path == m.path && a.seq > m.last_change_seq;
-    });
+    bool covered = std::any_of(f.assertions.begin(), f.assertions.end(), [&](const AssertionRecord& a) { return covers(a, m); });
     if (!covered) sig.uncovered.push_back(m.path);
   }
+  sig.scan_complete = f.scan.complete;
   return sig;
 }
 
 std::string first_failed_assertion(const RunFacts& f) {
-  for (const auto& a : f.assertions) {
-    if (is_final(a, f.last_round) && !a.passed) {
-      return a.goal_level() ? fmt::format("goal-level {}: {}", a.type, a.message)
-                            : fmt::format("{} {}: {}", a.step, a.type, a.message);
+  for (const AssertionRecord* a : final_assertions(f)) {
+    if (!a->passed) {
+      return a->goal_level() ? fmt::format("goal-level {}: {}", a->type, a->message)
+                             : fmt::format("{} {}: {}", a->step, a->type, a->message);
     }
   }
   return "";
+}
+
+// What blocks `success` whatever any later tier says: a change to .git/ or .candor/, or a scan
+// that could not read every path (what it missed is evidence of nothing).
+std::vector<std::string> blockers(const RunFacts& f) {
+  std::vector<std::string> out;
+  for (const auto& change : f.protected_changes) out.push_back("protected path: " + change);
+  if (!f.scan.complete) {
+    std::string paths;
+    for (const auto& p : f.scan.unread) paths += (paths.empty() ? "" : ", ") + p;
+    out.push_back(fmt::format("the workspace scan was incomplete: candor could not read {}; changes there are unknown",
+                              paths.empty() ? "some paths" : paths));
+  }
+  return out;
 }
 
 }  // namespace
@@ -122,16 +165,29 @@ Tier1Result evaluate_tier1(const RunFacts& f) {
     return decide(3, Verdict::kPartial, {status_phrase(f) + " after effect tools had run; the goal may be half done"});
   }
   // From here on the loop ended `completed`.
-  // Rule 4: claims to be finished, changed nothing.
-  if (f.goal_kind == GoalKind::kModify && f.mutations.empty()) {
-    std::vector<std::string> reasons{"the goal asks for a change, the run says it finished, and nothing in the workspace changed"};
-    for (const auto& s : sig.suspicious) reasons.push_back(s.reason);
-    return decide(4, Verdict::kFail, reasons);
+  std::vector<std::string> blocked = blockers(f);
+  // Rule 4: claims to be finished, changed nothing: fail, unless the user's own goal-level
+  // assertions all hold on the unchanged workspace (the goal was already met).
+  if (f.goal_kind == GoalKind::kModify && f.mutations.empty() && f.scan.complete) {
+    if (sig.goal_level_all_passed && blocked.empty()) {
+      return decide(4, Verdict::kSuccess,
+                    {"already satisfied: nothing needed changing; every goal-level assertion (written by the user) passed "
+                     "on the unchanged workspace"});
+    }
+    if (!sig.goal_level_all_passed) {
+      std::vector<std::string> reasons{
+          "the goal asks for a change, the run says it finished, and nothing in the workspace changed"};
+      for (const auto& s : sig.suspicious) reasons.push_back(s.reason);
+      return decide(4, Verdict::kFail, reasons);
+    }
   }
-  // Rule 5: a final assertion failed.
+  // Rule 5: a final assertion failed, or something blocks success outright (no judge may lift it).
   if (sig.final_assertions_failed > 0) {
-    return decide(5, Verdict::kPartial, {"an assertion of the last round failed: " + first_failed_assertion(f)});
+    std::vector<std::string> reasons{"an assertion of the last round failed: " + first_failed_assertion(f)};
+    reasons.insert(reasons.end(), blocked.begin(), blocked.end());
+    return decide(5, Verdict::kPartial, reasons);
   }
+  if (!blocked.empty()) return decide(5, Verdict::kPartial, blocked);
   // Rule 6: positive evidence for every claim.
   std::vector<std::string> gaps;
   if (sig.assertions_evaluated == 0) gaps.push_back("no assertion was evaluated, so nothing checked the result");
@@ -139,20 +195,28 @@ Tier1Result evaluate_tier1(const RunFacts& f) {
   if (f.goal_kind == GoalKind::kModify) {
     if (!sig.goal_actions_executed) gaps.push_back("no effect tool ran");
     for (const auto& p : sig.uncovered) {
-      gaps.push_back(fmt::format("{} changed, but no passing assertion checked it after its last change", p));
+      gaps.push_back(fmt::format("{} changed, but no passing assertion after its last change also fails on its content "
+                                 "from before the run, so nothing proves what the change did",
+                                 p));
     }
   } else {
     if (!f.final_answer || f.final_answer->empty()) gaps.push_back("the goal asks a question and the run gave no final answer");
+    if (sig.final_user_assertions_passed == 0) {
+      gaps.push_back("the answer is backed only by the planner's own checks; no assertion written by the user passed");
+    }
   }
   if (gaps.empty()) {
     std::vector<std::string> reasons;
     if (f.goal_kind == GoalKind::kModify) {
       std::string paths;
       for (const auto& m : f.mutations) paths += (paths.empty() ? "" : ", ") + m.path;
-      reasons.push_back(fmt::format("every changed file ({}) was checked by a passing assertion after its last change: {}",
+      reasons.push_back(fmt::format("every changed file ({}) was checked after its last change by a passing assertion that "
+                                    "fails on the content from before the run: {}",
                                     f.mutations.size(), paths));
     } else {
-      reasons.push_back("the question was answered, nothing in the workspace changed, and every assertion passed");
+      reasons.push_back(
+          "the question was answered, nothing in the workspace changed, and every assertion passed, at least one written by "
+          "the user");
     }
     reasons.push_back(fmt::format("{} of {} final assertions passed", sig.final_assertions_passed,
                                   sig.final_assertions_passed + sig.final_assertions_failed));

@@ -25,9 +25,16 @@ struct Signals {
   bool goal_actions_executed = false;
   std::vector<Suspicious> suspicious;
   int assertions_evaluated = 0;
-  int final_assertions_passed = 0;  // last round + goal-level
+  // The final assertions: the last round's step assertions and the last evaluation of each
+  // goal-level assertion (earlier failures are what replans exist for).
+  int final_assertions_passed = 0;
   int final_assertions_failed = 0;
-  std::vector<std::string> uncovered;  // mutated paths with no passing assertion after their last change
+  int final_user_assertions_passed = 0;
+  bool goal_level_user_assertions = false;  // --expect / config expect exist
+  bool goal_level_all_passed = false;       // ... and the last evaluation of each passed
+  // Mutated paths no discriminating passing assertion checked after their last change.
+  std::vector<std::string> uncovered;
+  bool scan_complete = true;
 };
 
 struct Tier1Result {

@@ -71,11 +71,22 @@ Decision decide(const Tier1Result& tier1, const JudgeOutcome* judge, const std::
       d.reasons = reasons;
     }
   }
-  if (!reviews.empty() && !reviews.back().passed) {
+  if (!reviews.empty() && reviews.back().verdict == ReviewVerdict::kFail) {
     d.verdict = Verdict::kFail;
     d.by = "reviewer";
     d.reasons.insert(d.reasons.begin(), fmt::format("the independent reviewer failed the work (attempt {}): {}",
                                                     reviews.back().attempt, reviews.back().reason));
+  } else if (!reviews.empty() && reviews.back().verdict == ReviewVerdict::kNone) {
+    // No verdict rejected nothing, and confirmed nothing: at best partial.
+    std::string why = fmt::format("unverified by the reviewer: it reached no verdict (attempt {}): {}",
+                                  reviews.back().attempt, reviews.back().reason);
+    if (d.verdict == Verdict::kSuccess) {
+      d.verdict = Verdict::kPartial;
+      d.by = "reviewer";
+      d.reasons.insert(d.reasons.begin(), why);
+    } else {
+      d.reasons.push_back(why);
+    }
   }
   return d;
 }

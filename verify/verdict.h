@@ -25,7 +25,8 @@ bool should_ask_judge(const Tier1Result& tier1, JudgePolicy policy);
 
 // The whole decision, pure. Tier 2 settles an ambiguous run, and may only downgrade a tier-1
 // success; a judge that failed leaves an ambiguous run partial, "unverified". A failed last review
-// makes the run fail (verdict_by reviewer); a passed review changes nothing. Nothing later ever
+// makes the run fail (verdict_by reviewer); a last review with no verdict makes a success partial
+// ("unverified by the reviewer"); a passed review changes nothing. Nothing later ever
 // upgrades an earlier tier's partial or fail.
 Decision decide(const Tier1Result& tier1, const JudgeOutcome* judge, const std::vector<GoalValidation>& reviews);
 

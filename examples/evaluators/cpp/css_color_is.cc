@@ -19,10 +19,14 @@ class CssColorIs final : public Evaluator {
   // Declared once: this drives plan validation (unknown or wrongly typed arguments are refused with
   // their JSON path), `candor evaluators`, and the planner's prompt.
   const Signature& signature() const override {
-    static const Signature s{"css_color_is", "a CSS property in the stylesheet has the expected colour value",
-                             {{"path", ArgType::kString, true, "stylesheet, workspace-relative"},
-                              {"property", ArgType::kString, true, "e.g. background-color"},
-                              {"value", ArgType::kString, true, "e.g. #006400 (compared case-insensitively)"}}};
+    // `reads_files`: the verdict depends only on the file at `path`, so candor may evaluate it on the
+    // pre-run snapshot too, and a pass covers the change only if it fails there.
+    static const Signature s{.name = "css_color_is",
+                             .description = "a CSS property in the stylesheet has the expected colour value",
+                             .args = {{"path", ArgType::kString, true, "stylesheet, workspace-relative"},
+                                      {"property", ArgType::kString, true, "e.g. background-color"},
+                                      {"value", ArgType::kString, true, "e.g. #006400 (compared case-insensitively)"}},
+                             .reads_files = true};
     return s;
   }
 
