@@ -75,22 +75,19 @@ class External final : public Evaluator {
       return Outcome{false, fmt::format("external evaluator {} ({}) {}", spec_.type, spec_.command.front(), why), path_of(a),
                      true};
     };
-    // On another file source (the pre-run snapshot), the program reads a read-only copy of the path.
+    // On another file source (the pre-run snapshot) the program is told a read-only copy of the
+    // path as its `workspace`. It still runs from the workspace (its own files may live there); one
+    // that ignores `workspace` and reads from its working folder sees the current content and so
+    // passes twice: not discriminating, which is the safe way to be wrong.
     std::unique_ptr<MaterializedFiles> copy;
     sandbox::SandboxPolicy policy = policy_for(ctx, false);  // a checker does not change what it checks
     std::string root = ctx.workspace.root();
-    std::vector<std::string> argv = spec_.command;
     if (ctx.files != nullptr) {
       auto made = ctx.files->materialize(path_of(a).empty() ? "." : path_of(a));
       if (!made.ok()) return failed("could not be given the pre-run copy: " + made.error().message);
       copy = std::move(made.value());
       root = copy->root();
-      // The program may live in the workspace; it runs, but sees the copy as its workspace.
-      if (argv[0].find('/') != std::string::npos && argv[0][0] != '/') argv[0] = ctx.workspace.root() + "/" + argv[0];
-      policy.read_paths.push_back(ctx.workspace.root());
-      policy.workspace = root;
-      policy.read_only_dirs.clear();
-      policy.secret_files.clear();
+      policy.read_paths.push_back(root);
     }
     nlohmann::json input = {{"assertion", a}, {"workspace", root}, {"step", nullptr}};
     if (ctx.step != nullptr) {
@@ -100,8 +97,8 @@ class External final : public Evaluator {
                        {"exit_code", ctx.step->exit_code ? nlohmann::json(*ctx.step->exit_code) : nlohmann::json(nullptr)}};
     }
     sandbox::ProcessSpec spec;
-    spec.argv = argv;
-    spec.cwd = root;
+    spec.argv = spec_.command;
+    spec.cwd = ctx.workspace.root();
     spec.timeout = spec_.timeout;
     spec.stdin_data = input.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     spec.merge_stderr = false;

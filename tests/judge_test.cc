@@ -1,8 +1,9 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "tests/fake_provider.h"
-
-
+#include "tests/test_support.h"
 #include "verify/judge.h"
 #include "verify/verdict.h"
 
@@ -112,6 +113,48 @@ TEST_SUITE("verify") {
         CHECK(r.error().message == row.error);
       }
     }
+  }
+
+  TEST_CASE("paths a question names: words that look like workspace paths, in order, once each") {
+    CHECK(verify::paths_named_in("Does index.html link css/style.css? Is index.html valid.") ==
+          std::vector<std::string>{"index.html", "css/style.css"});
+    CHECK(verify::paths_named_in("Is the footer in ./templates/base.html readable?") == std::vector<std::string>{"templates/base.html"});
+    // Not paths: versions, sentences, absolute paths, escapes, URLs' hosts are left to the lookup.
+    CHECK(verify::paths_named_in("Is version 1.2 out? Read /etc/passwd and ../secret.txt.").empty());
+    CHECK(verify::paths_named_in("Is the background dark green?").empty());
+  }
+
+  TEST_CASE("judge evidence carries the unchanged files a question names, never a credential file") {
+    std::string root = candor::testing::make_temp_dir("ev-ws"), store = candor::testing::make_temp_dir("ev-store");
+    candor::testing::write_file(root + "/index.html", "<link rel=\"stylesheet\" href=\"css/style.css\">\n");
+    candor::testing::write_file(root + "/css/style.css", "body { background: #fff; }\n");
+    candor::testing::write_file(root + "/config/.env", "API_KEY=sk-live-should-never-leave\n");
+    auto snaps = verify::SnapshotStore::open(store, root);
+    REQUIRE(snaps.ok());
+    REQUIRE((*snaps)->scan().ok());
+    auto before = (*snaps)->write_tree();
+    REQUIRE(before.ok());
+    candor::testing::write_file(root + "/css/style.css", "body { background: #006400; }\n");
+    REQUIRE((*snaps)->scan().ok());
+    auto after = (*snaps)->write_tree();
+    REQUIRE(after.ok());
+    RunFacts f;
+    f.goal = "Change the background to dark green";
+    f.snapshot_before = *before;
+    f.snapshot_after = *after;
+    f.mutations = *(*snaps)->diff(*before, *after);
+    auto evidence = verify::gather_evidence(**snaps, f, {"Does index.html still link css/style.css?", "Is config/.env unchanged?"});
+    std::string kinds;
+    for (const auto& e : evidence) kinds += e.kind + ":" + e.path + " ";
+    CAPTURE(kinds);
+    auto has = [&](const std::string& kind, const std::string& path) {
+      return std::any_of(evidence.begin(), evidence.end(), [&](const auto& e) { return e.kind == kind && e.path == path; });
+    };
+    CHECK(has("diff", "css/style.css"));
+    CHECK(has("file", "index.html"));  // unchanged, but named by a question
+    CHECK(verify::paths_named_in("Is config/.env unchanged?") == std::vector<std::string>{"config/.env"});
+    CHECK_FALSE(has("file", "config/.env"));
+    for (const auto& e : evidence) CHECK(e.text.find("sk-live") == std::string::npos);
   }
 
   TEST_CASE("evidence that says 'ignore previous instructions' reaches the judge fenced as data") {

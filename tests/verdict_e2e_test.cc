@@ -2,6 +2,8 @@
 // built binary: each case is a plan a careless or dishonest planner could write.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+
 #include "store/run_store.h"
 #include "tests/e2e_support.h"
 
@@ -277,5 +279,44 @@ TEST_SUITE("e2e") {
     for (const auto& e : events_of(env, j["run_id"])) reviewer_calls += e.type == "llm_call" && e.data.value("role", "") == "reviewer";
     CHECK(reviewer_calls == 9);
     CHECK(j["usage"]["llm_calls"] == 10);
+  }
+
+  TEST_CASE("verdict: an external evaluator covers a change only when declared discriminating, and it is run on the pre-run copy") {
+    Env env;
+    // Reads the file beneath the `workspace` it is told (the protocol), or beneath its working folder.
+    std::string by_protocol =
+        "f=$(python3 -c 'import json,sys; d=json.load(sys.stdin); print(d[\"workspace\"] + \"/\" + d[\"assertion\"][\"path\"])')\n"
+        "if grep -q '#006400' \"$f\"; then echo '{\"passed\": true, \"message\": \"dark green\"}'; "
+        "else echo '{\"passed\": false, \"message\": \"not dark green\"}'; fi\n";
+    std::string by_cwd =
+        "f=$(python3 -c 'import json,sys; print(json.load(sys.stdin)[\"assertion\"][\"path\"])')\n"
+        "if grep -q '#006400' \"$f\"; then echo '{\"passed\": true}'; else echo '{\"passed\": false}'; fi\n";
+    write_file(env.ws + "/.candor/by_protocol.sh", by_protocol);
+    write_file(env.ws + "/.candor/by_cwd.sh", by_cwd);
+    write_file(env.ws + "/.candor/config.json", json({{"evaluators",
+                                                       {{"dark_green", {{"command", {"sh", ".candor/by_protocol.sh"}}, {"discriminating", true}}},
+                                                        {"dark_green_cwd", {{"command", {"sh", ".candor/by_cwd.sh"}}, {"discriminating", true}}},
+                                                        {"dark_green_undeclared", {{"command", {"sh", ".candor/by_protocol.sh"}}}}}}})
+                                                   .dump());
+    auto run_with = [&](const std::string& type) {
+      Env fresh;
+      std::filesystem::copy(env.ws + "/.candor", fresh.ws + "/.candor");
+      json plan = {{"goal_kind", "modify"},
+                   {"steps", {patch_step("s1", "background: #ffffff;", "background: #006400;",
+                                         {{"type", type}, {"path", "css/style.css"}})}},
+                   {"then", "finish"}};
+      return parse_stdout(fresh.exec(fresh.plan_file(plan.dump())));
+    };
+    json declared = run_with("dark_green");
+    CHECK(declared["assertions"][0]["passed"] == true);
+    CHECK(declared["assertions"][0]["discriminating"] == true);
+    CHECK(declared["verdict"] == "success");
+    json cwd = run_with("dark_green_cwd");  // sees the current file twice: passes twice
+    CHECK(cwd["assertions"][0]["discriminating"] == false);
+    CHECK(cwd["verdict"] == "partial");
+    json undeclared = run_with("dark_green_undeclared");
+    CHECK(undeclared["assertions"][0]["passed"] == true);
+    CHECK(undeclared["assertions"][0]["discriminating"].is_null());
+    CHECK(undeclared["verdict"] == "partial");
   }
 }

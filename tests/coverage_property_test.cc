@@ -1,0 +1,154 @@
+// Property: whenever tier 1 says `success`, every mutated path has an assertion that passed after
+// the path's last change and fails on the path's content before the run. The oracle for "fails
+// before" is computed here from the initial files, independently of the executor's own check.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <random>
+
+#include "executor/executor.h"
+#include "tests/test_support.h"
+#include "verify/tier1.h"
+
+using namespace candor;
+using candor::testing::make_temp_dir;
+using candor::testing::write_file;
+using nlohmann::json;
+
+namespace {
+
+class StillClock final : public Clock {
+ public:
+  std::chrono::system_clock::time_point wall() override { return std::chrono::system_clock::from_time_t(1795000000); }
+  std::chrono::steady_clock::time_point monotonic() override { return std::chrono::steady_clock::time_point{}; }
+};
+
+class NullSink final : public EventSink {
+ public:
+  Status append(const std::string&, const Event&) override { return ok_status(); }
+};
+
+const std::vector<std::string> kWords = {"red", "green", "blue", "dark", "#006400"};
+const std::vector<std::string> kPaths = {"a.txt", "b.txt", "css/c.txt", "new.txt"};
+
+using Files = std::map<std::string, std::string>;
+
+// What the assertion says about `files` (the workspace before the run), computed here.
+bool holds_on(const json& a, const Files& files) {
+  std::string type = a.value("type", "");
+  if (type == "not") return !holds_on(a["assertion"], files);
+  auto it = files.find(a.value("path", ""));
+  bool exists = it != files.end();
+  if (type == "file_exists") return exists;
+  if (type == "file_contains") return exists && it->second.find(a.value("text", "")) != std::string::npos;
+  if (type == "file_not_contains") return exists && it->second.find(a.value("text", "")) == std::string::npos;
+  FAIL("unexpected assertion type " << type);
+  return false;
+}
+
+struct Case {
+  Files initial;
+  json steps = json::array();
+};
+
+Case random_case(std::mt19937& rng) {
+  auto pick = [&](const std::vector<std::string>& from) { return from[rng() % from.size()]; };
+  Case c;
+  c.initial = {{"a.txt", "red " + pick(kWords) + "\n"}, {"b.txt", "green blue\n"}, {"css/c.txt", pick(kWords) + "\n"}};
+  int steps = 1 + static_cast<int>(rng() % 4);
+  for (int i = 0; i < steps; ++i) {
+    std::string path = pick(kPaths);
+    json step = {{"id", "s" + std::to_string(i + 1)}};
+    json asserts = json::array();
+    // Half the time the step checks what it did, as an honest planner would; the rest are noise.
+    bool honest = rng() % 2 == 0;
+    switch (rng() % 3) {
+      case 0: {
+        std::string word = pick(kWords);
+        step["tool"] = "file_write";
+        step["args"] = {{"path", path}, {"content", word + " " + pick(kWords) + "\n"}};
+        if (honest) asserts.push_back({{"type", "file_contains"}, {"path", path}, {"text", word}});
+        break;
+      }
+      case 1: {
+        std::string word = pick(kWords);
+        step["tool"] = "file_patch";
+        step["args"] = {{"path", path}, {"edits", {{{"find", pick(kWords)}, {"replace", word}}}}};
+        if (honest) asserts.push_back({{"type", "file_contains"}, {"path", path}, {"text", word}});
+        break;
+      }
+      default:
+        step["tool"] = "file_delete";
+        step["args"] = {{"path", path}};
+        if (honest) asserts.push_back({{"type", "not"}, {"assertion", {{"type", "file_exists"}, {"path", path}}}});
+    }
+    int n = static_cast<int>(rng() % 2);
+    for (int k = 0; k < n; ++k) {
+      std::string on = rng() % 3 == 0 ? pick(kPaths) : path;
+      switch (rng() % 4) {
+        case 0: asserts.push_back({{"type", "file_exists"}, {"path", on}}); break;
+        case 1: asserts.push_back({{"type", "not"}, {"assertion", {{"type", "file_exists"}, {"path", on}}}}); break;
+        case 2: asserts.push_back({{"type", "file_contains"}, {"path", on}, {"text", pick(kWords)}}); break;
+        default: asserts.push_back({{"type", "file_not_contains"}, {"path", on}, {"text", pick(kWords)}});
+      }
+    }
+    step["assert"] = asserts;
+    c.steps.push_back(step);
+  }
+  return c;
+}
+
+}  // namespace
+
+TEST_SUITE("executor") {
+  TEST_CASE("property: tier-1 success implies every mutated path has a pass that fails on the pre-run content") {
+    std::mt19937 rng(20261122);
+    executor::ToolRegistry tools = executor::builtin_tools();
+    assertions::Registry evaluators = assertions::builtin_evaluators();
+    planner::Catalog catalog = executor::make_catalog(tools, evaluators);
+    int successes = 0, non_discriminating_passes = 0, checked_mutations = 0;
+    for (int iteration = 0; iteration < 300; ++iteration) {
+      Case c = random_case(rng);
+      CAPTURE(iteration);
+      CAPTURE(c.steps.dump());
+      std::string root = make_temp_dir("prop-ws"), store = make_temp_dir("prop-store");
+      for (const auto& [path, content] : c.initial) write_file(root + "/" + path, content);
+      auto ws = sandbox::Workspace::open(root);
+      auto snaps = verify::SnapshotStore::open(store, root);
+      REQUIRE(ws.ok());
+      REQUIRE(snaps.ok());
+      StillClock clock;
+      NullSink sink;
+      Trajectory trajectory("run1", clock, &sink);
+      executor::Executor ex({**ws, **snaps, tools, evaluators, clock, trajectory}, {});
+      REQUIRE(ex.begin("run1", "goal").ok());
+      ex.set_goal_kind(GoalKind::kModify, "test");
+      auto plan = planner::parse_plan(json{{"goal_kind", "modify"}, {"steps", c.steps}, {"then", "finish"}}, catalog);
+      REQUIRE(plan.ok());
+      executor::RoundOutcome outcome = ex.run_round(*plan, 1);
+      RunFacts f = ex.finish(outcome.all_passed ? RunStatus::kCompleted : RunStatus::kBudgetExhausted,
+                             outcome.all_passed ? BudgetKind::kNone : BudgetKind::kReplans, "");
+      for (const auto& a : f.assertions) {
+        if (a.passed && a.discriminating == std::optional<bool>(false)) ++non_discriminating_passes;
+        // The executor's own discriminating check agrees with the oracle.
+        if (a.passed && a.discriminating) CHECK(*a.discriminating == !holds_on(a.assertion, c.initial));
+      }
+      verify::Tier1Result t1 = verify::evaluate_tier1(f);
+      if (t1.verdict != Verdict::kSuccess) continue;
+      ++successes;
+      for (const auto& m : f.mutations) {
+        CAPTURE(m.path);
+        ++checked_mutations;
+        bool proved = std::any_of(f.assertions.begin(), f.assertions.end(), [&](const AssertionRecord& a) {
+          return a.passed && a.path == m.path && a.seq > m.last_change_seq && !holds_on(a.assertion, c.initial);
+        });
+        CHECK(proved);
+      }
+    }
+    // The property must have been put to the test, both ways.
+    MESSAGE("successes " << successes << ", mutations checked " << checked_mutations << ", non-discriminating passes "
+                         << non_discriminating_passes);
+    CHECK(successes >= 10);
+    CHECK(non_discriminating_passes >= 10);
+  }
+}
