@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "report/formats.h"
 #include "report/report.h"
 
 using namespace candor;
@@ -33,6 +34,42 @@ RunFacts discovery_run() {
 }  // namespace
 
 TEST_SUITE("report") {
+  TEST_CASE("every rendering shows who wrote each assertion and whether its pass discriminates") {
+    RunFacts f = discovery_run();
+    AssertionRecord planner_check;
+    planner_check.step = "s1";
+    planner_check.type = "file_contains";
+    planner_check.path = "css/style.css";
+    planner_check.passed = true;
+    planner_check.message = "css/style.css contains \"background\"";
+    planner_check.by = Provenance::kPlanner;
+    planner_check.discriminating = false;
+    AssertionRecord user_check = planner_check;
+    user_check.step = "";
+    user_check.message = "css/style.css contains \"#006400\"";
+    user_check.by = Provenance::kUser;
+    user_check.discriminating = true;
+    f.assertions = {planner_check, user_check};
+    auto t1 = verify::evaluate_tier1(f);
+    json r = report::build_report(f, t1, verify::decide_without_judge(t1), "2026-11-22T00:00:00.000Z");
+    CHECK(r["assertions"][0]["by"] == "planner");
+    CHECK(r["assertions"][0]["discriminating"] == false);
+    CHECK(r["assertions"][1]["by"] == "user");
+    CHECK(r["source"] == "run");
+    CHECK(r["scan"]["complete"] == true);
+    std::string terminal = report::render_terminal(r, {false, 200});
+    CHECK(terminal.find("(by planner · passed before the run too)") != std::string::npos);
+    CHECK(terminal.find("(by user · discriminating)") != std::string::npos);
+    std::string markdown = report::render_markdown(r);
+    CHECK(markdown.find("| by planner · passed before the run too |") != std::string::npos);
+    std::string html = report::render_html(r, {}, {});
+    CHECK(html.find("<td class=\"by\">planner</td><td class=\"discriminating\">no: passed before the run too</td>") !=
+          std::string::npos);
+    CHECK(html.find("<td class=\"by\">user</td><td class=\"discriminating\">yes: failed before the run</td>") != std::string::npos);
+    std::string junit = report::render_junit({r});
+    CHECK(junit.find("(by user · discriminating)") != std::string::npos);
+  }
+
   TEST_CASE("the JSON report has DESIGN.md's fields and values") {
     RunFacts f = discovery_run();
     auto t1 = verify::evaluate_tier1(f);
