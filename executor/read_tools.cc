@@ -95,7 +95,7 @@ class FileRead final : public Tool {
 class FileList final : public Tool {
  public:
   const Signature& signature() const override {
-    static const Signature s{"file_list", "list files and directories (not following symlinks; .git is skipped)",
+    static const Signature s{"file_list", "list files and directories (not following symlinks; .git and .candor are skipped)",
                              {path_arg(false, "directory to list (default .)"),
                               {"depth", ArgType::kInteger, false, "how deep to descend (default 2)", 1, 64}}};
     return s;
