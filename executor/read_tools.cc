@@ -32,42 +32,70 @@ class FileRead final : public Tool {
   ToolResult run(const nlohmann::json& args, const ToolContext& ctx) const override {
     const std::string path = args.at("path").get<std::string>();
     if (ctx.workspace.is_secret(path)) return ToolResult::failure(sandbox::secret_refusal(path));
-    auto content = ctx.workspace.read_file(path, kMaxReadFile);
+    // One byte past the cap tells a file that fills it from one that goes on.
+    auto content = ctx.workspace.read_file(path, kMaxReadFile + 1);
     if (!content.ok()) return ToolResult::failure(content.error().message);
-    std::int64_t offset = args.value("offset", std::int64_t{1});
-    std::int64_t limit = args.value("limit", std::int64_t{0});
-    std::string text;
-    if (offset == 1 && limit == 0) {
-      text = std::move(content.value());
-    } else {
-      std::int64_t line = 1;
-      std::size_t pos = 0;
-      const std::string& c = *content;
-      while (pos < c.size() && line < offset) {
-        std::size_t nl = c.find('\n', pos);
-        pos = nl == std::string::npos ? c.size() : nl + 1;
-        ++line;
-      }
-      std::size_t end = pos;
-      for (std::int64_t n = 0; end < c.size() && (limit == 0 || n < limit); ++n) {
-        std::size_t nl = c.find('\n', end);
-        end = nl == std::string::npos ? c.size() : nl + 1;
-      }
-      text = c.substr(pos, end - pos);
+    const bool cut = content->size() > kMaxReadFile;
+    if (cut) {
+      // Only whole lines count: the line the cap splits is not one the file has.
+      std::size_t last_nl = content->rfind('\n', kMaxReadFile - 1);
+      content->resize(last_nl == std::string::npos ? 0 : last_nl + 1);
+    }
+    const std::int64_t offset = args.value("offset", std::int64_t{1});
+    const std::int64_t limit = args.value("limit", std::int64_t{0});
+    const LineRange range = line_range(*content, offset, limit);
+    if (cut && range.begin == content->size()) {
+      return ToolResult::failure(fmt::format("{}: line {} lies beyond the first {} MiB, the most file_read reads "
+                                             "(the file is {}; those {} MiB hold {} whole lines)",
+                                             path, offset, kMaxReadFile >> 20, file_size(ctx, path), kMaxReadFile >> 20,
+                                             range.lines_before));
     }
     CappedOutput out(ctx.output_cap);
-    out.append(text);
+    out.append(content->data() + range.begin, range.end - range.begin);
     ToolResult r;
     r.ok = true;
     r.set_output(out);
+    if (cut && range.end == content->size() && (limit == 0 || range.lines < limit)) {
+      // The range runs past what was read: say where it stops rather than pass it off as the end.
+      r.output += fmt::format("\n[file_read stopped after line {}: the file is {} and file_read reads only the first {} MiB]",
+                              offset + range.lines - 1, file_size(ctx, path), kMaxReadFile >> 20);
+      r.output_truncated = true;
+    }
     return r;
+  }
+
+ private:
+  struct LineRange {
+    std::size_t begin = 0, end = 0;  // byte offsets into the content
+    std::int64_t lines = 0;          // lines in [begin, end)
+    std::int64_t lines_before = 0;   // lines before begin
+  };
+  // Lines [offset, offset + limit) of `c`; limit 0 means to the end.
+  static LineRange line_range(const std::string& c, std::int64_t offset, std::int64_t limit) {
+    LineRange r;
+    while (r.begin < c.size() && r.lines_before + 1 < offset) {
+      std::size_t nl = c.find('\n', r.begin);
+      r.begin = nl == std::string::npos ? c.size() : nl + 1;
+      ++r.lines_before;
+    }
+    r.end = r.begin;
+    while (r.end < c.size() && (limit == 0 || r.lines < limit)) {
+      std::size_t nl = c.find('\n', r.end);
+      r.end = nl == std::string::npos ? c.size() : nl + 1;
+      ++r.lines;
+    }
+    return r;
+  }
+  static std::string file_size(const ToolContext& ctx, const std::string& path) {
+    auto info = ctx.workspace.stat(path);
+    return info.ok() ? fmt::format("{} bytes", info->size) : fmt::format("over {} bytes", kMaxReadFile);
   }
 };
 
 class FileList final : public Tool {
  public:
   const Signature& signature() const override {
-    static const Signature s{"file_list", "list files and directories (not following symlinks; .git is skipped)",
+    static const Signature s{"file_list", "list files and directories (not following symlinks; .git and .candor are skipped)",
                              {path_arg(false, "directory to list (default .)"),
                               {"depth", ArgType::kInteger, false, "how deep to descend (default 2)", 1, 64}}};
     return s;

@@ -3,7 +3,9 @@
 
 #include <doctest/doctest.h>
 
+#include <signal.h>
 #include <spawn.h>
+#include <sys/wait.h>
 
 #include <chrono>
 #include <filesystem>
@@ -57,7 +59,8 @@ struct Env {
 };
 
 // Starts candor with `args` in the background and waits (up to 10 s) until the run's event for
-// calling step `step` is in the store. Returns the child's pid (0 if it never got there).
+// calling step `step` is in the store. Returns the child's pid; 0 when it never got there (the
+// child exited first, or is killed and reaped here), so REQUIRE(pid > 0) catches both.
 inline pid_t spawn_until_step(const Env& env, std::vector<std::string> args, const std::string& step) {
   std::string bin = candor_bin(), home = "CANDOR_HOME=" + env.store;
   args.insert(args.begin(), bin);
@@ -69,6 +72,11 @@ inline pid_t spawn_until_step(const Env& env, std::vector<std::string> args, con
   if (::posix_spawn(&pid, bin.c_str(), nullptr, nullptr, argv.data(), envp.data()) != 0) return 0;
   for (int i = 0; i < 200; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      MESSAGE("candor exited before step " << step << " started (wait status " << status << ")");
+      return 0;
+    }
     auto store = store::RunStore::open(env.store);
     if (!store.ok()) continue;
     auto id = (*store)->resolve("last");
@@ -79,7 +87,10 @@ inline pid_t spawn_until_step(const Env& env, std::vector<std::string> args, con
       if (e.type == "tool_called" && e.data.value("step", "") == step) return pid;
     }
   }
-  return pid;
+  MESSAGE("step " << step << " never started within 10 s: candor is killed");
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  return 0;
 }
 
 inline std::string example_plan(const std::string& name) { return source_root() + "/examples/dark-green/plans/" + name; }

@@ -5,6 +5,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <thread>
@@ -80,9 +81,30 @@ TEST_SUITE("e2e") {
     auto last = env.candor({"report", "--json"});
     CHECK(last.exit_code == 0);
     CHECK(parse_stdout(last) == second);
-    std::string prefix = first["run_id"].get<std::string>().substr(0, 20);
-    auto by_prefix = env.candor({"report", first["run_id"].get<std::string>(), "--json"});
+    // The shortest prefix of the first id that the second does not share: strictly shorter than
+    // the id, and enough to name the first run alone.
+    const std::string a = first["run_id"], b = second["run_id"];
+    std::size_t common = std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first - a.begin();
+    REQUIRE(common > 0);  // both ids begin with the year
+    REQUIRE(common + 1 < a.size());
+    auto by_prefix = env.candor({"report", a.substr(0, common + 1), "--json"});
+    CHECK(by_prefix.exit_code == 0);
     CHECK(parse_stdout(by_prefix) == first);
+    auto ambiguous = env.candor({"report", a.substr(0, common), "--json"});
+    CHECK(ambiguous.exit_code == 65);
+    CHECK(ambiguous.out.empty());
+    CHECK(ambiguous.err.find("\"" + a.substr(0, common) + "\" matches several runs") != std::string::npos);
+    // The shared part, then a character neither id has next: a well-formed prefix of no run.
+    std::string unknown_prefix = a.substr(0, common);
+    for (char c : std::string("0123456789abcdef")) {
+      if (c != a[common] && c != b[common]) {
+        unknown_prefix += c;
+        break;
+      }
+    }
+    auto unknown = env.candor({"report", unknown_prefix, "--json"});
+    CHECK(unknown.exit_code == 65);
+    CHECK(unknown.err.find("no run matches") != std::string::npos);
     auto text = env.candor({"runs"});
     CHECK(text.out.rfind("RUN ", 0) == 0);
     auto missing = env.candor({"report", "nosuchrun"});

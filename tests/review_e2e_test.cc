@@ -10,9 +10,10 @@ using nlohmann::json;
 
 namespace {
 
-std::string line(const json& reply, const std::string& expect = "") {
+std::string line(const json& reply, const std::string& expect = "", std::optional<std::pair<int, int>> usage = {}) {
   json l = {{"reply_json", reply}};
   if (!expect.empty()) l["expect"] = expect;
+  if (usage) l["usage"] = {{"input_tokens", usage->first}, {"output_tokens", usage->second}};
   return l.dump() + "\n";
 }
 
@@ -51,6 +52,15 @@ std::string replay_provider(const std::string& dir, const std::vector<json>& rep
 }
 
 json request(const std::string& dir, int n) { return json::parse(read_file(dir + "/req-" + std::to_string(n) + ".json")); }
+
+// The command provider's documented estimate, a token per four bytes plus one, of what call N sent
+// and got back, measured from the files the replay script kept.
+std::int64_t sent_tokens(const std::string& dir, int n) {
+  return static_cast<std::int64_t>(read_file(dir + "/req-" + std::to_string(n) + ".json").size() / 4 + 1);
+}
+std::int64_t received_tokens(const std::string& dir, int n) {
+  return static_cast<std::int64_t>(read_file(dir + "/reply-" + std::to_string(n) + ".txt").size() / 4 + 1);
+}
 
 }  // namespace
 
@@ -131,10 +141,12 @@ TEST_SUITE("e2e") {
     CHECK(r.exit_code == 0);
     json j = parse_stdout(r);
     CHECK(j["verdict"] == "success");
+    // Calls 1 and 2 are the first review (a file_read, then the verdict), call 4 the second.
     CHECK(j["goal_validations"] == json::array({{{"attempt", 1}, {"verdict", "fail"}, {"reason", "the footer colour #666666 is unreadable on #006400"},
-                                                 {"input_tokens", j["goal_validations"][0]["input_tokens"]}, {"output_tokens", j["goal_validations"][0]["output_tokens"]}},
+                                                 {"input_tokens", sent_tokens(dir, 1) + sent_tokens(dir, 2)},
+                                                 {"output_tokens", received_tokens(dir, 1) + received_tokens(dir, 2)}},
                                                 {{"attempt", 2}, {"verdict", "pass"}, {"reason", "background #006400, footer #dddddd"},
-                                                 {"input_tokens", j["goal_validations"][1]["input_tokens"]}, {"output_tokens", j["goal_validations"][1]["output_tokens"]}}}));
+                                                 {"input_tokens", sent_tokens(dir, 4)}, {"output_tokens", received_tokens(dir, 4)}}}));
     std::string worker_first = request(dir, 0).dump();
     std::string reviewer_first = request(dir, 1).dump();
     std::string worker_second = request(dir, 3).dump();
@@ -150,10 +162,11 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("reviewer: every attempt failing ends goal_attempts_exhausted, fail, exit 2") {
     Env env;
-    std::string script = line(checked_patch("s1", "background: #ffffff;", "background: #006400;")) +
-                         line({{"verdict", "fail"}, {"reason", "first reason"}}) +
-                         line(checked_patch("s2", "color: #666666;", "color: #dddddd;"), "first reason") +
-                         line({{"verdict", "fail"}, {"reason", "second reason"}});
+    // Distinct usage on every line, so a sum that takes the wrong lines or counts one twice shows.
+    std::string script = line(checked_patch("s1", "background: #ffffff;", "background: #006400;"), "", {{1000, 100}}) +
+                         line({{"verdict", "fail"}, {"reason", "first reason"}}, "", {{2000, 20}}) +
+                         line(checked_patch("s2", "color: #666666;", "color: #dddddd;"), "first reason", {{30000, 3}}) +
+                         line({{"verdict", "fail"}, {"reason", "second reason"}}, "", {{40000, 4000}});
     auto r = env.run("Make it green", script, {"--criterion", "secret criterion", "--max-goal-attempts", "2"});
     CHECK(r.exit_code == 2);
     json j = parse_stdout(r);
@@ -161,7 +174,12 @@ TEST_SUITE("e2e") {
     CHECK(j["verdict"] == "fail");
     CHECK(j["verdict_by"] == "reviewer");
     CHECK(j["reasons"][0] == "the independent reviewer failed the work (attempt 2): second reason");
-    CHECK(j["goal_validations"].size() == 2);
+    REQUIRE(j["goal_validations"].size() == 2);
+    CHECK(j["goal_validations"][0]["input_tokens"] == 2000);
+    CHECK(j["goal_validations"][0]["output_tokens"] == 20);
+    CHECK(j["goal_validations"][1]["input_tokens"] == 40000);
+    CHECK(j["goal_validations"][1]["output_tokens"] == 4000);
+    CHECK(j["usage"] == json{{"llm_calls", 4}, {"input_tokens", 73000}, {"output_tokens", 4123}});
   }
 
   TEST_CASE("reviewer: a request for file_write is refused and recorded, and the file is unchanged") {

@@ -1,9 +1,12 @@
 // The process sandbox and the credential-file refusal, through the built binary.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "tests/e2e_support.h"
+#include "tests/kernel_facts.h"
 
 using namespace candor::testing;
 using nlohmann::json;
@@ -112,16 +115,38 @@ TEST_SUITE("e2e") {
     CHECK(env.candor({"report", "last"}).out.find("missing landlock") != std::string::npos);
   }
 
-  TEST_CASE("candor doctor lists each protection and exits 0 only when all are there") {
+  TEST_CASE("candor doctor's claims match what the kernel does when the test asks it directly") {
     Env env;
+    const KernelFacts& k = kernel_facts();
+    CAPTURE(k.landlock_abi);
+    CAPTURE(k.network_namespace);
+    CAPTURE(k.seccomp_filter);
+    CAPTURE(k.pids_cgroup);
+    env.env.push_back("CANDOR_SANDBOX_DISABLE=");  // whatever the caller's environment says
     auto full = env.candor({"doctor", "--json"});
     json j = parse_stdout(full);
-    CHECK(full.exit_code == (j["missing"].empty() ? 0 : 1));
+    CHECK(j["landlock_abi"] == k.landlock_abi);
+    CHECK(j["filesystem"] == (k.landlock_abi > 0));
+    CHECK(j["read_only_dirs"] == k.network_namespace);
+    CHECK(j["seccomp"] == k.seccomp_filter);
+    CHECK(j["network"] == (k.network_namespace ? "namespace" : k.seccomp_filter ? "seccomp" : "none"));
+    CHECK(j["processes"] == (!k.pids_cgroup.empty() ? "cgroup" : ::getuid() != 0 ? "rlimit" : "none"));
+    if (!k.pids_cgroup.empty()) {
+      CHECK(j["details"]["processes"].get<std::string>().find("pids cgroup under " + k.pids_cgroup + ":") != std::string::npos);
+    }
+    json missing = json::array();
+    if (k.landlock_abi == 0) missing.push_back("landlock");
+    if (!k.network_namespace) missing.push_back("mount namespace");
+    if (!k.network_namespace && !k.seccomp_filter) missing.push_back("network isolation");
+    if (!k.seccomp_filter) missing.push_back("seccomp");
+    if (k.pids_cgroup.empty() && ::getuid() == 0) missing.push_back("process limit");
+    CHECK(j["missing"] == missing);
+    CHECK(full.exit_code == (missing.empty() ? 0 : 1));
     for (const char* key : {"landlock", "namespaces", "seccomp", "network", "processes", "rlimits", "environment", "privileges"}) {
       CAPTURE(key);
       CHECK(j["details"].contains(key));
     }
-    env.env.push_back("CANDOR_SANDBOX_DISABLE=seccomp,namespaces");
+    env.env.back() = "CANDOR_SANDBOX_DISABLE=seccomp,namespaces";
     auto reduced = env.candor({"doctor"});
     CHECK(reduced.exit_code == 1);
     CHECK(reduced.out.find("seccomp      NO") != std::string::npos);

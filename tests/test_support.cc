@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 #include <stdexcept>
 
 namespace fs = std::filesystem;
@@ -29,6 +30,19 @@ std::string env_or(const char* name, const std::string& fallback) {
 }
 
 }  // namespace
+
+ScopedEnv::ScopedEnv(std::string name, const std::string& value) : name_(std::move(name)) {
+  if (const char* old = std::getenv(name_.c_str())) old_ = old;
+  ::setenv(name_.c_str(), value.c_str(), 1);
+}
+
+ScopedEnv::~ScopedEnv() {
+  if (old_) {
+    ::setenv(name_.c_str(), old_->c_str(), 1);
+  } else {
+    ::unsetenv(name_.c_str());
+  }
+}
 
 void begin_scratch() {
   std::string base = env_or("TMPDIR", "/tmp") + "/candor-test-XXXXXX";

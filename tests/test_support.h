@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,20 @@ class LoopbackListener {
  private:
   int fd_ = -1;
   int port_ = 0;
+};
+
+// Sets an environment variable for the guard's lifetime and then puts back what was there (its old
+// value, or nothing), however the test case ends: a failed REQUIRE throws past any unsetenv.
+class ScopedEnv {
+ public:
+  ScopedEnv(std::string name, const std::string& value);
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
 };
 
 // The built candor binary (CANDOR_BIN), the source root, and ../shared/corpora.

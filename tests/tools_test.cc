@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include <fmt/format.h>
+
 #include "executor/tool.h"
 #include "tests/http_server.h"
 #include "tests/test_support.h"
@@ -65,6 +67,37 @@ TEST_SUITE("executor") {
     auto missing = f.run("file_read", {{"path", "nope.css"}});
     CHECK_FALSE(missing.ok);
     CHECK(missing.error == "nope.css: no such file or directory");
+  }
+
+  TEST_CASE("file_read says when a line range lies past the 16 MiB it reads") {
+    ToolFixture f;
+    // 200,000 lines of 100 bytes: the first 16 MiB hold 167,772 whole lines and part of the next.
+    auto line = [](int i) { return fmt::format("{:099}\n", i); };
+    std::string big;
+    for (int i = 1; i <= 200000; ++i) big += line(i);
+    write_file(f.root + "/big.txt", big);
+
+    auto beyond = f.run("file_read", {{"path", "big.txt"}, {"offset", 190000}, {"limit", 5}});
+    CHECK_FALSE(beyond.ok);
+    CHECK(beyond.error ==
+          "big.txt: line 190000 lies beyond the first 16 MiB, the most file_read reads "
+          "(the file is 20000000 bytes; those 16 MiB hold 167772 whole lines)");
+    auto split = f.run("file_read", {{"path", "big.txt"}, {"offset", 167773}, {"limit", 1}});
+    CHECK_FALSE(split.ok);  // the line the cap cuts in two is not returned as if whole
+
+    auto across = f.run("file_read", {{"path", "big.txt"}, {"offset", 167771}, {"limit", 5}});
+    REQUIRE(across.ok);
+    CHECK(across.output == line(167771) + line(167772) +
+                               "\n[file_read stopped after line 167772: the file is 20000000 bytes and file_read "
+                               "reads only the first 16 MiB]");
+    CHECK(across.output_truncated);
+    auto inside = f.run("file_read", {{"path", "big.txt"}, {"offset", 167771}, {"limit", 2}});
+    CHECK(inside.output == line(167771) + line(167772));
+    CHECK_FALSE(inside.output_truncated);
+
+    auto whole = f.run("file_read", {{"path", "big.txt"}});
+    REQUIRE(whole.ok);
+    CHECK(whole.output.find("[file_read stopped after line 167772: the file is 20000000 bytes") != std::string::npos);
   }
 
   TEST_CASE("file_list shows files with sizes and directories with a slash") {
