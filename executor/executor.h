@@ -32,6 +32,7 @@ struct ExecutorOptions {
   const std::atomic<bool>* cancel = nullptr;  // borrowed; set by Ctrl-C
   const sandbox::SandboxPolicy* process_sandbox = nullptr;  // borrowed; for shell steps
   nlohmann::json sandbox_protections;  // what the run records as its sandbox (Protections::to_json)
+  std::vector<std::string> snapshot_ignore;  // config snapshot.ignore: fixed with the .gitignore files at begin()
 };
 
 // Everything the executor uses, borrowed; all must outlive it.
