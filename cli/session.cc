@@ -71,6 +71,7 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   if (args.timeout_s) o.limits.timeout_s = *args.timeout_s;
   if (config.output_cap_bytes) o.output_cap = *config.output_cap_bytes;
   o.network = config.network;
+  o.snapshot_ignore = config.snapshot_ignore;
   s->sandbox_policy_ = sandbox::make_sandbox_policy(*s->workspace_, config.sandbox);
   sandbox::SandboxPolicy& policy = s->sandbox_policy_;
   if (args.allow_network) policy.allow_network = true;
@@ -91,7 +92,7 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   o.progress = args.progress;
   o.cancel = args.cancel;
 
-  TRY(s->snapshots_, verify::SnapshotStore::open(s->store_->dir(), s->workspace_->root()));
+  TRY(s->snapshots_, verify::SnapshotStore::open(s->store_->dir(), s->workspace_->root(), config.snapshot_ignore));
   return s;
 }
 

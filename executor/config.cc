@@ -76,6 +76,21 @@ Status parse_sandbox(const nlohmann::json& j, sandbox::SandboxPolicy& policy) {
   return ok_status();
 }
 
+Status parse_snapshot(const nlohmann::json& j, std::vector<std::string>& ignore) {
+  if (!j.is_object()) return invalid("snapshot", "expected an object");
+  for (const auto& [key, value] : j.items()) {
+    if (key != "ignore") return invalid("snapshot." + key, fmt::format("unknown field \"{}\" (expected: ignore)", key));
+    TRY(ignore, string_list(value, "snapshot.ignore"));
+    for (std::size_t i = 0; i < ignore.size(); ++i) {
+      // One rule per entry: a line break would smuggle in a second one.
+      if (ignore[i].find_first_of("\r\n") != std::string::npos) {
+        return invalid(json_path_index("snapshot.ignore", i), "expected one gitignore pattern, without line breaks");
+      }
+    }
+  }
+  return ok_status();
+}
+
 Result<ArgType> parse_arg_type(const nlohmann::json& v, const std::string& path) {
   static const std::vector<std::pair<std::string, ArgType>> kTypes = {
       {"string", ArgType::kString}, {"integer", ArgType::kInteger}, {"boolean", ArgType::kBoolean},
@@ -190,8 +205,10 @@ Result<WorkspaceConfig> parse_config(const nlohmann::json& j) {
         if (sk != "allow") return invalid("secrets." + sk, fmt::format("unknown field \"{}\" (expected: allow)", sk));
         TRY(c.secrets_allow, string_list(sv, "secrets.allow"));
       }
+    } else if (key == "snapshot") {
+      TRY_STATUS(parse_snapshot(value, c.snapshot_ignore));
     } else {
-      return invalid(key, fmt::format("unknown field \"{}\" (expected one of: network, budget, output_cap_bytes, expect, sandbox, secrets, evaluators)", key));
+      return invalid(key, fmt::format("unknown field \"{}\" (expected one of: network, budget, output_cap_bytes, expect, sandbox, secrets, evaluators, snapshot)", key));
     }
   }
   return c;

@@ -28,6 +28,9 @@ struct WorkspaceConfig {
   std::vector<std::string> secrets_allow;  // "secrets": {"allow": [globs]}
   // "evaluators": {"TYPE": {"command": [...], "timeout_s"?, "description"?, "args"?}}
   std::vector<assertions::ExternalEvaluatorSpec> evaluators;
+  // "snapshot": {"ignore": [patterns]}: gitignore patterns, relative to the workspace root, that
+  // snapshots leave out on top of the .gitignore files the run starts with.
+  std::vector<std::string> snapshot_ignore;
 };
 
 // Parses the config object; messages name the JSON path ("budget.max_steps: ...").

@@ -36,6 +36,7 @@ Status Executor::begin(const std::string& run_id, const std::string& goal) {
   facts_.goal = goal;
   auto scan = deps_.snapshots.scan();
   if (!scan.ok()) return scan.error().wrap("snapshot before the run");
+  TRY_STATUS(deps_.snapshots.freeze_ignore_rules(options_.snapshot_ignore));
   auto tree = deps_.snapshots.write_tree();
   if (!tree.ok()) return tree.error().wrap("snapshot before the run");
   facts_.snapshot_before = *tree;

@@ -34,6 +34,7 @@ struct ExecutorOptions {
   nlohmann::json sandbox_protections;  // what the run records as its sandbox (Protections::to_json)
   // Who wrote the plans' step assertions: the user (`candor exec`) or the planner (`candor run`).
   Provenance plan_assertions_by = Provenance::kPlanner;
+  std::vector<std::string> snapshot_ignore;  // config snapshot.ignore: fixed with the .gitignore files at begin()
 };
 
 // Everything the executor uses, borrowed; all must outlive it.

@@ -46,7 +46,7 @@ TEST_SUITE("executor") {
              {R"({"network": {"allow_hosts": [""]}})", "network.allow_hosts[0]: expected a non-empty host name"},
              {R"({"network": {"allow": []}})", "network.allow: unknown field \"allow\" (expected: allow_hosts)"},
              {R"({"output_cap_bytes": 10})", "output_cap_bytes: expected an integer from 1024 to 67108864"},
-             {R"({"evaluatorz": {}})", "evaluatorz: unknown field \"evaluatorz\" (expected one of: network, budget, output_cap_bytes, expect, sandbox, secrets, evaluators)"},
+             {R"({"evaluatorz": {}})", "evaluatorz: unknown field \"evaluatorz\" (expected one of: network, budget, output_cap_bytes, expect, sandbox, secrets, evaluators, snapshot)"},
              {R"({"sandbox": {"allow_network": "yes"}})", "sandbox.allow_network: expected true or false"},
              {R"({"sandbox": {"pass_env": ["A", 3]}})", "sandbox.pass_env[1]: expected a non-empty string"},
              {R"({"sandbox": {"read_paths": ["relative/dir"]}})", "sandbox.read_paths[0]: expected an absolute path"},
@@ -55,6 +55,27 @@ TEST_SUITE("executor") {
              {R"({"secrets": {"allow": "*.pem"}})", "secrets.allow: expected an array of strings"},
              {R"({"secrets": {"deny": []}})", "secrets.deny: unknown field \"deny\" (expected: allow)"},
              {R"([])", "$: the config is a JSON object"}}) {
+      CAPTURE(row.text);
+      auto c = executor::parse_config(json::parse(row.text));
+      REQUIRE_FALSE(c.ok());
+      CHECK(c.error().message == row.message);
+    }
+  }
+
+  TEST_CASE("config: snapshot.ignore holds extra ignore patterns, one per entry") {
+    auto ok = executor::parse_config(json::parse(R"({"snapshot": {"ignore": ["node_modules/", "*.log", "/cache/"]}})"));
+    REQUIRE(ok.ok());
+    CHECK(ok->snapshot_ignore == std::vector<std::string>{"node_modules/", "*.log", "/cache/"});
+    CHECK(executor::parse_config(json::parse("{}"))->snapshot_ignore.empty());
+    struct Row {
+      std::string text, message;
+    };
+    for (const auto& row : std::vector<Row>{
+             {R"({"snapshot": []})", "snapshot: expected an object"},
+             {R"({"snapshot": {"ignored": []}})", "snapshot.ignored: unknown field \"ignored\" (expected: ignore)"},
+             {R"({"snapshot": {"ignore": "*.log"}})", "snapshot.ignore: expected an array of strings"},
+             {R"({"snapshot": {"ignore": ["*.log", ""]}})", "snapshot.ignore[1]: expected a non-empty string"},
+             {R"({"snapshot": {"ignore": ["a\n!b"]}})", "snapshot.ignore[0]: expected one gitignore pattern, without line breaks"}}) {
       CAPTURE(row.text);
       auto c = executor::parse_config(json::parse(row.text));
       REQUIRE_FALSE(c.ok());

@@ -187,3 +187,142 @@ TEST_SUITE("verify") {
     CHECK((*snap)->scan().value() == std::vector<std::string>{"run.sh"});
   }
 }
+
+namespace {
+
+// The files a tree holds, read back with the git command line (an oracle independent of libgit2).
+std::set<std::string> tree_files(const verify::SnapshotStore& snap, const std::string& tree) {
+  auto r = run_command({"/usr/bin/git", "--git-dir=" + snap.repository_path(), "ls-tree", "-r", "--name-only", tree});
+  REQUIRE(r.exit_code == 0);
+  std::set<std::string> out;
+  std::string line;
+  for (char c : r.out) {
+    if (c != '\n') {
+      line += c;
+    } else {
+      out.insert(line);
+      line.clear();
+    }
+  }
+  return out;
+}
+
+std::unique_ptr<verify::SnapshotStore> open_frozen(const std::string& ws, const std::vector<std::string>& extra = {}) {
+  auto snap = verify::SnapshotStore::open(make_temp_dir("store"), ws);
+  REQUIRE(snap.ok());
+  REQUIRE((*snap)->scan().ok());
+  REQUIRE((*snap)->freeze_ignore_rules(extra).ok());
+  return std::move(*snap);
+}
+
+}  // namespace
+
+TEST_SUITE("verify") {
+  TEST_CASE("a .gitignore written after the rules were frozen hides nothing") {
+    std::string ws = make_temp_dir("ws");
+    write_file(ws + "/a.txt", "a\n");
+    write_file(ws + "/sub/b.txt", "b\n");
+    auto snap = open_frozen(ws);
+    std::string t0 = snap->write_tree().value();
+
+    write_file(ws + "/.gitignore", "hidden.txt\n");
+    write_file(ws + "/sub/.gitignore", "*\n");
+    write_file(ws + "/hidden.txt", "I hide\n");
+    write_file(ws + "/sub/also.txt", "me too\n");
+    auto s = snap->scan();
+    REQUIRE(s.ok());
+    CHECK(*s == std::vector<std::string>{".gitignore", "hidden.txt", "sub/.gitignore", "sub/also.txt"});
+    std::string t1 = snap->write_tree().value();
+    auto muts = snap->diff(t0, t1);
+    REQUIRE(muts.ok());
+    std::set<std::string> changed;
+    for (const auto& m : *muts) changed.insert(m.path);
+    CHECK(changed.count("hidden.txt") == 1);
+    CHECK(changed.count("sub/also.txt") == 1);
+    CHECK(snap->read(t1, "hidden.txt").value() == std::optional<std::string>("I hide\n"));
+  }
+
+  TEST_CASE("ignore rules present at the start keep ignoring, even after their .gitignore is edited or deleted") {
+    std::string ws = make_temp_dir("ws");
+    write_file(ws + "/.gitignore", "node_modules/\n");
+    write_file(ws + "/lib/.gitignore", "*.log\n");
+    write_file(ws + "/build/.gitignore", "*\n");  // meson's build folders ignore themselves
+    write_file(ws + "/lib/a.c", "int a;\n");
+    auto snap = open_frozen(ws);
+    std::string t0 = snap->write_tree().value();
+    CHECK(tree_files(*snap, t0) == std::set<std::string>{".gitignore", "lib/.gitignore", "lib/a.c"});
+
+    write_file(ws + "/node_modules/x/index.js", "x\n");
+    write_file(ws + "/lib/new.log", "log\n");
+    write_file(ws + "/lib/deeper/more.log", "log\n");
+    write_file(ws + "/build/out.o", "obj");
+    CHECK(snap->scan().value().empty());
+
+    write_file(ws + "/lib/.gitignore", "# nothing ignored any more\n");
+    fs::remove(ws + "/.gitignore");
+    write_file(ws + "/node_modules/y.js", "y\n");
+    CHECK(snap->scan().value() == std::vector<std::string>{".gitignore", "lib/.gitignore"});
+  }
+
+  TEST_CASE("snapshot.ignore patterns apply from the freeze on, to files already there too") {
+    std::string ws = make_temp_dir("ws");
+    write_file(ws + "/old.tmp", "old\n");
+    write_file(ws + "/keep.txt", "keep\n");
+    auto snap = open_frozen(ws, {"*.tmp", "/cache/"});
+    CHECK(tree_files(*snap, snap->write_tree().value()) == std::set<std::string>{"keep.txt"});
+    write_file(ws + "/d/b.tmp", "tmp\n");
+    write_file(ws + "/cache/x", "x\n");
+    write_file(ws + "/d/cache/y", "y\n");  // the pattern is anchored at the root
+    CHECK(snap->scan().value() == std::vector<std::string>{"d/cache/y"});
+  }
+
+  TEST_CASE("snapshot.ignore given to open() spares the first scan; a pattern added between runs prunes the saved index") {
+    std::string ws = make_temp_dir("ws");
+    std::string store = make_temp_dir("store");
+    write_file(ws + "/keep.txt", "keep\n");
+    write_file(ws + "/deps/lib.js", "lib\n");
+    write_file(ws + "/debug.log", "log\n");
+    {
+      auto snap = verify::SnapshotStore::open(store, ws, {"deps/"});
+      REQUIRE(snap.ok());
+      CHECK((*snap)->scan().value() == std::vector<std::string>{"debug.log", "keep.txt"});
+      REQUIRE((*snap)->freeze_ignore_rules({"deps/"}).ok());
+      REQUIRE((*snap)->flush().ok());
+    }
+    auto snap = verify::SnapshotStore::open(store, ws, {"deps/", "*.log"});
+    REQUIRE(snap.ok());
+    REQUIRE((*snap)->scan().ok());
+    REQUIRE((*snap)->freeze_ignore_rules({"deps/", "*.log"}).ok());
+    CHECK(tree_files(**snap, (*snap)->write_tree().value()) == std::set<std::string>{"keep.txt"});
+
+    auto dropped = verify::SnapshotStore::open(make_temp_dir("store"), ws, {"*.log"});  // then the config lost it
+    REQUIRE((*dropped)->scan().ok());
+    REQUIRE((*dropped)->freeze_ignore_rules({}).ok());
+    CHECK(tree_files(**dropped, (*dropped)->write_tree().value()) == std::set<std::string>{"debug.log", "deps/lib.js", "keep.txt"});
+  }
+
+  TEST_CASE("a symlink named like an ignored folder is a file to the ignore rules, in the first scan as later (as in git)") {
+    std::string ws = make_temp_dir("ws");
+    write_file(ws + "/.gitignore", "deps/\n");
+    write_file(ws + "/real/lib.js", "lib\n");
+    fs::create_directory_symlink("real", ws + "/deps");
+    auto snap = open_frozen(ws);
+    CHECK(tree_files(*snap, snap->write_tree().value()) == std::set<std::string>{".gitignore", "deps", "real/lib.js"});
+    write_file(ws + "/new.txt", "new\n");
+    CHECK(snap->scan().value() == std::vector<std::string>{"new.txt"});
+  }
+
+  TEST_CASE("folders holding their own .git are scanned like any folder, their .git excluded") {
+    std::string ws = make_temp_dir("ws");
+    write_file(ws + "/top.txt", "top\n");
+    REQUIRE(run_command({"/usr/bin/git", "init", "-q", ws + "/sub"}).exit_code == 0);
+    write_file(ws + "/sub/file.txt", "in a nested repository\n");
+    auto snap = open_frozen(ws);
+    CHECK(tree_files(*snap, snap->write_tree().value()) == std::set<std::string>{"sub/file.txt", "top.txt"});
+
+    write_file(ws + "/later/.git/HEAD", "ref: refs/heads/main\n");  // a .git a step writes by hand
+    write_file(ws + "/later/new.txt", "new\n");
+    write_file(ws + "/sub/file.txt", "changed\n");
+    CHECK(snap->scan().value() == std::vector<std::string>{"later/new.txt", "sub/file.txt"});
+  }
+}

@@ -5,16 +5,19 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
-#include <string_view>
-#include <thread>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
+#include <optional>
 #include <set>
+#include <string_view>
+#include <thread>
 
 #include <fmt/format.h>
+#include <git2/sys/repository.h>
 
 #include "core/git_ptr.h"
+#include "verify/beneath.h"
+#include "verify/ignore_shadow.h"
 #include "verify/workdir_walk.h"
 
 namespace candor::verify {
@@ -26,7 +29,6 @@ Error git_failure(const std::string& what) {
   return make_error(ErrorCode::kIo, fmt::format("snapshot: {}: {}", what, git_last_error()));
 }
 
-
 using Repo = GitRepo;
 using Index = GitIndex;
 using Tree = GitTree;
@@ -35,6 +37,9 @@ using Patch = GitPtr<git_patch, git_patch_free>;
 using Blob = GitPtr<git_blob, git_blob_free>;
 using TreeEntry = GitPtr<git_tree_entry, git_tree_entry_free>;
 using Reference = GitPtr<git_reference, git_reference_free>;
+using Config = GitPtr<git_config, git_config_free>;
+using Odb = GitPtr<git_odb, git_odb_free>;
+using OdbStream = GitPtr<git_odb_stream, git_odb_stream_free>;
 
 std::string oid_str(const git_oid& oid) {
   char buf[GIT_OID_HEXSZ + 1];
@@ -58,21 +63,121 @@ void write_text(const std::filesystem::path& p, const std::string& text) {
   std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
 }
 
+// The repository's own config only, for every handle on it: settings in the user's home (a
+// global core.excludesFile, core.ignoreCase) cannot change what a snapshot holds, and a home the
+// process cannot read is no error. Ignore rules then come from the workspace's .gitignore files
+// and config snapshot.ignore alone: core.excludesFile points at a file that is never created, so
+// libgit2 does not fall back to ~/.config/git/ignore either, which a step could edit.
+Status use_own_config(git_repository* repo, const std::string& repo_path) {
+  Config cfg;
+  if (git_config_open_ondisk(cfg.out(), (repo_path + "/config").c_str()) != 0) return git_failure("open config");
+  if (git_repository_set_config(repo, cfg.get()) != 0) return git_failure("use config");
+  const std::pair<const char*, std::string> settings[] = {
+      {"core.autocrlf", "false"},
+      {"core.filemode", "true"},
+      {"core.symlinks", "true"},
+      {"core.excludesfile", repo_path + "/info/no-excludes"},
+  };
+  for (const auto& [key, value] : settings) {
+    auto is_set = [&] {
+      GitPtr<git_config, git_config_free> snapshot;  // reads of a live config need a snapshot
+      const char* current = nullptr;
+      return git_config_snapshot(snapshot.out(), cfg.get()) == 0 &&
+             git_config_get_string(&current, snapshot.get(), key) == 0 && value == current;
+    };
+    if (is_set()) continue;
+    // Written once per repository; a run opening it at the same moment may hold the lock, and
+    // then it is writing the same value.
+    if (git_config_set_string(cfg.get(), key, value.c_str()) != 0 && !is_set()) return git_failure(std::string("set ") + key);
+  }
+  return ok_status();
+}
+
+Status init_repository(git_repository** out, const std::string& repo_path, const std::string& workspace_root) {
+  git_repository_init_options opts = GIT_REPOSITORY_INIT_OPTIONS_INIT;
+  opts.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_MKPATH;
+  opts.description = "candor snapshots";
+  if (git_repository_init_ext(out, repo_path.c_str(), &opts) != 0) return git_failure("init " + repo_path);
+  try {
+    write_text(std::filesystem::path(repo_path) / "info" / "attributes", kAttributes);
+    write_text(std::filesystem::path(repo_path) / "info" / "exclude", kExclude);
+    write_text(std::filesystem::path(repo_path) / "candor-workspace", workspace_root + "\n");
+  } catch (const std::exception& e) {
+    return make_error(ErrorCode::kIo, fmt::format("snapshot: cannot write {}: {}", repo_path, e.what()));
+  }
+  return ok_status();
+}
+
+// Gitignore patterns relative to the workspace root, on top of the .gitignore files.
+Status add_rules(git_repository* repo, const std::vector<std::string>& patterns) {
+  std::string rules;
+  for (const auto& p : patterns) rules += p + "\n";
+  if (!rules.empty() && git_ignore_add_rule(repo, rules.c_str()) != 0) return git_failure("add snapshot.ignore rules");
+  return ok_status();
+}
+
+// Beside the index: the snapshot.ignore patterns it was last pruned with, one a line.
+constexpr const char* kIndexIgnore = "candor-index-ignore";
+
+std::set<std::string> read_patterns(const std::string& path) {
+  std::set<std::string> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) out.insert(line);
+  }
+  return out;
+}
+
+bool is_subset(const std::set<std::string>& a, const std::set<std::string>& b) {
+  return std::includes(b.begin(), b.end(), a.begin(), a.end());
+}
+
 }  // namespace
 
 struct SnapshotStore::Impl {
   Repo repo;
   Index index;
   std::string workdir;
-  std::string skip_dir;        // the store itself, when it lies inside the workspace ("dir/")
-  std::set<std::string> racy;  // paths whose stat cannot prove them unchanged
+  std::optional<BeneathRoot> root;  // every read of the workspace starts here
+  std::string skip_dir;             // the store itself, when it lies inside the workspace ("dir/")
+  std::set<std::string> racy;       // paths whose stat cannot prove them unchanged
+  // The ignore rules, fixed by the first scan once its walk is done: a second handle on this
+  // repository whose work tree is a private copy of the .gitignore files that walk met. Every
+  // ignore decision after that walk is this handle's, so later .gitignore edits change nothing,
+  // and no decision follows a symlink (libgit2 stats a path to tell a folder; in the copy, a
+  // path that is not a folder with a .gitignore does not exist).
+  IgnoreShadow shadow;  // declared before `frozen`: outlives the handle reading it
+  Repo frozen;
+  bool extras_fixed = false;           // freeze_ignore_rules() was called
+  std::set<std::string> open_ignore;   // config snapshot.ignore as given to open(): the first scan's
+  std::set<std::string> index_ignore;  // the patterns the saved index was last pruned with
+  std::set<std::string> frozen_ignore;
+  std::set<std::string> unread_set;
+  std::vector<std::string> unread;   // unread_set, for unread()
+  std::function<void()> after_walk_hook;
+
+  git_repository* ignore_rules() const { return frozen.get() != nullptr ? frozen.get() : repo.get(); }
+  bool is_ignored(const std::string& path) const {
+    int ignored = 0;
+    return git_ignore_path_is_ignored(&ignored, ignore_rules(), path.c_str()) == 0 && ignored == 1;
+  }
+  void add_unread(const std::vector<std::string>& paths) {
+    if (paths.empty()) return;
+    unread_set.insert(paths.begin(), paths.end());
+    unread.assign(unread_set.begin(), unread_set.end());
+  }
+  struct Walked;
+  Walked walk() const;
+  Status fix_rules(const std::vector<std::string>& gitignores, const std::string& repo_path);
+  Status drop_ignored();
 };
 
 SnapshotStore::SnapshotStore(std::unique_ptr<Impl> impl, std::string repo_path)
     : impl_(std::move(impl)), repo_path_(std::move(repo_path)) {}
 SnapshotStore::~SnapshotStore() = default;
 
-Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& store_dir, const std::string& workspace_root) {
+Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& store_dir, const std::string& workspace_root,
+                                                           const std::vector<std::string>& extra_ignore) {
   init_once();
   git_oid name_hash;
   git_odb_hash(&name_hash, workspace_root.data(), workspace_root.size(), GIT_OBJECT_BLOB);
@@ -80,28 +185,19 @@ Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& st
 
   auto impl = std::make_unique<Impl>();
   if (git_repository_open_bare(impl->repo.out(), repo_path.c_str()) != 0) {
-    git_repository_init_options opts = GIT_REPOSITORY_INIT_OPTIONS_INIT;
-    opts.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_MKPATH;
-    opts.description = "candor snapshots";
-    if (git_repository_init_ext(impl->repo.out(), repo_path.c_str(), &opts) != 0) return git_failure("init " + repo_path);
-    try {
-      write_text(std::filesystem::path(repo_path) / "info" / "attributes", kAttributes);
-      write_text(std::filesystem::path(repo_path) / "info" / "exclude", kExclude);
-      write_text(std::filesystem::path(repo_path) / "candor-workspace", workspace_root + "\n");
-    } catch (const std::exception& e) {
-      return make_error(ErrorCode::kIo, fmt::format("snapshot: cannot write {}: {}", repo_path, e.what()));
-    }
-    GitPtr<git_config, git_config_free> cfg;
-    if (git_repository_config(cfg.out(), impl->repo.get()) == 0) {
-      git_config_set_bool(cfg.get(), "core.autocrlf", 0);
-      git_config_set_bool(cfg.get(), "core.filemode", 1);
-      git_config_set_bool(cfg.get(), "core.symlinks", 1);
-    }
+    TRY_STATUS(init_repository(impl->repo.out(), repo_path, workspace_root));
   }
+  TRY_STATUS(use_own_config(impl->repo.get(), repo_path));
   // Point the store's repository at the workspace without writing a gitlink into it.
   if (git_repository_set_workdir(impl->repo.get(), workspace_root.c_str(), 0) != 0) return git_failure("set workdir");
   if (git_repository_index(impl->index.out(), impl->repo.get()) != 0) return git_failure("open index");
+  TRY_STATUS(add_rules(impl->repo.get(), extra_ignore));
+  impl->open_ignore.insert(extra_ignore.begin(), extra_ignore.end());
+  impl->index_ignore = read_patterns(repo_path + "/" + kIndexIgnore);
   impl->workdir = workspace_root;
+  auto root = BeneathRoot::open(workspace_root);
+  if (!root.ok()) return root.error().wrap("snapshot");
+  impl->root.emplace(std::move(*root));
   std::error_code ec;
   auto store_abs = std::filesystem::weakly_canonical(store_dir, ec).string();
   if (!ec && store_abs.rfind(workspace_root + "/", 0) == 0) impl->skip_dir = store_abs.substr(workspace_root.size() + 1) + "/";
@@ -160,104 +256,271 @@ bool stat_matches(const git_index_entry& e, const FileStat& f) {
          e.uid == f.uid && e.gid == f.gid;
 }
 
+// The index entry for what `st` describes, truncated as git truncates.
+git_index_entry index_entry(const struct stat& st, const git_oid& id, const std::string& path) {
+  git_index_entry e{};
+  e.ctime.seconds = static_cast<std::int32_t>(st.st_ctim.tv_sec);
+  e.ctime.nanoseconds = static_cast<std::uint32_t>(st.st_ctim.tv_nsec);
+  e.mtime.seconds = static_cast<std::int32_t>(st.st_mtim.tv_sec);
+  e.mtime.nanoseconds = static_cast<std::uint32_t>(st.st_mtim.tv_nsec);
+  e.dev = static_cast<std::uint32_t>(st.st_dev);
+  e.ino = static_cast<std::uint32_t>(st.st_ino);
+  e.mode = git_file_mode(st);
+  e.uid = st.st_uid;
+  e.gid = st.st_gid;
+  e.file_size = static_cast<std::uint32_t>(st.st_size);
+  e.id = id;
+  e.path = path.c_str();
+  return e;
+}
+
+// Files up to this size are read whole and hashed; larger ones are streamed.
+constexpr std::int64_t kBufferedMax = 8 << 20;
+
+// A file's bytes as a blob in the object database. No id: they could not all be read, because
+// of a read error (`read_error`) or because the file shrank while streamed.
+struct BlobWrite {
+  std::optional<git_oid> id;
+  bool read_error = false;
+};
+
+Result<BlobWrite> write_blob(git_repository* repo, int fd, std::int64_t size) {
+  git_oid id;
+  if (size <= kBufferedMax) {
+    std::string content;
+    if (!read_to_end(fd, content)) return BlobWrite{std::nullopt, true};
+    if (git_blob_create_from_buffer(&id, repo, content.data(), content.size()) != 0) return git_failure("write blob");
+    return BlobWrite{id};
+  }
+  Odb odb;
+  OdbStream stream;
+  if (git_repository_odb(odb.out(), repo) != 0) return git_failure("open object database");
+  if (git_odb_open_wstream(stream.out(), odb.get(), static_cast<git_object_size_t>(size), GIT_OBJECT_BLOB) != 0) {
+    return git_failure("open blob stream");
+  }
+  std::vector<char> buf(1 << 20);
+  for (std::int64_t left = size; left > 0;) {
+    ssize_t n = ::read(fd, buf.data(), static_cast<std::size_t>(std::min<std::int64_t>(left, static_cast<std::int64_t>(buf.size()))));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return BlobWrite{std::nullopt, n < 0};
+    if (git_odb_stream_write(stream.get(), buf.data(), static_cast<std::size_t>(n)) != 0) return git_failure("write blob");
+    left -= n;
+  }
+  if (git_odb_stream_finalize_write(&id, stream.get()) != 0) return git_failure("finish blob");
+  return BlobWrite{id};
+}
+
+// Reads `path` through a descriptor beneath the workspace into the object database and the
+// index. kFile or kSymlink when staged, kGone when nothing git can hold is there any more (the
+// entry is left for the caller), kUnreadable when it is there and could not be read.
+Result<Entry::Kind> stage(const BeneathRoot& root, git_repository* repo, git_index* index, const std::string& path) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    Entry e = root.look(path);
+    if (e.kind == Entry::Kind::kGone || e.kind == Entry::Kind::kUnreadable) return e.kind;
+    git_oid id;
+    if (e.kind == Entry::Kind::kSymlink) {
+      if (git_blob_create_from_buffer(&id, repo, e.target.data(), e.target.size()) != 0) return git_failure("write blob");
+    } else {
+      TRY(BlobWrite blob, write_blob(repo, e.fd.get(), static_cast<std::int64_t>(e.st.st_size)));
+      if (blob.read_error) return Entry::Kind::kUnreadable;
+      if (!blob.id) continue;  // it shrank while streamed: look again
+      id = *blob.id;
+    }
+    git_index_entry entry = index_entry(e.st, id, path);
+    if (git_index_add(index, &entry) != 0) return git_failure("add " + path + " to the index");
+    return e.kind;
+  }
+  return Entry::Kind::kUnreadable;  // it kept changing while read
+}
+
+// Whether `path` lies in (or is) something this scan could not read: its entry stays as it was.
+bool hidden_by_unread(const std::vector<std::string>& unread, const std::string& path) {
+  for (const auto& u : unread) {
+    bool folder = u.back() == '/';
+    if (folder ? path.rfind(u, 0) == 0 : (path == u || path.rfind(u + "/", 0) == 0)) return true;
+  }
+  return false;
+}
+
+bool is_gitignore(std::string_view path) {
+  constexpr std::string_view kName = ".gitignore";
+  return path.size() >= kName.size() && path.substr(path.size() - kName.size()) == kName &&
+         (path.size() == kName.size() || path[path.size() - kName.size() - 1] == '/');
+}
+
 }  // namespace
 
-Result<std::vector<std::string>> SnapshotStore::scan() {
-  git_index* index = impl_->index.get();
-  git_repository* repo = impl_->repo.get();
+// What the walk of one scan found, merged from its threads.
+struct SnapshotStore::Impl::Walked {
+  std::vector<std::string> candidates;  // tracked paths whose content must be looked at
+  std::vector<std::string> unknown;     // paths not in the index (ignored or untracked)
+  std::vector<std::string> deleted;     // tracked paths the walk did not meet
+  std::vector<std::string> unread;      // what the walk could not look at
+  std::set<std::string> racy;
+  std::vector<std::string> gitignores;
+};
+
+SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() const {
   // A file whose mtime is this close to the moment we look at it could change again within the
   // same timestamp tick without its stat changing: such "racy" files are re-hashed next time.
   std::int64_t racy_from = std::chrono::duration_cast<std::chrono::seconds>(
                                std::chrono::system_clock::now().time_since_epoch()).count() - 2;
-  auto is_ignored = [&](const std::string& path) {
-    int ignored = 0;
-    return git_ignore_path_is_ignored(&ignored, repo, path.c_str()) == 0 && ignored == 1;
-  };
-
   // 1. Stat every file in tracked directories against the stat cache, in parallel. Each thread
   //    writes only its own bucket and its own bytes of `seen`.
   struct Bucket {
-    std::vector<std::string> candidates;  // tracked paths whose content must be looked at
-    std::vector<std::string> unknown;     // paths not in the index (ignored or untracked)
-    std::vector<std::string> racy;
+    std::vector<std::string> candidates, unknown, racy, gitignores;
   };
   unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
   std::vector<Bucket> buckets(threads);
-  std::vector<std::string> untracked, deleted;
-  std::set<std::string> next_racy;
-  {
-    IndexView view(index);
-    std::vector<std::uint8_t> seen(view.size(), 0);
-    const std::set<std::string>& racy = impl_->racy;
-    FileVisitor visit = [&](unsigned t, const FileStat& f) {
-      Bucket& b = buckets[t];
-      if (f.mtime_s >= racy_from || f.ctime_s >= racy_from) b.racy.push_back(f.path);
-      std::size_t pos = view.find(f.path);
-      if (pos == IndexView::npos) {
-        b.unknown.push_back(f.path);
-        return;
-      }
-      seen[pos] = 1;
-      if (!stat_matches(*view.at(pos), f) || racy.count(f.path) != 0) b.candidates.push_back(f.path);
-    };
-    auto walked = walk_workdir(impl_->workdir, "", [&view](std::string_view dir) { return view.has_prefix(dir); }, visit,
-                               threads);
-    if (!walked.ok()) return walked.error().wrap("snapshot");
-    for (std::size_t i = 0; i < view.size(); ++i) {
-      if (!seen[i]) deleted.push_back(view.at(i)->path);
+  bool collect_gitignores = frozen.get() == nullptr;  // the first scan
+  auto note = [&](Bucket& b, const FileStat& f) {
+    if (f.mtime_s >= racy_from || f.ctime_s >= racy_from) b.racy.push_back(f.path);
+    if (collect_gitignores && is_gitignore(f.path)) b.gitignores.push_back(f.path);
+  };
+  IndexView view(index.get());
+  std::vector<std::uint8_t> seen(view.size(), 0);
+  FileVisitor visit = [&](unsigned t, const FileStat& f) {
+    Bucket& b = buckets[t];
+    note(b, f);
+    std::size_t pos = view.find(f.path);
+    if (pos == IndexView::npos) {
+      b.unknown.push_back(f.path);
+      return;
     }
-    // 2. Directories with nothing tracked: enter those not ignored, one level at a time.
-    std::deque<std::string> dirs(walked->untracked_dirs.begin(), walked->untracked_dirs.end());
-    FileVisitor collect = [&](unsigned, const FileStat& f) {
-      if (f.mtime_s >= racy_from || f.ctime_s >= racy_from) buckets[0].racy.push_back(f.path);
-      buckets[0].unknown.push_back(f.path);
-    };
-    while (!dirs.empty()) {
-      std::string dir = dirs.front();
-      dirs.pop_front();
-      if (dir == impl_->skip_dir || is_ignored(dir)) continue;
-      auto inner = walk_workdir(impl_->workdir, dir, [](std::string_view) { return false; }, collect, 1);
-      if (!inner.ok()) continue;  // vanished meanwhile
-      dirs.insert(dirs.end(), inner->untracked_dirs.begin(), inner->untracked_dirs.end());
-    }
+    seen[pos] = 1;
+    if (!stat_matches(*view.at(pos), f) || racy.count(f.path) != 0) b.candidates.push_back(f.path);
+  };
+  WalkResult walked = walk_workdir(*root, "", [&view](std::string_view dir) { return view.has_prefix(dir); }, visit, threads);
+  Walked out;
+  out.unread = std::move(walked.unread);
+  // 2. Directories with nothing tracked: enter those not ignored, one level at a time.
+  std::deque<std::string> dirs(walked.untracked_dirs.begin(), walked.untracked_dirs.end());
+  FileVisitor collect = [&](unsigned, const FileStat& f) {
+    note(buckets[0], f);
+    buckets[0].unknown.push_back(f.path);
+  };
+  while (!dirs.empty()) {
+    std::string dir = dirs.front();
+    dirs.pop_front();
+    if (dir == skip_dir || is_ignored(dir)) continue;
+    WalkResult inner = walk_workdir(*root, dir, [](std::string_view) { return false; }, collect, 1);
+    out.unread.insert(out.unread.end(), inner.unread.begin(), inner.unread.end());
+    dirs.insert(dirs.end(), inner.untracked_dirs.begin(), inner.untracked_dirs.end());
   }
-  std::vector<std::string> candidates;
+  for (std::size_t i = 0; i < view.size(); ++i) {
+    if (!seen[i]) out.deleted.push_back(view.at(i)->path);
+  }
   for (auto& b : buckets) {
-    candidates.insert(candidates.end(), b.candidates.begin(), b.candidates.end());
-    for (auto& p : b.unknown) {
-      if (!is_ignored(p)) untracked.push_back(std::move(p));
-    }
-    next_racy.insert(b.racy.begin(), b.racy.end());
+    out.candidates.insert(out.candidates.end(), b.candidates.begin(), b.candidates.end());
+    out.unknown.insert(out.unknown.end(), b.unknown.begin(), b.unknown.end());
+    out.racy.insert(b.racy.begin(), b.racy.end());
+    out.gitignores.insert(out.gitignores.end(), b.gitignores.begin(), b.gitignores.end());
   }
+  return out;
+}
+
+Result<std::vector<std::string>> SnapshotStore::scan() {
+  Impl& m = *impl_;
+  git_index* index = m.index.get();
+  Impl::Walked w = m.walk();
+  if (std::find(w.unread.begin(), w.unread.end(), "./") != w.unread.end()) {
+    return make_error(ErrorCode::kIo, "snapshot: cannot list the workspace " + m.workdir);
+  }
+  if (m.frozen.get() == nullptr) TRY_STATUS(m.fix_rules(w.gitignores, repo_path_));
+  std::vector<std::string> untracked;
+  for (auto& p : w.unknown) {
+    if (!m.is_ignored(p)) untracked.push_back(std::move(p));
+  }
+  if (m.after_walk_hook) m.after_walk_hook();
 
   // 3. Update the index: hash what may have changed; a stat-only change (touch) is no change.
   std::set<std::string> changed;
-  for (const auto& path : candidates) {
+  std::vector<std::string> unread = w.unread;
+  for (const auto& path : w.candidates) {
     const git_index_entry* old = git_index_get_bypath(index, path.c_str(), 0);
     git_oid old_id = old->id;
     std::uint32_t old_mode = old->mode;
-    if (git_index_add_bypath(index, path.c_str()) != 0) {
-      // Vanished or unreadable between the stat and the read.
-      if (git_index_remove_bypath(index, path.c_str()) != 0) return git_failure("update index for " + path);
+    TRY(Entry::Kind kind, stage(*m.root, m.repo.get(), index, path));
+    if (kind == Entry::Kind::kGone) {
+      if (git_index_remove_bypath(index, path.c_str()) != 0) return git_failure("remove " + path + " from index");
       changed.insert(path);
-      continue;
+    } else if (kind == Entry::Kind::kUnreadable) {
+      unread.push_back(path);  // the entry stays as it was
+    } else if (const git_index_entry* now = git_index_get_bypath(index, path.c_str(), 0);
+               now == nullptr || !git_oid_equal(&now->id, &old_id) || now->mode != old_mode) {
+      changed.insert(path);
     }
-    const git_index_entry* now = git_index_get_bypath(index, path.c_str(), 0);
-    if (now == nullptr || !git_oid_equal(&now->id, &old_id) || now->mode != old_mode) changed.insert(path);
   }
   for (const auto& path : untracked) {
-    if (git_index_add_bypath(index, path.c_str()) == 0) changed.insert(path);
+    TRY(Entry::Kind kind, stage(*m.root, m.repo.get(), index, path));
+    if (kind == Entry::Kind::kFile || kind == Entry::Kind::kSymlink) changed.insert(path);
+    if (kind == Entry::Kind::kUnreadable) unread.push_back(path);
   }
-  for (const auto& path : deleted) {
+  for (const auto& path : w.deleted) {
+    if (hidden_by_unread(w.unread, path)) continue;  // not seen is not gone
     if (git_index_remove_bypath(index, path.c_str()) != 0) return git_failure("remove " + path + " from index");
     changed.insert(path);
   }
-  impl_->racy = std::move(next_racy);
+  m.racy = std::move(w.racy);
+  m.add_unread(unread);
 
   // The index stays in memory between scans: rewriting a 100,000-entry index file (or its tree)
   // after every step would cost more than the scan. write_tree() and flush() are for the ends.
   return std::vector<std::string>(changed.begin(), changed.end());
 }
+
+// Copies the .gitignore files into the shadow and opens the handle that reads them.
+Status SnapshotStore::Impl::fix_rules(const std::vector<std::string>& gitignores, const std::string& repo_path) {
+  TRY(shadow, IgnoreShadow::create(repo_path));
+  std::vector<std::string> not_copied;
+  for (const auto& rel : gitignores) {
+    if (shadow.copy(*root, rel) == Entry::Kind::kUnreadable) not_copied.push_back(rel);
+  }
+  add_unread(not_copied);
+  Repo handle;
+  if (git_repository_open_bare(handle.out(), repo_path.c_str()) != 0) return git_failure("open " + repo_path);
+  TRY_STATUS(use_own_config(handle.get(), repo_path));
+  if (git_repository_set_workdir(handle.get(), shadow.path().c_str(), 0) != 0) return git_failure("set workdir");
+  TRY_STATUS(add_rules(handle.get(), std::vector<std::string>(open_ignore.begin(), open_ignore.end())));
+  std::swap(frozen.p, handle.p);
+  return ok_status();
+}
+
+Status SnapshotStore::freeze_ignore_rules(const std::vector<std::string>& extra_patterns) {
+  Impl& m = *impl_;
+  if (m.frozen.get() == nullptr) return make_error(ErrorCode::kInternal, "snapshot: ignore rules frozen before the first scan");
+  if (m.extras_fixed) return make_error(ErrorCode::kInternal, "snapshot: the ignore rules are already frozen");
+  m.extras_fixed = true;
+  m.frozen_ignore = std::set<std::string>(extra_patterns.begin(), extra_patterns.end());
+  if (m.frozen_ignore == m.open_ignore && is_subset(m.frozen_ignore, m.index_ignore)) return ok_status();
+  if (git_ignore_clear_internal_rules(m.frozen.get()) != 0) return git_failure("clear snapshot.ignore rules");
+  TRY_STATUS(add_rules(m.frozen.get(), extra_patterns));
+  // The first scan followed open()'s patterns; one it did not follow, or that the saved index
+  // was not pruned with, may match entries, which then leave the index (a check per entry, so
+  // only then).
+  if (!is_subset(m.frozen_ignore, m.open_ignore) || !is_subset(m.frozen_ignore, m.index_ignore)) TRY_STATUS(m.drop_ignored());
+  // A pattern of open()'s that is gone kept files out of the first scan: take them in now.
+  if (!is_subset(m.open_ignore, m.frozen_ignore)) TRY_STATUS(scan());
+  return ok_status();
+}
+
+// Entries the frozen rules ignore leave the index, so the snapshot holds what a walk from
+// scratch under these rules would find.
+Status SnapshotStore::Impl::drop_ignored() {
+  std::vector<std::string> drop;
+  for (std::size_t i = 0; i < git_index_entrycount(index.get()); ++i) {
+    const char* path = git_index_get_byindex(index.get(), i)->path;
+    if (is_ignored(path)) drop.push_back(path);
+  }
+  for (const auto& path : drop) {
+    if (git_index_remove_bypath(index.get(), path.c_str()) != 0) return git_failure("remove " + path + " from index");
+  }
+  return ok_status();
+}
+
+const std::vector<std::string>& SnapshotStore::unread() const { return impl_->unread; }
+
+void SnapshotStore::set_after_walk_hook_for_tests(std::function<void()> hook) { impl_->after_walk_hook = std::move(hook); }
 
 Result<std::string> SnapshotStore::write_tree() {
   git_oid tree;
@@ -267,6 +530,14 @@ Result<std::string> SnapshotStore::write_tree() {
 
 Status SnapshotStore::flush() {
   if (git_index_write(impl_->index.get()) != 0) return git_failure("write index");
+  if (!impl_->extras_fixed) return ok_status();
+  std::string text;
+  for (const auto& p : impl_->frozen_ignore) text += p + "\n";
+  std::ofstream out(repo_path_ + "/" + kIndexIgnore, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  // Without it the next run prunes the index once more: slower, not wrong.
+  if (!out) return make_error(ErrorCode::kIo, fmt::format("snapshot: cannot write {}/{}", repo_path_, kIndexIgnore));
   return ok_status();
 }
 

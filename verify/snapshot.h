@@ -1,8 +1,12 @@
 // Workspace snapshots in a git object database kept inside the run store, never in the
 // workspace's own .git. The index in the store is a stat cache: after the first scan, an
-// unchanged file costs one stat. The only place that includes <git2.h>.
+// unchanged file costs one stat. The agent is untrusted, so nothing it writes blinds a scan: the
+// ignore rules are frozen at run start, nested repositories are walked like any folder, contents
+// are read through descriptors beneath the workspace, and what cannot be read is named.
+// The one verify source that uses libgit2 (with core/git_ptr.h).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,26 +18,50 @@
 namespace candor::verify {
 
 
-// Not thread-safe. One per run; two runs on one workspace at once fail on the index lock.
+// Not thread-safe. One per run. Two runs on one workspace at once share the repository: objects
+// are safe to share, and each run keeps its index in memory and its frozen ignore rules in a
+// folder of its own. The index file is only a stat cache: the last flush() wins, and a flush()
+// that meets the other run's lock fails, which costs the next run's first scan time, nothing else.
 class SnapshotStore {
  public:
   // Opens or creates the snapshot repository for `workspace_root` (absolute) beneath
-  // `store_dir`/snapshots/. Respects the workspace's .gitignore files; .git and .candor are
-  // never part of a snapshot.
-  static Result<std::unique_ptr<SnapshotStore>> open(const std::string& store_dir, const std::string& workspace_root);
+  // `store_dir`/snapshots/. Follows the workspace's .gitignore files (not the user's global
+  // excludes) and `extra_ignore` (config snapshot.ignore: gitignore patterns relative to the
+  // root, given here so the first scan already leaves them out); any `.git` and the root's
+  // .candor are never part of a snapshot.
+  static Result<std::unique_ptr<SnapshotStore>> open(const std::string& store_dir, const std::string& workspace_root,
+                                                     const std::vector<std::string>& extra_ignore = {});
   ~SnapshotStore();
   SnapshotStore(const SnapshotStore&) = delete;
   SnapshotStore& operator=(const SnapshotStore&) = delete;
 
   // Brings the index (in memory) up to date with the workspace. Returns the paths that differ
-  // from the previous scan, sorted. This is the call made after every step that may write.
+  // from the previous scan, sorted. This is the call made after every step that may write. A path
+  // it cannot read goes to unread() and its entries stay as they were; kIo only when the
+  // workspace itself cannot be listed, or the repository cannot be written.
   Result<std::vector<std::string>> scan();
 
   // Writes the tree of the index as of the last scan and returns its id: the snapshot.
   Result<std::string> write_tree();
 
-  // Saves the index, the stat cache that makes the next run's first scan cheap.
+  // Saves the index, the stat cache that makes the next run's first scan cheap, with the
+  // snapshot.ignore patterns it was pruned with.
   Status flush();
+
+  // Fixes the ignore rules for the rest of the run: the .gitignore files as the first scan found
+  // them (it copies them right after its walk) plus `extra_patterns` (config snapshot.ignore),
+  // which replace those given to open(). Entries these rules ignore leave the index when the
+  // first scan may have taken them in.
+  // REQUIRES: called once, right after the run's first scan and before its first write_tree().
+  Status freeze_ignore_rules(const std::vector<std::string>& extra_patterns);
+
+  // Paths the scans of this run could not read, sorted, each once: folders end in '/'. Non-empty
+  // means the snapshots are incomplete.
+  const std::vector<std::string>& unread() const;
+
+  // For tests: called by scan() after the walk and before file contents are read, so a test can
+  // change the workspace in that window as a racing process could.
+  void set_after_walk_hook_for_tests(std::function<void()> hook);
 
   // The net change from `from_tree` to `to_tree`: added/modified/deleted, sizes, line counts.
   // `steps` and `last_change_seq` are left for the caller to attribute.

@@ -8,14 +8,20 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
 
-#include <fmt/format.h>
-
 namespace candor::verify {
 namespace {
+
+using sandbox::UniqueFd;
+
+struct DirCloser {
+  void operator()(DIR* d) const { ::closedir(d); }
+};
+using DirPtr = std::unique_ptr<DIR, DirCloser>;
 
 bool skip_name(const char* name, bool at_root) {
   if (name[0] != '.') return false;
@@ -27,13 +33,8 @@ bool skip_name(const char* name, bool at_root) {
 
 // Fills `f` (all but its path) from `st`; false for what git does not track (FIFOs, devices...).
 bool fill_file_stat(const struct stat& st, FileStat& f) {
-  if (S_ISLNK(st.st_mode)) {
-    f.mode = 0120000;
-  } else if (S_ISREG(st.st_mode)) {
-    f.mode = (st.st_mode & S_IXUSR) ? 0100755 : 0100644;
-  } else {
-    return false;
-  }
+  f.mode = git_file_mode(st);
+  if (f.mode == 0) return false;
   f.size = static_cast<std::int64_t>(st.st_size);
   f.mtime_s = st.st_mtim.tv_sec;
   f.mtime_ns = st.st_mtim.tv_nsec;
@@ -45,8 +46,11 @@ bool fill_file_stat(const struct stat& st, FileStat& f) {
   return true;
 }
 
+// How unread() names a folder: "dir/", and the root "./".
+std::string folder_name(const std::string& rel) { return rel.empty() ? "./" : rel; }
+
 struct Job {
-  int fd;  // owned
+  UniqueFd fd;      // the folder, open for reading
   std::string rel;  // "" or "dir/"
 };
 
@@ -55,15 +59,17 @@ class Walker {
   Walker(const std::function<bool(std::string_view)>& tracked_dir, const FileVisitor& visit, unsigned threads)
       : tracked_dir_(tracked_dir), visit_(visit), threads_(threads == 0 ? 1 : threads), results_(threads_) {}
 
-  Result<WalkResult> run(int root_fd, const std::string& start) {
-    push({root_fd, start});
+  WalkResult run(UniqueFd start_fd, const std::string& start) {
+    push({std::move(start_fd), start});
     std::vector<std::thread> pool;
     for (unsigned i = 1; i < threads_; ++i) pool.emplace_back([this, i] { work(i); });
     work(0);
     for (auto& t : pool) t.join();
-    if (!error_.empty()) return make_error(ErrorCode::kIo, error_);
     WalkResult out;
-    for (auto& r : results_) out.untracked_dirs.insert(out.untracked_dirs.end(), r.untracked_dirs.begin(), r.untracked_dirs.end());
+    for (auto& r : results_) {
+      out.untracked_dirs.insert(out.untracked_dirs.end(), r.untracked_dirs.begin(), r.untracked_dirs.end());
+      out.unread.insert(out.unread.end(), r.unread.begin(), r.unread.end());
+    }
     return out;
   }
 
@@ -97,42 +103,48 @@ class Walker {
     }
   }
 
-  void list(const Job& job, unsigned thread) {
+  void list(Job& job, unsigned thread) {
     WalkResult& out = results_[thread];
     FileStat file;  // reused: one allocation for the path per thread, not one per file
-    DIR* d = ::fdopendir(job.fd);
+    DirPtr d(::fdopendir(job.fd.get()));
     if (d == nullptr) {
-      ::close(job.fd);
-      fail(fmt::format("cannot list {}: {}", job.rel.empty() ? "." : job.rel, std::strerror(errno)));
+      out.unread.push_back(folder_name(job.rel));
       return;
     }
-    int dfd = ::dirfd(d);
+    job.fd.release();  // the DIR owns it now
+    int dfd = ::dirfd(d.get());
     bool at_root = job.rel.empty();
-    while (struct dirent* e = ::readdir(d)) {
+    for (;;) {
+      errno = 0;
+      struct dirent* e = ::readdir(d.get());
+      if (e == nullptr) {
+        // A listing cut short would make the rest of the folder look deleted.
+        if (errno != 0) out.unread.push_back(folder_name(job.rel));
+        return;
+      }
       if (skip_name(e->d_name, at_root)) continue;
       struct stat st{};
-      if (::fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // vanished meanwhile
+      if (::fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (!is_gone(errno)) out.unread.push_back(job.rel + e->d_name);
+        continue;
+      }
       if (S_ISDIR(st.st_mode)) {
         std::string dir = job.rel + e->d_name + "/";
-        struct stat git{};
-        if (::fstatat(dfd, (std::string(e->d_name) + "/.git").c_str(), &git, AT_SYMLINK_NOFOLLOW) == 0) continue;
         if (!tracked_dir_(dir)) {
           out.untracked_dirs.push_back(dir);
           continue;
         }
-        int child = ::openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (child >= 0) push({child, dir});
+        UniqueFd child(::openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (child.valid()) {
+          push({std::move(child), dir});
+        } else if (!is_gone(errno)) {
+          out.unread.push_back(dir);
+        }
       } else if (fill_file_stat(st, file)) {
         file.path.assign(job.rel).append(e->d_name);
         visit_(thread, file);
       }
     }
-    ::closedir(d);
-  }
-
-  void fail(std::string message) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (error_.empty()) error_ = std::move(message);
   }
 
   const std::function<bool(std::string_view)>& tracked_dir_;
@@ -143,20 +155,28 @@ class Walker {
   std::condition_variable cv_;
   std::deque<Job> queue_;
   unsigned busy_ = 0;
-  std::string error_;
 };
 
 }  // namespace
 
-Result<WalkResult> walk_workdir(const std::string& root, const std::string& start,
-                                const std::function<bool(std::string_view)>& tracked_dir, const FileVisitor& visit,
-                                unsigned threads) {
-  std::string dir = start.empty() ? root : root + "/" + start;
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return make_error(ErrorCode::kIo, fmt::format("cannot open {}: {}", dir, std::strerror(errno)));
-  Walker walker(tracked_dir, visit, threads);
-  return walker.run(fd, start);
+std::uint32_t git_file_mode(const struct stat& st) {
+  if (S_ISLNK(st.st_mode)) return 0120000;
+  if (S_ISREG(st.st_mode)) return (st.st_mode & S_IXUSR) ? 0100755 : 0100644;
+  return 0;
 }
 
+WalkResult walk_workdir(const BeneathRoot& root, const std::string& start,
+                        const std::function<bool(std::string_view)>& tracked_dir, const FileVisitor& visit,
+                        unsigned threads) {
+  std::string rel = start.empty() ? "" : start.substr(0, start.size() - 1);
+  Opened dir = root.open(rel, O_RDONLY | O_DIRECTORY);
+  if (!dir.fd.valid()) {
+    WalkResult out;
+    if (!is_gone(dir.error)) out.unread.push_back(folder_name(start));
+    return out;
+  }
+  Walker walker(tracked_dir, visit, threads);
+  return walker.run(std::move(dir.fd), start);
+}
 
 }  // namespace candor::verify

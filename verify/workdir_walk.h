@@ -3,6 +3,7 @@
 // files are not entered: they are returned for the caller to check against ignore rules.
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "verify/beneath.h"
 
 namespace candor::verify {
 
@@ -25,20 +27,28 @@ struct FileStat {
   std::uint32_t uid, gid;
 };
 
+// The mode git records for `st`: 0100644, 0100755 (owner may execute), 0120000 (symlink); 0 for
+// what git does not hold (folders, FIFOs, sockets, devices).
+std::uint32_t git_file_mode(const struct stat& st);
+
 struct WalkResult {
   std::vector<std::string> untracked_dirs;  // "dir/" paths not entered
+  // What could not be looked at: folders ("dir/", the root "./") that could not be opened or
+  // listed, entries ("dir/name") that could not be stat'ed. What vanished meanwhile is not here: it is gone.
+  std::vector<std::string> unread;
 };
 
 // Called from the walker's threads, `thread` in [0, threads), for every regular file and symlink
 // in the directories walked. `file` is reused after the call returns: copy what you keep.
 using FileVisitor = std::function<void(unsigned thread, const FileStat& file)>;
 
-// Walks `root`/`start` (`start` is "" or "dir/"). `tracked_dir("a/b/")` must be thread-safe. Skipped everywhere: `.git`, directories holding a
-// `.git` (nested repositories), candor's temporary files; at the root also `.candor`. FIFOs,
-// sockets and devices are not files to git and are skipped too.
-Result<WalkResult> walk_workdir(const std::string& root, const std::string& start,
-                                const std::function<bool(std::string_view)>& tracked_dir, const FileVisitor& visit,
-                                unsigned threads);
-
+// Walks `start` ("" or "dir/") beneath `root`, opened through it so no symlink is followed on the
+// way. `tracked_dir("a/b/")` must be thread-safe. Skipped everywhere: entries named `.git` (so a
+// nested repository's folder is walked like any other, without its `.git`) and candor's temporary
+// files; at the root also `.candor`. FIFOs, sockets and devices are not files to git and are
+// skipped too. A `start` that has vanished walks nothing; one that cannot be opened is unread.
+WalkResult walk_workdir(const BeneathRoot& root, const std::string& start,
+                        const std::function<bool(std::string_view)>& tracked_dir, const FileVisitor& visit,
+                        unsigned threads);
 
 }  // namespace candor::verify

@@ -1,0 +1,62 @@
+// End-to-end: a step cannot hide its own changes from the snapshots, through the built binary.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "tests/e2e_support.h"
+
+using namespace candor;
+using namespace candor::testing;
+using nlohmann::json;
+
+namespace {
+
+bool mutated(const json& report, const std::string& path) {
+  for (const auto& m : report["mutations"]) {
+    if (m["path"] == path) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_SUITE("e2e") {
+  TEST_CASE("a .gitignore a step writes does not hide the files written after it: reported, uncovered, undone") {
+    // A file_write of a no-op is already suspicious to tier 1; a shell step is how the file would
+    // be hidden without a trace, and then only the snapshot stands between it and `success`.
+    for (std::string step2 :
+         {R"({"id": "s2", "tool": "file_write", "args": {"path": "hidden.txt", "content": "unseen?\n"}})",
+          R"({"id": "s2", "tool": "shell", "args": {"command": "echo unseen? > hidden.txt"}})"}) {
+      CAPTURE(step2);
+      Env env;
+      std::string plan = env.plan_file(R"({"goal_kind": "modify", "steps": [
+          {"id": "s1", "tool": "file_write", "args": {"path": ".gitignore", "content": "hidden.txt\n"},
+           "assert": [{"type": "file_contains", "path": ".gitignore", "text": "hidden.txt"}]},
+          )" + step2 + R"(], "then": "finish"})");
+      json run = parse_stdout(env.exec(plan));
+      CHECK(mutated(run, ".gitignore"));
+      CHECK(mutated(run, "hidden.txt"));
+      CHECK(run["verdict"] != "success");
+      CHECK(env.candor({"undo", run["run_id"]}).exit_code == 0);
+      CHECK_FALSE(exists(env.ws + "/hidden.txt"));
+      CHECK_FALSE(exists(env.ws + "/.gitignore"));
+    }
+  }
+
+  TEST_CASE("a repository a step creates inside the workspace does not hide the files in it") {
+    Env env;
+    // HOME: the sandbox keeps a shell step out of the real one, which git would read.
+    std::string plan = env.plan_file(R"({"goal_kind": "modify", "steps": [
+        {"id": "s1", "tool": "file_patch", "args": {"path": "css/style.css",
+           "edits": [{"find": "background: #ffffff;", "replace": "background: #006400;"}]},
+         "assert": [{"type": "file_contains", "path": "css/style.css", "text": "#006400"}]},
+        {"id": "s2", "tool": "shell", "args": {"command": "HOME=/nonexistent git init -q sub && echo x > sub/file.txt"}}], "then": "finish"})");
+    json run = parse_stdout(env.exec(plan));
+    REQUIRE(run["step_results"][1]["ok"] == true);
+    CHECK(mutated(run, "sub/file.txt"));
+    for (const auto& m : run["mutations"]) CHECK(m["path"].get<std::string>().rfind("sub/.git/", 0) != 0);
+    CHECK(run["verdict"] != "success");
+    CHECK(env.candor({"undo", run["run_id"]}).exit_code == 0);
+    CHECK_FALSE(exists(env.ws + "/sub/file.txt"));
+  }
+}

@@ -1,0 +1,38 @@
+// A private copy of the workspace's .gitignore files as a run found them at its start, so ignore
+// decisions made later in the run cannot be changed by a step that writes a .gitignore. It lives
+// in the snapshot repository's folder, one per process (concurrent runs on one workspace each
+// have their own), and is removed when it goes.
+#pragma once
+
+#include <string>
+
+#include "core/result.h"
+#include "verify/beneath.h"
+
+namespace candor::verify {
+
+class IgnoreShadow {
+ public:
+  // Creates `parent`/ignore-<pid>-XXXXXX, and removes the ones processes that died left there.
+  static Result<IgnoreShadow> create(const std::string& parent);
+  IgnoreShadow() = default;
+  ~IgnoreShadow();
+  IgnoreShadow(IgnoreShadow&& other) noexcept;
+  IgnoreShadow& operator=(IgnoreShadow&& other) noexcept;
+  IgnoreShadow(const IgnoreShadow&) = delete;
+  IgnoreShadow& operator=(const IgnoreShadow&) = delete;
+
+  // "" until created.
+  const std::string& path() const { return path_; }
+
+  // Copies the file `rel` beneath `root` to the same place in the shadow, read through a
+  // descriptor. Returns how it went: kFile when copied, kGone, or kUnreadable. A symlink is not
+  // followed (git ignores a .gitignore that is a symlink too) and counts as kGone.
+  Entry::Kind copy(const BeneathRoot& root, const std::string& rel) const;
+
+ private:
+  explicit IgnoreShadow(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
+
+}  // namespace candor::verify
