@@ -34,6 +34,9 @@ Status Executor::begin(const std::string& run_id, const std::string& goal) {
   started_ = deps_.clock.monotonic();
   facts_.run_id = run_id;
   facts_.goal = goal;
+  auto protected_state = verify::capture_protected_state(deps_.workspace.root());
+  if (!protected_state.ok()) return protected_state.error().wrap("protected paths before the run");
+  protected_before_ = std::move(protected_state.value());
   auto scan = deps_.snapshots.scan();
   if (!scan.ok()) return scan.error().wrap("snapshot before the run");
   TRY_STATUS(deps_.snapshots.freeze_ignore_rules(options_.snapshot_ignore));
@@ -281,6 +284,7 @@ RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::str
       scan_error_ = mutations.error().message;
     }
   }
+  record_scan_coverage();
   facts_.status = status;
   facts_.status_detail = detail;
   facts_.budget.exhausted = exhausted;
@@ -293,8 +297,31 @@ RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::str
   deps_.trajectory.record("run_ended", {{"status", to_string(facts_.status)},
                                         {"detail", facts_.status_detail},
                                         {"exhausted", to_string(exhausted)},
-                                        {"snapshot_after", facts_.snapshot_after}});
+                                        {"snapshot_after", facts_.snapshot_after},
+                                        {"scan", {{"complete", facts_.scan.complete}, {"unread", facts_.scan.unread}}},
+                                        {"protected_changes", facts_.protected_changes}});
   return facts_;
+}
+
+void Executor::record_scan_coverage() {
+  std::vector<std::string> unread = deps_.snapshots.unread();
+  if (protected_before_) {
+    auto after = verify::capture_protected_state(deps_.workspace.root());
+    if (after.ok()) {
+      // git_commit's own writes (objects, index, refs, logs) are the history the tool records.
+      bool history_recorded = std::any_of(facts_.steps.begin(), facts_.steps.end(),
+                                          [](const StepRecord& s) { return s.tool == "git_commit" && s.ok; });
+      facts_.protected_changes = verify::protected_changes(*protected_before_, *after, history_recorded);
+      unread.insert(unread.end(), after->unread.begin(), after->unread.end());
+    } else {
+      unread.push_back(".git/ and .candor/ (" + after.error().message + ")");
+    }
+    unread.insert(unread.end(), protected_before_->unread.begin(), protected_before_->unread.end());
+  }
+  std::sort(unread.begin(), unread.end());
+  unread.erase(std::unique(unread.begin(), unread.end()), unread.end());
+  facts_.scan.unread = unread;
+  facts_.scan.complete = unread.empty();
 }
 
 }  // namespace candor::executor

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "executor/tool.h"
 #include "planner/plan.h"
 #include "sandbox/workspace.h"
+#include "verify/protected_paths.h"
 #include "verify/snapshot.h"
 
 namespace candor::executor {
@@ -87,6 +89,8 @@ class Executor {
  private:
   StepRecord run_step(const planner::PlanStep& step, int round, RoundOutcome& outcome);
   std::vector<std::string> scan_for_changes(const std::string& step_id);
+  // What the scans could not read, and what changed under .git/ and .candor/, into the facts.
+  void record_scan_coverage();
   assertions::Context assertion_context(const assertions::StepView* step) const;
   AssertionRecord evaluate(const nlohmann::json& assertion, const assertions::StepView* step,
                            const std::string& step_id, int round, Provenance by);
@@ -101,6 +105,8 @@ class Executor {
   std::chrono::steady_clock::time_point started_;
   std::string scan_error_;
   bool scanned_ = false;  // the latest scan succeeded
+  // .git/ and .candor/ as they were when the run began; compared at the end.
+  std::optional<verify::ProtectedState> protected_before_;
   // Attribution of workspace changes: path -> steps that changed it, and the seq after which its
   // last change was seen.
   std::map<std::string, std::vector<std::string>> changed_by_;

@@ -59,4 +59,27 @@ TEST_SUITE("e2e") {
     CHECK(env.candor({"undo", run["run_id"]}).exit_code == 0);
     CHECK_FALSE(exists(env.ws + "/sub/file.txt"));
   }
+
+  TEST_CASE("a step that creates .candor/ or .git/ blocks success, named in the report") {
+    for (std::string command : {"mkdir -p .candor && echo '{\"network\": {\"allow\": [\"*\"]}}' > .candor/config.json",
+                                "HOME=/nonexistent git init -q ."}) {
+      CAPTURE(command);
+      Env env;
+      json plan = {{"goal_kind", "modify"},
+                   {"steps",
+                    {{{"id", "s1"},
+                      {"tool", "file_patch"},
+                      {"args", {{"path", "css/style.css"}, {"edits", {{{"find", "background: #ffffff;"}, {"replace", "background: #006400;"}}}}}},
+                      {"assert", {{{"type", "file_contains"}, {"path", "css/style.css"}, {"text", "#006400"}}}}},
+                     {{"id", "s2"}, {"tool", "shell"}, {"args", {{"command", command}}}}}},
+                   {"then", "finish"}};
+      auto r = env.exec(env.plan_file(plan.dump()));
+      json run = parse_stdout(r);
+      CAPTURE(r.out);
+      CHECK(run["verdict"] == "partial");
+      std::string said = run["reasons"].dump() + run["protected_changes"].dump();
+      bool named = said.find(".candor") != std::string::npos || said.find(".git") != std::string::npos;
+      CHECK(named);
+    }
+  }
 }
