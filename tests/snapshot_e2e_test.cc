@@ -1,6 +1,12 @@
 // End-to-end: a step cannot hide its own changes from the snapshots, through the built binary.
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+
+#include <spawn.h>
+
+#include <fcntl.h>
+
 #include <string>
 
 #include "tests/e2e_support.h"
@@ -81,5 +87,37 @@ TEST_SUITE("e2e") {
       bool named = said.find(".candor") != std::string::npos || said.find(".git") != std::string::npos;
       CHECK(named);
     }
+  }
+
+  TEST_CASE("twenty runs started at once on a workspace the store has never seen all start: the snapshot repository is made once") {
+    Env env;
+    std::string plan = env.plan_file(R"({"goal_kind": "modify", "steps": [
+        {"id": "s1", "tool": "file_read", "args": {"path": "index.html"}}], "then": "finish"})");
+    std::vector<pid_t> pids;
+    std::string bin = candor_bin(), home = "CANDOR_HOME=" + env.store;
+    for (int i = 0; i < 20; ++i) {
+      std::vector<std::string> args = {bin, "exec", plan, "-C", env.ws, "--json"};
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      std::vector<char*> envp = {home.data(), const_cast<char*>("PATH=/usr/bin:/bin"), nullptr};
+      posix_spawn_file_actions_t quiet;
+      posix_spawn_file_actions_init(&quiet);
+      posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
+      pid_t pid = 0;
+      REQUIRE(::posix_spawn(&pid, bin.c_str(), &quiet, nullptr, argv.data(), envp.data()) == 0);
+      posix_spawn_file_actions_destroy(&quiet);
+      pids.push_back(pid);
+    }
+    int started = 0;
+    for (pid_t pid : pids) {
+      int status = 0;
+      REQUIRE(::waitpid(pid, &status, 0) == pid);
+      // Each run finishes with its verdict: fail (it changed nothing), exit 2; none dies at start.
+      started += WIFEXITED(status) && WEXITSTATUS(status) == 2;
+    }
+    CHECK(started == 20);
+    auto runs = env.candor({"runs", "--json", "--limit", "100"});
+    CHECK(json::parse(runs.out).size() == 20);
   }
 }

@@ -1,9 +1,12 @@
 #include "verify/snapshot.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -108,6 +111,24 @@ Status init_repository(git_repository** out, const std::string& repo_path, const
   return ok_status();
 }
 
+// Many runs may start at once on a workspace the store has never seen. Each builds the repository
+// in a folder of its own and renames it into place; a run that loses the race removes its copy
+// and opens the winner's. (Initialising in place raced on `config.lock`.)
+Status create_repository(const std::string& repo_path, const std::string& workspace_root) {
+  static std::atomic<unsigned> counter{0};
+  std::string tmp = fmt::format("{}.tmp-{}-{}", repo_path, ::getpid(), counter++);
+  {
+    GitRepo repo;
+    TRY_STATUS(init_repository(repo.out(), tmp, workspace_root));
+  }
+  std::error_code ec;
+  if (::rename(tmp.c_str(), repo_path.c_str()) == 0) return ok_status();
+  int err = errno;
+  std::filesystem::remove_all(tmp, ec);
+  if (err == EEXIST || err == ENOTEMPTY) return ok_status();  // another run made it first
+  return make_error(ErrorCode::kIo, fmt::format("snapshot: cannot create {}: {}", repo_path, std::strerror(err)));
+}
+
 // Gitignore patterns relative to the workspace root, on top of the .gitignore files.
 Status add_rules(git_repository* repo, const std::vector<std::string>& patterns) {
   std::string rules;
@@ -185,7 +206,8 @@ Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& st
 
   auto impl = std::make_unique<Impl>();
   if (git_repository_open_bare(impl->repo.out(), repo_path.c_str()) != 0) {
-    TRY_STATUS(init_repository(impl->repo.out(), repo_path, workspace_root));
+    TRY_STATUS(create_repository(repo_path, workspace_root));
+    if (git_repository_open_bare(impl->repo.out(), repo_path.c_str()) != 0) return git_failure("open " + repo_path);
   }
   TRY_STATUS(use_own_config(impl->repo.get(), repo_path));
   // Point the store's repository at the workspace without writing a gitlink into it.
