@@ -18,9 +18,12 @@ std::string tail_of(const std::string& text, std::size_t n = 300) {
   return t;
 }
 
-sandbox::SandboxPolicy policy_for(const Context& ctx, bool workspace_writable) {
+// The run's sandbox policy with the credential files found again now; an error when they cannot
+// all be (the program must not run).
+Result<sandbox::SandboxPolicy> policy_for(const Context& ctx, bool workspace_writable) {
   sandbox::SandboxPolicy policy =
       ctx.process_sandbox != nullptr ? *ctx.process_sandbox : sandbox::make_sandbox_policy(ctx.workspace);
+  TRY_STATUS(sandbox::refresh_secret_files(ctx.workspace, policy));
   policy.workspace_writable = workspace_writable;
   return policy;
 }
@@ -36,14 +39,19 @@ class CommandSucceeds final : public Evaluator {
   }
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
     std::string command = a.at("command").get<std::string>();
-    sandbox::SandboxPolicy policy = policy_for(ctx, true);
+    auto policy = policy_for(ctx, true);
+    if (!policy.ok()) return {false, "could not run `" + command + "`: " + policy.error().message, "", true};
     sandbox::ProcessSpec spec;
     spec.argv = {"/bin/sh", "-c", command};
     spec.cwd = ctx.workspace.root();
     spec.timeout = std::chrono::seconds(a.value("timeout_s", 120));
-    spec.sandbox = &policy;
+    spec.sandbox = &*policy;
     auto run = sandbox::run_process(spec);
     if (!run.ok()) return {false, "could not run `" + command + "`: " + run.error().message, "", true};
+    if (!run->protected_created.empty()) {
+      return {false, fmt::format("`{}` created {}, which no command may create; removed", command, run->protected_created.front()), "",
+              true};
+    }
     if (run->timed_out) {
       return {false, fmt::format("`{}` did not finish within {} s and was killed", command, a.value("timeout_s", 120)), "", true};
     }
@@ -80,7 +88,9 @@ class External final : public Evaluator {
     // that ignores `workspace` and reads from its working folder sees the current content and so
     // passes twice: not discriminating, which is the safe way to be wrong.
     std::unique_ptr<MaterializedFiles> copy;
-    sandbox::SandboxPolicy policy = policy_for(ctx, false);  // a checker does not change what it checks
+    auto checked = policy_for(ctx, false);  // a checker does not change what it checks
+    if (!checked.ok()) return failed("could not be started: " + checked.error().message);
+    sandbox::SandboxPolicy policy = std::move(*checked);
     std::string root = ctx.workspace.root();
     if (ctx.files != nullptr) {
       auto made = ctx.files->materialize(path_of(a).empty() ? "." : path_of(a));

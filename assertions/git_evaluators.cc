@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "assertions/builtins.h"
+#include "assertions/workspace_repository.h"
 #include "core/git_ptr.h"
 
 namespace candor::assertions {
@@ -17,11 +18,10 @@ class GitClean final : public Evaluator {
     return s;
   }
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
-    git_init_once();
     std::string under = json_str(a, "path");
     GitRepo repo;
-    if (git_repository_open_ext(&repo.p, ctx.workspace.root().c_str(), 0, nullptr) != 0) {
-      return {false, fmt::format("the workspace is not in a git repository ({})", git_last_error()), under, true};
+    if (std::string refused = open_workspace_repository(ctx.workspace, repo); !refused.empty()) {
+      return {false, "the workspace is not in a git repository: " + refused, under, true};
     }
     git_status_options opts;
     git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION);

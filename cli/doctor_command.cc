@@ -29,9 +29,20 @@ std::vector<Line> lines_for(const sandbox::Protections& p) {
                     : "missing (kernel < 5.13 or Landlock not enabled): shell steps can write wherever you can"},
       {"namespaces", p.read_only_dirs,
        p.read_only_dirs ? std::string("network namespace (no network), mount namespace (.git, .candor and the store "
-                                      "read-only; credential files read as empty)")
+                                      "read-only; credential files read as empty), IPC namespace")
                         : std::string("missing (unprivileged user namespaces disabled): the network is closed by "
                                       "seccomp instead; .git and .candor are writable by shell steps")},
+      {"pid-ns", p.pid_namespace,
+       p.pid_namespace ? std::string("a PID namespace per step with its own /proc: everything a step starts dies with it, "
+                                     "and with candor if candor is killed")
+                       : std::string("missing: a step's processes are found through the cgroup only, and one that "
+                                     "escaped it survives candor being killed")},
+      {"sockets", p.unix_sockets != "none",
+       p.unix_sockets == "landlock" ? std::string("Landlock: unix sockets outside the workspace cannot be connected to")
+       : p.unix_sockets == "masked"
+           ? std::string("unix sockets listening outside the workspace when a step starts are hidden from it (Landlock "
+                         "ABI 9 would close the rest)")
+           : std::string("missing: a step can connect to any unix socket the user can (a Docker or D-Bus socket)")},
       {"seccomp", p.seccomp,
        p.seccomp ? "kernel administration, io_uring and mount calls refused; socket families filtered without a "
                    "network namespace"

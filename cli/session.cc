@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/finish_run.h"
+#include "sandbox/leftovers.h"
 #include "sandbox/workspace_policy.h"
 #include "verify/tier1.h"
 #include "verify/verdict.h"
@@ -44,6 +45,10 @@ Result<std::string> read_text_file(const std::string& path) {
 
 Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   std::unique_ptr<Session> s(new Session());
+  // A candor that was killed left its steps' temporary folders and cgroups behind: removed now.
+  for (const auto& error : sandbox::remove_leftovers().errors) {
+    std::fprintf(stderr, "candor: could not remove what a killed run left: %s\n", error.c_str());
+  }
   std::string store_dir = args.store_dir.empty() ? store::default_store_dir() : args.store_dir;
   // The store exists before the workspace is opened, so that a store inside the workspace is
   // protected from the tools (the protection is by inode).

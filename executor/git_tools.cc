@@ -1,9 +1,11 @@
-// Git tools through libgit2 on the workspace's own repository: git_status, git_diff and git_log
+// Git tools through libgit2 on the workspace's own repository (never one above it, one a step
+// created, or one whose .git links out): git_status, git_diff and git_log
 // read; git_commit records what is in the workspace as a commit. git_commit is the one way a tool
 // changes .git: through libgit2's object, index and ref calls only, never by writing files there,
 // so hooks and config stay out of reach (shell steps see .git read-only).
 #include <fmt/format.h>
 
+#include "assertions/workspace_repository.h"
 #include "core/git_ptr.h"
 #include "executor/tool.h"
 
@@ -16,14 +18,12 @@ using SignaturePtr = GitPtr<git_signature, git_signature_free>;
 
 ToolResult git_failure(const std::string& what) { return ToolResult::failure(fmt::format("{}: {}", what, git_last_error())); }
 
-// The workspace's repository (the workspace or a folder above it).
+// The workspace's own repository, and only it (assertions/workspace_repository.h says why).
 bool open_repo(const ToolContext& ctx, GitRepo& repo, ToolResult& failure) {
-  git_init_once();
-  if (git_repository_open_ext(&repo.p, ctx.workspace.root().c_str(), 0, nullptr) != 0) {
-    failure = ToolResult::failure("the workspace is not in a git repository");
-    return false;
-  }
-  return true;
+  std::string refused = assertions::open_workspace_repository(ctx.workspace, repo);
+  if (refused.empty()) return true;
+  failure = ToolResult::failure(refused);
+  return false;
 }
 
 ToolResult with_output(const std::string& text, const ToolContext& ctx) {

@@ -10,6 +10,13 @@
 namespace candor::executor {
 namespace {
 
+// A step that created .git or .candor: they are gone (the sandbox removed them), and the step fails.
+std::string protected_refusal(const std::vector<std::string>& created) {
+  std::string names;
+  for (const auto& c : created) names += (names.empty() ? "" : ", ") + c;
+  return fmt::format("created {}, which no step may create (the next run would read it as its own); removed", names);
+}
+
 class Shell final : public Tool {
  public:
   const Signature& signature() const override {
@@ -32,16 +39,21 @@ class Shell final : public Tool {
     spec.timeout = std::max(std::chrono::milliseconds(1), std::min(asked, ctx.time_left));
     spec.output_cap = ctx.output_cap;
     spec.cancel = ctx.cancel;
-    sandbox::SandboxPolicy fallback;
-    if (ctx.process_sandbox == nullptr) fallback = sandbox::make_sandbox_policy(ctx.workspace);
-    spec.sandbox = ctx.process_sandbox != nullptr ? ctx.process_sandbox : &fallback;
+    sandbox::SandboxPolicy policy =
+        ctx.process_sandbox != nullptr ? *ctx.process_sandbox : sandbox::make_sandbox_policy(ctx.workspace);
+    if (Status masked = sandbox::refresh_secret_files(ctx.workspace, policy); !masked.ok()) {
+      return ToolResult::failure(masked.error().message);
+    }
+    spec.sandbox = &policy;
     auto run = sandbox::run_process(spec);
     if (!run.ok()) return ToolResult::failure(run.error().message);
     ToolResult r;
     r.set_output(run->output);
     r.exit_code = run->exit_code;
     r.timed_out = run->timed_out;
-    if (run->cancelled) {
+    if (!run->protected_created.empty()) {
+      r.error = protected_refusal(run->protected_created);
+    } else if (run->cancelled) {
       r.error = "cancelled (Ctrl-C); the process group was killed";
     } else if (run->timed_out) {
       bool budget = spec.timeout < asked;

@@ -22,6 +22,7 @@ constexpr std::uint64_t kReadDir = 1ULL << 3;
 constexpr std::uint64_t kRefer = 1ULL << 13;    // ABI 2
 constexpr std::uint64_t kTruncate = 1ULL << 14;  // ABI 3
 constexpr std::uint64_t kIoctlDev = 1ULL << 15;  // ABI 5
+constexpr std::uint64_t kResolveUnix = 1ULL << 16;  // ABI 9: connect()/sendmsg() to a pathname socket
 constexpr std::uint64_t kScopeAbstractUnixSocket = 1ULL << 0;  // ABI 6
 constexpr std::uint64_t kScopeSignal = 1ULL << 1;              // ABI 6
 constexpr int kRuleTypePathBeneath = 1;
@@ -43,11 +44,12 @@ std::uint64_t handled_fs(int abi) {
   if (abi >= 2) all |= kRefer;
   if (abi >= 3) all |= kTruncate;
   if (abi >= 5) all |= kIoctlDev;
+  if (abi >= kLandlockAbiUnixSockets) all |= kResolveUnix;
   return all;
 }
 
 std::uint64_t file_rights(std::uint64_t rights) {
-  return rights & (kExecute | kWriteFile | kReadFile | kTruncate | kIoctlDev);
+  return rights & (kExecute | kWriteFile | kReadFile | kTruncate | kIoctlDev | kResolveUnix);
 }
 
 Status add_rule(int ruleset, const std::string& path, std::uint64_t rights) {
@@ -86,6 +88,15 @@ Result<UniqueFd> build_landlock_ruleset(int abi, const std::vector<std::string>&
   for (const char* dev : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"})
     TRY_STATUS(add_rule(ruleset.get(), dev, device));
   return ruleset;
+}
+
+int landlock_allow_read_in_child(int ruleset_fd, const char* path) {
+  int fd = ::open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  PathBeneathAttr attr{kReadFile | kReadDir | kExecute, fd};
+  int err = ::syscall(SYS_landlock_add_rule, ruleset_fd, kRuleTypePathBeneath, &attr, 0U) == 0 ? 0 : errno;
+  ::close(fd);
+  return err;
 }
 
 int landlock_enforce(int ruleset_fd) {

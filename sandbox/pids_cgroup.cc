@@ -1,5 +1,6 @@
 #include "sandbox/pids_cgroup.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,9 +12,12 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "sandbox/leftovers.h"
 
 namespace candor::sandbox {
 namespace {
@@ -65,15 +69,6 @@ bool has_word(const std::string& list, const std::string& word, char sep) {
   return padded.find(sep + word + sep) != std::string::npos;
 }
 
-// A zombie is dead already: killing it "succeeds" forever, and only its parent can reap it.
-bool is_zombie(pid_t pid) {
-  std::ifstream stat(fmt::format("/proc/{}/stat", pid));
-  std::string line;
-  std::getline(stat, line);
-  std::size_t paren = line.rfind(')');
-  return paren == std::string::npos || paren + 2 >= line.size() || line[paren + 2] == 'Z' || line[paren + 2] == 'X';
-}
-
 std::string read_small(const std::string& path) {
   std::ifstream in(path);
   std::stringstream ss;
@@ -104,33 +99,49 @@ Result<std::string> pids_cgroup_parent() {
   return make_error(ErrorCode::kUnavailable, reason);
 }
 
-Result<std::string> create_pids_cgroup(const std::string& parent, unsigned long long max_pids) {
-  static std::atomic<unsigned> counter{0};
-  std::string dir = fmt::format("{}/candor-{}-{}", parent, ::getpid(), counter++);
-  if (::mkdir(dir.c_str(), 0755) != 0)
-    return make_error(ErrorCode::kUnavailable, fmt::format("cgroup: mkdir {}: {}", dir, std::strerror(errno)));
-  std::ofstream max(dir + "/pids.max");
-  max << max_pids;
-  max.close();
-  if (!max) {
-    ::rmdir(dir.c_str());
-    return make_error(ErrorCode::kUnavailable, fmt::format("cgroup: cannot set {}/pids.max", dir));
-  }
-  return dir;
+namespace {
+
+// The state letter of a thread or process ('R', 'S', 'Z', ...), '?' when it is gone.
+char state_of(const std::string& tid) {
+  std::ifstream stat("/proc/" + tid + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  std::size_t paren = line.rfind(')');
+  return paren == std::string::npos || paren + 2 >= line.size() ? '?' : line[paren + 2];
 }
 
-int kill_cgroup(const std::string& dir) {
+// cgroup v2: one write kills everything in it, threads included; then wait until it is empty.
+int kill_with_cgroup_kill(const std::string& dir) {
+  int alive = 0;
+  {
+    std::ifstream procs(dir + "/cgroup.procs");
+    std::string pid;
+    while (procs >> pid) ++alive;
+  }
+  std::ofstream(dir + "/cgroup.kill") << "1";
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (read_small(dir + "/cgroup.events").find("populated 0") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return alive;
+}
+
+// cgroup v1: every thread in `tasks` (kill() on a thread's id signals its whole process, even when
+// the main thread is a zombie), again until only zombies are left: they run no code.
+int kill_every_task(const std::string& dir) {
   int killed = 0;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (std::chrono::steady_clock::now() < deadline) {
-    std::ifstream procs(dir + "/cgroup.procs");
-    if (!procs) break;
+    std::ifstream tasks(dir + "/tasks");
+    if (!tasks) break;
     bool any = false;
-    pid_t pid;
-    while (procs >> pid) {
-      if (is_zombie(pid)) continue;
+    std::string tid;
+    while (tasks >> tid) {
+      char state = state_of(tid);
+      if (state == 'Z' || state == 'X' || state == '?') continue;
       any = true;
-      if (::kill(pid, SIGKILL) == 0) ++killed;
+      if (::kill(static_cast<pid_t>(std::stol(tid)), SIGKILL) == 0) ++killed;
     }
     if (!any) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -138,13 +149,61 @@ int kill_cgroup(const std::string& dir) {
   return killed;
 }
 
-void remove_cgroup(const std::string& dir) {
+}  // namespace
+
+int kill_cgroup(const std::string& dir) {
+  if (::access((dir + "/cgroup.kill").c_str(), W_OK) == 0) return kill_with_cgroup_kill(dir);
+  return kill_every_task(dir);
+}
+
+bool remove_cgroup(const std::string& dir) {
   for (int i = 0; i < 200; ++i) {
-    if (::rmdir(dir.c_str()) == 0 || errno == ENOENT) return;
-    if (errno != EBUSY) return;
+    if (::rmdir(dir.c_str()) == 0 || errno == ENOENT) return true;
+    if (errno != EBUSY) return false;
     kill_cgroup(dir);
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  return false;
+}
+
+Result<PidsCgroup> PidsCgroup::create(const std::string& parent, unsigned long long max_pids) {
+  static std::atomic<unsigned> counter{0};
+  PidsCgroup c;
+  std::string dir = fmt::format("{}/{}{}", parent, owned_prefix("candor"), counter++);
+  if (::mkdir(dir.c_str(), 0755) != 0)
+    return make_error(ErrorCode::kUnavailable, fmt::format("cgroup: mkdir {}: {}", dir, std::strerror(errno)));
+  c.dir_ = dir;  // from here on, c removes it
+  std::ofstream max(dir + "/pids.max");
+  max << max_pids;
+  max.close();
+  if (!max) return make_error(ErrorCode::kUnavailable, fmt::format("cgroup: cannot set {}/pids.max", dir));
+  c.procs_.reset(::open((dir + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC));
+  if (!c.procs_.valid())
+    return make_error(ErrorCode::kUnavailable, fmt::format("cgroup: {}/cgroup.procs: {}", dir, std::strerror(errno)));
+  TRY(c.lock_, hold_folder_lock(dir));
+  return c;
+}
+
+PidsCgroup::PidsCgroup(PidsCgroup&& other) noexcept
+    : dir_(std::exchange(other.dir_, {})), procs_(std::move(other.procs_)), lock_(std::move(other.lock_)) {}
+
+PidsCgroup& PidsCgroup::operator=(PidsCgroup&& other) noexcept {
+  if (this != &other) {
+    reset();
+    dir_ = std::exchange(other.dir_, {});
+    procs_ = std::move(other.procs_);
+    lock_ = std::move(other.lock_);
+  }
+  return *this;
+}
+
+void PidsCgroup::reset() {
+  if (dir_.empty()) return;
+  kill_cgroup(dir_);
+  procs_.reset();
+  remove_cgroup(dir_);
+  lock_.reset();
+  dir_.clear();
 }
 
 }  // namespace candor::sandbox

@@ -1,5 +1,7 @@
 // Runs a child process in its own process group with a wall-clock timeout that kills the whole
-// group, merged and capped output, and stdin fed from a string. The only place that forks.
+// group, merged and capped output, and stdin fed from a string. The only place that forks. In the
+// process sandbox with a PID namespace, the child is the namespace's init and the command its
+// child; when the command ends, so does everything else it started.
 #pragma once
 
 #include <atomic>
@@ -39,11 +41,17 @@ struct ProcessResult {
   bool cancelled = false;   // `cancel` was set and the group was killed
   double elapsed_s = 0;
   std::optional<Protections> protections;  // what the sandbox had active, when there was one
-  int stragglers_killed = 0;  // processes that left the group and were killed through the cgroup
+  // Processes still running when the command ended, killed with it (through the PID namespace or
+  // the cgroup: those that left the process group, threads of a process whose main thread ended).
+  int stragglers_killed = 0;
+  // Protected folders (.git, .candor) the process created, relative to the workspace; they were
+  // removed once it had ended.
+  std::vector<std::string> protected_created;
 };
 
 // Fails only when the process cannot be started (kIo); a non-zero exit, a signal or a timeout are
-// results, not errors. Every process left in the child's group when it ends is killed.
+// results, not errors. Every process the child started is killed when it ends, and gone (not
+// merely signalled) when this returns: nothing of it can change the workspace afterwards.
 Result<ProcessResult> run_process(const ProcessSpec& spec);
 
 }  // namespace candor::sandbox

@@ -25,6 +25,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -61,14 +62,80 @@ bool child_succeeds(const Body& body) {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-int namespace_flags() { return CLONE_NEWNET | CLONE_NEWNS | (::geteuid() == 0 ? 0 : CLONE_NEWUSER); }
+// The namespaces every sandboxed child gets when the kernel allows them (a user namespace first
+// when not root: it is what lets an unprivileged user create the others).
+int base_namespace_flags() {
+  return CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC | (::geteuid() == 0 ? 0 : CLONE_NEWUSER);
+}
 
-int try_namespaces() { return ::unshare(namespace_flags()) == 0 ? 0 : 1; }
+int write_file_in_child(const char* path, const std::string& content);
 
-// The kernel's answer does not change while candor runs: asked once.
+// In a child that has just entered a new user namespace: map this user to itself.
+int map_own_user(const std::string& uid_map, const std::string& gid_map) {
+  int err = write_file_in_child("/proc/self/setgroups", "deny");
+  if (err == 0) err = write_file_in_child("/proc/self/uid_map", uid_map);
+  if (err == 0) err = write_file_in_child("/proc/self/gid_map", gid_map);
+  return err;
+}
+
+std::string own_id_map(unsigned id) { return fmt::format("{0} {0} 1\n", id); }
+
+// The kernel's answers do not change while candor runs: asked once.
 bool namespaces_available() {
-  static const bool available = child_succeeds(try_namespaces);
+  static const bool available = child_succeeds([] { return ::unshare(base_namespace_flags()) == 0 ? 0 : 1; });
   return available;
+}
+
+// A PID namespace is only of use with its own /proc, which the namespace's first process mounts
+// (refused, for instance, to an unprivileged user where /proc is partly hidden, as in containers).
+bool pid_namespace_available() {
+  static const bool available = child_succeeds([] {
+    std::string uid_map = own_id_map(::getuid()), gid_map = own_id_map(::getgid());
+    int flags = base_namespace_flags() | CLONE_NEWPID;
+    if (::unshare(flags) != 0) return 1;
+    if ((flags & CLONE_NEWUSER) && map_own_user(uid_map, gid_map) != 0) return 1;
+    pid_t init = ::fork();
+    if (init < 0) return 1;
+    if (init == 0) {
+      bool ok = ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0 &&
+                ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
+      ::_exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    while (::waitpid(init, &status, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+  });
+  return available;
+}
+
+// Pathname unix sockets bound now (in candor's network namespace) outside `keep`: a step must not
+// reach a daemon through one (a Docker or D-Bus socket, an SSH agent). Sockets in other network
+// namespaces, and those bound after this, are not listed.
+std::vector<std::string> listening_sockets_outside(const std::vector<std::string>& keep) {
+  std::vector<std::string> out;
+  std::ifstream in("/proc/net/unix");
+  std::string line;
+  std::getline(in, line);  // the header
+  while (std::getline(in, line)) {
+    // Num RefCount Protocol Flags Type St Inode Path: the path is the rest of the line.
+    std::istringstream fields(line);
+    std::string skip;
+    for (int i = 0; i < 7 && fields >> skip; ++i) {
+    }
+    std::string path;
+    std::getline(fields, path);
+    std::size_t start = path.find_first_not_of(' ');
+    if (start == std::string::npos || path[start] != '/') continue;  // unbound, or abstract (@name)
+    path = path.substr(start);
+    bool kept = std::any_of(keep.begin(), keep.end(), [&](const std::string& dir) {
+      return path.compare(0, dir.size() + 1, dir + "/") == 0;
+    });
+    struct stat st{};
+    if (kept || ::lstat(path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
+    if (std::find(out.begin(), out.end(), path) == out.end()) out.push_back(path);
+  }
+  return out;
 }
 
 // The filter: kernel administration and io_uring (which opens sockets around the socket() rule)
@@ -221,6 +288,8 @@ std::vector<std::string> Protections::missing() const {
   std::vector<std::string> out;
   if (!filesystem) out.push_back("landlock");
   if (!read_only_dirs) out.push_back("mount namespace");
+  if (!pid_namespace) out.push_back("pid namespace");
+  if (unix_sockets == "none") out.push_back("unix socket isolation");
   if (network == "none") out.push_back("network isolation");
   if (!seccomp) out.push_back("seccomp");
   if (processes == "none") out.push_back("process limit");
@@ -234,6 +303,8 @@ nlohmann::json Protections::to_json() const {
   return {{"landlock_abi", landlock_abi},
           {"filesystem", filesystem},
           {"read_only_dirs", read_only_dirs},
+          {"pid_namespace", pid_namespace},
+          {"unix_sockets", unix_sockets},
           {"network", network},
           {"seccomp", seccomp},
           {"processes", processes},
@@ -249,6 +320,8 @@ Protections probe_protections(const Mechanisms& mechanisms) {
   p.filesystem = p.landlock_abi > 0;
   bool namespaces = mechanisms.namespaces && namespaces_available();
   p.read_only_dirs = namespaces;
+  p.pid_namespace = namespaces && pid_namespace_available();
+  p.unix_sockets = p.landlock_abi >= kLandlockAbiUnixSockets ? "landlock" : namespaces ? "masked" : "none";
   p.seccomp = mechanisms.seccomp && seccomp_works();
   p.network = namespaces ? "namespace" : p.seccomp ? "seccomp" : "none";
   bool cgroup = mechanisms.cgroup && pids_cgroup_parent().ok();
@@ -277,6 +350,7 @@ Protections expected_protections(const SandboxPolicy& policy) {
     Protections p;
     p.network = "allowed";
     p.processes = "none";
+    p.unix_sockets = "none";
     p.env_scrubbed = true;
     return p;
   }
@@ -326,16 +400,13 @@ std::vector<std::string> scrubbed_environment(char** environ_in, const std::vect
 
 Result<PreparedSandbox> PreparedSandbox::prepare(const SandboxPolicy& policy, std::uint64_t timeout_s) {
   PreparedSandbox s;
-  std::error_code ec;
-  std::string tmp_template = (fs::temp_directory_path(ec) / "candor-step-XXXXXX").string();
-  if (::mkdtemp(tmp_template.data()) == nullptr)
-    return make_error(ErrorCode::kIo, fmt::format("sandbox: cannot create a temporary folder: {}", std::strerror(errno)));
-  s.tmp_dir_ = tmp_template;
-  s.env_ = scrubbed_environment(::environ, policy.pass_env, s.tmp_dir_);
+  TRY(s.tmp_dir_, StepTempDir::create());
+  s.env_ = scrubbed_environment(::environ, policy.pass_env, s.tmp_dir());
   s.active_.env_scrubbed = true;
   if (!policy.enabled) {
     s.active_.network = "allowed";
     s.active_.processes = "none";
+    s.active_.unix_sockets = "none";
     return s;
   }
 
@@ -344,37 +415,51 @@ Result<PreparedSandbox> PreparedSandbox::prepare(const SandboxPolicy& policy, st
   s.active_.landlock_abi = abi;
   if (abi > 0) {
     std::vector<std::string> read = read_paths_for(policy);
-    std::vector<std::string> write = {s.tmp_dir_};
+    std::vector<std::string> write = {s.tmp_dir()};
     (policy.workspace_writable ? write : read).push_back(policy.workspace);
-    auto ruleset = build_landlock_ruleset(abi, read, write);
-    if (!ruleset.ok()) return ruleset.error();
-    s.landlock_ruleset_ = std::move(*ruleset);
+    TRY(s.landlock_ruleset_, build_landlock_ruleset(abi, read, write));
     s.active_.filesystem = true;
   }
 
-  // Namespaces: network (unless allowed) and mount (read-only binds, masked secrets).
+  // Namespaces: PID (its own /proc), IPC, network (unless allowed) and mount (read-only binds,
+  // masked credential files and sockets).
+  // A protected folder that is not there may not be created: needs no kernel help (see
+  // remove_created_protected()).
+  s.workspace_ = policy.workspace;
+  for (const auto& dir : policy.read_only_dirs) {
+    struct stat st{};
+    if (::lstat(dir.c_str(), &st) != 0 && errno == ENOENT) s.absent_protected_.push_back(dir);
+  }
   bool namespaces = policy.mechanisms.namespaces && namespaces_available();
   if (namespaces) {
-    s.unshare_user_ = ::geteuid() != 0;
-    s.unshare_net_ = !policy.allow_network;
-    s.unshare_mount_ = true;
-    if (s.unshare_user_) {
-      s.uid_map_ = fmt::format("{0} {0} 1\n", ::getuid());
-      s.gid_map_ = fmt::format("{0} {0} 1\n", ::getgid());
+    s.namespaces_ = base_namespace_flags();
+    if (policy.allow_network) s.namespaces_ &= ~CLONE_NEWNET;
+    if (pid_namespace_available()) s.namespaces_ |= CLONE_NEWPID;
+    if (s.namespaces_ & CLONE_NEWUSER) {
+      s.uid_map_ = own_id_map(::getuid());
+      s.gid_map_ = own_id_map(::getgid());
     }
     for (const auto& dir : policy.read_only_dirs) {
       struct stat st{};
-      if (::lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) s.read_only_binds_.push_back({dir, mount_flags_of(dir)});
+      if (::lstat(dir.c_str(), &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+        s.read_only_binds_.push_back({dir, mount_flags_of(dir)});
     }
     for (const auto& file : policy.secret_files) {
       struct stat st{};
-      if (::lstat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode)) s.masked_files_.push_back(file);
+      if (::lstat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode)) s.masked_.push_back(file);
     }
+    if (abi < kLandlockAbiUnixSockets) {
+      for (auto& socket : listening_sockets_outside({policy.workspace, s.tmp_dir()})) s.masked_.push_back(std::move(socket));
+    }
+    struct stat shm{};
+    s.private_dev_shm_ = ::stat("/dev/shm", &shm) == 0 && S_ISDIR(shm.st_mode);
     s.active_.read_only_dirs = true;
   }
+  s.active_.pid_namespace = (s.namespaces_ & CLONE_NEWPID) != 0;
+  s.active_.unix_sockets = abi >= kLandlockAbiUnixSockets ? "landlock" : namespaces ? "masked" : "none";
 
   // seccomp: always the kernel-administration filter; sockets too when no namespace closes the network.
-  bool deny_sockets = !policy.allow_network && !s.unshare_net_;
+  bool deny_sockets = !policy.allow_network && !(s.namespaces_ & CLONE_NEWNET);
   if (policy.mechanisms.seccomp) {
     auto program = build_seccomp(deny_sockets);
     if (program.ok()) {
@@ -383,26 +468,17 @@ Result<PreparedSandbox> PreparedSandbox::prepare(const SandboxPolicy& policy, st
     }
   }
   s.active_.network = policy.allow_network ? "allowed"
-                      : s.unshare_net_     ? "namespace"
+                      : (s.namespaces_ & CLONE_NEWNET) ? "namespace"
                       : s.active_.seccomp  ? "seccomp"
                                            : "none";
 
   // Processes: a pids cgroup, and RLIMIT_NPROC (which root ignores).
   if (policy.mechanisms.cgroup) {
-    auto parent = pids_cgroup_parent();
-    if (parent.ok()) {
-      auto dir = create_pids_cgroup(*parent, policy.limits.processes);
-      if (dir.ok()) {
-        s.cgroup_dir_ = *dir;
-        s.cgroup_procs_.reset(::open((s.cgroup_dir_ + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC));
-        if (!s.cgroup_procs_.valid()) {
-          remove_cgroup(s.cgroup_dir_);
-          s.cgroup_dir_.clear();
-        }
-      }
+    if (auto parent = pids_cgroup_parent(); parent.ok()) {
+      if (auto cgroup = PidsCgroup::create(*parent, policy.limits.processes); cgroup.ok()) s.cgroup_ = std::move(*cgroup);
     }
   }
-  s.active_.processes = !s.cgroup_dir_.empty() ? "cgroup" : ::getuid() != 0 ? "rlimit" : "none";
+  s.active_.processes = s.cgroup_.valid() ? "cgroup" : ::getuid() != 0 ? "rlimit" : "none";
 
   const ProcessLimits& l = policy.limits;
   std::uint64_t cpu = l.cpu_seconds != 0 ? l.cpu_seconds : timeout_s + 1;
@@ -430,33 +506,19 @@ Result<PreparedSandbox> PreparedSandbox::prepare(const SandboxPolicy& policy, st
   return s;
 }
 
+bool PreparedSandbox::pid_namespace() const { return (namespaces_ & CLONE_NEWPID) != 0; }
+
 int PreparedSandbox::apply_in_child(const char** what) const {
   int err = 0;
   auto fail = [&](const char* step, int e) {
     *what = step;
     return e;
   };
-  if (cgroup_procs_.valid()) {
-    char buf[24];
-    int n = 0;
-    pid_t pid = ::getpid();
-    char rev[24];
-    do {
-      rev[n++] = static_cast<char>('0' + pid % 10);
-      pid /= 10;
-    } while (pid > 0);
-    for (int i = 0; i < n; ++i) buf[i] = rev[n - 1 - i];
-    if ((err = write_all(cgroup_procs_.get(), buf, static_cast<std::size_t>(n))) != 0) return fail("joining the pids cgroup", err);
-  }
-  int flags = (unshare_user_ ? CLONE_NEWUSER : 0) | (unshare_net_ ? CLONE_NEWNET : 0) | (unshare_mount_ ? CLONE_NEWNS : 0);
-  if (flags != 0 && ::unshare(flags) != 0) return fail("unshare", errno);
-  if (unshare_user_) {
-    if ((err = write_file_in_child("/proc/self/setgroups", "deny")) != 0) return fail("/proc/self/setgroups", err);
-    if ((err = write_file_in_child("/proc/self/uid_map", uid_map_)) != 0) return fail("/proc/self/uid_map", err);
-    if ((err = write_file_in_child("/proc/self/gid_map", gid_map_)) != 0) return fail("/proc/self/gid_map", err);
-  }
-  if (unshare_net_ && (err = bring_loopback_up()) != 0) return fail("bringing up loopback", err);
-  if (unshare_mount_) {
+  // "0" is the writing process, whatever its pid in its own namespace.
+  if (cgroup_.valid() && (err = write_all(cgroup_.procs_fd(), "0", 1)) != 0) return fail("joining the pids cgroup", err);
+  if ((namespaces_ & CLONE_NEWUSER) && (err = map_own_user(uid_map_, gid_map_)) != 0) return fail("mapping the user namespace", err);
+  if ((namespaces_ & CLONE_NEWNET) && (err = bring_loopback_up()) != 0) return fail("bringing up loopback", err);
+  if (namespaces_ & CLONE_NEWNS) {
     if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return fail("making mounts private", errno);
     for (const auto& [dir, keep] : read_only_binds_) {
       if (::mount(dir.c_str(), dir.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) return fail("bind-mounting a protected folder", errno);
@@ -464,9 +526,20 @@ int PreparedSandbox::apply_in_child(const char** what) const {
       if (::mount(nullptr, dir.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY | keep, nullptr) != 0)
         return fail("making a protected folder read-only", errno);
     }
-    for (const auto& file : masked_files_) {
-      if (::mount("/dev/null", file.c_str(), nullptr, MS_BIND, nullptr) != 0) return fail("masking a credential file", errno);
+    for (const auto& path : masked_) {
+      // ENOENT: it went away since prepare(), and with it what there was to hide.
+      if (::mount("/dev/null", path.c_str(), nullptr, MS_BIND, nullptr) != 0 && errno != ENOENT)
+        return fail("masking a credential file or socket", errno);
     }
+    if (namespaces_ & CLONE_NEWPID) {
+      if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
+        return fail("mounting the PID namespace's /proc", errno);
+      if (landlock_ruleset_.valid() && (err = landlock_allow_read_in_child(landlock_ruleset_.get(), "/proc")) != 0)
+        return fail("letting Landlock read the new /proc", err);
+    }
+    if (private_dev_shm_ &&
+        ::mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, "size=4k,mode=1777") != 0)
+      return fail("hiding /dev/shm", errno);
   }
   for (const auto& r : rlimits_) {
     struct rlimit rl{r.value, r.value};
@@ -484,46 +557,16 @@ int PreparedSandbox::apply_in_child(const char** what) const {
   return 0;
 }
 
-int PreparedSandbox::kill_all() const { return cgroup_dir_.empty() ? 0 : kill_cgroup(cgroup_dir_); }
-
-void PreparedSandbox::release() {
-  if (!cgroup_dir_.empty()) {
-    kill_cgroup(cgroup_dir_);
-    cgroup_procs_.reset();
-    remove_cgroup(cgroup_dir_);
-    cgroup_dir_.clear();
-  }
-  if (!tmp_dir_.empty()) {
+std::vector<std::string> PreparedSandbox::remove_created_protected() const {
+  std::vector<std::string> removed;
+  for (const auto& path : absent_protected_) {
+    struct stat st{};
+    if (::lstat(path.c_str(), &st) != 0) continue;
     std::error_code ec;
-    fs::remove_all(tmp_dir_, ec);
-    tmp_dir_.clear();
+    fs::remove_all(path, ec);  // a symlink is removed, not followed
+    removed.push_back(path.compare(0, workspace_.size() + 1, workspace_ + "/") == 0 ? path.substr(workspace_.size() + 1) : path);
   }
+  return removed;
 }
-
-PreparedSandbox::PreparedSandbox(PreparedSandbox&& o) noexcept { *this = std::move(o); }
-
-PreparedSandbox& PreparedSandbox::operator=(PreparedSandbox&& o) noexcept {
-  if (this == &o) return *this;
-  release();
-  active_ = std::move(o.active_);
-  env_ = std::move(o.env_);
-  tmp_dir_ = std::exchange(o.tmp_dir_, {});
-  landlock_ruleset_ = std::move(o.landlock_ruleset_);
-  cgroup_dir_ = std::exchange(o.cgroup_dir_, {});
-  cgroup_procs_ = std::move(o.cgroup_procs_);
-  seccomp_program_ = std::move(o.seccomp_program_);
-  unshare_user_ = o.unshare_user_;
-  unshare_net_ = o.unshare_net_;
-  unshare_mount_ = o.unshare_mount_;
-  uid_map_ = std::move(o.uid_map_);
-  gid_map_ = std::move(o.gid_map_);
-  read_only_binds_ = std::move(o.read_only_binds_);
-  masked_files_ = std::move(o.masked_files_);
-  caps_to_drop_ = std::move(o.caps_to_drop_);
-  rlimits_ = std::move(o.rlimits_);
-  return *this;
-}
-
-PreparedSandbox::~PreparedSandbox() { release(); }
 
 }  // namespace candor::sandbox

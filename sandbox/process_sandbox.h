@@ -1,7 +1,9 @@
 // The process sandbox every shell step and external evaluator runs in: Landlock (write only beneath
-// the workspace and a private temporary directory), a mount namespace that makes .git, .candor and
-// the store read-only and credential files empty, no network (a network namespace, else a seccomp
-// filter on socket families), rlimits, a pids cgroup, a scrubbed environment and no privileges.
+// the workspace and a private temporary directory), a PID namespace whose init dies with candor, a
+// mount namespace that makes .git, .candor and the store read-only and credential files and unix
+// sockets outside the workspace unreachable, an IPC namespace, no network (a network namespace, else
+// a seccomp filter on socket families), rlimits, a pids cgroup, a scrubbed environment and no
+// privileges.
 //
 // Split in two because the child of a multithreaded fork may only make system calls: prepare()
 // runs in the parent and allocates everything; apply_in_child() runs between fork and exec.
@@ -9,6 +11,7 @@
 
 #include <sys/types.h>
 
+#include <compare>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -17,6 +20,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "sandbox/pids_cgroup.h"
+#include "sandbox/step_temp_dir.h"
 #include "sandbox/unique_fd.h"
 
 namespace candor::sandbox {
@@ -32,9 +37,15 @@ struct ProcessLimits {
 // Which mechanisms to try. All on in production; tests turn one off to exercise a fallback.
 struct Mechanisms {
   bool landlock = true;
-  bool namespaces = true;  // network and mount namespaces (with a user namespace when not root)
+  bool namespaces = true;  // network, mount, IPC and PID namespaces (with a user namespace when not root)
   bool seccomp = true;
   bool cgroup = true;
+};
+
+struct FileIdentity {
+  std::uint64_t dev = 0;
+  std::uint64_t ino = 0;
+  auto operator<=>(const FileIdentity&) const = default;
 };
 
 struct SandboxPolicy {
@@ -43,6 +54,10 @@ struct SandboxPolicy {
   bool workspace_writable = true;           // false: readable only (external evaluators)
   std::vector<std::string> read_only_dirs;  // absolute, beneath the workspace: .git, .candor, a store
   std::vector<std::string> secret_files;    // absolute, beneath the workspace: shown empty
+  // The credential files found when the run started, by identity: wherever a step moves one, it is
+  // masked again before the next (refresh_secret_files in workspace_policy.h).
+  std::vector<FileIdentity> secret_identities;
+  std::string secret_scan_error;  // the walk that found them could not see everything: no step runs
   std::vector<std::string> read_paths;      // readable and executable besides the defaults
   bool allow_network = false;
   ProcessLimits limits;
@@ -55,7 +70,9 @@ struct SandboxPolicy {
 struct Protections {
   int landlock_abi = 0;          // 0: no Landlock
   bool filesystem = false;       // Landlock confines writes
-  bool read_only_dirs = false;   // mount namespace: .git/.candor/store read-only, secrets empty
+  bool read_only_dirs = false;   // mount and IPC namespaces: .git/.candor/store read-only, secrets empty
+  bool pid_namespace = false;    // its own /proc; everything in it dies with the step, and with candor
+  std::string unix_sockets;      // pathname sockets outside the workspace: "landlock", "masked" or "none"
   std::string network;           // "namespace", "seccomp", "allowed" or "none"
   bool seccomp = false;          // the syscall filter (kernel-administration calls, socket families)
   std::string processes;         // "cgroup", "rlimit" or "none" (root ignores RLIMIT_NPROC)
@@ -87,48 +104,57 @@ std::vector<std::string> scrubbed_environment(char** environ_in, const std::vect
 bool looks_like_credential_variable(const std::string& name);
 
 // Everything apply_in_child() needs, built in the parent. Owns a private temporary directory and a
-// pids cgroup, both removed by the destructor (after kill_all()).
+// pids cgroup, both removed when it goes (the cgroup emptied first). Every member moves itself.
 class PreparedSandbox {
  public:
   static Result<PreparedSandbox> prepare(const SandboxPolicy& policy, std::uint64_t timeout_s);
-  PreparedSandbox(PreparedSandbox&&) noexcept;
-  PreparedSandbox& operator=(PreparedSandbox&&) noexcept;
-  ~PreparedSandbox();
 
   const std::vector<std::string>& environment() const { return env_; }
   const Protections& active() const { return active_; }
-  const std::string& tmp_dir() const { return tmp_dir_; }
+  const std::string& tmp_dir() const { return tmp_dir_.path(); }
+
+  // The namespaces (CLONE_NEW* flags) the child must be created in, 0 for none. With CLONE_NEWPID
+  // the child is the namespace's init: it applies the sandbox, starts the command as its own child
+  // and ends when that ends, and the kernel then kills everything left in the namespace.
+  int clone_flags() const { return namespaces_; }
+  bool pid_namespace() const;
 
   // In the child, after fork, before exec. Only system calls. Returns 0, or an errno with `what`
   // naming the failed step.
   int apply_in_child(const char** what) const;
 
   // In the parent, after the child ended: kills what is left in the cgroup (a process that left
-  // the process group with setsid). Returns how many processes it killed.
-  int kill_all() const;
+  // the process group with setsid, a thread of a process whose main thread ended). Returns how
+  // many it killed.
+  int kill_all() const { return cgroup_.kill_all(); }
+
+  // In the parent, once nothing of the process is left: removes the protected folders (.git,
+  // .candor) that did not exist when it started and exist now, and returns their names relative
+  // to the workspace. A step may not create them: the next run would read a planted config.
+  std::vector<std::string> remove_created_protected() const;
 
  private:
-  PreparedSandbox() = default;
-  void release();
-
-  Protections active_;
-  std::vector<std::string> env_;
-  std::string tmp_dir_;
-  UniqueFd landlock_ruleset_;
-  std::string cgroup_dir_;
-  UniqueFd cgroup_procs_;
-  std::vector<unsigned char> seccomp_program_;  // struct sock_filter[]
-  bool unshare_user_ = false;
-  bool unshare_net_ = false;
-  bool unshare_mount_ = false;
-  std::string uid_map_, gid_map_;
-  std::vector<std::pair<std::string, unsigned long>> read_only_binds_;  // with the flags to keep
-  std::vector<std::string> masked_files_;
-  std::vector<int> caps_to_drop_;
   struct Rlimit {
     int resource;
     std::uint64_t value;
   };
+
+  PreparedSandbox() = default;
+
+  Protections active_;
+  std::vector<std::string> env_;
+  StepTempDir tmp_dir_;
+  PidsCgroup cgroup_;  // after tmp_dir_: emptied before the folder goes
+  UniqueFd landlock_ruleset_;
+  std::vector<unsigned char> seccomp_program_;  // struct sock_filter[]
+  int namespaces_ = 0;
+  std::string uid_map_, gid_map_;  // with a user namespace
+  std::vector<std::pair<std::string, unsigned long>> read_only_binds_;  // with the flags to keep
+  std::vector<std::string> masked_;  // credential files and unix sockets: /dev/null bound over each
+  bool private_dev_shm_ = false;     // an empty /dev/shm: no other process's shared memory
+  std::string workspace_;
+  std::vector<std::string> absent_protected_;  // protected folders that did not exist at prepare()
+  std::vector<int> caps_to_drop_;
   std::vector<Rlimit> rlimits_;
 };
 

@@ -12,6 +12,7 @@
 #include <climits>
 #include <cstring>
 #include <random>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -117,8 +118,9 @@ Result<std::unique_ptr<Workspace>> Workspace::open(const std::string& root, Work
   ws->root_dev_ = st.st_dev;
   ws->root_ino_ = st.st_ino;
   for (const char* name : {".git", ".candor"}) {
-    if (::fstatat(ws->root_fd_.get(), name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
-      ws->protected_.emplace_back(st.st_dev, st.st_ino);
+    if (::fstatat(ws->root_fd_.get(), name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+      if (S_ISDIR(st.st_mode)) ws->protected_.emplace_back(st.st_dev, st.st_ino);
+      if (std::string_view(name) == ".git") ws->git_at_open_.emplace(st.st_dev, st.st_ino);
     }
     ws->protected_dirs_.push_back(ws->root_ + "/" + name);
   }
@@ -366,7 +368,8 @@ Status Workspace::walk_dir(int dir_fd, const std::string& rel, int depth, int ma
     if (stop) break;
     struct stat st{};
     if (::fstatat(dir_fd, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // vanished meanwhile
-    WalkEntry entry{rel.empty() ? n : rel + "/" + n, kind_of(st.st_mode), static_cast<std::int64_t>(st.st_size), depth};
+    WalkEntry entry{rel.empty() ? n : rel + "/" + n, kind_of(st.st_mode), static_cast<std::int64_t>(st.st_size), depth,
+                    static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
     if (!visit(entry)) {
       stop = true;
       break;

@@ -33,6 +33,7 @@ struct WalkEntry {
   EntryKind kind = EntryKind::kOther;
   std::int64_t size = 0;
   int depth = 1;  // 1 for a direct child of the walk's start
+  std::uint64_t dev = 0, ino = 0;  // its identity (lstat)
 };
 
 struct WorkspaceOptions {
@@ -52,9 +53,14 @@ class Workspace {
   const std::string& root() const { return root_; }  // absolute, canonical
   bool uses_openat2() const { return use_openat2_; }
   const std::vector<std::string>& protected_dirs() const { return protected_dirs_; }  // absolute
+  // The identity (lstat dev, ino) of the workspace's .git when open() ran, if there was one: a
+  // repository that appears or is replaced later came from a step, not from the user.
+  const std::optional<std::pair<std::uint64_t, std::uint64_t>>& git_at_open() const { return git_at_open_; }
   // True when tools must refuse to read `path` (relative): it names a credential file the config
   // does not allow, or is a symlink to one.
   bool is_secret(const std::string& path) const;
+  // The name-based half of is_secret(), for a walk that already knows the entry is no symlink.
+  const SecretFilter& secret_filter() const { return secrets_; }
 
   // Checks a tool path (no NUL, not absolute, not escaping by `..`) and returns it normalised.
   static Result<std::string> check_relative(const std::string& path);
@@ -94,6 +100,7 @@ class Workspace {
   ino_t root_ino_ = 0;
   std::vector<std::pair<dev_t, ino_t>> protected_;
   std::vector<std::string> protected_dirs_;  // .git, .candor and the options' own
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> git_at_open_;
   SecretFilter secrets_;
 };
 

@@ -8,10 +8,18 @@
 namespace candor::sandbox {
 
 // `base` carries the config's choices (network, environment, read paths, limits). Credential files
-// are looked for once, now, by a bounded walk (kMaxSecretScan entries): a file a step creates later
-// came from the agent, not from the user.
+// are looked for now, when the run starts, by a walk of the whole workspace (bounded: see below),
+// and remembered by identity as well as by path.
 SandboxPolicy make_sandbox_policy(const Workspace& workspace, SandboxPolicy base = {});
 
-inline constexpr int kMaxSecretScan = 100000;
+// Before every process: the files to show empty are found again, as every file that was a
+// credential file when the run started (by identity: renaming it or its folder changes nothing)
+// plus every file named like a credential file now. Fails, and the process must not start, when the
+// walk could not see the whole workspace (more than kMaxSecretScan entries, or folders deeper than
+// kMaxSecretDepth) and a credential file could be hidden where it did not look.
+Status refresh_secret_files(const Workspace& workspace, SandboxPolicy& policy);
+
+inline constexpr int kMaxSecretScan = 1000000;
+inline constexpr int kMaxSecretDepth = 512;
 
 }  // namespace candor::sandbox

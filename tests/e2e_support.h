@@ -61,13 +61,17 @@ struct Env {
 // Starts candor with `args` in the background and waits (up to 10 s) until the run's event for
 // calling step `step` is in the store. Returns the child's pid; 0 when it never got there (the
 // child exited first, or is killed and reaped here), so REQUIRE(pid > 0) catches both.
-inline pid_t spawn_until_step(const Env& env, std::vector<std::string> args, const std::string& step) {
+// `extra_env` (NAME=VALUE) is added to its small environment.
+inline pid_t spawn_until_step(const Env& env, std::vector<std::string> args, const std::string& step,
+                              std::vector<std::string> extra_env = {}) {
   std::string bin = candor_bin(), home = "CANDOR_HOME=" + env.store;
   args.insert(args.begin(), bin);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  std::vector<char*> envp = {home.data(), const_cast<char*>("PATH=/usr/bin:/bin"), nullptr};
+  std::vector<char*> envp = {home.data(), const_cast<char*>("PATH=/usr/bin:/bin")};
+  for (auto& e : extra_env) envp.push_back(e.data());
+  envp.push_back(nullptr);
   pid_t pid = 0;
   if (::posix_spawn(&pid, bin.c_str(), nullptr, nullptr, argv.data(), envp.data()) != 0) return 0;
   for (int i = 0; i < 200; ++i) {
