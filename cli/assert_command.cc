@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "core/json_text.h"
 #include "executor/config.h"
+#include "report/escape.h"
 #include "report/report.h"
 #include "sandbox/workspace_policy.h"
 
@@ -67,7 +68,8 @@ int assert_command(const AssertArgs& args) {
     if (!args.json) {
       std::string mark = o.passed ? "PASS" : o.error ? "ERROR" : "FAIL";
       if (color) mark = fmt::format("\033[1;{}m{}\033[0m", o.passed ? 32 : 31, mark);
-      std::printf("%s  %s: %s\n", mark.c_str(), json_str(a, "type").c_str(), o.message.c_str());
+      std::printf("%s  %s: %s\n", mark.c_str(), report::terminal_safe(json_str(a, "type")).c_str(),
+                  report::terminal_safe(o.message).c_str());
     }
   }
   if (args.json) std::puts(nlohmann::json({{"passed", all}, {"results", results}}).dump(2).c_str());

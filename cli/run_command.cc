@@ -12,6 +12,7 @@
 #include "executor/goal_gate.h"
 #include "executor/run_loop.h"
 #include "llm/provider.h"
+#include "report/escape.h"
 #include "report/report.h"
 
 namespace candor::cli {
@@ -76,7 +77,7 @@ int run_command(const RunArgs& args) {
   int code = s.finish(result.facts, args.json, provider->get(), *verify::parse_judge_policy(args.judge), planner.questions());
   if (result.provider_failed) {
     std::fprintf(stderr, "candor: the LLM provider (%s) failed: %s\n", (*provider)->describe().c_str(),
-                 result.facts.status_detail.c_str());
+                 report::terminal_safe(result.facts.status_detail, true).c_str());
     return kExitUnavailable;
   }
   return code;
