@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "tests/e2e_support.h"
-#include "tests/markdown_check.h"
+#include "tests/render_check.h"
 
 using namespace candor::testing;
 

@@ -1,5 +1,5 @@
 // Checks for text the agent chose, once rendered: no control character a terminal would act on,
-// no Markdown that acts (tests only).
+// no Markdown that acts, no line that passes for one of candor's own (the tests and fuzz/).
 #pragma once
 
 #include <cctype>
@@ -95,6 +95,24 @@ inline bool lines_are_ours(const std::string& md, std::string* first_stranger = 
     bool ours = line.empty() || line.rfind("### ", 0) == 0 || line.rfind("Run `", 0) == 0 || line.rfind("**", 0) == 0 ||
                 line.rfind("- ", 0) == 0 || line.rfind("| ", 0) == 0 || line.rfind("|---", 0) == 0 ||
                 line.rfind("<details><summary>", 0) == 0 || line == "</details>" || line == "Nothing in the workspace changed.";
+    if (!ours) {
+      if (first_stranger != nullptr) *first_stranger = line;
+      return false;
+    }
+  }
+  return true;
+}
+
+// Whether every line of a terminal report at column 0 is one of candor's own headings (the first
+// line, the verdict, is not checked: it starts with whatever the report's verdict says).
+inline bool terminal_lines_are_ours(const std::string& text, std::string* first_stranger = nullptr) {
+  auto lines = lines_of(text);
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    if (line.empty() || line[0] == ' ') continue;
+    bool ours = line.rfind("run ", 0) == 0 || line == "why" || line == "signals" || line == "changes" ||
+                line.rfind("acceptance: ", 0) == 0 || line == "suspicious" || line == "assertions" || line == "judge (tier 2)" ||
+                line == "independent reviews" || line == "failed steps" || line == "final answer (the model's words, not evidence)";
     if (!ours) {
       if (first_stranger != nullptr) *first_stranger = line;
       return false;
