@@ -11,6 +11,7 @@
 #include "report/escape.h"
 #include "report/report.h"
 #include "sandbox/workspace_policy.h"
+#include "store/run_store.h"
 
 namespace candor::cli {
 namespace {
@@ -56,6 +57,7 @@ int assert_command(const AssertArgs& args) {
   }
 
   sandbox::SandboxPolicy policy = sandbox::make_sandbox_policy(**workspace, config->sandbox);
+  policy.hidden_paths.push_back(store::default_store_dir());  // no run here, but the runs' store is on this machine
   if (args.allow_network) policy.allow_network = true;
   assertions::Context ctx{**workspace, config->network, nullptr, {}, &policy};
   nlohmann::json results = nlohmann::json::array();
