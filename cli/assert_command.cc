@@ -8,8 +8,10 @@
 #include "cli/commands.h"
 #include "core/json_text.h"
 #include "executor/config.h"
+#include "report/escape.h"
 #include "report/report.h"
 #include "sandbox/workspace_policy.h"
+#include "store/run_store.h"
 
 namespace candor::cli {
 namespace {
@@ -55,6 +57,7 @@ int assert_command(const AssertArgs& args) {
   }
 
   sandbox::SandboxPolicy policy = sandbox::make_sandbox_policy(**workspace, config->sandbox);
+  policy.hidden_paths.push_back(store::default_store_dir());  // no run here, but the runs' store is on this machine
   if (args.allow_network) policy.allow_network = true;
   assertions::Context ctx{**workspace, config->network, nullptr, {}, &policy};
   nlohmann::json results = nlohmann::json::array();
@@ -67,7 +70,8 @@ int assert_command(const AssertArgs& args) {
     if (!args.json) {
       std::string mark = o.passed ? "PASS" : o.error ? "ERROR" : "FAIL";
       if (color) mark = fmt::format("\033[1;{}m{}\033[0m", o.passed ? 32 : 31, mark);
-      std::printf("%s  %s: %s\n", mark.c_str(), json_str(a, "type").c_str(), o.message.c_str());
+      std::printf("%s  %s: %s\n", mark.c_str(), report::terminal_safe(json_str(a, "type")).c_str(),
+                  report::terminal_safe(o.message).c_str());
     }
   }
   if (args.json) std::puts(nlohmann::json({{"passed", all}, {"results", results}}).dump(2).c_str());

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "report/report.h"
 #include "store/run_store.h"
+#include "report/escape.h"
 #include "report/formats.h"
 #include "verify/snapshot.h"
 
@@ -28,10 +29,6 @@ Status write_output(const std::string& path, const std::string& text) {
   return ok_status();
 }
 
-std::string fit(const std::string& s, std::size_t width) {
-  return s.size() <= width ? s : s.substr(0, width - 3) + "...";
-}
-
 }  // namespace
 
 Result<std::string> since_cutoff(const std::string& since, std::chrono::system_clock::time_point now) {
@@ -49,7 +46,7 @@ Result<std::string> since_cutoff(const std::string& since, std::chrono::system_c
 }
 
 int report_error(const Error& error) {
-  std::fprintf(stderr, "candor: %s\n", error.message.c_str());
+  std::fprintf(stderr, "candor: %s\n", report::terminal_safe(error.message, true).c_str());
   switch (error.code) {
     case ErrorCode::kUsage: return kExitUsage;
     case ErrorCode::kInvalidInput:
@@ -87,7 +84,7 @@ int runs_command(const RunsArgs& args) {
   std::printf("%-22s  %-8s  %-16s  %s\n", "RUN", "VERDICT", "STATUS", "GOAL");
   for (const auto& r : *runs) {
     std::string verdict = r.verdict.empty() ? "-" : r.verdict;
-    std::printf("%-22s  %-8s  %-16s  %s\n", r.id.c_str(), verdict.c_str(), r.status.c_str(), fit(r.goal, 26).c_str());
+    std::printf("%-22s  %-8s  %-16s  %s\n", r.id.c_str(), verdict.c_str(), r.status.c_str(), report::shorten(report::terminal_safe(r.goal), 26).c_str());
   }
   return kExitSuccess;
 }

@@ -1,6 +1,30 @@
 #include <CLI/CLI.hpp>
 
+#include <cstring>
+#include <string_view>
+
 #include "cli/commands.h"
+
+namespace {
+
+// Overwrites, in candor's own argv (what /proc/<pid>/cmdline shows every process on the machine,
+// a sandboxed step included), the value given to `option`, as "--option VALUE" or
+// "--option=VALUE", wherever it occurs (over-wiping is harmless: CLI11 has already copied every
+// argument). The length still shows; the text does not.
+void wipe_option_value(int argc, char** argv, std::string_view option) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    char* value = nullptr;
+    if (arg == option && i + 1 < argc) {
+      value = argv[++i];
+    } else if (arg.size() > option.size() && arg.substr(0, option.size()) == option && arg[option.size()] == '=') {
+      value = argv[i] + option.size() + 1;
+    }
+    if (value != nullptr) std::memset(value, '*', std::strlen(value));
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace candor::cli;
@@ -118,6 +142,7 @@ int main(int argc, char** argv) {
     app.exit(e);
     return kExitUsage;
   }
+  if (run_cmd->parsed() && !run.criterion.empty()) wipe_option_value(argc, argv, "--criterion");
   try {
     if (run_cmd->parsed()) return run_command(run);
     if (exec_cmd->parsed()) return exec_command(exec);

@@ -12,6 +12,7 @@
 #include "executor/goal_gate.h"
 #include "executor/run_loop.h"
 #include "llm/provider.h"
+#include "report/escape.h"
 #include "report/report.h"
 
 namespace candor::cli {
@@ -51,12 +52,19 @@ int run_command(const RunArgs& args) {
   auto provider = llm::make_provider(spec, provider_options);
   if (!provider.ok()) return report_error(provider.error());
 
-  std::string criterion = args.criterion;
+  std::string criterion = args.criterion;  // main() has already wiped it from candor's argv
   if (!args.criterion_file.empty()) {
     if (!criterion.empty()) return report_error(make_error(ErrorCode::kUsage, "give --criterion or --criterion-file, not both"));
+    // The worker's steps can read the whole workspace; a criterion kept there is no secret.
+    if (path_within(args.criterion_file, s.workspace().root())) {
+      return report_error(make_error(ErrorCode::kUsage, fmt::format("--criterion-file {} lies inside the workspace {}, where the "
+                                                                    "worker's steps can read it: keep it outside",
+                                                                    args.criterion_file, s.workspace().root())));
+    }
     auto text = read_text_file(args.criterion_file);
     if (!text.ok()) return report_error(text.error());
     criterion = *text;
+    s.hide_from_steps(args.criterion_file);
   }
 
   std::signal(SIGINT, on_interrupt);
@@ -76,7 +84,7 @@ int run_command(const RunArgs& args) {
   int code = s.finish(result.facts, args.json, provider->get(), *verify::parse_judge_policy(args.judge), planner.questions());
   if (result.provider_failed) {
     std::fprintf(stderr, "candor: the LLM provider (%s) failed: %s\n", (*provider)->describe().c_str(),
-                 result.facts.status_detail.c_str());
+                 report::terminal_safe(result.facts.status_detail, true).c_str());
     return kExitUnavailable;
   }
   return code;

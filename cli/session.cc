@@ -1,8 +1,10 @@
 #include "cli/session.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -33,7 +35,31 @@ Result<std::vector<nlohmann::json>> parse_expects(const std::vector<std::string>
   return out;
 }
 
+// A store inside the workspace would be open to every step: a step can rename the folders above
+// it and then delete it, and Landlock cannot keep a folder of a writable one unreadable.
+Status check_store_outside(const std::string& store_dir, const std::string& workspace) {
+  if (!path_within(store_dir, workspace) && !path_within(workspace, store_dir)) return ok_status();
+  return make_error(ErrorCode::kUsage,
+                    fmt::format("the run store {} and the workspace {} overlap: the store must lie outside the workspace, "
+                                "where no step can reach it (--store DIR, or CANDOR_HOME)",
+                                std::filesystem::weakly_canonical(store_dir).string(), std::filesystem::weakly_canonical(workspace).string()));
+}
+
 }  // namespace
+
+bool path_within(const std::string& path, const std::string& dir) {
+  auto resolve = [](const std::string& s, std::error_code& ec) {
+    std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(s, ec), ec);
+    return p.has_filename() ? p : p.parent_path();  // "dir/" is "dir"
+  };
+  std::error_code ec;
+  std::filesystem::path p = resolve(path, ec);
+  if (ec) return false;
+  std::filesystem::path d = resolve(dir, ec);
+  if (ec) return false;
+  auto [d_end, p_at] = std::mismatch(d.begin(), d.end(), p.begin(), p.end());
+  return d_end == d.end();
+}
 
 Result<std::string> read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -50,11 +76,12 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
     std::fprintf(stderr, "candor: could not remove what a killed run left: %s\n", error.c_str());
   }
   std::string store_dir = args.store_dir.empty() ? store::default_store_dir() : args.store_dir;
-  // The store exists before the workspace is opened, so that a store inside the workspace is
-  // protected from the tools (the protection is by inode).
+  TRY_STATUS(check_store_outside(store_dir, args.workspace));
   TRY(s->store_, store::RunStore::open(store_dir));
   // Read before the workspace opens: which credential files it allows is fixed at open.
   TRY(executor::WorkspaceConfig config, executor::load_config(args.workspace));
+  // The store is outside the workspace; named here, it is read-only to a step in a mount namespace
+  // even where Landlock is missing.
   auto workspace = sandbox::Workspace::open(args.workspace, {.force_fallback = false,
                                                              .protected_dirs = {s->store_->dir()},
                                                              .secrets = sandbox::SecretFilter(config.secrets_allow)});
@@ -79,6 +106,7 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   o.snapshot_ignore = config.snapshot_ignore;
   s->sandbox_policy_ = sandbox::make_sandbox_policy(*s->workspace_, config.sandbox);
   sandbox::SandboxPolicy& policy = s->sandbox_policy_;
+  policy.hidden_paths.push_back(s->store_->dir());
   if (args.allow_network) policy.allow_network = true;
   policy.pass_env.insert(policy.pass_env.end(), args.pass_env.begin(), args.pass_env.end());
   policy.require_all = args.require_sandbox;

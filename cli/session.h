@@ -43,7 +43,7 @@ struct SessionArgs {
 class Session {
  public:
   // Validates everything that can be wrong before a run is recorded: the workspace, its
-  // .candor/config.json, the --expect assertions, the store.
+  // .candor/config.json, the --expect assertions, the store (which must lie outside the workspace).
   static Result<std::unique_ptr<Session>> open(const SessionArgs& args);
 
   const planner::Catalog& catalog() const { return catalog_; }
@@ -51,6 +51,8 @@ class Session {
   const sandbox::Workspace& workspace() const { return *workspace_; }
   const std::vector<nlohmann::json>& expects() const { return expects_; }
   executor::ExecutorOptions& options() { return options_; }
+  // Keeps `path` (outside the workspace) unreadable to every shell step and external evaluator.
+  void hide_from_steps(const std::string& path) { sandbox_policy_.hidden_paths.push_back(path); }
 
   // Records the run and snapshots the workspace. On failure the run is recorded as an error.
   Status start(const std::string& goal);
@@ -86,5 +88,8 @@ class Session {
 };
 
 Result<std::string> read_text_file(const std::string& path);
+
+// Whether `path` is `dir` or lies beneath it, symlinks resolved (for the parts that exist).
+bool path_within(const std::string& path, const std::string& dir);
 
 }  // namespace candor::cli

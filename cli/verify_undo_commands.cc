@@ -8,6 +8,7 @@
 #include "cli/finish_run.h"
 #include "executor/undo.h"
 #include "llm/provider.h"
+#include "report/escape.h"
 #include "report/report.h"
 #include "store/run_store.h"
 #include "cli/session.h"
@@ -107,9 +108,9 @@ int undo_command(const UndoArgs& args) {
   if (!snapshots.ok()) return report_error(snapshots.error());
   auto undone = executor::undo_run(l.facts, **workspace, **snapshots, args.force);
   if (!undone.ok()) return report_error(undone.error());
-  for (const auto& p : undone->restored) std::printf("restored  %s\n", p.c_str());
-  for (const auto& p : undone->removed) std::printf("removed   %s\n", p.c_str());
-  for (const auto& p : undone->skipped) std::printf("skipped   %s (a symlink: restore it by hand)\n", p.c_str());
+  for (const auto& p : undone->restored) std::printf("restored  %s\n", report::terminal_safe(p).c_str());
+  for (const auto& p : undone->removed) std::printf("removed   %s\n", report::terminal_safe(p).c_str());
+  for (const auto& p : undone->skipped) std::printf("skipped   %s (a symlink: restore it by hand)\n", report::terminal_safe(p).c_str());
   if (undone->restored.empty() && undone->removed.empty()) std::printf("run %s changed nothing: nothing to undo\n", l.facts.run_id.c_str());
   Status recorded = l.store->append_late(l.facts.run_id, "undo",
                                          {{"restored", undone->restored}, {"removed", undone->removed}, {"skipped", undone->skipped},

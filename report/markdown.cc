@@ -1,77 +1,92 @@
+// Markdown for a pull-request comment. Every string from the report passes through markdown_text
+// (prose, table cells) or markdown_code (names shown as code): the agent chose most of them.
 #include <fmt/format.h>
 
+#include "report/escape.h"
+#include "report/fields.h"
 #include "report/formats.h"
 #include "report/report.h"
 
 namespace candor::report {
 namespace {
 
-std::string str(const nlohmann::json& j, const char* key) { return json_str(j, key); }
+std::string text(const nlohmann::json& j, const char* key) { return markdown_text(json_str(j, key)); }
+std::string code(const nlohmann::json& j, const char* key) { return markdown_code(json_str(j, key)); }
+std::string code_cell(const std::string& s) { return markdown_code(s, SpanIn::kTableCell); }
 
-// Table cells: no pipes or newlines may break the row.
-std::string cell(std::string s) {
-  for (std::size_t at; (at = s.find('|')) != std::string::npos;) s.replace(at, 1, "\\|");
-  for (auto& c : s) {
-    if (c == '\n') c = ' ';
+std::string changes_table(const nlohmann::json& mutations) {
+  if (mutations.empty()) return "Nothing in the workspace changed.\n";
+  std::string out = "| file | change | lines | bytes | steps |\n|---|---|---|---|---|\n";
+  for (const auto& m : mutations) {
+    std::string steps;
+    for (const auto& s : json_list(m, "steps")) steps += (steps.empty() ? "" : ", ") + json_text(s);
+    out += fmt::format("| {} | {} | +{} −{} | {} → {} | {} |\n", code_cell(json_str(m, "path")), text(m, "change"),
+                       json_int(m, "lines_added"), json_int(m, "lines_removed"), json_int(m, "bytes_before"),
+                       json_int(m, "bytes_after"), markdown_text(steps));
   }
-  return s;
+  return out;
+}
+
+std::string signals(const nlohmann::json& r) {
+  const auto& b = json_object(r, "budget");
+  const auto& steps = json_object(r, "steps");
+  std::string out = "\n<details><summary>Signals</summary>\n\n";
+  out += fmt::format("- goal actions executed: {}\n", json_bool(r, "goal_actions_executed") ? "yes" : "no");
+  out += fmt::format("- steps: {} planned, {} executed, {} failed\n", json_int(steps, "planned"), json_int(steps, "executed"),
+                     json_int(steps, "failed"));
+  std::string exhausted = json_str(b, "exhausted");
+  out += fmt::format("- budget: replans {} · steps {} · tokens {}{}\n", used_of(json_field(b, "replans")),
+                     used_of(json_field(b, "steps")), used_of(json_field(b, "tokens")),
+                     exhausted.empty() ? "" : " · exhausted: " + markdown_text(exhausted));
+  for (const auto& s : json_list(r, "suspicious")) out += "- suspicious: " + text(s, "reason") + "\n";
+  return out + "\n</details>\n";
+}
+
+std::string assertions_table(const nlohmann::json& assertions) {
+  if (assertions.empty()) return "";
+  std::string out = "\n<details><summary>Assertions</summary>\n\n| | step | type | observed | evidence |\n|---|---|---|---|---|\n";
+  for (const auto& a : assertions) {
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", json_bool(a, "passed") ? "✅" : "❌", markdown_text(json_str(a, "step", "goal")),
+                       code_cell(json_str(a, "type")), text(a, "message"), markdown_text(assertion_provenance(a)));
+  }
+  return out + "\n</details>\n";
+}
+
+std::string judge_and_reviews(const nlohmann::json& r) {
+  std::string out;
+  if (const auto& t2 = json_field(r, "tier2"); t2.is_object()) {
+    out += "\n<details><summary>Judge (tier 2)</summary>\n\n";
+    for (const auto& a : json_list(t2, "answers")) {
+      std::string reason = json_str(a, "reason");
+      out += fmt::format("- **{}** — {} {}\n", text(a, "answer"), text(a, "text"), reason.empty() ? "" : "(" + markdown_text(reason) + ")");
+    }
+    if (t2.contains("error")) out += "- unanswered: " + text(t2, "error") + "\n";
+    out += "\n</details>\n";
+  }
+  const auto& reviews = json_list(r, "goal_validations");
+  if (!reviews.empty()) {
+    out += "\n<details><summary>Independent reviews</summary>\n\n";
+    for (const auto& v : reviews) {
+      out += fmt::format("- attempt {}: **{}** — {}\n", json_int(v, "attempt"), text(v, "verdict"), text(v, "reason"));
+    }
+    out += "\n</details>\n";
+  }
+  return out;
 }
 
 }  // namespace
 
 std::string render_markdown(const nlohmann::json& r) {
-  std::string verdict = str(r, "verdict");
+  std::string verdict = json_str(r, "verdict");
   const char* icon = verdict == "success" ? "✅" : verdict == "partial" ? "⚠️" : "❌";
-  std::string out = fmt::format("### {} candor: **{}** — {}\n\n", icon, verdict, cell(str(r, "goal")));
-  out += fmt::format("Run `{}` · status `{}` · verdict by `{}`\n\n", str(r, "run_id"), str(r, "status"), str(r, "verdict_by"));
+  std::string out = fmt::format("### {} candor: **{}** — {}\n\n", icon, markdown_text(verdict), text(r, "goal"));
+  out += fmt::format("Run {} · status {} · verdict by {}\n\n", code(r, "run_id"), code(r, "status"), code(r, "verdict_by"));
   out += "**Why**\n\n";
-  for (const auto& reason : r.value("reasons", nlohmann::json::array())) out += "- " + reason.get<std::string>() + "\n";
-  const auto& mutations = r.value("mutations", nlohmann::json::array());
-  out += "\n**Changes**\n\n";
-  if (mutations.empty()) {
-    out += "Nothing in the workspace changed.\n";
-  } else {
-    out += "| file | change | lines | bytes | steps |\n|---|---|---|---|---|\n";
-    for (const auto& m : mutations) {
-      std::string steps;
-      for (const auto& s : m.value("steps", nlohmann::json::array())) steps += (steps.empty() ? "" : ", ") + s.get<std::string>();
-      out += fmt::format("| `{}` | {} | +{} −{} | {} → {} | {} |\n", cell(str(m, "path")), str(m, "change"), m.value("lines_added", 0),
-                         m.value("lines_removed", 0), m.value("bytes_before", 0), m.value("bytes_after", 0), cell(steps));
-    }
-  }
-  const auto& b = r.value("budget", nlohmann::json::object());
-  out += "\n<details><summary>Signals</summary>\n\n";
-  out += fmt::format("- goal actions executed: {}\n", r.value("goal_actions_executed", false) ? "yes" : "no");
-  out += fmt::format("- steps: {} planned, {} executed, {} failed\n", r["steps"].value("planned", 0), r["steps"].value("executed", 0),
-                     r["steps"].value("failed", 0));
-  out += fmt::format("- budget: replans {} · steps {} · tokens {}{}\n", b.value("replans", nlohmann::json()).dump(),
-                     b.value("steps", nlohmann::json()).dump(), b.value("tokens", nlohmann::json()).dump(),
-                     b.contains("exhausted") && b["exhausted"].is_string() ? " · exhausted: " + b["exhausted"].get<std::string>() : "");
-  for (const auto& s : r.value("suspicious", nlohmann::json::array())) out += "- suspicious: " + str(s, "reason") + "\n";
-  out += "\n</details>\n";
-  const auto& assertions = r.value("assertions", nlohmann::json::array());
-  if (!assertions.empty()) {
-    out += "\n<details><summary>Assertions</summary>\n\n| | step | type | observed | evidence |\n|---|---|---|---|---|\n";
-    for (const auto& a : assertions) {
-      out += fmt::format("| {} | {} | `{}` | {} | {} |\n", a.value("passed", false) ? "✅" : "❌",
-                         a["step"].is_string() ? a["step"].get<std::string>() : "goal", str(a, "type"), cell(str(a, "message")),
-                         cell(assertion_provenance(a)));
-    }
-    out += "\n</details>\n";
-  }
-  if (r.contains("tier2") && r["tier2"].is_object()) {
-    out += "\n<details><summary>Judge (tier 2)</summary>\n\n";
-    for (const auto& a : r["tier2"].value("answers", nlohmann::json::array())) {
-      out += fmt::format("- **{}** — {} {}\n", str(a, "answer"), cell(str(a, "text")), str(a, "reason").empty() ? "" : "(" + cell(str(a, "reason")) + ")");
-    }
-    out += "\n</details>\n";
-  }
-  const auto& reviews = r.value("goal_validations", nlohmann::json::array());
-  if (!reviews.empty()) {
-    out += "\n<details><summary>Independent reviews</summary>\n\n";
-    for (const auto& v : reviews) out += fmt::format("- attempt {}: **{}** — {}\n", v.value("attempt", 0), str(v, "verdict"), cell(str(v, "reason")));
-    out += "\n</details>\n";
-  }
+  for (const auto& reason : json_list(r, "reasons")) out += "- " + markdown_text(json_text(reason)) + "\n";
+  out += "\n**Changes**\n\n" + changes_table(json_list(r, "mutations"));
+  out += signals(r);
+  out += assertions_table(json_list(r, "assertions"));
+  out += judge_and_reviews(r);
   return out;
 }
 

@@ -2,13 +2,13 @@
 
 #include <fmt/format.h>
 
+#include "report/escape.h"
+
 namespace candor::report {
 namespace {
 
-std::string fit(const std::string& s, std::size_t n) {
-  std::string one_line = s.substr(0, s.find('\n'));
-  return one_line.size() <= n ? one_line : one_line.substr(0, n - 3) + "...";
-}
+// The first line of text from the run (the agent chose it), safe for the terminal, at most n bytes.
+std::string fit(const std::string& s, std::size_t n) { return shorten(terminal_safe(s.substr(0, s.find('\n'))), n); }
 
 }  // namespace
 
@@ -25,12 +25,12 @@ void TerminalProgress::step_finished(const StepRecord& step, const std::vector<A
   if (!tty_ && !failed) return;  // the quiet log keeps failures only
   std::string mark = step.ok ? (color_ ? "\033[32mok\033[0m    " : "ok    ") : (color_ ? "\033[31mFAILED\033[0m" : "FAILED");
   std::string changed = step.changed_paths.empty() ? "" : fmt::format("  (changed {})", step.changed_paths.size());
-  std::fputs(fmt::format("  {} {:<4} {:<11} {}{}\n", mark, fit(step.id, 4), step.tool, fit(step.target, 40), changed).c_str(), out_);
+  std::fputs(fmt::format("  {} {:<4} {:<11} {}{}\n", mark, fit(step.id, 4), fit(step.tool, 11), fit(step.target, 40), changed).c_str(), out_);
   if (!step.ok) std::fputs(fmt::format("         {}\n", fit(step.error, 70)).c_str(), out_);
   for (const auto& a : assertions) {
     if (!tty_ && a.passed) continue;
     std::string am = a.passed ? (color_ ? "\033[32mpass\033[0m" : "pass") : (color_ ? "\033[31mFAIL\033[0m" : "FAIL");
-    std::fputs(fmt::format("         {} {}: {}\n", am, a.type, fit(a.message, 60)).c_str(), out_);
+    std::fputs(fmt::format("         {} {}: {}\n", am, terminal_safe(a.type), fit(a.message, 60)).c_str(), out_);
   }
   std::fflush(out_);
 }

@@ -1,10 +1,13 @@
-// Terminal rendering: verdict first, then why, then the signals. Fits 80 columns.
+// Terminal rendering: verdict first, then why, then the signals. Fits 80 columns. Every string
+// from the report passes through terminal_safe: the only escape sequences are candor's colours.
 #include <unistd.h>
 
 #include <cstdlib>
 
 #include <fmt/format.h>
 
+#include "report/escape.h"
+#include "report/fields.h"
 #include "report/formats.h"
 #include "report/report.h"
 
@@ -23,10 +26,13 @@ struct Style {
   std::string red(const std::string& s) const { return paint(s, "1;31"); }
 };
 
-std::string str(const nlohmann::json& j, const char* key, const std::string& fallback = "") { return json_str(j, key, fallback); }
+// One line of report text, safe for the terminal.
+std::string str(const nlohmann::json& j, const char* key, const std::string& fallback = "") {
+  return terminal_safe(json_str(j, key, fallback));
+}
 
-// Word-wraps `text` to `width`, the first line after `first`, later lines indented by `indent`.
-std::string wrap(const std::string& first, const std::string& text, std::size_t indent, std::size_t width) {
+// Word-wraps one paragraph to `width`, the first line after `first`, later lines indented.
+std::string wrap_paragraph(const std::string& first, const std::string& text, std::size_t indent, std::size_t width) {
   std::string out = first;
   std::size_t col = first.size();
   std::size_t i = 0;
@@ -52,27 +58,142 @@ std::string wrap(const std::string& first, const std::string& text, std::size_t 
   return out + "\n";
 }
 
-std::string fit(const std::string& s, std::size_t width) {
-  if (s.size() <= width) return s;
-  return s.substr(0, width > 3 ? width - 3 : width) + "...";
+// Word-wraps report text (made terminal-safe here) to `width`; each of its own lines starts a new
+// paragraph at `indent`, so no line of it can pass for one of candor's (at column 0).
+std::string wrap(const std::string& first, const std::string& raw, std::size_t indent, std::size_t width) {
+  std::string text = terminal_safe(raw, true);
+  std::string out;
+  std::size_t start = 0;
+  for (bool first_line = true;; first_line = false) {
+    std::size_t nl = text.find('\n', start);
+    std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    out += wrap_paragraph(first_line ? first : std::string(indent, ' '), line, indent, width);
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+  return out;
 }
 
-std::string used_of(const nlohmann::json& pair) {
-  if (!pair.is_array() || pair.size() != 2) return "?";
-  if (pair[0].is_number_float()) return fmt::format("{:.1f}/{}", pair[0].get<double>(), pair[1].dump());
-  return fmt::format("{}/{}", pair[0].dump(), pair[1].dump());
+std::string joined(const nlohmann::json& list, const char* separator) {
+  std::string out;
+  for (const auto& s : list) out += (out.empty() ? "" : separator) + terminal_safe(json_text(s));
+  return out;
+}
+
+std::string signals_section(const nlohmann::json& r, const Style& st) {
+  const auto& b = json_object(r, "budget");
+  const auto& steps = json_object(r, "steps");
+  const auto& assertions = json_list(r, "assertions");
+  int passed = 0, failed = 0;
+  for (const auto& a : assertions) (json_bool(a, "passed") ? passed : failed)++;
+  std::string out = "\n" + st.bold("signals") + "\n";
+  std::string status = str(r, "status");
+  if (std::string exhausted = str(b, "exhausted"); !exhausted.empty()) status += " (" + exhausted + ")";
+  out += fmt::format("  {:<14}{}\n", "loop status", status);
+  out += fmt::format("  {:<14}{}\n", "goal actions", json_bool(r, "goal_actions_executed") ? "yes" : "none ran");
+  out += fmt::format("  {:<14}{} planned, {} executed, {} failed\n", "steps", json_int(steps, "planned"), json_int(steps, "executed"),
+                     json_int(steps, "failed"));
+  out += fmt::format("  {:<14}replans {} · steps {} · tokens {} · time {} s\n", "budget", used_of(json_field(b, "replans")),
+                     used_of(json_field(b, "steps")), used_of(json_field(b, "tokens")), used_of(json_field(b, "time_s")));
+  const auto& mutations = json_list(r, "mutations");
+  const auto& suspicious = json_list(r, "suspicious");
+  out += fmt::format("  {:<14}{}\n", "changed files", mutations.empty() ? "none" : std::to_string(mutations.size()));
+  out += fmt::format("  {:<14}{}\n", "suspicious", suspicious.empty() ? "none" : std::to_string(suspicious.size()));
+  out += fmt::format("  {:<14}{} passed, {} failed\n", "assertions", passed, failed);
+  if (const auto& acc = json_field(r, "acceptance"); acc.is_object()) {
+    out += fmt::format("  {:<14}{}\n", "acceptance", json_bool(acc, "passed") ? st.green("passed") : st.red("not passed"));
+  }
+  if (const auto& sb = json_field(r, "sandbox"); sb.is_object()) {
+    std::string missing = joined(json_list(sb, "missing"), ", ");
+    out += fmt::format("  {:<14}{}\n", "sandbox",
+                       missing.empty() ? fmt::format("complete (network {})", str(sb, "network"))
+                                       : st.yellow("missing " + missing) + " (`candor doctor`)");
+  }
+  const auto& usage = json_object(r, "usage");
+  if (json_int(usage, "llm_calls") > 0) {
+    out += fmt::format("  {:<14}{} LLM calls, {} tokens in, {} out\n", "usage", json_int(usage, "llm_calls"),
+                       json_int(usage, "input_tokens"), json_int(usage, "output_tokens"));
+  }
+  return out;
+}
+
+std::string changes_section(const nlohmann::json& mutations, const Style& st, std::size_t w) {
+  if (mutations.empty()) return "";
+  std::string out = "\n" + st.bold("changes") + "\n";
+  for (const auto& m : mutations) {
+    std::string change = json_str(m, "change");
+    char mark = change == "added" ? 'A' : change == "deleted" ? 'D' : 'M';
+    std::string by_steps = joined(json_list(m, "steps"), ",");
+    std::string stat = json_bool(m, "binary")
+                           ? fmt::format("binary, {} -> {} bytes", json_int(m, "bytes_before"), json_int(m, "bytes_after"))
+                           : fmt::format("+{} -{}", json_int(m, "lines_added"), json_int(m, "lines_removed"));
+    out += shorten(fmt::format("  {} {}  {}  {}", mark, str(m, "path"), stat,
+                           by_steps.empty() ? "(no step: changed outside the steps)" : "by " + by_steps),
+               w) + "\n";
+  }
+  return out;
+}
+
+std::string checks_section(const nlohmann::json& r, const Style& st, std::size_t w, std::size_t painted_w) {
+  std::string out;
+  const auto& suspicious = json_list(r, "suspicious");
+  if (!suspicious.empty()) {
+    out += "\n" + st.bold("suspicious") + "\n";
+    for (const auto& s : suspicious) out += wrap("  ! ", json_str(s, "reason"), 4, w);
+  }
+  const auto& assertions = json_list(r, "assertions");
+  if (!assertions.empty()) {
+    out += "\n" + st.bold("assertions") + "\n";
+    for (const auto& a : assertions) {
+      std::string mark = json_bool(a, "passed") ? st.green("ok  ") : st.red("FAIL");
+      out += wrap(fmt::format("  {} {} {}: ", mark, str(a, "step", "goal"), str(a, "type")),
+                  fmt::format("{} ({})", json_str(a, "message"), assertion_provenance(a)), 9, painted_w);
+    }
+  }
+  if (const auto& t2 = json_field(r, "tier2"); t2.is_object()) {
+    out += "\n" + st.bold("judge (tier 2)") + "\n";
+    if (t2.contains("error")) out += wrap("  unanswered: ", json_str(t2, "error"), 4, w);
+    for (const auto& a : json_list(t2, "answers")) {
+      bool yes = json_str(a, "answer") == "yes";
+      std::string reason = json_str(a, "reason");
+      out += wrap(fmt::format("  {} {}. ", yes ? st.green("yes") : st.red("no "), json_int(a, "question")),
+                  json_str(a, "text") + (reason.empty() ? "" : " (" + reason + ")"), 9, painted_w);
+    }
+  }
+  const auto& reviews = json_list(r, "goal_validations");
+  if (!reviews.empty()) {
+    out += "\n" + st.bold("independent reviews") + "\n";
+    for (const auto& v : reviews) {
+      std::string verdict = json_str(v, "verdict");
+      std::string mark = verdict == "pass" ? st.green("pass") : verdict == "fail" ? st.red("FAIL") : st.yellow("none");
+      out += wrap(fmt::format("  {} attempt {}: ", mark, json_int(v, "attempt")), json_str(v, "reason"), 4, painted_w);
+    }
+  }
+  return out;
+}
+
+std::string failed_steps_section(const nlohmann::json& step_results, const Style& st, std::size_t w) {
+  bool any_failed = false;
+  for (const auto& s : step_results) any_failed |= !json_bool(s, "ok", true);
+  if (!any_failed) return "";
+  std::string out = "\n" + st.bold("failed steps") + "\n";
+  for (const auto& s : step_results) {
+    if (json_bool(s, "ok", true)) continue;
+    out += wrap(fmt::format("  {} {} {}: ", str(s, "id"), str(s, "tool"), shorten(str(s, "target"), 30)), json_str(s, "error"), 4, w);
+  }
+  return out;
 }
 
 }  // namespace
 
 std::string render_acceptance(const nlohmann::json& acceptance) {
-  std::string out = fmt::format("acceptance: {}\n", acceptance.value("passed", false) ? "PASSED" : "NOT PASSED");
-  for (const auto& c : acceptance.value("checkpoints", nlohmann::json::array())) {
-    bool matched = c.value("matched", false);
-    out += fmt::format("  {} {}{}", matched ? "✓" : c.value("essential", true) ? "✗" : "-", json_str(c, "id"),
-                       c.value("essential", true) ? "" : " (not essential)");
-    if (matched) out += fmt::format(" at seq {}", c.value("seq", 0));
-    if (!matched) out += ": " + json_str(c, "why");
+  std::string out = fmt::format("acceptance: {}\n", json_bool(acceptance, "passed") ? "PASSED" : "NOT PASSED");
+  for (const auto& c : json_list(acceptance, "checkpoints")) {
+    bool matched = json_bool(c, "matched");
+    bool essential = json_bool(c, "essential", true);
+    out += fmt::format("  {} {}{}", matched ? "✓" : essential ? "✗" : "-", str(c, "id"), essential ? "" : " (not essential)");
+    if (matched) out += fmt::format(" at seq {}", json_int(c, "seq"));
+    if (!matched) out += ": " + str(c, "why");
     out += "\n";
   }
   return out;
@@ -92,120 +213,24 @@ bool want_color(int fd) { return want_color_for(::isatty(fd) == 1); }
 std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt) {
   Style st{opt.color};
   const std::size_t w = opt.width;
-  std::string out;
-  std::string verdict = str(r, "verdict", "?");
+  const std::size_t painted_w = w + (opt.color ? 11 : 0);  // a painted mark's escape codes take no columns
+  std::string verdict = json_str(r, "verdict", "?");
   std::string upper;
-  for (char c : verdict) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (char c : terminal_safe(verdict)) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   std::string painted = verdict == "success" ? st.green(upper) : verdict == "partial" ? st.yellow(upper) : st.red(upper);
-  std::string by = str(r, "verdict_by");
-  out += fmt::format("{}  {}\n", painted, fit(str(r, "goal"), w > upper.size() + 2 ? w - upper.size() - 2 : w));
-  out += st.dim(fmt::format("run {}  verdict by {}  status {}", str(r, "run_id"), by, str(r, "status"))) + "\n\n";
+  std::string out = fmt::format("{}  {}\n", painted, shorten(str(r, "goal"), w > upper.size() + 2 ? w - upper.size() - 2 : w));
+  out += st.dim(fmt::format("run {}  verdict by {}  status {}", str(r, "run_id"), str(r, "verdict_by"), str(r, "status"))) + "\n\n";
 
   out += st.bold("why") + "\n";
-  for (const auto& reason : r.value("reasons", nlohmann::json::array())) {
-    out += wrap("  - ", reason.get<std::string>(), 4, w);
-  }
-
-  const auto& b = r.value("budget", nlohmann::json::object());
-  const auto& steps = r.value("steps", nlohmann::json::object());
-  const auto& mutations = r.value("mutations", nlohmann::json::array());
-  const auto& suspicious = r.value("suspicious", nlohmann::json::array());
-  const auto& assertions = r.value("assertions", nlohmann::json::array());
-  int passed = 0, failed = 0;
-  for (const auto& a : assertions) (a.value("passed", false) ? passed : failed)++;
-
-  out += "\n" + st.bold("signals") + "\n";
-  std::string status = str(r, "status");
-  if (b.contains("exhausted") && b["exhausted"].is_string()) status += " (" + b["exhausted"].get<std::string>() + ")";
-  out += fmt::format("  {:<14}{}\n", "loop status", status);
-  out += fmt::format("  {:<14}{}\n", "goal actions", r.value("goal_actions_executed", false) ? "yes" : "none ran");
-  out += fmt::format("  {:<14}{} planned, {} executed, {} failed\n", "steps", steps.value("planned", 0),
-                     steps.value("executed", 0), steps.value("failed", 0));
-  out += fmt::format("  {:<14}replans {} · steps {} · tokens {} · time {} s\n", "budget", used_of(b.value("replans", nlohmann::json())),
-                     used_of(b.value("steps", nlohmann::json())), used_of(b.value("tokens", nlohmann::json())),
-                     used_of(b.value("time_s", nlohmann::json())));
-  out += fmt::format("  {:<14}{}\n", "changed files", mutations.empty() ? "none" : std::to_string(mutations.size()));
-  out += fmt::format("  {:<14}{}\n", "suspicious", suspicious.empty() ? "none" : std::to_string(suspicious.size()));
-  out += fmt::format("  {:<14}{} passed, {} failed\n", "assertions", passed, failed);
-  if (const auto& acc = r.value("acceptance", nlohmann::json()); acc.is_object()) {
-    out += fmt::format("  {:<14}{}\n", "acceptance", acc.value("passed", false) ? st.green("passed") : st.red("not passed"));
-  }
-  if (const auto& sb = r.value("sandbox", nlohmann::json()); sb.is_object()) {
-    std::string missing;
-    for (const auto& m : sb.value("missing", nlohmann::json::array())) missing += (missing.empty() ? "" : ", ") + m.get<std::string>();
-    std::string network = sb.value("network", "");
-    out += fmt::format("  {:<14}{}\n", "sandbox",
-                       missing.empty() ? fmt::format("complete (network {})", network)
-                                       : st.yellow("missing " + missing) + " (`candor doctor`)");
-  }
-  const auto& usage = r.value("usage", nlohmann::json::object());
-  if (usage.value("llm_calls", 0) > 0) {
-    out += fmt::format("  {:<14}{} LLM calls, {} tokens in, {} out\n", "usage", usage.value("llm_calls", 0),
-                       usage.value("input_tokens", 0), usage.value("output_tokens", 0));
-  }
-
-  if (!mutations.empty()) {
-    out += "\n" + st.bold("changes") + "\n";
-    for (const auto& m : mutations) {
-      std::string change = str(m, "change");
-      char mark = change == "added" ? 'A' : change == "deleted" ? 'D' : 'M';
-      std::string by_steps;
-      for (const auto& s : m.value("steps", nlohmann::json::array())) by_steps += (by_steps.empty() ? "" : ",") + s.get<std::string>();
-      std::string stat = m.value("binary", false)
-                             ? fmt::format("binary, {} -> {} bytes", m.value("bytes_before", 0), m.value("bytes_after", 0))
-                             : fmt::format("+{} -{}", m.value("lines_added", 0), m.value("lines_removed", 0));
-      out += fit(fmt::format("  {} {}  {}  {}", mark, str(m, "path"), stat,
-                             by_steps.empty() ? "(no step: changed outside the steps)" : "by " + by_steps),
-                 w) + "\n";
-    }
-  }
-  if (const auto& acc = r.value("acceptance", nlohmann::json()); acc.is_object()) out += "\n" + render_acceptance(acc);
-  if (!suspicious.empty()) {
-    out += "\n" + st.bold("suspicious") + "\n";
-    for (const auto& s : suspicious) out += wrap("  ! ", str(s, "reason"), 4, w);
-  }
-  if (!assertions.empty()) {
-    out += "\n" + st.bold("assertions") + "\n";
-    for (const auto& a : assertions) {
-      bool ok = a.value("passed", false);
-      std::string where = a["step"].is_string() ? a["step"].get<std::string>() : "goal";
-      std::string mark = ok ? st.green("ok  ") : st.red("FAIL");
-      out += wrap(fmt::format("  {} {} {}: ", mark, where, str(a, "type")),
-                  fmt::format("{} ({})", str(a, "message"), assertion_provenance(a)), 9, w + (opt.color ? 11 : 0));
-    }
-  }
-  if (r.contains("tier2") && r["tier2"].is_object()) {
-    const auto& t2 = r["tier2"];
-    out += "\n" + st.bold("judge (tier 2)") + "\n";
-    if (t2.contains("error")) out += wrap("  unanswered: ", str(t2, "error"), 4, w);
-    for (const auto& a : t2.value("answers", nlohmann::json::array())) {
-      bool yes = str(a, "answer") == "yes";
-      out += wrap(fmt::format("  {} {}. ", yes ? st.green("yes") : st.red("no "), a.value("question", 0)),
-                  str(a, "text") + (str(a, "reason").empty() ? "" : " (" + str(a, "reason") + ")"), 9, w + (opt.color ? 11 : 0));
-    }
-  }
-  const auto& reviews = r.value("goal_validations", nlohmann::json::array());
-  if (!reviews.empty()) {
-    out += "\n" + st.bold("independent reviews") + "\n";
-    for (const auto& v : reviews) {
-      std::string verdict = str(v, "verdict");
-      std::string mark = verdict == "pass" ? st.green("pass") : verdict == "fail" ? st.red("FAIL") : st.yellow("none");
-      out += wrap(fmt::format("  {} attempt {}: ", mark, v.value("attempt", 0)), str(v, "reason"), 4, w + (opt.color ? 11 : 0));
-    }
-  }
-  const auto& step_results = r.value("step_results", nlohmann::json::array());
-  bool any_failed = false;
-  for (const auto& s : step_results) any_failed |= !s.value("ok", true);
-  if (any_failed) {
-    out += "\n" + st.bold("failed steps") + "\n";
-    for (const auto& s : step_results) {
-      if (s.value("ok", true)) continue;
-      out += wrap(fmt::format("  {} {} {}: ", str(s, "id"), str(s, "tool"), fit(str(s, "target"), 30)), str(s, "error"), 4, w);
-    }
-  }
-  if (r.contains("final_answer") && r["final_answer"].is_string()) {
+  for (const auto& reason : json_list(r, "reasons")) out += wrap("  - ", json_text(reason), 4, w);
+  out += signals_section(r, st);
+  out += changes_section(json_list(r, "mutations"), st, w);
+  if (const auto& acc = json_field(r, "acceptance"); acc.is_object()) out += "\n" + render_acceptance(acc);
+  out += checks_section(r, st, w, painted_w);
+  out += failed_steps_section(json_list(r, "step_results"), st, w);
+  if (const auto& answer = json_field(r, "final_answer"); answer.is_string()) {
     out += "\n" + st.bold("final answer (the model's words, not evidence)") + "\n";
-    out += wrap("  ", r["final_answer"].get<std::string>(), 2, w);
+    out += wrap("  ", answer.get<std::string>(), 2, w);
   }
   return out;
 }

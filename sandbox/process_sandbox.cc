@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -244,6 +245,35 @@ std::vector<std::string> read_paths_for(const SandboxPolicy& policy) {
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
 
+// `path` is `dir` or lies beneath it (both resolved).
+bool within(const std::string& path, const std::string& dir) {
+  if (dir == "/") return true;
+  return starts_with(path, dir) && (path.size() == dir.size() || path[dir.size()] == '/');
+}
+
+std::string resolved(const std::string& path) {
+  char buf[PATH_MAX];
+  return ::realpath(path.c_str(), buf) != nullptr ? std::string(buf) : std::string();
+}
+
+void add_around(const std::string& path, const std::vector<std::string>& hidden, std::set<std::string>& split,
+                std::vector<std::string>& out) {
+  std::string real = resolved(path);
+  if (real.empty()) return;
+  bool contains_hidden = false;
+  for (const auto& h : hidden) {
+    if (within(real, h)) return;
+    contains_hidden |= within(h, real);
+  }
+  if (!contains_hidden) {
+    out.push_back(real);
+    return;
+  }
+  if (!split.insert(real).second) return;  // a symlink loop back up to a folder already split
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(real, ec)) add_around(entry.path().string(), hidden, split, out);
+}
+
 // Async-signal-safe helpers for the child.
 int write_all(int fd, const char* data, std::size_t size) {
   while (size > 0) {
@@ -283,6 +313,17 @@ int bring_loopback_up() {
 }
 
 }  // namespace
+
+std::vector<std::string> read_rules_around(const std::vector<std::string>& paths, const std::vector<std::string>& hidden) {
+  std::vector<std::string> hidden_real;
+  for (const auto& h : hidden) {
+    if (std::string real = resolved(h); !real.empty()) hidden_real.push_back(real);
+  }
+  std::vector<std::string> out;
+  std::set<std::string> split;
+  for (const auto& p : paths) add_around(p, hidden_real, split, out);
+  return out;
+}
 
 std::vector<std::string> Protections::missing() const {
   std::vector<std::string> out;
@@ -417,6 +458,7 @@ Result<PreparedSandbox> PreparedSandbox::prepare(const SandboxPolicy& policy, st
     std::vector<std::string> read = read_paths_for(policy);
     std::vector<std::string> write = {s.tmp_dir()};
     (policy.workspace_writable ? write : read).push_back(policy.workspace);
+    read = read_rules_around(read, policy.hidden_paths);
     TRY(s.landlock_ruleset_, build_landlock_ruleset(abi, read, write));
     s.active_.filesystem = true;
   }

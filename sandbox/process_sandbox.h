@@ -52,13 +52,17 @@ struct SandboxPolicy {
   bool enabled = true;  // false: only the process group, timeout and output cap
   std::string workspace;                    // absolute
   bool workspace_writable = true;           // false: readable only (external evaluators)
-  std::vector<std::string> read_only_dirs;  // absolute, beneath the workspace: .git, .candor, a store
+  std::vector<std::string> read_only_dirs;  // absolute: .git, .candor (beneath the workspace), the store
   std::vector<std::string> secret_files;    // absolute, beneath the workspace: shown empty
   // The credential files found when the run started, by identity: wherever a step moves one, it is
   // masked again before the next (refresh_secret_files in workspace_policy.h).
   std::vector<FileIdentity> secret_identities;
   std::string secret_scan_error;  // the walk that found them could not see everything: no step runs
   std::vector<std::string> read_paths;      // readable and executable besides the defaults
+  // Never readable, whatever the read paths: the run store (snapshots hold the workspace's .env),
+  // the reviewer's criterion file. Absolute, outside the workspace (callers refuse one inside it:
+  // a write rule cannot be narrowed).
+  std::vector<std::string> hidden_paths;
   bool allow_network = false;
   ProcessLimits limits;
   std::vector<std::string> pass_env;  // variable names kept even when they look like credentials
@@ -102,6 +106,13 @@ Protections expected_protections(const SandboxPolicy& policy);
 std::vector<std::string> scrubbed_environment(char** environ_in, const std::vector<std::string>& pass_env,
                                               const std::string& tmp_dir);
 bool looks_like_credential_variable(const std::string& name);
+
+// The read rules for `paths` that reach nothing of `hidden`. Landlock can only grant access, so a
+// path containing a hidden one is replaced by its entries that do not contain one (recursively:
+// ~/.local becomes ~/.local/bin, ~/.local/lib, ..., ~/.local/state/<everything but candor>); a
+// path that is or lies beneath a hidden one is dropped. Symlinks are resolved first (a rule
+// follows them too); paths that do not resolve are dropped (add_rule would skip them anyway).
+std::vector<std::string> read_rules_around(const std::vector<std::string>& paths, const std::vector<std::string>& hidden);
 
 // Everything apply_in_child() needs, built in the parent. Owns a private temporary directory and a
 // pids cgroup, both removed when it goes (the cgroup emptied first). Every member moves itself.

@@ -39,7 +39,7 @@ struct WalkEntry {
 struct WorkspaceOptions {
   bool force_fallback = false;  // use the O_NOFOLLOW walk even where openat2 exists (tests)
   // Absolute paths of directories tools must never write beneath, besides the workspace's own
-  // .git and .candor (e.g. the run store when it was put inside the workspace).
+  // .git and .candor (the run store, which candor keeps outside the workspace anyway).
   std::vector<std::string> protected_dirs;
   // Credential files tools refuse to read (`.env`, `*.pem`, ...), less what the config allows.
   SecretFilter secrets;

@@ -1,5 +1,6 @@
 // The process sandbox for one workspace: what the config asked for, plus what the workspace
-// itself says must be protected (.git, .candor, a store inside it, its credential files).
+// itself says must be protected (.git, .candor, the protected folders it was opened with, its
+// credential files).
 #pragma once
 
 #include "sandbox/process_sandbox.h"

@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include "report/escape.h"
 #include "tests/e2e_support.h"
 
 using namespace candor;
@@ -59,7 +60,7 @@ TEST_SUITE("e2e") {
       auto md = env.candor({"report", id, "--markdown"});
       CHECK(md.exit_code == 0);
       CHECK(md.out.find("candor: **" + r["verdict"].get<std::string>() + "**") != std::string::npos);
-      CHECK(md.out.find(r["reasons"][0].get<std::string>().substr(0, 40)) != std::string::npos);
+      CHECK(md.out.find(report::markdown_text(r["reasons"][0].get<std::string>().substr(0, 40))) != std::string::npos);
 
       std::string xml = make_temp_dir("junit") + "/out.xml";
       CHECK(env.candor({"report", id, "--junit", xml}).exit_code == 0);
@@ -81,7 +82,7 @@ TEST_SUITE("e2e") {
     // Values specific to each run.
     CHECK(env.candor({"report", runs[0]["run_id"], "--markdown"}).out.find("| `css/style.css` | modified | +2 −2 | 206 → 206 | s3 |") != std::string::npos);
     std::string judged = env.candor({"report", runs[3]["run_id"], "--markdown"}).out;
-    CHECK(judged.find("- **no** — Readable? (grey on green)") != std::string::npos);
+    CHECK(judged.find("- **no** — Readable\\? (grey on green)") != std::string::npos);
     std::string reviewed = env.candor({"report", runs[4]["run_id"], "--markdown"}).out;
     CHECK(reviewed.find("- attempt 1: **fail** — footer unreadable") != std::string::npos);
     std::string html_path = make_temp_dir("html") + "/r.html";

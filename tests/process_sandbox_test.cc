@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -312,5 +313,65 @@ TEST_SUITE("sandbox") {
     CHECK(allow.refused("certs/server.pem"));
     CHECK_FALSE(allow.refused("app/.env.test"));
     CHECK(allow.refused(".env"));
+  }
+}
+
+TEST_SUITE("sandbox") {
+  TEST_CASE("read rules go around hidden paths: a folder holding one is split into its other entries") {
+    namespace fs = std::filesystem;
+    std::string root = fs::canonical(make_temp_dir("home")).string();
+    for (const char* dir : {"/.local/bin", "/.local/lib", "/.local/state/candor/snapshots", "/.local/state/other"}) {
+      fs::create_directories(root + dir);
+    }
+    write_file(root + "/.local/lib/criterion.txt", "secret");
+    write_file(root + "/.local/lib/module.py", "");
+    fs::create_symlink(root + "/.local/state/candor", root + "/.local/to-store");  // a rule follows symlinks
+    fs::create_symlink(root + "/.local", root + "/.local/state/loop");              // back up: split once
+    std::string store = root + "/.local/state/candor";
+    struct Row {
+      std::vector<std::string> paths, hidden, expected;
+    };
+    const Row rows[] = {
+        {{root + "/.local"}, {}, {root + "/.local"}},
+        {{root + "/.local"}, {store}, {root + "/.local/bin", root + "/.local/lib", root + "/.local/state/other"}},
+        {{root + "/.local"}, {store, root + "/.local/lib/criterion.txt"},
+         {root + "/.local/bin", root + "/.local/lib/module.py", root + "/.local/state/other"}},
+        {{store, store + "/snapshots", root + "/.local/to-store"}, {store}, {}},
+        {{root + "/.local/bin", "/usr", root + "/missing"}, {store}, {root + "/.local/bin", "/usr"}},
+        {{root + "/.local/bin"}, {root + "/no-such-store"}, {root + "/.local/bin"}},
+    };
+    for (const auto& row : rows) {
+      CAPTURE(row.paths);
+      CAPTURE(row.hidden);
+      std::vector<std::string> got = sandbox::read_rules_around(row.paths, row.hidden);
+      std::sort(got.begin(), got.end());
+      std::vector<std::string> expected = row.expected;
+      std::sort(expected.begin(), expected.end());
+      CHECK(got == expected);
+    }
+  }
+
+  TEST_CASE("a hidden folder inside a readable one stays unreadable to a step; its siblings do not") {
+    Box box;
+    if (sandbox::landlock_abi() == 0) {
+      MESSAGE("no Landlock here: reads are not confined at all");
+      return;
+    }
+    std::string home = make_temp_dir("home");
+    write_file(home + "/.local/lib/tool.py", "TOOL\n");
+    write_file(home + "/.local/state/candor/candor.db", "SNAPSHOT-OF-DOTENV\n");
+    box.policy.read_paths = {home + "/.local"};
+    std::string attack =
+        fmt::format("cat {0}/.local/lib/tool.py; cat {0}/.local/state/candor/candor.db 2>&1; ls {0}/.local/state/candor 2>/dev/null", home);
+    auto open = box.run(attack);  // the control: without the hidden path the store is readable
+    REQUIRE(open.ok());
+    CHECK(open->output.text().find("SNAPSHOT-OF-DOTENV") != std::string::npos);
+    box.policy.hidden_paths = {home + "/.local/state/candor"};
+    auto hidden = box.run(attack);
+    REQUIRE(hidden.ok());
+    CHECK(hidden->output.text().find("TOOL") != std::string::npos);
+    CHECK(hidden->output.text().find("SNAPSHOT-OF-DOTENV") == std::string::npos);
+    CHECK(hidden->output.text().find("Permission denied") != std::string::npos);
+    CHECK(hidden->output.text().find("\ncandor.db\n") == std::string::npos);  // no listing either
   }
 }

@@ -1,0 +1,60 @@
+// Reading a stored report without trusting its shape. The renderers take the report JSON from the
+// store; one written by an older candor, or damaged, renders with gaps rather than throwing (and a
+// const operator[] on a missing key is undefined behaviour in nlohmann::json).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/arg_schema.h"
+
+namespace candor::report {
+
+// The value at `key`, or null when `j` is not an object or lacks it.
+inline const nlohmann::json& json_field(const nlohmann::json& j, const char* key) {
+  static const nlohmann::json null;
+  if (!j.is_object()) return null;
+  auto it = j.find(key);
+  return it == j.end() ? null : *it;
+}
+
+inline std::int64_t json_int(const nlohmann::json& j, const char* key, std::int64_t fallback = 0) {
+  const auto& v = json_field(j, key);
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  if (v.is_number_float()) return static_cast<std::int64_t>(v.get<double>());
+  return fallback;
+}
+
+inline bool json_bool(const nlohmann::json& j, const char* key, bool fallback = false) {
+  const auto& v = json_field(j, key);
+  return v.is_boolean() ? v.get<bool>() : fallback;
+}
+
+// The array at `key`, or an empty one.
+inline const nlohmann::json& json_list(const nlohmann::json& j, const char* key) {
+  static const nlohmann::json empty = nlohmann::json::array();
+  const auto& v = json_field(j, key);
+  return v.is_array() ? v : empty;
+}
+
+// The object at `key`, or an empty one.
+inline const nlohmann::json& json_object(const nlohmann::json& j, const char* key) {
+  static const nlohmann::json empty = nlohmann::json::object();
+  const auto& v = json_field(j, key);
+  return v.is_object() ? v : empty;
+}
+
+// A string element of a list (a reason, a step id), "" for anything else.
+inline std::string json_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : ""; }
+
+// A budget pair [used, limit] as "used/limit" ("?" when it is not one).
+inline std::string used_of(const nlohmann::json& pair) {
+  if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number() || !pair[1].is_number()) return "?";
+  std::string used = pair[0].is_number_float() ? fmt::format("{:.1f}", pair[0].get<double>()) : pair[0].dump();
+  return used + "/" + pair[1].dump();
+}
+
+}  // namespace candor::report
