@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "sandbox/secret_files.h"
 #include "sandbox/unique_fd.h"
 
 namespace candor::sandbox {
@@ -79,12 +80,11 @@ Protections probe_protections(const Mechanisms& mechanisms = {});
 // turns off): recorded once per run.
 Protections expected_protections(const SandboxPolicy& policy);
 
-// The environment a sandboxed process gets: candor's own, without credentials (`*_KEY`, `*_TOKEN`,
-// `*_SECRET`, `*_PASSWORD`, provider and cloud variables, agent sockets) unless named in
+// The environment a sandboxed process gets: candor's own, without credentials (by name or by value:
+// looks_like_credential_variable, looks_like_credential_value in secret_files.h) unless named in
 // `pass_env`; TMPDIR set to `tmp_dir`.
 std::vector<std::string> scrubbed_environment(char** environ_in, const std::vector<std::string>& pass_env,
                                               const std::string& tmp_dir);
-bool looks_like_credential_variable(const std::string& name);
 
 // Everything apply_in_child() needs, built in the parent. Owns a private temporary directory and a
 // pids cgroup, both removed by the destructor (after kill_all()).

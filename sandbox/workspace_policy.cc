@@ -1,5 +1,7 @@
 #include "sandbox/workspace_policy.h"
 
+#include <limits>
+
 namespace candor::sandbox {
 
 SandboxPolicy make_sandbox_policy(const Workspace& workspace, SandboxPolicy base) {
@@ -7,7 +9,8 @@ SandboxPolicy make_sandbox_policy(const Workspace& workspace, SandboxPolicy base
   base.read_only_dirs = workspace.protected_dirs();
   base.secret_files.clear();
   int seen = 0;
-  (void)workspace.walk(".", 32, [&](const WalkEntry& e) {
+  // At any depth: a credential file beneath 32 folders is as much one as at the top.
+  (void)workspace.walk(".", std::numeric_limits<int>::max(), [&](const WalkEntry& e) {
     if (e.kind == EntryKind::kFile && workspace.is_secret(e.path)) base.secret_files.push_back(workspace.root() + "/" + e.path);
     return ++seen < kMaxSecretScan;
   });

@@ -8,8 +8,8 @@
 namespace candor::sandbox {
 
 // `base` carries the config's choices (network, environment, read paths, limits). Credential files
-// are looked for once, now, by a bounded walk (kMaxSecretScan entries): a file a step creates later
-// came from the agent, not from the user.
+// are looked for once, now, by a walk bounded in entries (kMaxSecretScan), not in depth: a file a
+// step creates later came from the agent, not from the user.
 SandboxPolicy make_sandbox_policy(const Workspace& workspace, SandboxPolicy base = {});
 
 inline constexpr int kMaxSecretScan = 100000;
