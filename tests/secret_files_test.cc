@@ -45,6 +45,7 @@ TEST_SUITE("sandbox") {
     std::string real = (*ws)->root();
     CHECK(std::find(policy.secret_files.begin(), policy.secret_files.end(), real + "/" + deep + ".env") != policy.secret_files.end());
     CHECK(std::find(policy.secret_files.begin(), policy.secret_files.end(), real + "/" + deep + "PROD.ENV") != policy.secret_files.end());
+    CHECK((*ws)->stat(deep + ".env")->credential);
   }
 
   TEST_CASE("credential variables are scrubbed by name and by value; --pass-env keeps one on purpose") {
