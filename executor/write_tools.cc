@@ -24,6 +24,8 @@ class PathEffectTool : public Tool {
   std::string target(const nlohmann::json& args) const override { return args.value("path", ""); }
 };
 
+// Allowed on a credential file: replacing it whole reveals nothing of it, and its diff is withheld
+// wherever one is shown (sandbox::kContentWithheld).
 class FileWrite final : public PathEffectTool {
  public:
   const Signature& signature() const override {

@@ -91,6 +91,10 @@ std::string secret_refusal(std::string_view rel_path) {
       rel_path, rel_path);
 }
 
+std::string content_withheld(std::string_view rel_path) {
+  return fmt::format("{} is a credential file: content withheld", rel_path);
+}
+
 bool looks_like_credential_variable(const std::string& name) {
   static constexpr std::array<std::string_view, 12> kSuffixes = {"_KEY",  "_TOKEN", "_SECRET", "_PASSWORD", "_PASSWD",
                                                                  "_PASSPHRASE", "_CREDENTIALS", "_CREDENTIAL", "_PAT",

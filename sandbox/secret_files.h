@@ -1,7 +1,9 @@
-// Files and environment variables that hold credentials (DESIGN.md, Trust boundary, Secrets): tools
-// refuse to read credential files, and shell steps see them empty, so their content can never
-// reach an LLM prompt. A workspace's config may allow some by glob. Credential variables never
-// reach a step's environment unless passed by name (scrubbed_environment in process_sandbox.h).
+// Files and environment variables that hold credentials (DESIGN.md, Trust boundary, Secrets): no
+// byte of a credential file reaches a prompt, a report, a log, an event, an assertion message,
+// judge evidence or a diff. Tools refuse to read them, assertions on them are evaluated with their
+// message withheld, every diff of one is replaced by kContentWithheld, and shell steps see them
+// empty. A workspace's config may allow some by glob. Credential variables never reach a step's
+// environment unless passed by name (scrubbed_environment in process_sandbox.h).
 #pragma once
 
 #include <string>
@@ -33,6 +35,13 @@ class SecretFilter {
 
 // The step error a refused read reports: names the path, says nothing of the content.
 std::string secret_refusal(std::string_view rel_path);
+
+// What every rendering of a credential file's change says instead of its diff or content.
+inline constexpr std::string_view kContentWithheld = "credential file changed (content withheld)";
+
+// What stands in for anything read from a credential file (an assertion's message, a file
+// excerpt): "PATH is a credential file: content withheld".
+std::string content_withheld(std::string_view rel_path);
 
 // A variable whose name says it holds a credential: `*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`,
 // `*_PASS`, `*_PWD`, `*_DSN`, `*JWT*`, provider and cloud prefixes (`OPENAI_`, `AWS_`, ...),
