@@ -21,12 +21,33 @@ std::string quote_excerpt(const std::string& text, std::size_t max_chars) {
   return "\"" + out + "\"";
 }
 
+void saw_credential(const Context& ctx) {
+  if (ctx.credential_seen != nullptr) *ctx.credential_seen = true;
+}
+
+namespace {
+
+Result<std::string> unflagged(const Context& ctx, Result<sandbox::FileContent> content) {
+  if (!content.ok()) return content.error();
+  if (content->credential) saw_credential(ctx);
+  return std::move(content->bytes);
+}
+
+}  // namespace
+
 Result<sandbox::EntryInfo> stat_checked_path(const Context& ctx, const std::string& path) {
-  return ctx.files != nullptr ? ctx.files->stat(path) : ctx.workspace.stat(path);
+  auto info = ctx.files != nullptr ? ctx.files->stat(path) : ctx.workspace.stat(path);
+  if (info.ok() && info->credential) saw_credential(ctx);
+  return info;
 }
 
 Result<std::string> read_checked_file(const Context& ctx, const std::string& path, std::size_t max_bytes) {
-  return ctx.files != nullptr ? ctx.files->read_file(path, max_bytes) : ctx.workspace.read_file(path, max_bytes);
+  return unflagged(ctx, ctx.files != nullptr ? ctx.files->read_file(path, max_bytes)
+                                             : ctx.workspace.read_file_flagged(path, max_bytes));
+}
+
+Result<std::string> read_workspace_file(const Context& ctx, const std::string& path, std::size_t max_bytes) {
+  return unflagged(ctx, ctx.workspace.read_file_flagged(path, max_bytes));
 }
 
 // Reads a file for a content check; on failure the Outcome already says why.

@@ -32,9 +32,15 @@ inline constexpr std::size_t kMaxCheckedFile = 16 << 20;
 std::optional<std::string> read_for_check(const Context& ctx, const std::string& path, Outcome& out);
 
 // The context's file source (the workspace when none is set): what every `reads_files`
-// evaluator reads through.
+// evaluator reads through. A credential file is read (the verdict may need it) and marked with
+// saw_credential(), so that its message is withheld.
 Result<sandbox::EntryInfo> stat_checked_path(const Context& ctx, const std::string& path);
 Result<std::string> read_checked_file(const Context& ctx, const std::string& path, std::size_t max_bytes);
+// The workspace as it is now, whatever the file source: for comparisons with the snapshot.
+Result<std::string> read_workspace_file(const Context& ctx, const std::string& path, std::size_t max_bytes);
+
+// This evaluation met a credential file: Registry::evaluate withholds its message.
+void saw_credential(const Context& ctx);
 
 // Quotes text for a message, capped: "abc..." (44 chars).
 std::string quote_excerpt(const std::string& text, std::size_t max_chars = 60);

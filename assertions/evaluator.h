@@ -44,6 +44,10 @@ struct Context {
   const Registry* registry = nullptr;  // set by Registry::evaluate, for assertions that nest (`not`)
   // Borrowed; where file assertions read. Null: the workspace as it is now.
   const FileSource* files = nullptr;
+  // Set by Registry::evaluate (shared with the assertions it nests); raised through
+  // saw_credential() when a read or stat for this evaluation met a credential file, whose
+  // message Registry::evaluate then withholds.
+  bool* credential_seen = nullptr;
 };
 
 struct Outcome {
@@ -72,6 +76,9 @@ class Registry {
   std::vector<Signature> signatures() const;
 
   // Evaluates any assertion; an unknown type or invalid args are a failed Outcome, not a crash.
+  // An assertion on a credential file (by its path, or by what its reads met) is evaluated, and
+  // its message is only "PATH is a credential file: content withheld" and the verdict: no
+  // evaluator's quote or excerpt of one reaches a prompt or a report.
   Outcome evaluate(const nlohmann::json& assertion, const Context& context) const;
   // The type is known and the arguments (nested assertions included) fit its signature.
   Status validate(const nlohmann::json& assertion, const std::string& path) const;

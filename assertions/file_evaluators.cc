@@ -136,7 +136,7 @@ class BaselineComparison final : public Evaluator {
       out.message = before.error().message;
       return out;
     }
-    auto now = ctx.workspace.read_file(path, kMaxCheckedFile + 1);
+    auto now = read_workspace_file(ctx, path, kMaxCheckedFile + 1);
     bool exists_now = now.ok();
     if (!now.ok() && now.error().code != ErrorCode::kNotFound) {
       out.message = now.error().message;

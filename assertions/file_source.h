@@ -24,11 +24,12 @@ class MaterializedFiles {
 class FileSource {
  public:
   virtual ~FileSource() = default;
-  // kNotFound when nothing is at `path` (workspace-relative).
+  // kNotFound when nothing is at `path` (workspace-relative). Both say whether `path` is a
+  // credential file, by the workspace's own filter (sandbox::Workspace::secrets()).
   virtual Result<sandbox::EntryInfo> stat(const std::string& path) const = 0;
-  virtual Result<std::string> read_file(const std::string& path, std::size_t max_bytes) const = 0;
+  virtual Result<sandbox::FileContent> read_file(const std::string& path, std::size_t max_bytes) const = 0;
   // A read-only folder holding `path` as this source has it, at the same relative path; removed
-  // when the returned object dies.
+  // when the returned object dies. A credential file is there empty, as shell steps see it.
   virtual Result<std::unique_ptr<MaterializedFiles>> materialize(const std::string& path) const = 0;
 };
 

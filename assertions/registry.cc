@@ -3,6 +3,17 @@
 #include "assertions/evaluator.h"
 
 namespace candor::assertions {
+namespace {
+
+// The only message an assertion on a credential file may have: which file, and the verdict.
+std::string withheld_message(const Outcome& out) {
+  return fmt::format("{} ({})", sandbox::content_withheld(out.path.empty() ? "a file it read" : out.path),
+                     out.error    ? "the check could not be made"
+                     : out.passed ? "the check passed"
+                                  : "the check failed");
+}
+
+}  // namespace
 
 Status Registry::add(std::unique_ptr<Evaluator> evaluator) {
   const std::string& name = evaluator->signature().name;
@@ -34,10 +45,17 @@ Outcome Registry::evaluate(const nlohmann::json& assertion, const Context& conte
   if (e == nullptr) return {false, fmt::format("unknown assertion type \"{}\"", type), "", true};
   Status valid = validate(assertion, "assert");
   if (!valid.ok()) return {false, valid.error().message, "", true};
+  bool credential_seen = false;
   Context with_registry = context;
   with_registry.registry = this;
+  if (with_registry.credential_seen == nullptr) with_registry.credential_seen = &credential_seen;
   Outcome out = e->evaluate(assertion, with_registry);
   if (out.error) out.passed = false;
+  // Once, here, for every evaluator: by what its reads met (a symlink to .env), and by the path
+  // it names (a message about a file that is missing or too large is withheld too).
+  if (*with_registry.credential_seen || (!out.path.empty() && context.workspace.secrets().refused(out.path))) {
+    out.message = withheld_message(out);
+  }
   return out;
 }
 

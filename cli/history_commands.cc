@@ -9,6 +9,7 @@
 #include "store/run_store.h"
 #include "report/escape.h"
 #include "report/formats.h"
+#include "sandbox/secret_files.h"
 #include "verify/snapshot.h"
 
 #include <cctype>
@@ -126,6 +127,7 @@ int report_command(const ReportArgs& args) {
                                 : Result<std::unique_ptr<verify::SnapshotStore>>(facts.error());
     if (facts.ok() && snapshots.ok()) {
       for (const auto& m : facts->mutations) {
+        if (sandbox::looks_secret(m.path)) continue;  // render_html withholds it; do not even load it
         auto patch = (*snapshots)->patch_text(facts->snapshot_before, facts->snapshot_after, m.path, 64 * 1024);
         if (patch.ok()) diffs[m.path] = *patch;
       }

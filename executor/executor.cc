@@ -211,7 +211,7 @@ assertions::Context Executor::assertion_context(const assertions::StepView* step
 
 bool Executor::fails_before_run(const nlohmann::json& assertion, const assertions::StepView* step) const {
   if (facts_.snapshot_before.empty()) return false;
-  SnapshotFiles before(deps_.snapshots, facts_.snapshot_before);
+  SnapshotFiles before(deps_.snapshots, facts_.snapshot_before, deps_.workspace.secrets());
   assertions::Context ctx = assertion_context(step);
   ctx.files = &before;
   assertions::Outcome o = deps_.evaluators.evaluate(assertion, ctx);

@@ -3,6 +3,11 @@
 // read; git_commit records what is in the workspace as a commit. git_commit is the one way a tool
 // changes .git: through libgit2's object, index and ref calls only, never by writing files there,
 // so hooks and config stay out of reach (shell steps see .git read-only).
+#include <climits>
+#include <cstdlib>
+
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "assertions/workspace_repository.h"
@@ -15,6 +20,7 @@ namespace {
 using Buf = git_buf;
 using Walk = GitPtr<git_revwalk, git_revwalk_free>;
 using SignaturePtr = GitPtr<git_signature, git_signature_free>;
+using GitPatch = GitPtr<git_patch, git_patch_free>;
 
 ToolResult git_failure(const std::string& what) { return ToolResult::failure(fmt::format("{}: {}", what, git_last_error())); }
 
@@ -25,6 +31,32 @@ bool open_repo(const ToolContext& ctx, GitRepo& repo, ToolResult& failure) {
   failure = ToolResult::failure(refused);
   return false;
 }
+
+// Whether a path git reports (relative to the repository's folder, which may lie above the
+// workspace) is a credential file: by the workspace's filter beneath the workspace, by name above it.
+class CredentialPaths {
+ public:
+  CredentialPaths(const ToolContext& ctx, git_repository* repo) : secrets_(ctx.workspace.secrets()) {
+    const char* workdir = git_repository_workdir(repo);
+    char real[PATH_MAX];
+    if (workdir == nullptr || ::realpath(workdir, real) == nullptr) return;
+    std::string top = real;
+    const std::string& root = ctx.workspace.root();
+    if (root.size() > top.size() && root.compare(0, top.size(), top) == 0 && root[top.size()] == '/') {
+      prefix_ = root.substr(top.size() + 1) + "/";
+    }
+  }
+  bool operator()(const char* repo_path) const {
+    if (repo_path == nullptr) return false;
+    std::string_view p(repo_path);
+    if (p.substr(0, prefix_.size()) == prefix_) return secrets_.refused(p.substr(prefix_.size()));
+    return sandbox::looks_secret(p);
+  }
+
+ private:
+  const sandbox::SecretFilter& secrets_;
+  std::string prefix_;  // the workspace's folder within the repository's, "" when they are one
+};
 
 ToolResult with_output(const std::string& text, const ToolContext& ctx) {
   CappedOutput out(ctx.output_cap);
@@ -93,10 +125,23 @@ class GitDiff final : public Tool {
     }
     candor::GitDiff diff;
     if (git_diff_tree_to_workdir_with_index(&diff.p, repo.p, head.p, &opts) != 0) return git_failure("git diff");
-    Buf buf = GIT_BUF_INIT;
-    if (git_diff_to_buf(&buf, diff.p, GIT_DIFF_FORMAT_PATCH) != 0) return git_failure("git diff");
-    std::string text(buf.ptr, buf.size);
-    git_buf_dispose(&buf);
+    // File by file, so that a credential file's patch is never formatted at all.
+    CredentialPaths credential(ctx, repo.p);
+    std::string text;
+    for (std::size_t i = 0; i < git_diff_num_deltas(diff.p); ++i) {
+      const git_diff_delta* d = git_diff_get_delta(diff.p, i);
+      if (credential(d->old_file.path) || credential(d->new_file.path)) {
+        text += fmt::format("diff --git a/{} b/{}\n{}\n", d->old_file.path, d->new_file.path, sandbox::kContentWithheld);
+        continue;
+      }
+      GitPatch patch;
+      if (git_patch_from_diff(&patch.p, diff.p, i) != 0) return git_failure("git diff");
+      if (patch.p == nullptr) continue;  // unchanged
+      Buf buf = GIT_BUF_INIT;
+      if (git_patch_to_buf(&buf, patch.p) != 0) return git_failure("git diff");
+      text.append(buf.ptr, buf.size);
+      git_buf_dispose(&buf);
+    }
     return with_output(text.empty() ? "no changes against HEAD\n" : text, ctx);
   }
 };
@@ -156,8 +201,10 @@ class GitCommit final : public Tool {
     char star[] = "*";
     char* all = star;
     git_strarray everything{&all, 1};
-    if (git_index_add_all(index.p, &everything, GIT_INDEX_ADD_DEFAULT, nullptr, nullptr) != 0 ||
-        git_index_update_all(index.p, &everything, nullptr, nullptr) != 0 || git_index_write(index.p) != 0) {
+    // Credential files stay out of the index: once in .git, a shell step could read them back.
+    StageFilter filter{CredentialPaths(ctx, repo.p), {}};
+    if (git_index_add_all(index.p, &everything, GIT_INDEX_ADD_DEFAULT, &StageFilter::skip, &filter) != 0 ||
+        git_index_update_all(index.p, &everything, &StageFilter::skip, &filter) != 0 || git_index_write(index.p) != 0) {
       return git_failure("staging the changes");
     }
     git_oid tree_id, commit_id;
@@ -181,10 +228,25 @@ class GitCommit final : public Tool {
     }
     char id[8];
     git_oid_tostr(id, sizeof(id), &commit_id);
-    return with_output(fmt::format("committed {} \"{}\" as {} <{}>\n", id, message.substr(0, message.find('\n')), sig.p->name,
-                                   sig.p->email),
+    std::string left_out;
+    for (const auto& p : filter.skipped) left_out += (left_out.empty() ? "" : ", ") + p;
+    return with_output(fmt::format("committed {} \"{}\" as {} <{}>\n{}", id, message.substr(0, message.find('\n')), sig.p->name,
+                                   sig.p->email, left_out.empty() ? "" : "credential files left unstaged: " + left_out + "\n"),
                        ctx);
   }
+
+ private:
+  struct StageFilter {
+    CredentialPaths credential;
+    std::vector<std::string> skipped;
+    // libgit2's git_index_matched_path_cb: 0 stages the path, > 0 skips it.
+    static int skip(const char* path, const char*, void* payload) {
+      auto* self = static_cast<StageFilter*>(payload);
+      if (!self->credential(path)) return 0;
+      if (std::find(self->skipped.begin(), self->skipped.end(), path) == self->skipped.end()) self->skipped.emplace_back(path);
+      return 1;
+    }
+  };
 };
 
 }  // namespace

@@ -31,7 +31,6 @@ class FileRead final : public Tool {
   std::string target(const nlohmann::json& args) const override { return args.value("path", ""); }
   ToolResult run(const nlohmann::json& args, const ToolContext& ctx) const override {
     const std::string path = args.at("path").get<std::string>();
-    if (ctx.workspace.is_secret(path)) return ToolResult::failure(sandbox::secret_refusal(path));
     // One byte past the cap tells a file that fills it from one that goes on.
     auto content = ctx.workspace.read_file(path, kMaxReadFile + 1);
     if (!content.ok()) return ToolResult::failure(content.error().message);
@@ -158,19 +157,21 @@ class FileSearch final : public Tool {
     int matches = 0, files = 0, skipped = 0, secrets = 0;
     bool cut = false;
 
+    // False for a credential file, never searched: a match would print the secret, and even a
+    // count says whether a guess was right. The check is on the descriptor the bytes come from.
     auto search_file = [&](const std::string& file) {
-      if (ctx.workspace.is_secret(file)) {
-        ++secrets;  // never searched: a match would print the secret
-        return;
+      auto content = ctx.workspace.read_file_flagged(file, kMaxSearchFile + 1);
+      if (content.ok() && content->credential) {
+        ++secrets;
+        return false;
       }
-      auto content = ctx.workspace.read_file(file, kMaxSearchFile + 1);
-      if (!content.ok() || content->size() > kMaxSearchFile ||
-          content->find('\0', 0) < std::min<std::size_t>(content->size(), 8192)) {
+      if (!content.ok() || content->bytes.size() > kMaxSearchFile ||
+          content->bytes.find('\0', 0) < std::min<std::size_t>(content->bytes.size(), 8192)) {
         ++skipped;  // unreadable, too large or binary
-        return;
+        return true;
       }
       ++files;
-      const std::string& c = *content;
+      const std::string& c = content->bytes;
       int line_no = 0;
       for (std::size_t pos = 0; pos < c.size();) {
         std::size_t nl = c.find('\n', pos);
@@ -180,7 +181,7 @@ class FileSearch final : public Tool {
         if (RE2::PartialMatch(line, re)) {
           if (matches >= kMaxSearchMatches) {
             cut = true;
-            return;
+            return true;
           }
           ++matches;
           std::string text(line.substr(0, kMaxMatchLine));
@@ -188,13 +189,13 @@ class FileSearch final : public Tool {
         }
         pos = end + 1;
       }
+      return true;
     };
 
     auto info = ctx.workspace.stat(path);
     if (!info.ok()) return ToolResult::failure(info.error().message);
     if (info->kind == sandbox::EntryKind::kFile) {
-      if (ctx.workspace.is_secret(path)) return ToolResult::failure(sandbox::secret_refusal(path));
-      search_file(path);
+      if (!search_file(path)) return ToolResult::failure(sandbox::secret_refusal(path));
     } else {
       Status s = ctx.workspace.walk(path, 64, [&](const sandbox::WalkEntry& e) {
         if (e.kind != sandbox::EntryKind::kFile) return true;

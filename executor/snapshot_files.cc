@@ -54,10 +54,11 @@ Result<sandbox::EntryInfo> SnapshotFiles::stat(const std::string& path) const {
                                      : sandbox::EntryKind::kFile;
   out.size = info->size;
   out.mode = info->mode & 0777;
+  out.credential = secrets_.refused(rel);
   return out;
 }
 
-Result<std::string> SnapshotFiles::read_file(const std::string& path, std::size_t max_bytes) const {
+Result<sandbox::FileContent> SnapshotFiles::read_file(const std::string& path, std::size_t max_bytes) const {
   TRY(std::string rel, tree_path(path));
   TRY(auto file, snapshots_.read_file(tree_, rel));
   if (!file) return not_found(path);
@@ -65,7 +66,7 @@ Result<std::string> SnapshotFiles::read_file(const std::string& path, std::size_
     return make_error(ErrorCode::kInvalidInput, fmt::format("{} was a symbolic link before the run", path));
   }
   if (file->content.size() > max_bytes) file->content.resize(max_bytes);
-  return std::move(file->content);
+  return sandbox::FileContent{std::move(file->content), secrets_.refused(rel)};
 }
 
 Result<std::unique_ptr<assertions::MaterializedFiles>> SnapshotFiles::materialize(const std::string& path) const {
@@ -82,7 +83,7 @@ Result<std::unique_ptr<assertions::MaterializedFiles>> SnapshotFiles::materializ
     std::error_code ec;
     fs::create_directories(target.parent_path(), ec);
     std::ofstream out(target, std::ios::binary | std::ios::trunc);
-    out << file->content;
+    if (!secrets_.refused(rel)) out << file->content;
     out.close();
     if (ec || !out) return make_error(ErrorCode::kIo, fmt::format("cannot write {}", target.string()));
     fs::permissions(target, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read, ec);

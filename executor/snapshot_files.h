@@ -11,20 +11,25 @@
 
 namespace candor::executor {
 
-// Borrows `snapshots`; reads `tree` (a snapshot tree id) only. Thread-compatible.
+// Borrows `snapshots`; reads `tree` (a snapshot tree id) only. Thread-compatible. `secrets` is the
+// workspace's own filter (Workspace::secrets()): a path it refuses is flagged as a credential
+// file here as there. The snapshot holds no symlink that is followed, so the name decides.
 class SnapshotFiles final : public assertions::FileSource {
  public:
-  SnapshotFiles(const verify::SnapshotStore& snapshots, std::string tree) : snapshots_(snapshots), tree_(std::move(tree)) {}
+  SnapshotFiles(const verify::SnapshotStore& snapshots, std::string tree, sandbox::SecretFilter secrets)
+      : snapshots_(snapshots), tree_(std::move(tree)), secrets_(std::move(secrets)) {}
 
   Result<sandbox::EntryInfo> stat(const std::string& path) const override;
-  Result<std::string> read_file(const std::string& path, std::size_t max_bytes) const override;
-  // A temporary folder (mode 0555, files 0444) holding only `path` as the snapshot has it.
+  Result<sandbox::FileContent> read_file(const std::string& path, std::size_t max_bytes) const override;
+  // A temporary folder (mode 0555, files 0444) holding only `path` as the snapshot has it; a
+  // credential file empty, as the process sandbox shows it to the same program on the workspace.
   Result<std::unique_ptr<assertions::MaterializedFiles>> materialize(const std::string& path) const override;
 
  private:
   Result<std::string> tree_path(const std::string& path) const;  // normalised, refused when escaping
   const verify::SnapshotStore& snapshots_;
   std::string tree_;
+  sandbox::SecretFilter secrets_;
 };
 
 }  // namespace candor::executor

@@ -13,8 +13,9 @@ Result<std::optional<verify::SnapshotStore::TreeFile>> current(const sandbox::Wo
     return info.error();
   }
   if (info->kind != sandbox::EntryKind::kFile) return make_error(ErrorCode::kRefused, path + ": is not a regular file now");
-  TRY(std::string content, ws.read_file(path, static_cast<std::size_t>(info->size) + 1));
-  return std::optional<verify::SnapshotStore::TreeFile>({std::move(content), (info->mode & 0100) ? 0100755u : 0100644u});
+  // A credential file is compared too (undo restores it); its bytes are never shown.
+  TRY(sandbox::FileContent content, ws.read_file_flagged(path, static_cast<std::size_t>(info->size) + 1));
+  return std::optional<verify::SnapshotStore::TreeFile>({std::move(content.bytes), (info->mode & 0100) ? 0100755u : 0100644u});
 }
 
 bool same(const std::optional<verify::SnapshotStore::TreeFile>& a, const std::optional<verify::SnapshotStore::TreeFile>& b) {

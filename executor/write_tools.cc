@@ -24,6 +24,8 @@ class PathEffectTool : public Tool {
   std::string target(const nlohmann::json& args) const override { return args.value("path", ""); }
 };
 
+// Allowed on a credential file: replacing it whole reveals nothing of it, and its diff is withheld
+// wherever one is shown (sandbox::kContentWithheld).
 class FileWrite final : public PathEffectTool {
  public:
   const Signature& signature() const override {
@@ -72,6 +74,8 @@ class FilePatch final : public PathEffectTool {
   }
   ToolResult run(const nlohmann::json& args, const ToolContext& ctx) const override {
     std::string path = args.at("path").get<std::string>();
+    // A credential file is refused here, before any edit is tried: "find occurs 0 times" would
+    // tell the agent whether its guess of the content was right.
     auto original = ctx.workspace.read_file(path, kMaxPatchFile + 1);
     if (!original.ok()) return ToolResult::failure(original.error().message);
     if (original->size() > kMaxPatchFile) return ToolResult::failure(fmt::format("{} is over 16 MiB; not patched", path));

@@ -69,7 +69,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto dir = ws->open_directory(path);
     if (dir.ok()) check_beneath(f.root, dir->get());
     (void)ws->stat(path);
-    (void)ws->is_secret(path);
   }
   return 0;
 }

@@ -5,6 +5,7 @@
 #include "report/fields.h"
 #include "report/formats.h"
 #include "report/report.h"
+#include "sandbox/secret_files.h"
 
 namespace candor::report {
 namespace {
@@ -155,7 +156,11 @@ std::string render_html(const nlohmann::json& r, const std::vector<Event>& event
     std::string path = str(m, "path");
     out += fmt::format("<h3><code>{}</code> {} +{} −{}</h3>", e(path), e(str(m, "change")), m.value("lines_added", 0), m.value("lines_removed", 0));
     auto it = diffs.find(path);
-    out += it != diffs.end() ? render_diff(it->second) : "<p class=\"muted\">(no diff stored)</p>";
+    if (sandbox::looks_secret(path)) {
+      out += "<p class=\"muted\">" + e(std::string(sandbox::kContentWithheld)) + "</p>";  // whatever `diffs` holds
+    } else {
+      out += it != diffs.end() ? render_diff(it->second) : "<p class=\"muted\">(no diff stored)</p>";
+    }
   }
   out += "</div>\n";
 

@@ -400,26 +400,6 @@ Protections expected_protections(const SandboxPolicy& policy) {
   return p;
 }
 
-bool looks_like_credential_variable(const std::string& name) {
-  static const char* kSuffixes[] = {"_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_PASSWD", "_CREDENTIALS", "_PAT"};
-  static const char* kPrefixes[] = {"ANTHROPIC_", "OPENAI_", "AWS_", "AZURE_", "GOOGLE_", "GCP_", "HF_", "GITHUB_",
-                                    "GH_", "GITLAB_", "NPM_", "DOCKER_", "CLOUDSDK_"};
-  static const char* kExact[] = {"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "NETRC", "PGPASSWORD", "KUBECONFIG", "TOKEN",
-                                 "SECRET", "PASSWORD", "API_KEY"};
-  std::string upper;
-  for (char c : name) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  for (const char* e : kExact)
-    if (upper == e) return true;
-  for (const char* s : kSuffixes) {
-    std::string suffix(s);
-    if (upper.size() > suffix.size() && upper.compare(upper.size() - suffix.size(), suffix.size(), suffix) == 0) return true;
-  }
-  for (const char* p : kPrefixes)
-    if (starts_with(upper, p)) return true;
-  return upper.find("SECRET") != std::string::npos || upper.find("TOKEN") != std::string::npos ||
-         upper.find("API_KEY") != std::string::npos || upper.find("APIKEY") != std::string::npos;
-}
-
 std::vector<std::string> scrubbed_environment(char** environ_in, const std::vector<std::string>& pass_env,
                                               const std::string& tmp_dir) {
   std::vector<std::string> out;
@@ -430,7 +410,7 @@ std::vector<std::string> scrubbed_environment(char** environ_in, const std::vect
     std::string name = entry.substr(0, eq);
     if (name == "TMPDIR" || name == "TMP" || name == "TEMP") continue;
     bool passed = std::find(pass_env.begin(), pass_env.end(), name) != pass_env.end();
-    if (!passed && looks_like_credential_variable(name)) continue;
+    if (!passed && (looks_like_credential_variable(name) || looks_like_credential_value(entry.substr(eq + 1)))) continue;
     out.push_back(std::move(entry));
   }
   if (!tmp_dir.empty()) {

@@ -22,6 +22,7 @@
 #include "core/result.h"
 #include "sandbox/pids_cgroup.h"
 #include "sandbox/step_temp_dir.h"
+#include "sandbox/secret_files.h"
 #include "sandbox/unique_fd.h"
 
 namespace candor::sandbox {
@@ -100,12 +101,11 @@ Protections probe_protections(const Mechanisms& mechanisms = {});
 // turns off): recorded once per run.
 Protections expected_protections(const SandboxPolicy& policy);
 
-// The environment a sandboxed process gets: candor's own, without credentials (`*_KEY`, `*_TOKEN`,
-// `*_SECRET`, `*_PASSWORD`, provider and cloud variables, agent sockets) unless named in
+// The environment a sandboxed process gets: candor's own, without credentials (by name or by value:
+// looks_like_credential_variable, looks_like_credential_value in secret_files.h) unless named in
 // `pass_env`; TMPDIR set to `tmp_dir`.
 std::vector<std::string> scrubbed_environment(char** environ_in, const std::vector<std::string>& pass_env,
                                               const std::string& tmp_dir);
-bool looks_like_credential_variable(const std::string& name);
 
 // The read rules for `paths` that reach nothing of `hidden`. Landlock can only grant access, so a
 // path containing a hidden one is replaced by its entries that do not contain one (recursively:

@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include <array>
+#include <cctype>
 
 #include <fmt/format.h>
 
@@ -14,19 +15,32 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 }
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
+// `.env.example`, `sample.env`: a dot-separated part of the name says it is a template.
+bool template_name(std::string_view name) {
+  static constexpr std::array<std::string_view, 4> kTemplates = {"example", "sample", "template", "dist"};
+  std::size_t start = 0;
+  while (start <= name.size()) {
+    std::size_t dot = name.find('.', start);
+    std::string_view part = name.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    for (auto t : kTemplates)
+      if (part == t) return true;
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return false;
+}
+
+// REQUIRES: `name` is lower case.
 bool secret_name(std::string_view name) {
-  static constexpr std::array<std::string_view, 8> kExact = {".env",   ".netrc",   "_netrc",  ".git-credentials",
-                                                             ".npmrc", ".pypirc", ".pgpass", ".htpasswd"};
-  static constexpr std::array<std::string_view, 6> kSuffixes = {".pem", ".key", ".p12", ".pfx", ".jks", ".keystore"};
+  static constexpr std::array<std::string_view, 12> kExact = {
+      ".env",    ".envrc",   ".netrc",   "_netrc", ".git-credentials", ".npmrc", ".pypirc", ".pgpass",
+      ".htpasswd", ".my.cnf", ".vault-token", "credentials.json"};
+  static constexpr std::array<std::string_view, 9> kSuffixes = {".pem", ".key", ".p12", ".pfx", ".jks",
+                                                                ".keystore", ".p8", ".ppk", ".kdbx"};
   static constexpr std::array<std::string_view, 4> kKeyPrefixes = {"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"};
-  static constexpr std::array<std::string_view, 4> kTemplates = {".example", ".sample", ".template", ".dist"};
+  if (starts_with(name, ".env.") || ends_with(name, ".env")) return !template_name(name);
   for (auto e : kExact)
     if (name == e) return true;
-  if (starts_with(name, ".env.")) {
-    for (auto t : kTemplates)
-      if (ends_with(name, t)) return false;
-    return true;
-  }
   for (auto s : kSuffixes)
     if (ends_with(name, s)) return true;
   for (auto p : kKeyPrefixes)
@@ -34,15 +48,24 @@ bool secret_name(std::string_view name) {
   return false;
 }
 
-bool secret_dir(std::string_view dir) { return dir == ".ssh" || dir == ".aws" || dir == ".gnupg" || dir == ".docker"; }
+// REQUIRES: `dir` is lower case.
+bool secret_dir(std::string_view dir) {
+  static constexpr std::array<std::string_view, 6> kDirs = {".ssh", ".aws", ".gnupg", ".docker", ".kube", ".azure"};
+  for (auto d : kDirs)
+    if (dir == d) return true;
+  return false;
+}
 
 }  // namespace
 
 bool looks_secret(std::string_view rel_path) {
+  std::string lower(rel_path);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string_view path(lower);
   std::size_t start = 0;
   while (true) {
-    std::size_t slash = rel_path.find('/', start);
-    std::string_view part = rel_path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+    std::size_t slash = path.find('/', start);
+    std::string_view part = path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
     if (slash == std::string_view::npos) return secret_name(part);
     if (secret_dir(part)) return true;
     start = slash + 1;
@@ -66,6 +89,77 @@ std::string secret_refusal(std::string_view rel_path) {
       "refused: {} looks like a credential file, and its content must not reach an LLM prompt (allow it with "
       "\"secrets\": {{\"allow\": [\"{}\"]}} in .candor/config.json)",
       rel_path, rel_path);
+}
+
+std::string content_withheld(std::string_view rel_path) {
+  return fmt::format("{} is a credential file: content withheld", rel_path);
+}
+
+bool looks_like_credential_variable(const std::string& name) {
+  static constexpr std::array<std::string_view, 12> kSuffixes = {"_KEY",  "_TOKEN", "_SECRET", "_PASSWORD", "_PASSWD",
+                                                                 "_PASSPHRASE", "_CREDENTIALS", "_CREDENTIAL", "_PAT",
+                                                                 "_PASS", "_PWD", "_DSN"};
+  static constexpr std::array<std::string_view, 13> kPrefixes = {"ANTHROPIC_", "OPENAI_", "AWS_",   "AZURE_", "GOOGLE_",
+                                                                 "GCP_",       "HF_",     "GITHUB_", "GH_",   "GITLAB_",
+                                                                 "NPM_",       "DOCKER_", "CLOUDSDK_"};
+  static constexpr std::array<std::string_view, 11> kExact = {"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "NETRC", "PGPASSWORD",
+                                                              "KUBECONFIG",    "TOKEN",          "SECRET", "PASSWORD",
+                                                              "API_KEY",       "DSN",            "PASS"};
+  static constexpr std::array<std::string_view, 5> kAnywhere = {"SECRET", "TOKEN", "API_KEY", "APIKEY", "JWT"};
+  std::string upper;
+  for (char c : name) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::string_view u(upper);
+  for (auto e : kExact)
+    if (u == e) return true;
+  for (auto s : kSuffixes)
+    if (u.size() > s.size() && ends_with(u, s)) return true;
+  for (auto p : kPrefixes)
+    if (starts_with(u, p)) return true;
+  for (auto a : kAnywhere)
+    if (u.find(a) != std::string_view::npos) return true;
+  return false;
+}
+
+namespace {
+
+bool base64url(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_'; }
+
+// `scheme://user:password@host` with a non-empty password, at `at` (the "://").
+bool url_with_password(std::string_view v, std::size_t at) {
+  if (at == 0 || std::isalpha(static_cast<unsigned char>(v[at - 1])) == 0) return false;  // no scheme
+  std::size_t start = at + 3;
+  std::size_t end = v.find_first_of("/?# \t\n", start);
+  std::string_view authority = v.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+  std::size_t userinfo_end = authority.rfind('@');
+  if (userinfo_end == std::string_view::npos) return false;
+  std::size_t colon = authority.substr(0, userinfo_end).find(':');
+  return colon != std::string_view::npos && colon + 1 < userinfo_end;
+}
+
+// A JWT at `at` ("eyJ", the base64url of `{"`): three base64url segments joined by dots, the
+// last possibly empty (an unsigned token).
+bool jwt_at(std::string_view v, std::size_t at) {
+  if (at > 0 && base64url(v[at - 1])) return false;
+  std::size_t i = at;
+  std::size_t lengths[2] = {0, 0};
+  for (std::size_t& length : lengths) {
+    for (; i < v.size() && base64url(v[i]); ++i) ++length;
+    if (i >= v.size() || v[i] != '.') return false;
+    ++i;
+  }
+  return lengths[0] >= 8 && lengths[1] >= 2;
+}
+
+}  // namespace
+
+bool looks_like_credential_value(std::string_view value) {
+  for (std::size_t at = value.find("://"); at != std::string_view::npos; at = value.find("://", at + 3)) {
+    if (url_with_password(value, at)) return true;
+  }
+  for (std::size_t at = value.find("eyJ"); at != std::string_view::npos; at = value.find("eyJ", at + 1)) {
+    if (jwt_at(value, at)) return true;
+  }
+  return value.find("-----BEGIN ") != std::string_view::npos && value.find("PRIVATE KEY-----") != std::string_view::npos;
 }
 
 }  // namespace candor::sandbox

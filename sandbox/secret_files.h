@@ -1,5 +1,9 @@
-// Files that hold credentials: tools refuse to read them, and shell steps see them empty, so
-// their content can never reach an LLM prompt. A workspace's config may allow some by glob.
+// Files and environment variables that hold credentials (DESIGN.md, Trust boundary, Secrets): no
+// byte of a credential file reaches a prompt, a report, a log, an event, an assertion message,
+// judge evidence or a diff. Tools refuse to read them, assertions on them are evaluated with their
+// message withheld, every diff of one is replaced by kContentWithheld, and shell steps see them
+// empty. A workspace's config may allow some by glob. Credential variables never reach a step's
+// environment unless passed by name (scrubbed_environment in process_sandbox.h).
 #pragma once
 
 #include <string>
@@ -8,9 +12,10 @@
 
 namespace candor::sandbox {
 
-// True when a workspace-relative path names a credential file by its name (`.env`, `*.pem`,
-// `id_rsa`, ...) or lies beneath a credential directory (`.ssh/`, `.aws/`, `.gnupg/`).
-// Templates (`.env.example`, `.env.sample`, `.env.template`, `.env.dist`) and public keys
+// The one credential-file predicate. True when a workspace-relative path names a credential file
+// by its name (`.env`, `.env.*`, `*.env`, `.envrc`, `*.pem`, `id_rsa`, `credentials.json`, ...)
+// or lies beneath a credential directory (`.ssh/`, `.aws/`, `.kube/`, ...), at any depth. Names
+// are compared case-insensitively. Templates (`.env.example`, `sample.env`, ...) and public keys
 // (`*.pub`) are not secrets.
 bool looks_secret(std::string_view rel_path);
 
@@ -20,6 +25,7 @@ class SecretFilter {
   // `allow`: fnmatch globs over the relative path, or over the file name when the glob has no '/'.
   explicit SecretFilter(std::vector<std::string> allow) : allow_(std::move(allow)) {}
 
+  // looks_secret, less what the config allows.
   bool refused(std::string_view rel_path) const;
   const std::vector<std::string>& allowed() const { return allow_; }
 
@@ -27,7 +33,23 @@ class SecretFilter {
   std::vector<std::string> allow_;
 };
 
-// The step error a refused read reports.
+// The step error a refused read reports: names the path, says nothing of the content.
 std::string secret_refusal(std::string_view rel_path);
+
+// What every rendering of a credential file's change says instead of its diff or content.
+inline constexpr std::string_view kContentWithheld = "credential file changed (content withheld)";
+
+// What stands in for anything read from a credential file (an assertion's message, a file
+// excerpt): "PATH is a credential file: content withheld".
+std::string content_withheld(std::string_view rel_path);
+
+// A variable whose name says it holds a credential: `*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`,
+// `*_PASS`, `*_PWD`, `*_DSN`, `*JWT*`, provider and cloud prefixes (`OPENAI_`, `AWS_`, ...),
+// agent sockets. Case-insensitive.
+bool looks_like_credential_variable(const std::string& name);
+
+// A value that is a credential whatever its name: a URL with a password (`scheme://user:pw@host`,
+// anywhere in the value), a JWT (`eyJ...`.`...`.`...`), a PEM private key.
+bool looks_like_credential_value(std::string_view value);
 
 }  // namespace candor::sandbox

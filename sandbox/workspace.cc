@@ -183,44 +183,66 @@ Result<UniqueFd> Workspace::open_beneath_walk(const std::string& normalized, int
   return cur;
 }
 
-Result<UniqueFd> Workspace::open_regular_file(const std::string& path) const {
+Result<bool> Workspace::leads_to_secret(int fd, const std::string& normalized) const {
+  if (secrets_.refused(normalized)) return true;
+  char target[PATH_MAX];
+  std::string link = "/proc/self/fd/" + std::to_string(fd);
+  ssize_t n = ::readlink(link.c_str(), target, sizeof(target));
+  if (n <= 0 || static_cast<std::size_t>(n) >= sizeof(target)) {
+    // Without /proc (or past PATH_MAX) there is no telling where a symlink led: refuse, not guess.
+    return make_error(ErrorCode::kRefused,
+                      fmt::format("{}: cannot tell whether it leads to a credential file ({} is unreadable)", normalized, link));
+  }
+  std::string resolved(target, static_cast<std::size_t>(n));
+  if (resolved == root_) return false;
+  constexpr std::string_view kDeleted = " (deleted)";  // unlinked since it was opened: judge the name it had
+  if (resolved.size() > kDeleted.size() && resolved.compare(resolved.size() - kDeleted.size(), kDeleted.size(), kDeleted) == 0) {
+    resolved.resize(resolved.size() - kDeleted.size());
+  }
+  if (resolved.size() > root_.size() + 1 && resolved.compare(0, root_.size() + 1, root_ + "/") == 0) {
+    return secrets_.refused(resolved.substr(root_.size() + 1));
+  }
+  // Not beneath the root as candor sees it (a bind mount, a moved folder): every component counts.
+  std::size_t first = resolved.find_first_not_of('/');
+  return looks_secret(first == std::string::npos ? std::string_view() : std::string_view(resolved).substr(first));
+}
+
+Result<std::pair<UniqueFd, EntryInfo>> Workspace::open_checked(const std::string& normalized) const {
+  TRY(UniqueFd fd, open_beneath(normalized, O_PATH));
+  struct stat st{};
+  if (::fstat(fd.get(), &st) != 0) return from_errno(normalized, errno, "fstat");
+  EntryInfo info{kind_of(st.st_mode), static_cast<std::int64_t>(st.st_size), static_cast<unsigned>(st.st_mode & 07777)};
+  TRY(info.credential, leads_to_secret(fd.get(), normalized));
+  return std::make_pair(std::move(fd), info);
+}
+
+Result<UniqueFd> Workspace::open_regular_file(const std::string& path, EntryInfo* info) const {
   TRY(std::string rel, check_relative(path));
   // Look before opening for real: opening a device or a FIFO can block or have side effects.
-  TRY(UniqueFd probe, open_beneath(rel, O_PATH));
-  struct stat before{};
-  if (::fstat(probe.get(), &before) != 0) return from_errno(rel, errno, "fstat");
-  if (S_ISDIR(before.st_mode)) return refused(rel, "is a directory, not a file");
-  if (!S_ISREG(before.st_mode)) return refused(rel, "is not a regular file (device, FIFO or socket)");
-  TRY(UniqueFd fd, open_beneath(rel, O_RDONLY | O_NONBLOCK | O_NOCTTY));
-  struct stat after{};
-  if (::fstat(fd.get(), &after) != 0) return from_errno(rel, errno, "fstat");
+  TRY(auto opened, open_checked(rel));
+  auto& [probe, what] = opened;
+  if (what.kind == EntryKind::kDirectory) return refused(rel, "is a directory, not a file");
+  if (what.kind != EntryKind::kFile) return refused(rel, "is not a regular file (device, FIFO or socket)");
+  // Reopen the checked descriptor itself, not the path: the file read is the file checked.
+  std::string self = "/proc/self/fd/" + std::to_string(probe.get());
+  UniqueFd fd(::open(self.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (!fd.valid()) return from_errno(rel, errno, "open");
+  struct stat before{}, after{};
+  if (::fstat(probe.get(), &before) != 0 || ::fstat(fd.get(), &after) != 0) return from_errno(rel, errno, "fstat");
   if (after.st_dev != before.st_dev || after.st_ino != before.st_ino || !S_ISREG(after.st_mode)) {
     return refused(rel, "changed while being opened");
   }
+  if (info != nullptr) *info = what;
   return fd;
 }
 
-bool Workspace::is_secret(const std::string& path) const {
-  auto rel = check_relative(path);
-  if (!rel.ok()) return false;  // the read itself reports the bad path
-  if (secrets_.refused(*rel)) return true;
-  auto fd = open_beneath(*rel, O_PATH);
-  if (!fd.ok()) return false;
-  char target[PATH_MAX];
-  std::string link = "/proc/self/fd/" + std::to_string(fd->get());
-  ssize_t n = ::readlink(link.c_str(), target, sizeof(target) - 1);
-  if (n <= 0) return false;
-  std::string resolved(target, static_cast<std::size_t>(n));
-  if (resolved.size() <= root_.size() + 1 || resolved.compare(0, root_.size() + 1, root_ + "/") != 0) return false;
-  return secrets_.refused(resolved.substr(root_.size() + 1));
-}
+namespace {
 
-Result<std::string> Workspace::read_file(const std::string& path, std::size_t max_bytes) const {
-  TRY(UniqueFd fd, open_regular_file(path));
+Result<std::string> read_all(int fd, const std::string& path, std::size_t max_bytes) {
   std::string out;
   char buf[65536];
   while (out.size() < max_bytes) {
-    ssize_t n = ::read(fd.get(), buf, std::min(sizeof(buf), max_bytes - out.size()));
+    ssize_t n = ::read(fd, buf, std::min(sizeof(buf), max_bytes - out.size()));
     if (n < 0) {
       if (errno == EINTR) continue;
       return from_errno(path, errno, "read");
@@ -231,6 +253,22 @@ Result<std::string> Workspace::read_file(const std::string& path, std::size_t ma
   return out;
 }
 
+}  // namespace
+
+Result<std::string> Workspace::read_file(const std::string& path, std::size_t max_bytes) const {
+  EntryInfo info;
+  TRY(UniqueFd fd, open_regular_file(path, &info));
+  if (info.credential) return make_error(ErrorCode::kRefused, secret_refusal(path));
+  return read_all(fd.get(), path, max_bytes);
+}
+
+Result<FileContent> Workspace::read_file_flagged(const std::string& path, std::size_t max_bytes) const {
+  EntryInfo info;
+  TRY(UniqueFd fd, open_regular_file(path, &info));
+  TRY(std::string bytes, read_all(fd.get(), path, max_bytes));
+  return FileContent{std::move(bytes), info.credential};
+}
+
 Result<UniqueFd> Workspace::open_directory(const std::string& path) const {
   TRY(std::string rel, check_relative(path));
   TRY(UniqueFd fd, open_beneath(rel, O_RDONLY | O_DIRECTORY));
@@ -239,10 +277,8 @@ Result<UniqueFd> Workspace::open_directory(const std::string& path) const {
 
 Result<EntryInfo> Workspace::stat(const std::string& path) const {
   TRY(std::string rel, check_relative(path));
-  TRY(UniqueFd fd, open_beneath(rel, O_PATH));
-  struct stat st{};
-  if (::fstat(fd.get(), &st) != 0) return from_errno(rel, errno, "fstat");
-  return EntryInfo{kind_of(st.st_mode), static_cast<std::int64_t>(st.st_size), static_cast<unsigned>(st.st_mode & 07777)};
+  TRY(auto opened, open_checked(rel));
+  return opened.second;
 }
 
 Status Workspace::check_not_protected(int dir_fd, const std::string& path) const {

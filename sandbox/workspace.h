@@ -1,7 +1,9 @@
 // Path confinement: every tool path is resolved beneath the workspace root by the kernel
 // (openat2 RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS) on a directory fd, never by string
 // concatenation. Where openat2 is missing, a component-by-component O_NOFOLLOW walk is used that
-// refuses symlinks altogether.
+// refuses symlinks altogether. A path is opened once: the credential check (sandbox/secret_files.h)
+// is made on where that descriptor really leads (/proc/self/fd), and the read goes through the
+// same descriptor, so a symlink swapped in between cannot win.
 #pragma once
 
 #include <sys/types.h>
@@ -26,6 +28,13 @@ struct EntryInfo {
   EntryKind kind = EntryKind::kOther;
   std::int64_t size = 0;
   unsigned mode = 0;  // permission bits
+  // The path names, or its descriptor leads to, a credential file the config does not allow.
+  bool credential = false;
+};
+
+struct FileContent {
+  std::string bytes;
+  bool credential = false;  // as EntryInfo::credential, for the descriptor these bytes came from
 };
 
 struct WalkEntry {
@@ -56,18 +65,24 @@ class Workspace {
   // The identity (lstat dev, ino) of the workspace's .git when open() ran, if there was one: a
   // repository that appears or is replaced later came from a step, not from the user.
   const std::optional<std::pair<std::uint64_t, std::uint64_t>>& git_at_open() const { return git_at_open_; }
-  // True when tools must refuse to read `path` (relative): it names a credential file the config
-  // does not allow, or is a symlink to one.
-  bool is_secret(const std::string& path) const;
-  // The name-based half of is_secret(), for a walk that already knows the entry is no symlink.
+  // Which names are credential files here: what every check (stat, reads, the shell mask, the
+  // pre-run snapshot's file source, the git tools) asks.
+  const SecretFilter& secrets() const { return secrets_; }
   const SecretFilter& secret_filter() const { return secrets_; }
 
   // Checks a tool path (no NUL, not absolute, not escaping by `..`) and returns it normalised.
   static Result<std::string> check_relative(const std::string& path);
 
-  // Regular files only: directories, devices, FIFOs and sockets are refused.
-  Result<UniqueFd> open_regular_file(const std::string& path) const;
+  // Regular files only: directories, devices, FIFOs and sockets are refused. `info`, when given,
+  // receives what the returned descriptor is, `credential` included. Credential files are opened:
+  // the caller decides.
+  Result<UniqueFd> open_regular_file(const std::string& path, EntryInfo* info = nullptr) const;
+  // What tools read through: a credential file is refused (kRefused, secret_refusal) before a byte
+  // of it is read.
   Result<std::string> read_file(const std::string& path, std::size_t max_bytes) const;
+  // Reads a credential file too and says so. Only for callers that never show the bytes
+  // (assertions, whose message is then withheld; undo's comparison).
+  Result<FileContent> read_file_flagged(const std::string& path, std::size_t max_bytes) const;
   Result<UniqueFd> open_directory(const std::string& path) const;
   // kNotFound when nothing is there. Symlinks beneath the workspace are followed.
   Result<EntryInfo> stat(const std::string& path) const;
@@ -88,6 +103,9 @@ class Workspace {
 
   Result<UniqueFd> open_beneath(const std::string& normalized, int flags) const;
   Result<UniqueFd> open_beneath_walk(const std::string& normalized, int flags) const;
+  // An O_PATH descriptor for `normalized` and what it is, the credential check made on it.
+  Result<std::pair<UniqueFd, EntryInfo>> open_checked(const std::string& normalized) const;
+  Result<bool> leads_to_secret(int fd, const std::string& normalized) const;
   Result<std::pair<UniqueFd, std::string>> open_parent_for_write(const std::string& path) const;
   Status check_not_protected(int dir_fd, const std::string& path) const;
   Status walk_dir(int dir_fd, const std::string& rel, int depth, int max_depth,

@@ -72,13 +72,18 @@ std::vector<EvidencePiece> gather_evidence(const SnapshotStore& snapshots, const
     total += piece.text.size();
     out.push_back(std::move(piece));
   };
+  // A credential file's change is evidence that it changed, never of what it said or says now.
   for (const auto& m : facts.mutations) {
     if (facts.snapshot_before.empty() || facts.snapshot_after.empty()) break;
+    if (sandbox::looks_secret(m.path)) {
+      add({"diff", m.path, std::string(sandbox::kContentWithheld)});
+      continue;
+    }
     auto patch = snapshots.patch_text(facts.snapshot_before, facts.snapshot_after, m.path, caps.diff_per_file);
     add({"diff", m.path, patch.ok() ? *patch : "(diff unavailable: " + patch.error().message + ")"});
   }
   for (const auto& m : facts.mutations) {
-    if (m.change == "deleted" || m.binary || facts.snapshot_after.empty()) continue;
+    if (m.change == "deleted" || m.binary || facts.snapshot_after.empty() || sandbox::looks_secret(m.path)) continue;
     auto now = snapshots.read(facts.snapshot_after, m.path);
     if (now.ok() && now->has_value()) add({"file", m.path, cap(**now, caps.excerpt_per_file, "file")});
   }

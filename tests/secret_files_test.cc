@@ -1,0 +1,97 @@
+// The credential predicates (sandbox/secret_files.h) as tables, and the scan that masks credential
+// files for shell steps.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "sandbox/process_sandbox.h"
+#include "sandbox/secret_files.h"
+#include "sandbox/workspace_policy.h"
+#include "tests/test_support.h"
+
+using namespace candor;
+using candor::testing::make_temp_dir;
+using candor::testing::write_file;
+
+TEST_SUITE("sandbox") {
+  TEST_CASE("credential file names are matched case-insensitively, with the common names and no templates") {
+    for (const char* path : {".env", ".ENV", "App/.Env", ".env.local", ".ENV.PRODUCTION", "prod.env", "deploy/STAGING.ENV",
+                             ".envrc", "certs/server.pem", "CERTS/SERVER.PEM", "tls.key", "ID_RSA", "id_ed25519_sk",
+                             "home/.ssh/id_ed25519", ".SSH/config", ".aws/credentials", ".kube/config", "x/.KUBE/config",
+                             ".netrc", "x/.npmrc", "keystore.p12", ".git-credentials", "credentials.json",
+                             "config/Credentials.json", ".my.cnf", "AuthKey_ABC123.p8", "putty.ppk", ".pgpass"}) {
+      CAPTURE(path);
+      CHECK(sandbox::looks_secret(path));
+    }
+    for (const char* path : {".env.example", ".ENV.SAMPLE", ".env.template", "example.env", "sample.env", "id_rsa.pub",
+                             "ID_RSA.PUB", "keys.txt", "envoy.yaml", "src/key.cc", "environment.md", "README.md", "monkey",
+                             "pem/readme", "envrc.md", "kube/config", "credentials.md", "src/credentials.py", "dotenv.js"}) {
+      CAPTURE(path);
+      CHECK_FALSE(sandbox::looks_secret(path));
+    }
+  }
+
+  TEST_CASE("a credential file 40 folders deep is found by the scan that masks it for shell steps") {
+    std::string root = make_temp_dir("ws");
+    std::string deep;
+    for (int i = 0; i < 40; ++i) deep += fmt::format("d{}/", i);
+    write_file(root + "/" + deep + ".env", "DB_PASSWORD=x\n");
+    write_file(root + "/" + deep + "PROD.ENV", "DB_PASSWORD=x\n");
+    auto ws = sandbox::Workspace::open(root);
+    REQUIRE(ws.ok());
+    sandbox::SandboxPolicy policy = sandbox::make_sandbox_policy(**ws);
+    std::string real = (*ws)->root();
+    CHECK(std::find(policy.secret_files.begin(), policy.secret_files.end(), real + "/" + deep + ".env") != policy.secret_files.end());
+    CHECK(std::find(policy.secret_files.begin(), policy.secret_files.end(), real + "/" + deep + "PROD.ENV") != policy.secret_files.end());
+    CHECK((*ws)->stat(deep + ".env")->credential);
+  }
+
+  TEST_CASE("credential variables are scrubbed by name and by value; --pass-env keeps one on purpose") {
+    struct Row {
+      const char* entry;
+      bool scrubbed;
+    };
+    const std::vector<Row> rows = {
+        {"DATABASE_URL=postgres://u:pw@db.internal:5432/app", true},
+        {"REDIS_URL=redis://:s3cret@cache:6379/0", true},
+        {"PIP_EXTRA_INDEX_URL=https://pypi.org/simple https://me:tok@pkgs.example.com/simple", true},
+        {"SENTRY_DSN=https://abc@o1.ingest.sentry.io/1", true},
+        {"DSN=x", true},
+        {"SMTP_PASS=x", true},
+        {"MYSQL_PWD=x", true},
+        {"CI_JOB_JWT=x", true},
+        {"CI_JOB_JWT_V2=x", true},
+        {"KEY_PASSPHRASE=x", true},
+        {"SESSION=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl", true},
+        {"AUTH_HEADER=Bearer eyJhbGciOiJub25lIn0.eyJhIjoxfQ.", true},
+        {"DEPLOY_KEY_PEM=-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----", true},
+        {"OPENAI_API_KEY=sk-1", true},
+        {"PATH=/usr/bin:/bin", false},
+        {"HOME=/home/u", false},
+        {"PWD=/work", false},
+        {"OLDPWD=/work", false},
+        {"HOMEPAGE_URL=https://user@example.com/x", false},
+        {"UPSTREAM=https://example.com:8443/path", false},
+        {"GIT_URL=git@github.com:org/repo.git", false},
+        {"BYPASS=1", false},
+        {"EDITOR=vim", false},
+        {"JAVA_OPTS=-Dfoo=eyJ", false},
+    };
+    std::vector<std::string> storage;
+    for (const auto& row : rows) storage.emplace_back(row.entry);
+    std::vector<char*> environ_in;
+    for (auto& s : storage) environ_in.push_back(s.data());
+    environ_in.push_back(nullptr);
+    std::vector<std::string> kept = sandbox::scrubbed_environment(environ_in.data(), {}, "");
+    for (const auto& row : rows) {
+      CAPTURE(row.entry);
+      bool present = std::find(kept.begin(), kept.end(), row.entry) != kept.end();
+      CHECK(present == !row.scrubbed);
+    }
+    std::vector<std::string> passed = sandbox::scrubbed_environment(environ_in.data(), {"DATABASE_URL"}, "");
+    CHECK(std::find(passed.begin(), passed.end(), std::string(rows[0].entry)) != passed.end());
+    CHECK(std::find(passed.begin(), passed.end(), std::string(rows[1].entry)) == passed.end());
+  }
+}
