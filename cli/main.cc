@@ -1,12 +1,13 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "cli/version.h"  // generated: CANDOR_VERSION, from project() in meson.build
 
 int main(int argc, char** argv) {
   using namespace candor::cli;
-  CLI::App app{"candor: run modification goals over a workspace and say honestly whether they were achieved"};
+  CLI::App app{"candor: run modification goals over a workspace and say honestly whether they were achieved", "candor"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "candor 0.1.0");
+  app.set_version_flag("-V,--version", "candor " CANDOR_VERSION);
 
   // The options `run` and `exec` share: where, what is stored, the goal-level checks, budgets.
   auto add_session_options = [](CLI::App* cmd, SessionArgs& s) {
