@@ -47,6 +47,7 @@ std::string render_markdown(const nlohmann::json& r) {
   out += fmt::format("- budget: replans {} · steps {} · tokens {}{}\n", b.value("replans", nlohmann::json()).dump(),
                      b.value("steps", nlohmann::json()).dump(), b.value("tokens", nlohmann::json()).dump(),
                      b.contains("exhausted") && b["exhausted"].is_string() ? " · exhausted: " + b["exhausted"].get<std::string>() : "");
+  if (const auto& p = r.value("provider", nlohmann::json()); p.is_string()) out += "- provider: `" + p.get<std::string>() + "`\n";
   for (const auto& s : r.value("suspicious", nlohmann::json::array())) out += "- suspicious: " + str(s, "reason") + "\n";
   out += "\n</details>\n";
   const auto& assertions = r.value("assertions", nlohmann::json::array());

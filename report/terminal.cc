@@ -124,6 +124,9 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
   out += fmt::format("  {:<14}replans {} · steps {} · tokens {} · time {} s\n", "budget", used_of(b.value("replans", nlohmann::json())),
                      used_of(b.value("steps", nlohmann::json())), used_of(b.value("tokens", nlohmann::json())),
                      used_of(b.value("time_s", nlohmann::json())));
+  if (const auto& p = r.value("provider", nlohmann::json()); p.is_string()) {
+    out += fmt::format("  {:<14}{}\n", "provider", fit(p.get<std::string>(), w > 16 ? w - 16 : w));
+  }
   out += fmt::format("  {:<14}{}\n", "changed files", mutations.empty() ? "none" : std::to_string(mutations.size()));
   out += fmt::format("  {:<14}{}\n", "suspicious", suspicious.empty() ? "none" : std::to_string(suspicious.size()));
   out += fmt::format("  {:<14}{} passed, {} failed\n", "assertions", passed, failed);
