@@ -2,7 +2,6 @@
 #include "cli/commands.h"
 #include "cli/session.h"
 
-
 namespace candor::cli {
 
 int exec_command(const ExecArgs& args) {
