@@ -2,13 +2,16 @@
 # Each installs the Debian packages it needs (apt-get, as root or through sudo), then builds.
 
 BUILD ?= build
+# make install: where to (PREFIX), and a staging root in front of it (DESTDIR, for packagers).
+PREFIX ?= /usr/local
+DESTDIR ?=
 PACKAGES := g++ meson ninja-build pkg-config cmake git procps \
             nlohmann-json3-dev libgit2-dev doctest-dev libcurl4-openssl-dev libsqlite3-dev \
             libcli11-dev libfmt-dev libre2-dev libcpp-httplib-dev libseccomp-dev
 # Only the tests need a browser (the HTML report is checked in headless Chromium).
 TEST_PACKAGES := chromium
 
-.PHONY: all deps build test demo bench sanitize clean
+.PHONY: all deps build test install demo bench sanitize clean
 
 all: build
 
@@ -25,6 +28,15 @@ test: build
 	@scripts/install-deps.sh $(TEST_PACKAGES) || echo "warning: could not install $(TEST_PACKAGES); the HTML test will be skipped"
 	@status=0; meson test -C $(BUILD) --print-errorlogs || status=$$?; \
 	  scripts/test-summary.sh $(BUILD)/meson-logs/testlog.txt || status=1; exit $$status
+
+# The binary, the man page (candor.1) and the bash completion, under $(DESTDIR)$(PREFIX).
+# The prefix is changed only when it differs, so that `sudo make install` after `make` rewrites
+# nothing in the build folder.
+install: build
+	@prefix=$$(python3 -c 'import json, sys; print(next(o["value"] for o in json.load(open(sys.argv[1])) if o["name"] == "prefix"))' \
+	  $(BUILD)/meson-info/intro-buildoptions.json); \
+	  [ "$$prefix" = "$(PREFIX)" ] || meson configure $(BUILD) -Dprefix=$(PREFIX)
+	meson install -C $(BUILD) $(if $(DESTDIR),--destdir "$(DESTDIR)")
 
 demo: build
 	scripts/demo.sh

@@ -29,7 +29,7 @@ int report_error(const Error& error);
 struct ExecArgs {
   std::string plan_file;
   std::string goal;  // "" = "exec <plan file>"
-  std::string llm;   // for the judge only; "" = $CANDOR_LLM, if set
+  std::string llm;   // for the judge only; "" = llm::choose_provider's choice, if any
   std::string judge = "auto";
   bool json = false;
   SessionArgs session;
@@ -37,7 +37,7 @@ struct ExecArgs {
 
 struct RunArgs {
   std::string goal;
-  std::string llm;  // PROVIDER[:MODEL]; "" = $CANDOR_LLM
+  std::string llm;  // PROVIDER[:MODEL]; "" = llm::choose_provider's choice
   std::string judge = "auto";
   std::string criterion;
   std::string criterion_file;

@@ -2,8 +2,6 @@
 #include "cli/commands.h"
 #include "cli/session.h"
 
-#include <cstdlib>
-
 namespace candor::cli {
 
 int exec_command(const ExecArgs& args) {
@@ -23,11 +21,12 @@ int exec_command(const ExecArgs& args) {
   auto plan = planner::parse_plan_text(*text, s.catalog(), args.plan_file, parse);
   if (!plan.ok()) return report_error(plan.error());
 
-  // The judge is optional for exec: an explicit --llm must work; $CANDOR_LLM is used if it does.
+  // The judge is optional for exec: an explicit --llm must work; a provider the environment names
+  // is used if it does.
   std::unique_ptr<llm::Provider> judge;
-  std::string spec = !args.llm.empty() ? args.llm : std::getenv("CANDOR_LLM") ? std::getenv("CANDOR_LLM") : "";
-  if (!spec.empty() && args.judge != "never") {
-    auto provider = llm::make_provider(spec, {});
+  llm::ProviderChoice choice = llm::choose_provider(args.llm);
+  if (!choice.spec.empty() && args.judge != "never") {
+    auto provider = llm::make_provider(choice.spec, {});
     if (provider.ok()) {
       judge = std::move(provider.value());
     } else if (!args.llm.empty()) {

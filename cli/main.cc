@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "cli/commands.h"
+#include "cli/version.h"  // generated: CANDOR_VERSION, from project() in meson.build
 
 namespace {
 
@@ -28,9 +29,12 @@ void wipe_option_value(int argc, char** argv, std::string_view option) {
 
 int main(int argc, char** argv) {
   using namespace candor::cli;
-  CLI::App app{"candor: run modification goals over a workspace and say honestly whether they were achieved"};
+  CLI::App app{"candor: run modification goals over a workspace and say honestly whether they were achieved", "candor"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "candor 0.1.0");
+  app.set_version_flag("-V,--version", "candor " CANDOR_VERSION);
+  // llm::choose_provider's rule, for the --llm help texts.
+  const std::string llm_default =
+      "default: $CANDOR_LLM, else anthropic if $ANTHROPIC_API_KEY is set, else openai if $OPENAI_API_KEY or $OPENAI_BASE_URL is";
 
   // The options `run` and `exec` share: where, what is stored, the goal-level checks, budgets.
   auto add_session_options = [](CLI::App* cmd, SessionArgs& s) {
@@ -50,7 +54,7 @@ int main(int argc, char** argv) {
   RunArgs run;
   auto* run_cmd = app.add_subcommand("run", "plan, execute and verify a goal with an LLM planner");
   run_cmd->add_option("goal", run.goal, "the goal, in words")->required();
-  run_cmd->add_option("--llm", run.llm, "PROVIDER[:MODEL]: anthropic, openai, script:FILE, command:PROG (default: $CANDOR_LLM)");
+  run_cmd->add_option("--llm", run.llm, "PROVIDER[:MODEL]: anthropic, openai, script:FILE, command:PROG (" + llm_default + ")");
   add_session_options(run_cmd, run.session);
   run_cmd->add_option("--max-replans", run.session.max_replans, "replan budget (default 3)")->check(CLI::Range(0, 1000));
   run_cmd->add_option("--max-tokens", run.session.max_tokens, "token budget (default 200000)")
@@ -68,7 +72,7 @@ int main(int argc, char** argv) {
   exec_cmd->add_option("plan", exec.plan_file, "plan JSON file (DESIGN.md: Plan)")->required();
   exec_cmd->add_option("--goal", exec.goal, "the goal text to record (default: exec PLAN)");
   add_session_options(exec_cmd, exec.session);
-  exec_cmd->add_option("--llm", exec.llm, "PROVIDER[:MODEL] for the tier-2 judge (default: $CANDOR_LLM, if set)");
+  exec_cmd->add_option("--llm", exec.llm, "PROVIDER[:MODEL] for the tier-2 judge (" + llm_default + "; with none, no judge)");
   exec_cmd->add_option("--judge", exec.judge, "tier 2: auto (when tier 1 is ambiguous), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   exec_cmd->add_flag("--json", exec.json, "print the report as JSON");
@@ -96,7 +100,7 @@ int main(int argc, char** argv) {
   verify_cmd->add_option("run", verify.run, "run id, unique prefix, or last");
   verify_cmd->add_option("--store", verify.store_dir, "run store folder");
   verify_cmd->add_option("--judge", verify.judge, "tier 2: never (default), auto, always")->check(CLI::IsMember({"auto", "always", "never"}));
-  verify_cmd->add_option("--llm", verify.llm, "PROVIDER[:MODEL] for the judge (default: $CANDOR_LLM)");
+  verify_cmd->add_option("--llm", verify.llm, "PROVIDER[:MODEL] for the judge (" + llm_default + ")");
   verify_cmd->add_flag("--json", verify.json, "print the report JSON");
   verify_cmd->add_option("--acceptance", verify.acceptance_file, "check the run (or the trajectory) against this acceptance spec");
   verify_cmd->add_option("--trajectory", verify.trajectory_file, "verify another agent's transcript instead of a recorded run");

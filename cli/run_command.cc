@@ -2,7 +2,6 @@
 #include <unistd.h>
 
 #include <csignal>
-#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -28,12 +27,8 @@ void on_interrupt(int) {
 }  // namespace
 
 int run_command(const RunArgs& args) {
-  std::string spec = args.llm;
-  if (spec.empty() && std::getenv("CANDOR_LLM") != nullptr) spec = std::getenv("CANDOR_LLM");
-  if (spec.empty()) {
-    return report_error(make_error(ErrorCode::kUsage, "no LLM provider: pass --llm PROVIDER[:MODEL] or set CANDOR_LLM "
-                                                      "(anthropic, openai, script:FILE, command:PROG)"));
-  }
+  llm::ProviderChoice choice = llm::choose_provider(args.llm);
+  if (choice.spec.empty()) return report_error(make_error(ErrorCode::kUsage, std::string("no LLM provider: ") + llm::kNoProviderHint));
   if (args.goal.find_first_not_of(" \t\n") == std::string::npos) {
     return report_error(make_error(ErrorCode::kUsage, "the goal is empty"));
   }
@@ -49,7 +44,7 @@ int run_command(const RunArgs& args) {
 
   llm::ProviderOptions provider_options;
   provider_options.cancel = &g_cancel;
-  auto provider = llm::make_provider(spec, provider_options);
+  auto provider = llm::make_provider(choice.spec, provider_options);
   if (!provider.ok()) return report_error(provider.error());
 
   std::string criterion = args.criterion;  // main() has already wiped it from candor's argv
@@ -81,6 +76,7 @@ int run_command(const RunArgs& args) {
   }
   executor::GoalResult result = executor::run_goal(loop, s.executor(), reviewer.get(), args.max_goal_attempts, args.goal);
   std::signal(SIGINT, SIG_DFL);
+  result.facts.provider = (*provider)->describe();
   int code = s.finish(result.facts, args.json, provider->get(), *verify::parse_judge_policy(args.judge), planner.questions());
   if (result.provider_failed) {
     std::fprintf(stderr, "candor: the LLM provider (%s) failed: %s\n", (*provider)->describe().c_str(),

@@ -175,6 +175,7 @@ int Session::finish(const RunFacts& given, bool json, llm::Provider* judge, veri
     }
     nlohmann::json event = verify::to_json(outcome);
     trajectory_->record("judge", event);
+    if (facts.provider.empty()) facts.provider = judge->describe();  // exec: the judge is the run's only LLM
   }
   if (!trajectory_->sink_error().empty()) {
     std::fprintf(stderr, "candor: warning: some events were not stored: %s\n", trajectory_->sink_error().c_str());

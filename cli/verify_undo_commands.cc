@@ -1,6 +1,5 @@
 // `candor verify` and `candor undo`: working from a recorded run.
 #include <cstdio>
-#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -63,9 +62,11 @@ int verify_command(const VerifyArgs& args) {
   verify::JudgePolicy policy = *verify::parse_judge_policy(args.judge);
   verify::JudgeOutcome judge;
   if (verify::should_ask_judge(tier1, policy)) {
-    std::string spec = !args.llm.empty() ? args.llm : std::getenv("CANDOR_LLM") ? std::getenv("CANDOR_LLM") : "";
-    if (spec.empty()) return report_error(make_error(ErrorCode::kUsage, "--judge needs --llm PROVIDER or $CANDOR_LLM"));
-    auto provider = llm::make_provider(spec, {});
+    llm::ProviderChoice choice = llm::choose_provider(args.llm);
+    if (choice.spec.empty()) {
+      return report_error(make_error(ErrorCode::kUsage, std::string("--judge ") + args.judge + " needs an LLM provider: " + llm::kNoProviderHint));
+    }
+    auto provider = llm::make_provider(choice.spec, {});
     if (!provider.ok()) return report_error(provider.error());
     std::vector<std::string> questions;
     for (const auto& e : l.run.events) {
@@ -77,6 +78,7 @@ int verify_command(const VerifyArgs& args) {
     auto snapshots = verify::SnapshotStore::open(l.store->dir(), l.facts.workspace);
     if (snapshots.ok() && l.finished) evidence = verify::gather_evidence(**snapshots, l.facts, questions);
     judge = verify::ask_judge(**provider, l.facts.goal, verify::judge_questions(l.facts.goal, questions), evidence, std::chrono::minutes(5));
+    if (l.facts.provider.empty()) l.facts.provider = (*provider)->describe();  // a run that used no LLM before
   }
   verify::Decision decision = verify::decide(tier1, judge.asked ? &judge : nullptr, l.facts.goal_validations);
   nlohmann::json report = report::build_report(l.facts, tier1, decision, l.run.summary.created_at, judge.asked ? &judge : nullptr);

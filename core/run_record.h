@@ -128,6 +128,9 @@ struct ScanCoverage {
 struct RunFacts {
   std::string run_id;
   std::string source = "run";  // what produced the run: run | exec | git | trajectory
+  // The LLM the run used, as PROVIDER:MODEL (llm::Provider::describe, never a key): the planner's
+  // for `run`, the judge's when `exec` or `verify` asked one; "" when no LLM was used.
+  std::string provider;
   std::string goal;
   GoalKind goal_kind = GoalKind::kModify;
   std::string workspace;

@@ -21,9 +21,9 @@ status=0
 for t in "${targets[@]}"; do
   corpus=$(mktemp -d)
   cp -r "$here/fuzz/seeds/$t/." "$corpus/" 2>/dev/null || true
-  traversal="$here/../shared/corpora/traversal/linux_traversal.txt"
-  if [ "$t" = path_resolver ] && [ -f "$traversal" ]; then
-    # The shared traversal payloads (PayloadsAllTheThings, MIT), one seed each, read in place.
+  traversal="$here/tests/data/traversal/linux_traversal.txt"
+  if [ "$t" = path_resolver ]; then
+    # The traversal payloads the tests use (PayloadsAllTheThings, MIT), one seed each.
     i=0
     while IFS= read -r line; do printf '%s' "$line" >"$corpus/traversal-$((i++))"; done <"$traversal"
   fi

@@ -20,6 +20,20 @@ constexpr const char* kDefaultOpenAiModel = "gpt-4o-mini";
 
 }  // namespace
 
+ProviderChoice choose_provider(const std::string& flag, const EnvLookup& lookup) {
+  if (!flag.empty()) return {flag, "--llm"};
+  if (std::string spec = lookup("CANDOR_LLM"); !spec.empty()) return {spec, "CANDOR_LLM"};
+  if (!lookup("ANTHROPIC_API_KEY").empty()) return {"anthropic", "ANTHROPIC_API_KEY"};
+  for (const char* key : {"OPENAI_API_KEY", "OPENAI_BASE_URL"}) {
+    if (!lookup(key).empty()) return {"openai", key};
+  }
+  return {};
+}
+
+ProviderChoice choose_provider(const std::string& flag) {
+  return choose_provider(flag, [](const char* name) { return env(name); });
+}
+
 std::int64_t estimate_tokens(const std::string& text) { return static_cast<std::int64_t>(text.size() / 4 + 1); }
 
 std::string redact(std::string text, const std::vector<std::string>& secrets) {

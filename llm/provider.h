@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -63,6 +64,22 @@ struct ProviderOptions {
 // OPENAI_API_KEY, OPENAI_BASE_URL). kUsage for an unknown provider; kUnavailable when a key is
 // missing; kInvalidInput for a malformed script.
 Result<std::unique_ptr<Provider>> make_provider(const std::string& spec, const ProviderOptions& options);
+
+// Which provider a command uses (DESIGN.md, CLI): `flag` (--llm) when given, else $CANDOR_LLM, else
+// anthropic when ANTHROPIC_API_KEY is set, else openai when OPENAI_API_KEY or OPENAI_BASE_URL is
+// set. The one place that decides it, for `run`, `exec`'s judge and `verify --judge`.
+struct ProviderChoice {
+  std::string spec;    // PROVIDER[:MODEL] for make_provider; "" when nothing names a provider
+  std::string source;  // where it came from: "--llm" or the variable's name (never its value)
+};
+using EnvLookup = std::function<std::string(const char* name)>;  // "" when unset or empty
+ProviderChoice choose_provider(const std::string& flag, const EnvLookup& env);
+ProviderChoice choose_provider(const std::string& flag);  // from the process environment
+
+// What to set when choose_provider found nothing; for the usage error.
+inline constexpr const char* kNoProviderHint =
+    "pass --llm PROVIDER[:MODEL] (anthropic, openai, script:FILE, command:PROG), or set ANTHROPIC_API_KEY "
+    "(anthropic), OPENAI_API_KEY or OPENAI_BASE_URL (openai), or CANDOR_LLM";
 
 // Usage for providers that report none.
 std::int64_t estimate_tokens(const std::string& text);

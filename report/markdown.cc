@@ -38,6 +38,7 @@ std::string signals(const nlohmann::json& r) {
   out += fmt::format("- budget: replans {} · steps {} · tokens {}{}\n", used_of(json_field(b, "replans")),
                      used_of(json_field(b, "steps")), used_of(json_field(b, "tokens")),
                      exhausted.empty() ? "" : " · exhausted: " + markdown_text(exhausted));
+  if (json_field(r, "provider").is_string()) out += "- provider: " + code(r, "provider") + "\n";
   for (const auto& s : json_list(r, "suspicious")) out += "- suspicious: " + text(s, "reason") + "\n";
   return out + "\n</details>\n";
 }

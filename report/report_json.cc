@@ -59,6 +59,7 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
   return {
       {"run_id", f.run_id},
       {"source", f.source},
+      {"provider", f.provider.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.provider)},
       {"created_at", created_at},
       {"goal", f.goal},
       {"goal_kind", to_string(f.goal_kind)},

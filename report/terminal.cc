@@ -97,6 +97,9 @@ std::string signals_section(const nlohmann::json& r, const Style& st) {
                      used_of(json_field(b, "steps")), used_of(json_field(b, "tokens")), used_of(json_field(b, "time_s")));
   const auto& mutations = json_list(r, "mutations");
   const auto& suspicious = json_list(r, "suspicious");
+  if (const auto& p = json_field(r, "provider"); p.is_string()) {
+    out += fmt::format("  {:<14}{}\n", "provider", terminal_safe(p.get<std::string>()));
+  }
   out += fmt::format("  {:<14}{}\n", "changed files", mutations.empty() ? "none" : std::to_string(mutations.size()));
   out += fmt::format("  {:<14}{}\n", "suspicious", suspicious.empty() ? "none" : std::to_string(suspicious.size()));
   out += fmt::format("  {:<14}{} passed, {} failed\n", "assertions", passed, failed);

@@ -165,7 +165,7 @@ TEST_SUITE("e2e") {
         {"id": "ran", "when": {"type": "ToolResult", "tool": "Bash"}},
         {"id": "tested", "essential": false, "when": {"type": "ToolCalled", "tool": "Bash",
            "input": {"left": "{{tool.input.command}}", "op": "contains", "right": "pytest"}}}]})");
-    std::string file = corpora_dir() + "/trajectories/claude-code/sample_session.synthetic.jsonl";
+    std::string file = data_dir() + "/trajectories/claude-code/sample_session.synthetic.jsonl";
     auto r = env.candor({"verify", "--trajectory", file, "--format", "claude-code", "--acceptance", spec, "--json"});
     CHECK(r.exit_code == 0);
     json j = parse_stdout(r);

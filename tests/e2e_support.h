@@ -23,7 +23,10 @@ namespace candor::testing {
 struct Env {
   std::string ws = make_temp_dir("ws");
   std::string store = make_temp_dir("store");
-  std::vector<std::string> env = {"NO_COLOR=1", "CANDOR_LLM="};  // more NAME=VALUE for the binary (NAME= unsets)
+  // More NAME=VALUE for the binary (NAME= unsets). Whatever names an LLM provider is unset, so that
+  // no test reaches one from the developer's environment.
+  std::vector<std::string> env = {"NO_COLOR=1", "CANDOR_LLM=", "ANTHROPIC_API_KEY=", "ANTHROPIC_BASE_URL=", "OPENAI_API_KEY=",
+                                  "OPENAI_BASE_URL="};
 
   explicit Env(const std::string& from = source_root() + "/examples/dark-green/site") {
     std::filesystem::copy(from, ws, std::filesystem::copy_options::recursive);

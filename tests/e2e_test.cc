@@ -231,7 +231,7 @@ TEST_SUITE("e2e") {
   }
 
   TEST_CASE("a real small website (MDN's beginner site): change the html background") {
-    Env env(corpora_dir() + "/workspaces/mdn-beginner-html-site-styled");
+    Env env(data_dir() + "/workspaces/mdn-beginner-html-site-styled");
     std::string plan = env.plan_file(R"({"goal_kind": "modify",
       "questions": ["Is the page background dark green?"],
       "steps": [
@@ -244,7 +244,7 @@ TEST_SUITE("e2e") {
     CHECK(j["verdict"] == "success");
     CHECK(j["mutations"][0]["path"] == "styles/style.css");
     // The same change with no assertion is not proven: partial, unverified.
-    Env again(corpora_dir() + "/workspaces/mdn-beginner-html-site-styled");
+    Env again(data_dir() + "/workspaces/mdn-beginner-html-site-styled");
     std::string unchecked = again.plan_file(R"({"goal_kind": "modify", "steps": [
         {"id": "s1", "tool": "file_patch", "args": {"path": "styles/style.css",
            "edits": [{"find": "background-color: #00539F;", "replace": "background-color: #006400;"}]}}],

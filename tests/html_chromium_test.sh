@@ -11,6 +11,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r "$src/examples/dark-green/site" "$work/site"
 export CANDOR_HOME="$work/store" NO_COLOR=1 CANDOR_LLM=
+unset ANTHROPIC_API_KEY ANTHROPIC_BASE_URL OPENAI_API_KEY OPENAI_BASE_URL  # no judge from the environment
 cat > "$work/plan.json" <<'JSON'
 {"goal_kind": "modify", "steps": [
   {"id": "s1", "tool": "file_read", "args": {"path": "index.html"}},

@@ -1,4 +1,4 @@
-// Importing other agents' transcripts from ../shared/corpora/trajectories: event counts, skipped
+// Importing other agents' transcripts from tests/data/trajectories: event counts, skipped
 // records, truncation, goal actions, and an acceptance spec checked against each.
 #include <doctest/doctest.h>
 
@@ -6,7 +6,7 @@
 #include "tests/test_support.h"
 
 using namespace candor;
-using candor::testing::corpora_dir;
+using candor::testing::data_dir;
 using candor::testing::read_file;
 using Kind = verify::TrajectoryEvent::Kind;
 
@@ -27,7 +27,7 @@ Counts count(const import::ImportedTrajectory& t) {
 }
 
 import::ImportedTrajectory load(const std::string& rel, import::Format format) {
-  std::string text = read_file(corpora_dir() + "/trajectories/" + rel);
+  std::string text = read_file(data_dir() + "/trajectories/" + rel);
   REQUIRE_FALSE(text.empty());
   auto t = import::import_trajectory(text, format, rel);
   if (!t.ok()) FAIL(t.error().message);
@@ -116,7 +116,7 @@ TEST_SUITE("verify") {
   }
 
   TEST_CASE("import: Codex rollout JSONL, with a truncated last line tolerated") {
-    std::string text = read_file(corpora_dir() + "/trajectories/codex/rollout-homelab-migration.real-no-tools.jsonl");
+    std::string text = read_file(data_dir() + "/trajectories/codex/rollout-homelab-migration.real-no-tools.jsonl");
     auto t = import::import_trajectory(text, import::Format::kCodex, "rollout.jsonl");
     REQUIRE(t.ok());
     CHECK(count(*t).calls == 0);

@@ -1,6 +1,9 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "llm/http_provider.h"
 #include "llm/local_providers.h"
@@ -180,6 +183,34 @@ TEST_SUITE("llm") {
     auto bad = llm::make_command_provider("sh " + dir + "/bad.sh", {})->complete(request());
     REQUIRE_FALSE(bad.ok());
     CHECK(bad.error().message == "command sh " + dir + "/bad.sh: exited with 3: model not loaded\n");
+  }
+
+  TEST_CASE("which provider: --llm, then CANDOR_LLM, then an Anthropic key, then an OpenAI key or endpoint") {
+    struct Row {
+      std::string flag;
+      std::map<std::string, std::string> env;
+      std::string spec, source;
+    };
+    const std::vector<Row> rows = {
+        {"", {}, "", ""},
+        {"script:r.jsonl", {{"CANDOR_LLM", "openai"}, {"ANTHROPIC_API_KEY", "k"}}, "script:r.jsonl", "--llm"},
+        {"", {{"CANDOR_LLM", "openai:qwen"}, {"ANTHROPIC_API_KEY", "k"}}, "openai:qwen", "CANDOR_LLM"},
+        {"", {{"ANTHROPIC_API_KEY", "k"}, {"OPENAI_API_KEY", "k"}, {"OPENAI_BASE_URL", "http://h/v1"}}, "anthropic", "ANTHROPIC_API_KEY"},
+        {"", {{"OPENAI_API_KEY", "k"}}, "openai", "OPENAI_API_KEY"},
+        {"", {{"OPENAI_BASE_URL", "http://127.0.0.1:11434/v1"}}, "openai", "OPENAI_BASE_URL"},
+        {"", {{"CANDOR_LLM", ""}, {"ANTHROPIC_API_KEY", ""}, {"OPENAI_BASE_URL", "http://h/v1"}}, "openai", "OPENAI_BASE_URL"},  // empty = unset
+        {"", {{"ANTHROPIC_BASE_URL", "http://h"}}, "", ""},  // an endpoint without a key names nothing
+    };
+    for (const auto& row : rows) {
+      CAPTURE(row.flag);
+      CAPTURE(row.spec);
+      auto choice = llm::choose_provider(row.flag, [&](const char* name) {
+        auto it = row.env.find(name);
+        return it == row.env.end() ? std::string() : it->second;
+      });
+      CHECK(choice.spec == row.spec);
+      CHECK(choice.source == row.source);
+    }
   }
 
   TEST_CASE("provider specs") {

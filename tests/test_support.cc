@@ -147,7 +147,7 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::vecto
 
 std::string candor_bin() { return env_or("CANDOR_BIN", "build/cli/candor"); }
 std::string source_root() { return env_or("CANDOR_SOURCE_ROOT", "."); }
-std::string corpora_dir() { return env_or("CANDOR_CORPORA", source_root() + "/../shared/corpora"); }
+std::string data_dir() { return source_root() + "/tests/data"; }
 
 LoopbackListener::LoopbackListener() : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
   sockaddr_in addr{};

@@ -62,9 +62,10 @@ class ScopedEnv {
   std::optional<std::string> old_;
 };
 
-// The built candor binary (CANDOR_BIN), the source root, and ../shared/corpora.
+// The built candor binary (CANDOR_BIN), the source root (CANDOR_SOURCE_ROOT), and the test data
+// copied from outside into tests/data (tests/data/README.md says where each file came from).
 std::string candor_bin();
 std::string source_root();
-std::string corpora_dir();
+std::string data_dir();
 
 }  // namespace candor::testing

@@ -1,4 +1,4 @@
-// The traversal corpus (../shared/corpora/traversal) against every path-taking tool, in both
+// The traversal corpus (tests/data/traversal) against every path-taking tool, in both
 // resolution modes. Canary files outside the workspace must stay unread (atime), unchanged, and
 // nothing new may appear outside.
 #include <doctest/doctest.h>
@@ -47,7 +47,7 @@ struct Payload {
 };
 
 std::vector<Payload> load_payloads() {
-  std::ifstream in(candor::testing::corpora_dir() + "/traversal/linux_traversal.tsv");
+  std::ifstream in(candor::testing::data_dir() + "/traversal/linux_traversal.tsv");
   std::vector<Payload> out;
   std::string line;
   std::getline(in, line);  // header

@@ -1,0 +1,181 @@
+// End-to-end tests of choosing the LLM provider from the environment (DESIGN.md, CLI): a key or an
+// endpoint alone is enough, CANDOR_LLM wins over keys, --llm over both; with nothing, exit 64
+// saying what to set. Over real HTTP to the local fake server. The report names the provider and
+// model; no key reaches the store, a report or an error message.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/e2e_support.h"
+#include "tests/llm_server.h"
+
+using namespace candor::testing;
+using nlohmann::json;
+
+namespace {
+
+// A plan that makes the background dark green and checks it: success at tier 1, one LLM call.
+std::string checked_plan_reply() {
+  json plan = {{"goal_kind", "modify"},
+               {"steps",
+                {{{"id", "s1"},
+                  {"tool", "file_patch"},
+                  {"args", {{"path", "css/style.css"}, {"edits", {{{"find", "background: #ffffff;"}, {"replace", "background: #006400;"}}}}}},
+                  {"assert", {{{"type", "file_contains"}, {"path", "css/style.css"}, {"text", "#006400"}}}}}}},
+               {"then", "finish"},
+               {"final_answer", "The background is dark green."}};
+  return "```json\n" + plan.dump() + "\n```";
+}
+
+// The same change with no assertion: tier 1 cannot confirm it, so the judge is asked (exec, verify).
+std::string unchecked_plan(Env& env) {
+  return env.plan_file(R"({"goal_kind": "modify", "questions": ["Is the page background dark green?"], "steps": [
+      {"id": "s1", "tool": "file_patch", "args": {"path": "css/style.css",
+         "edits": [{"find": "background: #ffffff;", "replace": "background: #006400;"}]}}], "then": "finish"})");
+}
+
+const std::string kYes = R"({"answers": [{"question": 1, "answer": "yes", "reason": "the diff sets #006400"}]})";
+
+std::string planted_key(const std::string& what) { return "sk-" + what + "-PLANTED-" + std::to_string(::getpid()) + "-do-not-leak"; }
+
+// No file of the store and none of the outputs holds the key.
+void check_no_key(const Env& env, const std::string& key, const std::vector<CommandResult>& results) {
+  for (const auto& [path, content] : tree_contents(env.store)) {
+    CAPTURE(path);
+    CHECK(content.find(key) == std::string::npos);
+    CHECK(content.find("PLANTED") == std::string::npos);
+  }
+  for (const auto& r : results) {
+    CHECK(r.out.find("PLANTED") == std::string::npos);
+    CHECK(r.err.find("PLANTED") == std::string::npos);
+  }
+}
+
+}  // namespace
+
+TEST_SUITE("e2e") {
+  TEST_CASE("provider: ANTHROPIC_API_KEY alone selects anthropic, and every rendering names it") {
+    LlmServer server;
+    server.set_replies({checked_plan_reply()});
+    Env env;
+    const std::string key = planted_key("ant");
+    // An OpenAI endpoint too: the Anthropic key comes first.
+    env.env.insert(env.env.end(), {"ANTHROPIC_API_KEY=" + key, "ANTHROPIC_BASE_URL=" + server.base_url(),
+                                   "OPENAI_BASE_URL=" + server.base_url() + "/v1"});
+    auto r = env.candor({"run", "Make the background dark green", "-C", env.ws, "--json"});
+    CHECK(r.exit_code == 0);
+    json j = parse_stdout(r);
+    CHECK(j["verdict"] == "success");
+    CHECK(j["provider"] == "anthropic:claude-sonnet-4-5");
+    CHECK(server.requests() == 1);
+    CHECK(server.last_header("x-api-key") == key);
+
+    auto text = env.candor({"report"});
+    CHECK(text.out.find("  provider      anthropic:claude-sonnet-4-5\n") != std::string::npos);
+    auto markdown = env.candor({"report", "--markdown"});
+    CHECK(markdown.out.find("- provider: `anthropic:claude-sonnet-4-5`\n") != std::string::npos);
+    auto stored = env.candor({"report", "--json"});
+    CHECK(parse_stdout(stored)["provider"] == "anthropic:claude-sonnet-4-5");
+    check_no_key(env, key, {r, text, markdown, stored});
+  }
+
+  TEST_CASE("provider: OPENAI_BASE_URL alone selects openai (a local server needs no key); with a key, it is sent") {
+    LlmServer server;
+    server.set_replies({checked_plan_reply()});
+    Env env;
+    env.env.push_back("OPENAI_BASE_URL=" + server.base_url() + "/v1");
+    auto r = env.candor({"run", "Make the background dark green", "-C", env.ws, "--json"});
+    CHECK(r.exit_code == 0);
+    json j = parse_stdout(r);
+    CHECK(j["verdict"] == "success");
+    CHECK(j["provider"] == "openai:gpt-4o-mini");
+    CHECK(server.requests() == 1);
+    CHECK(server.last_body()["model"] == "gpt-4o-mini");
+
+    const std::string key = planted_key("openai");
+    Env keyed;
+    keyed.env.insert(keyed.env.end(), {"OPENAI_API_KEY=" + key, "OPENAI_BASE_URL=" + server.base_url() + "/v1"});
+    auto k = keyed.candor({"run", "Make the background dark green", "-C", keyed.ws, "--json"});
+    CHECK(k.exit_code == 0);
+    CHECK(parse_stdout(k)["provider"] == "openai:gpt-4o-mini");
+    CHECK(server.last_header("authorization") == "Bearer " + key);
+    check_no_key(keyed, key, {k, keyed.candor({"report", "--markdown"})});
+  }
+
+  TEST_CASE("provider: CANDOR_LLM wins over the keys, and --llm over CANDOR_LLM") {
+    LlmServer server;
+    server.set_replies({checked_plan_reply()});
+    Env env;
+    std::string script = make_temp_dir("script") + "/replies.jsonl";
+    write_file(script, json{{"reply", checked_plan_reply()}}.dump() + "\n");
+    env.env.insert(env.env.end(), {"ANTHROPIC_API_KEY=" + planted_key("ant"), "ANTHROPIC_BASE_URL=" + server.base_url(),
+                                   "OPENAI_BASE_URL=" + server.base_url() + "/v1", "CANDOR_LLM=script:" + script});
+    auto r = env.candor({"run", "Make the background dark green", "-C", env.ws, "--json"});
+    CHECK(r.exit_code == 0);
+    CHECK(parse_stdout(r)["provider"] == "script:" + script);
+    CHECK(server.requests() == 0);
+
+    Env again;
+    again.env = env.env;
+    auto flag = again.candor({"run", "Make the background dark green", "-C", again.ws, "--llm", "openai:local-model", "--json"});
+    CHECK(flag.exit_code == 0);
+    CHECK(parse_stdout(flag)["provider"] == "openai:local-model");
+    CHECK(server.requests() == 1);
+    CHECK(server.last_body()["model"] == "local-model");
+  }
+
+  TEST_CASE("provider: nothing names one: exit 64 saying what to set, and no run is recorded") {
+    Env env;
+    auto r = env.candor({"run", "Make the background dark green", "-C", env.ws});
+    CHECK(r.exit_code == 64);
+    CAPTURE(r.err);
+    for (const char* what : {"no LLM provider", "--llm PROVIDER[:MODEL]", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL",
+                             "CANDOR_LLM"}) {
+      CHECK(r.err.find(what) != std::string::npos);
+    }
+    CHECK(parse_stdout(env.candor({"runs", "--json"})).empty());
+    // ANTHROPIC_BASE_URL is an endpoint, not a choice.
+    env.env.push_back("ANTHROPIC_BASE_URL=http://127.0.0.1:9");
+    CHECK(env.candor({"run", "Make the background dark green", "-C", env.ws}).exit_code == 64);
+  }
+
+  TEST_CASE("provider: exec's judge and verify --judge come from the same environment") {
+    LlmServer server;
+    server.set_replies({kYes});
+    const std::string key = planted_key("ant");
+    std::vector<std::string> anthropic = {"ANTHROPIC_API_KEY=" + key, "ANTHROPIC_BASE_URL=" + server.base_url()};
+
+    Env env;
+    env.env.insert(env.env.end(), anthropic.begin(), anthropic.end());
+    auto judged = env.exec(unchecked_plan(env));
+    CHECK(judged.exit_code == 0);
+    json j = parse_stdout(judged);
+    CHECK(j["verdict"] == "success");
+    CHECK(j["verdict_by"] == "tier2");
+    CHECK(j["provider"] == "anthropic:claude-sonnet-4-5");
+    CHECK(server.requests() == 1);
+
+    // Without a provider, exec asks no judge and names none; verify --judge then needs one.
+    Env bare;
+    auto unjudged = bare.exec(unchecked_plan(bare));
+    CHECK(unjudged.exit_code == 1);
+    CHECK(parse_stdout(unjudged)["provider"].is_null());
+    auto refused = bare.candor({"verify", "last", "--judge", "auto"});
+    CHECK(refused.exit_code == 64);
+    CHECK(refused.err.find("--judge auto needs an LLM provider") != std::string::npos);
+    CHECK(refused.err.find("ANTHROPIC_API_KEY") != std::string::npos);
+
+    bare.env.insert(bare.env.end(), anthropic.begin(), anthropic.end());
+    auto verified = bare.candor({"verify", "last", "--judge", "auto", "--json"});
+    CHECK(verified.exit_code == 0);
+    json v = parse_stdout(verified);
+    CHECK(v["verdict_by"] == "tier2");
+    CHECK(v["provider"] == "anthropic:claude-sonnet-4-5");
+    CHECK(server.requests() == 2);
+    check_no_key(env, key, {judged});
+    check_no_key(bare, key, {verified, refused});
+  }
+}
