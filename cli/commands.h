@@ -116,6 +116,10 @@ int verify_trajectory_command(const VerifyArgs& args);
 // The tools an acceptance spec is checked against: candor's ("") or an import format's.
 std::vector<std::string> tools_for_format(const std::string& format);
 
+// The width to fit output to: $COLUMNS when set, else the terminal's (ioctl) when `fd` is one,
+// else 80.
+std::size_t terminal_width(int fd);
+
 // "2d" -> the RFC 3339 time two days before `now`; an RFC 3339 time is returned as it is.
 Result<std::string> since_cutoff(const std::string& since, std::chrono::system_clock::time_point now);
 

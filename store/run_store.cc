@@ -141,6 +141,19 @@ Status RunStore::create_run(const std::string& id, const std::string& created_at
   return ok_status();
 }
 
+Result<std::string> RunStore::create_new_run(std::chrono::system_clock::time_point now, const std::string& created_at,
+                                             const std::string& goal, const std::string& workspace) {
+  for (int attempt = 0;; ++attempt) {
+    std::string id = new_run_id(now);
+    Stmt s(db_, "INSERT INTO runs(id, created_at, goal, workspace) VALUES(?,?,?,?)");
+    if (!s.ok()) return db_error(db_, "prepare");
+    s.bind(1, id).bind(2, created_at).bind(3, goal).bind(4, workspace);
+    int rc = s.step();
+    if (rc == SQLITE_DONE) return id;
+    if ((rc & 0xff) != SQLITE_CONSTRAINT || attempt >= 16) return db_error(db_, "create run " + id);
+  }
+}
+
 Status RunStore::append(const std::string& run_id, const Event& event) {
   Stmt s(db_, "INSERT INTO events(run_id, seq, ts, type, data) VALUES(?,?,?,?,?)");
   if (!s.ok()) return db_error(db_, "prepare");
@@ -188,15 +201,21 @@ Result<std::string> RunStore::resolve(const std::string& ref) const {
     if (runs.empty()) return make_error(ErrorCode::kNotFound, fmt::format("no runs recorded in {}", dir_));
     return runs.front().id;
   }
-  Stmt s(db_, "SELECT id FROM runs WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 3");
+  Stmt s(db_, "SELECT id FROM runs WHERE substr(id, 1, length(?1)) = ?1 OR substr(id, -length(?1)) = ?1 "
+              "ORDER BY id LIMIT 6");
   if (!s.ok()) return db_error(db_, "prepare");
   s.bind(1, ref);
   std::vector<std::string> ids;
   while (s.step() == SQLITE_ROW) ids.push_back(s.text(0));
   if (ids.empty()) return make_error(ErrorCode::kNotFound, fmt::format("no run matches \"{}\" in {}", ref, dir_));
-  if (ids.size() > 1 && ids.front() != ref) {
-    return make_error(ErrorCode::kInvalidInput, fmt::format("\"{}\" matches several runs ({}, {}, ...); give more of the id",
-                                                            ref, ids[0], ids[1]));
+  for (const auto& id : ids) {
+    if (id == ref) return id;
+  }
+  if (ids.size() > 1) {
+    std::string names;
+    for (std::size_t i = 0; i < ids.size() && i < 5; ++i) names += (i ? ", " : "") + ids[i];
+    return make_error(ErrorCode::kInvalidInput, fmt::format("\"{}\" matches several runs ({}{}); give more of the id", ref,
+                                                            names, ids.size() > 5 ? ", ..." : ""));
   }
   return ids.front();
 }

@@ -1,9 +1,12 @@
 // End-to-end tests of the command line itself: mistakes get a hint, help is for a person.
 #include <doctest/doctest.h>
 
+#include <set>
+
 #include "tests/e2e_support.h"
 
 using namespace candor::testing;
+using nlohmann::json;
 
 namespace {
 
@@ -74,5 +77,73 @@ TEST_SUITE("e2e") {
       for (std::size_t p = tail.find("\n  candor "); p != std::string::npos; p = tail.find("\n  candor ", p + 1)) ++lines;
       CHECK(lines == 2);
     }
+  }
+}
+
+TEST_SUITE("e2e") {
+  TEST_CASE("RUN may be the random part of the id; an ambiguous suffix names the candidates") {
+    Env env;
+    json first = parse_stdout(env.exec(example_plan("patch.json")));
+    std::string id = first["run_id"];
+    std::string suffix = id.substr(id.find('-') + 1);
+    auto by_suffix = env.candor({"report", suffix, "--json"});
+    CHECK(by_suffix.exit_code == 0);
+    CHECK(parse_stdout(by_suffix)["run_id"] == id);
+    CHECK(env.candor({"verify", suffix, "--json"}).exit_code == 0);
+
+    {
+      auto store = candor::store::RunStore::open(env.store);
+      REQUIRE(store.ok());
+      REQUIRE((*store)->create_run("20260101T000000-abc123", "2026-01-01T00:00:00.000Z", "a", env.ws).ok());
+      REQUIRE((*store)->create_run("20260101T000001-ffc123", "2026-01-01T00:00:01.000Z", "b", env.ws).ok());
+      // Two runs started in the same second still get different ids.
+      auto now = std::chrono::system_clock::now();
+      std::set<std::string> ids;
+      for (int i = 0; i < 20; ++i) {
+        auto made = (*store)->create_new_run(now, "2026-01-01T00:00:02.000Z", "same second", env.ws);
+        REQUIRE(made.ok());
+        ids.insert(*made);
+      }
+      CHECK(ids.size() == 20);
+    }
+    auto ambiguous = env.candor({"report", "c123"});
+    CHECK(ambiguous.exit_code == 65);
+    CHECK(has(ambiguous.err, "\"c123\" matches several runs"));
+    CHECK(has(ambiguous.err, "20260101T000000-abc123"));
+    CHECK(has(ambiguous.err, "20260101T000001-ffc123"));
+    CHECK(parse_stdout(env.candor({"report", "abc123", "--json"})).is_object());
+  }
+
+  TEST_CASE("runs shows age, workspace and the goal to the terminal's width; --json keeps its fields") {
+    Env env;
+    std::string goal = "Make the background dark green and keep every footer link readable on the new colour, please";
+    json r = parse_stdout(env.exec(example_plan("patch.json"), {"--goal", goal}));
+    std::string ws_tail = std::filesystem::path(env.ws).filename().string();
+
+    env.env.push_back("COLUMNS=200");
+    auto wide = env.candor({"runs"});
+    CHECK(wide.exit_code == 0);
+    CAPTURE(wide.out);
+    CHECK(wide.out.rfind("RUN ", 0) == 0);
+    CHECK(has(wide.out, "AGE"));
+    CHECK(has(wide.out, "WORKSPACE"));
+    CHECK(has(wide.out, "s ago"));
+    CHECK(has(wide.out, ws_tail));
+    CHECK(has(wide.out, goal));  // 200 columns: the whole goal
+    for (std::size_t at = 0, nl; (nl = wide.out.find('\n', at)) != std::string::npos; at = nl + 1) CHECK(nl - at <= 200);
+
+    env.env.back() = "COLUMNS=100";
+    auto narrow = env.candor({"runs"});
+    CAPTURE(narrow.out);
+    CHECK_FALSE(has(narrow.out, goal));
+    CHECK(has(narrow.out, goal.substr(0, 12)));
+    for (std::size_t at = 0, nl; (nl = narrow.out.find('\n', at)) != std::string::npos; at = nl + 1) CHECK(nl - at <= 100);
+
+    json listed = parse_stdout(env.candor({"runs", "--json"}));
+    REQUIRE(listed.size() == 1);
+    std::set<std::string> keys;
+    for (const auto& [k, v] : listed[0].items()) keys.insert(k);
+    CHECK(keys == std::set<std::string>{"run_id", "created_at", "goal", "workspace", "status", "verdict", "verdict_by"});
+    CHECK(listed[0]["goal"] == goal);
   }
 }
