@@ -17,10 +17,13 @@ enum ExitCode {
   kExitSuccess = 0,
   kExitPartial = 1,
   kExitFail = 2,
+  kExitAcceptanceNotPassed = 3,  // success, but the acceptance spec did not pass
   kExitUsage = 64,
   kExitInvalidInput = 65,
   kExitUnavailable = 69,
   kExitInternal = 70,
+  kExitRefused = 77,    // --require-sandbox: the sandbox asked for is not available
+  kExitCancelled = 130,  // Ctrl-C: the run was still verified, recorded and printed
 };
 
 // Prints "candor: <message>" to stderr and returns the exit code for the error's code.

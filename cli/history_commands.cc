@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
@@ -28,9 +30,12 @@ Result<std::unique_ptr<store::RunStore>> open_store(const std::string& dir) {
 }
 
 Status write_output(const std::string& path, const std::string& text) {
+  errno = 0;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return make_error(ErrorCode::kIo, fmt::format("cannot write {}: {}", path, std::strerror(errno ? errno : EIO)));
   out << text;
-  if (!out) return make_error(ErrorCode::kIo, fmt::format("cannot write {}", path));
+  out.flush();
+  if (!out) return make_error(ErrorCode::kIo, fmt::format("cannot write {}: {}", path, std::strerror(errno ? errno : EIO)));
   return ok_status();
 }
 
@@ -123,6 +128,7 @@ int report_error(const Error& error) {
     case ErrorCode::kInvalidInput:
     case ErrorCode::kNotFound: return kExitInvalidInput;
     case ErrorCode::kUnavailable: return kExitUnavailable;
+    case ErrorCode::kRefused: return kExitRefused;
     default: return kExitInternal;
   }
 }

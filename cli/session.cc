@@ -82,7 +82,7 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   if (args.require_sandbox && !protections.missing().empty()) {
     std::string missing;
     for (const auto& m : protections.missing()) missing += (missing.empty() ? "" : ", ") + m;
-    return make_error(ErrorCode::kUnavailable,
+    return make_error(ErrorCode::kRefused,
                       fmt::format("--require-sandbox: this machine cannot give shell steps every protection (missing: {}); "
                                   "`candor doctor` says why",
                                   missing));

@@ -90,7 +90,7 @@ int verify_command(const VerifyArgs& args) {
     if (!l.finished) std::printf("run %s never ended: verified from its %zu recorded events\n\n", l.facts.run_id.c_str(), l.run.events.size());
     std::fputs(report::render_terminal(report, {report::want_color(1), 80}).c_str(), stdout);
   }
-  return exit_code_for(decision.verdict);
+  return exit_code_for(decision.verdict, l.facts.acceptance);
 }
 
 int undo_command(const UndoArgs& args) {

@@ -23,7 +23,11 @@ std::string render_markdown(const nlohmann::json& r) {
   std::string verdict = str(r, "verdict");
   const char* icon = verdict == "success" ? "✅" : verdict == "partial" ? "⚠️" : "❌";
   std::string out = fmt::format("### {} candor: **{}** — {}\n\n", icon, verdict, cell(str(r, "goal")));
-  out += fmt::format("Run `{}` · status `{}` · verdict by `{}`\n\n", str(r, "run_id"), str(r, "status"), str(r, "verdict_by"));
+  out += fmt::format("Run `{}` · status `{}` · verdict by `{}`", str(r, "run_id"), str(r, "status"), str(r, "verdict_by"));
+  if (const auto& acc = r.value("acceptance", nlohmann::json()); acc.is_object()) {
+    out += acc.value("passed", false) ? " · acceptance **passed**" : " · acceptance **NOT PASSED**";
+  }
+  out += "\n\n";
   out += "**Why**\n\n";
   for (const auto& reason : r.value("reasons", nlohmann::json::array())) out += "- " + reason.get<std::string>() + "\n";
   const auto& mutations = r.value("mutations", nlohmann::json::array());

@@ -99,6 +99,9 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
   std::string painted = verdict == "success" ? st.green(upper) : verdict == "partial" ? st.yellow(upper) : st.red(upper);
   std::string by = str(r, "verdict_by");
   out += fmt::format("{}  {}\n", painted, fit(str(r, "goal"), w > upper.size() + 2 ? w - upper.size() - 2 : w));
+  if (const auto& acc = r.value("acceptance", nlohmann::json()); acc.is_object()) {
+    out += acc.value("passed", false) ? st.green("acceptance passed") + "\n" : st.red("acceptance NOT PASSED") + " (exit 3 when the verdict is success)\n";
+  }
   out += st.dim(fmt::format("run {}  verdict by {}  status {}", str(r, "run_id"), by, str(r, "status"))) + "\n\n";
 
   out += st.bold("why") + "\n";

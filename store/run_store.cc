@@ -2,7 +2,11 @@
 
 #include <sys/stat.h>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <random>
@@ -111,6 +115,9 @@ Result<std::unique_ptr<RunStore>> RunStore::open(const std::string& dir) {
   if (ec) return make_error(ErrorCode::kIo, fmt::format("run store: cannot create {}: {}", dir, ec.message()));
   ::chmod(dir.c_str(), 0700);  // run records hold file contents and commands
   std::string path = dir + "/candor.db";
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    return make_error(ErrorCode::kIo, fmt::format("run store: cannot write in {}: {}", dir, std::strerror(errno)));
+  }
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
     Error e = db_error(db, "open " + path);

@@ -147,3 +147,72 @@ TEST_SUITE("e2e") {
     CHECK(listed[0]["goal"] == goal);
   }
 }
+
+TEST_SUITE("e2e") {
+  TEST_CASE("exit 3: success but the acceptance spec did not pass, in exec, run, verify and verify --trajectory alike") {
+    Env env;
+    // patch.json never calls shell: the spec cannot pass, while the verdict is success.
+    std::string spec = env.plan_file(R"({"checkpoints": [{"id": "ran_shell", "when": {"type": "ToolCalled", "tool": "shell"}}]})");
+    auto ex = env.exec(example_plan("patch.json"), {"--acceptance", spec});
+    CHECK(ex.exit_code == 3);
+    json j = parse_stdout(ex);
+    CHECK(j["verdict"] == "success");
+    CHECK(j["acceptance"]["passed"] == false);
+    std::string id = j["run_id"];
+    CHECK(env.candor({"verify", id, "--acceptance", spec}).exit_code == 3);
+    CHECK(env.candor({"verify", id}).exit_code == 3);  // the stored acceptance still did not pass
+
+    auto terminal = env.candor({"report", id});
+    CHECK(terminal.out.find("SUCCESS") < terminal.out.find("acceptance NOT PASSED"));
+    CHECK(terminal.out.find("acceptance NOT PASSED") < terminal.out.find("why"));
+    CHECK(has(env.candor({"report", id, "--markdown"}).out, "· acceptance **NOT PASSED**"));
+    std::string dir = make_temp_dir("out");
+    REQUIRE(env.candor({"report", id, "--html", dir + "/r.html", "--junit", dir + "/r.xml"}).exit_code == 0);
+    CHECK(has(read_file(dir + "/r.html"), "<span id=\"banner-acceptance\">acceptance NOT PASSED</span>"));
+    std::string junit = read_file(dir + "/r.xml");
+    CHECK(has(junit, "<property name=\"acceptance\" value=\"not_passed\"/>"));
+    CHECK(has(junit, "<failure type=\"acceptance\""));
+
+    Env ran;
+    json plan = json::parse(read_file(example_plan("patch.json")));
+    auto r = ran.run("Make it dark green", json{{"reply_json", plan}}.dump() + "\n", {"--acceptance", spec, "--judge", "never"});
+    CHECK(r.exit_code == 3);
+    CHECK(parse_stdout(r)["verdict"] == "success");
+
+    std::string never = env.plan_file(R"({"checkpoints": [{"id": "never", "when": {"type": "ToolCalled", "tool": "Bash",
+        "input": {"left": "{{tool.input.command}}", "op": "contains", "right": "zz-never-typed"}}}]})");
+    std::string file = corpora_dir() + "/trajectories/claude-code/sample_session.synthetic.jsonl";
+    CHECK(env.candor({"verify", "--trajectory", file, "--format", "claude-code", "--acceptance", never}).exit_code == 3);
+  }
+
+  TEST_CASE("exec: Ctrl-C exits 130, and the run is still verified, recorded and printed") {
+    Env env;
+    std::string plan = env.plan_file(R"({"goal_kind": "modify", "steps": [
+        {"id": "s1", "tool": "file_write", "args": {"path": "a.txt", "content": "x"}},
+        {"id": "s2", "tool": "shell", "args": {"command": "sleep 30"}}], "then": "finish"})");
+    pid_t pid = spawn_until_step(env, {"exec", plan, "-C", env.ws}, "s2");
+    REQUIRE(pid > 0);
+    ::kill(pid, SIGINT);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 130);
+    json j = parse_stdout(env.candor({"report", "--json"}));
+    CHECK(j["status"] == "cancelled");
+    CHECK(j["mutations"][0]["path"] == "a.txt");
+  }
+
+  TEST_CASE("I/O failures exit 70 naming the path and the OS reason") {
+    Env env;
+    REQUIRE(env.exec(example_plan("patch.json")).exit_code == 0);
+    auto html = env.candor({"report", "last", "--html", "/nonexistent-dir/r.html"});
+    CHECK(html.exit_code == 70);
+    CHECK(has(html.err, "/nonexistent-dir/r.html"));
+    CHECK(has(html.err, "No such file or directory"));
+    env.store = "/etc/passwd/store";
+    auto store = env.candor({"runs"});
+    CHECK(store.exit_code == 70);
+    CHECK(has(store.err, "/etc/passwd/store"));
+    CHECK(has(store.err, "Not a directory"));
+  }
+}
