@@ -169,7 +169,7 @@ int runs_command(const RunsArgs& args) {
                        pad("WORKSPACE", ws_width) + "  GOAL").c_str());
   for (const auto& r : *runs) {
     std::string verdict = r.verdict.empty() ? "-" : r.verdict;
-    std::string status = r.status == "budget_exhausted" ? "budget" : r.status;
+    std::string status = !r.undone_at.empty() ? "undone" : r.status == "budget_exhausted" ? "budget" : r.status;
     std::string goal = r.goal;
     std::replace(goal.begin(), goal.end(), '\n', ' ');
     std::printf("%s\n", (pad(r.id, 22) + "  " + pad(age(r.created_at, now), 7) + "  " + pad(verdict, 8) + "  " + pad(status, 9) +

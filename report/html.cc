@@ -79,6 +79,9 @@ std::string render_html(const nlohmann::json& r, const std::vector<Event>& event
     acceptance = acc.value("passed", false) ? " · <span id=\"banner-acceptance\">acceptance passed</span>"
                                             : " · <span id=\"banner-acceptance\">acceptance NOT PASSED</span>";
   }
+  if (const auto& u = r.value("undone", nlohmann::json()); u.is_object()) {
+    acceptance += " · <span id=\"banner-undone\">undone at " + e(str(u, "at")) + "</span>";
+  }
   out += fmt::format("<header class=\"banner {}\" id=\"verdict\"><h1>{}</h1><p>{}</p><p>run {} · status {} · verdict by {}{}</p></header>\n<main>\n",
                      e(verdict), e(verdict == "success" ? "SUCCESS" : verdict == "partial" ? "PARTIAL" : "FAIL"), e(str(r, "goal")),
                      e(str(r, "run_id")), e(str(r, "status")), e(str(r, "verdict_by")), acceptance);

@@ -70,6 +70,9 @@ std::string render_junit(const std::vector<nlohmann::json>& reports) {
                            passed ? "" : "<failure type=\"acceptance\" message=\"the acceptance spec did not pass\"/>");
       if (!passed) ++failures;
     }
+    if (const auto& u = r.value("undone", nlohmann::json()); u.is_object()) {
+      acceptance_property += fmt::format("      <property name=\"undone_at\" value=\"{}\"/>\n", escape_xml(str(u, "at")));
+    }
     suites += fmt::format(
         "  <testsuite name=\"candor run {}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" timestamp=\"{}\">\n"
         "    <properties>\n"

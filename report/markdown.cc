@@ -27,6 +27,7 @@ std::string render_markdown(const nlohmann::json& r) {
   if (const auto& acc = r.value("acceptance", nlohmann::json()); acc.is_object()) {
     out += acc.value("passed", false) ? " · acceptance **passed**" : " · acceptance **NOT PASSED**";
   }
+  if (const auto& u = r.value("undone", nlohmann::json()); u.is_object()) out += fmt::format(" · **undone at {}**", cell(str(u, "at")));
   out += "\n\n";
   out += "**Why**\n\n";
   for (const auto& reason : r.value("reasons", nlohmann::json::array())) out += "- " + reason.get<std::string>() + "\n";

@@ -102,6 +102,9 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
   if (const auto& acc = r.value("acceptance", nlohmann::json()); acc.is_object()) {
     out += acc.value("passed", false) ? st.green("acceptance passed") + "\n" : st.red("acceptance NOT PASSED") + " (exit 3 when the verdict is success)\n";
   }
+  if (const auto& u = r.value("undone", nlohmann::json()); u.is_object()) {
+    out += st.yellow(fmt::format("undone at {}", str(u, "at"))) + ": the workspace was restored from the snapshot before this run\n";
+  }
   out += st.dim(fmt::format("run {}  verdict by {}  status {}", str(r, "run_id"), by, str(r, "status"))) + "\n\n";
 
   out += st.bold("why") + "\n";

@@ -75,7 +75,7 @@ Error db_error(sqlite3* db, const std::string& what) {
 }
 
 RunSummary summary_from(const Stmt& s) {
-  return {s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.text(6)};
+  return {s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.text(6), s.text(7)};
 }
 
 }  // namespace
@@ -182,7 +182,8 @@ Status RunStore::finish_run(const std::string& id, const RunVerdict& v) {
 
 Result<std::vector<RunSummary>> RunStore::list(int limit, const std::string& verdict, const std::string& since) const {
   // Both filters are on indexed columns (runs_by_verdict, runs_by_created).
-  Stmt s(db_, "SELECT id, created_at, goal, workspace, status, COALESCE(verdict,''), COALESCE(verdict_by,'') FROM runs "
+  Stmt s(db_, "SELECT id, created_at, goal, workspace, status, COALESCE(verdict,''), COALESCE(verdict_by,''), "
+              "COALESCE(json_extract(report_json, '$.undone.at'), '') FROM runs "
               "WHERE (?1 = '' OR verdict = ?1) AND (?2 = '' OR created_at >= ?2) "
               "ORDER BY created_at DESC, id DESC LIMIT ?3");
   if (!s.ok()) return db_error(db_, "prepare");
@@ -199,6 +200,17 @@ Status RunStore::append_late(const std::string& run_id, const std::string& type,
   if (!s.ok()) return db_error(db_, "prepare");
   s.bind(1, run_id).bind(2, ts).bind(3, type).bind(4, data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   if (s.step() != SQLITE_DONE) return db_error(db_, "append event to " + run_id);
+  return ok_status();
+}
+
+Status RunStore::set_undone(const std::string& id, const nlohmann::json& undone) {
+  TRY(StoredRun run, load(id));
+  if (!run.report.is_object()) return make_error(ErrorCode::kInvalidInput, "run " + id + " has no report to mark undone");
+  run.report["undone"] = undone;
+  Stmt s(db_, "UPDATE runs SET report_json=? WHERE id=?");
+  if (!s.ok()) return db_error(db_, "prepare");
+  s.bind(1, run.report.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)).bind(2, id);
+  if (s.step() != SQLITE_DONE) return db_error(db_, "mark run " + id + " undone");
   return ok_status();
 }
 
@@ -231,12 +243,13 @@ Result<StoredRun> RunStore::load(const std::string& id) const {
   StoredRun run;
   {
     Stmt s(db_, "SELECT id, created_at, goal, workspace, status, COALESCE(verdict,''), COALESCE(verdict_by,''), "
+              "COALESCE(json_extract(report_json, '$.undone.at'), ''), "
                 "facts_json, report_json FROM runs WHERE id = ?");
     if (!s.ok()) return db_error(db_, "prepare");
     s.bind(1, id);
     if (s.step() != SQLITE_ROW) return make_error(ErrorCode::kNotFound, "no run " + id);
     run.summary = summary_from(s);
-    std::string facts = s.text(7), report = s.text(8);
+    std::string facts = s.text(8), report = s.text(9);
     run.facts = facts.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(facts, nullptr, false);
     run.report = report.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(report, nullptr, false);
   }

@@ -25,6 +25,7 @@ struct RunSummary {
   std::string status;   // "running" until the run ends (or forever, if it was killed)
   std::string verdict;  // "" until the run ends
   std::string verdict_by;
+  std::string undone_at;  // "" unless `candor undo` restored the workspace from this run's snapshot
 };
 
 struct StoredRun {
@@ -70,6 +71,8 @@ class RunStore final : public EventSink {
   // Appends an event after the run's last one (for undo and verify, after the run ended).
   Status append_late(const std::string& run_id, const std::string& type, const nlohmann::json& data,
                      const std::string& ts);
+  // Records an undo of the run in its stored report: `undone` = {"at", "restored", "removed", ...}.
+  Status set_undone(const std::string& id, const nlohmann::json& undone);
   // A full id, a unique prefix of one, a unique suffix (the random part), or "last". Several
   // matches are an error naming them.
   Result<std::string> resolve(const std::string& ref) const;

@@ -216,3 +216,34 @@ TEST_SUITE("e2e") {
     CHECK(has(store.err, "Not a directory"));
   }
 }
+
+TEST_SUITE("e2e") {
+  TEST_CASE("undo is history: report, runs and HTML say undone at <time>; a second undo says so, not drift") {
+    Env env;
+    json r = parse_stdout(env.exec(example_plan("patch.json")));
+    std::string id = r["run_id"];
+    auto undo = env.candor({"undo", id});
+    REQUIRE(undo.exit_code == 0);
+    CHECK(has(undo.out, "restored  css/style.css"));
+
+    json report = parse_stdout(env.candor({"report", id, "--json"}));
+    REQUIRE(report["undone"].is_object());
+    std::string at = report["undone"]["at"];
+    CHECK(at.size() >= 20);
+    CHECK(report["undone"]["restored"] == json::array({"css/style.css"}));
+    CHECK(has(env.candor({"report", id}).out, "undone at " + at));
+    CHECK(has(env.candor({"report", id, "--markdown"}).out, "**undone at " + at + "**"));
+    std::string dir = make_temp_dir("out");
+    REQUIRE(env.candor({"report", id, "--html", dir + "/r.html", "--junit", dir + "/r.xml"}).exit_code == 0);
+    CHECK(has(read_file(dir + "/r.html"), "<span id=\"banner-undone\">undone at " + at + "</span>"));
+    CHECK(has(read_file(dir + "/r.xml"), "<property name=\"undone_at\" value=\"" + at + "\"/>"));
+    CHECK(has(env.candor({"runs"}).out, "undone"));
+    CHECK(parse_stdout(env.candor({"verify", id, "--json"}))["undone"]["at"] == at);
+
+    auto again = env.candor({"undo", id});
+    CHECK(again.exit_code == 0);
+    CHECK(has(again.out, "already undone at " + at));
+    CHECK_FALSE(has(again.out + again.err, "drift"));
+    CHECK_FALSE(has(again.out + again.err, "changed again"));
+  }
+}
