@@ -74,7 +74,7 @@ int verify_trajectory_command(const VerifyArgs& args) {
     if (spec) std::fputs(report::render_acceptance(report["acceptance"]).c_str(), stdout);
   }
   if (!spec) return kExitSuccess;
-  return report["acceptance"]["passed"].get<bool>() ? kExitSuccess : kExitFail;
+  return report["acceptance"]["passed"].get<bool>() ? kExitSuccess : kExitAcceptanceNotPassed;
 }
 
 }  // namespace candor::cli

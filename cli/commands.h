@@ -17,10 +17,13 @@ enum ExitCode {
   kExitSuccess = 0,
   kExitPartial = 1,
   kExitFail = 2,
+  kExitAcceptanceNotPassed = 3,  // success, but the acceptance spec did not pass
   kExitUsage = 64,
   kExitInvalidInput = 65,
   kExitUnavailable = 69,
   kExitInternal = 70,
+  kExitRefused = 77,    // --require-sandbox: the sandbox asked for is not available
+  kExitCancelled = 130,  // Ctrl-C: the run was still verified, recorded and printed
 };
 
 // Prints "candor: <message>" to stderr and returns the exit code for the error's code.
@@ -115,6 +118,10 @@ int check_command(const CheckArgs& args);
 int verify_trajectory_command(const VerifyArgs& args);
 // The tools an acceptance spec is checked against: candor's ("") or an import format's.
 std::vector<std::string> tools_for_format(const std::string& format);
+
+// The width to fit output to: $COLUMNS when set, else the terminal's (ioctl) when `fd` is one,
+// else 80.
+std::size_t terminal_width(int fd);
 
 // "2d" -> the RFC 3339 time two days before `now`; an RFC 3339 time is returned as it is.
 Result<std::string> since_cutoff(const std::string& since, std::chrono::system_clock::time_point now);

@@ -1,5 +1,6 @@
 // `candor exec PLAN.json`: one given plan, no planner, no replans.
 #include "cli/commands.h"
+#include "cli/finish_run.h"
 #include "cli/session.h"
 
 namespace candor::cli {
@@ -7,6 +8,7 @@ namespace candor::cli {
 int exec_command(const ExecArgs& args) {
   SessionArgs sa = args.session;
   sa.max_replans = 0;  // exec never replans
+  sa.cancel = &interrupted();
   auto session = Session::open(sa);
   if (!session.ok()) return report_error(session.error());
   Session& s = **session;
@@ -36,6 +38,7 @@ int exec_command(const ExecArgs& args) {
 
   std::string goal = args.goal.empty() ? "exec " + args.plan_file : args.goal;
   s.options().plan_assertions_by = Provenance::kUser;  // the person who gave the plan wrote its checks
+  install_interrupt_handler();
   if (Status started = s.start(goal); !started.ok()) return report_error(started.error());
   executor::Executor& ex = s.executor();
   ex.facts().source = "exec";
@@ -46,7 +49,10 @@ int exec_command(const ExecArgs& args) {
   RunStatus status = RunStatus::kCompleted;
   BudgetKind exhausted = BudgetKind::kNone;
   std::string detail;
-  if (!outcome.all_passed) {
+  if (outcome.cancelled) {
+    status = RunStatus::kCancelled;
+    detail = "cancelled (Ctrl-C)";
+  } else if (!outcome.all_passed) {
     status = RunStatus::kBudgetExhausted;
     exhausted = outcome.budget_hit != BudgetKind::kNone ? outcome.budget_hit : BudgetKind::kReplans;
     detail = outcome.failure + (outcome.budget_hit == BudgetKind::kNone ? " (candor exec allows no replan)" : "");
@@ -59,8 +65,10 @@ int exec_command(const ExecArgs& args) {
   }
   std::string goal_failure = ex.run_goal_assertions(s.expects());
   if (detail.empty() && !goal_failure.empty()) detail = goal_failure;
-  return s.finish(ex.finish(status, exhausted, detail), args.json, judge.get(),
-                  *verify::parse_judge_policy(args.judge), plan->questions);
+  remove_interrupt_handler();
+  int code = s.finish(ex.finish(status, exhausted, detail), args.json, judge.get(), *verify::parse_judge_policy(args.judge),
+                      plan->questions);
+  return interrupted().load() ? kExitCancelled : code;
 }
 
 }  // namespace candor::cli

@@ -1,5 +1,6 @@
 #include "cli/finish_run.h"
 
+#include <csignal>
 #include <cstdio>
 
 #include "cli/commands.h"
@@ -18,6 +19,24 @@ int exit_code_for(Verdict verdict) {
   return kExitInternal;
 }
 
+int exit_code_for(Verdict verdict, const nlohmann::json& acceptance) {
+  int code = exit_code_for(verdict);
+  if (code == kExitSuccess && acceptance.is_object() && !acceptance.value("passed", false)) return kExitAcceptanceNotPassed;
+  return code;
+}
+
+namespace {
+std::atomic<bool> g_interrupted{false};
+void on_interrupt(int) {
+  g_interrupted.store(true);
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends candor at once
+}
+}  // namespace
+
+void install_interrupt_handler() { std::signal(SIGINT, on_interrupt); }
+void remove_interrupt_handler() { std::signal(SIGINT, SIG_DFL); }
+const std::atomic<bool>& interrupted() { return g_interrupted; }
+
 int finish_run(store::RunStore& store, const RunFacts& facts, const std::string& created_at, bool json,
                const verify::Tier1Result& tier1, const verify::JudgeOutcome* judge) {
   verify::Decision decision = verify::decide(tier1, judge, facts.goal_validations);
@@ -33,7 +52,7 @@ int finish_run(store::RunStore& store, const RunFacts& facts, const std::string&
   if (!stored.ok()) {
     std::fprintf(stderr, "candor: warning: the verdict was not stored: %s\n", stored.error().message.c_str());
   }
-  return exit_code_for(decision.verdict);
+  return exit_code_for(decision.verdict, facts.acceptance);
 }
 
 }  // namespace candor::cli

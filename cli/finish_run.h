@@ -2,7 +2,10 @@
 // store, the printed report, the exit code.
 #pragma once
 
+#include <atomic>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "core/run_record.h"
 #include "store/run_store.h"
@@ -17,5 +20,14 @@ int finish_run(store::RunStore& store, const RunFacts& facts, const std::string&
                const verify::Tier1Result& tier1, const verify::JudgeOutcome* judge);
 
 int exit_code_for(Verdict verdict);
+// The verdict's exit code, 3 instead of 0 when `acceptance` (a report's acceptance object, or
+// null) did not pass.
+int exit_code_for(Verdict verdict, const nlohmann::json& acceptance);
+
+// Ctrl-C during a run: the first sets the flag (the run winds down, is verified, recorded and
+// printed, and candor exits 130); a second ends candor at once.
+void install_interrupt_handler();
+void remove_interrupt_handler();
+const std::atomic<bool>& interrupted();
 
 }  // namespace candor::cli

@@ -12,7 +12,15 @@
 #include "sandbox/secret_files.h"
 #include "verify/snapshot.h"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <map>
 
@@ -24,13 +32,82 @@ Result<std::unique_ptr<store::RunStore>> open_store(const std::string& dir) {
 }
 
 Status write_output(const std::string& path, const std::string& text) {
+  errno = 0;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return make_error(ErrorCode::kIo, fmt::format("cannot write {}: {}", path, std::strerror(errno ? errno : EIO)));
   out << text;
-  if (!out) return make_error(ErrorCode::kIo, fmt::format("cannot write {}", path));
+  out.flush();
+  if (!out) return make_error(ErrorCode::kIo, fmt::format("cannot write {}: {}", path, std::strerror(errno ? errno : EIO)));
   return ok_status();
 }
 
+// Cut to `width` characters (UTF-8 aware: never inside a character), "..." marking the cut.
+std::string fit(const std::string& s, std::size_t width) {
+  auto chars = [](const std::string& t) {
+    std::size_t n = 0;
+    for (unsigned char c : t) n += (c & 0xC0) != 0x80;
+    return n;
+  };
+  if (chars(s) <= width) return s;
+  std::size_t keep = width > 3 ? width - 3 : 0, n = 0, i = 0;
+  for (; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 && n++ == keep) break;
+  }
+  return s.substr(0, i) + "...";
+}
+
+// Cut from the left ("...end"), for paths, whose end says the most.
+std::string fit_left(const std::string& s, std::size_t width) {
+  if (s.size() <= width) return s;
+  std::size_t from = s.size() - (width > 3 ? width - 3 : 0);
+  while (from < s.size() && (static_cast<unsigned char>(s[from]) & 0xC0) == 0x80) ++from;
+  return "..." + s.substr(from);
+}
+
+std::string pad(const std::string& s, std::size_t width) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n >= width ? s : s + std::string(width - n, ' ');
+}
+
+// "3m ago", "2h ago", "5d ago" from an RFC 3339 time; "?" when it does not parse.
+std::string age(const std::string& created_at, std::chrono::system_clock::time_point now) {
+  std::tm tm{};
+  if (created_at.size() < 19 || std::sscanf(created_at.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                                            &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6) {
+    return "?";
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  long long secs = static_cast<long long>(std::chrono::system_clock::to_time_t(now)) - static_cast<long long>(timegm(&tm));
+  if (secs < 0) secs = 0;
+  if (secs < 60) return fmt::format("{}s ago", secs);
+  if (secs < 3600) return fmt::format("{}m ago", secs / 60);
+  if (secs < 86400) return fmt::format("{}h ago", secs / 3600);
+  return fmt::format("{}d ago", secs / 86400);
+}
+
+std::string home_relative(const std::string& path) {
+  const char* home = std::getenv("HOME");
+  if (home == nullptr || *home == '\0' || std::string(home) == "/") return path;
+  std::string h = home;
+  if (path == h) return "~";
+  if (path.rfind(h + "/", 0) == 0) return "~" + path.substr(h.size());
+  return path;
+}
+
 }  // namespace
+
+std::size_t terminal_width(int fd) {
+  if (const char* c = std::getenv("COLUMNS"); c && *c) {
+    char* end = nullptr;
+    long n = std::strtol(c, &end, 10);
+    if (*end == '\0' && n >= 20 && n <= 10000) return static_cast<std::size_t>(n);
+  }
+  struct winsize ws{};
+  if (::isatty(fd) == 1 && ::ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
+  return 80;
+}
 
 Result<std::string> since_cutoff(const std::string& since, std::chrono::system_clock::time_point now) {
   if (since.size() >= 2 && std::isdigit(static_cast<unsigned char>(since[0]))) {
@@ -53,6 +130,7 @@ int report_error(const Error& error) {
     case ErrorCode::kInvalidInput:
     case ErrorCode::kNotFound: return kExitInvalidInput;
     case ErrorCode::kUnavailable: return kExitUnavailable;
+    case ErrorCode::kRefused: return kExitRefused;
     default: return kExitInternal;
   }
 }
@@ -82,10 +160,23 @@ int runs_command(const RunsArgs& args) {
     std::printf("no runs recorded in %s\n", (*store)->dir().c_str());
     return kExitSuccess;
   }
-  std::printf("%-22s  %-8s  %-16s  %s\n", "RUN", "VERDICT", "STATUS", "GOAL");
+  // RUN AGE VERDICT STATUS WORKSPACE GOAL, the last two sharing what the terminal has left.
+  const std::size_t width = terminal_width(STDOUT_FILENO);
+  const std::size_t fixed = 22 + 2 + 7 + 2 + 8 + 2 + 9 + 2;
+  const std::size_t rest = width > fixed + 24 ? width - fixed : 24;
+  const std::size_t ws_width = std::clamp<std::size_t>(rest / 3, 10, 32);
+  const std::size_t goal_width = rest - ws_width - 2;
+  auto now = std::chrono::system_clock::now();
+  std::printf("%s\n", (pad("RUN", 22) + "  " + pad("AGE", 7) + "  " + pad("VERDICT", 8) + "  " + pad("STATUS", 9) + "  " +
+                       pad("WORKSPACE", ws_width) + "  GOAL").c_str());
   for (const auto& r : *runs) {
     std::string verdict = r.verdict.empty() ? "-" : r.verdict;
-    std::printf("%-22s  %-8s  %-16s  %s\n", r.id.c_str(), verdict.c_str(), r.status.c_str(), report::shorten(report::terminal_safe(r.goal), 26).c_str());
+    std::string status = !r.undone_at.empty() ? "undone" : r.status == "budget_exhausted" ? "budget" : r.status;
+    std::string goal = report::terminal_safe(r.goal);
+    std::replace(goal.begin(), goal.end(), '\n', ' ');
+    std::printf("%s\n", (pad(r.id, 22) + "  " + pad(age(r.created_at, now), 7) + "  " + pad(verdict, 8) + "  " + pad(status, 9) +
+                         "  " + pad(fit_left(report::terminal_safe(home_relative(r.workspace)), ws_width), ws_width) + "  " + fit(goal, goal_width))
+                            .c_str());
   }
   return kExitSuccess;
 }

@@ -1,7 +1,13 @@
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <string>
 #include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "cli/version.h"  // generated: CANDOR_VERSION, from project() in meson.build
@@ -27,6 +33,88 @@ void wipe_option_value(int argc, char** argv, std::string_view option) {
 
 }  // namespace
 
+namespace {
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The closest of `names` to `word`, when it is close enough to be a likely typo; "" otherwise.
+std::string closest(const std::string& word, const std::vector<std::string>& names) {
+  std::string best;
+  std::size_t best_d = 0;
+  for (const auto& n : names) {
+    std::size_t d = edit_distance(word, n);
+    if (best.empty() || d < best_d) best = n, best_d = d;
+  }
+  std::size_t limit = std::max<std::size_t>(1, std::min<std::size_t>(3, word.size() / 2));
+  return !best.empty() && best_d <= limit ? best : "";
+}
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "candor: %s\n", message.c_str());
+  return candor::cli::kExitUsage;
+}
+
+// A whole number from lo to hi; the error says what was expected, not just "not in range".
+CLI::Validator whole_number(long long lo, long long hi, const std::string& unit) {
+  return CLI::Validator(
+      [=](std::string& v) -> std::string {
+        bool digits = !v.empty() && v.size() < 18 && v.find_first_not_of("0123456789") == std::string::npos;
+        if (digits) {
+          long long n = std::stoll(v);
+          if (n >= lo && n <= hi) return "";
+        }
+        return fmt::format("expected a whole number of {} from {} to {}, got \"{}\"", unit, lo, hi, v);
+      },
+      "INT", "whole number");
+}
+
+std::string examples(const std::string& a, const std::string& b) { return "\nExamples:\n  " + a + "\n  " + b + "\n"; }
+
+std::vector<std::string> option_names(const CLI::App* cmd) {
+  std::vector<std::string> out;
+  for (const CLI::Option* o : cmd->get_options()) {
+    for (const auto& l : o->get_lnames()) out.push_back("--" + l);
+    for (const auto& s : o->get_snames()) out.push_back("-" + s);
+  }
+  return out;
+}
+
+// What the parsed subcommand did not take (allow_extras): an unknown option, or words of an
+// unquoted goal.
+int extras_error(const CLI::App* cmd, const std::vector<std::string>& extras, const std::string& first_positional) {
+  for (const auto& e : extras) {
+    if (e.size() > 1 && e[0] == '-') {
+      std::string flag = e.substr(0, e.find('='));
+      std::string near = closest(flag, option_names(cmd));
+      return usage_error(fmt::format("{}: unknown option {}{}; see candor {} --help", cmd->get_name(), flag,
+                                     near.empty() ? "" : fmt::format(" (did you mean {}?)", near), cmd->get_name()));
+    }
+  }
+  std::string words;
+  for (const auto& e : extras) words += " " + e;
+  if (cmd->get_name() == "run") {
+    return usage_error(fmt::format("the goal is one argument: quote it, as in\n  candor run \"{}{}\"",
+                                   first_positional, words));
+  }
+  return usage_error(fmt::format("{}: unexpected argument{}:{}; see candor {} --help", cmd->get_name(),
+                                 extras.size() > 1 ? "s" : "", words, cmd->get_name()));
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace candor::cli;
   CLI::App app{"candor: run modification goals over a workspace and say honestly whether they were achieved", "candor"};
@@ -41,8 +129,8 @@ int main(int argc, char** argv) {
     cmd->add_option("-C,--workspace", s.workspace, "workspace folder (default: .)");
     cmd->add_option("--store", s.store_dir, "run store folder (default: $CANDOR_HOME or ~/.local/state/candor)");
     cmd->add_option("--expect", s.expects, "goal-level assertion JSON, checked at the end (repeatable)");
-    cmd->add_option("--max-steps", s.max_steps, "step budget (default 50)")->check(CLI::Range(1, 100000));
-    cmd->add_option("--timeout", s.timeout_s, "time budget in seconds (default 600)")->check(CLI::Range(1, 604800));
+    cmd->add_option("--max-steps", s.max_steps, "step budget (default 50)")->check(whole_number(1, 100000, "steps"));
+    cmd->add_option("--timeout", s.timeout_s, "time budget in seconds (default 600)")->check(whole_number(1, 604800, "seconds"));
     cmd->add_flag("--allow-network", s.allow_network, "let shell steps use the network (closed by default)");
     cmd->add_flag("--require-sandbox", s.require_sandbox, "refuse to run unless every sandbox protection is available");
     cmd->add_option("--acceptance", s.acceptance_file, "acceptance spec JSON: checkpoints the run's trajectory must hit (DESIGN.md)");
@@ -56,14 +144,14 @@ int main(int argc, char** argv) {
   run_cmd->add_option("goal", run.goal, "the goal, in words")->required();
   run_cmd->add_option("--llm", run.llm, "PROVIDER[:MODEL]: anthropic, openai, script:FILE, command:PROG (" + llm_default + ")");
   add_session_options(run_cmd, run.session);
-  run_cmd->add_option("--max-replans", run.session.max_replans, "replan budget (default 3)")->check(CLI::Range(0, 1000));
+  run_cmd->add_option("--max-replans", run.session.max_replans, "replan budget (default 3)")->check(whole_number(0, 1000, "replans"));
   run_cmd->add_option("--max-tokens", run.session.max_tokens, "token budget (default 200000)")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+      ->check(whole_number(1, 1LL << 40, "tokens"));
   run_cmd->add_option("--judge", run.judge, "tier 2: auto (when tier 1 is ambiguous), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   run_cmd->add_option("--criterion", run.criterion, "a criterion the worker never sees, checked by an independent reviewer");
   run_cmd->add_option("--criterion-file", run.criterion_file, "the reviewer's criterion, from a file");
-  run_cmd->add_option("--max-goal-attempts", run.max_goal_attempts, "reviews before giving up (default 5)")->check(CLI::Range(1, 100));
+  run_cmd->add_option("--max-goal-attempts", run.max_goal_attempts, "reviews before giving up (default 5)")->check(whole_number(1, 100, "attempts"));
   run_cmd->add_flag("--json", run.json, "print the report as JSON");
   run_cmd->add_flag("-q,--quiet", run.quiet, "no progress lines while running");
 
@@ -80,14 +168,14 @@ int main(int argc, char** argv) {
   RunsArgs runs;
   auto* runs_cmd = app.add_subcommand("runs", "recorded runs, newest first");
   runs_cmd->add_option("--store", runs.store_dir, "run store folder");
-  runs_cmd->add_option("--limit", runs.limit, "how many runs (default 20)")->check(CLI::Range(1, 1000000));
+  runs_cmd->add_option("--limit", runs.limit, "how many runs (default 20)")->check(whole_number(1, 1000000, "runs"));
   runs_cmd->add_option("--verdict", runs.verdict, "only runs with this verdict")->check(CLI::IsMember({"success", "partial", "fail"}));
   runs_cmd->add_option("--since", runs.since, "only runs newer than this: 2d, 12h, 30m, or an RFC 3339 time");
   runs_cmd->add_flag("--json", runs.json, "print JSON");
 
   ReportArgs report;
   auto* report_cmd = app.add_subcommand("report", "a run's report (default: the latest)");
-  report_cmd->add_option("run", report.run, "run id, unique prefix, or last");
+  report_cmd->add_option("run", report.run, "run id, a unique prefix or suffix (the random part), or last");
   report_cmd->add_option("--store", report.store_dir, "run store folder");
   report_cmd->add_flag("--json", report.json, "print the report JSON");
   report_cmd->add_flag("--markdown", report.markdown, "print Markdown for a pull-request comment");
@@ -97,7 +185,7 @@ int main(int argc, char** argv) {
 
   VerifyArgs verify;
   auto* verify_cmd = app.add_subcommand("verify", "recompute the verdict of a recorded run (no planner)");
-  verify_cmd->add_option("run", verify.run, "run id, unique prefix, or last");
+  verify_cmd->add_option("run", verify.run, "run id, a unique prefix or suffix (the random part), or last");
   verify_cmd->add_option("--store", verify.store_dir, "run store folder");
   verify_cmd->add_option("--judge", verify.judge, "tier 2: never (default), auto, always")->check(CLI::IsMember({"auto", "always", "never"}));
   verify_cmd->add_option("--llm", verify.llm, "PROVIDER[:MODEL] for the judge (" + llm_default + ")");
@@ -115,7 +203,7 @@ int main(int argc, char** argv) {
 
   UndoArgs undo;
   auto* undo_cmd = app.add_subcommand("undo", "restore the workspace files a run changed, from its snapshot");
-  undo_cmd->add_option("run", undo.run, "run id, unique prefix, or last")->required();
+  undo_cmd->add_option("run", undo.run, "run id, a unique prefix or suffix (the random part), or last")->required();
   undo_cmd->add_option("--store", undo.store_dir, "run store folder");
   undo_cmd->add_flag("--force", undo.force, "restore even files that changed after the run");
 
@@ -136,6 +224,44 @@ int main(int argc, char** argv) {
   auto* doctor_cmd = app.add_subcommand("doctor", "which sandbox protections this machine gives shell steps");
   doctor_cmd->add_flag("--json", doctor_json, "print JSON");
 
+  run_cmd->footer(examples("candor run \"Change the background to dark green\" -C ./site",
+                           "candor run \"Fix the failing test\" --llm openai:qwen2.5-coder --timeout 300"));
+  exec_cmd->footer(examples("candor exec plan.json -C ./site", "candor exec plan.json -C ./site --json --expect '{\"type\": \"file_exists\", \"path\": \"index.html\"}'"));
+  runs_cmd->footer(examples("candor runs", "candor runs --verdict partial --since 2d --json"));
+  report_cmd->footer(examples("candor report", "candor report a89108 --html report.html"));
+  verify_cmd->footer(examples("candor verify last", "candor verify --trajectory session.jsonl --format claude-code --acceptance spec.json"));
+  check_cmd->footer(examples("candor check spec.json", "candor check spec.json --format swe-agent"));
+  undo_cmd->footer(examples("candor undo last", "candor undo a89108 --force"));
+  evaluators_cmd->footer(examples("candor evaluators", "candor evaluators -C ./site --json"));
+  assert_cmd->footer(examples("candor assert '{\"type\": \"file_exists\", \"path\": \"index.html\"}' -C ./site",
+                              "candor assert '{\"type\": \"command_succeeds\", \"cmd\": \"make test\"}' --json"));
+  doctor_cmd->footer(examples("candor doctor", "candor doctor --json"));
+
+  std::vector<std::string> commands;
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    sub->allow_extras();
+    commands.push_back(sub->get_name());
+  }
+  if (argc >= 2) {
+    std::string first = argv[1];
+    bool known = std::find(commands.begin(), commands.end(), first) != commands.end() || first == "-h" || first == "--help" ||
+                 first == "--version";
+    if (!known) {
+      std::string list;
+      for (const auto& c : commands) list += (list.empty() ? "" : ", ") + c;
+      if (first == "version" || first == "-v" || first == "-V") return usage_error(fmt::format("unknown command \"{}\" (did you mean candor --version?)", first));
+      if (first == "help") return usage_error("unknown command \"help\" (did you mean candor --help?)");
+      if (first.size() > 1 && first[0] == '-') {
+        std::string near = closest(first, {"--help", "--version"});
+        return usage_error(fmt::format("unknown option {}{}; a command comes first: {}", first,
+                                       near.empty() ? "" : fmt::format(" (did you mean {}?)", near), list));
+      }
+      std::string near = closest(first, commands);
+      return usage_error(fmt::format("unknown command \"{}\"{}; the commands are: {}", first,
+                                     near.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", near), list));
+    }
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -147,6 +273,10 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   if (run_cmd->parsed() && !run.criterion.empty()) wipe_option_value(argc, argv, "--criterion");
+  for (CLI::App* sub : app.get_subcommands()) {
+    std::vector<std::string> extras = sub->remaining();
+    if (!extras.empty()) return extras_error(sub, extras, sub == run_cmd ? run.goal : "");
+  }
   try {
     if (run_cmd->parsed()) return run_command(run);
     if (exec_cmd->parsed()) return exec_command(exec);

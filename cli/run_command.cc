@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/finish_run.h"
 #include "report/progress.h"
 #include "cli/session.h"
 #include "executor/goal_gate.h"
@@ -17,12 +18,6 @@
 namespace candor::cli {
 namespace {
 
-std::atomic<bool> g_cancel{false};
-
-void on_interrupt(int) {
-  g_cancel.store(true);
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends candor at once
-}
 
 }  // namespace
 
@@ -37,13 +32,13 @@ int run_command(const RunArgs& args) {
 
   SessionArgs sa = args.session;
   sa.progress = args.quiet ? nullptr : &progress;
-  sa.cancel = &g_cancel;
+  sa.cancel = &interrupted();
   auto session = Session::open(sa);
   if (!session.ok()) return report_error(session.error());
   Session& s = **session;
 
   llm::ProviderOptions provider_options;
-  provider_options.cancel = &g_cancel;
+  provider_options.cancel = &interrupted();
   auto provider = llm::make_provider(choice.spec, provider_options);
   if (!provider.ok()) return report_error(provider.error());
 
@@ -62,7 +57,7 @@ int run_command(const RunArgs& args) {
     s.hide_from_steps(args.criterion_file);
   }
 
-  std::signal(SIGINT, on_interrupt);
+  install_interrupt_handler();
   if (Status started = s.start(args.goal); !started.ok()) return report_error(started.error());
   planner::PlannerOptions planner_options;
   planner_options.reviewed = !criterion.empty();
@@ -75,15 +70,15 @@ int run_command(const RunArgs& args) {
                                                     executor::ReviewerOptions{criterion, 8, 16 * 1024});
   }
   executor::GoalResult result = executor::run_goal(loop, s.executor(), reviewer.get(), args.max_goal_attempts, args.goal);
-  std::signal(SIGINT, SIG_DFL);
+  remove_interrupt_handler();
   result.facts.provider = (*provider)->describe();
   int code = s.finish(result.facts, args.json, provider->get(), *verify::parse_judge_policy(args.judge), planner.questions());
   if (result.provider_failed) {
     std::fprintf(stderr, "candor: the LLM provider (%s) failed: %s\n", (*provider)->describe().c_str(),
                  report::terminal_safe(result.facts.status_detail, true).c_str());
-    return kExitUnavailable;
+    return interrupted().load() ? kExitCancelled : kExitUnavailable;
   }
-  return code;
+  return interrupted().load() ? kExitCancelled : code;
 }
 
 }  // namespace candor::cli

@@ -115,7 +115,7 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   if (args.require_sandbox && !protections.missing().empty()) {
     std::string missing;
     for (const auto& m : protections.missing()) missing += (missing.empty() ? "" : ", ") + m;
-    return make_error(ErrorCode::kUnavailable,
+    return make_error(ErrorCode::kRefused,
                       fmt::format("--require-sandbox: this machine cannot give shell steps every protection (missing: {}); "
                                   "`candor doctor` says why",
                                   missing));
@@ -130,9 +130,9 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
 }
 
 Status Session::start(const std::string& goal) {
-  std::string run_id = store::new_run_id(clock_.wall());
-  created_at_ = format_timestamp(clock_.wall());
-  TRY_STATUS(store_->create_run(run_id, created_at_, goal, workspace_->root()));
+  auto now = clock_.wall();
+  created_at_ = format_timestamp(now);
+  TRY(std::string run_id, store_->create_new_run(now, created_at_, goal, workspace_->root()));
   trajectory_ = std::make_unique<Trajectory>(run_id, clock_, store_.get());
   executor_ = std::make_unique<executor::Executor>(
       executor::ExecutorDeps{*workspace_, *snapshots_, tools_, evaluators_, clock_, *trajectory_}, options_);

@@ -82,6 +82,7 @@ int verify_command(const VerifyArgs& args) {
   }
   verify::Decision decision = verify::decide(tier1, judge.asked ? &judge : nullptr, l.facts.goal_validations);
   nlohmann::json report = report::build_report(l.facts, tier1, decision, l.run.summary.created_at, judge.asked ? &judge : nullptr);
+  if (l.run.report.is_object() && l.run.report.contains("undone")) report["undone"] = l.run.report["undone"];
   (void)l.store->append_late(l.facts.run_id, "verified",
                              {{"verdict", to_string(decision.verdict)}, {"verdict_by", decision.by}, {"status", to_string(l.facts.status)},
                               {"from", l.finished ? "stored facts" : "events only"},
@@ -93,7 +94,7 @@ int verify_command(const VerifyArgs& args) {
     if (!l.finished) std::printf("run %s never ended: verified from its %zu recorded events\n\n", l.facts.run_id.c_str(), l.run.events.size());
     std::fputs(report::render_terminal(report, {report::want_color(1), 80}).c_str(), stdout);
   }
-  return exit_code_for(decision.verdict);
+  return exit_code_for(decision.verdict, l.facts.acceptance);
 }
 
 int undo_command(const UndoArgs& args) {
@@ -103,6 +104,13 @@ int undo_command(const UndoArgs& args) {
   if (!l.finished) {
     return report_error(make_error(ErrorCode::kInvalidInput,
                                    fmt::format("run {} never ended, so it has no snapshot after it to undo from", l.facts.run_id)));
+  }
+  if (const auto& was = l.run.report.is_object() ? l.run.report.value("undone", nlohmann::json()) : nlohmann::json();
+      was.is_object() && !args.force) {
+    std::printf("run %s was already undone at %s (%zu restored, %zu removed); nothing to do (--force undoes it again)\n",
+                l.facts.run_id.c_str(), was.value("at", "?").c_str(), was.value("restored", nlohmann::json::array()).size(),
+                was.value("removed", nlohmann::json::array()).size());
+    return kExitSuccess;
   }
   auto workspace = sandbox::Workspace::open(l.facts.workspace, {.force_fallback = false, .protected_dirs = {l.store->dir()}, .secrets = {}});
   if (!workspace.ok()) return report_error(make_error(ErrorCode::kInvalidInput, workspace.error().message));
@@ -114,10 +122,12 @@ int undo_command(const UndoArgs& args) {
   for (const auto& p : undone->removed) std::printf("removed   %s\n", report::terminal_safe(p).c_str());
   for (const auto& p : undone->skipped) std::printf("skipped   %s (a symlink: restore it by hand)\n", report::terminal_safe(p).c_str());
   if (undone->restored.empty() && undone->removed.empty()) std::printf("run %s changed nothing: nothing to undo\n", l.facts.run_id.c_str());
-  Status recorded = l.store->append_late(l.facts.run_id, "undo",
-                                         {{"restored", undone->restored}, {"removed", undone->removed}, {"skipped", undone->skipped},
-                                          {"forced_over", undone->drifted}},
-                                         format_timestamp(std::chrono::system_clock::now()));
+  std::string at = format_timestamp(std::chrono::system_clock::now());
+  nlohmann::json record = {{"restored", undone->restored}, {"removed", undone->removed}, {"skipped", undone->skipped},
+                           {"forced_over", undone->drifted}};
+  Status recorded = l.store->append_late(l.facts.run_id, "undo", record, at);
+  record["at"] = at;
+  if (recorded.ok()) recorded = l.store->set_undone(l.facts.run_id, record);
   if (!recorded.ok()) std::fprintf(stderr, "candor: warning: the undo was not recorded: %s\n", recorded.error().message.c_str());
   return kExitSuccess;
 }

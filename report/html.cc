@@ -77,9 +77,17 @@ std::string render_html(const nlohmann::json& r, const std::vector<Event>& event
       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
       "<title>candor {}: {}</title><style>{}</style></head><body>\n",
       e(verdict), e(str(r, "goal")), kStyle);
-  out += fmt::format("<header class=\"banner {}\" id=\"verdict\"><h1>{}</h1><p>{}</p><p>run {} · status {} · verdict by {}</p></header>\n<main>\n",
+  std::string acceptance;
+  if (const auto& acc = r.value("acceptance", nlohmann::json()); acc.is_object()) {
+    acceptance = acc.value("passed", false) ? " · <span id=\"banner-acceptance\">acceptance passed</span>"
+                                            : " · <span id=\"banner-acceptance\">acceptance NOT PASSED</span>";
+  }
+  if (const auto& u = r.value("undone", nlohmann::json()); u.is_object()) {
+    acceptance += " · <span id=\"banner-undone\">undone at " + e(str(u, "at")) + "</span>";
+  }
+  out += fmt::format("<header class=\"banner {}\" id=\"verdict\"><h1>{}</h1><p>{}</p><p>run {} · status {} · verdict by {}{}</p></header>\n<main>\n",
                      e(verdict), e(verdict == "success" ? "SUCCESS" : verdict == "partial" ? "PARTIAL" : "FAIL"), e(str(r, "goal")),
-                     e(str(r, "run_id")), e(str(r, "status")), e(str(r, "verdict_by")));
+                     e(str(r, "run_id")), e(str(r, "status")), e(str(r, "verdict_by")), acceptance);
   out += "<h2>Why</h2><ul id=\"reasons\">";
   for (const auto& reason : r.value("reasons", nlohmann::json::array())) out += "<li>" + e(reason.get<std::string>()) + "</li>";
   out += "</ul>\n";

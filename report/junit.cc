@@ -61,14 +61,26 @@ std::string render_junit(const std::vector<nlohmann::json>& reports) {
       }
       cases += "</testcase>\n";
     }
+    std::string acceptance_property;
+    if (const auto& acc = r.value("acceptance", nlohmann::json()); acc.is_object()) {
+      bool passed = acc.value("passed", false);
+      acceptance_property = fmt::format("      <property name=\"acceptance\" value=\"{}\"/>\n", passed ? "passed" : "not_passed");
+      ++tests;
+      cases += fmt::format("    <testcase classname=\"candor.acceptance\" name=\"acceptance\">{}</testcase>\n",
+                           passed ? "" : "<failure type=\"acceptance\" message=\"the acceptance spec did not pass\"/>");
+      if (!passed) ++failures;
+    }
+    if (const auto& u = r.value("undone", nlohmann::json()); u.is_object()) {
+      acceptance_property += fmt::format("      <property name=\"undone_at\" value=\"{}\"/>\n", escape_xml(str(u, "at")));
+    }
     suites += fmt::format(
         "  <testsuite name=\"candor run {}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" timestamp=\"{}\">\n"
         "    <properties>\n"
         "      <property name=\"verdict\" value=\"{}\"/>\n      <property name=\"verdict_by\" value=\"{}\"/>\n"
         "      <property name=\"status\" value=\"{}\"/>\n      <property name=\"workspace\" value=\"{}\"/>\n"
-        "    </properties>\n{}  </testsuite>\n",
+        "{}    </properties>\n{}  </testsuite>\n",
         escape_xml(str(r, "run_id")), tests, failures, errors, escape_xml(str(r, "created_at")), escape_xml(verdict),
-        escape_xml(str(r, "verdict_by")), escape_xml(str(r, "status")), escape_xml(str(r, "workspace")), cases);
+        escape_xml(str(r, "verdict_by")), escape_xml(str(r, "status")), escape_xml(str(r, "workspace")), acceptance_property, cases);
     total_tests += tests;
     total_failures += failures;
     total_errors += errors;

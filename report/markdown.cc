@@ -81,7 +81,12 @@ std::string render_markdown(const nlohmann::json& r) {
   std::string verdict = json_str(r, "verdict");
   const char* icon = verdict == "success" ? "✅" : verdict == "partial" ? "⚠️" : "❌";
   std::string out = fmt::format("### {} candor: **{}** — {}\n\n", icon, markdown_text(verdict), text(r, "goal"));
-  out += fmt::format("Run {} · status {} · verdict by {}\n\n", code(r, "run_id"), code(r, "status"), code(r, "verdict_by"));
+  out += fmt::format("Run {} · status {} · verdict by {}", code(r, "run_id"), code(r, "status"), code(r, "verdict_by"));
+  if (const auto& acc = json_field(r, "acceptance"); acc.is_object()) {
+    out += acc.value("passed", false) ? " · acceptance **passed**" : " · acceptance **NOT PASSED**";
+  }
+  if (const auto& u = json_field(r, "undone"); u.is_object()) out += " · **undone at " + text(u, "at") + "**";
+  out += "\n\n";
   out += "**Why**\n\n";
   for (const auto& reason : json_list(r, "reasons")) out += "- " + markdown_text(json_text(reason)) + "\n";
   out += "\n**Changes**\n\n" + changes_table(json_list(r, "mutations"));

@@ -222,6 +222,13 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
   for (char c : terminal_safe(verdict)) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   std::string painted = verdict == "success" ? st.green(upper) : verdict == "partial" ? st.yellow(upper) : st.red(upper);
   std::string out = fmt::format("{}  {}\n", painted, shorten(str(r, "goal"), w > upper.size() + 2 ? w - upper.size() - 2 : w));
+  if (const auto& acc = json_field(r, "acceptance"); acc.is_object()) {
+    out += acc.value("passed", false) ? st.green("acceptance passed") + "\n"
+                                      : st.red("acceptance NOT PASSED") + " (exit 3 when the verdict is success)\n";
+  }
+  if (const auto& u = json_field(r, "undone"); u.is_object()) {
+    out += st.yellow(fmt::format("undone at {}", str(u, "at"))) + ": the workspace was restored from the snapshot before this run\n";
+  }
   out += st.dim(fmt::format("run {}  verdict by {}  status {}", str(r, "run_id"), str(r, "verdict_by"), str(r, "status"))) + "\n\n";
 
   out += st.bold("why") + "\n";

@@ -2,7 +2,11 @@
 
 #include <sys/stat.h>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <random>
@@ -71,7 +75,7 @@ Error db_error(sqlite3* db, const std::string& what) {
 }
 
 RunSummary summary_from(const Stmt& s) {
-  return {s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.text(6)};
+  return {s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.text(6), s.text(7)};
 }
 
 }  // namespace
@@ -111,6 +115,9 @@ Result<std::unique_ptr<RunStore>> RunStore::open(const std::string& dir) {
   if (ec) return make_error(ErrorCode::kIo, fmt::format("run store: cannot create {}: {}", dir, ec.message()));
   ::chmod(dir.c_str(), 0700);  // run records hold file contents and commands
   std::string path = dir + "/candor.db";
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    return make_error(ErrorCode::kIo, fmt::format("run store: cannot write in {}: {}", dir, std::strerror(errno)));
+  }
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
     Error e = db_error(db, "open " + path);
@@ -141,6 +148,19 @@ Status RunStore::create_run(const std::string& id, const std::string& created_at
   return ok_status();
 }
 
+Result<std::string> RunStore::create_new_run(std::chrono::system_clock::time_point now, const std::string& created_at,
+                                             const std::string& goal, const std::string& workspace) {
+  for (int attempt = 0;; ++attempt) {
+    std::string id = new_run_id(now);
+    Stmt s(db_, "INSERT INTO runs(id, created_at, goal, workspace) VALUES(?,?,?,?)");
+    if (!s.ok()) return db_error(db_, "prepare");
+    s.bind(1, id).bind(2, created_at).bind(3, goal).bind(4, workspace);
+    int rc = s.step();
+    if (rc == SQLITE_DONE) return id;
+    if ((rc & 0xff) != SQLITE_CONSTRAINT || attempt >= 16) return db_error(db_, "create run " + id);
+  }
+}
+
 Status RunStore::append(const std::string& run_id, const Event& event) {
   Stmt s(db_, "INSERT INTO events(run_id, seq, ts, type, data) VALUES(?,?,?,?,?)");
   if (!s.ok()) return db_error(db_, "prepare");
@@ -162,7 +182,8 @@ Status RunStore::finish_run(const std::string& id, const RunVerdict& v) {
 
 Result<std::vector<RunSummary>> RunStore::list(int limit, const std::string& verdict, const std::string& since) const {
   // Both filters are on indexed columns (runs_by_verdict, runs_by_created).
-  Stmt s(db_, "SELECT id, created_at, goal, workspace, status, COALESCE(verdict,''), COALESCE(verdict_by,'') FROM runs "
+  Stmt s(db_, "SELECT id, created_at, goal, workspace, status, COALESCE(verdict,''), COALESCE(verdict_by,''), "
+              "COALESCE(json_extract(report_json, '$.undone.at'), '') FROM runs "
               "WHERE (?1 = '' OR verdict = ?1) AND (?2 = '' OR created_at >= ?2) "
               "ORDER BY created_at DESC, id DESC LIMIT ?3");
   if (!s.ok()) return db_error(db_, "prepare");
@@ -182,21 +203,38 @@ Status RunStore::append_late(const std::string& run_id, const std::string& type,
   return ok_status();
 }
 
+Status RunStore::set_undone(const std::string& id, const nlohmann::json& undone) {
+  TRY(StoredRun run, load(id));
+  if (!run.report.is_object()) return make_error(ErrorCode::kInvalidInput, "run " + id + " has no report to mark undone");
+  run.report["undone"] = undone;
+  Stmt s(db_, "UPDATE runs SET report_json=? WHERE id=?");
+  if (!s.ok()) return db_error(db_, "prepare");
+  s.bind(1, run.report.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)).bind(2, id);
+  if (s.step() != SQLITE_DONE) return db_error(db_, "mark run " + id + " undone");
+  return ok_status();
+}
+
 Result<std::string> RunStore::resolve(const std::string& ref) const {
   if (ref == "last" || ref.empty()) {
     TRY(auto runs, list(1));
     if (runs.empty()) return make_error(ErrorCode::kNotFound, fmt::format("no runs recorded in {}", dir_));
     return runs.front().id;
   }
-  Stmt s(db_, "SELECT id FROM runs WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 3");
+  Stmt s(db_, "SELECT id FROM runs WHERE substr(id, 1, length(?1)) = ?1 OR substr(id, -length(?1)) = ?1 "
+              "ORDER BY id LIMIT 6");
   if (!s.ok()) return db_error(db_, "prepare");
   s.bind(1, ref);
   std::vector<std::string> ids;
   while (s.step() == SQLITE_ROW) ids.push_back(s.text(0));
   if (ids.empty()) return make_error(ErrorCode::kNotFound, fmt::format("no run matches \"{}\" in {}", ref, dir_));
-  if (ids.size() > 1 && ids.front() != ref) {
-    return make_error(ErrorCode::kInvalidInput, fmt::format("\"{}\" matches several runs ({}, {}, ...); give more of the id",
-                                                            ref, ids[0], ids[1]));
+  for (const auto& id : ids) {
+    if (id == ref) return id;
+  }
+  if (ids.size() > 1) {
+    std::string names;
+    for (std::size_t i = 0; i < ids.size() && i < 5; ++i) names += (i ? ", " : "") + ids[i];
+    return make_error(ErrorCode::kInvalidInput, fmt::format("\"{}\" matches several runs ({}{}); give more of the id", ref,
+                                                            names, ids.size() > 5 ? ", ..." : ""));
   }
   return ids.front();
 }
@@ -205,12 +243,13 @@ Result<StoredRun> RunStore::load(const std::string& id) const {
   StoredRun run;
   {
     Stmt s(db_, "SELECT id, created_at, goal, workspace, status, COALESCE(verdict,''), COALESCE(verdict_by,''), "
+              "COALESCE(json_extract(report_json, '$.undone.at'), ''), "
                 "facts_json, report_json FROM runs WHERE id = ?");
     if (!s.ok()) return db_error(db_, "prepare");
     s.bind(1, id);
     if (s.step() != SQLITE_ROW) return make_error(ErrorCode::kNotFound, "no run " + id);
     run.summary = summary_from(s);
-    std::string facts = s.text(7), report = s.text(8);
+    std::string facts = s.text(8), report = s.text(9);
     run.facts = facts.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(facts, nullptr, false);
     run.report = report.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(report, nullptr, false);
   }

@@ -25,6 +25,7 @@ struct RunSummary {
   std::string status;   // "running" until the run ends (or forever, if it was killed)
   std::string verdict;  // "" until the run ends
   std::string verdict_by;
+  std::string undone_at;  // "" unless `candor undo` restored the workspace from this run's snapshot
 };
 
 struct StoredRun {
@@ -58,6 +59,10 @@ class RunStore final : public EventSink {
 
   Status create_run(const std::string& id, const std::string& created_at, const std::string& goal,
                     const std::string& workspace);
+  // A run under a fresh id (new_run_id), drawn again if the id is taken: two runs started in the
+  // same second, even by two processes, never share an id. Returns the id.
+  Result<std::string> create_new_run(std::chrono::system_clock::time_point now, const std::string& created_at,
+                                     const std::string& goal, const std::string& workspace);
   Status append(const std::string& run_id, const Event& event) override;
   Status finish_run(const std::string& id, const RunVerdict& verdict);
 
@@ -66,7 +71,10 @@ class RunStore final : public EventSink {
   // Appends an event after the run's last one (for undo and verify, after the run ended).
   Status append_late(const std::string& run_id, const std::string& type, const nlohmann::json& data,
                      const std::string& ts);
-  // A full id, a unique prefix of one, or "last".
+  // Records an undo of the run in its stored report: `undone` = {"at", "restored", "removed", ...}.
+  Status set_undone(const std::string& id, const nlohmann::json& undone);
+  // A full id, a unique prefix of one, a unique suffix (the random part), or "last". Several
+  // matches are an error naming them.
   Result<std::string> resolve(const std::string& ref) const;
   Result<StoredRun> load(const std::string& id) const;
 

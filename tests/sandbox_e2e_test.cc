@@ -101,7 +101,7 @@ TEST_SUITE("e2e") {
     env.env.push_back("CANDOR_SANDBOX_DISABLE=landlock");
     std::string plan = env.plan_file(shell_plan("echo ran > ran.txt"));
     auto refused = env.exec(plan, {"--require-sandbox"});
-    CHECK(refused.exit_code == 69);
+    CHECK(refused.exit_code == 77);
     CHECK(refused.err.find("--require-sandbox") != std::string::npos);
     CHECK(refused.err.find("landlock") != std::string::npos);
     CHECK_FALSE(exists(env.ws + "/ran.txt"));
