@@ -245,11 +245,11 @@ int main(int argc, char** argv) {
   if (argc >= 2) {
     std::string first = argv[1];
     bool known = std::find(commands.begin(), commands.end(), first) != commands.end() || first == "-h" || first == "--help" ||
-                 first == "--version";
+                 first == "--version" || first == "-V";
     if (!known) {
       std::string list;
       for (const auto& c : commands) list += (list.empty() ? "" : ", ") + c;
-      if (first == "version" || first == "-v" || first == "-V") return usage_error(fmt::format("unknown command \"{}\" (did you mean candor --version?)", first));
+      if (first == "version" || first == "-v") return usage_error(fmt::format("unknown command \"{}\" (did you mean candor --version?)", first));
       if (first == "help") return usage_error("unknown command \"help\" (did you mean candor --help?)");
       if (first.size() > 1 && first[0] == '-') {
         std::string near = closest(first, {"--help", "--version"});

@@ -1,5 +1,7 @@
 // Markdown for a pull-request comment. Every string from the report passes through markdown_text
 // (prose, table cells) or markdown_code (names shown as code): the agent chose most of them.
+#include <cctype>
+
 #include <fmt/format.h>
 
 #include "report/escape.h"
@@ -85,7 +87,11 @@ std::string render_markdown(const nlohmann::json& r) {
   if (const auto& acc = json_field(r, "acceptance"); acc.is_object()) {
     out += acc.value("passed", false) ? " · acceptance **passed**" : " · acceptance **NOT PASSED**";
   }
-  if (const auto& u = json_field(r, "undone"); u.is_object()) out += " · **undone at " + text(u, "at") + "**";
+  if (const auto& u = json_field(r, "undone"); u.is_object()) {
+    std::string at = json_str(u, "at");  // candor's own RFC 3339 time: keep only what one holds
+    std::erase_if(at, [](char c) { return !(std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == ':' || c == '.' || c == 'T' || c == 'Z' || c == '+'); });
+    out += " · **undone at " + at + "**";
+  }
   out += "\n\n";
   out += "**Why**\n\n";
   for (const auto& reason : json_list(r, "reasons")) out += "- " + markdown_text(json_text(reason)) + "\n";

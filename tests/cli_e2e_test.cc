@@ -181,7 +181,7 @@ TEST_SUITE("e2e") {
 
     std::string never = env.plan_file(R"({"checkpoints": [{"id": "never", "when": {"type": "ToolCalled", "tool": "Bash",
         "input": {"left": "{{tool.input.command}}", "op": "contains", "right": "zz-never-typed"}}}]})");
-    std::string file = corpora_dir() + "/trajectories/claude-code/sample_session.synthetic.jsonl";
+    std::string file = data_dir() + "/trajectories/claude-code/sample_session.synthetic.jsonl";
     CHECK(env.candor({"verify", "--trajectory", file, "--format", "claude-code", "--acceptance", never}).exit_code == 3);
   }
 

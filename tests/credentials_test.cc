@@ -146,9 +146,9 @@ TEST_SUITE("executor") {
     std::string root = parent + "/app";
     write_file(root + "/app.txt", "one\n");
     write_file(root + "/config/.env", "OLD=committed-by-the-user\n");
-    git(parent, {"init", "-q"});
-    git(parent, {"add", "-A"});
-    git(parent, {"commit", "-q", "-m", "init"});
+    git(root, {"init", "-q"});  // the workspace's own repository: git tools search no higher
+    git(root, {"add", "-A"});
+    git(root, {"commit", "-q", "-m", "init"});
     write_file(root + "/config/.env", std::string("NEW=") + kSecret + "\n");  // tracked, modified
     write_file(root + "/.env", kEnv);                                         // untracked
     write_file(root + "/deploy/PROD.ENV", kEnv);                              // untracked, in a new folder
@@ -175,7 +175,7 @@ TEST_SUITE("executor") {
     auto log = tools.find("git_log")->run(json::object(), ctx);
     CHECK_FALSE(leaks(log.output));
     // Nothing the agent can read back from .git (a shell step can) holds the credential.
-    auto grep = run_command({"/usr/bin/git", "grep", "-I", "s3cr3t", "HEAD"}, git_env(), parent);
+    auto grep = run_command({"/usr/bin/git", "grep", "-I", "s3cr3t", "HEAD"}, git_env(), root);
     CAPTURE(grep.out);
     CHECK(grep.out.empty());
   }

@@ -111,7 +111,8 @@ inline bool terminal_lines_are_ours(const std::string& text, std::string* first_
     const std::string& line = lines[i];
     if (line.empty() || line[0] == ' ') continue;
     bool ours = line.rfind("run ", 0) == 0 || line == "why" || line == "signals" || line == "changes" ||
-                line.rfind("acceptance: ", 0) == 0 || line == "suspicious" || line == "assertions" || line == "judge (tier 2)" ||
+                line.rfind("acceptance: ", 0) == 0 || line == "acceptance passed" ||
+                line.rfind("acceptance NOT PASSED", 0) == 0 || line.rfind("undone at ", 0) == 0 || line == "suspicious" || line == "assertions" || line == "judge (tier 2)" ||
                 line == "independent reviews" || line == "failed steps" || line == "final answer (the model's words, not evidence)";
     if (!ours) {
       if (first_stranger != nullptr) *first_stranger = line;
