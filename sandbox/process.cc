@@ -59,22 +59,30 @@ struct InitReport {
   int stragglers = 0;
 };
 
-// One shared anonymous page holding an InitReport.
-class SharedReport {
+// What a PID namespace's init needs mapped before it is created: a page shared with the parent
+// for its InitReport, and the stack it starts the command on.
+class InitMemory {
  public:
-  SharedReport() {
+  InitMemory() {
     void* p = ::mmap(nullptr, sizeof(InitReport), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (p != MAP_FAILED) report_ = new (p) InitReport();
+    void* s = ::mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (s != MAP_FAILED) stack_ = static_cast<char*>(s);
   }
-  SharedReport(const SharedReport&) = delete;
-  SharedReport& operator=(const SharedReport&) = delete;
-  ~SharedReport() {
+  InitMemory(const InitMemory&) = delete;
+  InitMemory& operator=(const InitMemory&) = delete;
+  ~InitMemory() {
     if (report_ != nullptr) ::munmap(report_, sizeof(InitReport));
+    if (stack_ != nullptr) ::munmap(stack_, kStack);
   }
-  InitReport* get() const { return report_; }
+  bool ok() const { return report_ != nullptr && stack_ != nullptr; }
+  InitReport* report() const { return report_; }
+  char* stack_top() const { return stack_ + kStack; }
 
  private:
+  static constexpr std::size_t kStack = 256 * 1024;
   InitReport* report_ = nullptr;
+  char* stack_ = nullptr;
 };
 
 // What the child needs, built before the fork: the child of a multithreaded process must not
@@ -87,6 +95,7 @@ struct ChildPlan {
   int in = -1, out = -1, err = -1;
   int parent_pidfd = -1;  // candor, to notice that it died before PR_SET_PDEATHSIG took
   InitReport* report = nullptr;
+  char* spawn_stack_top = nullptr;  // where the init starts the command (mapped here: the init runs under RLIMIT_AS)
 };
 
 ChildPlan plan_child(const ProcessSpec& spec, const PreparedSandbox* sandbox, const Pipes& pipes, InitReport* report,
@@ -115,7 +124,18 @@ ChildPlan plan_child(const ProcessSpec& spec, const PreparedSandbox* sandbox, co
 // a copy of this thread, in new namespaces when `flags` names them.
 pid_t raw_fork(int flags) { return static_cast<pid_t>(::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, 0)); }
 
-[[noreturn]] void exec_command(const ChildPlan& plan) {
+// The command's side of the init's vfork-like start runs on a stack of its own, in memory it
+// shares with the init: no sanitizer bookkeeping there (it would allocate, and warn of the stack).
+#define CANDOR_NO_SANITIZE __attribute__((no_sanitize("address", "undefined")))
+
+[[noreturn]] CANDOR_NO_SANITIZE void exec_command(const ChildPlan& plan) {
+  if (plan.sandbox != nullptr && plan.sandbox->pid_namespace()) {
+    const char* what = "";
+    if (int err = plan.sandbox->apply_limits_in_child(&what); err != 0) {
+      dprintf(STDERR_FILENO, "candor: sandbox: %s: %s\n", what, std::strerror(err));
+      ::_exit(126);
+    }
+  }
   struct sigaction sa{};
   sa.sa_handler = SIG_DFL;
   for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD}) ::sigaction(sig, &sa, nullptr);
@@ -135,6 +155,8 @@ pid_t raw_fork(int flags) { return static_cast<pid_t>(::syscall(SYS_clone, flags
   dprintf(STDERR_FILENO, "candor: cannot run %s: %s\n", argv[0], std::strerror(errno));
   ::_exit(127);
 }
+
+CANDOR_NO_SANITIZE int start_command(void* plan) { exec_command(*static_cast<const ChildPlan*>(plan)); }
 
 // Processes in this PID namespace other than its init, counted in its own /proc.
 int other_processes_in_namespace() {
@@ -195,13 +217,7 @@ void hide_candor_in_init() {
   hide_candor_in_init();
   // vfork-like (posix_spawn's way): the command shares the init's memory, on a stack of its own,
   // until it execs, so candor's page tables are not copied a second time.
-  constexpr std::size_t kStack = 256 * 1024;
-  void* stack = ::mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-  pid_t command = stack == MAP_FAILED ? -1
-                                      : ::clone(
-                                            [](void* arg) -> int { exec_command(*static_cast<const ChildPlan*>(arg)); },
-                                            static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD,
-                                            const_cast<ChildPlan*>(&plan));
+  pid_t command = ::clone(start_command, plan.spawn_stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, const_cast<ChildPlan*>(&plan));
   if (command < 0) {
     dprintf(STDERR_FILENO, "candor: sandbox: starting the command: %s\n", std::strerror(errno));
     ::_exit(126);
@@ -410,20 +426,23 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     sandbox.emplace(std::move(prepared));
   }
   const PreparedSandbox* box = sandbox ? &*sandbox : nullptr;
-  std::optional<SharedReport> report;
+  std::optional<InitMemory> init;
   UniqueFd self;
   if (box != nullptr && box->pid_namespace()) {
-    report.emplace();
+    init.emplace();
+    if (!init->ok()) return make_error(ErrorCode::kIo, std::string("mmap: ") + std::strerror(errno));
     self.reset(static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0)));
   }
-  ChildPlan plan = plan_child(spec, box, pipes, report ? report->get() : nullptr, self.get());
+  InitReport* report = init ? init->report() : nullptr;
+  ChildPlan plan = plan_child(spec, box, pipes, report, self.get());
+  if (init) plan.spawn_stack_top = init->stack_top();
 
   auto started = Clock::now();
   TRY(Child child, start_child(plan));
   pipes.in_read.reset();
   pipes.out_write.reset();
   pipes.err_write.reset();
-  Watch watch(spec, std::move(child), pipes, box, report ? report->get() : nullptr, started);
+  Watch watch(spec, std::move(child), pipes, box, report, started);
   watch.pump();
   ProcessResult result = watch.finish(started);
   // Nothing of the process is left: what it did to the protected folders can be looked at.

@@ -563,10 +563,9 @@ int PreparedSandbox::apply_in_child(const char** what) const {
         ::mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, "size=4k,mode=1777") != 0)
       return fail("hiding /dev/shm", errno);
   }
-  for (const auto& r : rlimits_) {
-    struct rlimit rl{r.value, r.value};
-    if (::setrlimit(r.resource, &rl) != 0) return fail("setrlimit", errno);
-  }
+  // With a PID namespace the limits are the command's own (apply_limits_in_child()): the init is
+  // a copy of candor, whose address space may already be larger than RLIMIT_AS allows.
+  if (!pid_namespace() && (err = apply_limits_in_child(what)) != 0) return err;
   for (int cap : caps_to_drop_) {
     if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) return fail("dropping capabilities", errno);
   }
@@ -576,6 +575,17 @@ int PreparedSandbox::apply_in_child(const char** what) const {
     if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) return fail("seccomp", errno);
   }
   if (landlock_ruleset_.valid() && (err = landlock_enforce(landlock_ruleset_.get())) != 0) return fail("landlock", err);
+  return 0;
+}
+
+int PreparedSandbox::apply_limits_in_child(const char** what) const {
+  for (const auto& r : rlimits_) {
+    struct rlimit rl{r.value, r.value};
+    if (::setrlimit(r.resource, &rl) != 0) {
+      *what = "setrlimit";
+      return errno;
+    }
+  }
   return 0;
 }
 

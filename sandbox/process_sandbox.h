@@ -133,6 +133,9 @@ class PreparedSandbox {
   // In the child, after fork, before exec. Only system calls. Returns 0, or an errno with `what`
   // naming the failed step.
   int apply_in_child(const char** what) const;
+  // The rlimits, which apply_in_child() leaves to the command itself when it runs as the child of
+  // a PID namespace's init. Only system calls; 0 or an errno.
+  int apply_limits_in_child(const char** what) const;
 
   // In the parent, after the child ended: kills what is left in the cgroup (a process that left
   // the process group with setsid, a thread of a process whose main thread ended). Returns how

@@ -70,12 +70,15 @@ TEST_SUITE("e2e") {
     CHECK(entries_starting(tmp, "candor-step-").size() == 1);
     auto parent = candor::sandbox::pids_cgroup_parent();
     std::string cgroup_prefix = fmt::format("candor-{}-", pid);
-    if (parent.ok()) CHECK(entries_starting(*parent, cgroup_prefix).size() == 1);
+    // The cgroup is in a folder every candor on this machine sweeps: another candor starting
+    // meanwhile may have removed it already, which is what should happen.
+    bool cgroup_left = parent.ok() && entries_starting(*parent, cgroup_prefix).size() == 1;
+    if (parent.ok() && !cgroup_left) MESSAGE("the killed run's cgroup was already removed by another candor's start");
 
     auto next = env.exec(env.plan_file(shell_steps({"echo next > next.txt"})));
     CHECK(next.exit_code != -1);  // it ran (no assertion: not a success, and that is not the point)
     CHECK(entries_starting(tmp, "candor-step-").empty());
-    if (parent.ok()) CHECK(entries_starting(*parent, cgroup_prefix).empty());
+    if (cgroup_left) CHECK(entries_starting(*parent, cgroup_prefix).empty());
   }
 
   TEST_CASE("a step that writes .candor/config.json cannot change how the next run is checked") {
