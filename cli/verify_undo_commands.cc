@@ -88,6 +88,13 @@ int verify_command(const VerifyArgs& args) {
                               {"from", l.finished ? "stored facts" : "events only"},
                               {"acceptance", l.facts.acceptance}},
                              format_timestamp(std::chrono::system_clock::now()));
+  // The stored verdict may have come from a judge this verify does not ask (or a different one).
+  std::string stored = l.run.report.is_object() ? json_str(l.run.report, "verdict") : "";
+  if (!stored.empty() && stored != to_string(decision.verdict)) {
+    std::fprintf(stderr, "candor: stored verdict %s (by %s), recomputed %s (by %s)%s\n", stored.c_str(),
+                 json_str(l.run.report, "verdict_by", "?").c_str(), to_string(decision.verdict), decision.by.c_str(),
+                 judge.asked ? "" : "; the judge was not asked (--judge auto to ask it)");
+  }
   if (args.json) {
     std::puts(report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {

@@ -190,6 +190,10 @@ TEST_SUITE("e2e") {
     for (const auto& e : events_of(env, j["run_id"])) judge_calls += e.type == "llm_call" && e.data.value("role", "") == "judge";
     CHECK(judge_calls == 1);
     CHECK(j["usage"]["llm_calls"] == 2);
+    // verify without the judge recomputes tier 1 alone, and says that it differs from the stored verdict.
+    auto again = env.candor({"verify", j["run_id"], "--json"});
+    CHECK(parse_stdout(again)["verdict"] == "partial");
+    CHECK(again.err.find("stored verdict fail (by tier2), recomputed partial (by tier1)") != std::string::npos);
   }
 
   TEST_CASE("verdict: an inspect answer with a passing user assertion is success at tier 1") {
