@@ -71,7 +71,9 @@ void write_text(const std::filesystem::path& p, const std::string& text) {
 // process cannot read is no error. Ignore rules then come from the workspace's .gitignore files
 // and config snapshot.ignore alone: core.excludesFile points at a file that is never created, so
 // libgit2 does not fall back to ~/.config/git/ignore either, which a step could edit.
-Status use_own_config(git_repository* repo, const std::string& repo_path) {
+// `repo_path` is where the repository is now; `final_path`, where it will be used from (they differ
+// while create_repository builds it in a private folder).
+Status use_own_config(git_repository* repo, const std::string& repo_path, const std::string& final_path) {
   Config cfg;
   if (git_config_open_ondisk(cfg.out(), (repo_path + "/config").c_str()) != 0) return git_failure("open config");
   if (git_repository_set_config(repo, cfg.get()) != 0) return git_failure("use config");
@@ -79,7 +81,7 @@ Status use_own_config(git_repository* repo, const std::string& repo_path) {
       {"core.autocrlf", "false"},
       {"core.filemode", "true"},
       {"core.symlinks", "true"},
-      {"core.excludesfile", repo_path + "/info/no-excludes"},
+      {"core.excludesfile", final_path + "/info/no-excludes"},
   };
   for (const auto& [key, value] : settings) {
     auto is_set = [&] {
@@ -89,9 +91,15 @@ Status use_own_config(git_repository* repo, const std::string& repo_path) {
              git_config_get_string(&current, snapshot.get(), key) == 0 && value == current;
     };
     if (is_set()) continue;
-    // Written once per repository; a run opening it at the same moment may hold the lock, and
-    // then it is writing the same value.
-    if (git_config_set_string(cfg.get(), key, value.c_str()) != 0 && !is_set()) return git_failure(std::string("set ") + key);
+    // Written when the repository is created (create_repository does it before the rename), so
+    // this is for repositories made by an older candor. A run opening it at the same moment may
+    // hold the lock while it writes the same value: wait for it rather than fail.
+    bool written = false;
+    for (int attempt = 0; attempt < 100 && !written; ++attempt) {
+      written = git_config_set_string(cfg.get(), key, value.c_str()) == 0 || is_set();
+      if (!written) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (!written) return git_failure(std::string("set ") + key);
   }
   return ok_status();
 }
@@ -120,6 +128,8 @@ Status create_repository(const std::string& repo_path, const std::string& worksp
   {
     GitRepo repo;
     TRY_STATUS(init_repository(repo.out(), tmp, workspace_root));
+    // Settings too, while the repository is still private: nobody races for its config.lock.
+    TRY_STATUS(use_own_config(repo.get(), tmp, repo_path));
   }
   std::error_code ec;
   if (::rename(tmp.c_str(), repo_path.c_str()) == 0) return ok_status();
@@ -209,7 +219,7 @@ Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& st
     TRY_STATUS(create_repository(repo_path, workspace_root));
     if (git_repository_open_bare(impl->repo.out(), repo_path.c_str()) != 0) return git_failure("open " + repo_path);
   }
-  TRY_STATUS(use_own_config(impl->repo.get(), repo_path));
+  TRY_STATUS(use_own_config(impl->repo.get(), repo_path, repo_path));
   // Point the store's repository at the workspace without writing a gitlink into it.
   if (git_repository_set_workdir(impl->repo.get(), workspace_root.c_str(), 0) != 0) return git_failure("set workdir");
   if (git_repository_index(impl->index.out(), impl->repo.get()) != 0) return git_failure("open index");
@@ -501,7 +511,7 @@ Status SnapshotStore::Impl::fix_rules(const std::vector<std::string>& gitignores
   add_unread(not_copied);
   Repo handle;
   if (git_repository_open_bare(handle.out(), repo_path.c_str()) != 0) return git_failure("open " + repo_path);
-  TRY_STATUS(use_own_config(handle.get(), repo_path));
+  TRY_STATUS(use_own_config(handle.get(), repo_path, repo_path));
   if (git_repository_set_workdir(handle.get(), shadow.path().c_str(), 0) != 0) return git_failure("set workdir");
   TRY_STATUS(add_rules(handle.get(), std::vector<std::string>(open_ignore.begin(), open_ignore.end())));
   std::swap(frozen.p, handle.p);
