@@ -38,6 +38,11 @@ json judge_reply(const std::vector<std::string>& answers) {
   return {{"answers", list}};
 }
 
+// A one-round modify plan that finishes after `steps`.
+json modify_plan(const json& steps) {
+  return {{"goal_kind", "modify"}, {"steps", steps.is_array() ? steps : json::array({steps})}, {"then", "finish"}};
+}
+
 std::vector<Event> events_of(const Env& env, const std::string& run_id) {
   auto store = store::RunStore::open(env.store);
   REQUIRE(store.ok());
@@ -57,9 +62,7 @@ std::string reasons_of(const json& report) {
 TEST_SUITE("e2e") {
   TEST_CASE("verdict: a red patch 'checked' by a text the stylesheet always had is not success") {
     Env env;
-    json plan = {{"goal_kind", "modify"},
-                 {"steps", {patch_step("s1", "background: #ffffff;", "background: #ff0000;", {contains("css/style.css", "background")})}},
-                 {"then", "finish"}};
+    json plan = modify_plan({patch_step("s1", "background: #ffffff;", "background: #ff0000;", {contains("css/style.css", "background")})});
     auto r = env.exec(env.plan_file(plan.dump()), {"--goal", "Change the background to dark green"});
     json j = parse_stdout(r);
     CAPTURE(r.out);
@@ -74,9 +77,7 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("verdict: the same patch checked by the new colour is success: the check failed before the run") {
     Env env;
-    json plan = {{"goal_kind", "modify"},
-                 {"steps", {patch_step("s1", "background: #ffffff;", "background: #006400;", {contains("css/style.css", "#006400")})}},
-                 {"then", "finish"}};
+    json plan = modify_plan({patch_step("s1", "background: #ffffff;", "background: #006400;", {contains("css/style.css", "#006400")})});
     auto r = env.exec(env.plan_file(plan.dump()));
     json j = parse_stdout(r);
     CHECK(r.exit_code == 0);
@@ -86,14 +87,11 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("verdict: file_exists on a file that always existed covers nothing; on a new file it does") {
     Env env;
-    json plan = {{"goal_kind", "modify"},
-                 {"steps",
-                  {patch_step("s1", "#ffffff", "#ff0000", {{{"type", "file_exists"}, {"path", "css/style.css"}}}),
+    json plan = modify_plan({patch_step("s1", "#ffffff", "#ff0000", {{{"type", "file_exists"}, {"path", "css/style.css"}}}),
                    {{"id", "s2"},
                     {"tool", "file_write"},
                     {"args", {{"path", "notes.txt"}, {"content", "new\n"}}},
-                    {"assert", {{{"type", "file_exists"}, {"path", "notes.txt"}}}}}}},
-                 {"then", "finish"}};
+                    {"assert", {{{"type", "file_exists"}, {"path", "notes.txt"}}}}}});
     auto r = env.exec(env.plan_file(plan.dump()));
     json j = parse_stdout(r);
     CHECK(j["verdict"] == "partial");
@@ -104,13 +102,10 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("verdict: a deletion is covered by a discriminating not file_exists") {
     Env env;
-    json plan = {{"goal_kind", "modify"},
-                 {"steps",
-                  {{{"id", "s1"},
+    json plan = modify_plan({{{"id", "s1"},
                     {"tool", "file_delete"},
                     {"args", {{"path", "index.html"}}},
-                    {"assert", {{{"type", "not"}, {"assertion", {{"type", "file_exists"}, {"path", "index.html"}}}}}}}}},
-                 {"then", "finish"}};
+                    {"assert", {{{"type", "not"}, {"assertion", {{"type", "file_exists"}, {"path", "index.html"}}}}}}}});
     auto r = env.exec(env.plan_file(plan.dump()));
     json j = parse_stdout(r);
     CHECK(r.exit_code == 0);
@@ -231,9 +226,7 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("verdict: nothing changed and the user's goal-level assertions hold: already satisfied") {
     Env env;
-    json plan = {{"goal_kind", "modify"},
-                 {"steps", {{{"id", "s1"}, {"tool", "file_read"}, {"args", {{"path", "css/style.css"}}}}}},
-                 {"then", "finish"}};
+    json plan = modify_plan({{{"id", "s1"}, {"tool", "file_read"}, {"args", {{"path", "css/style.css"}}}}});
     auto r = env.exec(env.plan_file(plan.dump()), {"--expect", R"({"type": "file_contains", "path": "css/style.css", "text": "max-width"})"});
     json j = parse_stdout(r);
     CHECK(r.exit_code == 0);
@@ -264,9 +257,7 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("verdict: a reviewer that reaches no verdict rejects nothing: the worker is not sent back, the run is partial") {
     Env env;
-    json plan = {{"goal_kind", "modify"},
-                 {"steps", {patch_step("s1", "background: #ffffff;", "background: #006400;", {contains("css/style.css", "#006400")})}},
-                 {"then", "finish"}};
+    json plan = modify_plan({patch_step("s1", "background: #ffffff;", "background: #006400;", {contains("css/style.css", "#006400")})});
     std::string script = reply(plan);
     for (int i = 0; i < 9; ++i) script += json({{"reply", "I am still thinking about it."}}).dump() + "\n";
     auto r = env.run("Change the background to dark green", script, {"--criterion", "the footer stays readable"});
@@ -305,10 +296,8 @@ TEST_SUITE("e2e") {
     auto run_with = [&](const std::string& type) {
       Env fresh;
       std::filesystem::copy(env.ws + "/.candor", fresh.ws + "/.candor");
-      json plan = {{"goal_kind", "modify"},
-                   {"steps", {patch_step("s1", "background: #ffffff;", "background: #006400;",
-                                         {{"type", type}, {"path", "css/style.css"}})}},
-                   {"then", "finish"}};
+      json plan = modify_plan({patch_step("s1", "background: #ffffff;", "background: #006400;",
+                                         {{"type", type}, {"path", "css/style.css"}})});
       return parse_stdout(fresh.exec(fresh.plan_file(plan.dump())));
     };
     json declared = run_with("dark_green");
