@@ -58,8 +58,8 @@ absent() { if ! grep -qF -- "$3" "$work/$1"; then echo "ok: $2"; else echo "FAIL
 # `a` comes before `b` in the DOM.
 before() {
   local a b
-  a=$(grep -obF -- "$3" "$work/$1" | head -1 | cut -d: -f1)
-  b=$(grep -obF -- "$4" "$work/$1" | head -1 | cut -d: -f1)
+  a=$(grep -obF -- "$3" "$work/$1" | head -1 | cut -d: -f1 || true)
+  b=$(grep -obF -- "$4" "$work/$1" | head -1 | cut -d: -f1 || true)
   if [[ -n "$a" && -n "$b" && $a -lt $b ]]; then echo "ok: $2"; else echo "FAILED: $2 ('$3' at ${a:-none}, '$4' at ${b:-none})"; fail=1; fi
 }
 
