@@ -86,7 +86,7 @@ std::string banner(const nlohmann::json& r) {
   std::string extra;
   if (const auto& acc = json_field(r, "acceptance"); acc.is_object()) {
     extra = json_bool(acc, "passed") ? " · <span id=\"banner-acceptance\">acceptance passed</span>"
-                                     : " · <span id=\"banner-acceptance\">⚠ acceptance NOT PASSED</span>";
+                                     : " · ⚠ <span id=\"banner-acceptance\">acceptance NOT PASSED</span>";
   }
   if (std::size_t n = json_list(r, "warnings").size(); n > 0) {
     extra += fmt::format(" · <span id=\"banner-warnings\">⚠ {} warning{}</span>", n, n == 1 ? "" : "s");
