@@ -127,13 +127,14 @@ TEST_SUITE("report") {
       CHECK(has(w, "the judge answered yes to 1 of 2"));
       CHECK(has(w, "the judge answered no to \"question 2\": because"));
     }
-    SUBCASE("signals no reason names: a suspicious step, an incomplete scan, acceptance not passed") {
+    SUBCASE("signals no reason names: a suspicious step, a protected change, an incomplete scan, acceptance not passed") {
       RunFacts f = patched_run(true);
       f.status = RunStatus::kBudgetExhausted;  // rule 2: its one reason is the budget
       f.budget.exhausted = BudgetKind::kSteps;
       f.steps[0].changed_paths.clear();        // a patch that changed nothing
       f.scan.complete = false;
       f.scan.unread = {"locked/"};
+      f.protected_changes = {".git/hooks/pre-commit was added"};
       f.acceptance = {{"passed", false}, {"checkpoints", {{{"id", "ran_tests"}, {"essential", true}, {"matched", false}}}}};
       auto t1 = verify::evaluate_tier1(f);
       auto d = verify::decide(t1, nullptr, {});
@@ -143,7 +144,8 @@ TEST_SUITE("report") {
       CHECK(has(w, "s1 (file_patch css/style.css) completed but changed nothing"));
       CHECK(has(w, "the workspace scan was incomplete: candor could not read locked/"));
       CHECK(has(w, "the acceptance spec did not pass: essential checkpoints missed: ran_tests"));
-      CHECK(w.size() == 4);  // each once
+      CHECK(has(w, ".git/hooks/pre-commit was added"));
+      CHECK(w.size() == 5);  // each once
     }
   }
 
