@@ -71,7 +71,7 @@ struct ReportArgs {
 struct VerifyArgs {
   std::string run = "last";
   std::string store_dir;
-  std::string judge = "never";
+  std::string judge;  // "" = the policy the run was recorded with (never for older runs)
   std::string llm;
   bool json = false;
   std::string acceptance_file;

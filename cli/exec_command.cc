@@ -37,7 +37,8 @@ int exec_command(const ExecArgs& args) {
   }
 
   std::string goal = args.goal.empty() ? "exec " + args.plan_file : args.goal;
-  s.options().plan_assertions_by = Provenance::kUser;  // the person who gave the plan wrote its checks
+  s.options().plan_assertions_by = Provenance::kUser;
+  s.options().judge_policy = judge ? args.judge : "never";  // no LLM to ask: the verdict is the judge-less one  // the person who gave the plan wrote its checks
   install_interrupt_handler();
   if (Status started = s.start(goal); !started.ok()) return report_error(started.error());
   executor::Executor& ex = s.executor();

@@ -187,7 +187,7 @@ int main(int argc, char** argv) {
   auto* verify_cmd = app.add_subcommand("verify", "recompute the verdict of a recorded run (no planner)");
   verify_cmd->add_option("run", verify.run, "run id, a unique prefix or suffix (the random part), or last");
   verify_cmd->add_option("--store", verify.store_dir, "run store folder");
-  verify_cmd->add_option("--judge", verify.judge, "tier 2: never (default), auto, always")->check(CLI::IsMember({"auto", "always", "never"}));
+  verify_cmd->add_option("--judge", verify.judge, "tier 2: auto, always, never (default: the policy the run was recorded with; never for runs recorded before it was kept)")->check(CLI::IsMember({"auto", "always", "never"}));
   verify_cmd->add_option("--llm", verify.llm, "PROVIDER[:MODEL] for the judge (" + llm_default + ")");
   verify_cmd->add_flag("--json", verify.json, "print the report JSON");
   verify_cmd->add_option("--acceptance", verify.acceptance_file, "check the run (or the trajectory) against this acceptance spec");

@@ -57,6 +57,7 @@ int run_command(const RunArgs& args) {
     s.hide_from_steps(args.criterion_file);
   }
 
+  s.options().judge_policy = args.judge;
   install_interrupt_handler();
   if (Status started = s.start(args.goal); !started.ok()) return report_error(started.error());
   planner::PlannerOptions planner_options;

@@ -53,8 +53,10 @@ Status Executor::begin(const std::string& run_id, const std::string& goal) {
                                             {"max_tokens", options_.limits.max_tokens},
                                             {"timeout_s", options_.limits.timeout_s}}},
                                           {"path_resolution", deps_.workspace.uses_openat2() ? "openat2" : "nofollow-walk"},
-                                          {"sandbox", options_.sandbox_protections}});
+                                          {"sandbox", options_.sandbox_protections},
+                                          {"judge_policy", options_.judge_policy}});
   facts_.sandbox = options_.sandbox_protections;
+  facts_.judge_policy = options_.judge_policy;
   return ok_status();
 }
 

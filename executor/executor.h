@@ -37,6 +37,7 @@ struct ExecutorOptions {
   // Who wrote the plans' step assertions: the user (`candor exec`) or the planner (`candor run`).
   Provenance plan_assertions_by = Provenance::kPlanner;
   std::vector<std::string> snapshot_ignore;  // config snapshot.ignore: fixed with the .gitignore files at begin()
+  std::string judge_policy;  // recorded in run_started and the facts (RunFacts::judge_policy); "" = not given
 };
 
 // Everything the executor uses, borrowed; all must outlive it.
