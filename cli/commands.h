@@ -46,7 +46,6 @@ struct RunArgs {
   std::string criterion_file;
   int max_goal_attempts = 5;
   bool json = false;
-  bool quiet = false;
   SessionArgs session;
 };
 
