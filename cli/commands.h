@@ -76,6 +76,7 @@ struct VerifyArgs {
   std::string acceptance_file;
   std::string trajectory_file;  // with `format`: another agent's transcript instead of a run
   std::string format;
+  bool quiet = false;  // -q: no "judge… N s" on a terminal while the judge is asked
 };
 
 struct CheckArgs {

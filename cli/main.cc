@@ -190,6 +190,7 @@ int main(int argc, char** argv) {
   verify_cmd->add_option("--judge", verify.judge, "tier 2: never (default), auto, always")->check(CLI::IsMember({"auto", "always", "never"}));
   verify_cmd->add_option("--llm", verify.llm, "PROVIDER[:MODEL] for the judge (" + llm_default + ")");
   verify_cmd->add_flag("--json", verify.json, "print the report JSON");
+  verify_cmd->add_flag("-q,--quiet", verify.quiet, "no progress on stderr while the judge is asked");
   verify_cmd->add_option("--acceptance", verify.acceptance_file, "check the run (or the trajectory) against this acceptance spec");
   verify_cmd->add_option("--trajectory", verify.trajectory_file, "verify another agent's transcript instead of a recorded run");
   verify_cmd->add_option("--format", verify.format, "the transcript's format: claude-code, swe-agent, openhands, codex")

@@ -118,6 +118,23 @@ TEST_SUITE("e2e") {
     CHECK_FALSE(has(run.out, "\x1b"));
   }
 
+  TEST_CASE("progress on a terminal: verify shows the judge's wait, and -q hides it") {
+    Env env;
+    REQUIRE(env.exec(sleeping_plan(env, 0)).exit_code < 64);
+    json judge = {{"answers", {{{"question", 1}, {"answer", "yes"}, {"reason", "from the page"}}}}};
+    std::string script = make_temp_dir("script") + "/replies.jsonl";
+    write_file(script, json{{"reply_json", judge}}.dump() + "\n" + json{{"reply_json", judge}}.dump() + "\n");
+    auto shown = env.in_terminal({"verify", "last", "--judge", "always", "--llm", "script:" + script, "--json"});
+    CAPTURE(shown.out);
+    // Drawn first, erased before anything else is written.
+    CHECK(shown.out.rfind(kErase + "  judge… 0 s" + kErase + "candor: stored verdict partial", 0) == 0);
+    auto quiet = env.in_terminal({"verify", "last", "--judge", "always", "--llm", "script:" + script, "--json", "-q"});
+    CAPTURE(quiet.out);
+    CHECK(quiet.out.rfind("candor: stored verdict partial", 0) == 0);
+    CHECK_FALSE(has(quiet.out, "judge…"));
+    CHECK_FALSE(has(quiet.out, "\x1b"));
+  }
+
   TEST_CASE("progress on a terminal: run shows the planner, reviewer and judge waits") {
     Env env;
     json plan = {{"goal_kind", "modify"},
