@@ -1,5 +1,7 @@
 #include "report/progress.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "report/escape.h"
@@ -53,6 +55,13 @@ void TerminalProgress::draw_locked() {
   shown_ = std::move(line);
 }
 
+std::size_t TerminalProgress::room(std::size_t usual, std::size_t taken) const {
+  if (!live() || !live_.width) return usual;
+  std::size_t width = live_.width();
+  std::size_t left = width > taken + 1 ? width - taken - 1 : 0;
+  return std::max<std::size_t>(8, std::min(usual, left));
+}
+
 void TerminalProgress::erase_locked() {
   if (shown_.empty()) return;
   std::fputs(kEraseLine, out_);
@@ -98,12 +107,14 @@ void TerminalProgress::step_finished(const StepRecord& step, const std::vector<A
   if (!tty_ && !failed) return;  // the quiet log keeps failures only
   std::string mark = step.ok ? (color_ ? "\033[32mok\033[0m    " : "ok    ") : (color_ ? "\033[31mFAILED\033[0m" : "FAILED");
   std::string changed = step.changed_paths.empty() ? "" : fmt::format("  (changed {})", step.changed_paths.size());
-  std::string out = fmt::format("  {} {:<4} {:<11} {}{}\n", mark, fit(step.id, 4), fit(step.tool, 11), fit(step.target, 40), changed);
-  if (!step.ok) out += fmt::format("         {}\n", fit(step.error, 70));
+  std::string out = fmt::format("  {} {:<4} {:<11} {}{}\n", mark, fit(step.id, 4), fit(step.tool, 11),
+                                fit(step.target, room(40, 26 + changed.size())), changed);
+  if (!step.ok) out += fmt::format("         {}\n", fit(step.error, room(70, 9)));
   for (const auto& a : assertions) {
     if (!tty_ && a.passed) continue;
     std::string am = a.passed ? (color_ ? "\033[32mpass\033[0m" : "pass") : (color_ ? "\033[31mFAIL\033[0m" : "FAIL");
-    out += fmt::format("         {} {}: {}\n", am, terminal_safe(a.type), fit(a.message, 60));
+    std::string type = terminal_safe(a.type);
+    out += fmt::format("         {} {}: {}\n", am, type, fit(a.message, room(60, 16 + column_bound(type))));
   }
   log_locked(out);
 }
@@ -120,7 +131,7 @@ void TerminalProgress::wait_finished(WaitKind /*kind*/) {
 
 void TerminalProgress::note(const std::string& line) {
   std::lock_guard<std::mutex> lock(mu_);
-  log_locked(fmt::format("  {}\n", fit(line, 76)));
+  log_locked(fmt::format("  {}\n", fit(line, room(76, 2))));
 }
 
 }  // namespace candor::report

@@ -57,6 +57,10 @@ class TerminalProgress final : public ProgressObserver {
   // Writes log lines: the status line is erased first and redrawn after.
   void log_locked(const std::string& lines);
   void run_ticker();
+  // The bytes a log line's text may take: `usual` (what fits 80 columns), less on a narrower
+  // terminal, where the rest of the line takes `taken` columns; at least 8. A wrapped finished line
+  // is harmless, but one cut to the width reads better.
+  std::size_t room(std::size_t usual, std::size_t taken) const;
 
   std::FILE* out_;
   bool tty_;

@@ -161,6 +161,26 @@ TEST_SUITE("report") {
           "\r\033[K");  // the status line does not outlive the progress
   }
 
+  TEST_CASE("progress on a narrow terminal: the finished lines are cut to its width too") {
+    FakeClock clock;
+    StepRecord failed = step("s1", "file_patch", "css/a-very-long-path/to/the/style.css");
+    failed.ok = false;
+    failed.error = "edits[0].find occurs 0 times in css/a-very-long-path/to/the/style.css (expected 1)";
+    AssertionRecord a;
+    a.type = "file_contains";
+    a.message = "css/a-very-long-path/to/the/style.css does not contain \"#006400\"";
+    std::string out = drawn(true, clock, 50, [&](report::TerminalProgress& p) {
+      p.step_finished(failed, {a});
+      p.note("replan: step s1 (file_patch css/a-very-long-path/to/the/style.css) failed");
+    });
+    CHECK(out ==
+          "  FAILED s1   file_patch  css/a-very-long-path...\n"
+          "         edits[0].find occurs 0 times in css/a...\n"
+          "         FAIL file_contains: css/a-very-long-p...\n"
+          "  replan: step s1 (file_patch css/a-very-long-...\n");
+    for (const auto& line : testing::lines_of(out)) CHECK(report::column_bound(line) <= 49);
+  }
+
   TEST_CASE("progress not on a terminal: the quiet log, without carriage returns or escape codes") {
     FakeClock clock;
     StepRecord failed = step("s2", "shell", "false");
