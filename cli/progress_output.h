@@ -1,4 +1,5 @@
-// The progress `candor run` and `candor exec` print on stderr while they run.
+// The progress `candor run` and `candor exec` print on stderr while they run (and `candor verify`
+// while it asks the judge).
 #pragma once
 
 #include <memory>
