@@ -46,7 +46,6 @@ struct RunArgs {
   std::string criterion_file;
   int max_goal_attempts = 5;
   bool json = false;
-  bool quiet = false;
   SessionArgs session;
 };
 
@@ -77,6 +76,7 @@ struct VerifyArgs {
   std::string acceptance_file;
   std::string trajectory_file;  // with `format`: another agent's transcript instead of a run
   std::string format;
+  bool quiet = false;  // -q: no "judge… N s" on a terminal while the judge is asked
 };
 
 struct CheckArgs {

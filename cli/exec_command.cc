@@ -1,12 +1,15 @@
 // `candor exec PLAN.json`: one given plan, no planner, no replans.
 #include "cli/commands.h"
 #include "cli/finish_run.h"
+#include "cli/progress_output.h"
 #include "cli/session.h"
 
 namespace candor::cli {
 
 int exec_command(const ExecArgs& args) {
+  auto progress = stderr_progress(args.session.quiet);
   SessionArgs sa = args.session;
+  sa.progress = progress.get();
   sa.max_replans = 0;  // exec never replans
   sa.cancel = &interrupted();
   auto session = Session::open(sa);

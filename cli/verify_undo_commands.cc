@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/finish_run.h"
+#include "cli/progress_output.h"
 #include "executor/undo.h"
 #include "llm/provider.h"
 #include "report/escape.h"
@@ -95,6 +96,8 @@ int verify_command(const VerifyArgs& args) {
         questions = e.data["plan"].value("questions", std::vector<std::string>{});
       }
     }
+    auto progress = stderr_progress(args.quiet);
+    ProgressWait waiting(progress.get(), WaitKind::kJudge);
     std::vector<verify::EvidencePiece> evidence;
     auto snapshots = verify::SnapshotStore::open(l.store->dir(), l.facts.workspace);
     if (snapshots.ok() && l.finished) evidence = verify::gather_evidence(**snapshots, l.facts, questions);

@@ -133,6 +133,7 @@ StepRecord Executor::run_step(const planner::PlanStep& step, int round, RoundOut
   rec.target = tool->target(step.args);
   rec.effect_tool = tool->effect();
   rec.effect_on_files = tool->effect_on_files();
+  if (options_.progress != nullptr) options_.progress->step_started(rec);
   deps_.trajectory.record("step_started", {{"step", step.id}, {"round", round}, {"tool", step.tool}, {"why", step.why}});
   deps_.trajectory.record("tool_called", {{"step", step.id}, {"tool", step.tool}, {"input", step.args}});
 

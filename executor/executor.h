@@ -80,6 +80,7 @@ class Executor {
   void note(const std::string& line) {
     if (options_.progress != nullptr) options_.progress->note(line);
   }
+  ProgressObserver* progress() const { return options_.progress; }  // may be null
   double elapsed_s() const;
 
   // Final scan, net mutations with their steps, run_ended. Returns the facts for tier 1.

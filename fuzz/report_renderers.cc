@@ -5,7 +5,8 @@
 // every text field of a well-formed report: besides (1), no line starts the way only candor's
 // lines do, and the Markdown's active syntax (punctuation outside escapes and code spans) is the
 // same as for a report whose strings are all "a"s of the same lengths; every tag in the HTML is one
-// candor writes (no agent text opens one).
+// candor writes (no agent text opens one); the live status line of a step with those strings is one
+// line that fits its width.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -16,7 +17,9 @@
 
 #include "report/formats.h"
 #include "report/progress.h"
+#include "report/escape.h"
 #include "report/report.h"
+#include "report/status_line.h"
 #include "tests/render_check.h"
 
 using namespace candor;
@@ -147,6 +150,13 @@ void fuzz_strings(const std::string& text) {
   assertion.type = next();
   assertion.message = next();
   require(!testing::has_raw_control(progress_lines(step, assertion, next())));
+
+  // The live status line: one line, never wider than the terminal, whatever the agent named.
+  std::size_t width = 1 + s.size() * 7 % 200;
+  std::string status = report::status_line({std::nullopt, step.id, step.tool, step.target}, std::chrono::seconds(s.size()), width);
+  require(!testing::has_raw_control(status));
+  require(status.find('\n') == std::string::npos);
+  require(report::column_bound(status) <= width - 1);
 }
 
 }  // namespace
