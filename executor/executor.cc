@@ -55,6 +55,8 @@ Status Executor::begin(const std::string& run_id, const std::string& goal) {
                                           {"path_resolution", deps_.workspace.uses_openat2() ? "openat2" : "nofollow-walk"},
                                           {"sandbox", options_.sandbox_protections}});
   facts_.sandbox = options_.sandbox_protections;
+  facts_.scope = options_.scope;
+  facts_.sensitive = options_.sensitive;
   return ok_status();
 }
 
@@ -211,7 +213,7 @@ assertions::Context Executor::assertion_context(const assertions::StepView* step
 
 bool Executor::fails_before_run(const nlohmann::json& assertion, const assertions::StepView* step) const {
   if (facts_.snapshot_before.empty()) return false;
-  SnapshotFiles before(deps_.snapshots, facts_.snapshot_before, deps_.workspace.secrets());
+  SnapshotFiles before(deps_.snapshots.trees(), facts_.snapshot_before, deps_.workspace.secrets());
   assertions::Context ctx = assertion_context(step);
   ctx.files = &before;
   assertions::Outcome o = deps_.evaluators.evaluate(assertion, ctx);

@@ -37,6 +37,8 @@ struct ExecutorOptions {
   // Who wrote the plans' step assertions: the user (`candor exec`) or the planner (`candor run`).
   Provenance plan_assertions_by = Provenance::kPlanner;
   std::vector<std::string> snapshot_ignore;  // config snapshot.ignore: fixed with the .gitignore files at begin()
+  std::vector<std::string> scope;      // --scope and config `scope`: the paths the run may change
+  std::vector<std::string> sensitive;  // config `sensitive`: beyond the built-in sensitive paths
 };
 
 // Everything the executor uses, borrowed; all must outlive it.
