@@ -18,32 +18,26 @@ export HOME=$work GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@localhost GIT_COM
 export CANDOR_HOME=$work/store CANDOR_LLM= ANTHROPIC_API_KEY= OPENAI_API_KEY= OPENAI_BASE_URL=
 
 echo "building a git repository of $files files in 100 folders ..."
-python3 - "$repo" "$files" <<'PY'
-import os, sys
-root, n = sys.argv[1], int(sys.argv[2])
-per = max(1, n // 100)
-for d in range(100):
-    os.makedirs(f"{root}/d{d}", exist_ok=True)
-    for f in range(per):
-        with open(f"{root}/d{d}/f{f}.txt", "w") as fh:
-            fh.write(f"file {d}/{f}\n" * 4)
-PY
+python3 "$here/bench/make_tree.py" "$repo" "$files"
 git -C "$repo" init -q
 git -C "$repo" add -A
 git -C "$repo" commit -qm base
 for f in d1/f1.txt d50/f2.txt d99/f3.txt; do echo "changed by the agent" >>"$repo/$f"; done
 git -C "$repo" commit -qam "a 3-file change"
-expect='{"type": "file_contains", "path": "d1/f1.txt", "text": "changed by the agent"}'
+expects=()
+for f in d1/f1.txt d50/f2.txt d99/f3.txt; do
+  expects+=(--expect "{\"type\": \"file_contains\", \"path\": \"$f\", \"text\": \"changed by the agent\"}")
+done
 
 now() { date +%s.%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 : >"$work/candor.t"; : >"$work/git.t"
-"$candor" verify --git HEAD~1..HEAD -C "$repo" --goal "append a line" --expect "$expect" --json >"$work/report.json" || true
+"$candor" verify --git HEAD~1..HEAD -C "$repo" --goal "append a line" "${expects[@]}" --json >"$work/report.json" || true
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("verdict:", r["verdict"], "by", r["verdict_by"], "-", len(r["mutations"]), "changed files")' "$work/report.json"
 for _ in $(seq "$iterations"); do
   t0=$(now); git -C "$repo" diff --stat HEAD~1 HEAD >/dev/null; t1=$(now)
   awk "BEGIN {print $t1 - $t0}" >>"$work/git.t"
-  t0=$(now); "$candor" verify --git HEAD~1..HEAD -C "$repo" --goal "append a line" --expect "$expect" --json >/dev/null || true; t1=$(now)
+  t0=$(now); "$candor" verify --git HEAD~1..HEAD -C "$repo" --goal "append a line" "${expects[@]}" --json >/dev/null || true; t1=$(now)
   awk "BEGIN {print $t1 - $t0}" >>"$work/candor.t"
 done
 g=$(median <"$work/git.t"); c=$(median <"$work/candor.t")
