@@ -12,16 +12,7 @@ ws=$work/ws
 mkdir -p "$ws"
 
 echo "building a git workspace of $files files in 100 folders ..."
-python3 - "$ws" "$files" <<'PY'
-import os, sys
-root, n = sys.argv[1], int(sys.argv[2])
-per = max(1, n // 100)
-for d in range(100):
-    os.makedirs(f"{root}/d{d}", exist_ok=True)
-    for f in range(per):
-        with open(f"{root}/d{d}/f{f}.txt", "w") as fh:
-            fh.write(f"file {d}/{f}\n" * 4)
-PY
+python3 "$here/bench/make_tree.py" "$ws" "$files"
 printf 'build/\n' > "$ws/.gitignore"
 git -C "$ws" init -q
 git -C "$ws" add -A

@@ -39,6 +39,7 @@ struct SessionArgs {
   std::vector<std::string> pass_env;  // --pass-env NAME: credentials a shell step may see
   std::string acceptance_file;        // --acceptance SPEC: checked once after the loop
   std::string kind;                   // --kind modify|inspect: fixed before any plan ("" = the plan says)
+  std::vector<std::string> scope;     // --scope GLOB: the paths the run may change (with config `scope`)
 };
 
 class Session {

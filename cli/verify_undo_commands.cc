@@ -13,6 +13,7 @@
 #include "store/run_store.h"
 #include "cli/session.h"
 #include "verify/acceptance.h"
+#include "verify/git_range.h"
 #include "verify/judge.h"
 #include "verify/replay.h"
 #include "verify/snapshot.h"
@@ -99,8 +100,17 @@ int verify_command(const VerifyArgs& args) {
     auto progress = stderr_progress(args.quiet);
     ProgressWait waiting(progress.get(), WaitKind::kJudge);
     std::vector<verify::EvidencePiece> evidence;
-    auto snapshots = verify::SnapshotStore::open(l.store->dir(), l.facts.workspace);
-    if (snapshots.ok() && l.finished) evidence = verify::gather_evidence(**snapshots, l.facts, questions);
+    if (l.facts.source == "git") {
+      // The trees are the repository's own commits, not snapshots in the store.
+      for (const auto& e : l.run.events) {
+        if (e.type == "judge_questions") questions = e.data.value("questions", std::vector<std::string>{});
+      }
+      auto repo = verify::GitRepository::open(l.facts.workspace);
+      if (repo.ok() && l.finished) evidence = verify::gather_evidence((*repo)->trees(), l.facts, questions);
+    } else {
+      auto snapshots = verify::SnapshotStore::open(l.store->dir(), l.facts.workspace);
+      if (snapshots.ok() && l.finished) evidence = verify::gather_evidence((*snapshots)->trees(), l.facts, questions);
+    }
     judge = verify::ask_judge(**provider, l.facts.goal, verify::judge_questions(l.facts.goal, questions), evidence, std::chrono::minutes(5));
     if (l.facts.provider.empty()) l.facts.provider = (*provider)->describe();  // a run that used no LLM before
   }
@@ -135,6 +145,11 @@ int undo_command(const UndoArgs& args) {
   if (!l.finished) {
     return report_error(make_error(ErrorCode::kInvalidInput,
                                    fmt::format("run {} never ended, so it has no snapshot after it to undo from", l.facts.run_id)));
+  }
+  if (l.facts.source == "git") {
+    return report_error(make_error(ErrorCode::kInvalidInput,
+                                   fmt::format("run {} verified commits ({}), it changed no files itself: undo them with git (git revert)",
+                                               l.facts.run_id, json_str(l.facts.git, "range"))));
   }
   if (const auto& was = l.run.report.is_object() ? l.run.report.value("undone", nlohmann::json()) : nlohmann::json();
       was.is_object() && !args.force) {

@@ -57,6 +57,8 @@ Status Executor::begin(const std::string& run_id, const std::string& goal) {
                                           {"judge_policy", options_.judge_policy}});
   facts_.sandbox = options_.sandbox_protections;
   facts_.judge_policy = options_.judge_policy;
+  facts_.scope = options_.scope;
+  facts_.sensitive = options_.sensitive;
   return ok_status();
 }
 
@@ -214,7 +216,7 @@ assertions::Context Executor::assertion_context(const assertions::StepView* step
 
 bool Executor::fails_before_run(const nlohmann::json& assertion, const assertions::StepView* step) const {
   if (facts_.snapshot_before.empty()) return false;
-  SnapshotFiles before(deps_.snapshots, facts_.snapshot_before, deps_.workspace.secrets());
+  SnapshotFiles before(deps_.snapshots.trees(), facts_.snapshot_before, deps_.workspace.secrets());
   assertions::Context ctx = assertion_context(step);
   ctx.files = &before;
   assertions::Outcome o = deps_.evaluators.evaluate(assertion, ctx);

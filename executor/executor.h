@@ -38,6 +38,8 @@ struct ExecutorOptions {
   Provenance plan_assertions_by = Provenance::kPlanner;
   std::vector<std::string> snapshot_ignore;  // config snapshot.ignore: fixed with the .gitignore files at begin()
   std::string judge_policy;  // recorded in run_started and the facts (RunFacts::judge_policy); "" = not given
+  std::vector<std::string> scope;      // --scope and config `scope`: the paths the run may change
+  std::vector<std::string> sensitive;  // config `sensitive`: beyond the built-in sensitive paths
 };
 
 // Everything the executor uses, borrowed; all must outlive it.

@@ -60,7 +60,8 @@ def main(root):
     root = pathlib.Path(root)
     tested = {}
     sources = sorted((root / "tests").glob("*.cc")) + sorted((root / "tests").glob("*.h"))
-    scripts = sorted((root / "tests").glob("*.sh")) + [root / "scripts" / "demo.sh"]
+    # The CI examples are run as written by tests/ci_examples_test.sh.
+    scripts = sorted((root / "tests").glob("*.sh")) + [root / "scripts" / "demo.sh"] + sorted((root / "examples" / "ci").glob("*.yml"))
     for path in sources + scripts:
         found = (cpp_runs if path.suffix in (".cc", ".h") else shell_runs)(path.read_text(errors="replace"))
         for sub, options in found.items():
