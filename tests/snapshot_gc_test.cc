@@ -5,7 +5,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
+#include <thread>
 #include <functional>
 #include <map>
 
@@ -216,6 +218,33 @@ TEST_SUITE("verify") {
     REQUIRE(fresh.ok());
     REQUIRE((*fresh)->scan().ok());
     CHECK((*fresh)->write_tree().ok());
+  }
+
+  TEST_CASE("a run opening its snapshots waits while gc holds the repository, and finds it again if gc removed it") {
+    std::string repo = make_temp_dir("store") + "/snapshots/0123456789abcdef.git";
+    auto gc = verify::RepositoryLock::try_exclusive(repo);
+    REQUIRE(gc.ok());
+    REQUIRE(gc->has_value());
+    CHECK(verify::RepositoryLock::held_by_others(repo));
+    CHECK_FALSE(verify::RepositoryLock::try_exclusive(repo).value().has_value());  // a second gc skips it
+    std::atomic<bool> got{false};
+    std::optional<verify::RepositoryLock> run_lock;
+    std::thread run([&] {
+      auto lock = verify::RepositoryLock::shared(repo);
+      REQUIRE(lock.ok());
+      run_lock.emplace(std::move(*lock));
+      got = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    CHECK_FALSE(got.load());  // can only be wrong the safe way: a slow thread has not got there yet either
+    (*gc)->remove_file();     // gc removed the repository: the waiter's file is gone
+    gc->reset();
+    run.join();
+    CHECK(got.load());
+    CHECK(fs::exists(verify::repository_lock_path(repo)));  // it holds a lock file that is there
+    CHECK_FALSE(verify::RepositoryLock::try_exclusive(repo).value().has_value());
+    run_lock.reset();
+    CHECK_FALSE(verify::RepositoryLock::held_by_others(repo));
   }
 
   TEST_CASE("lock files a killed writer left do not stop the next gc") {
