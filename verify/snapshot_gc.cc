@@ -203,6 +203,14 @@ std::vector<std::string> packs_in(const std::string& pack_dir) {
   return out;
 }
 
+bool has_loose_objects(const std::string& objects_dir) {
+  std::error_code ec;
+  for (const auto& dir : fs::directory_iterator(objects_dir, ec)) {
+    if (dir.path().filename().string().size() == 2 && !fs::is_empty(dir.path(), ec)) return true;
+  }
+  return false;
+}
+
 struct Collector {
   const SnapshotGcOptions& options;
   void step(const std::string& name) const {
@@ -280,9 +288,14 @@ struct Collector {
     TRY(auto indexed, index_tree(repo, repo_path));
     if (indexed) reach.walk(*indexed);
     std::vector<std::string> old_packs = packs_in(objects_dir + "/pack");
-    TRY(std::string new_pack, write_pack(own.get(), reach.keep, objects_dir + "/pack"));
-    step("pack written");
-    prune(objects_dir, old_packs, new_pack);
+    // Already one pack of exactly what is reachable (the last gc's, nothing since): a 100,000-object
+    // pack is not rewritten for nothing.
+    bool collected = old_packs.size() <= 1 && !has_loose_objects(objects_dir) && reach.keep.size() == out.objects_before;
+    if (!collected) {
+      TRY(std::string new_pack, write_pack(own.get(), reach.keep, objects_dir + "/pack"));
+      step("pack written");
+      prune(objects_dir, old_packs, new_pack);
+    }
     remove_all_shadows(repo_path);
     out.objects_after = reach.keep.size();
     out.not_in_store = reach.not_in_store;
