@@ -46,7 +46,6 @@ struct RunArgs {
   std::string criterion_file;
   int max_goal_attempts = 5;
   bool json = false;
-  bool quiet = false;
   SessionArgs session;
 };
 
@@ -71,12 +70,13 @@ struct ReportArgs {
 struct VerifyArgs {
   std::string run = "last";
   std::string store_dir;
-  std::string judge = "never";
+  std::string judge;  // "" = the policy the run was recorded with (never for older runs)
   std::string llm;
   bool json = false;
   std::string acceptance_file;
   std::string trajectory_file;  // with `format`: another agent's transcript instead of a run
   std::string format;
+  bool quiet = false;  // -q: no "judge… N s" on a terminal while the judge is asked
 };
 
 struct CheckArgs {

@@ -136,6 +136,7 @@ int main(int argc, char** argv) {
     cmd->add_option("--acceptance", s.acceptance_file, "acceptance spec JSON: checkpoints the run's trajectory must hit (DESIGN.md)");
     cmd->add_option("--kind", s.kind, "the goal kind, fixed before any plan: modify (asks for a change) or inspect (asks a question)")
         ->check(CLI::IsMember({"modify", "inspect"}));
+    cmd->add_flag("-q,--quiet", s.quiet, "no progress on stderr while running");
     cmd->add_option("--pass-env", s.pass_env, "an environment variable shell steps may see although it looks like a credential (repeatable)");
   };
 
@@ -153,7 +154,6 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--criterion-file", run.criterion_file, "the reviewer's criterion, from a file");
   run_cmd->add_option("--max-goal-attempts", run.max_goal_attempts, "reviews before giving up (default 5)")->check(whole_number(1, 100, "attempts"));
   run_cmd->add_flag("--json", run.json, "print the report as JSON");
-  run_cmd->add_flag("-q,--quiet", run.quiet, "no progress lines while running");
 
   ExecArgs exec;
   auto* exec_cmd = app.add_subcommand("exec", "execute a given plan, then verify (no planner, no replans)");
@@ -187,9 +187,10 @@ int main(int argc, char** argv) {
   auto* verify_cmd = app.add_subcommand("verify", "recompute the verdict of a recorded run (no planner)");
   verify_cmd->add_option("run", verify.run, "run id, a unique prefix or suffix (the random part), or last");
   verify_cmd->add_option("--store", verify.store_dir, "run store folder");
-  verify_cmd->add_option("--judge", verify.judge, "tier 2: never (default), auto, always")->check(CLI::IsMember({"auto", "always", "never"}));
+  verify_cmd->add_option("--judge", verify.judge, "tier 2: auto, always, never (default: the policy the run was recorded with; never for runs recorded before it was kept)")->check(CLI::IsMember({"auto", "always", "never"}));
   verify_cmd->add_option("--llm", verify.llm, "PROVIDER[:MODEL] for the judge (" + llm_default + ")");
   verify_cmd->add_flag("--json", verify.json, "print the report JSON");
+  verify_cmd->add_flag("-q,--quiet", verify.quiet, "no progress on stderr while the judge is asked");
   verify_cmd->add_option("--acceptance", verify.acceptance_file, "check the run (or the trajectory) against this acceptance spec");
   verify_cmd->add_option("--trajectory", verify.trajectory_file, "verify another agent's transcript instead of a recorded run");
   verify_cmd->add_option("--format", verify.format, "the transcript's format: claude-code, swe-agent, openhands, codex")

@@ -31,7 +31,8 @@ struct SessionArgs {
   std::vector<std::string> expects;
   std::optional<int> max_replans, max_steps, timeout_s;
   std::optional<std::int64_t> max_tokens;
-  ProgressObserver* progress = nullptr;
+  bool quiet = false;                    // -q: no progress on stderr
+  ProgressObserver* progress = nullptr;  // borrowed; null = none
   const std::atomic<bool>* cancel = nullptr;
   bool allow_network = false;    // --allow-network: shell steps may use the network
   bool require_sandbox = false;  // --require-sandbox: refuse to run without every protection

@@ -125,6 +125,7 @@ nlohmann::json to_json(const RunFacts& f) {
       {"run_id", f.run_id},
       {"source", f.source},
       {"provider", f.provider},
+      {"judge_policy", f.judge_policy},
       {"scan", {{"complete", f.scan.complete}, {"unread", f.scan.unread}}},
       {"protected_changes", f.protected_changes},
       {"goal", f.goal},
@@ -165,6 +166,7 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
     f.run_id = j.at("run_id").get<std::string>();
     f.source = json_str(j, "source", "run");
     f.provider = json_str(j, "provider", "");
+    f.judge_policy = json_str(j, "judge_policy", "");
     if (j.contains("scan") && j["scan"].is_object()) {
       f.scan.complete = j["scan"].value("complete", true);
       f.scan.unread = j["scan"].value("unread", std::vector<std::string>{});

@@ -131,6 +131,10 @@ struct RunFacts {
   // The LLM the run used, as PROVIDER:MODEL (llm::Provider::describe, never a key): the planner's
   // for `run`, the judge's when `exec` or `verify` asked one; "" when no LLM was used.
   std::string provider;
+  // The tier-2 policy the stored verdict was computed under (auto | always | never: `--judge` of
+  // run or exec; never when exec had no LLM to ask); "" for a run recorded before it was kept.
+  // `candor verify` asks the judge the same way unless told otherwise.
+  std::string judge_policy;
   std::string goal;
   GoalKind goal_kind = GoalKind::kModify;
   std::string workspace;

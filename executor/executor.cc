@@ -53,8 +53,10 @@ Status Executor::begin(const std::string& run_id, const std::string& goal) {
                                             {"max_tokens", options_.limits.max_tokens},
                                             {"timeout_s", options_.limits.timeout_s}}},
                                           {"path_resolution", deps_.workspace.uses_openat2() ? "openat2" : "nofollow-walk"},
-                                          {"sandbox", options_.sandbox_protections}});
+                                          {"sandbox", options_.sandbox_protections},
+                                          {"judge_policy", options_.judge_policy}});
   facts_.sandbox = options_.sandbox_protections;
+  facts_.judge_policy = options_.judge_policy;
   return ok_status();
 }
 
@@ -131,6 +133,7 @@ StepRecord Executor::run_step(const planner::PlanStep& step, int round, RoundOut
   rec.target = tool->target(step.args);
   rec.effect_tool = tool->effect();
   rec.effect_on_files = tool->effect_on_files();
+  if (options_.progress != nullptr) options_.progress->step_started(rec);
   deps_.trajectory.record("step_started", {{"step", step.id}, {"round", round}, {"tool", step.tool}, {"why", step.why}});
   deps_.trajectory.record("tool_called", {{"step", step.id}, {"tool", step.tool}, {"input", step.args}});
 

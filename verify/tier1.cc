@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "verify/reasons.h"
+
 namespace candor::verify {
 namespace {
 
@@ -118,12 +120,7 @@ std::string first_failed_assertion(const RunFacts& f) {
 std::vector<std::string> blockers(const RunFacts& f) {
   std::vector<std::string> out;
   for (const auto& change : f.protected_changes) out.push_back("protected path: " + change);
-  if (!f.scan.complete) {
-    std::string paths;
-    for (const auto& p : f.scan.unread) paths += (paths.empty() ? "" : ", ") + p;
-    out.push_back(fmt::format("the workspace scan was incomplete: candor could not read {}; changes there are unknown",
-                              paths.empty() ? "some paths" : paths));
-  }
+  if (std::string gap = scan_gap(f); !gap.empty()) out.push_back(gap);
   return out;
 }
 
