@@ -106,6 +106,19 @@ struct EvaluatorsArgs {
   bool json = false;
 };
 
+struct GcArgs {
+  std::string store_dir;
+  std::optional<int> keep;  // --keep N: the newest N runs stay
+  std::string older_than;   // --older-than AGE ("90d"): older runs go; "" = any age
+  bool dry_run = false;
+  bool json = false;
+};
+
+struct DoctorArgs {
+  std::string store_dir;
+  bool json = false;
+};
+
 struct AssertArgs {
   std::vector<std::string> assertions;  // JSON texts
   std::string workspace = ".";
@@ -123,7 +136,9 @@ int assert_command(const AssertArgs& args);
 int verify_command(const VerifyArgs& args);
 int undo_command(const UndoArgs& args);
 // 0 when every protection is available, 1 when some are missing.
-int doctor_command(bool json);
+int doctor_command(const DoctorArgs& args);
+// 0 when done, 64 without --keep or --older-than, 70 when a snapshot repository could not be collected.
+int gc_command(const GcArgs& args);
 // 0 when the spec is valid for the agent's tools, 65 otherwise.
 int check_command(const CheckArgs& args);
 int verify_trajectory_command(const VerifyArgs& args);
@@ -135,6 +150,9 @@ std::vector<std::string> tools_for_format(const std::string& format);
 // The width to fit output to: $COLUMNS when set, else the terminal's (ioctl) when `fd` is one,
 // else 80.
 std::size_t terminal_width(int fd);
+
+// "2d", "12h", "30m", "45s" -> that many seconds; nullopt for anything else.
+std::optional<std::chrono::seconds> parse_age(const std::string& text);
 
 // "2d" -> the RFC 3339 time two days before `now`; an RFC 3339 time is returned as it is.
 Result<std::string> since_cutoff(const std::string& since, std::chrono::system_clock::time_point now);

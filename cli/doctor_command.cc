@@ -1,11 +1,16 @@
-// `candor doctor`: which protections of the process sandbox this kernel gives this user.
+// `candor doctor`: which protections of the process sandbox this kernel gives this user, and where
+// the run store is and how much it holds.
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "core/disk_usage.h"
+#include "store/run_store.h"
+#include "verify/snapshot_gc.h"
 #include "sandbox/pids_cgroup.h"
 #include "sandbox/process_sandbox.h"
 
@@ -63,9 +68,50 @@ std::vector<Line> lines_for(const sandbox::Protections& p) {
   };
 }
 
+// The store as it is: never created or written by looking at it.
+nlohmann::json store_facts(const std::string& given) {
+  std::string dir = given.empty() ? store::default_store_dir() : given;
+  nlohmann::json j = {{"path", dir}, {"exists", std::filesystem::exists(dir + "/candor.db")}};
+  if (!j["exists"].get<bool>()) return j;
+  verify::SnapshotUsage snapshots = verify::snapshot_usage(dir);
+  DiskUsage database{};
+  for (const char* name : {"/candor.db", "/candor.db-wal", "/candor.db-shm"}) database.bytes += disk_usage(dir + name).bytes;
+  j["bytes"] = disk_usage(dir).bytes;
+  j["database_bytes"] = database.bytes;
+  j["snapshot_repositories"] = snapshots.repositories;
+  j["snapshot_bytes"] = snapshots.bytes;
+  auto opened = store::RunStore::open(dir);
+  auto runs = opened.ok() ? (*opened)->count_runs() : Result<std::int64_t>(opened.error());
+  if (runs.ok()) {
+    j["runs"] = *runs;
+  } else {
+    j["runs"] = nullptr;
+    j["error"] = runs.error().message;
+  }
+  return j;
+}
+
+void print_store(const nlohmann::json& s) {
+  std::printf("\nthe run store:\n\n  %-12s %s\n", "location", s["path"].get<std::string>().c_str());
+  if (!s["exists"].get<bool>()) {
+    std::printf("  %-12s none yet (the first run creates it)\n", "size");
+    return;
+  }
+  std::printf("  %-12s %s on disk: database %s, %zu snapshot repositor%s %s\n", "size",
+              human_bytes(s["bytes"].get<std::uint64_t>()).c_str(), human_bytes(s["database_bytes"].get<std::uint64_t>()).c_str(),
+              s["snapshot_repositories"].get<std::size_t>(), s["snapshot_repositories"].get<std::size_t>() == 1 ? "y" : "ies",
+              human_bytes(s["snapshot_bytes"].get<std::uint64_t>()).c_str());
+  if (s["runs"].is_null()) {
+    std::printf("  %-12s unknown: %s\n", "runs", s.value("error", "?").c_str());
+  } else {
+    std::printf("  %-12s %lld (candor gc --keep N or --older-than AGE removes old ones)\n", "runs", s["runs"].get<long long>());
+  }
+}
+
 }  // namespace
 
-int doctor_command(bool json) {
+int doctor_command(const DoctorArgs& args) {
+  bool json = args.json;
   sandbox::Protections p = sandbox::probe_protections(sandbox::mechanisms_from_environment());
   auto lines = lines_for(p);
   if (json) {
@@ -73,6 +119,7 @@ int doctor_command(bool json) {
     nlohmann::json details = nlohmann::json::object();
     for (const auto& l : lines) details[l.name] = l.detail;
     j["details"] = details;
+    j["store"] = store_facts(args.store_dir);
     std::printf("%s\n", j.dump(2).c_str());
   } else {
     std::printf("the process sandbox for shell steps and external evaluators, on this machine:\n\n");
@@ -85,6 +132,7 @@ int doctor_command(bool json) {
       for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
       std::printf("\nmissing: %s; runs say so in their report, and --require-sandbox refuses to run\n", names.c_str());
     }
+    print_store(store_facts(args.store_dir));
   }
   return p.missing().empty() ? kExitSuccess : kExitPartial;
 }

@@ -109,16 +109,22 @@ std::size_t terminal_width(int fd) {
   return 80;
 }
 
-Result<std::string> since_cutoff(const std::string& since, std::chrono::system_clock::time_point now) {
-  if (since.size() >= 2 && std::isdigit(static_cast<unsigned char>(since[0]))) {
-    char unit = since.back();
-    std::string digits = since.substr(0, since.size() - 1);
-    if (digits.find_first_not_of("0123456789") == std::string::npos && digits.size() < 9) {
-      long n = std::stol(digits);
-      long seconds = unit == 'd' ? n * 86400 : unit == 'h' ? n * 3600 : unit == 'm' ? n * 60 : unit == 's' ? n : -1;
-      if (seconds >= 0) return format_timestamp(now - std::chrono::seconds(seconds));
-    }
+std::optional<std::chrono::seconds> parse_age(const std::string& text) {
+  if (text.size() < 2 || !std::isdigit(static_cast<unsigned char>(text[0]))) return std::nullopt;
+  std::string digits = text.substr(0, text.size() - 1);
+  if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() >= 9) return std::nullopt;
+  long n = std::stol(digits);
+  switch (text.back()) {
+    case 'd': return std::chrono::seconds(n * 86400);
+    case 'h': return std::chrono::seconds(n * 3600);
+    case 'm': return std::chrono::seconds(n * 60);
+    case 's': return std::chrono::seconds(n);
+    default: return std::nullopt;
   }
+}
+
+Result<std::string> since_cutoff(const std::string& since, std::chrono::system_clock::time_point now) {
+  if (auto age = parse_age(since)) return format_timestamp(now - *age);
   if (since.size() >= 10 && since[4] == '-' && since[7] == '-') return since;  // an RFC 3339 date or time
   return make_error(ErrorCode::kUsage, fmt::format("--since \"{}\": expected 2d, 12h, 30m, 45s or an RFC 3339 time", since));
 }

@@ -231,9 +231,18 @@ int main(int argc, char** argv) {
   assert_cmd->add_flag("--allow-network", assert_args.allow_network, "let commands use the network");
   assert_cmd->add_flag("--json", assert_args.json, "print JSON");
 
-  bool doctor_json = false;
-  auto* doctor_cmd = app.add_subcommand("doctor", "which sandbox protections this machine gives shell steps");
-  doctor_cmd->add_flag("--json", doctor_json, "print JSON");
+  DoctorArgs doctor;
+  auto* doctor_cmd = app.add_subcommand("doctor", "which sandbox protections this machine gives shell steps, and the run store's size");
+  doctor_cmd->add_option("--store", doctor.store_dir, "run store folder");
+  doctor_cmd->add_flag("--json", doctor.json, "print JSON");
+
+  GcArgs gc;
+  auto* gc_cmd = app.add_subcommand("gc", "remove old runs and the snapshots only they used (one of --keep, --older-than is required)");
+  gc_cmd->add_option("--keep", gc.keep, "keep the newest N runs, remove the others")->check(whole_number(0, 100000000, "runs"));
+  gc_cmd->add_option("--older-than", gc.older_than, "remove runs older than this: 90d, 12h, 30m (with --keep: only those both remove)");
+  gc_cmd->add_flag("--dry-run", gc.dry_run, "say what would be removed; remove nothing");
+  gc_cmd->add_option("--store", gc.store_dir, "run store folder");
+  gc_cmd->add_flag("--json", gc.json, "print JSON");
 
   run_cmd->footer(examples("candor run \"Change the background to dark green\" -C ./site",
                            "candor run \"Fix the failing test\" --llm openai:qwen2.5-coder --timeout 300"));
@@ -248,6 +257,7 @@ int main(int argc, char** argv) {
   assert_cmd->footer(examples("candor assert '{\"type\": \"file_exists\", \"path\": \"index.html\"}' -C ./site",
                               "candor assert '{\"type\": \"command_succeeds\", \"cmd\": \"make test\"}' --json"));
   doctor_cmd->footer(examples("candor doctor", "candor doctor --json"));
+  gc_cmd->footer(examples("candor gc --older-than 90d --dry-run", "candor gc --keep 50 --json"));
 
   std::vector<std::string> commands;
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
@@ -301,7 +311,8 @@ int main(int argc, char** argv) {
       return verify.git_range.empty() ? verify_command(verify) : verify_git_command(verify);
     }
     if (undo_cmd->parsed()) return undo_command(undo);
-    if (doctor_cmd->parsed()) return doctor_command(doctor_json);
+    if (doctor_cmd->parsed()) return doctor_command(doctor);
+    if (gc_cmd->parsed()) return gc_command(gc);
     if (check_cmd->parsed()) return check_command(check);
   } catch (const std::exception& e) {
     return report_error(candor::make_error(candor::ErrorCode::kInternal, std::string("internal error: ") + e.what()));

@@ -126,7 +126,8 @@ Result<std::unique_ptr<RunStore>> RunStore::open(const std::string& dir) {
   }
   std::unique_ptr<RunStore> store(new RunStore(std::filesystem::absolute(dir).lexically_normal().string(), db));
   sqlite3_busy_timeout(db, 5000);
-  TRY_STATUS(store->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"));
+  // auto_vacuum takes effect only on a database with no table yet, and only before WAL is on.
+  TRY_STATUS(store->exec("PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"));
   {
     Stmt s(db, "PRAGMA user_version");
     if (s.ok() && s.step() == SQLITE_ROW && s.int64(0) > kSchemaVersion) {
@@ -265,6 +266,49 @@ Result<StoredRun> RunStore::load(const std::string& id) const {
     run.events.push_back(std::move(e));
   }
   return run;
+}
+
+Result<std::int64_t> RunStore::count_runs() const {
+  Stmt s(db_, "SELECT COUNT(*) FROM runs");
+  if (!s.ok() || s.step() != SQLITE_ROW) return db_error(db_, "count runs");
+  return s.int64(0);
+}
+
+Status RunStore::remove_runs(const std::vector<std::string>& ids) {
+  constexpr std::size_t kPerTransaction = 50;
+  for (std::size_t from = 0; from < ids.size(); from += kPerTransaction) {
+    TRY_STATUS(exec("BEGIN IMMEDIATE"));
+    Status done = ok_status();
+    for (std::size_t i = from; i < ids.size() && i < from + kPerTransaction && done.ok(); ++i) {
+      for (const char* sql : {"DELETE FROM events WHERE run_id = ?", "DELETE FROM runs WHERE id = ?"}) {
+        Stmt s(db_, sql);
+        if (!s.ok() || s.bind(1, ids[i]).step() != SQLITE_DONE) {
+          done = db_error(db_, "remove run " + ids[i]);
+          break;
+        }
+      }
+    }
+    if (!done.ok()) {
+      (void)exec("ROLLBACK");
+      return done;
+    }
+    TRY_STATUS(exec("COMMIT"));
+  }
+  return ok_status();
+}
+
+Result<bool> RunStore::compact() {
+  bool incremental = false;
+  {
+    Stmt mode(db_, "PRAGMA auto_vacuum");  // finalized before the writes below: it holds a read
+    if (!mode.ok() || mode.step() != SQLITE_ROW) return db_error(db_, "read auto_vacuum");
+    incremental = mode.int64(0) == 2;
+  }
+  if (incremental) TRY_STATUS(exec("PRAGMA incremental_vacuum"));
+  // The write-ahead log holds the removal until a checkpoint: fold it in and truncate it. A
+  // reader in another process may keep part of it; that part goes at a later checkpoint.
+  (void)exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  return incremental;
 }
 
 }  // namespace candor::store

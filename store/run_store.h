@@ -77,6 +77,17 @@ class RunStore final : public EventSink {
   // matches are an error naming them.
   Result<std::string> resolve(const std::string& ref) const;
   Result<StoredRun> load(const std::string& id) const;
+  Result<std::int64_t> count_runs() const;
+
+  // Removes the runs and their events, a few runs per transaction, so that a live run writing
+  // its events meanwhile waits briefly (within the busy timeout), never fails. Unknown ids are
+  // no error: a second gc may have removed them first.
+  Status remove_runs(const std::vector<std::string>& ids);
+  // Gives the pages removed runs freed back to the file system, where the database allows it:
+  // stores created by a candor with `gc` use auto_vacuum=incremental; older ones keep the free
+  // pages for later runs (a full VACUUM would block live runs). Returns whether the file could
+  // shrink.
+  Result<bool> compact();
 
  private:
   RunStore(std::string dir, sqlite3* db);

@@ -68,7 +68,7 @@ TEST_SUITE("e2e") {
     CHECK(top.exit_code == 0);
     CHECK(has(top.out, "Usage: candor "));
     CHECK_FALSE(has(top.out, "/candor "));
-    for (const char* cmd : {"run", "exec", "runs", "report", "verify", "check", "undo", "evaluators", "assert", "doctor"}) {
+    for (const char* cmd : {"run", "exec", "runs", "report", "verify", "check", "undo", "evaluators", "assert", "doctor", "gc"}) {
       CAPTURE(cmd);
       auto h = env.candor({cmd, "--help"});
       CHECK(h.exit_code == 0);

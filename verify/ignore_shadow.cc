@@ -32,6 +32,18 @@ void remove_leftovers(const std::string& parent) {
 
 }  // namespace
 
+std::vector<std::string> remove_all_shadows(const std::string& parent) {
+  std::vector<std::string> removed;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(parent, ec)) {
+    if (e.path().filename().string().rfind(kPrefix, 0) != 0) continue;
+    std::error_code rm;
+    fs::remove_all(e.path(), rm);
+    if (!rm) removed.push_back(e.path().string());
+  }
+  return removed;
+}
+
 Result<IgnoreShadow> IgnoreShadow::create(const std::string& parent) {
   remove_leftovers(parent);
   std::string templ = fmt::format("{}/{}{}-XXXXXX", parent, kPrefix, ::getpid());

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/result.h"
 #include "verify/beneath.h"
@@ -34,5 +35,9 @@ class IgnoreShadow {
   explicit IgnoreShadow(std::string path) : path_(std::move(path)) {}
   std::string path_;
 };
+
+// Removes every shadow in `parent` and returns their paths: for `candor gc`, which holds the
+// repository's lock exclusively, so none of them belongs to a live process.
+std::vector<std::string> remove_all_shadows(const std::string& parent);
 
 }  // namespace candor::verify

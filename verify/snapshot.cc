@@ -21,6 +21,7 @@
 #include "core/git_ptr.h"
 #include "verify/beneath.h"
 #include "verify/ignore_shadow.h"
+#include "verify/repository_lock.h"
 #include "verify/workdir_walk.h"
 
 namespace candor::verify {
@@ -163,6 +164,7 @@ bool is_subset(const std::set<std::string>& a, const std::set<std::string>& b) {
 }  // namespace
 
 struct SnapshotStore::Impl {
+  std::optional<RepositoryLock> in_use;  // first: released after every handle below is closed
   Repo repo;
   Index index;
   std::string workdir;
@@ -204,14 +206,18 @@ SnapshotStore::SnapshotStore(std::unique_ptr<Impl> impl, std::string repo_path)
     : impl_(std::move(impl)), repo_path_(std::move(repo_path)) {}
 SnapshotStore::~SnapshotStore() = default;
 
+std::string snapshot_repository_path(const std::string& store_dir, const std::string& workspace_root) {
+  git_oid name_hash;
+  git_odb_hash(&name_hash, workspace_root.data(), workspace_root.size(), GIT_OBJECT_BLOB);
+  return fmt::format("{}/snapshots/{}.git", store_dir, oid_str(name_hash).substr(0, 16));
+}
+
 Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& store_dir, const std::string& workspace_root,
                                                            const std::vector<std::string>& extra_ignore) {
   init_once();
-  git_oid name_hash;
-  git_odb_hash(&name_hash, workspace_root.data(), workspace_root.size(), GIT_OBJECT_BLOB);
-  std::string repo_path = fmt::format("{}/snapshots/{}.git", store_dir, oid_str(name_hash).substr(0, 16));
-
+  std::string repo_path = snapshot_repository_path(store_dir, workspace_root);
   auto impl = std::make_unique<Impl>();
+  TRY(impl->in_use, RepositoryLock::shared(repo_path));
   if (git_repository_open_bare(impl->repo.out(), repo_path.c_str()) != 0) {
     TRY_STATUS(create_repository(repo_path, workspace_root));
     if (git_repository_open_bare(impl->repo.out(), repo_path.c_str()) != 0) return git_failure("open " + repo_path);

@@ -18,6 +18,9 @@
 
 namespace candor::verify {
 
+// Where the snapshots of `workspace_root` (absolute) live in the store:
+// `store_dir`/snapshots/<hash of the path>.git.
+std::string snapshot_repository_path(const std::string& store_dir, const std::string& workspace_root);
 
 // Not thread-safe. One per run. Two runs on one workspace at once share the repository: objects
 // are safe to share, and each run keeps its index in memory and its frozen ignore rules in a
@@ -26,7 +29,8 @@ namespace candor::verify {
 class SnapshotStore {
  public:
   // Opens or creates the snapshot repository for `workspace_root` (absolute) beneath
-  // `store_dir`/snapshots/. Follows the workspace's .gitignore files (not the user's global
+  // `store_dir`/snapshots/, and holds its RepositoryLock (shared) until it goes: `candor gc` leaves
+  // the repository alone meanwhile (and this waits while a gc holds it). Follows the workspace's .gitignore files (not the user's global
   // excludes) and `extra_ignore` (config snapshot.ignore: gitignore patterns relative to the
   // root, given here so the first scan already leaves them out); any `.git` and the root's
   // .candor are never part of a snapshot.
