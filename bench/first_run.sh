@@ -32,6 +32,7 @@ for d in range(100):
 PY
 printf 'build/\n' > "$ws/.gitignore"
 git -C "$ws" init -q
+git -C "$ws" config gc.auto 0   # no background gc packing the objects while the bench copies them
 git -C "$ws" add -A
 git -C "$ws" -c user.name=bench -c user.email=bench@localhost commit -qm base
 cp -a "$ws" "$bare"
