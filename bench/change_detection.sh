@@ -9,23 +9,9 @@ bin=${BENCH_BIN:-$here/build/bench/change_detection}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 ws=$work/ws
-mkdir -p "$ws"
+. "$here/bench/git_workspace.sh"
 
-echo "building a git workspace of $files files in 100 folders ..."
-python3 - "$ws" "$files" <<'PY'
-import os, sys
-root, n = sys.argv[1], int(sys.argv[2])
-per = max(1, n // 100)
-for d in range(100):
-    os.makedirs(f"{root}/d{d}", exist_ok=True)
-    for f in range(per):
-        with open(f"{root}/d{d}/f{f}.txt", "w") as fh:
-            fh.write(f"file {d}/{f}\n" * 4)
-PY
-printf 'build/\n' > "$ws/.gitignore"
-git -C "$ws" init -q
-git -C "$ws" add -A
-git -C "$ws" -c user.name=bench -c user.email=bench@localhost commit -qm base
+build_git_workspace "$ws" "$files"
 git -C "$ws" status --porcelain >/dev/null   # refresh git's own stat cache first
 echo "git $(git --version | cut -d' ' -f3), $(nproc) cores"
 "$bin" "$work/store" "$ws" "$iterations"

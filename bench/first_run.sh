@@ -16,25 +16,10 @@ trap 'rm -rf "$work"' EXIT
 ws=$work/ws
 bare=$work/ws-norepo
 export HOME=$work/home GIT_CONFIG_NOSYSTEM=1  # no user settings in either tool's way
-mkdir -p "$ws" "$HOME"
+mkdir -p "$HOME"
+. "$here/bench/git_workspace.sh"
 
-echo "building a git workspace of $files files (100 folders x 10 x $((files / 1000 > 0 ? files / 1000 : 1))) ..."
-python3 - "$ws" "$files" <<'PY'
-import os, sys
-root, n = sys.argv[1], int(sys.argv[2])
-per = max(1, n // 1000)
-for d in range(100):
-    for s in range(10):
-        os.makedirs(f"{root}/d{d}/s{s}", exist_ok=True)
-        for f in range(per):
-            with open(f"{root}/d{d}/s{s}/f{f}.txt", "w") as fh:
-                fh.write(f"file {d}/{s}/{f}\n" * 4)
-PY
-printf 'build/\n' > "$ws/.gitignore"
-git -C "$ws" init -q
-git -C "$ws" config gc.auto 0   # no background gc packing the objects while the bench copies them
-git -C "$ws" add -A
-git -C "$ws" -c user.name=bench -c user.email=bench@localhost commit -qm base
+build_git_workspace "$ws" "$files"
 cp -a "$ws" "$bare"
 rm -rf "$bare/.git"
 sleep 2                                      # past git's racy window: the index can vouch for every file
