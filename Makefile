@@ -7,7 +7,8 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 PACKAGES := g++ meson ninja-build pkg-config cmake git procps \
             nlohmann-json3-dev libgit2-dev doctest-dev libcurl4-openssl-dev libsqlite3-dev \
-            libcli11-dev libfmt-dev libre2-dev libcpp-httplib-dev libseccomp-dev
+            libcli11-dev libfmt-dev libre2-dev libcpp-httplib-dev libseccomp-dev \
+            libssl-dev zlib1g-dev
 # Only the benchmarks need /usr/bin/time (peak memory).
 BENCH_PACKAGES := time
 # Only the tests need a browser (the HTML report is checked in headless Chromium).

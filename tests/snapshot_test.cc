@@ -336,6 +336,10 @@ TEST_SUITE("verify") {
       std::string ws = make_temp_dir("ws");
       write_file(ws + "/a.txt", "a\n");
       write_file(ws + "/d/b.txt", "b\n");
+      write_file(ws + "/empty", "");
+      std::string big(300000, 'x');  // a size that takes four bytes of a pack entry's header
+      for (std::size_t i = 0; i < big.size(); i += 7) big[i] = static_cast<char>('a' + i % 26);
+      write_file(ws + "/big.bin", big);
       std::vector<std::string> git = {"/usr/bin/git", "-C", ws, "-c", "user.name=t", "-c", "user.email=t@localhost"};
       auto run_git = [&](std::vector<std::string> args) {
         args.insert(args.begin(), git.begin(), git.end());
@@ -370,6 +374,7 @@ TEST_SUITE("verify") {
       CAPTURE(fsck.out + fsck.err);
       CHECK(fsck.exit_code == 0);
       CHECK((*snap)->read(before, "a.txt").value() == std::optional<std::string>("a\n"));
+      CHECK((*snap)->read(after, "big.bin").value() == std::optional<std::string>(big));
       // Objects go to packs, not a file each.
       int loose = 0;
       for (const auto& e : fs::recursive_directory_iterator((*snap)->repository_path() + "/objects")) {

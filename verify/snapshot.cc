@@ -367,9 +367,17 @@ struct BlobWrite {
 // Where staged contents go: small ones to the repository (whose writes collect in memory until the
 // next pack; `in_memory` counts their bytes), large ones streamed to a loose object on disk.
 struct BlobSink {
-  git_repository* repo;
+  PackedWrites* packs;
   git_odb* disk;
   std::uint64_t* in_memory;
+
+  git_oid add(std::string content) const {
+    git_oid id;
+    git_odb_hash(&id, content.data(), content.size(), GIT_OBJECT_BLOB);
+    *in_memory += content.size();
+    packs->add_blob(id, std::move(content));
+    return id;
+  }
 };
 
 Result<BlobWrite> write_blob(const BlobSink& sink, int fd, std::int64_t size) {
@@ -377,9 +385,7 @@ Result<BlobWrite> write_blob(const BlobSink& sink, int fd, std::int64_t size) {
   if (size <= kBufferedMax) {
     std::string content;
     if (!read_to_end(fd, content)) return BlobWrite{std::nullopt, true};
-    if (git_blob_create_from_buffer(&id, sink.repo, content.data(), content.size()) != 0) return git_failure("write blob");
-    *sink.in_memory += content.size();
-    return BlobWrite{id};
+    return BlobWrite{sink.add(std::move(content))};
   }
   OdbStream stream;
   if (git_odb_open_wstream(stream.out(), sink.disk, static_cast<git_object_size_t>(size), GIT_OBJECT_BLOB) != 0) {
@@ -406,7 +412,7 @@ Result<Entry::Kind> stage(const BeneathRoot& root, const BlobSink& sink, git_ind
     if (e.kind == Entry::Kind::kGone || e.kind == Entry::Kind::kUnreadable) return e.kind;
     git_oid id;
     if (e.kind == Entry::Kind::kSymlink) {
-      if (git_blob_create_from_buffer(&id, sink.repo, e.target.data(), e.target.size()) != 0) return git_failure("write blob");
+      id = sink.add(e.target);
     } else {
       TRY(BlobWrite blob, write_blob(sink, e.fd.get(), static_cast<std::int64_t>(e.st.st_size)));
       if (blob.read_error) return Entry::Kind::kUnreadable;
@@ -528,7 +534,7 @@ Result<std::vector<std::string>> SnapshotStore::scan() {
   if (m.after_walk_hook) m.after_walk_hook();
 
   // 3. Update the index: hash what may have changed; a stat-only change (touch) is no change.
-  BlobSink sink{m.repo.get(), m.own.get(), &m.unpacked_bytes};
+  BlobSink sink{&m.packs, m.own.get(), &m.unpacked_bytes};
   std::set<std::string> changed;
   std::vector<std::string> unread = w.unread;
   for (const auto& path : w.candidates) {

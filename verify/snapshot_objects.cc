@@ -4,12 +4,13 @@
 
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
 #include <git2/sys/odb_backend.h>
+
+#include "verify/pack_writer.h"
 
 namespace candor::verify {
 namespace {
@@ -169,21 +170,19 @@ Result<PackedWrites> PackedWrites::attach(git_repository* repo, const std::strin
   return out;
 }
 
+void PackedWrites::add_blob(const git_oid& id, std::string content) {
+  memory_->objects.try_emplace(id, MemoryObjects::Object{GIT_OBJECT_BLOB, std::move(content)});
+}
+
 Status PackedWrites::write_pack() {
   if (memory_->objects.empty()) return ok_status();
-  GitPtr<git_packbuilder, git_packbuilder_free> builder;
-  if (git_packbuilder_new(builder.out(), repo_) != 0) return git_failure("start a pack");
-  git_packbuilder_set_threads(builder.get(), 0);  // as many as there are cores
-  for (const auto& [id, object] : memory_->objects) {
-    if (git_packbuilder_insert(builder.get(), &id, nullptr) != 0) return git_failure("add an object to a pack");
-  }
-  if (git_packbuilder_write(builder.get(), pack_dir_.c_str(), 0, nullptr, nullptr) != 0) return git_failure("write a pack");
+  std::vector<PackObject> objects;
+  objects.reserve(memory_->objects.size());
+  for (const auto& [id, object] : memory_->objects) objects.push_back({id, object.type, &object.data});
   // Git's partial-clone convention: objects this pack names but nobody copied (blobs the
-  // workspace's repository holds) are allowed to be missing. libgit2 ignores the file.
-  std::string promisor = fmt::format("{}/pack-{}.promisor", pack_dir_, git_packbuilder_name(builder.get()));
-  std::ofstream(promisor, std::ios::binary | std::ios::trunc).close();
-  struct stat st {};
-  if (::stat(promisor.c_str(), &st) != 0) return make_error(ErrorCode::kIo, "snapshot: cannot write " + promisor);
+  // workspace's repository holds) are allowed to be missing. libgit2 ignores the marker.
+  TRY(std::string name, write_pack_files(pack_dir_, std::move(objects), "promisor"));
+  (void)name;
   GitPtr<git_odb, git_odb_free> odb;
   if (git_repository_odb(odb.out(), repo_) != 0 || git_odb_refresh(odb.get()) != 0) return git_failure("reload packs");
   memory_->objects.clear();

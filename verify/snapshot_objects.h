@@ -40,6 +40,11 @@ class PackedWrites {
   static Result<PackedWrites> attach(git_repository* repo, const std::string& repo_path);
   PackedWrites() = default;
 
+  // Adds a blob whose id the caller computed (git_odb_hash), without the existence checks a write
+  // through the object database makes (a path lookup and a rescan of the packs per object). A
+  // blob the store already holds is then packed once more: harmless to git.
+  void add_blob(const git_oid& id, std::string content);
+
   // Writes what is in memory as one promisor pack under objects/pack and empties the memory. A
   // no-op when nothing was written.
   Status write_pack();
