@@ -50,6 +50,7 @@ bench: build
 	bench/change_detection.sh
 	bench/store_listing.sh
 	bench/sandbox_overhead.sh
+	bench/verify_git.sh
 
 # Every test under AddressSanitizer, UndefinedBehaviorSanitizer and LeakSanitizer.
 sanitize: deps

@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
 
   std::vector<double> git, candor;
   for (int i = 0; i < iterations; ++i) {
-    touch(ws + "/d" + std::to_string(i % 100) + "/s0/f1.txt", i);
+    touch(ws + "/d" + std::to_string(i % 100) + "/f1.txt", i);
     auto time_candor = [&]() -> bool {
       auto c0 = clock::now();
       auto scan = (*snap)->scan();

@@ -5,17 +5,7 @@ build_git_workspace() {
   local ws=$1 files=$2
   mkdir -p "$ws"
   echo "building a git workspace of $files files (100 folders x 10 x $((files / 1000 > 0 ? files / 1000 : 1))) ..."
-  python3 - "$ws" "$files" <<'PY'
-import os, sys
-root, n = sys.argv[1], int(sys.argv[2])
-per = max(1, n // 1000)
-for d in range(100):
-    for s in range(10):
-        os.makedirs(f"{root}/d{d}/s{s}", exist_ok=True)
-        for f in range(per):
-            with open(f"{root}/d{d}/s{s}/f{f}.txt", "w") as fh:
-                fh.write(f"file {d}/{s}/{f}\n" * 4)
-PY
+  python3 "$(dirname "${BASH_SOURCE[0]}")/make_tree.py" "$ws" "$files" 10
   printf 'build/\n' > "$ws/.gitignore"
   git -C "$ws" init -q
   git -C "$ws" config gc.auto 0   # no background gc packing the objects while a benchmark copies them

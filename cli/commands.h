@@ -46,7 +46,6 @@ struct RunArgs {
   std::string criterion_file;
   int max_goal_attempts = 5;
   bool json = false;
-  bool quiet = false;
   SessionArgs session;
 };
 
@@ -71,12 +70,24 @@ struct ReportArgs {
 struct VerifyArgs {
   std::string run = "last";
   std::string store_dir;
-  std::string judge = "never";
+  std::string judge;  // "" = the policy the run was recorded with (never for older runs)
   std::string llm;
   bool json = false;
   std::string acceptance_file;
   std::string trajectory_file;  // with `format`: another agent's transcript instead of a run
   std::string format;
+  bool quiet = false;  // -q: no "judge… N s" on a terminal while the judge is asked
+  bool judge_given = false;  // --judge was on the command line
+  // `verify --git RANGE`: a change made elsewhere (verify_git_command).
+  std::string git_range;
+  std::string repo = ".";
+  std::string goal;
+  std::string goal_file;
+  std::string kind;  // "" = modify
+  std::vector<std::string> expects;
+  std::vector<std::string> questions;
+  std::vector<std::string> scope;
+  bool markdown = false;
 };
 
 struct CheckArgs {
@@ -116,6 +127,8 @@ int doctor_command(bool json);
 // 0 when the spec is valid for the agent's tools, 65 otherwise.
 int check_command(const CheckArgs& args);
 int verify_trajectory_command(const VerifyArgs& args);
+// `candor verify --git RANGE --goal TEXT`: another agent's commits, verified and stored as a run.
+int verify_git_command(const VerifyArgs& args);
 // The tools an acceptance spec is checked against: candor's ("") or an import format's.
 std::vector<std::string> tools_for_format(const std::string& format);
 

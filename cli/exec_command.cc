@@ -1,12 +1,15 @@
 // `candor exec PLAN.json`: one given plan, no planner, no replans.
 #include "cli/commands.h"
 #include "cli/finish_run.h"
+#include "cli/progress_output.h"
 #include "cli/session.h"
 
 namespace candor::cli {
 
 int exec_command(const ExecArgs& args) {
+  auto progress = stderr_progress(args.session.quiet);
   SessionArgs sa = args.session;
+  sa.progress = progress.get();
   sa.max_replans = 0;  // exec never replans
   sa.cancel = &interrupted();
   auto session = Session::open(sa);
@@ -37,7 +40,8 @@ int exec_command(const ExecArgs& args) {
   }
 
   std::string goal = args.goal.empty() ? "exec " + args.plan_file : args.goal;
-  s.options().plan_assertions_by = Provenance::kUser;  // the person who gave the plan wrote its checks
+  s.options().plan_assertions_by = Provenance::kUser;
+  s.options().judge_policy = judge ? args.judge : "never";  // no LLM to ask: the verdict is the judge-less one  // the person who gave the plan wrote its checks
   install_interrupt_handler();
   if (Status started = s.start(goal); !started.ok()) return report_error(started.error());
   executor::Executor& ex = s.executor();

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "report/formats.h"
 #include "report/report.h"
 #include "verify/tier1.h"
 #include "verify/verdict.h"
@@ -39,12 +40,19 @@ const std::atomic<bool>& interrupted() { return g_interrupted; }
 
 int finish_run(store::RunStore& store, const RunFacts& facts, const std::string& created_at, bool json,
                const verify::Tier1Result& tier1, const verify::JudgeOutcome* judge) {
+  return finish_run(store, facts, created_at, json ? ReportFormat::kJson : ReportFormat::kTerminal, tier1, judge);
+}
+
+int finish_run(store::RunStore& store, const RunFacts& facts, const std::string& created_at, ReportFormat format,
+               const verify::Tier1Result& tier1, const verify::JudgeOutcome* judge) {
   verify::Decision decision = verify::decide(tier1, judge, facts.goal_validations);
   nlohmann::json report = report::build_report(facts, tier1, decision, created_at, judge);
   Status stored = store.finish_run(facts.run_id, {to_string(facts.status), to_string(decision.verdict), decision.by,
                                                   to_json(facts), report});
-  if (json) {
+  if (format == ReportFormat::kJson) {
     std::fputs((report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n").c_str(), stdout);
+  } else if (format == ReportFormat::kMarkdown) {
+    std::fputs(report::render_markdown(report).c_str(), stdout);
   } else {
     std::fputs(report::render_terminal(report, {report::want_color(1), 80}).c_str(), stdout);
   }

@@ -16,7 +16,12 @@ namespace candor::cli {
 
 // Decides (tier 1, the judge's answers when asked, the reviews), builds, stores and prints the
 // report. Returns the exit code for the verdict (0 success, 1 partial, 2 fail).
+// How the report is printed on stdout.
+enum class ReportFormat { kTerminal, kJson, kMarkdown };
+
 int finish_run(store::RunStore& store, const RunFacts& facts, const std::string& created_at, bool json,
+               const verify::Tier1Result& tier1, const verify::JudgeOutcome* judge);
+int finish_run(store::RunStore& store, const RunFacts& facts, const std::string& created_at, ReportFormat format,
                const verify::Tier1Result& tier1, const verify::JudgeOutcome* judge);
 
 int exit_code_for(Verdict verdict);

@@ -136,7 +136,9 @@ int main(int argc, char** argv) {
     cmd->add_option("--acceptance", s.acceptance_file, "acceptance spec JSON: checkpoints the run's trajectory must hit (DESIGN.md)");
     cmd->add_option("--kind", s.kind, "the goal kind, fixed before any plan: modify (asks for a change) or inspect (asks a question)")
         ->check(CLI::IsMember({"modify", "inspect"}));
+    cmd->add_flag("-q,--quiet", s.quiet, "no progress on stderr while running");
     cmd->add_option("--pass-env", s.pass_env, "an environment variable shell steps may see although it looks like a credential (repeatable)");
+    cmd->add_option("--scope", s.scope, "GLOB: a path the run may change (repeatable; with config scope); a change elsewhere blocks success");
   };
 
   RunArgs run;
@@ -153,7 +155,6 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--criterion-file", run.criterion_file, "the reviewer's criterion, from a file");
   run_cmd->add_option("--max-goal-attempts", run.max_goal_attempts, "reviews before giving up (default 5)")->check(whole_number(1, 100, "attempts"));
   run_cmd->add_flag("--json", run.json, "print the report as JSON");
-  run_cmd->add_flag("-q,--quiet", run.quiet, "no progress lines while running");
 
   ExecArgs exec;
   auto* exec_cmd = app.add_subcommand("exec", "execute a given plan, then verify (no planner, no replans)");
@@ -187,13 +188,23 @@ int main(int argc, char** argv) {
   auto* verify_cmd = app.add_subcommand("verify", "recompute the verdict of a recorded run (no planner)");
   verify_cmd->add_option("run", verify.run, "run id, a unique prefix or suffix (the random part), or last");
   verify_cmd->add_option("--store", verify.store_dir, "run store folder");
-  verify_cmd->add_option("--judge", verify.judge, "tier 2: never (default), auto, always")->check(CLI::IsMember({"auto", "always", "never"}));
+  verify_cmd->add_option("--judge", verify.judge, "tier 2: auto, always, never (default: the policy the run was recorded with; never for runs recorded before it was kept)")->check(CLI::IsMember({"auto", "always", "never"}));
   verify_cmd->add_option("--llm", verify.llm, "PROVIDER[:MODEL] for the judge (" + llm_default + ")");
   verify_cmd->add_flag("--json", verify.json, "print the report JSON");
+  verify_cmd->add_flag("-q,--quiet", verify.quiet, "no progress on stderr while the judge is asked");
   verify_cmd->add_option("--acceptance", verify.acceptance_file, "check the run (or the trajectory) against this acceptance spec");
   verify_cmd->add_option("--trajectory", verify.trajectory_file, "verify another agent's transcript instead of a recorded run");
   verify_cmd->add_option("--format", verify.format, "the transcript's format: claude-code, swe-agent, openhands, codex")
       ->check(CLI::IsMember({"claude-code", "swe-agent", "openhands", "codex"}));
+  verify_cmd->add_option("--git", verify.git_range, "verify a change made elsewhere: A..B, A...B (from the merge base) or one commit C");
+  verify_cmd->add_option("-C,--repo", verify.repo, "with --git: the repository's root (default: .)");
+  verify_cmd->add_option("--goal", verify.goal, "with --git: the goal the change was made for");
+  verify_cmd->add_option("--goal-file", verify.goal_file, "with --git: the goal, from a file (an issue's text)");
+  verify_cmd->add_option("--kind", verify.kind, "with --git: modify (default) or inspect")->check(CLI::IsMember({"modify", "inspect"}));
+  verify_cmd->add_option("--expect", verify.expects, "with --git: assertion JSON checked on the change's result (repeatable)");
+  verify_cmd->add_option("--question", verify.questions, "with --git: a yes/no question for the judge (repeatable; default: the goal decomposed)");
+  verify_cmd->add_option("--scope", verify.scope, "with --git: GLOB, a path the change may touch (repeatable); a change elsewhere blocks success");
+  verify_cmd->add_flag("--markdown", verify.markdown, "with --git: print the report as Markdown, for a pull-request comment");
 
   CheckArgs check;
   auto* check_cmd = app.add_subcommand("check", "validate an acceptance spec without running anything");
@@ -229,7 +240,8 @@ int main(int argc, char** argv) {
   exec_cmd->footer(examples("candor exec plan.json -C ./site", "candor exec plan.json -C ./site --json --expect '{\"type\": \"file_exists\", \"path\": \"index.html\"}'"));
   runs_cmd->footer(examples("candor runs", "candor runs --verdict partial --since 2d --json"));
   report_cmd->footer(examples("candor report", "candor report a89108 --html report.html"));
-  verify_cmd->footer(examples("candor verify last", "candor verify --trajectory session.jsonl --format claude-code --acceptance spec.json"));
+  verify_cmd->footer(examples("candor verify last",
+                              "candor verify --git main...HEAD --goal-file issue.md --expect '{\"type\": \"file_contains\", \"path\": \"README.md\", \"text\": \"Install\"}'"));
   check_cmd->footer(examples("candor check spec.json", "candor check spec.json --format swe-agent"));
   undo_cmd->footer(examples("candor undo last", "candor undo a89108 --force"));
   evaluators_cmd->footer(examples("candor evaluators", "candor evaluators -C ./site --json"));
@@ -284,7 +296,10 @@ int main(int argc, char** argv) {
     if (report_cmd->parsed()) return report_command(report);
     if (evaluators_cmd->parsed()) return evaluators_command(evaluators);
     if (assert_cmd->parsed()) return assert_command(assert_args);
-    if (verify_cmd->parsed()) return verify_command(verify);
+    if (verify_cmd->parsed()) {
+      verify.judge_given = verify_cmd->get_option("--judge")->count() > 0;
+      return verify.git_range.empty() ? verify_command(verify) : verify_git_command(verify);
+    }
     if (undo_cmd->parsed()) return undo_command(undo);
     if (doctor_cmd->parsed()) return doctor_command(doctor_json);
     if (check_cmd->parsed()) return check_command(check);

@@ -1,13 +1,11 @@
 // `candor run "GOAL"`: the planner loop over a workspace.
-#include <unistd.h>
-
 #include <csignal>
 
 #include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "cli/finish_run.h"
-#include "report/progress.h"
+#include "cli/progress_output.h"
 #include "cli/session.h"
 #include "executor/goal_gate.h"
 #include "executor/run_loop.h"
@@ -16,10 +14,6 @@
 #include "report/report.h"
 
 namespace candor::cli {
-namespace {
-
-
-}  // namespace
 
 int run_command(const RunArgs& args) {
   llm::ProviderChoice choice = llm::choose_provider(args.llm);
@@ -27,11 +21,10 @@ int run_command(const RunArgs& args) {
   if (args.goal.find_first_not_of(" \t\n") == std::string::npos) {
     return report_error(make_error(ErrorCode::kUsage, "the goal is empty"));
   }
-  bool tty = ::isatty(STDERR_FILENO) == 1;
-  report::TerminalProgress progress(stderr, tty, report::want_color(STDERR_FILENO));
+  auto progress = stderr_progress(args.session.quiet);
 
   SessionArgs sa = args.session;
-  sa.progress = args.quiet ? nullptr : &progress;
+  sa.progress = progress.get();
   sa.cancel = &interrupted();
   auto session = Session::open(sa);
   if (!session.ok()) return report_error(session.error());
@@ -57,6 +50,7 @@ int run_command(const RunArgs& args) {
     s.hide_from_steps(args.criterion_file);
   }
 
+  s.options().judge_policy = args.judge;
   install_interrupt_handler();
   if (Status started = s.start(args.goal); !started.ok()) return report_error(started.error());
   planner::PlannerOptions planner_options;

@@ -104,6 +104,9 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   if (config.output_cap_bytes) o.output_cap = *config.output_cap_bytes;
   o.network = config.network;
   o.snapshot_ignore = config.snapshot_ignore;
+  o.scope = config.scope;
+  o.scope.insert(o.scope.end(), args.scope.begin(), args.scope.end());
+  o.sensitive = config.sensitive;
   s->sandbox_policy_ = sandbox::make_sandbox_policy(*s->workspace_, config.sandbox);
   sandbox::SandboxPolicy& policy = s->sandbox_policy_;
   policy.hidden_paths.push_back(s->store_->dir());
@@ -161,10 +164,13 @@ int Session::finish(const RunFacts& given, bool json, llm::Provider* judge, veri
   verify::Tier1Result tier1 = verify::evaluate_tier1(facts);
   verify::JudgeOutcome outcome;
   if (judge != nullptr && verify::should_ask_judge(tier1, policy)) {
-    auto evidence = verify::gather_evidence(*snapshots_, facts, questions);
     double left = std::max(30.0, facts.budget.limits.timeout_s - facts.budget.used.elapsed_s);
-    outcome = verify::ask_judge(*judge, facts.goal, verify::judge_questions(facts.goal, questions), evidence,
-                                std::chrono::milliseconds(static_cast<long long>(left * 1000)));
+    {
+      ProgressWait waiting(options_.progress, WaitKind::kJudge);
+      auto evidence = verify::gather_evidence(snapshots_->trees(), facts, questions);
+      outcome = verify::ask_judge(*judge, facts.goal, verify::judge_questions(facts.goal, questions), evidence,
+                                  std::chrono::milliseconds(static_cast<long long>(left * 1000)));
+    }
     for (const auto& call : outcome.call_log) {
       nlohmann::json data = {{"role", call.role},
                              {"input_tokens", call.input_tokens},

@@ -31,13 +31,15 @@ struct SessionArgs {
   std::vector<std::string> expects;
   std::optional<int> max_replans, max_steps, timeout_s;
   std::optional<std::int64_t> max_tokens;
-  ProgressObserver* progress = nullptr;
+  bool quiet = false;                    // -q: no progress on stderr
+  ProgressObserver* progress = nullptr;  // borrowed; null = none
   const std::atomic<bool>* cancel = nullptr;
   bool allow_network = false;    // --allow-network: shell steps may use the network
   bool require_sandbox = false;  // --require-sandbox: refuse to run without every protection
   std::vector<std::string> pass_env;  // --pass-env NAME: credentials a shell step may see
   std::string acceptance_file;        // --acceptance SPEC: checked once after the loop
   std::string kind;                   // --kind modify|inspect: fixed before any plan ("" = the plan says)
+  std::vector<std::string> scope;     // --scope GLOB: the paths the run may change (with config `scope`)
 };
 
 class Session {

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/finish_run.h"
+#include "cli/progress_output.h"
 #include "executor/undo.h"
 #include "llm/provider.h"
 #include "report/escape.h"
@@ -12,6 +13,7 @@
 #include "store/run_store.h"
 #include "cli/session.h"
 #include "verify/acceptance.h"
+#include "verify/git_range.h"
 #include "verify/judge.h"
 #include "verify/replay.h"
 #include "verify/snapshot.h"
@@ -42,6 +44,19 @@ Result<Loaded> load(const std::string& store_dir, const std::string& ref) {
   return l;
 }
 
+// The tier-2 policy for a verify: --judge, else the one the run was recorded with, else never (a run
+// recorded before the policy was kept, which is how verify always behaved).
+struct JudgeChoice {
+  std::string policy;
+  std::string from;  // --judge | as recorded | not recorded | no LLM provider
+};
+
+JudgeChoice judge_choice(const std::string& given, const std::string& recorded) {
+  if (!given.empty()) return {given, "--judge"};
+  if (verify::parse_judge_policy(recorded)) return {recorded, "as recorded"};
+  return {"never", "not recorded"};
+}
+
 }  // namespace
 
 int verify_command(const VerifyArgs& args) {
@@ -59,14 +74,22 @@ int verify_command(const VerifyArgs& args) {
   Loaded& l = *loaded;
   if (spec) l.facts.acceptance = verify::to_json(verify::evaluate_acceptance(*spec, verify::stream_from_events(l.run.events)));
   verify::Tier1Result tier1 = verify::evaluate_tier1(l.facts);
-  verify::JudgePolicy policy = *verify::parse_judge_policy(args.judge);
-  verify::JudgeOutcome judge;
-  if (verify::should_ask_judge(tier1, policy)) {
-    llm::ProviderChoice choice = llm::choose_provider(args.llm);
-    if (choice.spec.empty()) {
-      return report_error(make_error(ErrorCode::kUsage, std::string("--judge ") + args.judge + " needs an LLM provider: " + llm::kNoProviderHint));
+  JudgeChoice choice = judge_choice(args.judge, l.facts.judge_policy);
+  llm::ProviderChoice provider_choice = llm::choose_provider(args.llm);
+  bool ask = verify::should_ask_judge(tier1, *verify::parse_judge_policy(choice.policy));
+  if (ask && provider_choice.spec.empty()) {
+    if (choice.from == "--judge") {
+      return report_error(make_error(ErrorCode::kUsage, "--judge " + choice.policy + " needs an LLM provider: " + llm::kNoProviderHint));
     }
-    auto provider = llm::make_provider(choice.spec, {});
+    // The record asks for a judge, and nothing here names an LLM: tier 1 alone, said aloud.
+    std::fprintf(stderr, "candor: the run was recorded with --judge %s, but no LLM provider is named here (%s): the judge is not asked\n",
+                 choice.policy.c_str(), llm::kNoProviderHint);
+    choice = {"never", "no LLM provider"};
+    ask = false;
+  }
+  verify::JudgeOutcome judge;
+  if (ask) {
+    auto provider = llm::make_provider(provider_choice.spec, {});
     if (!provider.ok()) return report_error(provider.error());
     std::vector<std::string> questions;
     for (const auto& e : l.run.events) {
@@ -74,9 +97,20 @@ int verify_command(const VerifyArgs& args) {
         questions = e.data["plan"].value("questions", std::vector<std::string>{});
       }
     }
+    auto progress = stderr_progress(args.quiet);
+    ProgressWait waiting(progress.get(), WaitKind::kJudge);
     std::vector<verify::EvidencePiece> evidence;
-    auto snapshots = verify::SnapshotStore::open(l.store->dir(), l.facts.workspace);
-    if (snapshots.ok() && l.finished) evidence = verify::gather_evidence(**snapshots, l.facts, questions);
+    if (l.facts.source == "git") {
+      // The trees are the repository's own commits, not snapshots in the store.
+      for (const auto& e : l.run.events) {
+        if (e.type == "judge_questions") questions = e.data.value("questions", std::vector<std::string>{});
+      }
+      auto repo = verify::GitRepository::open(l.facts.workspace);
+      if (repo.ok() && l.finished) evidence = verify::gather_evidence((*repo)->trees(), l.facts, questions);
+    } else {
+      auto snapshots = verify::SnapshotStore::open(l.store->dir(), l.facts.workspace);
+      if (snapshots.ok() && l.finished) evidence = verify::gather_evidence((*snapshots)->trees(), l.facts, questions);
+    }
     judge = verify::ask_judge(**provider, l.facts.goal, verify::judge_questions(l.facts.goal, questions), evidence, std::chrono::minutes(5));
     if (l.facts.provider.empty()) l.facts.provider = (*provider)->describe();  // a run that used no LLM before
   }
@@ -91,9 +125,9 @@ int verify_command(const VerifyArgs& args) {
   // The stored verdict may have come from a judge this verify does not ask (or a different one).
   std::string stored = l.run.report.is_object() ? json_str(l.run.report, "verdict") : "";
   if (!stored.empty() && stored != to_string(decision.verdict)) {
-    std::fprintf(stderr, "candor: stored verdict %s (by %s), recomputed %s (by %s)%s\n", stored.c_str(),
+    std::fprintf(stderr, "candor: stored verdict %s (by %s), recomputed %s (by %s) with judge policy %s (%s)%s\n", stored.c_str(),
                  json_str(l.run.report, "verdict_by", "?").c_str(), to_string(decision.verdict), decision.by.c_str(),
-                 judge.asked ? "" : "; the judge was not asked (--judge auto to ask it)");
+                 choice.policy.c_str(), choice.from.c_str(), judge.asked ? "" : "; the judge was not asked (--judge auto to ask it)");
   }
   if (args.json) {
     std::puts(report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
@@ -111,6 +145,11 @@ int undo_command(const UndoArgs& args) {
   if (!l.finished) {
     return report_error(make_error(ErrorCode::kInvalidInput,
                                    fmt::format("run {} never ended, so it has no snapshot after it to undo from", l.facts.run_id)));
+  }
+  if (l.facts.source == "git") {
+    return report_error(make_error(ErrorCode::kInvalidInput,
+                                   fmt::format("run {} verified commits ({}), it changed no files itself: undo them with git (git revert)",
+                                               l.facts.run_id, json_str(l.facts.git, "range"))));
   }
   if (const auto& was = l.run.report.is_object() ? l.run.report.value("undone", nlohmann::json()) : nlohmann::json();
       was.is_object() && !args.force) {

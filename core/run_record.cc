@@ -90,7 +90,7 @@ nlohmann::json to_json(const AssertionRecord& a) {
 }
 
 nlohmann::json to_json(const Mutation& m) {
-  return {{"path", m.path},
+  nlohmann::json j = {{"path", m.path},
           {"change", m.change},
           {"bytes_before", m.bytes_before},
           {"bytes_after", m.bytes_after},
@@ -99,6 +99,8 @@ nlohmann::json to_json(const Mutation& m) {
           {"binary", m.binary},
           {"steps", m.steps},
           {"last_change_seq", m.last_change_seq}};
+  if (!m.renamed_from.empty()) j["renamed_from"] = m.renamed_from;
+  return j;
 }
 
 nlohmann::json to_json(const GoalValidation& g) {
@@ -125,8 +127,12 @@ nlohmann::json to_json(const RunFacts& f) {
       {"run_id", f.run_id},
       {"source", f.source},
       {"provider", f.provider},
+      {"judge_policy", f.judge_policy},
       {"scan", {{"complete", f.scan.complete}, {"unread", f.scan.unread}}},
       {"protected_changes", f.protected_changes},
+      {"scope", f.scope},
+      {"sensitive", f.sensitive},
+      {"git", f.git},
       {"goal", f.goal},
       {"goal_kind", to_string(f.goal_kind)},
       {"workspace", f.workspace},
@@ -165,11 +171,15 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
     f.run_id = j.at("run_id").get<std::string>();
     f.source = json_str(j, "source", "run");
     f.provider = json_str(j, "provider", "");
+    f.judge_policy = json_str(j, "judge_policy", "");
     if (j.contains("scan") && j["scan"].is_object()) {
       f.scan.complete = j["scan"].value("complete", true);
       f.scan.unread = j["scan"].value("unread", std::vector<std::string>{});
     }
     f.protected_changes = j.value("protected_changes", std::vector<std::string>{});
+    f.scope = j.value("scope", std::vector<std::string>{});
+    f.sensitive = j.value("sensitive", std::vector<std::string>{});
+    if (j.contains("git")) f.git = j["git"];
     f.goal = j.at("goal").get<std::string>();
     f.goal_kind = parse_goal_kind(j.at("goal_kind").get<std::string>()).value_or(GoalKind::kModify);
     f.workspace = j.at("workspace").get<std::string>();
@@ -218,6 +228,7 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
       r.binary = m.value("binary", false);
       r.steps = m.value("steps", std::vector<std::string>{});
       r.last_change_seq = m.value("last_change_seq", std::int64_t{0});
+      r.renamed_from = m.value("renamed_from", std::string());
       f.mutations.push_back(std::move(r));
     }
     const auto& b = j.at("budget");

@@ -101,6 +101,9 @@ struct Mutation {
   bool binary = false;
   std::vector<std::string> steps;    // steps whose changes touched the path, in order
   std::int64_t last_change_seq = 0;  // seq of the event after which the last change was seen
+  // For an added path that git's rename detection matched with a deleted one (verify --git): the
+  // old path, which is also listed as deleted.
+  std::string renamed_from;
 };
 
 // One independent review of the goal (the reviewer gate).
@@ -131,6 +134,10 @@ struct RunFacts {
   // The LLM the run used, as PROVIDER:MODEL (llm::Provider::describe, never a key): the planner's
   // for `run`, the judge's when `exec` or `verify` asked one; "" when no LLM was used.
   std::string provider;
+  // The tier-2 policy the stored verdict was computed under (auto | always | never: `--judge` of
+  // run or exec; never when exec had no LLM to ask); "" for a run recorded before it was kept.
+  // `candor verify` asks the judge the same way unless told otherwise.
+  std::string judge_policy;
   std::string goal;
   GoalKind goal_kind = GoalKind::kModify;
   std::string workspace;
@@ -156,6 +163,12 @@ struct RunFacts {
   // Changes under the workspace's own .git/ or .candor/ that no git_commit step accounts for,
   // one sentence each: suspicious whatever else the run did.
   std::vector<std::string> protected_changes;
+  // The paths the change may touch (--scope, config `scope`: gitignore-style globs); empty = any.
+  std::vector<std::string> scope;
+  // Paths suspicious when changed, beyond the built-in ones (CI definitions, .candor/): config `sensitive`.
+  std::vector<std::string> sensitive;
+  // For `source: "git"`: {range, base, head, base_tree, head_tree} (commit and tree ids); null otherwise.
+  nlohmann::json git;
 };
 
 nlohmann::json to_json(const StepRecord& s);

@@ -207,10 +207,23 @@ Result<WorkspaceConfig> parse_config(const nlohmann::json& j) {
       }
     } else if (key == "snapshot") {
       TRY_STATUS(parse_snapshot(value, c.snapshot_ignore));
+    } else if (key == "scope") {
+      TRY(c.scope, string_list(value, "scope"));
+    } else if (key == "sensitive") {
+      TRY(c.sensitive, string_list(value, "sensitive"));
     } else {
-      return invalid(key, fmt::format("unknown field \"{}\" (expected one of: network, budget, output_cap_bytes, expect, sandbox, secrets, evaluators, snapshot)", key));
+      return invalid(key, fmt::format("unknown field \"{}\" (expected one of: network, budget, output_cap_bytes, expect, sandbox, "
+                                      "secrets, evaluators, snapshot, scope, sensitive)",
+                                      key));
     }
   }
+  return c;
+}
+
+Result<WorkspaceConfig> parse_config_text(const std::string& text, const std::string& where) {
+  TRY(nlohmann::json j, planner::parse_json_text(text, where));
+  auto c = parse_config(j);
+  if (!c.ok()) return c.error().wrap(where);
   return c;
 }
 
@@ -220,10 +233,7 @@ Result<WorkspaceConfig> load_config(const std::string& workspace_root) {
   if (!in) return WorkspaceConfig{};
   std::stringstream ss;
   ss << in.rdbuf();
-  TRY(nlohmann::json j, planner::parse_json_text(ss.str(), path));
-  auto c = parse_config(j);
-  if (!c.ok()) return c.error().wrap(path);
-  return c;
+  return parse_config_text(ss.str(), path);
 }
 
 void apply_config_budget(const WorkspaceConfig& config, BudgetLimits& limits) {

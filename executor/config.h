@@ -31,11 +31,17 @@ struct WorkspaceConfig {
   // "snapshot": {"ignore": [patterns]}: gitignore patterns, relative to the workspace root, that
   // snapshots leave out on top of the .gitignore files the run starts with.
   std::vector<std::string> snapshot_ignore;
+  // "scope": the paths a change may touch; "sensitive": paths suspicious when changed, beyond the
+  // built-in ones (verify/scope.h).
+  std::vector<std::string> scope;
+  std::vector<std::string> sensitive;
 };
 
 // Parses the config object; messages name the JSON path ("budget.max_steps: ...").
 Result<WorkspaceConfig> parse_config(const nlohmann::json& j);
 
+// Parses config text; `where` names its origin in errors (a file, "BASE:.candor/config.json").
+Result<WorkspaceConfig> parse_config_text(const std::string& text, const std::string& where);
 // Reads `workspace_root`/.candor/config.json. A missing file is an empty config; a malformed one
 // is kInvalidInput naming the file.
 Result<WorkspaceConfig> load_config(const std::string& workspace_root);

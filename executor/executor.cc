@@ -53,8 +53,12 @@ Status Executor::begin(const std::string& run_id, const std::string& goal) {
                                             {"max_tokens", options_.limits.max_tokens},
                                             {"timeout_s", options_.limits.timeout_s}}},
                                           {"path_resolution", deps_.workspace.uses_openat2() ? "openat2" : "nofollow-walk"},
-                                          {"sandbox", options_.sandbox_protections}});
+                                          {"sandbox", options_.sandbox_protections},
+                                          {"judge_policy", options_.judge_policy}});
   facts_.sandbox = options_.sandbox_protections;
+  facts_.judge_policy = options_.judge_policy;
+  facts_.scope = options_.scope;
+  facts_.sensitive = options_.sensitive;
   return ok_status();
 }
 
@@ -131,6 +135,7 @@ StepRecord Executor::run_step(const planner::PlanStep& step, int round, RoundOut
   rec.target = tool->target(step.args);
   rec.effect_tool = tool->effect();
   rec.effect_on_files = tool->effect_on_files();
+  if (options_.progress != nullptr) options_.progress->step_started(rec);
   deps_.trajectory.record("step_started", {{"step", step.id}, {"round", round}, {"tool", step.tool}, {"why", step.why}});
   deps_.trajectory.record("tool_called", {{"step", step.id}, {"tool", step.tool}, {"input", step.args}});
 
@@ -211,7 +216,7 @@ assertions::Context Executor::assertion_context(const assertions::StepView* step
 
 bool Executor::fails_before_run(const nlohmann::json& assertion, const assertions::StepView* step) const {
   if (facts_.snapshot_before.empty()) return false;
-  SnapshotFiles before(deps_.snapshots, facts_.snapshot_before, deps_.workspace.secrets());
+  SnapshotFiles before(deps_.snapshots.trees(), facts_.snapshot_before, deps_.workspace.secrets());
   assertions::Context ctx = assertion_context(step);
   ctx.files = &before;
   assertions::Outcome o = deps_.evaluators.evaluate(assertion, ctx);

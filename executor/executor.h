@@ -37,6 +37,9 @@ struct ExecutorOptions {
   // Who wrote the plans' step assertions: the user (`candor exec`) or the planner (`candor run`).
   Provenance plan_assertions_by = Provenance::kPlanner;
   std::vector<std::string> snapshot_ignore;  // config snapshot.ignore: fixed with the .gitignore files at begin()
+  std::string judge_policy;  // recorded in run_started and the facts (RunFacts::judge_policy); "" = not given
+  std::vector<std::string> scope;      // --scope and config `scope`: the paths the run may change
+  std::vector<std::string> sensitive;  // config `sensitive`: beyond the built-in sensitive paths
 };
 
 // Everything the executor uses, borrowed; all must outlive it.
@@ -79,6 +82,7 @@ class Executor {
   void note(const std::string& line) {
     if (options_.progress != nullptr) options_.progress->note(line);
   }
+  ProgressObserver* progress() const { return options_.progress; }  // may be null
   double elapsed_s() const;
 
   // Final scan, net mutations with their steps, run_ended. Returns the facts for tier 1.

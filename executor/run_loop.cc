@@ -64,7 +64,11 @@ Stop RunLoop::planner_failed(const Error& e) {
 }
 
 Stop RunLoop::start() {
-  auto plan = planner_.first_plan(options_.goal, workspace_overview(workspace_, options_.overview_entries), time_left());
+  std::string overview = workspace_overview(workspace_, options_.overview_entries);
+  Result<planner::Plan> plan = [&] {
+    ProgressWait waiting(ex_.progress(), WaitKind::kPlanner);
+    return planner_.first_plan(options_.goal, overview, time_left());
+  }();
   if (plan.ok()) ex_.set_goal_kind(planner_.goal_kind().value_or(GoalKind::kModify), planner_.goal_kind_fixed_by());
   return rounds(std::move(plan));
 }
@@ -73,7 +77,13 @@ Stop RunLoop::resume_after_review(const std::string& reason) {
   trajectory_.record("replan", {{"round", round_ + 1}, {"reason", "independent review failed"}});
   ex_.note("the independent reviewer sent the work back");
   std::string failure = "An independent reviewer checked the work and found the goal not met: " + reason;
-  return rounds(planner_.replan(round_, failure, nlohmann::json::array(), "", time_left()));
+  return rounds(replan(round_, failure, nlohmann::json::array(), ""));
+}
+
+Result<planner::Plan> RunLoop::replan(int round, const std::string& failure, const nlohmann::json& observations,
+                                      const std::string& notes) {
+  ProgressWait waiting(ex_.progress(), WaitKind::kPlanner);
+  return planner_.replan(round, failure, observations, notes, time_left());
 }
 
 Stop RunLoop::rounds(Result<planner::Plan> plan) {
@@ -142,7 +152,7 @@ Stop RunLoop::rounds(Result<planner::Plan> plan) {
     ex_.facts().budget.used.replans++;
     trajectory_.record("replan", {{"round", round + 1}, {"reason", reason}});
     ex_.note("replan: " + reason);
-    plan = planner_.replan(round, failure, outcome.observations, notes, time_left());
+    plan = replan(round, failure, outcome.observations, notes);
   }
 }
 

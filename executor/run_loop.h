@@ -46,6 +46,9 @@ class RunLoop {
  private:
   Stop rounds(Result<planner::Plan> plan);
   Stop planner_failed(const Error& e);
+  // The planner's next plan, shown to people as a wait.
+  Result<planner::Plan> replan(int round, const std::string& failure, const nlohmann::json& observations,
+                               const std::string& notes);
   std::chrono::milliseconds time_left() const;
 
   Executor& ex_;

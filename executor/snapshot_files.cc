@@ -33,8 +33,8 @@ class TempTree final : public assertions::MaterializedFiles {
   std::string root_;
 };
 
-Error not_found(const std::string& path) {
-  return make_error(ErrorCode::kNotFound, fmt::format("{} did not exist before the run", path));
+Error not_found(const std::string& path, const std::string& when) {
+  return make_error(ErrorCode::kNotFound, fmt::format("{} did not exist {}", path, when));
 }
 
 }  // namespace
@@ -46,8 +46,8 @@ Result<std::string> SnapshotFiles::tree_path(const std::string& path) const {
 
 Result<sandbox::EntryInfo> SnapshotFiles::stat(const std::string& path) const {
   TRY(std::string rel, tree_path(path));
-  TRY(auto info, snapshots_.stat(tree_, rel));
-  if (!info) return not_found(path);
+  TRY(auto info, trees_.stat(tree_, rel));
+  if (!info) return not_found(path, absent_phrase_);
   sandbox::EntryInfo out;
   out.kind = info->directory ? sandbox::EntryKind::kDirectory
              : info->mode == 0120000 ? sandbox::EntryKind::kSymlink
@@ -60,10 +60,10 @@ Result<sandbox::EntryInfo> SnapshotFiles::stat(const std::string& path) const {
 
 Result<sandbox::FileContent> SnapshotFiles::read_file(const std::string& path, std::size_t max_bytes) const {
   TRY(std::string rel, tree_path(path));
-  TRY(auto file, snapshots_.read_file(tree_, rel));
-  if (!file) return not_found(path);
+  TRY(auto file, trees_.read_file(tree_, rel));
+  if (!file) return not_found(path, absent_phrase_);
   if (file->mode == 0120000) {
-    return make_error(ErrorCode::kInvalidInput, fmt::format("{} was a symbolic link before the run", path));
+    return make_error(ErrorCode::kInvalidInput, fmt::format("{} was a symbolic link {}", path, absent_phrase_));
   }
   if (file->content.size() > max_bytes) file->content.resize(max_bytes);
   return sandbox::FileContent{std::move(file->content), secrets_.refused(rel)};
@@ -77,7 +77,7 @@ Result<std::unique_ptr<assertions::MaterializedFiles>> SnapshotFiles::materializ
     return make_error(ErrorCode::kIo, fmt::format("cannot create {}: {}", pattern, std::strerror(errno)));
   }
   auto tree = std::make_unique<TempTree>(pattern);
-  TRY(auto file, snapshots_.read_file(tree_, rel));
+  TRY(auto file, trees_.read_file(tree_, rel));
   if (file && file->mode != 0120000 && rel != ".") {
     fs::path target = fs::path(pattern) / rel;
     std::error_code ec;

@@ -1,23 +1,24 @@
-// The pre-run snapshot as a file source for assertions: the second evaluation of the
-// discriminating check reads here (DESIGN.md, Trust boundary: a pass covers a path only if the
-// same assertion fails on the path's content before the run).
+// A git tree as a file source for assertions: the pre-run snapshot, where the second evaluation of
+// the discriminating check reads (DESIGN.md, Trust boundary: a pass covers a path only if the same
+// assertion fails on the path's content before the run), or BASE's and HEAD's trees for
+// `candor verify --git`.
 #pragma once
 
 #include <memory>
 #include <string>
 
 #include "assertions/file_source.h"
-#include "verify/snapshot.h"
+#include "verify/git_trees.h"
 
 namespace candor::executor {
 
-// Borrows `snapshots`; reads `tree` (a snapshot tree id) only. Thread-compatible. `secrets` is the
+// `trees` borrows its repository; reads `tree` only. Thread-compatible. `secrets` is the
 // workspace's own filter (Workspace::secrets()): a path it refuses is flagged as a credential
 // file here as there. The snapshot holds no symlink that is followed, so the name decides.
 class SnapshotFiles final : public assertions::FileSource {
  public:
-  SnapshotFiles(const verify::SnapshotStore& snapshots, std::string tree, sandbox::SecretFilter secrets)
-      : snapshots_(snapshots), tree_(std::move(tree)), secrets_(std::move(secrets)) {}
+  SnapshotFiles(verify::GitTrees trees, std::string tree, sandbox::SecretFilter secrets, std::string absent_phrase = "before the run")
+      : trees_(trees), tree_(std::move(tree)), secrets_(std::move(secrets)), absent_phrase_(std::move(absent_phrase)) {}
 
   Result<sandbox::EntryInfo> stat(const std::string& path) const override;
   Result<sandbox::FileContent> read_file(const std::string& path, std::size_t max_bytes) const override;
@@ -27,9 +28,10 @@ class SnapshotFiles final : public assertions::FileSource {
 
  private:
   Result<std::string> tree_path(const std::string& path) const;  // normalised, refused when escaping
-  const verify::SnapshotStore& snapshots_;
+  verify::GitTrees trees_;
   std::string tree_;
   sandbox::SecretFilter secrets_;
+  std::string absent_phrase_;  // "before the run", "in BASE": how messages place the tree
 };
 
 }  // namespace candor::executor

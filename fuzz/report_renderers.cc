@@ -1,10 +1,12 @@
-// libFuzzer target: the Markdown and terminal renderers (report, step log, progress lines), fed
+// libFuzzer target: the Markdown, terminal and HTML renderers (report, step log, progress lines), fed
 // two ways. (1) The input as a JSON report of any shape: rendering ends without an exception, the
 // terminal text (no colour) holds no control character, C1 or invalid UTF-8, and every Markdown
 // table row has its five cells. (2) The input cut at NUL bytes into strings of any bytes, placed in
 // every text field of a well-formed report: besides (1), no line starts the way only candor's
 // lines do, and the Markdown's active syntax (punctuation outside escapes and code spans) is the
-// same as for a report whose strings are all "a"s of the same lengths.
+// same as for a report whose strings are all "a"s of the same lengths; every tag in the HTML is one
+// candor writes (no agent text opens one); the live status line of a step with those strings is one
+// line that fits its width.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -15,7 +17,9 @@
 
 #include "report/formats.h"
 #include "report/progress.h"
+#include "report/escape.h"
 #include "report/report.h"
+#include "report/status_line.h"
 #include "tests/render_check.h"
 
 using namespace candor;
@@ -32,6 +36,19 @@ void check_markdown(const std::string& md) {
   require(testing::lines_are_ours(md));
   for (const auto& line : testing::lines_of(md)) {
     if (line.rfind("| ", 0) == 0) require(testing::gfm_cells(line) == 5);
+  }
+}
+
+// Every '<' in the page opens one of candor's own tags: agent text is escaped, so it opens none.
+void check_html(const std::string& html) {
+  static const std::vector<std::string> tags = {"!DOCTYPE", "html", "head", "meta", "title", "style", "body", "header", "main",
+                                                "h1", "h2", "h3", "p", "span", "ul", "li", "table", "tr", "th", "td", "code",
+                                                "pre", "section", "div", "br"};
+  for (std::size_t at = html.find('<'); at != std::string::npos; at = html.find('<', at + 1)) {
+    std::size_t start = at + 1 + (html.compare(at + 1, 1, "/") == 0 ? 1 : 0);
+    std::size_t end = html.find_first_of(" >", start);
+    require(end != std::string::npos);
+    require(std::find(tags.begin(), tags.end(), html.substr(start, end - start)) != tags.end());
   }
 }
 
@@ -61,6 +78,7 @@ json report_of(const std::vector<std::string>& s) {
   auto next = [&] { return s[k++ % s.size()]; };
   json r = {{"run_id", next()}, {"goal", next()}, {"verdict", "fail"}, {"verdict_by", next()}, {"status", next()}};
   r["reasons"] = {next(), next()};
+  r["warnings"] = {next()};
   r["steps"] = {{"planned", 2}, {"executed", 2}, {"failed", 1}};
   r["budget"] = {{"exhausted", next()}, {"replans", {0, 3}}, {"steps", {2, 50}}, {"tokens", {0, 9}}, {"time_s", {0.5, 60}}};
   r["mutations"] = json::array({{{"path", next()}, {"change", next()}, {"lines_added", 1}, {"steps", {next(), next()}}},
@@ -90,6 +108,7 @@ void fuzz_json_report(const std::string& text) {
     events.push_back({1, "", json_str(e, "type", "tool_result"), e.is_object() ? e : json::object()});
   }
   require(!testing::has_raw_control(report::render_step_log(events, 200, false)));
+  check_html(report::render_html(r, events, {}));
 }
 
 void fuzz_strings(const std::string& text) {
@@ -117,6 +136,9 @@ void fuzz_strings(const std::string& text) {
       {3, "", "tool_result", {{"step", next()}, {"ok", false}, {"error", next()}, {"output", next()}}},
       {4, "", "assertion", {{"type", next()}, {"passed", false}, {"message", next()}}}};
   require(!testing::has_raw_control(report::render_step_log(events, 64, false)));
+  events.push_back({5, "", "replan", {{"round", 2}, {"reason", next()}}});
+  events.push_back({6, "", "plan", {{"round", 2}, {"plan", {{"steps", {{{"id", next()}, {"tool", next()}, {"why", next()}}}}}}}});
+  check_html(report::render_html(report_of(s), events, {{next(), next()}}));
 
   StepRecord step;
   step.id = next();
@@ -128,6 +150,13 @@ void fuzz_strings(const std::string& text) {
   assertion.type = next();
   assertion.message = next();
   require(!testing::has_raw_control(progress_lines(step, assertion, next())));
+
+  // The live status line: one line, never wider than the terminal, whatever the agent named.
+  std::size_t width = 1 + s.size() * 7 % 200;
+  std::string status = report::status_line({std::nullopt, step.id, step.tool, step.target}, std::chrono::seconds(s.size()), width);
+  require(!testing::has_raw_control(status));
+  require(status.find('\n') == std::string::npos);
+  require(report::column_bound(status) <= width - 1);
 }
 
 }  // namespace

@@ -102,6 +102,36 @@ std::string shorten(std::string_view text, std::size_t width) {
   return std::string(text.substr(0, cut)) + "...";
 }
 
+std::size_t column_bound(std::string_view text) {
+  std::size_t n = 0;
+  for (char c : text) {
+    auto b = static_cast<unsigned char>(c);
+    if (b < 0x80) {
+      ++n;
+    } else if ((b & 0xC0) != 0x80) {
+      n += 2;  // the first byte of a multi-byte character
+    }
+  }
+  return n;
+}
+
+std::string fit_columns(std::string_view text, std::size_t columns) {
+  if (column_bound(text) <= columns) return std::string(text);
+  std::size_t room = columns > 3 ? columns - 3 : 0;
+  std::size_t used = 0, cut = 0;
+  while (cut < text.size()) {
+    std::size_t len = 1, cols = 1;
+    if (static_cast<unsigned char>(text[cut]) >= 0x80) {
+      while (cut + len < text.size() && (static_cast<unsigned char>(text[cut + len]) & 0xC0) == 0x80) ++len;
+      cols = 2;
+    }
+    if (used + cols > room) break;
+    used += cols;
+    cut += len;
+  }
+  return std::string(text.substr(0, cut)) + std::string("...").substr(0, columns - room);
+}
+
 std::string markdown_text(std::string_view text) {
   std::string out;
   out.reserve(text.size() + text.size() / 4);

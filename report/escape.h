@@ -24,6 +24,15 @@ std::string markdown_text(std::string_view text);
 // At most `width` bytes: longer text is cut between UTF-8 characters and ends in "...".
 std::string shorten(std::string_view text, std::size_t width);
 
+// The columns `text` takes on a terminal, counted high: an ASCII character takes one, any other
+// two (East Asian wide characters do; a terminal gives none more). REQUIRES: `text` went through
+// terminal_safe (no control characters, valid UTF-8).
+std::size_t column_bound(std::string_view text);
+
+// At most `columns` by column_bound: longer text is cut between UTF-8 characters and ends in "...".
+// Where a wrapped line would break the display (a line redrawn in place), this is the cut to use.
+std::string fit_columns(std::string_view text, std::size_t columns);
+
 // Where a code span goes: a GitHub table cell splits on '|' even inside code spans, unless escaped.
 enum class SpanIn { kProse, kTableCell };
 

@@ -92,10 +92,21 @@ std::string render_markdown(const nlohmann::json& r) {
     std::erase_if(at, [](char c) { return !(std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == ':' || c == '.' || c == 'T' || c == 'Z' || c == '+'); });
     out += " · **undone at " + at + "**";
   }
+  const auto& git = json_field(r, "git");
+  if (git.is_object()) {
+    out += fmt::format("\nChange {} ({} → {})", code(git, "range"), markdown_code(json_str(git, "base").substr(0, 12)),
+                       markdown_code(json_str(git, "head").substr(0, 12)));
+  }
   out += "\n\n";
   out += "**Why**\n\n";
   for (const auto& reason : json_list(r, "reasons")) out += "- " + markdown_text(json_text(reason)) + "\n";
-  out += "\n**Changes**\n\n" + changes_table(json_list(r, "mutations"));
+  const auto& mutations = json_list(r, "mutations");
+  if (git.is_object()) {
+    // A pull-request comment: the verdict and its reasons first, the file list folded away.
+    out += fmt::format("\n<details><summary>Changed files ({})</summary>\n\n{}\n</details>\n", mutations.size(), changes_table(mutations));
+  } else {
+    out += "\n**Changes**\n\n" + changes_table(mutations);
+  }
   out += signals(r);
   out += assertions_table(json_list(r, "assertions"));
   out += judge_and_reviews(r);

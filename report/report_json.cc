@@ -2,6 +2,7 @@
 
 #include "core/arg_schema.h"
 #include "report/formats.h"
+#include "verify/reasons.h"
 
 namespace candor::report {
 namespace {
@@ -60,6 +61,7 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
       {"run_id", f.run_id},
       {"source", f.source},
       {"provider", f.provider.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.provider)},
+      {"judge_policy", f.judge_policy.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.judge_policy)},
       {"created_at", created_at},
       {"goal", f.goal},
       {"goal_kind", to_string(f.goal_kind)},
@@ -69,12 +71,15 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
       {"verdict", to_string(decision.verdict)},
       {"verdict_by", decision.by},
       {"reasons", decision.reasons},
+      {"warnings", verify::warnings_of(f, tier1, judge != nullptr && judge->asked ? judge : nullptr, decision)},
       {"tier1", {{"rule", tier1.rule}, {"verdict", tier1.verdict ? to_string(*tier1.verdict) : "ambiguous"}}},
       {"goal_actions_executed", tier1.signals.goal_actions_executed},
       {"signals",
        {{"all_steps_executed", tier1.signals.all_steps_executed},
         {"budget_exhausted", tier1.signals.budget_exhausted},
         {"assertions_evaluated", tier1.signals.assertions_evaluated},
+        {"final_assertions_passed", tier1.signals.final_assertions_passed},
+        {"final_assertions_failed", tier1.signals.final_assertions_failed},
         {"uncovered", tier1.signals.uncovered}}},
       {"steps", {{"planned", f.steps_planned}, {"executed", executed}, {"failed", failed}}},
       {"step_results", step_results},
@@ -88,6 +93,8 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
       {"suspicious", suspicious},
       {"scan", {{"complete", f.scan.complete}, {"unread", f.scan.unread}}},
       {"protected_changes", f.protected_changes},
+      {"scope", f.scope},
+      {"git", f.git},
       {"assertions", assertions},
       {"tier2", judge != nullptr && judge->asked ? verify::to_json(*judge) : nlohmann::json(nullptr)},
       {"goal_validations", validations},

@@ -84,7 +84,7 @@ TEST_SUITE("core") {
     f.scan = {false, {"secret-dir"}};
     f.protected_changes = {".candor/config.json was created during the run"};
     f.goal_validations.push_back({1, candor::ReviewVerdict::kNone, "turn limit", 3, 4});
-    f.mutations.push_back({"a.txt", "added", 0, 5, 1, 0, false, {"s1"}, 7});
+    f.mutations.push_back({"a.txt", "added", 0, 5, 1, 0, false, {"s1"}, 7, ""});
     f.final_answer = "done";
     auto back = candor::run_facts_from_json(candor::to_json(f));
     REQUIRE(back.ok());

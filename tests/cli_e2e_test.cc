@@ -25,6 +25,9 @@ TEST_SUITE("e2e") {
     auto version = env.candor({"version"});
     CHECK(version.exit_code == 64);
     CHECK(has(version.err, "did you mean candor --version?"));
+    auto right = env.candor({"--version"});
+    CHECK(right.exit_code == 0);
+    CHECK(right.out.rfind("candor ", 0) == 0);
 
     auto bogus = env.candor({"--bogus"});
     CHECK(bogus.exit_code == 64);

@@ -186,7 +186,7 @@ TEST_SUITE("executor") {
     REQUIRE(snaps.ok());
     REQUIRE((*snaps)->scan().ok());
     std::string tree = (*snaps)->write_tree().value();
-    executor::SnapshotFiles before(**snaps, tree, sandbox::SecretFilter());
+    executor::SnapshotFiles before((*snaps)->trees(), tree, sandbox::SecretFilter());
     auto made = before.materialize(".env");
     REQUIRE(made.ok());
     CHECK(read_file((*made)->root() + "/.env").empty());  // as a shell step sees it: empty
@@ -255,7 +255,7 @@ TEST_SUITE("verify") {
     facts.snapshot_after = (*snaps)->write_tree().value();
     facts.mutations = (*snaps)->diff(facts.snapshot_before, facts.snapshot_after).value();
     REQUIRE(facts.mutations.size() == 2);
-    auto evidence = verify::gather_evidence(**snaps, facts, {"Is .env updated?"}, verify::EvidenceCaps{});
+    auto evidence = verify::gather_evidence((*snaps)->trees(), facts, {"Is .env updated?"}, verify::EvidenceCaps{});
     bool withheld = false;
     for (const auto& piece : evidence) {
       CAPTURE(piece.text);

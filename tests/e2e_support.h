@@ -40,6 +40,15 @@ struct Env {
     e.push_back("CANDOR_HOME=" + store);
     return run_command(args, e);
   }
+  // `candor ARGS` on a pseudo-terminal `columns` wide (COLUMNS unset, so the width is the
+  // terminal's): stdout and stderr both in `out`.
+  CommandResult in_terminal(std::vector<std::string> args, unsigned short columns = 100) {
+    args.insert(args.begin(), candor_bin());
+    std::vector<std::string> e = env;
+    e.push_back("CANDOR_HOME=" + store);
+    e.push_back("COLUMNS=");
+    return run_in_terminal(args, e, columns);
+  }
   CommandResult exec(const std::string& plan, std::vector<std::string> extra = {}) {
     std::vector<std::string> args = {"exec", plan, "-C", ws, "--json"};
     args.insert(args.end(), extra.begin(), extra.end());

@@ -44,13 +44,14 @@ struct Harness {
   std::unique_ptr<verify::SnapshotStore> snaps;
   std::unique_ptr<executor::Executor> ex;
 
-  explicit Harness(BudgetLimits limits = {}) {
+  explicit Harness(BudgetLimits limits = {}, ProgressObserver* progress = nullptr) {
     write_file(root + "/css/style.css", "body {\n  background: #ffffff;\n}\n");
     write_file(root + "/index.html", "<p>hi</p>\n");
     ws = std::move(sandbox::Workspace::open(root).value());
     snaps = std::move(verify::SnapshotStore::open(store, root).value());
     executor::ExecutorOptions options;
     options.limits = limits;
+    options.progress = progress;
     ex = std::make_unique<executor::Executor>(executor::ExecutorDeps{*ws, *snaps, tools, evaluators, clock, trajectory}, options);
     REQUIRE(ex->begin("run1", "goal").ok());
   }
@@ -181,6 +182,22 @@ TEST_SUITE("executor") {
     CHECK(read_file(broken.root + "/a.txt") == "x");
     CHECK(broken.trajectory.sink_error() == "disk full");
     CHECK(broken.trajectory.events().size() > 3);  // kept in memory for the verdict
+  }
+
+  TEST_CASE("progress hears of each step as it starts, with its target, and again when it finished") {
+    struct Recorder final : ProgressObserver {
+      std::vector<std::string> heard;
+      void step_started(const StepRecord& s) override { heard.push_back("started " + s.id + " " + s.tool + " " + s.target); }
+      void step_finished(const StepRecord& s, const std::vector<AssertionRecord>& a) override {
+        heard.push_back("finished " + s.id + (s.ok ? " ok" : " failed") + " " + std::to_string(a.size()));
+      }
+    } recorder;
+    Harness h({}, &recorder);
+    h.ex->run_round(h.plan(R"([{"id": "s1", "tool": "file_write", "args": {"path": "a.txt", "content": "x"},
+        "assert": [{"type": "file_exists", "path": "a.txt"}]},
+        {"id": "s2", "tool": "shell", "args": {"command": "exit 3"}}])"), 1);
+    CHECK(recorder.heard == std::vector<std::string>{"started s1 file_write a.txt", "finished s1 ok 1", "started s2 shell exit 3",
+                                                     "finished s2 failed 0"});
   }
 
   TEST_CASE("goal-level assertions run at the end and name the first failure") {

@@ -5,6 +5,7 @@
 #include "tests/fake_provider.h"
 #include "tests/test_support.h"
 #include "verify/judge.h"
+#include "verify/snapshot.h"
 #include "verify/verdict.h"
 
 using namespace candor;
@@ -143,7 +144,7 @@ TEST_SUITE("verify") {
     f.snapshot_before = *before;
     f.snapshot_after = *after;
     f.mutations = *(*snaps)->diff(*before, *after);
-    auto evidence = verify::gather_evidence(**snaps, f, {"Does index.html still link css/style.css?", "Is config/.env unchanged?"});
+    auto evidence = verify::gather_evidence((*snaps)->trees(), f, {"Does index.html still link css/style.css?", "Is config/.env unchanged?"});
     std::string kinds;
     for (const auto& e : evidence) kinds += e.kind + ":" + e.path + " ";
     CAPTURE(kinds);

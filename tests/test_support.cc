@@ -3,10 +3,15 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <stdexcept>
 #include <cstdlib>
@@ -23,6 +28,30 @@ namespace {
 
 std::string g_scratch;
 int g_counter = 0;
+
+// In a forked child: applies `env` (NAME=VALUE sets, NAME= removes) and runs argv.
+[[noreturn]] void exec_with_env(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  for (const auto& e : env) {
+    auto eq = e.find('=');
+    if (eq + 1 == e.size()) {
+      ::unsetenv(e.substr(0, eq).c_str());
+    } else {
+      ::setenv(e.substr(0, eq).c_str(), e.substr(eq + 1).c_str(), 1);
+    }
+  }
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  ::execv(args[0], args.data());
+  ::_exit(127);
+}
+
+int wait_for_exit(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
 
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
@@ -122,26 +151,47 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::vecto
     ::dup2(out, 1);
     ::dup2(err, 2);
     if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
-    for (const auto& e : env) {
-      auto eq = e.find('=');
-      if (eq + 1 == e.size()) {
-        ::unsetenv(e.substr(0, eq).c_str());
-      } else {
-        ::setenv(e.substr(0, eq).c_str(), e.substr(eq + 1).c_str(), 1);
-      }
-    }
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    ::_exit(127);
+    exec_with_env(argv, env);
   }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
   CommandResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.exit_code = wait_for_exit(pid);
   r.out = read_file(out_path);
   r.err = read_file(err_path);
+  return r;
+}
+
+CommandResult run_in_terminal(const std::vector<std::string>& argv, const std::vector<std::string>& env, unsigned short columns) {
+  struct termios raw{};
+  raw.c_cflag = CS8 | CREAD;  // no output processing: "\n" arrives as "\n", not "\r\n"
+  struct winsize size{};
+  size.ws_row = 24;
+  size.ws_col = columns;
+  int terminal = -1;
+  pid_t pid = ::forkpty(&terminal, nullptr, &raw, &size);
+  if (pid < 0) throw std::runtime_error("forkpty failed");
+  if (pid == 0) exec_with_env(argv, env);
+  CommandResult r;
+  char buf[4096];
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);  // a hung program fails the test, not the suite
+  for (;;) {
+    pollfd readable{terminal, POLLIN, 0};
+    if (::poll(&readable, 1, 1000) == 0) {
+      if (std::chrono::steady_clock::now() < deadline) continue;
+      ::kill(pid, SIGKILL);
+      r.out += "\n[killed: still running after 2 minutes]\n";
+      break;
+    }
+    ssize_t n = ::read(terminal, buf, sizeof buf);
+    if (n > 0) {
+      r.out.append(buf, static_cast<std::size_t>(n));
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      break;  // EIO: every process holding the terminal has closed it
+    }
+  }
+  ::close(terminal);
+  r.exit_code = wait_for_exit(pid);
   return r;
 }
 

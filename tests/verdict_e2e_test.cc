@@ -186,7 +186,7 @@ TEST_SUITE("e2e") {
     CHECK(judge_calls == 1);
     CHECK(j["usage"]["llm_calls"] == 2);
     // verify without the judge recomputes tier 1 alone, and says that it differs from the stored verdict.
-    auto again = env.candor({"verify", j["run_id"], "--json"});
+    auto again = env.candor({"verify", j["run_id"], "--json", "--judge", "never"});
     CHECK(parse_stdout(again)["verdict"] == "partial");
     CHECK(again.err.find("stored verdict fail (by tier2), recomputed partial (by tier1)") != std::string::npos);
   }

@@ -12,7 +12,7 @@
 #include "core/result.h"
 #include "core/run_record.h"
 #include "llm/provider.h"
-#include "verify/snapshot.h"
+#include "verify/git_trees.h"
 
 namespace candor::verify {
 
@@ -34,7 +34,7 @@ struct EvidenceCaps {
 // Diff hunks of every mutation, excerpts of the changed files as they are now, excerpts of the
 // unchanged files a question (or the goal) names — e.g. the HTML that links the stylesheet — and
 // the final answer; capped per file and in total, every cut said in the piece itself.
-std::vector<EvidencePiece> gather_evidence(const SnapshotStore& snapshots, const RunFacts& facts,
+std::vector<EvidencePiece> gather_evidence(const GitTrees& snapshots, const RunFacts& facts,
                                            const std::vector<std::string>& questions = {}, const EvidenceCaps& caps = {});
 
 // Workspace paths a text names ("index.html", "css/style.css"): words that look like a path, in
@@ -85,6 +85,20 @@ JudgeOutcome ask_judge(llm::Provider& provider, const std::string& goal, const s
 
 // The questions to ask: those fixed in round 1, or, when the plan gave none, the goal itself.
 std::vector<std::string> judge_questions(const std::string& goal, const std::vector<std::string>& fixed);
+
+// For a change made elsewhere (`candor verify --git`) with no questions given: the goal turned into
+// yes/no questions by one LLM call that sees the goal only, never the change, so the goalposts are
+// fixed before the evidence exists for the judge. On any failure, the goal itself is the question.
+struct Decomposition {
+  std::vector<std::string> questions;
+  bool decomposed = false;  // false: the fallback (the goal as one question), `error` says why
+  std::string error;
+  JudgeCall call;
+  std::string prompt;  // the user message sent, recorded so a reader can check it held no diff
+};
+Decomposition decompose_goal(llm::Provider& provider, const std::string& goal, std::chrono::milliseconds deadline);
+// {"questions": ["...", ...]}: 1 to 8 non-empty strings.
+Result<std::vector<std::string>> parse_questions_reply(const std::string& reply);
 
 // all yes -> success; all no -> fail; otherwise partial.
 Verdict verdict_of(const std::vector<JudgeAnswer>& answers);

@@ -40,6 +40,7 @@ RunFacts facts_from_events(const std::string& run_id, const std::vector<Event>& 
       f.goal = str(d, "goal");
       f.workspace = str(d, "workspace");
       f.snapshot_before = str(d, "snapshot_before");
+      f.judge_policy = str(d, "judge_policy");
       if (d.contains("sandbox") && d["sandbox"].is_object()) f.sandbox = d["sandbox"];
       if (d.contains("limits")) {
         const auto& l = d["limits"];

@@ -37,13 +37,11 @@ using Repo = GitRepo;
 using Index = GitIndex;
 using Tree = GitTree;
 using Diff = GitDiff;
-using Patch = GitPtr<git_patch, git_patch_free>;
-using Blob = GitPtr<git_blob, git_blob_free>;
-using TreeEntry = GitPtr<git_tree_entry, git_tree_entry_free>;
 using Reference = GitPtr<git_reference, git_reference_free>;
 using Config = GitPtr<git_config, git_config_free>;
 using Odb = GitPtr<git_odb, git_odb_free>;
 using OdbStream = GitPtr<git_odb_stream, git_odb_stream_free>;
+using TreeEntry = GitPtr<git_tree_entry, git_tree_entry_free>;
 
 std::string oid_str(const git_oid& oid) {
   char buf[GIT_OID_HEXSZ + 1];
@@ -650,115 +648,28 @@ Status SnapshotStore::flush() {
   return ok_status();
 }
 
-namespace {
-
-// The diff between two trees; `path` limits it to one path when not empty.
-Status diff_trees(git_repository* repo, const std::string& from_tree, const std::string& to_tree,
-                  const std::string& path, git_diff** out) {
-  TRY(git_oid from_id, parse_oid(from_tree));
-  TRY(git_oid to_id, parse_oid(to_tree));
-  Tree from, to;
-  if (git_tree_lookup(from.out(), repo, &from_id) != 0) return git_failure("look up tree " + from_tree);
-  if (git_tree_lookup(to.out(), repo, &to_id) != 0) return git_failure("look up tree " + to_tree);
-  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
-  opts.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
-  char* spec[] = {const_cast<char*>(path.c_str())};
-  if (!path.empty()) {
-    opts.pathspec = {spec, 1};
-    opts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
-  }
-  if (git_diff_tree_to_tree(out, repo, from.get(), to.get(), &opts) != 0) return git_failure("diff");
-  return ok_status();
-}
-
-}  // namespace
+GitTrees SnapshotStore::trees() const { return GitTrees(impl_->repo.get()); }
 
 Result<std::vector<Mutation>> SnapshotStore::diff(const std::string& from_tree, const std::string& to_tree) const {
-  Diff diff;
-  TRY_STATUS(diff_trees(impl_->repo.get(), from_tree, to_tree, "", diff.out()));
-
-  std::vector<Mutation> out;
-  std::size_t n = git_diff_num_deltas(diff.get());
-  for (std::size_t i = 0; i < n; ++i) {
-    Patch patch;
-    if (git_patch_from_diff(patch.out(), diff.get(), i) != 0) return git_failure("patch");
-    const git_diff_delta* d = git_patch_get_delta(patch.get());
-    Mutation m;
-    m.path = d->new_file.path ? d->new_file.path : d->old_file.path;
-    switch (d->status) {
-      case GIT_DELTA_ADDED: m.change = "added"; break;
-      case GIT_DELTA_DELETED: m.change = "deleted"; break;
-      default: m.change = "modified"; break;
-    }
-    m.bytes_before = d->status == GIT_DELTA_ADDED ? 0 : static_cast<std::int64_t>(d->old_file.size);
-    m.bytes_after = d->status == GIT_DELTA_DELETED ? 0 : static_cast<std::int64_t>(d->new_file.size);
-    m.binary = (d->flags & GIT_DIFF_FLAG_BINARY) != 0;
-    std::size_t context = 0, adds = 0, dels = 0;
-    git_patch_line_stats(&context, &adds, &dels, patch.get());
-    m.lines_added = static_cast<int>(adds);
-    m.lines_removed = static_cast<int>(dels);
-    out.push_back(std::move(m));
-  }
-  return out;
+  return trees().diff(from_tree, to_tree);
 }
 
 Result<std::string> SnapshotStore::patch_text(const std::string& from_tree, const std::string& to_tree,
                                               const std::string& path, std::size_t max_bytes) const {
-  Diff diff;
-  TRY_STATUS(diff_trees(impl_->repo.get(), from_tree, to_tree, path, diff.out()));
-  git_buf buf = GIT_BUF_INIT;
-  if (git_diff_to_buf(&buf, diff.get(), GIT_DIFF_FORMAT_PATCH) != 0) return git_failure("format patch");
-  std::string text(buf.ptr, buf.size);
-  git_buf_dispose(&buf);
-  if (text.size() > max_bytes) {
-    text = text.substr(0, max_bytes) + fmt::format("\n[diff truncated: {} bytes in total]\n", text.size());
-  }
-  return text;
+  return trees().patch_text(from_tree, to_tree, path, max_bytes);
 }
 
 Result<std::optional<SnapshotStore::TreeFile>> SnapshotStore::read_file(const std::string& tree_id, const std::string& path) const {
-  TRY(git_oid id, parse_oid(tree_id));
-  Tree tree;
-  if (git_tree_lookup(tree.out(), impl_->repo.get(), &id) != 0) return git_failure("look up tree " + tree_id);
-  TreeEntry entry;
-  if (git_tree_entry_bypath(entry.out(), tree.get(), path.c_str()) != 0) return std::optional<TreeFile>();
-  if (git_tree_entry_type(entry.get()) != GIT_OBJECT_BLOB) return std::optional<TreeFile>();
-  Blob blob;
-  if (git_blob_lookup(blob.out(), impl_->repo.get(), git_tree_entry_id(entry.get())) != 0) return git_failure("read " + path);
-  const char* data = static_cast<const char*>(git_blob_rawcontent(blob.get()));
-  TreeFile f{std::string(data, static_cast<std::size_t>(git_blob_rawsize(blob.get()))),
-             static_cast<unsigned>(git_tree_entry_filemode(entry.get()))};
-  return std::optional<TreeFile>(std::move(f));
+  return trees().read_file(tree_id, path);
 }
 
 Result<std::optional<SnapshotStore::TreeEntryInfo>> SnapshotStore::stat(const std::string& tree_id,
                                                                         const std::string& path) const {
-  TRY(git_oid id, parse_oid(tree_id));
-  Tree tree;
-  if (git_tree_lookup(tree.out(), impl_->repo.get(), &id) != 0) return git_failure("look up tree " + tree_id);
-  if (path.empty() || path == ".") return std::optional<TreeEntryInfo>(TreeEntryInfo{});
-  TreeEntry entry;
-  if (git_tree_entry_bypath(entry.out(), tree.get(), path.c_str()) != 0) return std::optional<TreeEntryInfo>();
-  TreeEntryInfo info;
-  info.mode = static_cast<unsigned>(git_tree_entry_filemode(entry.get()));
-  info.directory = git_tree_entry_type(entry.get()) == GIT_OBJECT_TREE;
-  if (git_tree_entry_type(entry.get()) == GIT_OBJECT_BLOB) {
-    git_object_size_t size = 0;
-    git_object_t type{};
-    GitPtr<git_odb, git_odb_free> odb;
-    if (git_repository_odb(odb.out(), impl_->repo.get()) != 0 ||
-        git_odb_read_header(&size, &type, odb.get(), git_tree_entry_id(entry.get())) != 0) {
-      return git_failure("read " + path);
-    }
-    info.size = static_cast<std::int64_t>(size);
-  }
-  return std::optional<TreeEntryInfo>(info);
+  return trees().stat(tree_id, path);
 }
 
 Result<std::optional<std::string>> SnapshotStore::read(const std::string& tree_id, const std::string& path) const {
-  TRY(auto file, read_file(tree_id, path));
-  if (!file) return std::optional<std::string>();
-  return std::optional<std::string>(std::move(file->content));
+  return trees().read(tree_id, path);
 }
 
 Status SnapshotStore::retain(const std::vector<std::string>& trees, const std::vector<std::string>& paths) {

@@ -14,6 +14,7 @@
 
 #include "core/result.h"
 #include "core/run_record.h"
+#include "verify/git_trees.h"
 
 namespace candor::verify {
 
@@ -71,20 +72,15 @@ class SnapshotStore {
   Result<std::string> patch_text(const std::string& from_tree, const std::string& to_tree,
                                  const std::string& path, std::size_t max_bytes) const;
 
-  struct TreeFile {
-    std::string content;
-    unsigned mode = 0100644;  // git mode: 0100644, 0100755, 0120000 (symlink)
-  };
+  using TreeFile = verify::TreeFile;
+  using TreeEntryInfo = verify::TreeEntryInfo;
   // `path` in `tree` with its mode; nullopt when the path is not in it.
   Result<std::optional<TreeFile>> read_file(const std::string& tree, const std::string& path) const;
-
-  struct TreeEntryInfo {
-    bool directory = false;
-    std::int64_t size = 0;    // blob size; 0 for a directory
-    unsigned mode = 0040000;  // git mode
-  };
   // What is at `path` in `tree`: nullopt when nothing is. "." is the tree itself.
   Result<std::optional<TreeEntryInfo>> stat(const std::string& tree, const std::string& path) const;
+
+  // Reads and diffs of the snapshot trees (what the methods above go through).
+  GitTrees trees() const;
 
   // Content of `path` in `tree`; nullopt when the path is not in it.
   Result<std::optional<std::string>> read(const std::string& tree, const std::string& path) const;

@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "verify/reasons.h"
+#include "verify/scope.h"
+
 namespace candor::verify {
 namespace {
 
@@ -84,6 +87,7 @@ Signals compute_signals(const RunFacts& f) {
     }
   }
   for (const auto& change : f.protected_changes) sig.suspicious.push_back({"", "", change});
+  for (const auto& finding : scope_findings(f)) sig.suspicious.push_back({"", finding.path, finding.reason});
   sig.assertions_evaluated = static_cast<int>(f.assertions.size());
   bool any_goal_level_failed = false;
   for (const AssertionRecord* a : final_assertions(f)) {
@@ -113,17 +117,14 @@ std::string first_failed_assertion(const RunFacts& f) {
   return "";
 }
 
-// What blocks `success` whatever any later tier says: a change to .git/ or .candor/, or a scan
-// that could not read every path (what it missed is evidence of nothing).
+// What blocks `success` whatever any later tier says: a change to .git/ or .candor/, a change
+// outside the scope or to a sensitive path, or a scan that could not read every path (what it
+// missed is evidence of nothing).
 std::vector<std::string> blockers(const RunFacts& f) {
   std::vector<std::string> out;
   for (const auto& change : f.protected_changes) out.push_back("protected path: " + change);
-  if (!f.scan.complete) {
-    std::string paths;
-    for (const auto& p : f.scan.unread) paths += (paths.empty() ? "" : ", ") + p;
-    out.push_back(fmt::format("the workspace scan was incomplete: candor could not read {}; changes there are unknown",
-                              paths.empty() ? "some paths" : paths));
-  }
+  for (const auto& finding : scope_findings(f)) out.push_back("scope: " + finding.reason);
+  if (std::string gap = scan_gap(f); !gap.empty()) out.push_back(gap);
   return out;
 }
 
@@ -168,15 +169,18 @@ Tier1Result evaluate_tier1(const RunFacts& f) {
   std::vector<std::string> blocked = blockers(f);
   // Rule 4: claims to be finished, changed nothing: fail, unless the user's own goal-level
   // assertions all hold on the unchanged workspace (the goal was already met).
+  // A change verified with `verify --git` that changes nothing did not do the job, whatever held
+  // before it: "already satisfied" is for runs candor was asked to make.
   if (f.goal_kind == GoalKind::kModify && f.mutations.empty() && f.scan.complete) {
-    if (sig.goal_level_all_passed && blocked.empty()) {
+    bool already_satisfied = sig.goal_level_all_passed && f.source != "git";
+    if (already_satisfied && blocked.empty()) {
       return decide(4, Verdict::kSuccess,
                     {"already satisfied: nothing needed changing; every goal-level assertion (written by the user) passed "
                      "on the unchanged workspace"});
     }
-    if (!sig.goal_level_all_passed) {
-      std::vector<std::string> reasons{
-          "the goal asks for a change, the run says it finished, and nothing in the workspace changed"};
+    if (!already_satisfied) {
+      std::vector<std::string> reasons{f.source == "git" ? "the goal asks for a change, and the range changes no file"
+                                                         : "the goal asks for a change, the run says it finished, and nothing in the workspace changed"};
       for (const auto& s : sig.suspicious) reasons.push_back(s.reason);
       return decide(4, Verdict::kFail, reasons);
     }

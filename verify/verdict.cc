@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "verify/reasons.h"
+
 namespace candor::verify {
 
 Decision decide_without_judge(const Tier1Result& tier1) {
@@ -29,21 +31,6 @@ bool should_ask_judge(const Tier1Result& tier1, JudgePolicy policy) {
 namespace {
 
 int rank(Verdict v) { return v == Verdict::kSuccess ? 2 : v == Verdict::kPartial ? 1 : 0; }
-
-std::vector<std::string> judge_reasons(const JudgeOutcome& judge) {
-  std::vector<std::string> out;
-  int yes = 0;
-  for (const auto& a : judge.answers) {
-    if (a.yes) {
-      ++yes;
-    } else {
-      std::string q = a.question <= static_cast<int>(judge.questions.size()) ? judge.questions[a.question - 1] : "";
-      out.push_back(fmt::format("the judge answered no to \"{}\"{}", q, a.reason.empty() ? "" : ": " + a.reason));
-    }
-  }
-  out.insert(out.begin(), fmt::format("the judge answered yes to {} of {} questions", yes, judge.answers.size()));
-  return out;
-}
 
 }  // namespace
 

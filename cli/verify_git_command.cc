@@ -1,0 +1,203 @@
+// `candor verify --git RANGE --goal GOAL`: a change made by anyone (another agent's pull request),
+// verified by the same rules as a run and stored as one (`source: "git"`). The change is untrusted
+// input (DESIGN.md, Trust boundary): the configuration comes from BASE, never from the change.
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/finish_run.h"
+#include "cli/session.h"
+#include "executor/change_check.h"
+#include "executor/config.h"
+#include "executor/tool.h"
+#include "import/trajectory_import.h"
+#include "llm/provider.h"
+#include "planner/plan.h"
+#include "store/run_store.h"
+#include "verify/acceptance.h"
+#include "verify/git_range.h"
+#include "verify/judge.h"
+#include "verify/tier1.h"
+#include "verify/verdict.h"
+
+namespace candor::cli {
+namespace {
+
+constexpr const char* kConfigPath = ".candor/config.json";
+
+// BASE's configuration: what the repository trusted before the change. The change's own edits to
+// .candor/ are a sensitive-path finding, never configuration.
+Result<executor::WorkspaceConfig> config_from_base(const verify::GitTrees& trees, const verify::GitRange& range) {
+  TRY(auto text, trees.read(range.base_tree, kConfigPath));
+  if (!text) return executor::WorkspaceConfig{};
+  return executor::parse_config_text(*text, fmt::format("{}:{}", range.base_commit.substr(0, 12), kConfigPath));
+}
+
+Result<std::string> goal_of(const VerifyArgs& args) {
+  if (!args.goal.empty() && !args.goal_file.empty()) return make_error(ErrorCode::kUsage, "--goal and --goal-file: give one");
+  if (!args.goal_file.empty()) {
+    TRY(std::string text, read_text_file(args.goal_file));
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+      return make_error(ErrorCode::kInvalidInput, fmt::format("--goal-file {}: the file is empty", args.goal_file));
+    }
+    return text;
+  }
+  if (args.goal.empty()) return make_error(ErrorCode::kUsage, "--git needs the goal the change was made for: --goal TEXT or --goal-file FILE");
+  return args.goal;
+}
+
+Result<std::vector<nlohmann::json>> user_assertions(const VerifyArgs& args, const executor::WorkspaceConfig& config,
+                                                    const planner::Catalog& catalog, const std::string& config_where) {
+  std::vector<nlohmann::json> out;
+  for (std::size_t i = 0; i < config.expect.size(); ++i) {
+    TRY_STATUS(planner::validate_assertion(config.expect[i], catalog, fmt::format("{}: expect[{}]", config_where, i)));
+    out.push_back(config.expect[i]);
+  }
+  for (std::size_t i = 0; i < args.expects.size(); ++i) {
+    std::string where = fmt::format("--expect #{}", i + 1);
+    TRY(nlohmann::json a, planner::parse_json_text(args.expects[i], where));
+    TRY_STATUS(planner::validate_assertion(a, catalog, where));
+    out.push_back(a);
+  }
+  return out;
+}
+
+// The agent's transcript against the acceptance spec, when both are given.
+Result<nlohmann::json> acceptance_of(const VerifyArgs& args) {
+  if (args.acceptance_file.empty()) return nlohmann::json();
+  if (args.trajectory_file.empty() || args.format.empty()) {
+    return make_error(ErrorCode::kUsage, "--git with --acceptance needs the agent's transcript: --trajectory FILE --format FORMAT");
+  }
+  import::Format format = *import::parse_format(args.format);
+  TRY(std::string spec_text, read_text_file(args.acceptance_file));
+  TRY(verify::AcceptanceSpec spec, verify::parse_acceptance_spec_text(spec_text, import::tool_catalogue(format), args.acceptance_file));
+  TRY(std::string text, read_text_file(args.trajectory_file));
+  TRY(auto imported, import::import_trajectory(text, format, args.trajectory_file));
+  return verify::to_json(verify::evaluate_acceptance(spec, imported.events));
+}
+
+}  // namespace
+
+int verify_git_command(const VerifyArgs& args) {
+  auto goal = goal_of(args);
+  if (!goal.ok()) return report_error(goal.error());
+  auto acceptance = acceptance_of(args);
+  if (!acceptance.ok()) return report_error(acceptance.error());
+  auto repo = verify::GitRepository::open(args.repo);
+  if (!repo.ok()) return report_error(repo.error());
+  verify::GitTrees trees = (*repo)->trees();
+  auto range = (*repo)->resolve(args.git_range);
+  if (!range.ok()) return report_error(range.error());
+  auto config = config_from_base(trees, *range);
+  if (!config.ok()) return report_error(config.error());
+  std::string config_where = fmt::format("{}:{}", range->base_commit.substr(0, 12), kConfigPath);
+
+  assertions::Registry evaluators = assertions::builtin_evaluators();
+  if (Status added = assertions::add_external_evaluators(evaluators, config->evaluators, config_where); !added.ok()) {
+    return report_error(added.error());
+  }
+  executor::ToolRegistry tools = executor::builtin_tools();
+  planner::Catalog catalog = executor::make_catalog(tools, evaluators);
+  auto expects = user_assertions(args, *config, catalog, config_where);
+  if (!expects.ok()) return report_error(expects.error());
+
+  // The judge: --llm, else the environment's provider; --judge auto unless told otherwise.
+  verify::JudgePolicy policy = args.judge_given ? *verify::parse_judge_policy(args.judge) : verify::JudgePolicy::kAuto;
+  std::unique_ptr<llm::Provider> judge;
+  llm::ProviderChoice choice = llm::choose_provider(args.llm);
+  if (!choice.spec.empty() && policy != verify::JudgePolicy::kNever) {
+    auto provider = llm::make_provider(choice.spec, {});
+    if (!provider.ok()) return report_error(provider.error());
+    judge = std::move(provider.value());
+  }
+
+  std::string store_dir = args.store_dir.empty() ? store::default_store_dir() : args.store_dir;
+  auto store = store::RunStore::open(store_dir);
+  if (!store.ok()) return report_error(store.error());
+  SystemClock clock;
+  auto now = clock.wall();
+  std::string created_at = format_timestamp(now);
+  auto run_id = (*store)->create_new_run(now, created_at, *goal, (*repo)->root());
+  if (!run_id.ok()) return report_error(run_id.error());
+  Trajectory trajectory(*run_id, clock, store->get());
+
+  RunFacts facts;
+  facts.run_id = *run_id;
+  facts.source = "git";
+  facts.goal = *goal;
+  facts.goal_kind = args.kind.empty() ? GoalKind::kModify : *parse_goal_kind(args.kind);
+  facts.workspace = (*repo)->root();
+  facts.snapshot_before = range->base_tree;
+  facts.snapshot_after = range->head_tree;
+  facts.git = {{"range", range->spec}, {"base", range->base_commit}, {"head", range->head_commit},
+               {"base_tree", range->base_tree}, {"head_tree", range->head_tree}};
+  facts.scope = config->scope;
+  facts.scope.insert(facts.scope.end(), args.scope.begin(), args.scope.end());
+  facts.sensitive = config->sensitive;
+  facts.budget.limits.max_replans = 0;
+  trajectory.record("run_started", {{"goal", *goal}, {"workspace", facts.workspace}, {"snapshot_before", facts.snapshot_before},
+                                    {"source", "git"}, {"git", facts.git}});
+  trajectory.record("goal_kind", {{"kind", to_string(facts.goal_kind)}, {"by", args.kind.empty() ? "default" : "--kind"}});
+
+  auto mutations = trees.diff(range->base_tree, range->head_tree, {.detect_renames = true});
+  if (!mutations.ok()) return report_error(mutations.error());
+  // The change is one step: its every mutation is an effect (DESIGN.md, verify --git).
+  StepRecord change;
+  change.id = "change";
+  change.tool = "git";
+  change.target = range->spec;
+  change.effect_tool = true;
+  change.ok = true;
+  for (const auto& m : *mutations) change.changed_paths.push_back(m.path);
+  std::int64_t changed_seq = trajectory.record("workspace_changed", {{"step", "change"}, {"paths", change.changed_paths}}).seq;
+  change.seq = changed_seq;
+  facts.steps = {change};
+  facts.steps_planned = 1;
+  facts.budget.used.steps = 1;
+  for (auto m : *mutations) {
+    m.steps = {"change"};
+    m.last_change_seq = changed_seq;
+    facts.mutations.push_back(std::move(m));
+  }
+
+  executor::ChangeCheckInputs inputs{trees, range->base_tree, range->head_tree, evaluators,
+                                     sandbox::SecretFilter(config->secrets_allow), config->network, config->sandbox};
+  executor::ChangeCheck checked = executor::check_change(inputs, *expects, trajectory);
+  facts.assertions = std::move(checked.assertions);
+  facts.sandbox = checked.sandbox;
+  facts.status = RunStatus::kCompleted;
+  facts.acceptance = *acceptance;
+  if (facts.acceptance.is_object()) trajectory.record("acceptance", facts.acceptance);
+
+  verify::Tier1Result tier1 = verify::evaluate_tier1(facts);
+  verify::JudgeOutcome outcome;
+  if (judge != nullptr && verify::should_ask_judge(tier1, policy)) {
+    std::vector<std::string> questions = args.questions;
+    auto log_call = [&](const verify::JudgeCall& call) {
+      nlohmann::json data = {{"role", call.role}, {"input_tokens", call.input_tokens}, {"output_tokens", call.output_tokens}, {"ok", call.ok}};
+      if (!call.ok) data["error"] = call.error;
+      trajectory.record("llm_call", data);
+    };
+    if (questions.empty()) {
+      // Fixed before the judge sees any evidence: the call below holds the goal and nothing else.
+      verify::Decomposition d = verify::decompose_goal(*judge, *goal, std::chrono::minutes(2));
+      log_call(d.call);
+      facts.usage.llm_calls++;  // the judge's own calls are counted with its outcome
+      facts.usage.input_tokens += d.call.input_tokens;
+      facts.usage.output_tokens += d.call.output_tokens;
+      trajectory.record("judge_questions", {{"questions", d.questions}, {"decomposed", d.decomposed}, {"error", d.error}, {"prompt", d.prompt}});
+      questions = d.questions;
+    }
+    auto evidence = verify::gather_evidence(trees, facts, questions);
+    outcome = verify::ask_judge(*judge, facts.goal, questions, evidence, std::chrono::minutes(5));
+    for (const auto& call : outcome.call_log) log_call(call);
+    trajectory.record("judge", verify::to_json(outcome));
+    facts.provider = judge->describe();
+  }
+  trajectory.record("run_ended", {{"status", to_string(facts.status)}});
+  ReportFormat format = args.json ? ReportFormat::kJson : args.markdown ? ReportFormat::kMarkdown : ReportFormat::kTerminal;
+  return finish_run(**store, facts, created_at, format, tier1, outcome.asked ? &outcome : nullptr);
+}
+
+}  // namespace candor::cli

@@ -1,0 +1,110 @@
+#include "executor/change_check.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "executor/snapshot_files.h"
+#include "sandbox/workspace.h"
+#include "sandbox/workspace_policy.h"
+
+namespace candor::executor {
+namespace {
+
+// A private temporary folder, removed with everything in it when this dies.
+class TempFolder {
+ public:
+  static Result<std::unique_ptr<TempFolder>> make(const char* prefix) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = fmt::format("{}/{}-XXXXXX", tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", prefix);
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      return make_error(ErrorCode::kIo, fmt::format("cannot create {}: {}", pattern, std::strerror(errno)));
+    }
+    return std::unique_ptr<TempFolder>(new TempFolder(pattern));
+  }
+  ~TempFolder() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit TempFolder(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
+
+AssertionRecord failed_record(const nlohmann::json& a, const std::string& why) {
+  AssertionRecord r;
+  r.type = json_str(a, "type");
+  r.assertion = a;
+  r.message = why;
+  r.by = Provenance::kUser;
+  return r;
+}
+
+}  // namespace
+
+ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann::json>& expects, Trajectory& trajectory) {
+  ChangeCheck out;
+  bool runs_programs = false;
+  for (const auto& a : expects) runs_programs |= !in.evaluators.reads_files(a);
+
+  // The folder assertions see as the workspace: HEAD's files when a program needs them, else an
+  // empty one (file assertions read the trees through `files`).
+  std::unique_ptr<TempFolder> folder;
+  std::unique_ptr<sandbox::Workspace> workspace;
+  std::string setup_error;
+  if (auto made = TempFolder::make(runs_programs ? "candor-head" : "candor-empty"); made.ok()) {
+    folder = std::move(made.value());
+    Status written = runs_programs ? in.trees.checkout(in.head_tree, folder->path()) : ok_status();
+    auto opened = written.ok() ? sandbox::Workspace::open(folder->path(), {.force_fallback = false, .protected_dirs = {}, .secrets = in.secrets})
+                               : Result<std::unique_ptr<sandbox::Workspace>>(written.error());
+    if (opened.ok()) {
+      workspace = std::move(opened.value());
+    } else {
+      setup_error = opened.error().message;
+    }
+  } else {
+    setup_error = made.error().message;
+  }
+
+  sandbox::SandboxPolicy policy;
+  if (workspace) policy = sandbox::make_sandbox_policy(*workspace, in.sandbox);
+  if (workspace && runs_programs) out.sandbox = sandbox::expected_protections(policy).to_json();
+  SnapshotFiles head(in.trees, in.head_tree, in.secrets, "in the change's result (HEAD)");
+  SnapshotFiles base(in.trees, in.base_tree, in.secrets, "before the change (BASE)");
+
+  for (const auto& a : expects) {
+    AssertionRecord r;
+    if (!workspace) {
+      r = failed_record(a, "could not be checked: " + setup_error);
+    } else {
+      assertions::Context ctx{*workspace, in.network, nullptr,
+                              [&](const std::string& path) { return in.trees.read(in.base_tree, path); }, &policy};
+      ctx.files = &head;
+      assertions::Outcome o = in.evaluators.evaluate(a, ctx);
+      r.type = json_str(a, "type");
+      r.assertion = a;
+      r.path = o.path;
+      r.passed = o.passed;
+      r.message = o.message;
+      r.by = Provenance::kUser;
+      if (o.passed && !o.path.empty() && in.evaluators.reads_files(a)) {
+        ctx.files = &base;
+        assertions::Outcome before = in.evaluators.evaluate(a, ctx);
+        r.discriminating = !before.passed && !before.error;
+      }
+    }
+    nlohmann::json event = to_json(r);
+    event.erase("seq");
+    r.seq = trajectory.record("assertion", event).seq;
+    out.assertions.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace candor::executor

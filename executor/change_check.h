@@ -1,0 +1,43 @@
+// The user's assertions about a change made elsewhere (`candor verify --git`): evaluated on the
+// tree the change produced, and, for the discriminating check (DESIGN.md, Trust boundary), again on
+// the tree it started from. File assertions read blobs from the trees (no checkout); assertions
+// that run programs (command_succeeds, external evaluators) get a temporary checkout of each tree,
+// in the process sandbox, removed afterwards.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "assertions/evaluator.h"
+#include "core/http_client.h"
+#include "core/run_record.h"
+#include "core/trajectory.h"
+#include "sandbox/process_sandbox.h"
+#include "sandbox/secret_files.h"
+#include "verify/git_trees.h"
+
+namespace candor::executor {
+
+struct ChangeCheckInputs {
+  verify::GitTrees trees;
+  std::string base_tree;
+  std::string head_tree;
+  const assertions::Registry& evaluators;
+  sandbox::SecretFilter secrets;
+  NetworkPolicy network;
+  sandbox::SandboxPolicy sandbox;  // for programs; its workspace paths are filled in per checkout
+};
+
+struct ChangeCheck {
+  std::vector<AssertionRecord> assertions;  // in the order given, each recorded as an `assertion` event
+  nlohmann::json sandbox;                   // the protections programs ran with; null when none ran
+};
+
+// Evaluates `expects` (the user's: provenance `user`) and records each as an event on
+// `trajectory`. Kinds of failure (a checkout that cannot be written) are failed assertions with the
+// reason, never a pass.
+ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann::json>& expects, Trajectory& trajectory);
+
+}  // namespace candor::executor

@@ -1,0 +1,332 @@
+// `candor verify --git`: changes made elsewhere, in repositories these tests build with real commits,
+// verified by the built binary. The change is the untrusted side: its own .candor/config.json,
+// CI definitions and paths outside --scope must never make it a success.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/e2e_support.h"
+
+namespace candor::testing {
+namespace {
+
+using nlohmann::json;
+
+const char* kDarkGreen = R"({"type": "file_contains", "path": "css/style.css", "text": "background: #006400"})";
+
+// A repository holding the example site, one commit on `main`; `git()` runs git in it.
+struct Repo : Env {
+  Repo() {
+    git({"init", "-q", "-b", "main"});
+    commit("the site");
+  }
+  CommandResult git(std::vector<std::string> args) {
+    args.insert(args.begin(), {"/usr/bin/git", "-C", ws});
+    auto r = run_command(args, {"HOME=/nonexistent", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=agent", "GIT_AUTHOR_EMAIL=agent@example.com",
+                                "GIT_COMMITTER_NAME=agent", "GIT_COMMITTER_EMAIL=agent@example.com"});
+    CAPTURE(r.err);
+    REQUIRE(r.exit_code == 0);
+    return r;
+  }
+  std::string commit(const std::string& message) {
+    git({"add", "-A"});
+    git({"commit", "-q", "--allow-empty", "-m", message});
+    return head();
+  }
+  std::string head() {
+    std::string id = git({"rev-parse", "HEAD"}).out;
+    return id.substr(0, id.find('\n'));
+  }
+  void edit(const std::string& path, const std::string& find, const std::string& replace) {
+    std::string text = read_file(ws + "/" + path);
+    auto at = text.find(find);
+    REQUIRE(at != std::string::npos);
+    write_file(ws + "/" + path, text.replace(at, find.size(), replace));
+  }
+  CommandResult verify(const std::string& range, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"verify", "--git", range, "-C", ws, "--goal", "Change the background to dark green"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return candor(args);
+  }
+};
+
+bool any_reason_has(const json& report, const std::string& text) {
+  for (const auto& r : report["reasons"]) {
+    if (r.get<std::string>().find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_SUITE("e2e") {
+  TEST_CASE("verify --git: an honest change with a discriminating --expect is a success without any LLM") {
+    Repo repo;
+    std::string base = repo.head();
+    repo.edit("css/style.css", "background: #ffffff;", "background: #006400;");
+    std::string head = repo.commit("dark green");
+    auto r = repo.verify(base + ".." + head, {"--expect", kDarkGreen, "--json"});
+    CHECK(r.exit_code == 0);
+    json j = parse_stdout(r);
+    CHECK(j["verdict"] == "success");
+    CHECK(j["verdict_by"] == "tier1");
+    CHECK(j["source"] == "git");
+    CHECK(j["provider"].is_null());
+    CHECK(j["git"]["base"] == base);
+    CHECK(j["git"]["head"] == head);
+    REQUIRE(j["mutations"].size() == 1);
+    CHECK(j["mutations"][0]["path"] == "css/style.css");
+    CHECK(j["mutations"][0]["lines_added"] == 1);
+    CHECK(j["assertions"][0]["by"] == "user");
+    CHECK(j["assertions"][0]["discriminating"] == true);
+
+    // Stored as a run: listed, reported in every format, verified again.
+    auto runs = repo.candor({"runs", "--json"});
+    CHECK(runs.out.find(j["run_id"].get<std::string>()) != std::string::npos);
+    auto md = repo.candor({"report", "last", "--markdown"});
+    CHECK(md.exit_code == 0);
+    CHECK(md.out.find("candor: **success**") != std::string::npos);
+    auto again = repo.candor({"verify", "last", "--json"});
+    CHECK(again.exit_code == 0);
+    CHECK(parse_stdout(again)["verdict"] == "success");
+    // The pull-request comment: verdict first, the range, the changed files folded away.
+    std::string issue = repo.plan_file("Change the background to dark green\n");
+    auto pr = repo.candor({"verify", "--git", base + "..." + head, "-C", repo.ws, "--goal-file", issue, "--expect", kDarkGreen, "--markdown"});
+    CHECK(pr.exit_code == 0);
+    CHECK(pr.out.rfind("### ✅ candor: **success**", 0) == 0);
+    CHECK(pr.out.find("<details><summary>Changed files (1)</summary>") != std::string::npos);
+    CHECK(pr.out.find(base.substr(0, 12)) != std::string::npos);
+    // One commit: its first parent to it, the same change.
+    auto one = repo.verify(head, {"--expect", kDarkGreen, "--json"});
+    CHECK(one.exit_code == 0);
+    CHECK(parse_stdout(one)["git"]["base"] == base);
+  }
+
+  TEST_CASE("verify --git: an assertion that already held before the change proves nothing") {
+    Repo repo;
+    std::string base = repo.head();
+    repo.edit("css/style.css", "background: #ffffff;", "background: #006400;");
+    std::string head = repo.commit("dark green");
+    // index.html says "html" before and after: it passes, it does not discriminate, nothing covers the css.
+    auto r = repo.verify(base + ".." + head, {"--expect", R"({"type": "file_exists", "path": "css/style.css"})", "--json", "--judge", "never"});
+    json j = parse_stdout(r);
+    CHECK(j["verdict"] == "partial");
+    CHECK(j["assertions"][0]["discriminating"] == false);
+    CHECK(any_reason_has(j, "css/style.css changed, but no passing assertion"));
+  }
+
+  TEST_CASE("verify --git: a change that does not do the job is partial, naming the failed expectation") {
+    Repo repo;
+    std::string base = repo.head();
+    repo.edit("index.html", "<title>", "<title>Green: ");
+    std::string head = repo.commit("says green, changes the title");
+    auto r = repo.verify(base + ".." + head, {"--expect", kDarkGreen, "--json"});
+    CHECK(r.exit_code == 1);
+    json j = parse_stdout(r);
+    CHECK(j["verdict"] == "partial");
+    CHECK(any_reason_has(j, "file_contains"));
+  }
+
+  TEST_CASE("verify --git: an empty range is a fail, even when the expectation already holds") {
+    Repo repo;
+    std::string base = repo.head();
+    auto r = repo.verify(base + ".." + base, {"--expect", R"({"type": "file_exists", "path": "index.html"})", "--json"});
+    CHECK(r.exit_code == 2);
+    json j = parse_stdout(r);
+    CHECK(j["verdict"] == "fail");
+    CHECK(any_reason_has(j, "the range changes no file"));
+  }
+
+  TEST_CASE("verify --git: the configuration comes from BASE; a change to .candor/ is never a success") {
+    Repo repo;
+    std::string base = repo.head();
+    repo.edit("css/style.css", "background: #ffffff;", "background: #006400;");
+    // The change brings its own evaluator that passes everything, and allows reading .env.
+    write_file(repo.ws + "/.candor/config.json",
+               R"({"evaluators": {"trust_me": {"command": ["/bin/true"]}}, "secrets": {"allow": [".env"]}})");
+    std::string head = repo.commit("dark green, and a config");
+    auto own = repo.verify(base + ".." + head, {"--expect", R"({"type": "trust_me"})", "--json"});
+    CHECK(own.exit_code == 65);  // unknown type: BASE never had it
+    CHECK(own.err.find("trust_me") != std::string::npos);
+    auto r = repo.verify(base + ".." + head, {"--expect", kDarkGreen, "--json"});
+    CHECK(r.exit_code == 1);
+    json j = parse_stdout(r);
+    CHECK(j["verdict"] == "partial");
+    CHECK(any_reason_has(j, ".candor/config.json was added: a sensitive path"));
+  }
+
+  TEST_CASE("verify --git: a change outside --scope, or to a CI workflow, is named and blocks success") {
+    Repo repo;
+    std::string base = repo.head();
+    repo.edit("css/style.css", "background: #ffffff;", "background: #006400;");
+    write_file(repo.ws + "/.github/workflows/ci.yml", "permissions: write-all\n");
+    std::string head = repo.commit("dark green, and more permissions");
+    auto r = repo.verify(base + ".." + head, {"--expect", kDarkGreen, "--json"});
+    json j = parse_stdout(r);
+    CHECK(j["verdict"] == "partial");
+    CHECK(any_reason_has(j, ".github/workflows/ci.yml was added: a sensitive path"));
+    // A scope that names the workflow explicitly lets it through; one that only says ** does not.
+    auto broad = repo.verify(base + ".." + head, {"--expect", kDarkGreen, "--scope", "**", "--json"});
+    CHECK(parse_stdout(broad)["verdict"] == "partial");
+    auto named = repo.verify(base + ".." + head,
+                             {"--expect", kDarkGreen, "--expect", R"({"type": "file_contains", "path": ".github/workflows/ci.yml", "text": "write-all"})",
+                              "--scope", "css/**", "--scope", ".github/workflows/ci.yml", "--json"});
+    CHECK(named.exit_code == 0);
+    CHECK(parse_stdout(named)["verdict"] == "success");
+    // Outside the scope.
+    auto narrow = repo.verify(base + ".." + head, {"--expect", kDarkGreen, "--scope", "css/*.css", "--json"});
+    json n = parse_stdout(narrow);
+    CHECK(n["verdict"] == "partial");
+    CHECK(any_reason_has(n, ".github/workflows/ci.yml was added outside the scope (css/*.css)"));
+  }
+
+  TEST_CASE("verify --git: A...B verifies the branch's change from the merge base, not what main did since") {
+    Repo repo;
+    repo.git({"checkout", "-q", "-b", "agent"});
+    repo.edit("css/style.css", "background: #ffffff;", "background: #006400;");
+    repo.commit("dark green");
+    repo.git({"checkout", "-q", "main"});
+    repo.edit("index.html", "<title>", "<title>Main moved on: ");
+    repo.commit("main's own change");
+    auto r = repo.verify("main...agent", {"--expect", kDarkGreen, "--json"});
+    CHECK(r.exit_code == 0);
+    json j = parse_stdout(r);
+    REQUIRE(j["mutations"].size() == 1);
+    CHECK(j["mutations"][0]["path"] == "css/style.css");
+    auto two_dots = repo.verify("main..agent", {"--expect", kDarkGreen, "--json"});
+    CHECK(parse_stdout(two_dots)["mutations"].size() == 2);  // main's title change shows as undone
+    auto bad = repo.verify("main...nosuchbranch", {"--json"});
+    CHECK(bad.exit_code == 64);
+    CHECK(bad.err.find("\"nosuchbranch\" names no commit") != std::string::npos);
+    auto worktree = repo.verify("main..", {"--json"});
+    CHECK(worktree.exit_code == 64);
+    CHECK(worktree.err.find("commit the change") != std::string::npos);
+  }
+
+  TEST_CASE("verify --git: a rename is one mutation naming the old path, and the old path is deleted") {
+    Repo repo;
+    std::string base = repo.head();
+    repo.git({"mv", "css/style.css", "css/main.css"});
+    std::string head = repo.commit("rename");
+    json j = parse_stdout(repo.verify(base + ".." + head, {"--json", "--judge", "never"}));
+    REQUIRE(j["mutations"].size() == 2);
+    CHECK(j["mutations"][0]["path"] == "css/main.css");
+    CHECK(j["mutations"][0]["renamed_from"] == "css/style.css");
+    CHECK(j["mutations"][1]["path"] == "css/style.css");
+    CHECK(j["mutations"][1]["change"] == "deleted");
+  }
+
+  TEST_CASE("verify --git: a credential file the change writes never reaches the report") {
+    Repo repo;
+    write_file(repo.ws + "/.env", "API_TOKEN=old-secret-1111\n");
+    std::string base = repo.commit("with .env");
+    repo.edit("css/style.css", "background: #ffffff;", "background: #006400;");
+    write_file(repo.ws + "/.env", "API_TOKEN=new-secret-2222\n");
+    std::string head = repo.commit("dark green, new token");
+    auto r = repo.verify(base + ".." + head,
+                         {"--expect", kDarkGreen, "--expect", R"({"type": "file_contains", "path": ".env", "text": "new-secret-2222"})", "--json"});
+    CHECK(r.out.find("secret-1111") == std::string::npos);
+    CHECK(r.out.find("secret-2222") == std::string::npos);
+    json j = parse_stdout(r);
+    CHECK(j["assertions"][1]["passed"] == true);
+    auto md = repo.candor({"report", "last", "--markdown", "--verbose"});
+    CHECK(md.out.find("secret-2222") == std::string::npos);
+  }
+
+  TEST_CASE("verify --git: command_succeeds runs on a checkout of HEAD in the sandbox, removed afterwards") {
+    Repo repo;
+    std::string base = repo.head();
+    repo.edit("css/style.css", "background: #ffffff;", "background: #006400;");
+    std::string head = repo.commit("dark green");
+    auto r = repo.verify(base + ".." + head,
+                         {"--expect", kDarkGreen, "--expect", R"({"type": "command_succeeds", "command": "grep -q 006400 css/style.css && ! test -e .git"})", "--json"});
+    json j = parse_stdout(r);
+    CHECK(j["assertions"][1]["passed"] == true);
+    CHECK(j["verdict"] == "success");
+  }
+
+  TEST_CASE("verify --git: an agent's transcript against an acceptance spec; success without it is exit 3") {
+    Repo repo;
+    std::string base = repo.head();
+    repo.edit("css/style.css", "background: #ffffff;", "background: #006400;");
+    std::string head = repo.commit("dark green");
+    std::string spec = repo.plan_file(R"({"checkpoints": [{"id": "tested", "when": {"type": "ToolCalled", "tool": "Bash",
+         "input": {"left": "{{tool.input.command}}", "op": "contains", "right": "no-such-test-command"}}}]})");
+    std::string transcript = data_dir() + "/trajectories/claude-code/sample_session.synthetic.jsonl";
+    auto r = repo.verify(base + ".." + head, {"--expect", kDarkGreen, "--acceptance", spec, "--trajectory", transcript,
+                                              "--format", "claude-code", "--json"});
+    CHECK(r.exit_code == 3);
+    json j = parse_stdout(r);
+    CHECK(j["verdict"] == "success");
+    CHECK(j["acceptance"]["passed"] == false);
+  }
+
+  TEST_CASE("verify --git: with no questions the judge first turns the goal into questions, before it sees the diff") {
+    Repo repo;
+    std::string base = repo.head();
+    repo.edit("css/style.css", "background: #ffffff;", "background: #006400;");
+    std::string head = repo.commit("dark green");
+    std::string script = make_temp_dir("script") + "/replies.jsonl";
+    write_file(script,
+               R"({"reply_json": {"questions": ["Is the page background dark green?", "Is the text still readable?"]}})" "\n"
+               R"({"expect": "background: #006400", "reply_json": {"answers": [{"question": 1, "answer": "yes", "reason": "the diff sets #006400"}, {"question": 2, "answer": "yes", "reason": "text colour unchanged"}]}})" "\n");
+    auto r = repo.verify(base + ".." + head, {"--llm", "script:" + script, "--json"});
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 0);
+    json j = parse_stdout(r);
+    CHECK(j["verdict"] == "success");
+    CHECK(j["verdict_by"] == "tier2");
+    auto store = store::RunStore::open(repo.store);
+    REQUIRE(store.ok());
+    auto run = (*store)->load(j["run_id"].get<std::string>());
+    REQUIRE(run.ok());
+    int decomposed = 0;
+    for (const auto& e : run->events) {
+      if (e.type != "judge_questions") continue;
+      ++decomposed;
+      CHECK(e.data["decomposed"] == true);
+      CHECK(e.data["questions"].size() == 2);
+      std::string prompt = e.data["prompt"].get<std::string>();
+      CHECK(prompt.find("Change the background to dark green") != std::string::npos);
+      CHECK(prompt.find("006400") == std::string::npos);  // no diff, no file content
+      CHECK(prompt.find("style.css") == std::string::npos);
+    }
+    CHECK(decomposed == 1);
+  }
+}
+
+}  // namespace candor::testing
+
+namespace candor::testing {
+
+TEST_SUITE("e2e") {
+  TEST_CASE("run --scope: a step that writes outside the scope blocks success, named; inside it nothing changes") {
+    Env env;
+    std::string script = make_temp_dir("script") + "/replies.jsonl";
+    nlohmann::json plan = {
+        {"goal_kind", "modify"},
+        {"steps",
+         {{{"id", "s1"}, {"tool", "file_patch"},
+           {"args", {{"path", "css/style.css"}, {"edits", {{{"find", "background: #ffffff;"}, {"replace", "background: #006400;"}}}}}},
+           {"assert", {{{"type", "file_contains"}, {"path", "css/style.css"}, {"text", "#006400"}}}}},
+          {{"id", "s2"}, {"tool", "file_write"}, {"args", {{"path", "notes.txt"}, {"content", "done\n"}}},
+           {"assert", {{{"type", "file_contains"}, {"path", "notes.txt"}, {"text", "done"}}}}}}},
+        {"then", "finish"}};
+    write_file(script, nlohmann::json({{"reply_json", plan}}).dump() + "\n");
+    auto r = env.candor({"run", "Change the background to dark green", "-C", env.ws, "--llm", "script:" + script, "--scope", "css/**",
+                         "--expect", kDarkGreen, "--expect", R"({"type": "file_contains", "path": "notes.txt", "text": "done"})", "--json"});
+    CHECK(r.exit_code == 1);
+    nlohmann::json j = parse_stdout(r);
+    CHECK(j["verdict"] == "partial");
+    CHECK(j["scope"] == nlohmann::json({"css/**"}));
+    CHECK(any_reason_has(j, "notes.txt was added outside the scope (css/**)"));
+    bool suspicious = false;
+    for (const auto& s : j["suspicious"]) suspicious |= s["path"] == "notes.txt";
+    CHECK(suspicious);
+  }
+}
+
+}  // namespace candor::testing

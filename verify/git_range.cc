@@ -1,0 +1,99 @@
+#include "verify/git_range.h"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "core/git_ptr.h"
+
+namespace candor::verify {
+namespace {
+
+std::string oid_str(const git_oid* oid) {
+  char buf[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(buf, sizeof(buf), oid);
+  return buf;
+}
+
+Error usage(const std::string& message) { return make_error(ErrorCode::kUsage, message); }
+
+Result<git_oid> commit_of(git_repository* repo, const std::string& rev) {
+  if (rev.empty()) return usage("--git: an empty revision");
+  GitPtr<git_object, git_object_free> obj;
+  if (git_revparse_single(obj.out(), repo, (rev + "^{commit}").c_str()) != 0) {
+    return usage(fmt::format("--git: \"{}\" names no commit in this repository ({})", rev, git_last_error()));
+  }
+  return *git_object_id(obj.get());
+}
+
+Result<std::string> tree_of(git_repository* repo, const git_oid& commit_id) {
+  GitCommit commit;
+  if (git_commit_lookup(commit.out(), repo, &commit_id) != 0) {
+    return make_error(ErrorCode::kIo, fmt::format("git: look up commit {}: {}", oid_str(&commit_id), git_last_error()));
+  }
+  return oid_str(git_commit_tree_id(commit.get()));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<GitRepository>> GitRepository::open(const std::string& root) {
+  git_init_once();
+  std::error_code ec;
+  std::string abs = std::filesystem::weakly_canonical(std::filesystem::absolute(root, ec), ec).string();
+  if (ec) return make_error(ErrorCode::kInvalidInput, fmt::format("-C {}: {}", root, ec.message()));
+  git_repository* repo = nullptr;
+  if (git_repository_open_ext(&repo, abs.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0) {
+    return make_error(ErrorCode::kInvalidInput,
+                      fmt::format("{} is not the root of a git repository (candor looks for no repository above it): {}", abs,
+                                  git_last_error()));
+  }
+  return std::unique_ptr<GitRepository>(new GitRepository(repo, abs));
+}
+
+GitRepository::~GitRepository() { git_repository_free(repo_); }
+
+Result<GitRange> GitRepository::resolve(const std::string& spec) const {
+  GitRange r;
+  r.spec = spec;
+  std::size_t three = spec.find("...");
+  std::size_t two = spec.find("..");
+  if (three != std::string::npos) {
+    TRY(git_oid a, commit_of(repo_, spec.substr(0, three)));
+    TRY(git_oid b, commit_of(repo_, spec.substr(three + 3)));
+    git_oid base;
+    if (git_merge_base(&base, repo_, &a, &b) != 0) {
+      return usage(fmt::format("--git {}: the two commits have no common ancestor", spec));
+    }
+    r.base_commit = oid_str(&base);
+    r.head_commit = oid_str(&b);
+  } else if (two != std::string::npos) {
+    if (two + 2 == spec.size()) {
+      return usage(fmt::format("--git {}: verifying the working tree (BASE..) is not supported; commit the change and "
+                               "give BASE..HEAD",
+                               spec));
+    }
+    TRY(git_oid a, commit_of(repo_, spec.substr(0, two)));
+    TRY(git_oid b, commit_of(repo_, spec.substr(two + 2)));
+    r.base_commit = oid_str(&a);
+    r.head_commit = oid_str(&b);
+  } else {
+    TRY(git_oid c, commit_of(repo_, spec));
+    r.head_commit = oid_str(&c);
+    GitCommit commit;
+    if (git_commit_lookup(commit.out(), repo_, &c) != 0) return make_error(ErrorCode::kIo, "git: " + git_last_error());
+    if (git_commit_parentcount(commit.get()) > 0) r.base_commit = oid_str(git_commit_parent_id(commit.get(), 0));
+  }
+  git_oid head;
+  git_oid_fromstr(&head, r.head_commit.c_str());
+  TRY(r.head_tree, tree_of(repo_, head));
+  if (r.base_commit.empty()) {
+    r.base_tree = kEmptyTree;  // a root commit: everything in it was added
+  } else {
+    git_oid base;
+    git_oid_fromstr(&base, r.base_commit.c_str());
+    TRY(r.base_tree, tree_of(repo_, base));
+  }
+  return r;
+}
+
+}  // namespace candor::verify

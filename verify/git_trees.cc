@@ -1,0 +1,241 @@
+#include "verify/git_trees.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/git_ptr.h"
+
+namespace candor::verify {
+namespace {
+
+using Tree = GitTree;
+using Diff = GitDiff;
+using Patch = GitPtr<git_patch, git_patch_free>;
+using Blob = GitPtr<git_blob, git_blob_free>;
+using TreeEntry = GitPtr<git_tree_entry, git_tree_entry_free>;
+using Odb = GitPtr<git_odb, git_odb_free>;
+
+Error git_failure(const std::string& what) {
+  return make_error(ErrorCode::kIo, fmt::format("git: {}: {}", what, git_last_error()));
+}
+
+Result<git_oid> parse_oid(const std::string& s) {
+  git_oid oid;
+  if (git_oid_fromstr(&oid, s.c_str()) != 0) return make_error(ErrorCode::kInvalidInput, "git: bad tree id \"" + s + "\"");
+  return oid;
+}
+
+// `out` stays null for the empty tree when the repository does not hold it: libgit2 diffs a null
+// tree as an empty one.
+Status lookup_tree(git_repository* repo, const std::string& id, Tree& out) {
+  TRY(git_oid oid, parse_oid(id));
+  if (git_tree_lookup(out.out(), repo, &oid) != 0) {
+    if (id == kEmptyTree) return ok_status();
+    return git_failure("look up tree " + id);
+  }
+  return ok_status();
+}
+
+// The diff between two trees; `path` limits it to one path when not empty.
+Status diff_trees(git_repository* repo, const std::string& from_tree, const std::string& to_tree,
+                  const std::string& path, git_diff** out) {
+  Tree from, to;
+  TRY_STATUS(lookup_tree(repo, from_tree, from));
+  TRY_STATUS(lookup_tree(repo, to_tree, to));
+  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+  opts.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
+  char* spec[] = {const_cast<char*>(path.c_str())};
+  if (!path.empty()) {
+    opts.pathspec = {spec, 1};
+    opts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+  }
+  if (git_diff_tree_to_tree(out, repo, from.get(), to.get(), &opts) != 0) return git_failure("diff");
+  return ok_status();
+}
+
+Mutation mutation_of(const git_diff_delta* d, git_patch* patch) {
+  Mutation m;
+  m.path = d->new_file.path ? d->new_file.path : d->old_file.path;
+  switch (d->status) {
+    case GIT_DELTA_ADDED: m.change = "added"; break;
+    case GIT_DELTA_DELETED: m.change = "deleted"; break;
+    case GIT_DELTA_RENAMED: m.change = "added"; m.renamed_from = d->old_file.path; break;
+    default: m.change = "modified"; break;
+  }
+  m.bytes_before = m.change == "added" ? 0 : static_cast<std::int64_t>(d->old_file.size);
+  m.bytes_after = m.change == "deleted" ? 0 : static_cast<std::int64_t>(d->new_file.size);
+  m.binary = (d->flags & GIT_DIFF_FLAG_BINARY) != 0;
+  std::size_t context = 0, adds = 0, dels = 0;
+  if (patch != nullptr) git_patch_line_stats(&context, &adds, &dels, patch);
+  m.lines_added = static_cast<int>(adds);
+  m.lines_removed = static_cast<int>(dels);
+  return m;
+}
+
+// A tree entry's name as a folder entry: refused when it could leave the folder or plant a
+// repository in it (names come from the change, which is untrusted).
+bool safe_name(const char* name) {
+  std::string n = name;
+  if (n.empty() || n == "." || n == ".." || n.find('/') != std::string::npos) return false;
+  std::string lower;
+  for (char c : n) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return lower != ".git";
+}
+
+Status write_tree_beneath(git_repository* repo, const git_tree* tree, int dir_fd, const std::string& shown) {
+  std::size_t n = git_tree_entrycount(tree);
+  for (std::size_t i = 0; i < n; ++i) {
+    const git_tree_entry* e = git_tree_entry_byindex(tree, i);
+    const char* name = git_tree_entry_name(e);
+    std::string path = shown.empty() ? name : shown + "/" + name;
+    if (!safe_name(name)) continue;
+    git_filemode_t mode = git_tree_entry_filemode(e);
+    if (mode == GIT_FILEMODE_TREE) {
+      if (::mkdirat(dir_fd, name, 0755) != 0) {
+        return make_error(ErrorCode::kIo, fmt::format("checkout: cannot create {}: {}", path, std::strerror(errno)));
+      }
+      int sub = ::openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (sub < 0) return make_error(ErrorCode::kIo, fmt::format("checkout: cannot open {}: {}", path, std::strerror(errno)));
+      Tree subtree;
+      Status st = git_tree_lookup(subtree.out(), repo, git_tree_entry_id(e)) == 0
+                      ? write_tree_beneath(repo, subtree.get(), sub, path)
+                      : Status(git_failure("look up " + path));
+      ::close(sub);
+      TRY_STATUS(st);
+      continue;
+    }
+    if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE && mode != GIT_FILEMODE_LINK) continue;  // submodules
+    Blob blob;
+    if (git_blob_lookup(blob.out(), repo, git_tree_entry_id(e)) != 0) return git_failure("read " + path);
+    const char* data = static_cast<const char*>(git_blob_rawcontent(blob.get()));
+    std::size_t size = static_cast<std::size_t>(git_blob_rawsize(blob.get()));
+    if (mode == GIT_FILEMODE_LINK) {
+      if (::symlinkat(std::string(data, size).c_str(), dir_fd, name) != 0) {
+        return make_error(ErrorCode::kIo, fmt::format("checkout: cannot create link {}: {}", path, std::strerror(errno)));
+      }
+      continue;
+    }
+    int fd = ::openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                      mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644);
+    if (fd < 0) return make_error(ErrorCode::kIo, fmt::format("checkout: cannot create {}: {}", path, std::strerror(errno)));
+    std::size_t done = 0;
+    while (done < size) {
+      ssize_t w = ::write(fd, data + done, size - done);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        int err = errno;
+        ::close(fd);
+        return make_error(ErrorCode::kIo, fmt::format("checkout: cannot write {}: {}", path, std::strerror(err)));
+      }
+      done += static_cast<std::size_t>(w);
+    }
+    ::close(fd);
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+Result<std::vector<Mutation>> GitTrees::diff(const std::string& from_tree, const std::string& to_tree,
+                                             const DiffOptions& options) const {
+  Diff diff;
+  TRY_STATUS(diff_trees(repo_, from_tree, to_tree, "", diff.out()));
+  if (options.detect_renames) {
+    git_diff_find_options find = GIT_DIFF_FIND_OPTIONS_INIT;
+    find.flags = GIT_DIFF_FIND_RENAMES;
+    if (git_diff_find_similar(diff.get(), &find) != 0) return git_failure("find renames");
+  }
+  std::vector<Mutation> out;
+  std::size_t n = git_diff_num_deltas(diff.get());
+  for (std::size_t i = 0; i < n; ++i) {
+    Patch patch;
+    if (git_patch_from_diff(patch.out(), diff.get(), i) != 0) return git_failure("patch");
+    const git_diff_delta* d = git_patch_get_delta(patch.get());
+    out.push_back(mutation_of(d, patch.get()));
+    if (d->status == GIT_DELTA_RENAMED) {
+      // The old path is gone: a deletion like any other, so an assertion must account for it too.
+      Mutation gone;
+      gone.path = d->old_file.path;
+      gone.change = "deleted";
+      gone.bytes_before = static_cast<std::int64_t>(d->old_file.size);
+      out.push_back(std::move(gone));
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const Mutation& a, const Mutation& b) { return a.path < b.path; });
+  return out;
+}
+
+Result<std::string> GitTrees::patch_text(const std::string& from_tree, const std::string& to_tree,
+                                         const std::string& path, std::size_t max_bytes) const {
+  Diff diff;
+  TRY_STATUS(diff_trees(repo_, from_tree, to_tree, path, diff.out()));
+  git_buf buf = GIT_BUF_INIT;
+  if (git_diff_to_buf(&buf, diff.get(), GIT_DIFF_FORMAT_PATCH) != 0) return git_failure("format patch");
+  std::string text(buf.ptr, buf.size);
+  git_buf_dispose(&buf);
+  if (text.size() > max_bytes) {
+    text = text.substr(0, max_bytes) + fmt::format("\n[diff truncated: {} bytes in total]\n", text.size());
+  }
+  return text;
+}
+
+Result<std::optional<TreeFile>> GitTrees::read_file(const std::string& tree_id, const std::string& path) const {
+  Tree tree;
+  TRY_STATUS(lookup_tree(repo_, tree_id, tree));
+  TreeEntry entry;
+  if (tree.get() == nullptr || git_tree_entry_bypath(entry.out(), tree.get(), path.c_str()) != 0) return std::optional<TreeFile>();
+  if (git_tree_entry_type(entry.get()) != GIT_OBJECT_BLOB) return std::optional<TreeFile>();
+  Blob blob;
+  if (git_blob_lookup(blob.out(), repo_, git_tree_entry_id(entry.get())) != 0) return git_failure("read " + path);
+  const char* data = static_cast<const char*>(git_blob_rawcontent(blob.get()));
+  TreeFile f{std::string(data, static_cast<std::size_t>(git_blob_rawsize(blob.get()))),
+             static_cast<unsigned>(git_tree_entry_filemode(entry.get()))};
+  return std::optional<TreeFile>(std::move(f));
+}
+
+Result<std::optional<TreeEntryInfo>> GitTrees::stat(const std::string& tree_id, const std::string& path) const {
+  Tree tree;
+  TRY_STATUS(lookup_tree(repo_, tree_id, tree));
+  if (path.empty() || path == ".") return std::optional<TreeEntryInfo>(TreeEntryInfo{});
+  TreeEntry entry;
+  if (tree.get() == nullptr || git_tree_entry_bypath(entry.out(), tree.get(), path.c_str()) != 0) return std::optional<TreeEntryInfo>();
+  TreeEntryInfo info;
+  info.mode = static_cast<unsigned>(git_tree_entry_filemode(entry.get()));
+  info.directory = git_tree_entry_type(entry.get()) == GIT_OBJECT_TREE;
+  if (git_tree_entry_type(entry.get()) == GIT_OBJECT_BLOB) {
+    git_object_size_t size = 0;
+    git_object_t type{};
+    Odb odb;
+    if (git_repository_odb(odb.out(), repo_) != 0 || git_odb_read_header(&size, &type, odb.get(), git_tree_entry_id(entry.get())) != 0) {
+      return git_failure("read " + path);
+    }
+    info.size = static_cast<std::int64_t>(size);
+  }
+  return std::optional<TreeEntryInfo>(info);
+}
+
+Result<std::optional<std::string>> GitTrees::read(const std::string& tree_id, const std::string& path) const {
+  TRY(auto file, read_file(tree_id, path));
+  if (!file) return std::optional<std::string>();
+  return std::optional<std::string>(std::move(file->content));
+}
+
+Status GitTrees::checkout(const std::string& tree_id, const std::string& folder) const {
+  Tree tree;
+  TRY_STATUS(lookup_tree(repo_, tree_id, tree));
+  if (tree.get() == nullptr) return ok_status();
+  int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return make_error(ErrorCode::kIo, fmt::format("checkout: cannot open {}: {}", folder, std::strerror(errno)));
+  Status st = write_tree_beneath(repo_, tree.get(), fd, "");
+  ::close(fd);
+  return st;
+}
+
+}  // namespace candor::verify

@@ -1,0 +1,70 @@
+#include "verify/reasons.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/arg_schema.h"
+
+namespace candor::verify {
+namespace {
+
+bool has(const std::vector<std::string>& list, const std::string& s) { return std::find(list.begin(), list.end(), s) != list.end(); }
+
+std::string acceptance_gap(const nlohmann::json& acceptance) {
+  if (!acceptance.is_object() || acceptance.value("passed", false)) return "";
+  std::string missed;
+  for (const auto& c : acceptance.value("checkpoints", nlohmann::json::array())) {
+    if (c.is_object() && !c.value("matched", false) && c.value("essential", true)) {
+      missed += (missed.empty() ? "" : ", ") + json_str(c, "id");
+    }
+  }
+  if (acceptance.contains("error")) return "the acceptance spec could not be evaluated: " + json_str(acceptance, "error");
+  return "the acceptance spec did not pass" + (missed.empty() ? std::string() : ": essential checkpoints missed: " + missed);
+}
+
+}  // namespace
+
+std::string scan_gap(const RunFacts& f) {
+  if (f.scan.complete) return "";
+  std::string paths;
+  for (const auto& p : f.scan.unread) paths += (paths.empty() ? "" : ", ") + p;
+  return fmt::format("the workspace scan was incomplete: candor could not read {}; changes there are unknown",
+                     paths.empty() ? "some paths" : paths);
+}
+
+std::vector<std::string> judge_reasons(const JudgeOutcome& judge) {
+  std::vector<std::string> out;
+  int yes = 0;
+  for (const auto& a : judge.answers) {
+    if (a.yes) {
+      ++yes;
+    } else {
+      std::string q = a.question >= 1 && a.question <= static_cast<int>(judge.questions.size()) ? judge.questions[a.question - 1] : "";
+      out.push_back(fmt::format("the judge answered no to \"{}\"{}", q, a.reason.empty() ? "" : ": " + a.reason));
+    }
+  }
+  out.insert(out.begin(), fmt::format("the judge answered yes to {} of {} questions", yes, judge.answers.size()));
+  return out;
+}
+
+std::vector<std::string> warnings_of(const RunFacts& f, const Tier1Result& tier1, const JudgeOutcome* judge, const Decision& decision) {
+  std::vector<std::string> supporting;
+  if (tier1.verdict == Verdict::kSuccess) supporting = tier1.reasons;
+  if (judge != nullptr && judge->asked && judge->answered && verdict_of(judge->answers) == Verdict::kSuccess) {
+    for (const auto& r : judge_reasons(*judge)) supporting.push_back(r);
+  }
+  std::vector<std::string> out;
+  auto add = [&](const std::string& s) {
+    if (!s.empty() && !has(out, s)) out.push_back(s);
+  };
+  for (const auto& r : decision.reasons) {
+    if (!has(supporting, r)) add(r);
+  }
+  for (const auto& s : tier1.signals.suspicious) add(s.reason);
+  add(scan_gap(f));
+  add(acceptance_gap(f.acceptance));
+  return out;
+}
+
+}  // namespace candor::verify
