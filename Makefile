@@ -7,7 +7,10 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 PACKAGES := g++ meson ninja-build pkg-config cmake git procps \
             nlohmann-json3-dev libgit2-dev doctest-dev libcurl4-openssl-dev libsqlite3-dev \
-            libcli11-dev libfmt-dev libre2-dev libcpp-httplib-dev libseccomp-dev
+            libcli11-dev libfmt-dev libre2-dev libcpp-httplib-dev libseccomp-dev \
+            libssl-dev zlib1g-dev
+# Only the benchmarks need /usr/bin/time (peak memory).
+BENCH_PACKAGES := time
 # Only the tests need a browser (the HTML report is checked in headless Chromium).
 TEST_PACKAGES := chromium
 
@@ -42,6 +45,8 @@ demo: build
 	scripts/demo.sh
 
 bench: build
+	@scripts/install-deps.sh $(BENCH_PACKAGES)
+	bench/first_run.sh
 	bench/change_detection.sh
 	bench/store_listing.sh
 	bench/sandbox_overhead.sh

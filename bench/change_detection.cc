@@ -41,13 +41,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", snap.error().message.c_str());
     return 70;
   }
-  auto first = (*snap)->scan();  // the first scan of a workspace hashes everything once
+  auto first = (*snap)->scan();  // a first scan: seeded from the workspace's index, the rest hashed
   if (!first.ok()) {
     std::fprintf(stderr, "%s\n", first.error().message.c_str());
     return 70;
   }
   double initial = std::chrono::duration<double>(clock::now() - t0).count();
-  std::printf("first snapshot (hashes every file once): %.2f s, %zu paths\n", initial, first->size());
+  std::printf("first snapshot (a store that never saw the workspace): %.2f s, %zu paths\n", initial, first->size());
   auto f0 = clock::now();
   if (auto frozen = (*snap)->freeze_ignore_rules({}); !frozen.ok()) {  // as the executor does next
     std::fprintf(stderr, "%s\n", frozen.error().message.c_str());

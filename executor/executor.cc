@@ -285,6 +285,14 @@ RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::str
         m.last_change_seq = last_change_seq_[m.path];
       }
       facts_.mutations = std::move(mutations.value());
+      // What undo, diffs and the judge read later, kept in the store whatever becomes of the
+      // workspace's own repository (whose objects the first snapshot may only name).
+      std::vector<std::string> paths;
+      for (const auto& m : facts_.mutations) paths.push_back(m.path);
+      if (Status kept = deps_.snapshots.retain({facts_.snapshot_before, facts_.snapshot_after}, paths);
+          !kept.ok() && scan_error_.empty()) {
+        scan_error_ = kept.error().message;
+      }
     } else if (scan_error_.empty()) {
       scan_error_ = mutations.error().message;
     }

@@ -7,7 +7,10 @@
 
 #include <fcntl.h>
 
+#include <chrono>
+#include <filesystem>
 #include <string>
+#include <thread>
 
 #include "tests/e2e_support.h"
 
@@ -119,5 +122,70 @@ TEST_SUITE("e2e") {
     CHECK(started == 20);
     auto runs = env.candor({"runs", "--json", "--limit", "100"});
     CHECK(json::parse(runs.out).size() == 20);
+  }
+
+  TEST_CASE("a run seeded from the workspace's repository can be undone and reported after that repository is gc'd") {
+    Env env;
+    auto git = [&](std::vector<std::string> args) {
+      args.insert(args.begin(), {"/usr/bin/git", "-C", env.ws, "-c", "user.name=t", "-c", "user.email=t@localhost"});
+      auto r = run_command(args, {"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent"});
+      CAPTURE(r.err);
+      REQUIRE(r.exit_code == 0);
+      return r.out;
+    };
+    write_file(env.ws + "/notes.txt", "original notes\n");
+    write_file(env.ws + "/gone.txt", "to be deleted\n");
+    git({"init", "-q"});
+    // Old files, so the first snapshot takes their contents from the index instead of reading them.
+    for (const auto& e : std::filesystem::recursive_directory_iterator(env.ws)) {
+      std::filesystem::last_write_time(e.path(), std::filesystem::last_write_time(e.path()) - std::chrono::hours(1));
+    }
+    git({"add", "-A"});
+    git({"commit", "-qm", "base"});
+    // Past the two seconds in which a scan distrusts a file whose ctime (just changed above) is
+    // recent: otherwise the run's later scans hash every file again and the store holds them all.
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    std::string notes_id = git({"rev-parse", "HEAD:notes.txt"}).substr(0, 40);
+    std::string plan = env.plan_file(R"({"goal_kind": "modify", "steps": [
+        {"id": "s1", "tool": "file_write", "args": {"path": "notes.txt", "content": "agent notes\n"}},
+        {"id": "s2", "tool": "file_delete", "args": {"path": "gone.txt"}}], "then": "finish"})");
+    json run = parse_stdout(env.exec(plan));
+    REQUIRE(mutated(run, "notes.txt"));
+    REQUIRE(mutated(run, "gone.txt"));
+    std::string id = run["run_id"];
+
+    // The agent's work is committed on a new history and the old one is pruned: the blobs the
+    // first snapshot named now exist nowhere but where candor copied them.
+    std::string branch = git({"symbolic-ref", "--short", "HEAD"});
+    branch.pop_back();
+    git({"checkout", "-q", "--orphan", "fresh"});
+    git({"add", "-A"});
+    git({"commit", "-qm", "fresh"});
+    git({"branch", "-q", "-D", branch});
+    git({"reflog", "expire", "--expire=now", "--all"});
+    git({"gc", "-q", "--prune=now"});
+    REQUIRE(run_command({"/usr/bin/git", "-C", env.ws, "cat-file", "-e", notes_id}).exit_code != 0);
+
+    std::string html = make_temp_dir("report") + "/report.html";
+    CHECK(env.candor({"report", id, "--html", html}).exit_code == 0);
+    CHECK(read_file(html).find("original notes") != std::string::npos);  // the diff's old side
+    auto undo = env.candor({"undo", id});
+    CAPTURE(undo.err);
+    CHECK(undo.exit_code == 0);
+    CHECK(read_file(env.ws + "/notes.txt") == "original notes\n");
+    CHECK(read_file(env.ws + "/gone.txt") == "to be deleted\n");
+
+    // The store stays a repository git accepts: the trees name blobs it never copied, in packs
+    // marked as a partial clone's.
+    int repositories = 0;
+    for (const auto& e : std::filesystem::directory_iterator(env.store + "/snapshots")) {
+      if (e.path().extension() != ".git") continue;
+      ++repositories;
+      auto fsck = run_command({"/usr/bin/git", "--git-dir=" + e.path().string(), "fsck", "--no-progress"},
+                              {"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent"});
+      CAPTURE(fsck.out + fsck.err);
+      CHECK(fsck.exit_code == 0);
+    }
+    CHECK(repositories == 1);
   }
 }

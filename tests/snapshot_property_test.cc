@@ -1,18 +1,25 @@
-// A property of scans: after any sequence of changes, the snapshot holds exactly the files a walk
-// from scratch finds that the ignore rules of the run's start do not exclude. The oracle is the
-// git command line, asked about a copy of the starting .gitignore files.
+// Properties of scans: after any sequence of changes, the snapshot holds exactly the files a walk
+// from scratch finds that the ignore rules of the run's start do not exclude (the oracle is the
+// git command line, asked about a copy of the starting .gitignore files); and a first snapshot
+// seeded from the workspace's own git index is the snapshot a store without that index takes.
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <chrono>
 #include <filesystem>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "core/git_ptr.h"
 #include "tests/test_support.h"
 #include "verify/snapshot.h"
 
 using namespace candor;
+using candor::testing::CommandResult;
 using candor::testing::make_temp_dir;
 using candor::testing::run_command;
 using candor::testing::write_file;
@@ -138,5 +145,167 @@ TEST_SUITE("verify") {
       CHECK(missing_from(held, expected) == "");  // files it holds that it should not
       if (held != expected) break;                // one failing change says it; the rest repeat it
     }
+  }
+}
+
+namespace {
+
+CommandResult git(const std::string& ws, std::vector<std::string> args) {
+  args.insert(args.begin(), {"/usr/bin/git", "-C", ws, "-c", "user.name=t", "-c", "user.email=t@localhost"});
+  return run_command(args, {"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent"});
+}
+
+// Sets the mtime of `path` (not following a symlink) to `seconds` since the epoch.
+void set_mtime(const std::string& path, std::int64_t seconds, long nanoseconds = 0) {
+  struct timespec times[2] = {{seconds, nanoseconds}, {seconds, nanoseconds}};
+  REQUIRE(::utimensat(AT_FDCWD, path.c_str(), times, AT_SYMLINK_NOFOLLOW) == 0);
+}
+
+std::int64_t now_s() { return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count(); }
+
+// A first run's snapshot of `ws` in a store that has never seen it: the tree id and `git ls-tree -r`.
+std::pair<std::string, std::string> first_snapshot(const std::string& ws) {
+  auto snap = verify::SnapshotStore::open(make_temp_dir("store"), ws);
+  REQUIRE(snap.ok());
+  REQUIRE((*snap)->scan().ok());
+  REQUIRE((*snap)->freeze_ignore_rules({}).ok());
+  std::string tree = (*snap)->write_tree().value();
+  auto listing = run_command({"/usr/bin/git", "--git-dir=" + (*snap)->repository_path(), "ls-tree", "-r", tree});
+  return {tree, listing.out};
+}
+
+// The same, of a copy of `ws` without its repository: every file hashed.
+std::pair<std::string, std::string> snapshot_from_scratch(const std::string& ws) {
+  std::string copy = make_temp_dir("copy") + "/ws";
+  fs::copy(ws, copy, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  fs::remove_all(copy + "/.git");
+  return first_snapshot(copy);
+}
+
+const std::vector<std::string> kTracked = {"a.txt", "b.txt", "d/c.txt", "d/e/f.txt", "run.sh", "link", "new.txt"};
+
+}  // namespace
+
+TEST_SUITE("verify") {
+  TEST_CASE("property: a first snapshot seeded from the workspace's index equals one hashed from scratch") {
+    std::string ws = make_temp_dir("ws");
+    for (const auto& f : kTracked) {
+      if (f != "link" && f != "new.txt") write_file(ws + "/" + f, "initial " + f + "\n");
+    }
+    fs::create_symlink("a.txt", ws + "/link");
+    write_file(ws + "/.gitignore", "*.log\n");
+    write_file(ws + "/x.log", "ignored\n");
+    REQUIRE(git(ws, {"init", "-q"}).exit_code == 0);
+    // Old files, so the index vouches for them (outside git's racy window) until they change.
+    for (const auto& f : kTracked) {
+      if (fs::exists(fs::symlink_status(ws + "/" + f))) set_mtime(ws + "/" + f, now_s() - 100);
+    }
+    REQUIRE(git(ws, {"add", "-A"}).exit_code == 0);
+    REQUIRE(git(ws, {"commit", "-qm", "base"}).exit_code == 0);
+
+    std::mt19937 rng(20261122);
+    for (int i = 0; i < 40; ++i) {
+      CAPTURE(i);
+      std::string name = kTracked[rng() % kTracked.size()];
+      std::string file = ws + "/" + name;
+      bool present = fs::exists(fs::symlink_status(file));
+      std::string change;
+      switch (rng() % 10) {
+        case 0:  // an edit that keeps the size: only the stat tells
+          change = "write " + name;
+          fs::remove(file);
+          write_file(file, "edited " + std::to_string(rng() % 10) + name + "\n");
+          break;
+        case 1:  // a touch inside git's racy window: same content, the index written in the same second
+          change = "touch and stage " + name;
+          if (present) set_mtime(file, now_s());
+          git(ws, {"add", "-A", "--", name});
+          break;
+        case 2:  // an edit right after staging, in the same second, with the same size
+          change = "stage, then edit " + name;
+          write_file(file, "staged " + std::to_string(rng() % 10) + "\n");
+          git(ws, {"add", "-A", "--", name});
+          write_file(file, "edited " + std::to_string(rng() % 10) + "\n");
+          break;
+        case 3:
+          change = "chmod " + name;
+          if (present && !fs::is_symlink(file)) {
+            fs::permissions(file, fs::perms::owner_exec,
+                            (fs::status(file).permissions() & fs::perms::owner_exec) != fs::perms::none ? fs::perm_options::remove
+                                                                                                        : fs::perm_options::add);
+          }
+          break;
+        case 4:
+          change = "stage the mode only " + name;
+          git(ws, {"update-index", rng() % 2 ? "--chmod=+x" : "--chmod=-x", "--", name});
+          break;
+        case 5:
+          change = "delete " + name;
+          fs::remove(file);
+          break;
+        case 6:
+          change = "stage " + name + " (not committed)";
+          if (!present) write_file(file, "created " + name + "\n");
+          git(ws, {"add", "-A", "--", name});
+          break;
+        case 7:
+          change = "commit";
+          git(ws, {"commit", "-qam", "step"});
+          break;
+        case 8:
+          change = "untrack " + name;
+          git(ws, {"rm", "-q", "--cached", "--", name});
+          break;
+        case 9:
+          change = "intent to add " + name;
+          if (!present) write_file(file, "intended " + name + "\n");
+          git(ws, {"add", "-N", "--", name});
+          break;
+      }
+      CAPTURE(change);
+      auto seeded = first_snapshot(ws);
+      auto scratch = snapshot_from_scratch(ws);
+      CHECK(seeded.second == scratch.second);
+      if (seeded.first != scratch.first) break;  // one failing change says it; the rest repeat it
+    }
+  }
+
+  TEST_CASE("a first snapshot trusts the workspace's index as git does: a stat match outside the racy window only") {
+    // The index is made to lie: b.txt's entry carries b.txt's exact stat and a.txt's content.
+    std::string ws = make_temp_dir("ws");
+    write_file(ws + "/a.txt", "content of a\n");
+    write_file(ws + "/b.txt", "content of b\n");
+    REQUIRE(git(ws, {"init", "-q"}).exit_code == 0);
+    REQUIRE(git(ws, {"add", "-A"}).exit_code == 0);
+    std::int64_t file_time = now_s() - 100;
+    set_mtime(ws + "/b.txt", file_time);
+    struct stat st {};
+    REQUIRE(::lstat((ws + "/b.txt").c_str(), &st) == 0);
+    {
+      git_init_once();
+      GitIndex index;
+      REQUIRE(git_index_open(index.out(), (ws + "/.git/index").c_str()) == 0);
+      git_index_entry lie = *git_index_get_bypath(index.get(), "b.txt", 0);
+      lie.id = git_index_get_bypath(index.get(), "a.txt", 0)->id;
+      lie.ctime = {static_cast<std::int32_t>(st.st_ctim.tv_sec), static_cast<std::uint32_t>(st.st_ctim.tv_nsec)};
+      lie.mtime = {static_cast<std::int32_t>(st.st_mtim.tv_sec), static_cast<std::uint32_t>(st.st_mtim.tv_nsec)};
+      lie.ino = static_cast<std::uint32_t>(st.st_ino);
+      lie.file_size = static_cast<std::uint32_t>(st.st_size);
+      REQUIRE(git_index_add(index.get(), &lie) == 0);
+      REQUIRE(git_index_write(index.get()) == 0);
+    }
+    auto b_in = [](const std::string& listing) { return listing.substr(listing.find("\tb.txt") - 40, 40); };
+    std::string a_id = git(ws, {"rev-parse", ":a.txt"}).out.substr(0, 40);
+
+    // Written in the same second as the file's mtime: racy, so b.txt is read.
+    set_mtime(ws + "/.git/index", file_time, 999999999);
+    auto racy = first_snapshot(ws);
+    CHECK(racy.second == snapshot_from_scratch(ws).second);
+
+    // Written well after it: the stat vouches for the entry and the file is not read, as `git
+    // status` would not read it (this is what makes a first run cheap).
+    set_mtime(ws + "/.git/index", file_time + 10);
+    auto trusted = first_snapshot(ws);
+    CHECK(b_in(trusted.second) == a_id);
   }
 }

@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 #include <random>
 #include <set>
 
@@ -324,5 +326,61 @@ TEST_SUITE("verify") {
     write_file(ws + "/later/new.txt", "new\n");
     write_file(ws + "/sub/file.txt", "changed\n");
     CHECK(snap->scan().value() == std::vector<std::string>{"later/new.txt", "sub/file.txt"});
+  }
+}
+
+TEST_SUITE("verify") {
+  TEST_CASE("the snapshot repository is one git fsck accepts, whether or not the workspace has a repository") {
+    for (bool with_repository : {false, true}) {
+      CAPTURE(with_repository);
+      std::string ws = make_temp_dir("ws");
+      write_file(ws + "/a.txt", "a\n");
+      write_file(ws + "/d/b.txt", "b\n");
+      write_file(ws + "/empty", "");
+      std::string big(300000, 'x');  // a size that takes four bytes of a pack entry's header
+      for (std::size_t i = 0; i < big.size(); i += 7) big[i] = static_cast<char>('a' + i % 26);
+      write_file(ws + "/big.bin", big);
+      std::vector<std::string> git = {"/usr/bin/git", "-C", ws, "-c", "user.name=t", "-c", "user.email=t@localhost"};
+      auto run_git = [&](std::vector<std::string> args) {
+        args.insert(args.begin(), git.begin(), git.end());
+        REQUIRE(run_command(args, {"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent"}).exit_code == 0);
+      };
+      if (with_repository) {
+        for (const char* f : {"/a.txt", "/d/b.txt"}) fs::last_write_time(ws + f, fs::last_write_time(ws + f) - std::chrono::hours(1));
+        run_git({"init", "-q"});
+        run_git({"add", "-A"});
+        run_git({"commit", "-qm", "base"});
+        // Past the two seconds in which a scan distrusts a recent ctime, so that the store never
+        // holds d/b.txt's content: its trees name a blob only the workspace had.
+        std::this_thread::sleep_for(std::chrono::seconds(3));
+      }
+      std::string store = make_temp_dir("store");
+      auto snap = verify::SnapshotStore::open(store, ws);
+      REQUIRE(snap.ok());
+      REQUIRE((*snap)->scan().ok());
+      REQUIRE((*snap)->freeze_ignore_rules({}).ok());
+      std::string before = (*snap)->write_tree().value();
+      REQUIRE((*snap)->pin(before, "runs/x/before").ok());
+      write_file(ws + "/a.txt", "changed\n");
+      write_file(ws + "/c.txt", "new\n");
+      REQUIRE((*snap)->scan().ok());
+      std::string after = (*snap)->write_tree().value();
+      REQUIRE((*snap)->pin(after, "runs/x/after").ok());
+      REQUIRE((*snap)->retain({before, after}, {"a.txt", "c.txt"}).ok());
+      REQUIRE((*snap)->flush().ok());
+      if (with_repository) fs::remove_all(ws + "/.git");  // what the run needs was copied
+      auto fsck = run_command({"/usr/bin/git", "--git-dir=" + (*snap)->repository_path(), "fsck", "--no-progress"},
+                              {"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent"});
+      CAPTURE(fsck.out + fsck.err);
+      CHECK(fsck.exit_code == 0);
+      CHECK((*snap)->read(before, "a.txt").value() == std::optional<std::string>("a\n"));
+      CHECK((*snap)->read(after, "big.bin").value() == std::optional<std::string>(big));
+      // Objects go to packs, not a file each.
+      int loose = 0;
+      for (const auto& e : fs::recursive_directory_iterator((*snap)->repository_path() + "/objects")) {
+        loose += e.is_regular_file() && e.path().parent_path().filename().string().size() == 2;
+      }
+      CHECK(loose == 0);
+    }
   }
 }

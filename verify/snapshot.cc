@@ -22,6 +22,7 @@
 #include "verify/beneath.h"
 #include "verify/ignore_shadow.h"
 #include "verify/repository_lock.h"
+#include "verify/snapshot_objects.h"
 #include "verify/workdir_walk.h"
 
 namespace candor::verify {
@@ -41,6 +42,7 @@ using Reference = GitPtr<git_reference, git_reference_free>;
 using Config = GitPtr<git_config, git_config_free>;
 using Odb = GitPtr<git_odb, git_odb_free>;
 using OdbStream = GitPtr<git_odb_stream, git_odb_stream_free>;
+using TreeEntry = GitPtr<git_tree_entry, git_tree_entry_free>;
 
 std::string oid_str(const git_oid& oid) {
   char buf[GIT_OID_HEXSZ + 1];
@@ -80,6 +82,8 @@ Status use_own_config(git_repository* repo, const std::string& repo_path, const 
       {"core.filemode", "true"},
       {"core.symlinks", "true"},
       {"core.excludesfile", final_path + "/info/no-excludes"},
+      {kPromisorSettings[0].first, kPromisorSettings[0].second},
+      {kPromisorSettings[1].first, kPromisorSettings[1].second},
   };
   for (const auto& [key, value] : settings) {
     auto is_set = [&] {
@@ -161,12 +165,42 @@ bool is_subset(const std::set<std::string>& a, const std::set<std::string>& b) {
   return std::includes(b.begin(), b.end(), a.begin(), a.end());
 }
 
+// libgit2 checks that every object an index entry or a tree names exists (it reads its header)
+// unless told not to. Here the ids come from hashing or from an index git trusts, and a read per
+// entry would cost a first snapshot a file open per file. Process-wide, so only for the scope.
+class UncheckedObjectIds {
+ public:
+  UncheckedObjectIds() { git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 0); }
+  ~UncheckedObjectIds() { git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 1); }
+  UncheckedObjectIds(const UncheckedObjectIds&) = delete;
+  UncheckedObjectIds& operator=(const UncheckedObjectIds&) = delete;
+};
+
+// Whether a path can be in a snapshot at all, whatever the ignore rules say: the walk never
+// looks at a `.git`, the root's `.candor`, candor's temporary files, or the store (`skip_dir`).
+bool snapshot_may_hold(std::string_view path, std::string_view skip_dir) {
+  if (!skip_dir.empty() && path.substr(0, skip_dir.size()) == skip_dir) return false;
+  for (std::size_t start = 0; start <= path.size();) {
+    std::size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    std::string_view name = path.substr(start, end - start);
+    if (name == ".git" || (start == 0 && name == ".candor") || name.substr(0, 12) == ".candor-tmp-") return false;
+    start = end + 1;
+  }
+  return true;
+}
+
 }  // namespace
 
 struct SnapshotStore::Impl {
   std::optional<RepositoryLock> in_use;  // first: released after every handle below is closed
   Repo repo;
   Index index;
+  PackedWrites packs;                 // every object written goes to a pack through here
+  Odb own;                            // the store's objects on disk alone, without the workspace's
+  std::string workspace_index;        // the workspace's .git/index when its objects are attached
+  bool scanned = false;               // a scan was made by this handle
+  std::uint64_t unpacked_bytes = 0;   // written to memory since the last pack
   std::string workdir;
   std::optional<BeneathRoot> root;  // every read of the workspace starts here
   std::string skip_dir;             // the store itself, when it lies inside the workspace ("dir/")
@@ -199,6 +233,10 @@ struct SnapshotStore::Impl {
   struct Walked;
   Walked walk() const;
   Status fix_rules(const std::vector<std::string>& gitignores, const std::string& repo_path);
+  Status pack() {
+    unpacked_bytes = 0;
+    return packs.write_pack();
+  }
   Status drop_ignored();
 };
 
@@ -223,6 +261,15 @@ Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& st
     if (git_repository_open_bare(impl->repo.out(), repo_path.c_str()) != 0) return git_failure("open " + repo_path);
   }
   TRY_STATUS(use_own_config(impl->repo.get(), repo_path, repo_path));
+  TRY(impl->packs, PackedWrites::attach(impl->repo.get(), repo_path));
+  if (git_odb_open(impl->own.out(), (repo_path + "/objects").c_str()) != 0) return git_failure("open " + repo_path + "/objects");
+  // The workspace's own objects, read-only: what its index vouches for needs no copy (see scan()).
+  // Only a `.git` folder at the root; a `.git` file (a linked worktree, a submodule) is not used.
+  if (struct stat git_dir{}; ::lstat((workspace_root + "/.git").c_str(), &git_dir) == 0 && S_ISDIR(git_dir.st_mode)) {
+    Odb odb;
+    if (git_repository_odb(odb.out(), impl->repo.get()) != 0) return git_failure("open object database");
+    if (attach_workspace_objects(odb.get(), workspace_root + "/.git")) impl->workspace_index = workspace_root + "/.git/index";
+  }
   // Point the store's repository at the workspace without writing a gitlink into it.
   if (git_repository_set_workdir(impl->repo.get(), workspace_root.c_str(), 0) != 0) return git_failure("set workdir");
   if (git_repository_index(impl->index.out(), impl->repo.get()) != 0) return git_failure("open index");
@@ -311,6 +358,8 @@ git_index_entry index_entry(const struct stat& st, const git_oid& id, const std:
 
 // Files up to this size are read whole and hashed; larger ones are streamed.
 constexpr std::int64_t kBufferedMax = 8 << 20;
+// New objects are kept in memory up to about this many bytes, then written as a pack.
+constexpr std::uint64_t kPackEvery = 64 << 20;
 
 // A file's bytes as a blob in the object database. No id: they could not all be read, because
 // of a read error (`read_error`) or because the file shrank while streamed.
@@ -319,18 +368,31 @@ struct BlobWrite {
   bool read_error = false;
 };
 
-Result<BlobWrite> write_blob(git_repository* repo, int fd, std::int64_t size) {
+// Where staged contents go: small ones to the repository (whose writes collect in memory until the
+// next pack; `in_memory` counts their bytes), large ones streamed to a loose object on disk.
+struct BlobSink {
+  PackedWrites* packs;
+  git_odb* disk;
+  std::uint64_t* in_memory;
+
+  git_oid add(std::string content) const {
+    git_oid id;
+    git_odb_hash(&id, content.data(), content.size(), GIT_OBJECT_BLOB);
+    *in_memory += content.size();
+    packs->add_blob(id, std::move(content));
+    return id;
+  }
+};
+
+Result<BlobWrite> write_blob(const BlobSink& sink, int fd, std::int64_t size) {
   git_oid id;
   if (size <= kBufferedMax) {
     std::string content;
     if (!read_to_end(fd, content)) return BlobWrite{std::nullopt, true};
-    if (git_blob_create_from_buffer(&id, repo, content.data(), content.size()) != 0) return git_failure("write blob");
-    return BlobWrite{id};
+    return BlobWrite{sink.add(std::move(content))};
   }
-  Odb odb;
   OdbStream stream;
-  if (git_repository_odb(odb.out(), repo) != 0) return git_failure("open object database");
-  if (git_odb_open_wstream(stream.out(), odb.get(), static_cast<git_object_size_t>(size), GIT_OBJECT_BLOB) != 0) {
+  if (git_odb_open_wstream(stream.out(), sink.disk, static_cast<git_object_size_t>(size), GIT_OBJECT_BLOB) != 0) {
     return git_failure("open blob stream");
   }
   std::vector<char> buf(1 << 20);
@@ -348,15 +410,15 @@ Result<BlobWrite> write_blob(git_repository* repo, int fd, std::int64_t size) {
 // Reads `path` through a descriptor beneath the workspace into the object database and the
 // index. kFile or kSymlink when staged, kGone when nothing git can hold is there any more (the
 // entry is left for the caller), kUnreadable when it is there and could not be read.
-Result<Entry::Kind> stage(const BeneathRoot& root, git_repository* repo, git_index* index, const std::string& path) {
+Result<Entry::Kind> stage(const BeneathRoot& root, const BlobSink& sink, git_index* index, const std::string& path) {
   for (int attempt = 0; attempt < 3; ++attempt) {
     Entry e = root.look(path);
     if (e.kind == Entry::Kind::kGone || e.kind == Entry::Kind::kUnreadable) return e.kind;
     git_oid id;
     if (e.kind == Entry::Kind::kSymlink) {
-      if (git_blob_create_from_buffer(&id, repo, e.target.data(), e.target.size()) != 0) return git_failure("write blob");
+      id = sink.add(e.target);
     } else {
-      TRY(BlobWrite blob, write_blob(repo, e.fd.get(), static_cast<std::int64_t>(e.st.st_size)));
+      TRY(BlobWrite blob, write_blob(sink, e.fd.get(), static_cast<std::int64_t>(e.st.st_size)));
       if (blob.read_error) return Entry::Kind::kUnreadable;
       if (!blob.id) continue;  // it shrank while streamed: look again
       id = *blob.id;
@@ -457,6 +519,13 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() const {
 Result<std::vector<std::string>> SnapshotStore::scan() {
   Impl& m = *impl_;
   git_index* index = m.index.get();
+  UncheckedObjectIds unchecked;
+  // A store that has never seen the workspace starts from what the workspace's own index vouches
+  // for, as git does: a file whose stat matches its entry (and is not racy) is not read.
+  if (!m.scanned && git_index_entrycount(index) == 0 && !m.workspace_index.empty()) {
+    seed_from_index(index, m.workspace_index, m.racy, [&m](std::string_view path) { return snapshot_may_hold(path, m.skip_dir); });
+  }
+  m.scanned = true;
   Impl::Walked w = m.walk();
   if (std::find(w.unread.begin(), w.unread.end(), "./") != w.unread.end()) {
     return make_error(ErrorCode::kIo, "snapshot: cannot list the workspace " + m.workdir);
@@ -469,13 +538,15 @@ Result<std::vector<std::string>> SnapshotStore::scan() {
   if (m.after_walk_hook) m.after_walk_hook();
 
   // 3. Update the index: hash what may have changed; a stat-only change (touch) is no change.
+  BlobSink sink{&m.packs, m.own.get(), &m.unpacked_bytes};
   std::set<std::string> changed;
   std::vector<std::string> unread = w.unread;
   for (const auto& path : w.candidates) {
     const git_index_entry* old = git_index_get_bypath(index, path.c_str(), 0);
     git_oid old_id = old->id;
     std::uint32_t old_mode = old->mode;
-    TRY(Entry::Kind kind, stage(*m.root, m.repo.get(), index, path));
+    TRY(Entry::Kind kind, stage(*m.root, sink, index, path));
+    if (m.unpacked_bytes > kPackEvery) TRY_STATUS(m.pack());
     if (kind == Entry::Kind::kGone) {
       if (git_index_remove_bypath(index, path.c_str()) != 0) return git_failure("remove " + path + " from index");
       changed.insert(path);
@@ -487,7 +558,8 @@ Result<std::vector<std::string>> SnapshotStore::scan() {
     }
   }
   for (const auto& path : untracked) {
-    TRY(Entry::Kind kind, stage(*m.root, m.repo.get(), index, path));
+    TRY(Entry::Kind kind, stage(*m.root, sink, index, path));
+    if (m.unpacked_bytes > kPackEvery) TRY_STATUS(m.pack());
     if (kind == Entry::Kind::kFile || kind == Entry::Kind::kSymlink) changed.insert(path);
     if (kind == Entry::Kind::kUnreadable) unread.push_back(path);
   }
@@ -559,11 +631,17 @@ void SnapshotStore::set_after_walk_hook_for_tests(std::function<void()> hook) { 
 
 Result<std::string> SnapshotStore::write_tree() {
   git_oid tree;
-  if (git_index_write_tree(&tree, impl_->index.get()) != 0) return git_failure("write tree");
+  {
+    UncheckedObjectIds unchecked;
+    if (git_index_write_tree(&tree, impl_->index.get()) != 0) return git_failure("write tree");
+  }
+  TRY_STATUS(impl_->pack());  // on disk before anyone is told the tree's id
   return oid_str(tree);
 }
 
 Status SnapshotStore::flush() {
+  // The saved index names only objects on disk: the next run trusts it.
+  TRY_STATUS(impl_->pack());
   if (git_index_write(impl_->index.get()) != 0) return git_failure("write index");
   if (!impl_->extras_fixed) return ok_status();
   std::string text;
@@ -598,6 +676,37 @@ Result<std::optional<SnapshotStore::TreeEntryInfo>> SnapshotStore::stat(const st
 
 Result<std::optional<std::string>> SnapshotStore::read(const std::string& tree_id, const std::string& path) const {
   return trees().read(tree_id, path);
+}
+
+Status SnapshotStore::retain(const std::vector<std::string>& trees, const std::vector<std::string>& paths) {
+  Impl& m = *impl_;
+  TRY_STATUS(m.pack());  // so the store's own objects are all on disk, where `own` looks
+  Odb odb;
+  if (git_repository_odb(odb.out(), m.repo.get()) != 0) return git_failure("open object database");
+  std::vector<std::string> lost;
+  for (const auto& tree_id : trees) {
+    TRY(git_oid id, parse_oid(tree_id));
+    Tree tree;
+    if (git_tree_lookup(tree.out(), m.repo.get(), &id) != 0) return git_failure("look up tree " + tree_id);
+    for (const auto& path : paths) {
+      TreeEntry entry;
+      if (git_tree_entry_bypath(entry.out(), tree.get(), path.c_str()) != 0) continue;  // not in this tree
+      const git_oid* blob = git_tree_entry_id(entry.get());
+      if (git_tree_entry_type(entry.get()) != GIT_OBJECT_BLOB || git_odb_exists(m.own.get(), blob)) continue;
+      GitPtr<git_odb_object, git_odb_object_free> object;
+      git_oid written;
+      if (git_odb_read(object.out(), odb.get(), blob) != 0) {
+        lost.push_back(path);
+        continue;
+      }
+      if (git_odb_write(&written, odb.get(), git_odb_object_data(object.get()), git_odb_object_size(object.get()),
+                        GIT_OBJECT_BLOB) != 0) {
+        return git_failure("copy the content of " + path);
+      }
+    }
+  }
+  m.add_unread(lost);
+  return m.pack();
 }
 
 Status SnapshotStore::pin(const std::string& tree, const std::string& name) {

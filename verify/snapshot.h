@@ -92,6 +92,13 @@ class SnapshotStore {
   // Keeps `tree` reachable under refs/candor/<name>.
   Status pin(const std::string& tree, const std::string& name);
 
+  // Copies into the store the contents of `paths` in each of `trees` that only the workspace's
+  // own repository holds (a first snapshot names the blobs its index vouches for without copying
+  // them), so the run can still be undone, diffed and judged after that repository is gc'd. A
+  // path whose content cannot be found anywhere goes to unread(). Call it with the mutated paths
+  // of a run, before and after.
+  Status retain(const std::vector<std::string>& trees, const std::vector<std::string>& paths);
+
   const std::string& repository_path() const { return repo_path_; }
 
  private:

@@ -1,0 +1,216 @@
+#include "verify/snapshot_objects.h"
+
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <cstring>
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+#include <git2/sys/odb_backend.h>
+
+#include "verify/pack_writer.h"
+
+namespace candor::verify {
+namespace {
+
+Error git_failure(const std::string& what) {
+  return make_error(ErrorCode::kIo, fmt::format("snapshot: {}: {}", what, git_last_error()));
+}
+
+// A backend that forwards reads to another object database and refuses everything else. Its
+// `freshen` says "not here", so libgit2 writes an object the workspace already has into the
+// store rather than touching the workspace's copy (which is what `freshen` would do) and
+// leaving the store without it.
+struct ReadOnlyView {
+  git_odb_backend parent;  // first: libgit2 hands us this pointer
+  git_odb* source;
+};
+
+// Hands `len` bytes at `from` to libgit2 as a read's result, in memory it will free.
+int hand_over(git_odb_backend* b, const void* from, size_t len, void** data) {
+  *data = git_odb_backend_data_alloc(b, len);
+  if (*data == nullptr && len > 0) return -1;
+  std::memcpy(*data, from, len);
+  return 0;
+}
+
+using ReadFn = int (*)(void**, size_t*, git_object_t*, git_odb_backend*, const git_oid*);
+using HeaderFn = int (*)(size_t*, git_object_t*, git_odb_backend*, const git_oid*);
+using ExistsFn = int (*)(git_odb_backend*, const git_oid*);
+void init_backend(git_odb_backend& b, ReadFn read, HeaderFn header, ExistsFn exists, ExistsFn freshen, void (*free)(git_odb_backend*)) {
+  git_odb_init_backend(&b, GIT_ODB_BACKEND_VERSION);
+  b.read = read;
+  b.read_header = header;
+  b.exists = exists;
+  b.freshen = freshen;
+  b.free = free;
+}
+
+git_odb* source_of(git_odb_backend* b) { return reinterpret_cast<ReadOnlyView*>(b)->source; }
+
+int view_read(void** data, size_t* len, git_object_t* type, git_odb_backend* b, const git_oid* id) {
+  git_odb_object* object = nullptr;
+  if (int rc = git_odb_read(&object, source_of(b), id); rc != 0) return rc;
+  *len = git_odb_object_size(object);
+  *type = git_odb_object_type(object);
+  int rc = hand_over(b, git_odb_object_data(object), *len, data);
+  git_odb_object_free(object);
+  return rc;
+}
+
+int view_read_header(size_t* len, git_object_t* type, git_odb_backend* b, const git_oid* id) {
+  return git_odb_read_header(len, type, source_of(b), id);
+}
+
+int view_exists(git_odb_backend* b, const git_oid* id) { return git_odb_exists(source_of(b), id); }
+
+int view_freshen(git_odb_backend*, const git_oid*) { return GIT_ENOTFOUND; }
+
+int view_refresh(git_odb_backend* b) { return git_odb_refresh(source_of(b)); }
+
+void view_free(git_odb_backend* b) {
+  auto* view = reinterpret_cast<ReadOnlyView*>(b);
+  git_odb_free(view->source);
+  delete view;
+}
+
+struct OidHash {
+  std::size_t operator()(const git_oid& id) const {
+    std::size_t h;
+    std::memcpy(&h, id.id, sizeof(h));  // an object id is already uniformly distributed
+    return h;
+  }
+};
+struct OidEqual {
+  bool operator()(const git_oid& a, const git_oid& b) const { return git_oid_equal(&a, &b) != 0; }
+};
+
+}  // namespace
+
+// Objects written since the last pack, kept as libgit2 hands them over (uncompressed).
+struct MemoryObjects {
+  git_odb_backend parent;  // first: libgit2 hands us this pointer
+  struct Object {
+    git_object_t type;
+    std::string data;
+  };
+  std::unordered_map<git_oid, Object, OidHash, OidEqual> objects;
+};
+
+namespace {
+
+MemoryObjects& memory_of(git_odb_backend* b) { return *reinterpret_cast<MemoryObjects*>(b); }
+
+int memory_read(void** data, size_t* len, git_object_t* type, git_odb_backend* b, const git_oid* id) {
+  auto it = memory_of(b).objects.find(*id);
+  if (it == memory_of(b).objects.end()) return GIT_ENOTFOUND;
+  *len = it->second.data.size();
+  *type = it->second.type;
+  return hand_over(b, it->second.data.data(), *len, data);
+}
+
+int memory_read_header(size_t* len, git_object_t* type, git_odb_backend* b, const git_oid* id) {
+  auto it = memory_of(b).objects.find(*id);
+  if (it == memory_of(b).objects.end()) return GIT_ENOTFOUND;
+  *len = it->second.data.size();
+  *type = it->second.type;
+  return 0;
+}
+
+int memory_exists(git_odb_backend* b, const git_oid* id) { return memory_of(b).objects.count(*id) != 0 ? 1 : 0; }
+
+int memory_freshen(git_odb_backend* b, const git_oid* id) { return memory_exists(b, id) ? 0 : GIT_ENOTFOUND; }
+
+int memory_write(git_odb_backend* b, const git_oid* id, const void* data, size_t len, git_object_t type) {
+  memory_of(b).objects.try_emplace(*id, MemoryObjects::Object{type, std::string(static_cast<const char*>(data), len)});
+  return 0;
+}
+
+void memory_free(git_odb_backend* b) { delete &memory_of(b); }
+
+bool is_git_file_mode(std::uint32_t mode) { return mode == 0100644 || mode == 0100755 || mode == 0120000; }
+
+}  // namespace
+
+bool attach_workspace_objects(git_odb* odb, const std::string& git_dir) {
+  struct stat st {};
+  std::string objects = git_dir + "/objects";
+  if (::stat(objects.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+  git_odb* source = nullptr;
+  if (git_odb_open(&source, objects.c_str()) != 0) return false;
+  auto* view = new ReadOnlyView{};
+  init_backend(view->parent, view_read, view_read_header, view_exists, view_freshen, view_free);
+  view->source = source;
+  view->parent.refresh = view_refresh;
+  // Lowest priority: the store's own objects are looked at first.
+  if (git_odb_add_alternate(odb, &view->parent, 0) != 0) {
+    view_free(&view->parent);
+    return false;
+  }
+  return true;
+}
+
+Result<PackedWrites> PackedWrites::attach(git_repository* repo, const std::string& repo_path) {
+  PackedWrites out;
+  GitPtr<git_odb, git_odb_free> odb;
+  if (git_repository_odb(odb.out(), repo) != 0) return git_failure("open object database");
+  auto* memory = new MemoryObjects{};
+  init_backend(memory->parent, memory_read, memory_read_header, memory_exists, memory_freshen, memory_free);
+  memory->parent.write = memory_write;
+  // Above the loose (1) and pack (2) backends: every write lands here.
+  if (git_odb_add_backend(odb.get(), &memory->parent, 1000) != 0) {
+    memory_free(&memory->parent);
+    return git_failure("add the memory backend");
+  }
+  out.repo_ = repo;
+  out.memory_ = memory;
+  out.pack_dir_ = repo_path + "/objects/pack";
+  return out;
+}
+
+void PackedWrites::add_blob(const git_oid& id, std::string content) {
+  memory_->objects.try_emplace(id, MemoryObjects::Object{GIT_OBJECT_BLOB, std::move(content)});
+}
+
+Status PackedWrites::write_pack() {
+  if (memory_->objects.empty()) return ok_status();
+  std::vector<PackObject> objects;
+  objects.reserve(memory_->objects.size());
+  for (const auto& [id, object] : memory_->objects) objects.push_back({id, object.type, &object.data});
+  // Git's partial-clone convention: objects this pack names but nobody copied (blobs the
+  // workspace's repository holds) are allowed to be missing. libgit2 ignores the marker.
+  TRY(std::string name, write_pack_files(pack_dir_, std::move(objects), "promisor"));
+  (void)name;
+  GitPtr<git_odb, git_odb_free> odb;
+  if (git_repository_odb(odb.out(), repo_) != 0 || git_odb_refresh(odb.get()) != 0) return git_failure("reload packs");
+  memory_->objects.clear();
+  return ok_status();
+}
+
+std::size_t seed_from_index(git_index* index, const std::string& index_file, std::set<std::string>& racy,
+                            const std::function<bool(std::string_view)>& keep) {
+  struct stat st {};
+  if (::stat(index_file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+  GitIndex source;
+  if (git_index_open(source.out(), index_file.c_str()) != 0) return 0;
+  std::size_t added = 0;
+  for (std::size_t i = 0; i < git_index_entrycount(source.get()); ++i) {
+    const git_index_entry* e = git_index_get_byindex(source.get(), i);
+    if (GIT_INDEX_ENTRY_STAGE(e) != 0 || (e->flags & GIT_INDEX_ENTRY_VALID) != 0 ||
+        (e->flags_extended & (GIT_INDEX_ENTRY_INTENT_TO_ADD | GIT_INDEX_ENTRY_SKIP_WORKTREE)) != 0 ||
+        !is_git_file_mode(e->mode) || !keep(e->path)) {
+      continue;
+    }
+    git_index_entry copy = *e;
+    copy.flags = 0;
+    copy.flags_extended = 0;
+    if (git_index_add(index, &copy) != 0) continue;
+    ++added;
+    if (e->mtime.seconds >= st.st_mtim.tv_sec - 1) racy.insert(e->path);
+  }
+  return added;
+}
+
+}  // namespace candor::verify
