@@ -187,5 +187,25 @@ TEST_SUITE("e2e") {
       CHECK(fsck.exit_code == 0);
     }
     CHECK(repositories == 1);
+
+    // candor gc repacks the store into one pack: it must stay a partial clone's (a .promisor
+    // beside it), or git fsck would call the blobs the store never copied missing.
+    REQUIRE(env.candor({"gc", "--keep", "5"}).exit_code == 0);
+    for (const auto& e : std::filesystem::directory_iterator(env.store + "/snapshots")) {
+      if (e.path().extension() != ".git") continue;
+      int packs = 0, promised = 0;
+      for (const auto& p : std::filesystem::directory_iterator(e.path() / "objects" / "pack")) {
+        packs += p.path().extension() == ".pack";
+        promised += p.path().extension() == ".promisor";
+      }
+      CHECK(packs == 1);
+      CHECK(promised == packs);
+      auto fsck = run_command({"/usr/bin/git", "--git-dir=" + e.path().string(), "fsck", "--full", "--strict", "--no-progress"},
+                              {"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent"});
+      CAPTURE(fsck.out + fsck.err);
+      CHECK(fsck.exit_code == 0);
+    }
+    CHECK(env.candor({"report", id, "--html", html}).exit_code == 0);
+    CHECK(read_file(html).find("original notes") != std::string::npos);
   }
 }

@@ -189,7 +189,13 @@ Result<std::string> write_pack(git_odb* own, const std::vector<git_oid>& objects
     if (git_packbuilder_insert(pb.get(), &id, nullptr) != 0) return git_failure("pack " + std::string(git_oid_tostr_s(&id)));
   }
   if (git_packbuilder_write(pb.get(), pack_dir.c_str(), 0, nullptr, nullptr) != 0) return git_failure("write pack in " + pack_dir);
-  return std::string("pack-") + git_packbuilder_name(pb.get());
+  std::string name = std::string("pack-") + git_packbuilder_name(pb.get());
+  // The store is a partial clone (snapshot_objects.h): its trees name blobs only the workspace
+  // holds, which git accepts only behind a promisor pack. Written before any old pack goes.
+  std::ofstream promisor(pack_dir + "/" + name + ".promisor", std::ios::binary | std::ios::trunc);
+  promisor.close();
+  if (!promisor) return make_error(ErrorCode::kIo, fmt::format("snapshot gc: cannot write {}/{}.promisor", pack_dir, name));
+  return name;
 }
 
 // The packs in `pack_dir` that git reads (those with an .idx), by base name ("pack-<hash>").
