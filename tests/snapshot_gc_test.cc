@@ -66,6 +66,22 @@ struct TwoRuns {
     std::string id = hashed.out.substr(0, 40);
     return git({"cat-file", "-e", id}).exit_code == 0;
   }
+  // Every file of the object database with its size: what a gc that changes nothing leaves alone.
+  std::string object_files() const {
+    std::vector<std::string> files;
+    for (const auto& e : fs::recursive_directory_iterator(repo + "/objects")) {
+      if (e.is_regular_file()) files.push_back(fs::relative(e.path(), repo).string() + " " + std::to_string(e.file_size()));
+    }
+    std::sort(files.begin(), files.end());
+    std::string out;
+    for (const auto& f : files) out += f + "\n";
+    return out;
+  }
+  // Objects the store holds, loose and packed (snapshots write packs), each once.
+  std::size_t stored_objects() const {
+    std::string listed = git({"cat-file", "--batch-all-objects", "--batch-check=%(objectname)"}).out;
+    return static_cast<std::size_t>(std::count(listed.begin(), listed.end(), '\n'));
+  }
   std::size_t loose_objects() const {
     std::size_t n = 0;
     for (const auto& d : fs::directory_iterator(repo + "/objects")) {
@@ -104,7 +120,7 @@ TEST_SUITE("verify") {
       REQUIRE((*snap)->write_tree().ok());
       REQUIRE((*snap)->flush().ok());
     }
-    std::size_t loose_before = s.loose_objects();
+    std::size_t objects_before = s.stored_objects();
     auto gc = verify::collect_snapshots(s.store, {"A"}, s.only_b(), {});
     REQUIRE(gc.repositories.size() == 1);
     const auto& r = gc.repositories[0];
@@ -112,7 +128,7 @@ TEST_SUITE("verify") {
     CHECK(r.outcome == verify::RepositoryGc::Outcome::kPacked);
     CHECK(r.workspace == s.ws);
     CHECK(r.refs_removed == 2);
-    CHECK(r.objects_before == loose_before);
+    CHECK(r.objects_before == objects_before);
     CHECK(r.objects_after < r.objects_before);
     CHECK(r.not_in_store == 0);
     CHECK(r.bytes_after < r.bytes_before);
@@ -156,13 +172,13 @@ TEST_SUITE("verify") {
   TEST_CASE("a dry run says what would go and changes nothing") {
     TwoRuns s;
     auto refs = s.git({"for-each-ref"}).out;
-    std::size_t loose = s.loose_objects();
+    std::string objects = s.object_files();
     auto gc = verify::collect_snapshots(s.store, {"A"}, s.only_b(), {.dry_run = true, .at_step = nullptr});
     REQUIRE(gc.repositories.size() == 1);
     CHECK(gc.repositories[0].refs_removed == 2);
     CHECK(gc.repositories[0].objects_after < gc.repositories[0].objects_before);
     CHECK(s.git({"for-each-ref"}).out == refs);
-    CHECK(s.loose_objects() == loose);
+    CHECK(s.object_files() == objects);
     CHECK(s.has_object("v1 (before run A)\n"));
   }
 
@@ -171,7 +187,7 @@ TEST_SUITE("verify") {
     auto live = verify::SnapshotStore::open(s.store, s.ws);  // a run in progress on the workspace
     REQUIRE(live.ok());
     CHECK(verify::RepositoryLock::held_by_others(s.repo));
-    std::size_t loose = s.loose_objects();
+    std::string objects = s.object_files();
     bool asked = false;
     auto gc = verify::collect_snapshots(s.store, {"A"}, [&]() -> Result<verify::RunsInStore> {
       asked = true;
@@ -182,7 +198,7 @@ TEST_SUITE("verify") {
     CHECK(gc.repositories[0].refs_removed == 2);
     CHECK_FALSE(asked);  // "no run refers to it" is never concluded about a repository in use
     CHECK(fs::exists(s.repo));
-    CHECK(s.loose_objects() == loose);
+    CHECK(s.object_files() == objects);
     CHECK(s.has_object("v1 (before run A)\n"));
     live.value().reset();
     CHECK_FALSE(verify::RepositoryLock::held_by_others(s.repo));
@@ -190,10 +206,12 @@ TEST_SUITE("verify") {
 
   TEST_CASE("objects a kept snapshot names but the store lacks are skipped, never an error") {
     TwoRuns s;
-    std::string file = make_temp_dir("blob") + "/f";
-    write_file(file, "run B wrote it\n");
-    std::string id = run_command({"/usr/bin/git", "hash-object", file}).out.substr(0, 40);
-    fs::remove(s.repo + "/objects/" + id.substr(0, 2) + "/" + id.substr(2));  // as if it lived in the workspace's repository
+    // A tree of run B names a blob the store never held, as seeded snapshots do (the blob is in
+    // the workspace's own repository).
+    auto tree = run_command({"/bin/sh", "-c", "printf '100644 blob 1234567890123456789012345678901234567890\\tghost.txt\\n' | "
+                                              "/usr/bin/git --git-dir=" + s.repo + " mktree --missing"});
+    REQUIRE(tree.exit_code == 0);
+    s.git({"update-ref", "refs/candor/runs/B/ghost", tree.out.substr(0, 40)});
     auto gc = verify::collect_snapshots(s.store, {"A"}, s.only_b(), {});
     REQUIRE(gc.repositories.size() == 1);
     CAPTURE(gc.repositories[0].error);
