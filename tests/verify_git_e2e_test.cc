@@ -68,6 +68,10 @@ TEST_SUITE("e2e") {
     std::string base = repo.head();
     repo.edit("css/style.css", "background: #ffffff;", "background: #006400;");
     std::string head = repo.commit("dark green");
+    // The working copy and the index are not the range: attributes there cannot make the change
+    // a binary blob without a diff.
+    write_file(repo.ws + "/.gitattributes", "* binary\n");
+    repo.git({"add", ".gitattributes"});
     auto r = repo.verify(base + ".." + head, {"--expect", kDarkGreen, "--json"});
     CHECK(r.exit_code == 0);
     json j = parse_stdout(r);
@@ -80,6 +84,7 @@ TEST_SUITE("e2e") {
     REQUIRE(j["mutations"].size() == 1);
     CHECK(j["mutations"][0]["path"] == "css/style.css");
     CHECK(j["mutations"][0]["lines_added"] == 1);
+    CHECK(j["mutations"][0]["binary"] == false);
     CHECK(j["assertions"][0]["by"] == "user");
     CHECK(j["assertions"][0]["discriminating"] == true);
 

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <git2/sys/repository.h>
+
 #include "core/git_ptr.h"
 
 namespace candor::verify {
@@ -41,11 +43,27 @@ Result<std::unique_ptr<GitRepository>> GitRepository::open(const std::string& ro
   std::error_code ec;
   std::string abs = std::filesystem::weakly_canonical(std::filesystem::absolute(root, ec), ec).string();
   if (ec) return make_error(ErrorCode::kInvalidInput, fmt::format("-C {}: {}", root, ec.message()));
-  git_repository* repo = nullptr;
-  if (git_repository_open_ext(&repo, abs.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0) {
+  git_repository* found = nullptr;
+  if (git_repository_open_ext(&found, abs.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0) {
     return make_error(ErrorCode::kInvalidInput,
                       fmt::format("{} is not the root of a git repository (candor looks for no repository above it): {}", abs,
                                   git_last_error()));
+  }
+  std::string git_dir = git_repository_path(found);
+  git_repository_free(found);
+  // Opened again as bare: no work tree, so nothing in it (a .gitattributes the working copy has,
+  // the index) can change what a diff of two commits says, and no file of it is read.
+  git_repository* repo = nullptr;
+  if (git_repository_open_ext(&repo, git_dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH | GIT_REPOSITORY_OPEN_BARE, nullptr) != 0) {
+    return make_error(ErrorCode::kInvalidInput, fmt::format("cannot open {}: {}", git_dir, git_last_error()));
+  }
+  // An empty index in memory: libgit2 reads .gitattributes entries of the index for a diff's
+  // drivers, and the index is the working copy's (the change's), not BASE's or HEAD's. It would
+  // also cost reading the whole index of a large repository.
+  GitIndex empty;
+  if (git_index_new(empty.out()) != 0 || git_repository_set_index(repo, empty.get()) != 0) {
+    git_repository_free(repo);
+    return make_error(ErrorCode::kIo, "git: cannot set an empty index: " + git_last_error());
   }
   return std::unique_ptr<GitRepository>(new GitRepository(repo, abs));
 }
