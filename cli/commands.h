@@ -87,6 +87,8 @@ struct VerifyArgs {
   std::vector<std::string> expects;
   std::vector<std::string> questions;
   std::vector<std::string> scope;
+  std::string criterion;  // with --git: checked by the independent reviewer over HEAD's files
+  std::string criterion_file;
   bool markdown = false;
 };
 

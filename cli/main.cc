@@ -205,6 +205,8 @@ int main(int argc, char** argv) {
   verify_cmd->add_option("--question", verify.questions, "with --git: a yes/no question for the judge (repeatable; default: the goal decomposed)");
   verify_cmd->add_option("--scope", verify.scope, "with --git: GLOB, a path the change may touch (repeatable); a change elsewhere blocks success");
   verify_cmd->add_flag("--markdown", verify.markdown, "with --git: print the report as Markdown, for a pull-request comment");
+  verify_cmd->add_option("--criterion", verify.criterion, "with --git: a criterion an independent reviewer checks on the change's files");
+  verify_cmd->add_option("--criterion-file", verify.criterion_file, "with --git: the reviewer's criterion, from a file");
 
   CheckArgs check;
   auto* check_cmd = app.add_subcommand("check", "validate an acceptance spec without running anything");
@@ -295,6 +297,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   if (run_cmd->parsed() && !run.criterion.empty()) wipe_option_value(argc, argv, "--criterion");
+  if (verify_cmd->parsed() && !verify.criterion.empty()) wipe_option_value(argc, argv, "--criterion");
   for (CLI::App* sub : app.get_subcommands()) {
     std::vector<std::string> extras = sub->remaining();
     if (!extras.empty()) return extras_error(sub, extras, sub == run_cmd ? run.goal : "");

@@ -63,6 +63,12 @@ Result<std::vector<nlohmann::json>> user_assertions(const VerifyArgs& args, cons
   return out;
 }
 
+Result<std::string> criterion_of(const VerifyArgs& args) {
+  if (!args.criterion.empty() && !args.criterion_file.empty()) return make_error(ErrorCode::kUsage, "give --criterion or --criterion-file, not both");
+  if (args.criterion_file.empty()) return args.criterion;
+  return read_text_file(args.criterion_file);
+}
+
 // The agent's transcript against the acceptance spec, when both are given.
 Result<nlohmann::json> acceptance_of(const VerifyArgs& args) {
   if (args.acceptance_file.empty()) return nlohmann::json();
@@ -82,6 +88,8 @@ Result<nlohmann::json> acceptance_of(const VerifyArgs& args) {
 int verify_git_command(const VerifyArgs& args) {
   auto goal = goal_of(args);
   if (!goal.ok()) return report_error(goal.error());
+  auto criterion = criterion_of(args);
+  if (!criterion.ok()) return report_error(criterion.error());
   auto acceptance = acceptance_of(args);
   if (!acceptance.ok()) return report_error(acceptance.error());
   auto repo = verify::GitRepository::open(args.repo);
@@ -169,6 +177,16 @@ int verify_git_command(const VerifyArgs& args) {
   facts.status = RunStatus::kCompleted;
   facts.acceptance = *acceptance;
   if (facts.acceptance.is_object()) trajectory.record("acceptance", facts.acceptance);
+
+  if (!criterion->empty()) {
+    // One review of the change's result; the same LLM as the judge's.
+    auto provider = choice.spec.empty() ? Result<std::unique_ptr<llm::Provider>>(make_error(ErrorCode::kUsage, std::string("--criterion needs an LLM provider: ") + llm::kNoProviderHint))
+                                        : llm::make_provider(choice.spec, {});
+    if (!provider.ok()) return report_error(provider.error());
+    executor::Review review = executor::review_change(inputs, **provider, tools, *criterion, *goal, trajectory);
+    facts.goal_validations.push_back(review.validation);
+    if (facts.provider.empty()) facts.provider = (*provider)->describe();
+  }
 
   verify::Tier1Result tier1 = verify::evaluate_tier1(facts);
   verify::JudgeOutcome outcome;

@@ -107,4 +107,24 @@ ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann
   return out;
 }
 
+Review review_change(const ChangeCheckInputs& in, llm::Provider& provider, const ToolRegistry& tools,
+                     const std::string& criterion, const std::string& goal, Trajectory& trajectory) {
+  Review none;
+  none.validation.verdict = ReviewVerdict::kNone;
+  auto folder = TempFolder::make("candor-review");
+  if (!folder.ok()) {
+    none.validation.reason = "the reviewer could not be given the change: " + folder.error().message;
+    return none;
+  }
+  Status written = in.trees.checkout(in.head_tree, (*folder)->path());
+  auto workspace = written.ok() ? sandbox::Workspace::open((*folder)->path(), {.force_fallback = false, .protected_dirs = {}, .secrets = in.secrets})
+                                : Result<std::unique_ptr<sandbox::Workspace>>(written.error());
+  if (!workspace.ok()) {
+    none.validation.reason = "the reviewer could not be given the change: " + workspace.error().message;
+    return none;
+  }
+  Reviewer reviewer(provider, tools, **workspace, in.network, trajectory, ReviewerOptions{criterion, 8, 16 * 1024});
+  return reviewer.review(1, goal, std::nullopt, std::chrono::minutes(5));
+}
+
 }  // namespace candor::executor

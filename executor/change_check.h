@@ -14,6 +14,9 @@
 #include "core/http_client.h"
 #include "core/run_record.h"
 #include "core/trajectory.h"
+#include "executor/reviewer.h"
+#include "executor/tool.h"
+#include "llm/provider.h"
 #include "sandbox/process_sandbox.h"
 #include "sandbox/secret_files.h"
 #include "verify/git_trees.h"
@@ -39,5 +42,11 @@ struct ChangeCheck {
 // `trajectory`. Kinds of failure (a checkout that cannot be written) are failed assertions with the
 // reason, never a pass.
 ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann::json>& expects, Trajectory& trajectory);
+
+// The independent reviewer over the change's result: HEAD's files in a temporary folder (removed
+// afterwards), read-only tools, one review (there is no worker to send back). A checkout that
+// cannot be written is a review with verdict `none` saying why.
+Review review_change(const ChangeCheckInputs& in, llm::Provider& provider, const ToolRegistry& tools,
+                     const std::string& criterion, const std::string& goal, Trajectory& trajectory);
 
 }  // namespace candor::executor

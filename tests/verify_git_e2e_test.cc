@@ -335,3 +335,40 @@ TEST_SUITE("e2e") {
 }
 
 }  // namespace candor::testing
+
+namespace candor::testing {
+
+TEST_SUITE("e2e") {
+  TEST_CASE("verify --git --criterion: an independent reviewer reads HEAD's files, and its fail is never overruled") {
+    Repo repo;
+    std::string base = repo.head();
+    repo.edit("css/style.css", "background: #ffffff;", "background: #006400;");
+    std::string head = repo.commit("dark green");
+    auto replies = [&](const std::string& verdict) {
+      std::string script = make_temp_dir("script") + "/replies.jsonl";
+      write_file(script, nlohmann::json({{"reply_json", {{"tool", "file_read"}, {"args", {{"path", "css/style.css"}}}}}}).dump() + "\n" +
+                             nlohmann::json({{"expect", "background: #006400"},
+                                             {"reply_json", {{"verdict", verdict}, {"reason", "checked css/style.css"}}}}).dump() + "\n");
+      return script;
+    };
+    std::string criterion = "the footer stays readable";
+    auto pass = repo.verify(base + ".." + head, {"--expect", kDarkGreen, "--criterion", criterion, "--llm", "script:" + replies("pass"), "--json"});
+    CAPTURE(pass.err);
+    CHECK(pass.exit_code == 0);
+    nlohmann::json p = parse_stdout(pass);
+    CHECK(p["verdict"] == "success");
+    REQUIRE(p["goal_validations"].size() == 1);
+    CHECK(p["goal_validations"][0]["verdict"] == "pass");
+
+    auto fail = repo.verify(base + ".." + head, {"--expect", kDarkGreen, "--criterion", criterion, "--llm", "script:" + replies("fail"), "--json"});
+    nlohmann::json f = parse_stdout(fail);
+    CHECK(f["verdict"] != "success");
+    CHECK(f["verdict_by"] == "reviewer");
+    CHECK(f["goal_validations"][0]["verdict"] == "fail");
+
+    auto no_llm = repo.verify(base + ".." + head, {"--criterion", criterion, "--json"});
+    CHECK(no_llm.exit_code == 64);
+  }
+}
+
+}  // namespace candor::testing
