@@ -1,41 +1,16 @@
 #include "executor/change_check.h"
 
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
-#include <filesystem>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "executor/snapshot_files.h"
+#include "sandbox/step_temp_dir.h"
 #include "sandbox/workspace.h"
 #include "sandbox/workspace_policy.h"
 
 namespace candor::executor {
 namespace {
-
-// A private temporary folder, removed with everything in it when this dies.
-class TempFolder {
- public:
-  static Result<std::unique_ptr<TempFolder>> make(const char* prefix) {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = fmt::format("{}/{}-XXXXXX", tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", prefix);
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      return make_error(ErrorCode::kIo, fmt::format("cannot create {}: {}", pattern, std::strerror(errno)));
-    }
-    return std::unique_ptr<TempFolder>(new TempFolder(pattern));
-  }
-  ~TempFolder() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  explicit TempFolder(std::string path) : path_(std::move(path)) {}
-  std::string path_;
-};
 
 AssertionRecord failed_record(const nlohmann::json& a, const std::string& why) {
   AssertionRecord r;
@@ -55,13 +30,14 @@ ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann
 
   // The folder assertions see as the workspace: HEAD's files when a program needs them, else an
   // empty one (file assertions read the trees through `files`).
-  std::unique_ptr<TempFolder> folder;
+  // A step temporary folder: a candor killed meanwhile leaves it for the next start to remove.
+  sandbox::StepTempDir folder;
   std::unique_ptr<sandbox::Workspace> workspace;
   std::string setup_error;
-  if (auto made = TempFolder::make(runs_programs ? "candor-head" : "candor-empty"); made.ok()) {
+  if (auto made = sandbox::StepTempDir::create(); made.ok()) {
     folder = std::move(made.value());
-    Status written = runs_programs ? in.trees.checkout(in.head_tree, folder->path()) : ok_status();
-    auto opened = written.ok() ? sandbox::Workspace::open(folder->path(), {.force_fallback = false, .protected_dirs = {}, .secrets = in.secrets})
+    Status written = runs_programs ? in.trees.checkout(in.head_tree, folder.path()) : ok_status();
+    auto opened = written.ok() ? sandbox::Workspace::open(folder.path(), {.force_fallback = false, .protected_dirs = {}, .secrets = in.secrets})
                                : Result<std::unique_ptr<sandbox::Workspace>>(written.error());
     if (opened.ok()) {
       workspace = std::move(opened.value());
@@ -111,13 +87,13 @@ Review review_change(const ChangeCheckInputs& in, llm::Provider& provider, const
                      const std::string& criterion, const std::string& goal, Trajectory& trajectory) {
   Review none;
   none.validation.verdict = ReviewVerdict::kNone;
-  auto folder = TempFolder::make("candor-review");
+  auto folder = sandbox::StepTempDir::create();
   if (!folder.ok()) {
     none.validation.reason = "the reviewer could not be given the change: " + folder.error().message;
     return none;
   }
-  Status written = in.trees.checkout(in.head_tree, (*folder)->path());
-  auto workspace = written.ok() ? sandbox::Workspace::open((*folder)->path(), {.force_fallback = false, .protected_dirs = {}, .secrets = in.secrets})
+  Status written = in.trees.checkout(in.head_tree, folder->path());
+  auto workspace = written.ok() ? sandbox::Workspace::open(folder->path(), {.force_fallback = false, .protected_dirs = {}, .secrets = in.secrets})
                                 : Result<std::unique_ptr<sandbox::Workspace>>(written.error());
   if (!workspace.ok()) {
     none.validation.reason = "the reviewer could not be given the change: " + workspace.error().message;
