@@ -246,6 +246,18 @@ TEST_SUITE("e2e") {
     std::string base = repo.head();
     repo.edit("css/style.css", "background: #ffffff;", "background: #006400;");
     std::string head = repo.commit("dark green");
+    // A later change's links: two out of the checkout (written as files naming their targets), one inside it.
+    std::string outside = make_temp_dir("outside") + "/secret.txt";
+    write_file(outside, "OUTSIDE-7731\n");
+    std::filesystem::create_symlink(outside, repo.ws + "/leak");
+    std::filesystem::create_symlink("../../../../../../../../../../.." + outside, repo.ws + "/climb");
+    std::filesystem::create_symlink("css/style.css", repo.ws + "/inside");
+    std::string with_links = repo.commit("links");
+    std::string links = R"({"type": "command_succeeds", "command": "test ! -L leak && test ! -L climb && test \"$(cat leak)\" = )" + outside +
+                        R"( && ! grep -q OUTSIDE-7731 leak climb && test -L inside && grep -q 006400 inside"})";
+    auto checked = repo.verify(base + ".." + with_links, {"--expect", links, "--json", "--judge", "never"});
+    CAPTURE(checked.out);
+    CHECK(parse_stdout(checked)["assertions"][0]["passed"] == true);
     auto r = repo.verify(base + ".." + head,
                          {"--expect", kDarkGreen, "--expect", R"({"type": "command_succeeds", "command": "grep -q 006400 css/style.css && ! test -e .git"})", "--json"});
     json j = parse_stdout(r);

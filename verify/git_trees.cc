@@ -89,6 +89,26 @@ bool safe_name(const char* name) {
   return lower != ".git";
 }
 
+// Whether a link at `path` (relative to the checkout) pointing at `target` resolves inside it,
+// lexically: no absolute target, and no ".." that climbs above the root.
+bool link_stays_inside(const std::string& path, const std::string& target) {
+  if (target.empty() || target[0] == '/') return false;
+  int depth = static_cast<int>(std::count(path.begin(), path.end(), '/'));  // folders above the link
+  std::size_t start = 0;
+  while (start <= target.size()) {
+    std::size_t end = target.find('/', start);
+    std::string part = target.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (part == "..") {
+      if (--depth < 0) return false;
+    } else if (!part.empty() && part != ".") {
+      ++depth;
+    }
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return true;
+}
+
 Status write_tree_beneath(git_repository* repo, const git_tree* tree, int dir_fd, const std::string& shown) {
   std::size_t n = git_tree_entrycount(tree);
   for (std::size_t i = 0; i < n; ++i) {
@@ -116,7 +136,10 @@ Status write_tree_beneath(git_repository* repo, const git_tree* tree, int dir_fd
     if (git_blob_lookup(blob.out(), repo, git_tree_entry_id(e)) != 0) return git_failure("read " + path);
     const char* data = static_cast<const char*>(git_blob_rawcontent(blob.get()));
     std::size_t size = static_cast<std::size_t>(git_blob_rawsize(blob.get()));
-    if (mode == GIT_FILEMODE_LINK) {
+    // A link whose target leaves the folder (absolute, or climbing above it) is written as a file
+    // holding the target, as git does without core.symlinks: its target is the change's choice,
+    // and a program run on the checkout would read whatever it points at.
+    if (mode == GIT_FILEMODE_LINK && link_stays_inside(path, std::string(data, size))) {
       if (::symlinkat(std::string(data, size).c_str(), dir_fd, name) != 0) {
         return make_error(ErrorCode::kIo, fmt::format("checkout: cannot create link {}: {}", path, std::strerror(errno)));
       }
