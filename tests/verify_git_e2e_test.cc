@@ -211,6 +211,23 @@ TEST_SUITE("e2e") {
     CHECK(worktree.err.find("commit the change") != std::string::npos);
   }
 
+  TEST_CASE("verify --git: a .gitattributes the change commits cannot hide its diff from the judge") {
+    Repo repo;
+    std::string base = repo.head();
+    repo.edit("css/style.css", "background: #ffffff;", "background: #006400;");
+    write_file(repo.ws + "/.gitattributes", "* binary -diff\n");
+    std::string head = repo.commit("dark green, and every file binary");
+    json j = parse_stdout(repo.verify(base + ".." + head, {"--json", "--judge", "never"}));
+    bool seen = false;
+    for (const auto& m : j["mutations"]) {
+      if (m["path"] != "css/style.css") continue;
+      seen = true;
+      CHECK(m["binary"] == false);
+      CHECK(m["lines_added"] == 1);
+    }
+    CHECK(seen);
+  }
+
   TEST_CASE("verify --git: a rename is one mutation naming the old path, and the old path is deleted") {
     Repo repo;
     std::string base = repo.head();
