@@ -19,21 +19,6 @@
 namespace candor::cli {
 namespace {
 
-Result<std::vector<nlohmann::json>> parse_expects(const std::vector<std::string>& texts, const std::vector<nlohmann::json>& from_config,
-                                                  const planner::Catalog& catalog) {
-  std::vector<nlohmann::json> out;
-  for (std::size_t i = 0; i < from_config.size(); ++i) {
-    TRY_STATUS(planner::validate_assertion(from_config[i], catalog, fmt::format(".candor/config.json: expect[{}]", i)));
-    out.push_back(from_config[i]);
-  }
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    std::string where = fmt::format("--expect #{}", i + 1);
-    TRY(nlohmann::json a, planner::parse_json_text(texts[i], where));
-    TRY_STATUS(planner::validate_assertion(a, catalog, where));
-    out.push_back(a);
-  }
-  return out;
-}
 
 // A store inside the workspace would be open to every step: a step can rename the folders above
 // it and then delete it, and Landlock cannot keep a folder of a writable one unreadable.
@@ -46,6 +31,22 @@ Status check_store_outside(const std::string& store_dir, const std::string& work
 }
 
 }  // namespace
+
+Result<std::vector<nlohmann::json>> parse_expects(const std::vector<std::string>& texts, const std::vector<nlohmann::json>& from_config,
+                                                  const planner::Catalog& catalog, const std::string& config_where) {
+  std::vector<nlohmann::json> out;
+  for (std::size_t i = 0; i < from_config.size(); ++i) {
+    TRY_STATUS(planner::validate_assertion(from_config[i], catalog, fmt::format("{}: expect[{}]", config_where, i)));
+    out.push_back(from_config[i]);
+  }
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    std::string where = fmt::format("--expect #{}", i + 1);
+    TRY(nlohmann::json a, planner::parse_json_text(texts[i], where));
+    TRY_STATUS(planner::validate_assertion(a, catalog, where));
+    out.push_back(a);
+  }
+  return out;
+}
 
 bool path_within(const std::string& path, const std::string& dir) {
   auto resolve = [](const std::string& s, std::error_code& ec) {
@@ -89,7 +90,7 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   s->workspace_ = std::move(workspace.value());
   TRY_STATUS(assertions::add_external_evaluators(s->evaluators_, config.evaluators, ".candor/config.json"));
   s->catalog_ = executor::make_catalog(s->tools_, s->evaluators_);
-  TRY(s->expects_, parse_expects(args.expects, config.expect, s->catalog_));
+  TRY(s->expects_, parse_expects(args.expects, config.expect, s->catalog_, ".candor/config.json"));
   if (!args.acceptance_file.empty()) {
     TRY(std::string text, read_text_file(args.acceptance_file));
     TRY(s->acceptance_, verify::parse_acceptance_spec_text(text, s->tools_.names(), args.acceptance_file));

@@ -91,6 +91,11 @@ class Session {
 
 Result<std::string> read_text_file(const std::string& path);
 
+// The goal-level assertions of a run: the config's `expect` (from `config_where`), then each
+// --expect text, all validated against `catalog`; errors name the one that is wrong.
+Result<std::vector<nlohmann::json>> parse_expects(const std::vector<std::string>& texts, const std::vector<nlohmann::json>& from_config,
+                                                  const planner::Catalog& catalog, const std::string& config_where);
+
 // Whether `path` is `dir` or lies beneath it, symlinks resolved (for the parts that exist).
 bool path_within(const std::string& path, const std::string& dir);
 

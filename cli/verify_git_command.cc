@@ -27,11 +27,12 @@ namespace {
 constexpr const char* kConfigPath = ".candor/config.json";
 
 // BASE's configuration: what the repository trusted before the change. The change's own edits to
-// .candor/ are a sensitive-path finding, never configuration.
-Result<executor::WorkspaceConfig> config_from_base(const verify::GitTrees& trees, const verify::GitRange& range) {
+// .candor/ are a sensitive-path finding, never configuration. `where` names it in errors.
+Result<executor::WorkspaceConfig> config_from_base(const verify::GitTrees& trees, const verify::GitRange& range,
+                                                   const std::string& where) {
   TRY(auto text, trees.read(range.base_tree, kConfigPath));
   if (!text) return executor::WorkspaceConfig{};
-  return executor::parse_config_text(*text, fmt::format("{}:{}", range.base_commit.substr(0, 12), kConfigPath));
+  return executor::parse_config_text(*text, where);
 }
 
 Result<std::string> goal_of(const VerifyArgs& args) {
@@ -45,22 +46,6 @@ Result<std::string> goal_of(const VerifyArgs& args) {
   }
   if (args.goal.empty()) return make_error(ErrorCode::kUsage, "--git needs the goal the change was made for: --goal TEXT or --goal-file FILE");
   return args.goal;
-}
-
-Result<std::vector<nlohmann::json>> user_assertions(const VerifyArgs& args, const executor::WorkspaceConfig& config,
-                                                    const planner::Catalog& catalog, const std::string& config_where) {
-  std::vector<nlohmann::json> out;
-  for (std::size_t i = 0; i < config.expect.size(); ++i) {
-    TRY_STATUS(planner::validate_assertion(config.expect[i], catalog, fmt::format("{}: expect[{}]", config_where, i)));
-    out.push_back(config.expect[i]);
-  }
-  for (std::size_t i = 0; i < args.expects.size(); ++i) {
-    std::string where = fmt::format("--expect #{}", i + 1);
-    TRY(nlohmann::json a, planner::parse_json_text(args.expects[i], where));
-    TRY_STATUS(planner::validate_assertion(a, catalog, where));
-    out.push_back(a);
-  }
-  return out;
 }
 
 Result<std::string> criterion_of(const VerifyArgs& args) {
@@ -97,9 +82,9 @@ int verify_git_command(const VerifyArgs& args) {
   verify::GitTrees trees = (*repo)->trees();
   auto range = (*repo)->resolve(args.git_range);
   if (!range.ok()) return report_error(range.error());
-  auto config = config_from_base(trees, *range);
-  if (!config.ok()) return report_error(config.error());
   std::string config_where = fmt::format("{}:{}", range->base_commit.substr(0, 12), kConfigPath);
+  auto config = config_from_base(trees, *range, config_where);
+  if (!config.ok()) return report_error(config.error());
 
   assertions::Registry evaluators = assertions::builtin_evaluators();
   if (Status added = assertions::add_external_evaluators(evaluators, config->evaluators, config_where); !added.ok()) {
@@ -107,7 +92,7 @@ int verify_git_command(const VerifyArgs& args) {
   }
   executor::ToolRegistry tools = executor::builtin_tools();
   planner::Catalog catalog = executor::make_catalog(tools, evaluators);
-  auto expects = user_assertions(args, *config, catalog, config_where);
+  auto expects = parse_expects(args.expects, config->expect, catalog, config_where);
   if (!expects.ok()) return report_error(expects.error());
 
   // The judge: --llm, else the environment's provider; --judge auto unless told otherwise.
