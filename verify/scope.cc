@@ -1,6 +1,7 @@
 #include "verify/scope.h"
 
 #include <algorithm>
+#include <memory>
 
 #include <fmt/format.h>
 #include <re2/re2.h>
@@ -52,6 +53,13 @@ std::string to_regex(const std::string& pattern, bool anchor) {
   return re;
 }
 
+// `dir/x`, `.github/**`: a first path component without wildcards, which names what it matches.
+bool literal_first_component(const std::string& pattern) {
+  std::string p = strip(pattern);
+  std::string first = p.substr(0, p.find('/'));
+  return !first.empty() && first.find_first_of("*?[") == std::string::npos;
+}
+
 bool matches(const std::string& pattern, const std::string& path, bool anchor) {
   if (strip(pattern).empty()) return false;
   RE2 re(to_regex(pattern, anchor));
@@ -68,28 +76,45 @@ const std::vector<std::string>& default_sensitive_paths() {
 bool glob_matches(const std::string& pattern, const std::string& path) { return matches(pattern, path, false); }
 
 bool names_explicitly(const std::string& pattern, const std::string& path) {
-  std::string p = strip(pattern);
-  std::string first = p.substr(0, p.find('/'));
-  if (first.empty() || first.find_first_of("*?[") != std::string::npos) return false;
-  return matches(p, path, true);  // anchored: a bare name names the root's entry, not one at any depth
+  // Anchored: a bare name names the root's entry, not one at any depth.
+  return literal_first_component(pattern) && matches(pattern, path, true);
 }
+
+namespace {
+
+// Patterns compiled once per call: a run can change 100,000 paths, and tier 1 asks twice.
+class CompiledGlobs {
+ public:
+  CompiledGlobs(const std::vector<std::string>& patterns, bool anchor) {
+    for (const auto& p : patterns) {
+      if (anchor && !literal_first_component(p)) continue;  // names nothing explicitly
+      if (strip(p).empty()) continue;
+      auto re = std::make_unique<RE2>(to_regex(p, anchor));
+      if (re->ok()) res_.push_back(std::move(re));
+    }
+  }
+  bool any(const std::string& path) const {
+    return std::any_of(res_.begin(), res_.end(), [&](const auto& re) { return RE2::FullMatch(path, *re); });
+  }
+ private:
+  std::vector<std::unique_ptr<RE2>> res_;
+};
+
+}  // namespace
 
 std::vector<ScopeFinding> scope_findings(const RunFacts& facts) {
   std::vector<ScopeFinding> out;
-  auto matches_any = [](const std::vector<std::string>& patterns, const std::string& path, bool explicitly) {
-    return std::any_of(patterns.begin(), patterns.end(), [&](const std::string& p) {
-      return explicitly ? names_explicitly(p, path) : glob_matches(p, path);
-    });
-  };
+  if (facts.mutations.empty()) return out;
+  CompiledGlobs scope(facts.scope, false), scope_explicit(facts.scope, true);
+  CompiledGlobs sensitive(default_sensitive_paths(), false), config_sensitive(facts.sensitive, false);
   std::string scope_list;
   for (const auto& p : facts.scope) scope_list += (scope_list.empty() ? "" : ", ") + p;
   for (const auto& m : facts.mutations) {
-    if (!facts.scope.empty() && !matches_any(facts.scope, m.path, false)) {
+    if (!facts.scope.empty() && !scope.any(m.path)) {
       out.push_back({m.path, fmt::format("{} was {} outside the scope ({})", m.path, m.change, scope_list)});
       continue;
     }
-    bool sensitive = matches_any(default_sensitive_paths(), m.path, false) || matches_any(facts.sensitive, m.path, false);
-    if (sensitive && !matches_any(facts.scope, m.path, true)) {
+    if ((sensitive.any(m.path) || config_sensitive.any(m.path)) && !scope_explicit.any(m.path)) {
       out.push_back({m.path, fmt::format("{} was {}: a sensitive path (CI definitions, candor's configuration, or the "
                                          "config's sensitive list), and no --scope names it",
                                          m.path, m.change)});
