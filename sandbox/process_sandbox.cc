@@ -25,7 +25,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <set>
+#include <tuple>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -256,6 +260,19 @@ std::string resolved(const std::string& path) {
   return ::realpath(path.c_str(), buf) != nullptr ? std::string(buf) : std::string();
 }
 
+// `path`, or a folder on the way to it, resolves to `dir` or beneath it (`dir` resolved).
+bool passes_through(const std::string& path, const std::string& dir) {
+  std::string prefix;
+  for (const auto& part : fs::path(path).lexically_normal()) {
+    if (part == "/") continue;
+    prefix += "/" + part.string();
+    std::string real = resolved(prefix);
+    if (real.empty()) return false;  // not there: no rule will be made for it
+    if (within(real, dir)) return true;
+  }
+  return false;
+}
+
 void add_around(const std::string& path, const std::vector<std::string>& hidden, std::set<std::string>& split,
                 std::vector<std::string>& out) {
   std::string real = resolved(path);
@@ -322,8 +339,83 @@ std::vector<std::string> read_rules_around(const std::vector<std::string>& paths
   std::vector<std::string> out;
   std::set<std::string> split;
   for (const auto& p : paths) add_around(p, hidden_real, split, out);
-  return out;
+  // A path beneath another rule's gains nothing (every read rule grants the same rights) and costs
+  // a Landlock rule per step: PATH alone names /usr/local/bin, /usr/bin and /bin beside /usr.
+  std::set<std::string> all(out.begin(), out.end());
+  auto covered = [&](const std::string& p) {
+    if (p != "/" && all.count("/")) return true;
+    for (std::size_t slash = p.find('/', 1); slash != std::string::npos; slash = p.find('/', slash + 1))
+      if (all.count(p.substr(0, slash))) return true;
+    return false;
+  };
+  std::vector<std::string> outermost;
+  std::set<std::string> seen;
+  for (const auto& p : out) {
+    if (!covered(p) && seen.insert(p).second) outermost.push_back(p);
+  }
+  return outermost;
 }
+
+namespace {
+
+// What prepare() needs that does not change from one step to the next, worked out once per candor
+// process: a run prepares a sandbox for every shell step, and issue 13 holds that cost to 2 ms.
+// The read rules in particular are resolved when the first step starts and kept, so a step that
+// turns a read path inside the workspace into a symlink widens nothing for the steps after it.
+class StepInvariants {
+ public:
+  static StepInvariants& instance() {
+    static StepInvariants cache;
+    return cache;
+  }
+
+  // The read rules of a policy: read_paths_for(), less what passes through the workspace, plus the
+  // workspace itself when it is not writable, around the hidden paths.
+  std::vector<std::string> read_rules(const SandboxPolicy& policy) {
+    std::vector<std::string> paths = read_paths_for(policy);
+    std::lock_guard<std::mutex> lock(mutex_);
+    ReadRulesKey key{paths, policy.hidden_paths, policy.workspace, policy.workspace_writable};
+    if (auto found = read_rules_.find(key); found != read_rules_.end()) return found->second;
+    if (read_rules_.size() >= kMaxPolicies) read_rules_.clear();
+    std::string workspace = resolved(policy.workspace);
+    std::erase_if(paths, [&](const std::string& p) { return !workspace.empty() && passes_through(p, workspace); });
+    if (!policy.workspace_writable) paths.push_back(policy.workspace);
+    return read_rules_.emplace(std::move(key), read_rules_around(paths, policy.hidden_paths)).first->second;
+  }
+
+  Result<std::vector<unsigned char>> seccomp_program(bool deny_sockets) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& slot = seccomp_[deny_sockets ? 1 : 0];
+    if (!slot) slot = build_seccomp(deny_sockets);
+    return *slot;
+  }
+
+  Result<std::string> cgroup_parent() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!cgroup_parent_) cgroup_parent_ = pids_cgroup_parent();
+    return *cgroup_parent_;
+  }
+
+  int last_capability() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (last_capability_ < 0) {
+      last_capability_ = 40;
+      std::ifstream("/proc/sys/kernel/cap_last_cap") >> last_capability_;
+    }
+    return last_capability_;
+  }
+
+ private:
+  static constexpr std::size_t kMaxPolicies = 16;
+  std::mutex mutex_;
+  using ReadRulesKey = std::tuple<std::vector<std::string>, std::vector<std::string>, std::string, bool>;
+  std::map<ReadRulesKey, std::vector<std::string>> read_rules_;
+  std::optional<Result<std::vector<unsigned char>>> seccomp_[2];
+  std::optional<Result<std::string>> cgroup_parent_;
+  int last_capability_ = -1;
+};
+
+}  // namespace
 
 std::vector<std::string> Protections::missing() const {
   std::vector<std::string> out;
@@ -435,10 +527,9 @@ Result<PreparedSandbox> PreparedSandbox::prepare(const SandboxPolicy& policy, st
   int abi = policy.mechanisms.landlock ? landlock_abi() : 0;
   s.active_.landlock_abi = abi;
   if (abi > 0) {
-    std::vector<std::string> read = read_paths_for(policy);
+    std::vector<std::string> read = StepInvariants::instance().read_rules(policy);
     std::vector<std::string> write = {s.tmp_dir()};
-    (policy.workspace_writable ? write : read).push_back(policy.workspace);
-    read = read_rules_around(read, policy.hidden_paths);
+    if (policy.workspace_writable) write.push_back(policy.workspace);
     TRY(s.landlock_ruleset_, build_landlock_ruleset(abi, read, write));
     s.active_.filesystem = true;
   }
@@ -483,7 +574,7 @@ Result<PreparedSandbox> PreparedSandbox::prepare(const SandboxPolicy& policy, st
   // seccomp: always the kernel-administration filter; sockets too when no namespace closes the network.
   bool deny_sockets = !policy.allow_network && !(s.namespaces_ & CLONE_NEWNET);
   if (policy.mechanisms.seccomp) {
-    auto program = build_seccomp(deny_sockets);
+    auto program = StepInvariants::instance().seccomp_program(deny_sockets);
     if (program.ok()) {
       s.seccomp_program_ = std::move(*program);
       s.active_.seccomp = true;
@@ -496,7 +587,7 @@ Result<PreparedSandbox> PreparedSandbox::prepare(const SandboxPolicy& policy, st
 
   // Processes: a pids cgroup, and RLIMIT_NPROC (which root ignores).
   if (policy.mechanisms.cgroup) {
-    if (auto parent = pids_cgroup_parent(); parent.ok()) {
+    if (auto parent = StepInvariants::instance().cgroup_parent(); parent.ok()) {
       if (auto cgroup = PidsCgroup::create(*parent, policy.limits.processes); cgroup.ok()) s.cgroup_ = std::move(*cgroup);
     }
   }
@@ -508,13 +599,14 @@ Result<PreparedSandbox> PreparedSandbox::prepare(const SandboxPolicy& policy, st
                 {RLIMIT_AS, l.memory_bytes},
                 {RLIMIT_FSIZE, l.file_size_bytes},
                 {RLIMIT_NOFILE, l.open_files},
-                {RLIMIT_NPROC, processes_of_this_user() + l.processes},
                 {RLIMIT_CORE, 0}};
+  // RLIMIT_NPROC counts every process of this user, so it is set above their number, which takes
+  // a walk of /proc: only when it is the limit that holds (no cgroup; root is exempt from it).
+  if (!s.cgroup_.valid() && ::geteuid() != 0) s.rlimits_.push_back({RLIMIT_NPROC, processes_of_this_user() + l.processes});
   s.active_.rlimits = true;
 
   if (::geteuid() == 0) {
-    int last = 40;
-    std::ifstream("/proc/sys/kernel/cap_last_cap") >> last;
+    int last = StepInvariants::instance().last_capability();
     for (int cap = 0; cap <= last; ++cap)
       if (cap != kCapSetpcap && !kKeptCapabilities.count(cap)) s.caps_to_drop_.push_back(cap);
     s.caps_to_drop_.push_back(kCapSetpcap);  // last: dropping the others needs it

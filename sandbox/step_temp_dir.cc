@@ -1,6 +1,7 @@
 #include "sandbox/step_temp_dir.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -40,8 +41,11 @@ StepTempDir& StepTempDir::operator=(StepTempDir&& other) noexcept {
 
 void StepTempDir::reset() {
   if (path_.empty()) return;
-  std::error_code ec;
-  fs::remove_all(path_, ec);
+  // Most steps leave their folder empty: one rmdir, not remove_all's listing.
+  if (::rmdir(path_.c_str()) != 0) {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
   lock_.reset();
   path_.clear();
 }

@@ -320,7 +320,7 @@ TEST_SUITE("sandbox") {
   TEST_CASE("read rules go around hidden paths: a folder holding one is split into its other entries") {
     namespace fs = std::filesystem;
     std::string root = fs::canonical(make_temp_dir("home")).string();
-    for (const char* dir : {"/.local/bin", "/.local/lib", "/.local/state/candor/snapshots", "/.local/state/other"}) {
+    for (const char* dir : {"/.local/bin", "/.local/lib", "/.local/lib-other", "/.local/state/candor/snapshots", "/.local/state/other"}) {
       fs::create_directories(root + dir);
     }
     write_file(root + "/.local/lib/criterion.txt", "secret");
@@ -333,12 +333,16 @@ TEST_SUITE("sandbox") {
     };
     const Row rows[] = {
         {{root + "/.local"}, {}, {root + "/.local"}},
-        {{root + "/.local"}, {store}, {root + "/.local/bin", root + "/.local/lib", root + "/.local/state/other"}},
+        {{root + "/.local"}, {store}, {root + "/.local/bin", root + "/.local/lib", root + "/.local/lib-other", root + "/.local/state/other"}},
         {{root + "/.local"}, {store, root + "/.local/lib/criterion.txt"},
-         {root + "/.local/bin", root + "/.local/lib/module.py", root + "/.local/state/other"}},
+         {root + "/.local/bin", root + "/.local/lib/module.py", root + "/.local/lib-other", root + "/.local/state/other"}},
         {{store, store + "/snapshots", root + "/.local/to-store"}, {store}, {}},
         {{root + "/.local/bin", "/usr", root + "/missing"}, {store}, {root + "/.local/bin", "/usr"}},
         {{root + "/.local/bin"}, {root + "/no-such-store"}, {root + "/.local/bin"}},
+        // One rule for a folder and what lies beneath it (PATH names /usr/local/bin beside /usr).
+        {{root + "/.local/bin", root + "/.local", root + "/.local/lib/module.py", root + "/.local"}, {}, {root + "/.local"}},
+        {{root + "/.local/lib-other", root + "/.local/lib/module.py", root + "/.local/lib"}, {},
+         {root + "/.local/lib", root + "/.local/lib-other"}},
     };
     for (const auto& row : rows) {
       CAPTURE(row.paths);
@@ -349,6 +353,28 @@ TEST_SUITE("sandbox") {
       std::sort(expected.begin(), expected.end());
       CHECK(got == expected);
     }
+  }
+
+  TEST_CASE("a read path in the workspace cannot be turned into a symlink that opens another folder to steps" * kLandlock) {
+    // PATH may name a folder in the workspace (direnv's node_modules/.bin): the agent can replace
+    // it with a link to ~/.ssh, and a rule made by opening the path would follow the link.
+    Box box;
+    write_file(box.outside + "/id_rsa", "PRIVATE-KEY\n");
+    std::string attack = "cat node_modules/.bin/id_rsa 2>&1";
+    box.policy.read_paths = {box.outside};  // the control: a rule on the folder itself opens it
+    auto control = box.run(attack + "; cat " + box.outside + "/id_rsa");
+    REQUIRE(control.ok());
+    CHECK(control->output.text().find("PRIVATE-KEY") != std::string::npos);
+
+    box.policy.read_paths = {box.ws + "/node_modules/.bin"};
+    std::filesystem::create_directories(box.ws + "/node_modules/.bin");
+    auto swap = box.run("rm -rf node_modules/.bin && ln -s " + box.outside + " node_modules/.bin && echo swapped");
+    REQUIRE(swap.ok());
+    REQUIRE(swap->output.text().find("swapped") != std::string::npos);
+    auto next = box.run(attack);  // the next step, and a later run (the link is there before it starts)
+    REQUIRE(next.ok());
+    CHECK(next->output.text().find("PRIVATE-KEY") == std::string::npos);
+    CHECK(next->output.text().find("Permission denied") != std::string::npos);
   }
 
   TEST_CASE("a hidden folder inside a readable one stays unreadable to a step; its siblings do not" * kLandlock) {
