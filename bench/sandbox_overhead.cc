@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   double pmin = *std::min_element(plain.begin(), plain.end()), bmin = *std::min_element(boxed.begin(), boxed.end());
   std::printf("fastest: unsandboxed %.2f ms, sandboxed %.2f ms (%.2f ms added); CPU time, median: %.2f ms, %.2f ms (%.2f ms added)\n",
               pmin, bmin, bmin - pmin, pc, bc, bc - pc);
-  auto prot = sandbox::probe_protections();
+  auto prot = sandbox::probe_protections(policy.mechanisms);
   std::printf("shell step /bin/true, median of %d: unsandboxed %.2f ms, sandboxed %.2f ms -> %.2fx (%.2f ms added)\n", n, p, b,
               b / p, b - p);
   std::printf("protections: %s\n", prot.to_json().dump().c_str());

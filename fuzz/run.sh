@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets with clang (ASan + UBSan) in build-fuzz/ and runs each for a bounded
 # time, starting from the seed corpora in fuzz/seeds/ (the tests' own inputs). New inputs go to a
 # scratch corpus, not into the repository; a crash leaves its input in fuzz/findings/.
-#   fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...]
+#   fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...]   (FUZZ_JOBS=N: build jobs, default the core count)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
@@ -15,7 +15,7 @@ if [ ! -f "$build/build.ninja" ]; then
   CXX="$cxx" meson setup "$build" "$here" -Dfuzzing=true -Db_sanitize=address,undefined -Db_lundef=false \
     -Dbuildtype=debugoptimized >/dev/null
 fi
-ninja -C "$build" $(printf 'fuzz/fuzz_%s ' "${targets[@]}") >/dev/null
+ninja -C "$build" -j "${FUZZ_JOBS:-$(nproc)}" $(printf 'fuzz/fuzz_%s ' "${targets[@]}") >/dev/null
 mkdir -p "$here/fuzz/findings"
 status=0
 for t in "${targets[@]}"; do
