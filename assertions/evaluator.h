@@ -57,6 +57,9 @@ struct Outcome {
   // The check could not be made (a crash, a timeout, bad output, an unknown type): never a pass,
   // and `not` does not turn it into one.
   bool error = false;
+  // It read or stat'ed a credential file (set by Registry::evaluate): its message is withheld, and
+  // even its pass/fail bit is an answer about the file's content.
+  bool credential = false;
 };
 
 class Evaluator {

@@ -55,6 +55,7 @@ Outcome Registry::evaluate(const nlohmann::json& assertion, const Context& conte
   // it names (a message about a file that is missing or too large is withheld too).
   if (*with_registry.credential_seen || (!out.path.empty() && context.workspace.secrets().refused(out.path))) {
     out.message = withheld_message(out);
+    out.credential = true;
   }
   return out;
 }

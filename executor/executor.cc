@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "executor/snapshot_files.h"
+#include "sandbox/secret_files.h"
 
 namespace candor::executor {
 namespace {
@@ -226,6 +227,15 @@ bool Executor::fails_before_run(const nlohmann::json& assertion, const assertion
 AssertionRecord Executor::evaluate(const nlohmann::json& assertion, const assertions::StepView* step,
                                    const std::string& step_id, int round, Provenance by) {
   assertions::Outcome o = deps_.evaluators.evaluate(assertion, assertion_context(step));
+  if (o.credential && by == Provenance::kPlanner) {
+    // The agent chooses its own checks: with the pass/fail bit it could guess a secret's content
+    // one pattern at a time. Its check of a credential file is not made; the user's still is.
+    o.passed = false;
+    o.error = true;
+    o.message = fmt::format("{}: the agent's own check of a credential file is not made (its answer would tell the agent "
+                            "what the file holds)",
+                            sandbox::content_withheld(o.path.empty() ? "a file it read" : o.path));
+  }
   AssertionRecord ar;
   ar.step = step_id;
   ar.round = round;

@@ -60,19 +60,19 @@ TEST_SUITE("e2e") {
          {"questions", {"Is .env rotated?"}},
          {"steps", {look("s1", {{{"type", "not"}, {"assertion", {{"type", "file_matches"}, {"path", ".env"}, {"pattern", "DB_.*"}}}}})}},
          {"then", "replan"}},
-        // Round 2: a passing quote, a step's environment and masked files, then an error that would quote
-        // the content.
-        {{"steps", {look("s2", {{{"type", "file_contains"}, {"path", ".env"}, {"text", "hunter2"}}}),
-                    step("env", "shell", {{"command", "env; cat .env deploy/PROD.ENV"}}),
-                    look("s3", {{{"type", "json_valid"}, {"path", "deploy/PROD.ENV"}}})}},
+        // Round 2: a step's environment and masked files, then a right and a wrong guess, and an error
+        // that would quote the content.
+        {{"steps", {step("env", "shell", {{"command", "env; cat .env deploy/PROD.ENV"}}),
+                    look("s2", {{{"type", "file_contains"}, {"path", ".env"}, {"text", "hunter2"}},
+                                {{"type", "file_contains"}, {"path", ".env"}, {"text", "wrong-guess"}},
+                                {{"type", "json_valid"}, {"path", "deploy/PROD.ENV"}}})}},
          {"then", "replan"}},
         // Round 3: file_patch's occurrence count as an oracle.
         {{"steps", {step("s4", "file_patch", {{"path", ".env"}, {"edits", {{{"find", "hunter2"}, {"replace", "x"}}}}})}},
          {"then", "replan"}},
         // Round 4: a search, and a rewrite whose diff holds the old content.
         {{"steps", {step("s5", "file_search", {{"pattern", "hunter2"}}),
-                    step("s7", "file_write", {{"path", ".env"}, {"content", "DB_PASSWORD=rotated\n"}},
-                         {{{"type", "content_changed"}, {"path", ".env"}}})}},
+                    step("s7", "file_write", {{"path", ".env"}, {"content", "DB_PASSWORD=rotated\n"}})}},
          {"then", "finish"},
          {"final_answer", "Rotated."}},
         {{"answers", {{{"question", 1}, {"answer", "yes"}, {"reason", "the diff"}}}}},
@@ -91,8 +91,23 @@ TEST_SUITE("e2e") {
       CHECK(p.find(kMarker) == std::string::npos);
     }
     // What the agent saw instead: refusals and withheld messages, never a count or a quote.
-    CHECK(prompts[1].find(".env is a credential file: content withheld (the check failed)") != std::string::npos);
-    CHECK(prompts[2].find("deploy/PROD.ENV is a credential file: content withheld (the check failed)") != std::string::npos);
+    // Not even the pass/fail bit: the agent's checks of a credential file are not made, so a right
+    // guess (hunter2) and a wrong one read the same.
+    const std::string not_made = ".env is a credential file: content withheld: the agent's own check of a credential file is not made";
+    CHECK(prompts[1].find(not_made) != std::string::npos);
+    CHECK(prompts[2].find(not_made) != std::string::npos);
+    std::vector<json> env_checks;
+    for (const auto& a : report["assertions"])
+      if (a["path"] == ".env" && a["type"] == "file_contains") env_checks.push_back(a);
+    REQUIRE(env_checks.size() == 2);
+    CHECK(env_checks[0]["passed"] == false);
+    CHECK(env_checks[0]["passed"] == env_checks[1]["passed"]);
+    CHECK(env_checks[0]["message"] == env_checks[1]["message"]);
+    bool prod_not_made = false;  // json_valid's parse error would quote the file
+    for (const auto& a : report["assertions"])
+      prod_not_made |= a["path"] == "deploy/PROD.ENV" && a["passed"] == false &&
+                       a["message"].get<std::string>().find("the agent's own check of a credential file is not made") != std::string::npos;
+    CHECK(prod_not_made);
     CHECK(prompts[2].find("DEPLOY_TOKEN=passed-on-purpose") != std::string::npos);  // --pass-env still passes one
     CHECK(prompts[2].find("PATH=") != std::string::npos);
     CHECK(prompts[3].find("looks like a credential file") != std::string::npos);

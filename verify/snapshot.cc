@@ -85,7 +85,9 @@ Status use_own_config(git_repository* repo, const std::string& repo_path, const 
       {kPromisorSettings[0].first, kPromisorSettings[0].second},
       {kPromisorSettings[1].first, kPromisorSettings[1].second},
   };
-  for (const auto& [key, value] : settings) {
+  for (const auto& setting : settings) {
+    const char* key = setting.first;  // not a structured binding: clang 14 cannot capture one
+    const std::string& value = setting.second;
     auto is_set = [&] {
       GitPtr<git_config, git_config_free> snapshot;  // reads of a live config need a snapshot
       const char* current = nullptr;
