@@ -2,8 +2,11 @@
 
 #include "report/formats.h"
 #include "report/report.h"
+#include "tests/test_support.h"
 
 using namespace candor;
+using candor::testing::read_file;
+using candor::testing::source_root;
 using nlohmann::json;
 
 namespace {
@@ -93,6 +96,28 @@ TEST_SUITE("report") {
     CHECK(r["budget"]["tokens"] == json::array({4100, 200000}));
     CHECK(r["tier2"].is_null());
     CHECK(r["acceptance"].is_null());
+  }
+
+  TEST_CASE("docs/report.md names every field of the report and of its mutations") {
+    RunFacts f = discovery_run();
+    Mutation m;
+    m.path = "b.txt";
+    m.change = "added";
+    m.renamed_from = "a.txt";
+    f.mutations = {m};
+    auto t1 = verify::evaluate_tier1(f);
+    json r = report::build_report(f, t1, verify::decide_without_judge(t1), "2026-11-22T00:00:00.000Z");
+    std::string doc = read_file(source_root() + "/docs/report.md");
+    REQUIRE_FALSE(doc.empty());
+    for (const auto& [key, value] : r.items()) {
+      CAPTURE(key);
+      CHECK(doc.find("`" + key + "`") != std::string::npos);
+    }
+    REQUIRE(r["mutations"].size() == 1);
+    for (const auto& [key, value] : r["mutations"][0].items()) {
+      CAPTURE(key);
+      CHECK(doc.find("`" + key + "`") != std::string::npos);
+    }
   }
 
   TEST_CASE("the terminal report leads with the verdict, then why, and fits 80 columns") {
