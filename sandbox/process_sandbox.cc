@@ -329,6 +329,40 @@ int bring_loopback_up() {
   return err;
 }
 
+// A network namespace with only loopback, up, held by the returned descriptor (invalid when the
+// kernel refuses). Made by a short-lived child, which only makes system calls.
+UniqueFd make_network_namespace() {
+  int ready[2], hold[2];
+  if (::pipe2(ready, O_CLOEXEC) != 0) return UniqueFd();
+  if (::pipe2(hold, O_CLOEXEC) != 0) {
+    ::close(ready[0]);
+    ::close(ready[1]);
+    return UniqueFd();
+  }
+  UniqueFd ready_read(ready[0]), ready_write(ready[1]), hold_read(hold[0]), hold_write(hold[1]);
+  pid_t pid = ::fork();
+  if (pid < 0) return UniqueFd();
+  if (pid == 0) {
+    ::close(hold_write.get());  // else the read below never sees the end of the pipe
+    ::close(ready_read.get());
+    char ok = ::unshare(CLONE_NEWNET) == 0 && bring_loopback_up() == 0 ? 1 : 0;
+    (void)!::write(ready_write.get(), &ok, 1);
+    char c = 0;
+    (void)!::read(hold_read.get(), &c, 1);  // until the parent holds the namespace
+    ::_exit(0);
+  }
+  ready_write.reset();
+  hold_read.reset();
+  char ok = 0;
+  UniqueFd ns;
+  if (::read(ready_read.get(), &ok, 1) == 1 && ok == 1)
+    ns.reset(::open(fmt::format("/proc/{}/ns/net", pid).c_str(), O_RDONLY | O_CLOEXEC));
+  hold_write.reset();
+  while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  return ns;
+}
+
 }  // namespace
 
 std::vector<std::string> read_rules_around(const std::vector<std::string>& paths, const std::vector<std::string>& hidden) {
@@ -396,6 +430,20 @@ class StepInvariants {
     return *cgroup_parent_;
   }
 
+  // The network namespace a root candor's steps join rather than each creating one: a new
+  // namespace's set-up (and its teardown, on a kernel worker) is the largest single cost of a
+  // step's sandbox. One per candor process; steps' processes die with the step, and with them
+  // their sockets. -1 when the kernel refuses, or without root: a step then needs a user namespace
+  // of its own to create namespaces, and cannot join one another user namespace owns.
+  int shared_network_namespace() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!network_namespace_tried_) {
+      network_namespace_tried_ = true;
+      if (::geteuid() == 0) network_namespace_ = make_network_namespace();
+    }
+    return network_namespace_.get();
+  }
+
   int last_capability() {
     std::lock_guard<std::mutex> lock(mutex_);
     if (last_capability_ < 0) {
@@ -413,6 +461,8 @@ class StepInvariants {
   std::optional<Result<std::vector<unsigned char>>> seccomp_[2];
   std::optional<Result<std::string>> cgroup_parent_;
   int last_capability_ = -1;
+  bool network_namespace_tried_ = false;
+  UniqueFd network_namespace_;
 };
 
 }  // namespace
@@ -546,7 +596,12 @@ Result<PreparedSandbox> PreparedSandbox::prepare(const SandboxPolicy& policy, st
   bool namespaces = policy.mechanisms.namespaces && namespaces_available();
   if (namespaces) {
     s.namespaces_ = base_namespace_flags();
-    if (policy.allow_network) s.namespaces_ &= ~CLONE_NEWNET;
+    if (policy.allow_network) {
+      s.namespaces_ &= ~CLONE_NEWNET;
+    } else if (!(s.namespaces_ & CLONE_NEWUSER)) {
+      s.shared_network_ = StepInvariants::instance().shared_network_namespace();
+      if (s.shared_network_ >= 0) s.namespaces_ &= ~CLONE_NEWNET;
+    }
     if (pid_namespace_available()) s.namespaces_ |= CLONE_NEWPID;
     if (s.namespaces_ & CLONE_NEWUSER) {
       s.uid_map_ = own_id_map(::getuid());
@@ -572,7 +627,7 @@ Result<PreparedSandbox> PreparedSandbox::prepare(const SandboxPolicy& policy, st
   s.active_.unix_sockets = abi >= kLandlockAbiUnixSockets ? "landlock" : namespaces ? "masked" : "none";
 
   // seccomp: always the kernel-administration filter; sockets too when no namespace closes the network.
-  bool deny_sockets = !policy.allow_network && !(s.namespaces_ & CLONE_NEWNET);
+  bool deny_sockets = !policy.allow_network && !(s.namespaces_ & CLONE_NEWNET) && s.shared_network_ < 0;
   if (policy.mechanisms.seccomp) {
     auto program = StepInvariants::instance().seccomp_program(deny_sockets);
     if (program.ok()) {
@@ -581,7 +636,7 @@ Result<PreparedSandbox> PreparedSandbox::prepare(const SandboxPolicy& policy, st
     }
   }
   s.active_.network = policy.allow_network ? "allowed"
-                      : (s.namespaces_ & CLONE_NEWNET) ? "namespace"
+                      : (s.namespaces_ & CLONE_NEWNET) || s.shared_network_ >= 0 ? "namespace"
                       : s.active_.seccomp  ? "seccomp"
                                            : "none";
 
@@ -632,6 +687,7 @@ int PreparedSandbox::apply_in_child(const char** what) const {
   if (cgroup_.valid() && (err = write_all(cgroup_.procs_fd(), "0", 1)) != 0) return fail("joining the pids cgroup", err);
   if ((namespaces_ & CLONE_NEWUSER) && (err = map_own_user(uid_map_, gid_map_)) != 0) return fail("mapping the user namespace", err);
   if ((namespaces_ & CLONE_NEWNET) && (err = bring_loopback_up()) != 0) return fail("bringing up loopback", err);
+  if (shared_network_ >= 0 && ::setns(shared_network_, CLONE_NEWNET) != 0) return fail("joining the run's network namespace", errno);
   if (namespaces_ & CLONE_NEWNS) {
     if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return fail("making mounts private", errno);
     for (const auto& [dir, keep] : read_only_binds_) {

@@ -162,6 +162,7 @@ class PreparedSandbox {
   UniqueFd landlock_ruleset_;
   std::vector<unsigned char> seccomp_program_;  // struct sock_filter[]
   int namespaces_ = 0;
+  int shared_network_ = -1;  // borrowed: a network namespace to join instead of CLONE_NEWNET
   std::string uid_map_, gid_map_;  // with a user namespace
   std::vector<std::pair<std::string, unsigned long>> read_only_binds_;  // with the flags to keep
   std::vector<std::string> masked_;  // credential files and unix sockets: /dev/null bound over each

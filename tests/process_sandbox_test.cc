@@ -155,6 +155,28 @@ TEST_SUITE("sandbox") {
     CHECK(r->output.text().find("loopback-ok") != std::string::npos);
   }
 
+  TEST_CASE("a listener a step leaves behind answers no later step (steps may share a network namespace)" * kNamespaces) {
+    Box box;
+    // Step 1 starts a server that outlives its shell (setsid, in the background) and proves it
+    // answers; the next step finds the port and tries again.
+    std::string serve =
+        "import socket,sys; s=socket.socket(); s.bind(('127.0.0.1',0)); s.listen(); "
+        "open('port','w').write(str(s.getsockname()[1])); sys.stdout.close()\n"
+        "while True: s.accept()[0].close()";
+    auto left = box.run(fmt::format("setsid python3 -c \"{}\" > /dev/null 2>&1 & "
+                                    "while [ ! -s port ]; do sleep 0.05; done; "
+                                    "python3 -c \"import socket; socket.create_connection(('127.0.0.1', int(open('port').read())))\" "
+                                    "&& echo answered",
+                                    serve));
+    REQUIRE(left.ok());
+    REQUIRE(left->output.text().find("answered") != std::string::npos);
+    auto next = box.run("python3 -c \"import socket; socket.create_connection(('127.0.0.1', int(open('port').read())))\" "
+                        "2>&1 && echo answered");
+    REQUIRE(next.ok());
+    CHECK(next->output.text().find("answered") == std::string::npos);
+    CHECK(next->output.text().find("Connection refused") != std::string::npos);
+  }
+
   TEST_CASE("a fork bomb is contained and leaves no process behind") {
     Box box;
     std::string marker = unique_marker();
