@@ -93,6 +93,15 @@ TEST_SUITE("e2e") {
     auto md = repo.candor({"report", "last", "--markdown"});
     CHECK(md.out.find("the working tree") != std::string::npos);
     CHECK(md.out.find(base.substr(0, 12)) != std::string::npos);
+    // Verified again later: tier 1 from the stored facts; no judge, which would see no diff.
+    std::string script = make_temp_dir("script") + "/replies.jsonl";
+    write_file(script, R"({"reply_json": {"answers": [{"question": 1, "answer": "yes", "reason": "unseen"}]}})" "\n");
+    auto again = repo.candor({"verify", "last", "--judge", "always", "--llm", "script:" + script, "--json"});
+    CHECK(again.err.find("verified a working tree, which is not kept: the judge is not asked") != std::string::npos);
+    CHECK(parse_stdout(again)["verdict_by"] == "tier1");
+    auto undo = repo.candor({"undo", "last"});
+    CHECK(undo.exit_code == 65);
+    CHECK(undo.err.find("git restore") != std::string::npos);
   }
 
   TEST_CASE("verify --git BASE..: files whose stat the index vouches for are not read; an edit that restores the mtime is") {
@@ -146,8 +155,13 @@ TEST_SUITE("e2e") {
     write_file(repo.ws + "/.gitignore", "src/evil.c\n.gitignore\n");
     write_file(repo.ws + "/.git/info/exclude", "src/\n");
     write_file(repo.ws + "/.candor-tmp-hidden", "a name like candor's own temporary files\n");
+    write_file(repo.ws + "/.gitattributes", "* binary -diff\n");  // nor can attributes make the diff unreadable
     json j = parse_stdout(repo.verify("main..", {"--expect", kDarkGreen, "--json", "--judge", "never"}));
-    CHECK(mutated(j) == std::vector<std::string>{".candor-tmp-hidden added", ".gitignore added", "css/style.css modified", "src/evil.c added"});
+    CHECK(mutated(j) == std::vector<std::string>{".candor-tmp-hidden added", ".gitattributes added", ".gitignore added", "css/style.css modified",
+                                                 "src/evil.c added"});
+    for (const auto& m : j["mutations"]) {
+      if (m["path"] == "css/style.css") CHECK(m["binary"] == false);
+    }
     CHECK(j["verdict"] == "partial");
     CHECK(any_reason_has(j, "src/evil.c"));
   }
