@@ -15,22 +15,16 @@ candor=${CANDOR:-$here/build/cli/candor}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 repo=$work/repo
-mkdir -p "$repo"
-export HOME=$work GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@localhost GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@localhost
-export CANDOR_HOME=$work/store CANDOR_LLM= ANTHROPIC_API_KEY= OPENAI_API_KEY= OPENAI_BASE_URL=
-
-echo "building a git repository of $files files in 100 folders ..."
-python3 "$here/bench/make_tree.py" "$repo" "$files"
-git -C "$repo" init -q
-git -C "$repo" config gc.auto 0  # no gc left running in the background while timing
-git -C "$repo" add -A
-git -C "$repo" commit -qm base
+export HOME=$work CANDOR_HOME=$work/store CANDOR_LLM= ANTHROPIC_API_KEY= OPENAI_API_KEY= OPENAI_BASE_URL=
+. "$here/bench/git_workspace.sh"
+build_git_workspace "$repo" "$files"
 sleep 1.1  # past the index's racy window, as a working copy that was not just checked out is
 git -C "$repo" update-index --refresh >/dev/null
-for f in d1/f1.txt d50/f2.txt d99/f3.txt; do echo "changed by the agent" >>"$repo/$f"; done
+changed=(d1/s0/f1.txt d50/s5/f2.txt d99/s9/f3.txt)
+for f in "${changed[@]}"; do echo "changed by the agent" >>"$repo/$f"; done
 echo "new" >"$repo/d7/new.txt"
 expects=(--expect '{"type": "file_contains", "path": "d7/new.txt", "text": "new"}')
-for f in d1/f1.txt d50/f2.txt d99/f3.txt; do
+for f in "${changed[@]}"; do
   expects+=(--expect "{\"type\": \"file_contains\", \"path\": \"$f\", \"text\": \"changed by the agent\"}")
 done
 

@@ -156,14 +156,15 @@ TEST_SUITE("e2e") {
     write_file(repo.ws + "/.git/info/exclude", "src/\n");
     write_file(repo.ws + "/.candor-tmp-hidden", "a name like candor's own temporary files\n");
     write_file(repo.ws + "/.gitattributes", "* binary -diff\n");  // nor can attributes make the diff unreadable
+    write_file(repo.ws + "/.candor/config.json", R"({"snapshot": {"ignore": ["src/"]}})");  // nor its own config
     json j = parse_stdout(repo.verify("main..", {"--expect", kDarkGreen, "--json", "--judge", "never"}));
-    CHECK(mutated(j) == std::vector<std::string>{".candor-tmp-hidden added", ".gitattributes added", ".gitignore added", "css/style.css modified",
-                                                 "src/evil.c added"});
+    CHECK(mutated(j) == std::vector<std::string>{".candor-tmp-hidden added", ".candor/config.json added", ".gitattributes added", ".gitignore added",
+                                                 "css/style.css modified", "src/evil.c added"});
+    CHECK(any_reason_has(j, ".candor/config.json was added: a sensitive path"));
     for (const auto& m : j["mutations"]) {
       if (m["path"] == "css/style.css") CHECK(m["binary"] == false);
     }
     CHECK(j["verdict"] == "partial");
-    CHECK(any_reason_has(j, "src/evil.c"));
   }
 
   TEST_CASE("verify --git BASE..: what BASE's .gitignore and config ignore is no mutation, nor anything in a folder it ignores") {

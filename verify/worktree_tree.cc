@@ -6,6 +6,7 @@
 #include <set>
 #include <string_view>
 #include <thread>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -110,24 +111,29 @@ class BaseIgnoreRules {
   GitRepo handle_;  // last: closed before the folders it reads are removed
 };
 
-// Every path BASE or the index tracks, sorted: the folders the walk enters in parallel.
+// Every path BASE or the index tracks, sorted: the folders the walk enters in parallel. Views of
+// the indexes' own paths (both sorted already), so neither may change while this lives.
 class TrackedPaths {
  public:
   TrackedPaths(git_index* base, git_index* index) {
-    for (git_index* from : {base, index}) {
-      for (std::size_t i = 0; i < git_index_entrycount(from); ++i) paths_.emplace_back(git_index_get_byindex(from, i)->path);
-    }
-    std::sort(paths_.begin(), paths_.end());
-    paths_.erase(std::unique(paths_.begin(), paths_.end()), paths_.end());
+    std::vector<std::string_view> a = paths_of(base), b = paths_of(index);
+    paths_.reserve(a.size() + b.size());
+    std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(paths_));
   }
   // Whether anything tracked lies beneath `dir` ("a/b/"). Thread-safe.
   bool has_prefix(std::string_view dir) const {
     auto it = std::lower_bound(paths_.begin(), paths_.end(), dir);
-    return it != paths_.end() && std::string_view(*it).substr(0, dir.size()) == dir;
+    return it != paths_.end() && it->substr(0, dir.size()) == dir;
   }
 
  private:
-  std::vector<std::string> paths_;
+  static std::vector<std::string_view> paths_of(git_index* index) {
+    std::vector<std::string_view> out(git_index_entrycount(index));
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = git_index_get_byindex(index, i)->path;
+    std::sort(out.begin(), out.end());  // git's order is this byte order already; set_union relies on it
+    return out;
+  }
+  std::vector<std::string_view> paths_;
 };
 
 struct Walked {
@@ -216,7 +222,7 @@ Result<WorktreeRead> read_worktree(git_repository* repo, const WorktreeSource& s
     return make_error(ErrorCode::kIo, "working tree: cannot list " + source.root);
   }
   WorktreeRead out;
-  std::set<std::string> seen;
+  std::unordered_set<std::string_view> seen;  // views of walked.files' paths
   for (const FileStat& f : walked.files) {
     const git_index_entry* in_base = git_index_get_bypath(base.get(), f.path.c_str(), 0);
     const git_index_entry* in_index = git_index_get_bypath(cache.get(), f.path.c_str(), 0);
@@ -248,7 +254,7 @@ Result<WorktreeRead> read_worktree(git_repository* repo, const WorktreeSource& s
   std::vector<std::string> gone;
   for (std::size_t i = 0; i < git_index_entrycount(base.get()); ++i) {
     const git_index_entry* e = git_index_get_byindex(base.get(), i);
-    if (e->mode == kGitlink || seen.count(e->path) != 0 || hidden_by_unread(out.unread, e->path)) continue;
+    if (e->mode == kGitlink || seen.count(std::string_view(e->path)) != 0 || hidden_by_unread(out.unread, e->path)) continue;
     gone.emplace_back(e->path);
   }
   for (const auto& path : gone) {
