@@ -51,7 +51,6 @@ bench: build
 	bench/store_listing.sh
 	bench/sandbox_overhead.sh
 	bench/verify_git.sh
-	bench/verify_git_worktree.sh
 
 # Every test under AddressSanitizer, UndefinedBehaviorSanitizer and LeakSanitizer.
 sanitize: deps

@@ -45,14 +45,6 @@ std::vector<std::string> mutated(const json& report) {
   return out;
 }
 
-// The command provider replaying files: request N is saved to DIR/req-N.json, DIR/reply-N.txt is
-// the answer.
-std::string replay_provider(const std::string& dir, const std::vector<json>& replies) {
-  for (std::size_t i = 0; i < replies.size(); ++i) write_file(dir + "/reply-" + std::to_string(i) + ".txt", replies[i].dump());
-  write_file(dir + "/replay.sh", "#!/bin/sh\nd=" + dir + "\nn=$(ls $d | grep -c '^req-')\ncat > $d/req-$n.json\ncat $d/reply-$n.txt\n");
-  return "command:sh " + dir + "/replay.sh";
-}
-
 }  // namespace
 
 TEST_SUITE("e2e") {
