@@ -196,7 +196,9 @@ int main(int argc, char** argv) {
   verify_cmd->add_option("--trajectory", verify.trajectory_file, "verify another agent's transcript instead of a recorded run");
   verify_cmd->add_option("--format", verify.format, "the transcript's format: claude-code, swe-agent, openhands, codex")
       ->check(CLI::IsMember({"claude-code", "swe-agent", "openhands", "codex"}));
-  verify_cmd->add_option("--git", verify.git_range, "verify a change made elsewhere: A..B, A...B (from the merge base) or one commit C");
+  verify_cmd->add_option("--git", verify.git_range,
+                         "verify a change made elsewhere: A..B, A...B (from the merge base), one commit C, or BASE.. (BASE to the "
+                         "uncommitted working tree, with BASE's ignore rules)");
   verify_cmd->add_option("-C,--repo", verify.repo, "with --git: the repository's root (default: .)");
   verify_cmd->add_option("--goal", verify.goal, "with --git: the goal the change was made for");
   verify_cmd->add_option("--goal-file", verify.goal_file, "with --git: the goal, from a file (an issue's text)");

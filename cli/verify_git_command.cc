@@ -2,6 +2,7 @@
 // verified by the same rules as a run and stored as one (`source: "git"`). The change is untrusted
 // input (DESIGN.md, Trust boundary): the configuration comes from BASE, never from the change.
 #include <cstdio>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -68,6 +69,26 @@ Result<nlohmann::json> acceptance_of(const VerifyArgs& args) {
   return verify::to_json(verify::evaluate_acceptance(spec, imported.events));
 }
 
+// "dir/" when `folder` lies inside `root`, else "".
+std::string folder_inside(const std::string& folder, const std::string& root) {
+  std::error_code ec;
+  std::string abs = std::filesystem::weakly_canonical(folder, ec).string();
+  if (ec || abs.rfind(root + "/", 0) != 0) return "";
+  return abs.substr(root.size() + 1) + "/";
+}
+
+// The report's `git` object. A working tree has no commit: `head` is null and `worktree` true;
+// `head_tree` is the id of the tree it was read as, which the repository does not hold.
+nlohmann::json git_record(const verify::GitRange& range) {
+  nlohmann::json git = {{"range", range.spec}, {"base", range.base_commit}, {"head", range.head_commit},
+                        {"base_tree", range.base_tree}, {"head_tree", range.head_tree}};
+  if (range.worktree) {
+    git["head"] = nullptr;
+    git["worktree"] = true;
+  }
+  return git;
+}
+
 }  // namespace
 
 int verify_git_command(const VerifyArgs& args) {
@@ -85,6 +106,14 @@ int verify_git_command(const VerifyArgs& args) {
   std::string config_where = fmt::format("{}:{}", range->base_commit.substr(0, 12), kConfigPath);
   auto config = config_from_base(trees, *range, config_where);
   if (!config.ok()) return report_error(config.error());
+  std::string store_dir = args.store_dir.empty() ? store::default_store_dir() : args.store_dir;
+  verify::WorktreeRead worktree;
+  if (range->worktree) {
+    // BASE..: the working tree, with BASE's ignore rules (its .gitignore files and config).
+    auto read = (*repo)->read_worktree(*range, config->snapshot_ignore, folder_inside(store_dir, (*repo)->root()));
+    if (!read.ok()) return report_error(read.error());
+    worktree = std::move(read.value());
+  }
 
   assertions::Registry evaluators = assertions::builtin_evaluators();
   if (Status added = assertions::add_external_evaluators(evaluators, config->evaluators, config_where); !added.ok()) {
@@ -105,7 +134,6 @@ int verify_git_command(const VerifyArgs& args) {
     judge = std::move(provider.value());
   }
 
-  std::string store_dir = args.store_dir.empty() ? store::default_store_dir() : args.store_dir;
   auto store = store::RunStore::open(store_dir);
   if (!store.ok()) return report_error(store.error());
   SystemClock clock;
@@ -123,14 +151,19 @@ int verify_git_command(const VerifyArgs& args) {
   facts.workspace = (*repo)->root();
   facts.snapshot_before = range->base_tree;
   facts.snapshot_after = range->head_tree;
-  facts.git = {{"range", range->spec}, {"base", range->base_commit}, {"head", range->head_commit},
-               {"base_tree", range->base_tree}, {"head_tree", range->head_tree}};
+  facts.git = git_record(*range);
+  facts.scan.unread = worktree.unread;
+  facts.scan.complete = worktree.unread.empty();
   facts.scope = config->scope;
   facts.scope.insert(facts.scope.end(), args.scope.begin(), args.scope.end());
   facts.sensitive = config->sensitive;
   facts.budget.limits.max_replans = 0;
   trajectory.record("run_started", {{"goal", *goal}, {"workspace", facts.workspace}, {"snapshot_before", facts.snapshot_before},
                                     {"source", "git"}, {"git", facts.git}});
+  if (range->worktree) {
+    trajectory.record("worktree_read", {{"tree", range->head_tree}, {"files_from_index", worktree.from_index},
+                                        {"files_hashed", worktree.hashed}, {"unread", worktree.unread}});
+  }
   trajectory.record("goal_kind", {{"kind", to_string(facts.goal_kind)}, {"by", args.kind.empty() ? "default" : "--kind"}});
 
   auto mutations = trees.diff(range->base_tree, range->head_tree, {.detect_renames = true});

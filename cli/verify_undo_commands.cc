@@ -77,6 +77,14 @@ int verify_command(const VerifyArgs& args) {
   JudgeChoice choice = judge_choice(args.judge, l.facts.judge_policy);
   llm::ProviderChoice provider_choice = llm::choose_provider(args.llm);
   bool ask = verify::should_ask_judge(tier1, *verify::parse_judge_policy(choice.policy));
+  if (ask && l.facts.source == "git" && l.facts.git.is_object() && l.facts.git.value("worktree", false)) {
+    // The working tree was read into memory and not kept: a judge now would see no diff, and the
+    // files may have changed since. Tier 1 alone, said aloud.
+    std::fprintf(stderr, "candor: run %s verified a working tree, which is not kept: the judge is not asked (verify it again with --git %s)\n",
+                 l.facts.run_id.c_str(), json_str(l.facts.git, "range").c_str());
+    choice = {"never", "working tree not kept"};
+    ask = false;
+  }
   if (ask && provider_choice.spec.empty()) {
     if (choice.from == "--judge") {
       return report_error(make_error(ErrorCode::kUsage, "--judge " + choice.policy + " needs an LLM provider: " + llm::kNoProviderHint));
@@ -147,9 +155,14 @@ int undo_command(const UndoArgs& args) {
                                    fmt::format("run {} never ended, so it has no snapshot after it to undo from", l.facts.run_id)));
   }
   if (l.facts.source == "git") {
-    return report_error(make_error(ErrorCode::kInvalidInput,
-                                   fmt::format("run {} verified commits ({}), it changed no files itself: undo them with git (git revert)",
-                                               l.facts.run_id, json_str(l.facts.git, "range"))));
+    bool worktree = l.facts.git.is_object() && l.facts.git.value("worktree", false);
+    return report_error(make_error(
+        ErrorCode::kInvalidInput,
+        worktree ? fmt::format("run {} verified the working tree against {}, it changed no files itself: put them back with git "
+                               "(git restore, git clean)",
+                               l.facts.run_id, json_str(l.facts.git, "range"))
+                 : fmt::format("run {} verified commits ({}), it changed no files itself: undo them with git (git revert)",
+                               l.facts.run_id, json_str(l.facts.git, "range"))));
   }
   if (const auto& was = l.run.report.is_object() ? l.run.report.value("undone", nlohmann::json()) : nlohmann::json();
       was.is_object() && !args.force) {

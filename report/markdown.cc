@@ -94,8 +94,9 @@ std::string render_markdown(const nlohmann::json& r) {
   }
   const auto& git = json_field(r, "git");
   if (git.is_object()) {
-    out += fmt::format("\nChange {} ({} → {})", code(git, "range"), markdown_code(json_str(git, "base").substr(0, 12)),
-                       markdown_code(json_str(git, "head").substr(0, 12)));
+    // `BASE..` has no head commit: the change is the working tree, uncommitted.
+    std::string head = json_bool(git, "worktree") ? "the working tree" : markdown_code(json_str(git, "head").substr(0, 12));
+    out += fmt::format("\nChange {} ({} → {})", code(git, "range"), markdown_code(json_str(git, "base").substr(0, 12)), head);
   }
   out += "\n\n";
   out += "**Why**\n\n";

@@ -111,6 +111,14 @@ inline pid_t spawn_until_step(const Env& env, std::vector<std::string> args, con
 
 inline std::string example_plan(const std::string& name) { return source_root() + "/examples/dark-green/plans/" + name; }
 
+// The command provider replaying files: request N is saved to DIR/req-N.json, DIR/reply-N.txt is
+// the answer. Lets a test read every prompt afterwards.
+inline std::string replay_provider(const std::string& dir, const std::vector<nlohmann::json>& replies) {
+  for (std::size_t i = 0; i < replies.size(); ++i) write_file(dir + "/reply-" + std::to_string(i) + ".txt", replies[i].dump());
+  write_file(dir + "/replay.sh", "#!/bin/sh\nd=" + dir + "\nn=$(ls $d | grep -c '^req-')\ncat > $d/req-$n.json\ncat $d/reply-$n.txt\n");
+  return "command:sh " + dir + "/replay.sh";
+}
+
 inline nlohmann::json parse_stdout(const CommandResult& r) {
   CAPTURE(r.out);
   CAPTURE(r.err);

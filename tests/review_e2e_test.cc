@@ -43,14 +43,6 @@ json answers(std::vector<std::string> yes_no) {
   return {{"answers", a}};
 }
 
-// The command provider replaying files: request N is saved to DIR/req-N.json, DIR/reply-N.txt is
-// the answer. Lets a test read every prompt afterwards.
-std::string replay_provider(const std::string& dir, const std::vector<json>& replies) {
-  for (std::size_t i = 0; i < replies.size(); ++i) write_file(dir + "/reply-" + std::to_string(i) + ".txt", replies[i].dump());
-  write_file(dir + "/replay.sh", "#!/bin/sh\nd=" + dir + "\nn=$(ls $d | grep -c '^req-')\ncat > $d/req-$n.json\ncat $d/reply-$n.txt\n");
-  return "command:sh " + dir + "/replay.sh";
-}
-
 json request(const std::string& dir, int n) { return json::parse(read_file(dir + "/req-" + std::to_string(n) + ".json")); }
 
 // The command provider's documented estimate, a token per four bytes plus one, of what call N sent

@@ -15,14 +15,6 @@ namespace {
 
 constexpr const char* kMarker = "s3cr3t";  // in every secret below, never in anything else
 
-// The command provider replaying files: request N is saved to DIR/req-N.json, DIR/reply-N.txt is
-// the answer.
-std::string replay_provider(const std::string& dir, const std::vector<json>& replies) {
-  for (std::size_t i = 0; i < replies.size(); ++i) write_file(dir + "/reply-" + std::to_string(i) + ".txt", replies[i].dump());
-  write_file(dir + "/replay.sh", "#!/bin/sh\nd=" + dir + "\nn=$(ls $d | grep -c '^req-')\ncat > $d/req-$n.json\ncat $d/reply-$n.txt\n");
-  return "command:sh " + dir + "/replay.sh";
-}
-
 json step(const std::string& id, const std::string& tool, const json& args, const json& asserts = json::array()) {
   json s = {{"id", id}, {"tool", tool}, {"args", args}};
   if (!asserts.empty()) s["assert"] = asserts;

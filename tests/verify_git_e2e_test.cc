@@ -8,57 +8,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/e2e_support.h"
+#include "tests/git_repo_fixture.h"
 
 namespace candor::testing {
 namespace {
 
 using nlohmann::json;
-
-const char* kDarkGreen = R"({"type": "file_contains", "path": "css/style.css", "text": "background: #006400"})";
-
-// A repository holding the example site, one commit on `main`; `git()` runs git in it.
-struct Repo : Env {
-  Repo() {
-    git({"init", "-q", "-b", "main"});
-    commit("the site");
-  }
-  CommandResult git(std::vector<std::string> args) {
-    args.insert(args.begin(), {"/usr/bin/git", "-C", ws});
-    auto r = run_command(args, {"HOME=/nonexistent", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=agent", "GIT_AUTHOR_EMAIL=agent@example.com",
-                                "GIT_COMMITTER_NAME=agent", "GIT_COMMITTER_EMAIL=agent@example.com"});
-    CAPTURE(r.err);
-    REQUIRE(r.exit_code == 0);
-    return r;
-  }
-  std::string commit(const std::string& message) {
-    git({"add", "-A"});
-    git({"commit", "-q", "--allow-empty", "-m", message});
-    return head();
-  }
-  std::string head() {
-    std::string id = git({"rev-parse", "HEAD"}).out;
-    return id.substr(0, id.find('\n'));
-  }
-  void edit(const std::string& path, const std::string& find, const std::string& replace) {
-    std::string text = read_file(ws + "/" + path);
-    auto at = text.find(find);
-    REQUIRE(at != std::string::npos);
-    write_file(ws + "/" + path, text.replace(at, find.size(), replace));
-  }
-  CommandResult verify(const std::string& range, std::vector<std::string> extra) {
-    std::vector<std::string> args = {"verify", "--git", range, "-C", ws, "--goal", "Change the background to dark green"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    return candor(args);
-  }
-};
-
-bool any_reason_has(const json& report, const std::string& text) {
-  for (const auto& r : report["reasons"]) {
-    if (r.get<std::string>().find(text) != std::string::npos) return true;
-  }
-  return false;
-}
 
 }  // namespace
 
@@ -206,9 +161,9 @@ TEST_SUITE("e2e") {
     auto bad = repo.verify("main...nosuchbranch", {"--json"});
     CHECK(bad.exit_code == 64);
     CHECK(bad.err.find("\"nosuchbranch\" names no commit") != std::string::npos);
-    auto worktree = repo.verify("main..", {"--json"});
-    CHECK(worktree.exit_code == 64);
-    CHECK(worktree.err.find("commit the change") != std::string::npos);
+    auto bad_base = repo.verify("nosuchbase..", {"--json"});
+    CHECK(bad_base.exit_code == 64);
+    CHECK(bad_base.err.find("\"nosuchbase\" names no commit") != std::string::npos);
   }
 
   TEST_CASE("verify --git: a .gitattributes the change commits cannot hide its diff from the judge") {

@@ -4,9 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
 #include <git2/sys/repository.h>
 
 #include "core/git_ptr.h"
+#include "verify/snapshot_objects.h"
 
 namespace candor::verify {
 namespace {
@@ -50,6 +53,7 @@ Result<std::unique_ptr<GitRepository>> GitRepository::open(const std::string& ro
                                   git_last_error()));
   }
   std::string git_dir = git_repository_path(found);
+  std::string common_dir = git_repository_commondir(found);
   git_repository_free(found);
   // Opened again as bare: no work tree, so nothing in it (a .gitattributes the working copy has,
   // the index) can change what a diff of two commits says, and no file of it is read.
@@ -65,7 +69,7 @@ Result<std::unique_ptr<GitRepository>> GitRepository::open(const std::string& ro
     git_repository_free(repo);
     return make_error(ErrorCode::kIo, "git: cannot set an empty index: " + git_last_error());
   }
-  return std::unique_ptr<GitRepository>(new GitRepository(repo, abs));
+  return std::unique_ptr<GitRepository>(new GitRepository(repo, abs, git_dir, common_dir));
 }
 
 GitRepository::~GitRepository() { git_repository_free(repo_); }
@@ -85,14 +89,14 @@ Result<GitRange> GitRepository::resolve(const std::string& spec) const {
     r.base_commit = oid_str(&base);
     r.head_commit = oid_str(&b);
   } else if (two != std::string::npos) {
-    if (two + 2 == spec.size()) {
-      return usage(fmt::format("--git {}: verifying the working tree (BASE..) is not supported; commit the change and "
-                               "give BASE..HEAD",
-                               spec));
-    }
     TRY(git_oid a, commit_of(repo_, spec.substr(0, two)));
-    TRY(git_oid b, commit_of(repo_, spec.substr(two + 2)));
     r.base_commit = oid_str(&a);
+    if (two + 2 == spec.size()) {
+      r.worktree = true;  // BASE..: the working tree, read by read_worktree()
+      TRY(r.base_tree, tree_of(repo_, a));
+      return r;
+    }
+    TRY(git_oid b, commit_of(repo_, spec.substr(two + 2)));
     r.head_commit = oid_str(&b);
   } else {
     TRY(git_oid c, commit_of(repo_, spec));
@@ -112,6 +116,37 @@ Result<GitRange> GitRepository::resolve(const std::string& spec) const {
     TRY(r.base_tree, tree_of(repo_, base));
   }
   return r;
+}
+
+// A database of its own for the repository: a memory backend above everything, which every write
+// lands in, and the repository's objects beneath it as a read-only view that refuses even the
+// mtime refresh libgit2 gives an object it finds it already has. So reading the working tree
+// writes nothing into the repository's folder.
+Status GitRepository::keep_writes_in_memory() {
+  if (writes_in_memory_) return ok_status();
+  GitPtr<git_odb, git_odb_free> odb;
+  if (git_odb_new(odb.out()) != 0) return make_error(ErrorCode::kIo, "git: new object database: " + git_last_error());
+  git_odb_backend* memory = nullptr;
+  if (git_mempack_new(&memory) != 0) return make_error(ErrorCode::kIo, "git: memory backend: " + git_last_error());
+  if (git_odb_add_backend(odb.get(), memory, 1000) != 0) {
+    memory->free(memory);
+    return make_error(ErrorCode::kIo, "git: add the memory backend: " + git_last_error());
+  }
+  if (!attach_workspace_objects(odb.get(), common_dir_)) {
+    return make_error(ErrorCode::kIo, fmt::format("git: cannot read the objects of {}", common_dir_));
+  }
+  if (git_repository_set_odb(repo_, odb.get()) != 0) return make_error(ErrorCode::kIo, "git: use the object database: " + git_last_error());
+  writes_in_memory_ = true;
+  return ok_status();
+}
+
+Result<WorktreeRead> GitRepository::read_worktree(GitRange& range, const std::vector<std::string>& extra_ignore,
+                                                  const std::string& skip_dir) {
+  TRY_STATUS(keep_writes_in_memory());
+  WorktreeSource source{root_, git_dir_ + "/index", range.base_tree, extra_ignore, skip_dir};
+  TRY(WorktreeRead read, verify::read_worktree(repo_, source));
+  range.head_tree = read.tree;
+  return read;
 }
 
 }  // namespace candor::verify

@@ -3,20 +3,23 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/result.h"
 #include "verify/git_trees.h"
+#include "verify/worktree_tree.h"
 
 struct git_repository;
 
 namespace candor::verify {
 
 struct GitRange {
-  std::string spec;         // as given: "A..B", "A...B", "C"
+  std::string spec;         // as given: "A..B", "A...B", "C", "BASE.."
   std::string base_commit;  // full ids
-  std::string head_commit;
+  std::string head_commit;  // "" when the head is the working tree
   std::string base_tree;
-  std::string head_tree;
+  std::string head_tree;    // for the working tree: "" until read_worktree() read it
+  bool worktree = false;    // `BASE..`: the head is the working tree, not a commit
 };
 
 // The repository whose root is `root` (no search above it: DESIGN.md, Trust boundary: Git),
@@ -29,17 +32,29 @@ class GitRepository {
   GitRepository& operator=(const GitRepository&) = delete;
 
   // `A..B`: the tree of A to the tree of B. `A...B`: the merge base of A and B to B. `C`: C's first
-  // parent to C (a root commit: the empty tree to C). `BASE..` (the working tree) is refused with
-  // the reason: commit the change first. Errors are kUsage naming the part that did not resolve.
+  // parent to C (a root commit: the empty tree to C). `BASE..`: BASE's tree to the working tree,
+  // whose tree read_worktree() then reads. Errors are kUsage naming the part that did not resolve.
   Result<GitRange> resolve(const std::string& spec) const;
+
+  // Reads the working tree into `range` (a `BASE..` range: head_tree), ignoring what BASE's tree
+  // and `extra_ignore` (BASE's config `snapshot.ignore`) ignore (verify/worktree_tree.h). From
+  // here on every object written to this repository's database stays in memory: the working
+  // tree's blobs and trees are readable through trees() and never reach the repository's folder.
+  // `skip_dir` ("dir/" or ""): candor's store, when it lies inside the working tree.
+  Result<WorktreeRead> read_worktree(GitRange& range, const std::vector<std::string>& extra_ignore, const std::string& skip_dir);
 
   GitTrees trees() const { return GitTrees(repo_); }
   const std::string& root() const { return root_; }
 
  private:
-  GitRepository(git_repository* repo, std::string root) : repo_(repo), root_(std::move(root)) {}
+  GitRepository(git_repository* repo, std::string root, std::string git_dir, std::string common_dir)
+      : repo_(repo), root_(std::move(root)), git_dir_(std::move(git_dir)), common_dir_(std::move(common_dir)) {}
+  Status keep_writes_in_memory();
   git_repository* repo_;
   std::string root_;
+  std::string git_dir_;     // the repository's git folder (a linked worktree's own: its index)
+  std::string common_dir_;  // where its objects are
+  bool writes_in_memory_ = false;
 };
 
 }  // namespace candor::verify

@@ -77,14 +77,18 @@ Entry::Kind IgnoreShadow::copy(const BeneathRoot& root, const std::string& rel) 
   if (e.kind != Entry::Kind::kFile) return e.kind;
   std::string content;
   if (!read_to_end(e.fd.get(), content)) return Entry::Kind::kUnreadable;
+  // A copy that failed to land would silently drop rules: count it as not read.
+  return write(rel, content) ? Entry::Kind::kFile : Entry::Kind::kUnreadable;
+}
+
+bool IgnoreShadow::write(const std::string& rel, std::string_view content) const {
   fs::path to = fs::path(path_) / rel;
   std::error_code ec;
   fs::create_directories(to.parent_path(), ec);
   std::ofstream out(to, std::ios::binary | std::ios::trunc);
   out << content;
   out.close();
-  // A copy that failed to land would silently drop rules: count it as not read.
-  return (ec || !out) ? Entry::Kind::kUnreadable : Entry::Kind::kFile;
+  return !ec && out;
 }
 
 }  // namespace candor::verify

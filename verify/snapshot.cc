@@ -330,16 +330,6 @@ class IndexView {
   std::vector<std::string_view> paths_;  // views of entries_' paths, sorted as the index is
 };
 
-// git's stat comparison: what the index remembers against what the file is now.
-bool stat_matches(const git_index_entry& e, const FileStat& f) {
-  return e.mode == f.mode && e.file_size == static_cast<std::uint32_t>(f.size) &&
-         e.mtime.seconds == static_cast<std::int32_t>(f.mtime_s) &&
-         e.mtime.nanoseconds == static_cast<std::uint32_t>(f.mtime_ns) &&
-         e.ctime.seconds == static_cast<std::int32_t>(f.ctime_s) &&
-         e.ctime.nanoseconds == static_cast<std::uint32_t>(f.ctime_ns) && e.ino == static_cast<std::uint32_t>(f.ino) &&
-         e.uid == f.uid && e.gid == f.gid;
-}
-
 // The index entry for what `st` describes, truncated as git truncates.
 git_index_entry index_entry(const struct stat& st, const git_oid& id, const std::string& path) {
   git_index_entry e{};

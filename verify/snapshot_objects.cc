@@ -189,6 +189,15 @@ Status PackedWrites::write_pack() {
   return ok_status();
 }
 
+bool stat_matches(const git_index_entry& e, const FileStat& f) {
+  return e.mode == f.mode && e.file_size == static_cast<std::uint32_t>(f.size) &&
+         e.mtime.seconds == static_cast<std::int32_t>(f.mtime_s) &&
+         e.mtime.nanoseconds == static_cast<std::uint32_t>(f.mtime_ns) &&
+         e.ctime.seconds == static_cast<std::int32_t>(f.ctime_s) &&
+         e.ctime.nanoseconds == static_cast<std::uint32_t>(f.ctime_ns) && e.ino == static_cast<std::uint32_t>(f.ino) &&
+         e.uid == f.uid && e.gid == f.gid;
+}
+
 std::size_t seed_from_index(git_index* index, const std::string& index_file, std::set<std::string>& racy,
                             const std::function<bool(std::string_view)>& keep) {
   struct stat st {};

@@ -1,4 +1,5 @@
-// Where the snapshot repository's objects come from and go to (used by snapshot.cc only):
+// Where the snapshot repository's objects come from and go to (snapshot.cc; the workspace's
+// objects and its index's stat cache also serve worktree_tree.cc, `verify --git BASE..`):
 // - the workspace's own object database, attached read-only in memory, so a first snapshot can
 //   name the blobs the workspace's index vouches for instead of hashing every file again;
 // - packs instead of a loose file per object: new objects collect in memory and are written as
@@ -14,6 +15,7 @@
 
 #include "core/git_ptr.h"
 #include "core/result.h"
+#include "verify/workdir_walk.h"
 
 namespace candor::verify {
 
@@ -63,5 +65,9 @@ class PackedWrites {
 // Returns how many entries were added; 0 when the workspace has no readable index.
 std::size_t seed_from_index(git_index* index, const std::string& index_file, std::set<std::string>& racy,
                             const std::function<bool(std::string_view)>& keep);
+
+// git's stat comparison: what the index remembers of a file against what the file is now. A match
+// (outside the racy set) lets the entry's id stand for the content without reading it.
+bool stat_matches(const git_index_entry& e, const FileStat& f);
 
 }  // namespace candor::verify

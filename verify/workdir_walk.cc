@@ -23,10 +23,11 @@ struct DirCloser {
 };
 using DirPtr = std::unique_ptr<DIR, DirCloser>;
 
-bool skip_name(const char* name, bool at_root) {
+bool skip_name(const char* name, bool at_root, bool candor_files) {
   if (name[0] != '.') return false;
   if (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')) return true;
   if (std::strcmp(name, ".git") == 0) return true;
+  if (!candor_files) return false;
   if (at_root && std::strcmp(name, ".candor") == 0) return true;
   return std::strncmp(name, ".candor-tmp-", 12) == 0;
 }
@@ -56,8 +57,8 @@ struct Job {
 
 class Walker {
  public:
-  Walker(const std::function<bool(std::string_view)>& tracked_dir, const FileVisitor& visit, unsigned threads)
-      : tracked_dir_(tracked_dir), visit_(visit), threads_(threads == 0 ? 1 : threads), results_(threads_) {}
+  Walker(const std::function<bool(std::string_view)>& tracked_dir, const FileVisitor& visit, unsigned threads, WalkOptions options)
+      : tracked_dir_(tracked_dir), visit_(visit), threads_(threads == 0 ? 1 : threads), options_(options), results_(threads_) {}
 
   WalkResult run(UniqueFd start_fd, const std::string& start) {
     push({std::move(start_fd), start});
@@ -122,7 +123,7 @@ class Walker {
         if (errno != 0) out.unread.push_back(folder_name(job.rel));
         return;
       }
-      if (skip_name(e->d_name, at_root)) continue;
+      if (skip_name(e->d_name, at_root, options_.skip_candor_files)) continue;
       struct stat st{};
       if (::fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
         if (!is_gone(errno)) out.unread.push_back(job.rel + e->d_name);
@@ -150,6 +151,7 @@ class Walker {
   const std::function<bool(std::string_view)>& tracked_dir_;
   const FileVisitor& visit_;
   unsigned threads_;
+  WalkOptions options_;
   std::vector<WalkResult> results_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -167,7 +169,7 @@ std::uint32_t git_file_mode(const struct stat& st) {
 
 WalkResult walk_workdir(const BeneathRoot& root, const std::string& start,
                         const std::function<bool(std::string_view)>& tracked_dir, const FileVisitor& visit,
-                        unsigned threads) {
+                        unsigned threads, const WalkOptions& options) {
   std::string rel = start.empty() ? "" : start.substr(0, start.size() - 1);
   Opened dir = root.open(rel, O_RDONLY | O_DIRECTORY);
   if (!dir.fd.valid()) {
@@ -175,7 +177,7 @@ WalkResult walk_workdir(const BeneathRoot& root, const std::string& start,
     if (!is_gone(dir.error)) out.unread.push_back(folder_name(start));
     return out;
   }
-  Walker walker(tracked_dir, visit, threads);
+  Walker walker(tracked_dir, visit, threads, options);
   return walker.run(std::move(dir.fd), start);
 }
 

@@ -42,13 +42,20 @@ struct WalkResult {
 // in the directories walked. `file` is reused after the call returns: copy what you keep.
 using FileVisitor = std::function<void(unsigned thread, const FileStat& file)>;
 
+struct WalkOptions {
+  // Skip candor's own files: its temporary files everywhere and `.candor` at the root (a run's
+  // snapshots). A git working tree read for `verify --git BASE..` holds them like any file: a name
+  // must not hide a file there.
+  bool skip_candor_files = true;
+};
+
 // Walks `start` ("" or "dir/") beneath `root`, opened through it so no symlink is followed on the
 // way. `tracked_dir("a/b/")` must be thread-safe. Skipped everywhere: entries named `.git` (so a
-// nested repository's folder is walked like any other, without its `.git`) and candor's temporary
-// files; at the root also `.candor`. FIFOs, sockets and devices are not files to git and are
+// nested repository's folder is walked like any other, without its `.git`) and, unless `options`
+// say otherwise, candor's own files. FIFOs, sockets and devices are not files to git and are
 // skipped too. A `start` that has vanished walks nothing; one that cannot be opened is unread.
 WalkResult walk_workdir(const BeneathRoot& root, const std::string& start,
                         const std::function<bool(std::string_view)>& tracked_dir, const FileVisitor& visit,
-                        unsigned threads);
+                        unsigned threads, const WalkOptions& options = {});
 
 }  // namespace candor::verify

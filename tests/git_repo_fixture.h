@@ -1,0 +1,61 @@
+// A git repository holding the example site, built by the tests with real commits, for
+// `candor verify --git` end-to-end tests: the change made in it is what they verify.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/e2e_support.h"
+
+namespace candor::testing {
+
+inline constexpr const char* kDarkGreen = R"({"type": "file_contains", "path": "css/style.css", "text": "background: #006400"})";
+
+// A repository holding the example site, one commit on `main`; `git()` runs git in it.
+struct Repo : Env {
+  Repo() {
+    git({"init", "-q", "-b", "main"});
+    commit("the site");
+  }
+  CommandResult git(std::vector<std::string> args) {
+    args.insert(args.begin(), {"/usr/bin/git", "-C", ws});
+    auto r = run_command(args, {"HOME=/nonexistent", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=agent", "GIT_AUTHOR_EMAIL=agent@example.com",
+                                "GIT_COMMITTER_NAME=agent", "GIT_COMMITTER_EMAIL=agent@example.com"});
+    CAPTURE(r.err);
+    REQUIRE(r.exit_code == 0);
+    return r;
+  }
+  std::string commit(const std::string& message) {
+    git({"add", "-A"});
+    git({"commit", "-q", "--allow-empty", "-m", message});
+    return head();
+  }
+  std::string head() {
+    std::string id = git({"rev-parse", "HEAD"}).out;
+    return id.substr(0, id.find('\n'));
+  }
+  void edit(const std::string& path, const std::string& find, const std::string& replace) {
+    std::string text = read_file(ws + "/" + path);
+    auto at = text.find(find);
+    REQUIRE(at != std::string::npos);
+    write_file(ws + "/" + path, text.replace(at, find.size(), replace));
+  }
+  CommandResult verify(const std::string& range, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"verify", "--git", range, "-C", ws, "--goal", "Change the background to dark green"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return candor(args);
+  }
+};
+
+inline bool any_reason_has(const nlohmann::json& report, const std::string& text) {
+  for (const auto& r : report["reasons"]) {
+    if (r.get<std::string>().find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace candor::testing
