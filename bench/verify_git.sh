@@ -7,7 +7,7 @@
 #    HEAD`. The target (issue 16): under 1 s plus LLM time, i.e. no work proportional to the
 #    unchanged tree.
 # 2. the same change uncommitted, plus a new file: `candor verify --git HEAD..` against `git status`
-#    and `git diff --stat HEAD`. Unchanged files cost a stat, as in git: the index vouches for them.
+#    and `git diff --stat HEAD`. Every file is read and hashed (the index is the change's too: not trusted).
 # 3. and with 20,000 untracked, unignored files, which git lists and candor must read and hash.
 # Usage: bench/verify_git.sh [FILES] [ITERATIONS]
 set -euo pipefail

@@ -161,8 +161,7 @@ int verify_git_command(const VerifyArgs& args) {
   trajectory.record("run_started", {{"goal", *goal}, {"workspace", facts.workspace}, {"snapshot_before", facts.snapshot_before},
                                     {"source", "git"}, {"git", facts.git}});
   if (range->worktree) {
-    trajectory.record("worktree_read", {{"tree", range->head_tree}, {"files_from_index", worktree.from_index},
-                                        {"files_hashed", worktree.hashed}, {"unread", worktree.unread}});
+    trajectory.record("worktree_read", {{"tree", range->head_tree}, {"files_hashed", worktree.hashed}, {"unread", worktree.unread}});
   }
   trajectory.record("goal_kind", {{"kind", to_string(facts.goal_kind)}, {"by", args.kind.empty() ? "default" : "--kind"}});
 

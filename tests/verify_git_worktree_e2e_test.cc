@@ -96,32 +96,41 @@ TEST_SUITE("e2e") {
     CHECK(undo.err.find("git restore") != std::string::npos);
   }
 
-  TEST_CASE("verify --git BASE..: files whose stat the index vouches for are not read; an edit that restores the mtime is") {
+  TEST_CASE("verify --git BASE..: an index forged to vouch for an edited file does not hide the edit") {
+    // The agent did the job in css/style.css, and also edited index.html, then rewrote
+    // .git/index so that index.html's entry has the edited file's stat and the committed id:
+    // git's stat cache now vouches for the old content, and `git status` sees nothing.
     Repo repo;
-    for (const char* f : {"index.html", "css/style.css"}) {
-      auto r = run_command({"/usr/bin/touch", "-d", "@1600000000", repo.ws + "/" + f});
-      REQUIRE(r.exit_code == 0);
-    }
-    repo.git({"update-index", "--refresh"});  // the index now holds the old mtimes: not racy
-    // Same size, mtime put back: only the ctime tells (git's rule), and it does.
     repo.edit("css/style.css", "background: #ffffff;", "background: #006400;");
-    REQUIRE(run_command({"/usr/bin/touch", "-d", "@1600000000", repo.ws + "/css/style.css"}).exit_code == 0);
-    json j = parse_stdout(repo.verify("main..", {"--expect", kDarkGreen, "--json"}));
-    CHECK(j["verdict"] == "success");
-    CHECK(mutated(j) == std::vector<std::string>{"css/style.css modified"});
-    auto store = store::RunStore::open(repo.store);
-    REQUIRE(store.ok());
-    auto run = (*store)->load(j["run_id"].get<std::string>());
-    REQUIRE(run.ok());
-    int seen = 0;
-    for (const auto& e : run->events) {
-      if (e.type != "worktree_read") continue;
-      ++seen;
-      CHECK(e.data["files_hashed"] == 1);
-      CHECK(e.data["files_from_index"] == 1);
-      CHECK(e.data["tree"] == j["git"]["head_tree"]);
-    }
-    CHECK(seen == 1);
+    std::string page = read_file(repo.ws + "/index.html");
+    std::string hidden = page;
+    REQUIRE(hidden.find("<") != std::string::npos);
+    hidden[hidden.find("<")] = '{';  // same size: only the content tells
+    write_file(repo.ws + "/index.html", hidden);
+    REQUIRE(run_command({"/usr/bin/touch", "-d", "@1600000000", repo.ws + "/index.html"}).exit_code == 0);  // not racy
+    std::string forge = make_temp_dir("forge") + "/forge.py";
+    write_file(forge, R"(import hashlib, os, struct, sys
+index, name, target = sys.argv[1], sys.argv[2].encode(), sys.argv[3]
+data = bytearray(open(index, 'rb').read())
+assert data[:4] == b'DIRC' and struct.unpack('>I', data[4:8])[0] == 2
+count, offset, st = struct.unpack('>I', data[8:12])[0], 12, os.stat(target)
+for _ in range(count):
+    end = data.index(b'\0', offset + 62)
+    if bytes(data[offset + 62:end]) == name:
+        struct.pack_into('>6I', data, offset, int(st.st_ctime), st.st_ctime_ns % 10**9, int(st.st_mtime),
+                         st.st_mtime_ns % 10**9, st.st_dev & 0xffffffff, st.st_ino & 0xffffffff)
+        struct.pack_into('>3I', data, offset + 28, st.st_uid, st.st_gid, st.st_size)
+    offset += (62 + end - (offset + 62) + 8) // 8 * 8
+data = data[:-20]
+open(index, 'wb').write(data + hashlib.sha1(data).digest())
+)");
+    auto forged = run_command({"/usr/bin/python3", forge, repo.ws + "/.git/index", "index.html", repo.ws + "/index.html"});
+    REQUIRE(forged.exit_code == 0);
+    // The control: git itself is fooled (only the edit it was told of shows).
+    WARN(repo.git({"status", "--porcelain"}).out.find("index.html") == std::string::npos);
+    json j = parse_stdout(repo.verify("main..", {"--expect", kDarkGreen, "--json", "--judge", "never"}));
+    CHECK(mutated(j) == std::vector<std::string>{"css/style.css modified", "index.html modified"});
+    CHECK(j["verdict"] != "success");
   }
 
   TEST_CASE("verify --git BASE..: a new untracked file is a mutation, a deleted tracked file a deletion") {

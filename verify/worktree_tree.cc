@@ -205,8 +205,11 @@ Result<WorktreeRead> read_worktree(git_repository* repo, const WorktreeSource& s
   GitIndex base, cache;
   if (git_index_new(base.out()) != 0 || git_index_new(cache.out()) != 0) return git_failure("new index");
   TRY_STATUS(read_base(repo, source.base_tree, base.get()));
-  std::set<std::string> racy;
-  seed_from_index(cache.get(), source.index_file, racy, [](std::string_view) { return true; });
+  // The index says which paths are tracked (a file staged but not in BASE is never ignored); its
+  // ids and stat cache are not used. The change is untrusted, and so is an index it may have
+  // written: an entry forged with a modified file's stat and the old id would hide the edit.
+  std::set<std::string> racy_unused;
+  seed_from_index(cache.get(), source.index_file, racy_unused, [](std::string_view) { return true; });
   TRY(auto rules, BaseIgnoreRules::create(repo, base.get(), source.extra_ignore));
   auto root = BeneathRoot::open(source.root);
   if (!root.ok()) return root.error().wrap("working tree");
@@ -227,19 +230,13 @@ Result<WorktreeRead> read_worktree(git_repository* repo, const WorktreeSource& s
     const git_index_entry* in_base = git_index_get_bypath(base.get(), f.path.c_str(), 0);
     const git_index_entry* in_index = git_index_get_bypath(cache.get(), f.path.c_str(), 0);
     if (in_base == nullptr && in_index == nullptr && rules->ignored(f.path)) continue;
-    Content c;
-    if (in_index != nullptr && stat_matches(*in_index, f) && racy.count(f.path) == 0) {
-      c = {Entry::Kind::kFile, in_index->id, f.mode};
-      ++out.from_index;
-    } else {
-      TRY(c, read_content(*root, odb.get(), f.path));
-      if (c.kind == Entry::Kind::kGone) continue;  // vanished since the walk: not there
-      if (c.kind == Entry::Kind::kUnreadable) {
-        out.unread.push_back(f.path);
-        continue;
-      }
-      ++out.hashed;
+    TRY(Content c, read_content(*root, odb.get(), f.path));
+    if (c.kind == Entry::Kind::kGone) continue;  // vanished since the walk: not there
+    if (c.kind == Entry::Kind::kUnreadable) {
+      out.unread.push_back(f.path);
+      continue;
     }
+    ++out.hashed;
     seen.insert(f.path);
     if (in_base != nullptr && in_base->mode == c.mode && git_oid_equal(&in_base->id, &c.id)) continue;
     git_index_entry entry{};

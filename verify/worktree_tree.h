@@ -23,7 +23,7 @@ namespace candor::verify {
 
 struct WorktreeSource {
   std::string root;        // the working tree, absolute
-  std::string index_file;  // the repository's index: its stat cache spares unchanged files a read
+  std::string index_file;  // the repository's index: which paths are tracked (never its ids or stat cache)
   std::string base_tree;   // BASE's tree: the ignore rules, and what counts as tracked
   std::vector<std::string> extra_ignore;  // BASE's config `snapshot.ignore`, relative to the root
   std::string skip_dir;                   // "dir/": candor's own store when it lies inside, else ""
@@ -34,8 +34,7 @@ struct WorktreeRead {
   // What could not be read: BASE's entry stands in for a path that BASE had. Not seen is not
   // evidence of anything, so the caller marks the scan incomplete.
   std::vector<std::string> unread;
-  std::size_t from_index = 0;  // files whose blob id the index's stat cache vouched for
-  std::size_t hashed = 0;      // files read and hashed
+  std::size_t hashed = 0;  // files read and hashed: every one, however the index vouches for it
 };
 
 // Reads the working tree described by `source` into `repo`'s object database.
