@@ -12,6 +12,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/git_ptr.h"
@@ -184,31 +185,47 @@ std::pair<std::string, std::string> snapshot_from_scratch(const std::string& ws)
 
 const std::vector<std::string> kTracked = {"a.txt", "b.txt", "d/c.txt", "d/e/f.txt", "run.sh", "link", "new.txt"};
 
+// A git workspace holding kTracked (but new.txt), committed, with an ignored x.log. Its files are
+// old, so the index vouches for them (outside git's racy window) until they change.
+std::string tracked_workspace() {
+  std::string ws = make_temp_dir("ws");
+  for (const auto& f : kTracked) {
+    if (f != "link" && f != "new.txt") write_file(ws + "/" + f, "initial " + f + "\n");
+  }
+  fs::create_symlink("a.txt", ws + "/link");
+  write_file(ws + "/.gitignore", "*.log\n");
+  write_file(ws + "/x.log", "ignored\n");
+  REQUIRE(git(ws, {"init", "-q"}).exit_code == 0);
+  for (const auto& f : kTracked) {
+    if (fs::exists(fs::symlink_status(ws + "/" + f))) set_mtime(ws + "/" + f, now_s() - 100);
+  }
+  REQUIRE(git(ws, {"add", "-A"}).exit_code == 0);
+  REQUIRE(git(ws, {"commit", "-qm", "base"}).exit_code == 0);
+  return ws;
+}
+
+// One of kTracked at random: its name, its path in `ws`, and whether anything is there now.
+std::tuple<std::string, std::string, bool> pick_tracked(std::mt19937& rng, const std::string& ws) {
+  std::string name = kTracked[rng() % kTracked.size()];
+  std::string file = ws + "/" + name;
+  return {name, file, fs::exists(fs::symlink_status(file))};
+}
+
+void toggle_owner_exec(const std::string& file) {
+  bool executable = (fs::status(file).permissions() & fs::perms::owner_exec) != fs::perms::none;
+  fs::permissions(file, fs::perms::owner_exec, executable ? fs::perm_options::remove : fs::perm_options::add);
+}
+
 }  // namespace
 
 TEST_SUITE("verify") {
   TEST_CASE("property: a first snapshot seeded from the workspace's index equals one hashed from scratch") {
-    std::string ws = make_temp_dir("ws");
-    for (const auto& f : kTracked) {
-      if (f != "link" && f != "new.txt") write_file(ws + "/" + f, "initial " + f + "\n");
-    }
-    fs::create_symlink("a.txt", ws + "/link");
-    write_file(ws + "/.gitignore", "*.log\n");
-    write_file(ws + "/x.log", "ignored\n");
-    REQUIRE(git(ws, {"init", "-q"}).exit_code == 0);
-    // Old files, so the index vouches for them (outside git's racy window) until they change.
-    for (const auto& f : kTracked) {
-      if (fs::exists(fs::symlink_status(ws + "/" + f))) set_mtime(ws + "/" + f, now_s() - 100);
-    }
-    REQUIRE(git(ws, {"add", "-A"}).exit_code == 0);
-    REQUIRE(git(ws, {"commit", "-qm", "base"}).exit_code == 0);
+    std::string ws = tracked_workspace();
 
     std::mt19937 rng(20261122);
     for (int i = 0; i < 40; ++i) {
       CAPTURE(i);
-      std::string name = kTracked[rng() % kTracked.size()];
-      std::string file = ws + "/" + name;
-      bool present = fs::exists(fs::symlink_status(file));
+      auto [name, file, present] = pick_tracked(rng, ws);
       std::string change;
       switch (rng() % 10) {
         case 0:  // an edit that keeps the size: only the stat tells
@@ -229,11 +246,7 @@ TEST_SUITE("verify") {
           break;
         case 3:
           change = "chmod " + name;
-          if (present && !fs::is_symlink(file)) {
-            fs::permissions(file, fs::perms::owner_exec,
-                            (fs::status(file).permissions() & fs::perms::owner_exec) != fs::perms::none ? fs::perm_options::remove
-                                                                                                        : fs::perm_options::add);
-          }
+          if (present && !fs::is_symlink(file)) toggle_owner_exec(file);
           break;
         case 4:
           change = "stage the mode only " + name;
@@ -337,26 +350,14 @@ std::pair<std::string, std::string> one_run(const std::string& store, const std:
 
 TEST_SUITE("verify") {
   TEST_CASE("property: a warm run's trees equal snapshots from scratch, whatever changed between runs or in the store") {
-    std::string ws = make_temp_dir("ws");
-    for (const auto& f : kTracked) {
-      if (f != "link" && f != "new.txt") write_file(ws + "/" + f, "initial " + f + "\n");
-    }
-    fs::create_symlink("a.txt", ws + "/link");
-    REQUIRE(git(ws, {"init", "-q"}).exit_code == 0);
-    for (const auto& f : kTracked) {
-      if (fs::exists(fs::symlink_status(ws + "/" + f))) set_mtime(ws + "/" + f, now_s() - 100);
-    }
-    REQUIRE(git(ws, {"add", "-A"}).exit_code == 0);
-    REQUIRE(git(ws, {"commit", "-qm", "base"}).exit_code == 0);
+    std::string ws = tracked_workspace();
     std::string store = make_temp_dir("store");
     std::string repo = verify::snapshot_repository_path(store, fs::canonical(ws).string());
     std::string old_index;  // a copy of the store's index from an earlier run, to put back
     std::mt19937 rng(20261123);
     for (int i = 0; i < 40; ++i) {
       CAPTURE(i);
-      std::string name = kTracked[rng() % kTracked.size()];
-      std::string file = ws + "/" + name;
-      bool present = fs::exists(fs::symlink_status(file));
+      auto [name, file, present] = pick_tracked(rng, ws);
       std::string change;
       switch (rng() % 11) {
         case 0:  // right after the last run's save, in the same second, with the same size
@@ -378,11 +379,7 @@ TEST_SUITE("verify") {
           break;
         case 4:
           change = "chmod " + name;
-          if (present && !fs::is_symlink(file)) {
-            fs::permissions(file, fs::perms::owner_exec,
-                            (fs::status(file).permissions() & fs::perms::owner_exec) != fs::perms::none ? fs::perm_options::remove
-                                                                                                        : fs::perm_options::add);
-          }
+          if (present && !fs::is_symlink(file)) toggle_owner_exec(file);
           break;
         case 5:
           change = "nothing";
