@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "executor/snapshot_files.h"
+#include "sandbox/process.h"
 #include "sandbox/secret_files.h"
 
 namespace candor::executor {
@@ -38,12 +39,14 @@ Status Executor::begin(const std::string& run_id, const std::string& goal) {
   auto protected_state = verify::capture_protected_state(deps_.workspace.root());
   if (!protected_state.ok()) return protected_state.error().wrap("protected paths before the run");
   protected_before_ = std::move(protected_state.value());
+  std::uint64_t processes = sandbox::processes_started();
   auto scan = deps_.snapshots.scan();
   if (!scan.ok()) return scan.error().wrap("snapshot before the run");
   TRY_STATUS(deps_.snapshots.freeze_ignore_rules(options_.snapshot_ignore));
   auto tree = deps_.snapshots.write_tree();
   if (!tree.ok()) return tree.error().wrap("snapshot before the run");
   facts_.snapshot_before = *tree;
+  note_scan(processes);
   TRY_STATUS(deps_.snapshots.pin(*tree, "runs/" + run_id + "/before"));
   deps_.trajectory.record("run_started", {{"goal", goal},
                                           {"workspace", deps_.workspace.root()},
@@ -144,6 +147,7 @@ StepRecord Executor::run_step(const planner::PlanStep& step, int round, RoundOut
   ToolContext ctx{deps_.workspace, options_.network, options_.output_cap,
                   std::chrono::milliseconds(static_cast<long long>(left_s * 1000)), options_.cancel,
                   options_.process_sandbox};
+  if (!tool->read_only()) wrote_since_scan_ = true;
   ToolResult result = tool->run(step.args, ctx);
   facts_.budget.used.steps++;
 
@@ -189,14 +193,26 @@ StepRecord Executor::run_step(const planner::PlanStep& step, int round, RoundOut
   return rec;
 }
 
+void Executor::note_scan(std::uint64_t processes_before) {
+  scanned_ = true;
+  wrote_since_scan_ = false;
+  processes_at_scan_ = processes_before;
+}
+
+bool Executor::workspace_as_scanned() const {
+  return scanned_ && !wrote_since_scan_ && sandbox::processes_started() == processes_at_scan_;
+}
+
 std::vector<std::string> Executor::scan_for_changes(const std::string& step_id) {
+  std::uint64_t processes = sandbox::processes_started();
   auto scan = deps_.snapshots.scan();
   if (!scan.ok()) {
+    scanned_ = false;
     if (scan_error_.empty()) scan_error_ = scan.error().message;
     deps_.trajectory.record("scan_failed", {{"step", step_id}, {"error", scan.error().message}});
     return {};
   }
-  scanned_ = true;
+  note_scan(processes);
   if (scan->empty()) return {};
   const Event& ev = deps_.trajectory.record("workspace_changed", {{"step", step_id}, {"paths", *scan}});
   for (const auto& p : *scan) {
@@ -275,10 +291,14 @@ std::string Executor::run_goal_assertions(const std::vector<nlohmann::json>& exp
 }
 
 RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::string& detail) {
-  // Catch anything changed outside a step (a background process, say): unattributed, so no
-  // assertion can have covered it.
-  scanned_ = false;
-  if (!facts_.snapshot_before.empty()) scan_for_changes("");
+  // Catch anything the run changed outside a step (an assertion's or a provider's process, say):
+  // unattributed, so no assertion can have covered it. When nothing of the run could write since
+  // the latest scan (no writing tool, no process: run_process leaves nothing running), that scan's
+  // index is the workspace as the run leaves it, and a warm run walks the tree once less.
+  if (!workspace_as_scanned()) {
+    scanned_ = false;
+    if (!facts_.snapshot_before.empty()) scan_for_changes("");
+  }
   auto after = scanned_ ? deps_.snapshots.write_tree() : Result<std::string>(make_error(ErrorCode::kIo, "no scan"));
   if (scanned_ && !after.ok() && scan_error_.empty()) scan_error_ = after.error().message;
   if (after.ok()) {

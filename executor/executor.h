@@ -93,6 +93,10 @@ class Executor {
  private:
   StepRecord run_step(const planner::PlanStep& step, int round, RoundOutcome& outcome);
   std::vector<std::string> scan_for_changes(const std::string& step_id);
+  // A scan succeeded; `processes_before` is sandbox::processes_started() from before it began.
+  void note_scan(std::uint64_t processes_before);
+  // Nothing of the run can have changed the workspace since the latest scan, which succeeded.
+  bool workspace_as_scanned() const;
   // What the scans could not read, and what changed under .git/ and .candor/, into the facts.
   void record_scan_coverage();
   assertions::Context assertion_context(const assertions::StepView* step) const;
@@ -109,6 +113,10 @@ class Executor {
   std::chrono::steady_clock::time_point started_;
   std::string scan_error_;
   bool scanned_ = false;  // the latest scan succeeded
+  // Whether the index of the latest scan is still the workspace as this run left it: no tool that
+  // may write has run since, and no process (sandbox::processes_started() as it was then).
+  bool wrote_since_scan_ = true;
+  std::uint64_t processes_at_scan_ = 0;
   // .git/ and .candor/ as they were when the run began; compared at the end.
   std::optional<verify::ProtectedState> protected_before_;
   // Attribution of workspace changes: path -> steps that changed it, and the seq after which its

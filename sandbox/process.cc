@@ -411,9 +411,14 @@ class Watch {
   char buf_[65536];
 };
 
+std::atomic<std::uint64_t> g_processes_started{0};
+
 }  // namespace
 
+std::uint64_t processes_started() { return g_processes_started.load(); }
+
 Result<ProcessResult> run_process(const ProcessSpec& spec) {
+  g_processes_started.fetch_add(1);
   // Feeding stdin to a child that closed it must be an EPIPE here, not a SIGPIPE that ends candor.
   static const bool sigpipe_ignored = [] { return ::signal(SIGPIPE, SIG_IGN) != SIG_ERR; }();
   (void)sigpipe_ignored;

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,5 +54,10 @@ struct ProcessResult {
 // results, not errors. Every process the child started is killed when it ends, and gone (not
 // merely signalled) when this returns: nothing of it can change the workspace afterwards.
 Result<ProcessResult> run_process(const ProcessSpec& spec);
+
+// How many times run_process has been called in this process (started or not). Thread-safe. A
+// caller that saw the same count before and after some work knows no process of candor's ran
+// meanwhile (with run_process's guarantee, none could still be writing).
+std::uint64_t processes_started();
 
 }  // namespace candor::sandbox

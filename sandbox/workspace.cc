@@ -375,16 +375,32 @@ Status Workspace::delete_file(const std::string& path) const {
   return ok_status();
 }
 
-Status Workspace::walk(const std::string& path, int max_depth,
-                       const std::function<bool(const WalkEntry&)>& visit) const {
+Status Workspace::walk(const std::string& path, int max_depth, const std::function<bool(const WalkEntry&)>& visit,
+                       const WalkIdentify& identify) const {
   TRY(std::string rel, check_relative(path));
   TRY(UniqueFd dir, open_directory(rel));
   bool stop = false;
-  return walk_dir(dir.get(), rel == "." ? "" : rel, 1, max_depth, visit, stop);
+  return walk_dir(dir.get(), rel == "." ? "" : rel, 1, max_depth, visit, identify, stop);
 }
 
+namespace {
+
+// The kind a listing gives (d_type); nullopt when it does not say (DT_UNKNOWN: some file systems).
+std::optional<EntryKind> listed_kind(unsigned char d_type) {
+  switch (d_type) {
+    case DT_REG: return EntryKind::kFile;
+    case DT_DIR: return EntryKind::kDirectory;
+    case DT_LNK: return EntryKind::kSymlink;
+    case DT_UNKNOWN: return std::nullopt;
+    default: return EntryKind::kOther;
+  }
+}
+
+}  // namespace
+
 Status Workspace::walk_dir(int dir_fd, const std::string& rel, int depth, int max_depth,
-                           const std::function<bool(const WalkEntry&)>& visit, bool& stop) const {
+                           const std::function<bool(const WalkEntry&)>& visit, const WalkIdentify& identify,
+                           bool& stop) const {
   int dup_fd = ::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dup_fd < 0) return from_errno(rel.empty() ? "." : rel, errno, "open directory");
   DIR* d = ::fdopendir(dup_fd);
@@ -392,27 +408,37 @@ Status Workspace::walk_dir(int dir_fd, const std::string& rel, int depth, int ma
     ::close(dup_fd);
     return from_errno(rel, errno, "opendir");
   }
-  std::vector<std::string> names;
+  std::vector<std::pair<std::string, std::optional<EntryKind>>> names;
   while (struct dirent* e = ::readdir(d)) {
     std::string n = e->d_name;
     if (n == "." || n == ".." || is_reserved_component(n) || n.rfind(".candor-tmp-", 0) == 0) continue;
-    names.push_back(n);
+    names.emplace_back(std::move(n), listed_kind(e->d_type));
   }
   ::closedir(d);
   std::sort(names.begin(), names.end());
-  for (const auto& n : names) {
+  for (const auto& [n, listed] : names) {
     if (stop) break;
-    struct stat st{};
-    if (::fstatat(dir_fd, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // vanished meanwhile
-    WalkEntry entry{rel.empty() ? n : rel + "/" + n, kind_of(st.st_mode), static_cast<std::int64_t>(st.st_size), depth,
-                    static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+    WalkEntry entry;
+    entry.path = rel.empty() ? n : rel + "/" + n;
+    entry.depth = depth;
+    if (!identify || !listed || identify(entry.path)) {
+      struct stat st{};
+      if (::fstatat(dir_fd, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // vanished meanwhile
+      entry.kind = kind_of(st.st_mode);
+      entry.size = static_cast<std::int64_t>(st.st_size);
+      entry.dev = static_cast<std::uint64_t>(st.st_dev);
+      entry.ino = static_cast<std::uint64_t>(st.st_ino);
+    } else {
+      entry.kind = *listed;
+      entry.identified = false;
+    }
     if (!visit(entry)) {
       stop = true;
       break;
     }
     if (entry.kind == EntryKind::kDirectory && depth < max_depth) {
       UniqueFd child(::openat(dir_fd, n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      if (child.valid()) TRY_STATUS(walk_dir(child.get(), entry.path, depth + 1, max_depth, visit, stop));
+      if (child.valid()) TRY_STATUS(walk_dir(child.get(), entry.path, depth + 1, max_depth, visit, identify, stop));
     }
   }
   return ok_status();

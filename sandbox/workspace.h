@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -43,7 +44,12 @@ struct WalkEntry {
   std::int64_t size = 0;
   int depth = 1;  // 1 for a direct child of the walk's start
   std::uint64_t dev = 0, ino = 0;  // its identity (lstat)
+  bool identified = true;  // size, dev and ino were read (see Workspace::walk's `identify`)
 };
+
+// Which entries a walk reads the size and identity of (an lstat each); for the others the kind
+// comes from the folder's listing and size, dev and ino are 0. Called with the relative path.
+using WalkIdentify = std::function<bool(std::string_view path)>;
 
 struct WorkspaceOptions {
   bool force_fallback = false;  // use the O_NOFOLLOW walk even where openat2 exists (tests)
@@ -94,9 +100,11 @@ class Workspace {
   Status delete_file(const std::string& path) const;
 
   // Walks a directory without following symlinks, skipping .git and .candor. `visit` returns false
-  // to stop the walk. Entries come sorted by name within each directory.
-  Status walk(const std::string& path, int max_depth,
-              const std::function<bool(const WalkEntry&)>& visit) const;
+  // to stop the walk. Entries come sorted by name within each directory. Every entry is lstat'ed,
+  // unless `identify` is given: then only those it names are, and those whose kind the listing
+  // does not tell (a walk of a large tree then costs a listing per folder, not a stat per file).
+  Status walk(const std::string& path, int max_depth, const std::function<bool(const WalkEntry&)>& visit,
+              const WalkIdentify& identify = nullptr) const;
 
  private:
   Workspace(std::string root, UniqueFd root_fd, bool use_openat2);
@@ -109,7 +117,7 @@ class Workspace {
   Result<std::pair<UniqueFd, std::string>> open_parent_for_write(const std::string& path) const;
   Status check_not_protected(int dir_fd, const std::string& path) const;
   Status walk_dir(int dir_fd, const std::string& rel, int depth, int max_depth,
-                  const std::function<bool(const WalkEntry&)>& visit, bool& stop) const;
+                  const std::function<bool(const WalkEntry&)>& visit, const WalkIdentify& identify, bool& stop) const;
 
   std::string root_;
   UniqueFd root_fd_;

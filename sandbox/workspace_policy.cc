@@ -15,9 +15,14 @@ struct SecretScan {
   std::string incomplete;                 // why the walk did not see everything, "" when it did
 };
 
+// Every file named like a credential file and every file whose identity is in `known`. With
+// nothing known, only the files named so need an identity: the walk reads the others' kinds from
+// the folder listings instead of a stat per file (the start of every run walks the whole tree).
 SecretScan scan_secrets(const Workspace& workspace, const std::set<FileIdentity>& known) {
   SecretScan scan;
   int seen = 0;
+  WalkIdentify identify;
+  if (known.empty()) identify = [&workspace](std::string_view path) { return workspace.secret_filter().refused(path); };
   Status walked = workspace.walk(".", kMaxSecretDepth, [&](const WalkEntry& e) {
     if (++seen > kMaxSecretScan) {
       scan.incomplete = fmt::format("the workspace has more than {} entries", kMaxSecretScan);
@@ -26,7 +31,8 @@ SecretScan scan_secrets(const Workspace& workspace, const std::set<FileIdentity>
     if (e.kind == EntryKind::kDirectory && e.depth >= kMaxSecretDepth && scan.incomplete.empty()) {
       scan.incomplete = fmt::format("{} is deeper than {} folders", e.path, kMaxSecretDepth);
     }
-    if (e.kind != EntryKind::kFile) return true;
+    // Not identified: `identify` said it is not named like a credential file, and nothing is known.
+    if (e.kind != EntryKind::kFile || !e.identified) return true;
     FileIdentity id{e.dev, e.ino};
     bool was_secret = known.count(id) != 0;
     if (was_secret) scan.known_found.insert(id);
@@ -35,7 +41,7 @@ SecretScan scan_secrets(const Workspace& workspace, const std::set<FileIdentity>
       scan.identities.push_back(id);
     }
     return true;
-  });
+  }, identify);
   if (!walked.ok() && scan.incomplete.empty()) scan.incomplete = walked.error().message;
   return scan;
 }

@@ -200,6 +200,30 @@ TEST_SUITE("executor") {
                                                      "finished s2 failed 0"});
   }
 
+  TEST_CASE("the end's scan is left out only when nothing of the run can have written since the last scan") {
+    {  // a process after the last step's scan (a goal-level assertion's command) writes: seen, unattributed
+      Harness h;
+      h.ex->run_round(h.plan(R"([{"id": "s1", "tool": "file_write", "args": {"path": "a.txt", "content": "x"}}])"), 1);
+      h.ex->run_goal_assertions({json{{"type", "command_succeeds"}, {"command", "echo late > late.txt"}}});
+      REQUIRE(read_file(h.root + "/late.txt") == "late\n");
+      RunFacts f = h.ex->finish(RunStatus::kCompleted, BudgetKind::kNone, "");
+      REQUIRE(f.mutations.size() == 2);
+      CHECK(f.mutations[0].path == "a.txt");
+      CHECK(f.mutations[0].steps == std::vector<std::string>{"s1"});
+      CHECK(f.mutations[1].path == "late.txt");
+      CHECK(f.mutations[1].steps.empty());
+    }
+    {  // only in-process tools ran, the last of them scanned after: the run's after state is that scan's
+      Harness h;
+      h.ex->run_round(h.plan(R"([{"id": "s1", "tool": "file_write", "args": {"path": "a.txt", "content": "x"}},
+                                 {"id": "s2", "tool": "file_read", "args": {"path": "a.txt"}}])"), 1);
+      write_file(h.root + "/outside.txt", "not the run's\n");  // by someone else, after the run's last write
+      RunFacts f = h.ex->finish(RunStatus::kCompleted, BudgetKind::kNone, "");
+      REQUIRE(f.mutations.size() == 1);
+      CHECK(f.mutations[0].path == "a.txt");
+    }
+  }
+
   TEST_CASE("goal-level assertions run at the end and name the first failure") {
     Harness h;
     h.ex->run_round(h.plan(R"([{"id": "s1", "tool": "file_write", "args": {"path": "a.txt", "content": "x"}}])"), 1);

@@ -2,7 +2,11 @@
 // files for shell steps.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -46,6 +50,37 @@ TEST_SUITE("sandbox") {
     CHECK(std::find(policy.secret_files.begin(), policy.secret_files.end(), real + "/" + deep + ".env") != policy.secret_files.end());
     CHECK(std::find(policy.secret_files.begin(), policy.secret_files.end(), real + "/" + deep + "PROD.ENV") != policy.secret_files.end());
     CHECK((*ws)->stat(deep + ".env")->credential);
+  }
+
+  TEST_CASE("the start's scan finds every credential file a full walk finds, with the identity lstat gives") {
+    // The scan lists folders without a stat per file (only names like a credential file's are
+    // stat'ed): it must still find each one, in any case, at any depth, in ignored folders too.
+    std::string root = make_temp_dir("ws");
+    for (int i = 0; i < 300; ++i) write_file(root + fmt::format("/src/m{}/f{}.txt", i % 17, i), "x\n");
+    write_file(root + "/.gitignore", "build/\n");
+    for (const char* path : {".env", "src/m3/PROD.ENV", "src/m3/deep/er/id_rsa", "build/.env", "build/out/Server.PEM",
+                             ".aws/credentials", "src/m9/.npmrc"}) {
+      write_file(root + "/" + path, "secret\n");
+    }
+    std::filesystem::create_symlink("src/m3/PROD.ENV", root + "/link.env");  // a symlink is not masked: not a file
+    auto ws = sandbox::Workspace::open(root);
+    REQUIRE(ws.ok());
+    std::string real = (*ws)->root();
+    std::map<std::string, sandbox::FileIdentity> expected;  // every credential file, by a walk of its own
+    for (auto it = std::filesystem::recursive_directory_iterator(real); it != std::filesystem::recursive_directory_iterator(); ++it) {
+      std::string rel = std::filesystem::relative(it->path(), real).string();
+      if (it->is_symlink() || !it->is_regular_file() || !sandbox::looks_secret(rel)) continue;
+      struct stat st {};
+      REQUIRE(::lstat(it->path().c_str(), &st) == 0);
+      expected[real + "/" + rel] = sandbox::FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+    }
+    REQUIRE(expected.size() >= 6);
+    sandbox::SandboxPolicy policy = sandbox::make_sandbox_policy(**ws);
+    CHECK(policy.secret_scan_error == "");
+    REQUIRE(policy.secret_files.size() == policy.secret_identities.size());
+    std::map<std::string, sandbox::FileIdentity> found;
+    for (std::size_t i = 0; i < policy.secret_files.size(); ++i) found[policy.secret_files[i]] = policy.secret_identities[i];
+    CHECK(found == expected);
   }
 
   TEST_CASE("credential variables are scrubbed by name and by value; --pass-env keeps one on purpose") {

@@ -12,6 +12,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/git_ptr.h"
@@ -184,31 +185,47 @@ std::pair<std::string, std::string> snapshot_from_scratch(const std::string& ws)
 
 const std::vector<std::string> kTracked = {"a.txt", "b.txt", "d/c.txt", "d/e/f.txt", "run.sh", "link", "new.txt"};
 
+// A git workspace holding kTracked (but new.txt), committed, with an ignored x.log. Its files are
+// old, so the index vouches for them (outside git's racy window) until they change.
+std::string tracked_workspace() {
+  std::string ws = make_temp_dir("ws");
+  for (const auto& f : kTracked) {
+    if (f != "link" && f != "new.txt") write_file(ws + "/" + f, "initial " + f + "\n");
+  }
+  fs::create_symlink("a.txt", ws + "/link");
+  write_file(ws + "/.gitignore", "*.log\n");
+  write_file(ws + "/x.log", "ignored\n");
+  REQUIRE(git(ws, {"init", "-q"}).exit_code == 0);
+  for (const auto& f : kTracked) {
+    if (fs::exists(fs::symlink_status(ws + "/" + f))) set_mtime(ws + "/" + f, now_s() - 100);
+  }
+  REQUIRE(git(ws, {"add", "-A"}).exit_code == 0);
+  REQUIRE(git(ws, {"commit", "-qm", "base"}).exit_code == 0);
+  return ws;
+}
+
+// One of kTracked at random: its name, its path in `ws`, and whether anything is there now.
+std::tuple<std::string, std::string, bool> pick_tracked(std::mt19937& rng, const std::string& ws) {
+  std::string name = kTracked[rng() % kTracked.size()];
+  std::string file = ws + "/" + name;
+  return {name, file, fs::exists(fs::symlink_status(file))};
+}
+
+void toggle_owner_exec(const std::string& file) {
+  bool executable = (fs::status(file).permissions() & fs::perms::owner_exec) != fs::perms::none;
+  fs::permissions(file, fs::perms::owner_exec, executable ? fs::perm_options::remove : fs::perm_options::add);
+}
+
 }  // namespace
 
 TEST_SUITE("verify") {
   TEST_CASE("property: a first snapshot seeded from the workspace's index equals one hashed from scratch") {
-    std::string ws = make_temp_dir("ws");
-    for (const auto& f : kTracked) {
-      if (f != "link" && f != "new.txt") write_file(ws + "/" + f, "initial " + f + "\n");
-    }
-    fs::create_symlink("a.txt", ws + "/link");
-    write_file(ws + "/.gitignore", "*.log\n");
-    write_file(ws + "/x.log", "ignored\n");
-    REQUIRE(git(ws, {"init", "-q"}).exit_code == 0);
-    // Old files, so the index vouches for them (outside git's racy window) until they change.
-    for (const auto& f : kTracked) {
-      if (fs::exists(fs::symlink_status(ws + "/" + f))) set_mtime(ws + "/" + f, now_s() - 100);
-    }
-    REQUIRE(git(ws, {"add", "-A"}).exit_code == 0);
-    REQUIRE(git(ws, {"commit", "-qm", "base"}).exit_code == 0);
+    std::string ws = tracked_workspace();
 
     std::mt19937 rng(20261122);
     for (int i = 0; i < 40; ++i) {
       CAPTURE(i);
-      std::string name = kTracked[rng() % kTracked.size()];
-      std::string file = ws + "/" + name;
-      bool present = fs::exists(fs::symlink_status(file));
+      auto [name, file, present] = pick_tracked(rng, ws);
       std::string change;
       switch (rng() % 10) {
         case 0:  // an edit that keeps the size: only the stat tells
@@ -229,11 +246,7 @@ TEST_SUITE("verify") {
           break;
         case 3:
           change = "chmod " + name;
-          if (present && !fs::is_symlink(file)) {
-            fs::permissions(file, fs::perms::owner_exec,
-                            (fs::status(file).permissions() & fs::perms::owner_exec) != fs::perms::none ? fs::perm_options::remove
-                                                                                                        : fs::perm_options::add);
-          }
+          if (present && !fs::is_symlink(file)) toggle_owner_exec(file);
           break;
         case 4:
           change = "stage the mode only " + name;
@@ -307,5 +320,108 @@ TEST_SUITE("verify") {
     set_mtime(ws + "/.git/index", file_time + 10);
     auto trusted = first_snapshot(ws);
     CHECK(b_in(trusted.second) == a_id);
+  }
+}
+
+namespace {
+
+// One run on `ws` with the store at `store`: the before tree, a step that writes `step_file` (when
+// given) and its scan, the after tree, the index saved. Returns the before and after listings.
+std::pair<std::string, std::string> one_run(const std::string& store, const std::string& ws, const std::string& step_file,
+                                            std::string& before_tree, std::string& after_tree) {
+  auto snap = verify::SnapshotStore::open(store, ws);
+  REQUIRE(snap.ok());
+  REQUIRE((*snap)->scan().ok());
+  REQUIRE((*snap)->freeze_ignore_rules({}).ok());
+  before_tree = (*snap)->write_tree().value();
+  if (!step_file.empty()) {
+    write_file(ws + "/" + step_file, "step " + std::to_string(now_s()) + step_file + "\n");
+    REQUIRE((*snap)->scan().ok());
+  }
+  after_tree = (*snap)->write_tree().value();
+  REQUIRE((*snap)->flush().ok());
+  auto listing = [&](const std::string& tree) {
+    return run_command({"/usr/bin/git", "--git-dir=" + (*snap)->repository_path(), "ls-tree", "-r", tree}).out;
+  };
+  return {listing(before_tree), listing(after_tree)};
+}
+
+}  // namespace
+
+TEST_SUITE("verify") {
+  TEST_CASE("property: a warm run's trees equal snapshots from scratch, whatever changed between runs or in the store") {
+    std::string ws = tracked_workspace();
+    std::string store = make_temp_dir("store");
+    std::string repo = verify::snapshot_repository_path(store, fs::canonical(ws).string());
+    std::string old_index;  // a copy of the store's index from an earlier run, to put back
+    std::mt19937 rng(20261123);
+    for (int i = 0; i < 40; ++i) {
+      CAPTURE(i);
+      auto [name, file, present] = pick_tracked(rng, ws);
+      std::string change;
+      switch (rng() % 11) {
+        case 0:  // right after the last run's save, in the same second, with the same size
+          change = "write " + name;
+          fs::remove(file);
+          write_file(file, "edited " + std::to_string(rng() % 10) + name + "\n");
+          break;
+        case 1:
+          change = "touch " + name;
+          if (present) set_mtime(file, now_s());
+          break;
+        case 2:
+          change = "add " + name + ".new";
+          write_file(file + ".new", "added\n");
+          break;
+        case 3:
+          change = "delete " + name;
+          fs::remove(file);
+          break;
+        case 4:
+          change = "chmod " + name;
+          if (present && !fs::is_symlink(file)) toggle_owner_exec(file);
+          break;
+        case 5:
+          change = "nothing";
+          break;
+        case 6:
+          change = "delete the store's index";
+          fs::remove(repo + "/index");
+          break;
+        case 7:
+          change = "put an earlier index of the store back";
+          if (!old_index.empty()) write_file(repo + "/index", old_index);
+          break;
+        case 8:
+          change = "delete the store's saved tree";
+          fs::remove(repo + "/candor-index-tree");
+          break;
+        case 9: {  // the same size and mtime: only the ctime (and inode) tell
+          change = "edit keeping size and mtime " + name;
+          if (!present || fs::is_symlink(file)) break;
+          struct stat st {};
+          REQUIRE(::lstat(file.c_str(), &st) == 0);
+          std::string text = candor::testing::read_file(file);
+          text[0] = text[0] == 'x' ? 'y' : 'x';
+          write_file(file, text);
+          set_mtime(file, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+          break;
+        }
+        case 10:
+          change = "stage " + name + " in the workspace's own index";
+          git(ws, {"add", "-A", "--", name});
+          break;
+      }
+      CAPTURE(change);
+      if (fs::exists(repo + "/index") && rng() % 3 == 0) old_index = candor::testing::read_file(repo + "/index");
+      std::string scratch_before = snapshot_from_scratch(ws).second;
+      std::string before, after;
+      std::string step = rng() % 2 ? kTracked[rng() % kTracked.size()] : "";
+      CAPTURE(step);
+      auto [held_before, held_after] = one_run(store, ws, step, before, after);
+      CHECK(held_before == scratch_before);
+      CHECK(held_after == snapshot_from_scratch(ws).second);
+      if (held_before != scratch_before) break;  // one failing change says it; the rest repeat it
+    }
   }
 }

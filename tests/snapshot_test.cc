@@ -134,6 +134,43 @@ TEST_SUITE("verify") {
     REQUIRE(s.ok());
     CHECK((*s) == std::vector<std::string>{"f7"});
   }
+
+  TEST_CASE("a warm run reuses the saved tree only with the very index it was saved with") {
+    std::string ws = make_temp_dir("ws");
+    std::string store = make_temp_dir("store");
+    write_file(ws + "/a.txt", "one\n");
+    write_file(ws + "/b.txt", "bee\n");
+    auto run = [&](const std::string& step_content) {
+      auto snap = verify::SnapshotStore::open(store, ws);
+      REQUIRE(snap.ok());
+      REQUIRE((*snap)->scan().ok());
+      REQUIRE((*snap)->freeze_ignore_rules({}).ok());
+      std::string before = (*snap)->write_tree().value();
+      if (!step_content.empty()) {
+        write_file(ws + "/a.txt", step_content);
+        REQUIRE((*snap)->scan().ok());
+      }
+      std::string after = (*snap)->write_tree().value();
+      REQUIRE((*snap)->flush().ok());
+      auto a = (*snap)->read(before, "a.txt");
+      REQUIRE(a.ok());
+      return std::make_tuple(before, after, a->value_or("(none)"), (*snap)->repository_path());
+    };
+    auto [t1, t1_after, a1, repo] = run("");
+    CHECK(t1 == t1_after);  // nothing changed: the tree is the same, built once
+    CHECK(a1 == "one\n");
+    std::string index_one = read_file(repo + "/index");
+    auto [t2, t2_after, a2, repo2] = run("two\n");  // the saved tree is now the one with "two"
+    CHECK(t2 == t1);
+    CHECK(t2_after != t1);
+    // The store's index goes back to the first run's, and the workspace to its content: the index
+    // then says nothing changed, but the tree saved beside the later index is not this one's.
+    write_file(repo + "/index", index_one);
+    write_file(ws + "/a.txt", "one\n");
+    auto [t3, t3_after, a3, repo3] = run("");
+    CHECK(a3 == "one\n");
+    CHECK(t3 == t1);
+  }
 }
 
 TEST_SUITE("verify") {

@@ -72,6 +72,8 @@ bool write_all(int fd, const std::string& s) {
   return true;
 }
 
+}  // namespace
+
 Status write_file_atomically(const std::string& dir, const std::string& name, const std::string& content) {
   std::string tmp = fmt::format("{}/tmp_{}_XXXXXX", dir, name);
   int fd = ::mkstemp(tmp.data());
@@ -85,8 +87,6 @@ Status write_file_atomically(const std::string& dir, const std::string& name, co
   }
   return ok_status();
 }
-
-}  // namespace
 
 Result<std::string> write_pack_files(const std::string& pack_dir, std::vector<PackObject> objects, const std::string& marker) {
   std::sort(objects.begin(), objects.end(), [](const PackObject& a, const PackObject& b) { return git_oid_cmp(&a.id, &b.id) < 0; });

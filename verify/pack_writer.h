@@ -25,4 +25,8 @@ struct PackObject {
 // anyone sees it) in `pack_dir`. Returns the checksum (hex). REQUIRES: ids unique, not empty.
 Result<std::string> write_pack_files(const std::string& pack_dir, std::vector<PackObject> objects, const std::string& marker);
 
+// Writes `dir`/`name` (read-only) through a temporary file renamed over it: a reader sees the old
+// content or the new, never part of it.
+Status write_file_atomically(const std::string& dir, const std::string& name, const std::string& content);
+
 }  // namespace candor::verify

@@ -21,6 +21,7 @@
 #include "core/git_ptr.h"
 #include "verify/beneath.h"
 #include "verify/ignore_shadow.h"
+#include "verify/pack_writer.h"
 #include "verify/repository_lock.h"
 #include "verify/snapshot_objects.h"
 #include "verify/workdir_walk.h"
@@ -192,6 +193,26 @@ bool snapshot_may_hold(std::string_view path, std::string_view skip_dir) {
   return true;
 }
 
+// Beside the index: the tree its contents make, and the index file's checksum when it was saved,
+// "<tree id> <checksum>". Good only for that very file: an index written since (by another run,
+// or by `candor gc`), edited or removed makes it stale, and the tree is built again.
+constexpr const char* kIndexTree = "candor-index-tree";
+
+std::string index_checksum(git_index* index) {
+  const git_oid* sum = git_index_checksum(index);
+  return sum != nullptr ? oid_str(*sum) : std::string();
+}
+
+// The tree saved beside `index` when it still describes it and the store holds it, else "".
+std::string read_index_tree(const std::string& repo_path, git_index* index, git_odb* own) {
+  std::ifstream in(repo_path + "/" + kIndexTree);
+  std::string tree, checksum;
+  if (!(in >> tree >> checksum) || git_index_entrycount(index) == 0 || checksum != index_checksum(index)) return "";
+  git_oid id;
+  if (git_oid_fromstr(&id, tree.c_str()) != 0 || !git_odb_exists(own, &id)) return "";
+  return tree;
+}
+
 }  // namespace
 
 struct SnapshotStore::Impl {
@@ -207,6 +228,12 @@ struct SnapshotStore::Impl {
   std::optional<BeneathRoot> root;  // every read of the workspace starts here
   std::string skip_dir;             // the store itself, when it lies inside the workspace ("dir/")
   std::set<std::string> racy;       // paths whose stat cannot prove them unchanged
+  // The tree the index's contents make, while known: read at open from beside a saved index it
+  // was written with, kept while scans change nothing, so a warm run whose workspace did not
+  // change since the last run reuses it instead of building it again. "" when unknown.
+  std::string index_tree;
+  bool index_dirty = false;  // the index in memory differs from the saved file (stat data included)
+  bool index_tree_saved = false;  // index_tree is what kIndexTree says of the saved index
   // The ignore rules, fixed by the first scan once its walk is done: a second handle on this
   // repository whose work tree is a private copy of the .gitignore files that walk met. Every
   // ignore decision after that walk is this handle's, so later .gitignore edits change nothing,
@@ -240,6 +267,12 @@ struct SnapshotStore::Impl {
     return packs.write_pack();
   }
   Status drop_ignored();
+  // The index's contents changed: its tree must be built again, and the file written.
+  void contents_changed() {
+    index_tree.clear();
+    index_tree_saved = false;
+    index_dirty = true;
+  }
 };
 
 SnapshotStore::SnapshotStore(std::unique_ptr<Impl> impl, std::string repo_path)
@@ -285,6 +318,8 @@ Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& st
   std::error_code ec;
   auto store_abs = std::filesystem::weakly_canonical(store_dir, ec).string();
   if (!ec && store_abs.rfind(workspace_root + "/", 0) == 0) impl->skip_dir = store_abs.substr(workspace_root.size() + 1) + "/";
+  impl->index_tree = read_index_tree(repo_path, impl->index.get(), impl->own.get());
+  impl->index_tree_saved = !impl->index_tree.empty();
   // Entries saved no earlier than the index file itself are racy: their stat cannot prove them
   // unchanged (git's rule), so the first scan re-hashes them.
   struct stat index_stat{};
@@ -516,6 +551,7 @@ Result<std::vector<std::string>> SnapshotStore::scan() {
   // for, as git does: a file whose stat matches its entry (and is not racy) is not read.
   if (!m.scanned && git_index_entrycount(index) == 0 && !m.workspace_index.empty()) {
     seed_from_index(index, m.workspace_index, m.racy, [&m](std::string_view path) { return snapshot_may_hold(path, m.skip_dir); });
+    m.contents_changed();
   }
   m.scanned = true;
   Impl::Walked w = m.walk();
@@ -538,6 +574,8 @@ Result<std::vector<std::string>> SnapshotStore::scan() {
     git_oid old_id = old->id;
     std::uint32_t old_mode = old->mode;
     TRY(Entry::Kind kind, stage(*m.root, sink, index, path));
+    // Its stat data at least is new (or it was racy: saved again, it is not any more).
+    m.index_dirty = true;
     if (m.unpacked_bytes > kPackEvery) TRY_STATUS(m.pack());
     if (kind == Entry::Kind::kGone) {
       if (git_index_remove_bypath(index, path.c_str()) != 0) return git_failure("remove " + path + " from index");
@@ -562,6 +600,7 @@ Result<std::vector<std::string>> SnapshotStore::scan() {
   }
   m.racy = std::move(w.racy);
   m.add_unread(unread);
+  if (!changed.empty()) m.contents_changed();
 
   // The index stays in memory between scans: rewriting a 100,000-entry index file (or its tree)
   // after every step would cost more than the scan. write_tree() and flush() are for the ends.
@@ -614,6 +653,7 @@ Status SnapshotStore::Impl::drop_ignored() {
   for (const auto& path : drop) {
     if (git_index_remove_bypath(index.get(), path.c_str()) != 0) return git_failure("remove " + path + " from index");
   }
+  if (!drop.empty()) contents_changed();
   return ok_status();
 }
 
@@ -622,20 +662,35 @@ const std::vector<std::string>& SnapshotStore::unread() const { return impl_->un
 void SnapshotStore::set_after_walk_hook_for_tests(std::function<void()> hook) { impl_->after_walk_hook = std::move(hook); }
 
 Result<std::string> SnapshotStore::write_tree() {
+  Impl& m = *impl_;
+  if (!m.index_tree.empty()) return m.index_tree;  // nothing changed since it was built
   git_oid tree;
   {
     UncheckedObjectIds unchecked;
-    if (git_index_write_tree(&tree, impl_->index.get()) != 0) return git_failure("write tree");
+    if (git_index_write_tree(&tree, m.index.get()) != 0) return git_failure("write tree");
   }
-  TRY_STATUS(impl_->pack());  // on disk before anyone is told the tree's id
-  return oid_str(tree);
+  TRY_STATUS(m.pack());  // on disk before anyone is told the tree's id
+  m.index_tree = oid_str(tree);
+  return m.index_tree;
 }
 
 Status SnapshotStore::flush() {
+  Impl& m = *impl_;
   // The saved index names only objects on disk: the next run trusts it.
-  TRY_STATUS(impl_->pack());
-  if (git_index_write(impl_->index.get()) != 0) return git_failure("write index");
-  if (!impl_->extras_fixed) return ok_status();
+  TRY_STATUS(m.pack());
+  // An index no scan changed (not even a stat) is left as it is: a warm run on an unchanged
+  // workspace writes nothing of its size.
+  if (m.index_dirty) {
+    if (git_index_write(m.index.get()) != 0) return git_failure("write index");
+    m.index_dirty = false;
+    m.index_tree_saved = false;
+  }
+  // The tree its contents make, for the next run (else that run builds it again when it needs it).
+  if (!m.index_tree.empty() && !m.index_tree_saved) {
+    TRY_STATUS(write_file_atomically(repo_path_, kIndexTree, m.index_tree + " " + index_checksum(m.index.get()) + "\n"));
+    m.index_tree_saved = true;
+  }
+  if (!m.extras_fixed) return ok_status();
   std::string text;
   for (const auto& p : impl_->frozen_ignore) text += p + "\n";
   std::ofstream out(repo_path_ + "/" + kIndexIgnore, std::ios::binary | std::ios::trunc);

@@ -46,11 +46,14 @@ class SnapshotStore {
   // workspace itself cannot be listed, or the repository cannot be written.
   Result<std::vector<std::string>> scan();
 
-  // Writes the tree of the index as of the last scan and returns its id: the snapshot.
+  // Writes the tree of the index as of the last scan and returns its id: the snapshot. While no
+  // scan has changed the index's contents since it was last built (in this run, or saved with
+  // the index by the last flush), the same id, without building it again.
   Result<std::string> write_tree();
 
   // Saves the index, the stat cache that makes the next run's first scan cheap, with the
-  // snapshot.ignore patterns it was pruned with.
+  // snapshot.ignore patterns it was pruned with and the tree its contents make. An index no scan
+  // changed is not written again.
   Status flush();
 
   // Fixes the ignore rules for the rest of the run: the .gitignore files as the first scan found
