@@ -438,7 +438,15 @@ Status Workspace::walk_dir(int dir_fd, const std::string& rel, int depth, int ma
     }
     if (entry.kind == EntryKind::kDirectory && depth < max_depth) {
       UniqueFd child(::openat(dir_fd, n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      if (child.valid()) TRY_STATUS(walk_dir(child.get(), entry.path, depth + 1, max_depth, visit, identify, stop));
+      if (child.valid()) {
+        TRY_STATUS(walk_dir(child.get(), entry.path, depth + 1, max_depth, visit, identify, stop));
+      } else if (errno == EACCES && ::geteuid() != 0) {
+        // A folder of another user's that this one cannot open is as closed to a step; but this
+        // user's own can be chmod'ed open by a step, and what it holds was never seen.
+        struct stat st{};
+        if (::fstatat(dir_fd, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_uid == ::geteuid())
+          return from_errno(entry.path, EACCES, "open directory (it is this user's: a step could open it)");
+      }
     }
   }
   return ok_status();

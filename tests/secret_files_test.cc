@@ -2,10 +2,14 @@
 // files for shell steps.
 #include <doctest/doctest.h>
 
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 #include <fmt/format.h>
@@ -50,6 +54,46 @@ TEST_SUITE("sandbox") {
     CHECK(std::find(policy.secret_files.begin(), policy.secret_files.end(), real + "/" + deep + ".env") != policy.secret_files.end());
     CHECK(std::find(policy.secret_files.begin(), policy.secret_files.end(), real + "/" + deep + "PROD.ENV") != policy.secret_files.end());
     CHECK((*ws)->stat(deep + ".env")->credential);
+  }
+
+  TEST_CASE("a folder of candor's own user it cannot open stops the credential scan; another user's does not") {
+    // Not as root (root opens every folder): as `nobody`, in a child. A step runs as the same user
+    // and could chmod its own folder open, reading a .env the scan never saw to mask.
+    if (::geteuid() != 0) return;  // needs to become another user; CI runs as root
+    char base_template[] = "/tmp/candor-nobody-XXXXXX";
+    REQUIRE(::mkdtemp(base_template) != nullptr);
+    std::string base = base_template;
+    std::filesystem::create_directories(base + "/root-only");
+    write_file(base + "/root-only/.env", "DB_PASSWORD=x\n");
+    REQUIRE(::chmod((base + "/root-only").c_str(), 0700) == 0);
+    REQUIRE(::chown(base.c_str(), 65534, 65534) == 0);
+    REQUIRE(::chmod(base.c_str(), 0755) == 0);
+    // In the child as nobody: 0 when the scan's error names `expect` (or, with "", has none).
+    auto scan_as_nobody = [&](bool lock_own_folder, const std::string& expect) {
+      pid_t pid = ::fork();
+      REQUIRE(pid >= 0);
+      if (pid == 0) {
+        if (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(3);
+        if (lock_own_folder) {
+          if (::mkdir((base + "/locked").c_str(), 0700) != 0) ::_exit(4);
+          std::ofstream(base + "/locked/.env") << "DB_PASSWORD=x\n";
+          if (::chmod((base + "/locked").c_str(), 0) != 0) ::_exit(5);
+        }
+        auto ws = sandbox::Workspace::open(base);
+        if (!ws.ok()) ::_exit(6);
+        sandbox::SandboxPolicy policy = sandbox::make_sandbox_policy(**ws);
+        bool as_expected = expect.empty() ? policy.secret_scan_error.empty() : policy.secret_scan_error.find(expect) != std::string::npos;
+        ::_exit(as_expected ? 0 : 1);
+      }
+      int status = 0;
+      REQUIRE(::waitpid(pid, &status, 0) == pid);
+      REQUIRE(WIFEXITED(status));
+      return WEXITSTATUS(status);
+    };
+    CHECK(scan_as_nobody(false, "") == 0);       // root-only/ is closed to nobody's steps as well
+    CHECK(scan_as_nobody(true, "locked") == 0);  // locked/ is nobody's own: the scan says it cannot see it
+    ::chmod((base + "/locked").c_str(), 0700);
+    std::filesystem::remove_all(base);
   }
 
   TEST_CASE("the start's scan finds every credential file a full walk finds, with the identity lstat gives") {
