@@ -239,7 +239,7 @@ TEST_SUITE("verify") {
     REQUIRE(root.ok());
     verify::FileReadOptions options;
     options.threads = 3;
-    options.make_ignore_check = []() -> Result<verify::IgnoreCheck> { return verify::IgnoreCheck([](const std::string&) { return false; }); };
+    options.make_ignore_check = [](bool) -> Result<verify::IgnoreCheck> { return verify::IgnoreCheck([](const std::string&) { return false; }); };
     int taken = 0;
     Status done = verify::read_files(*root, requests, options, [&](verify::FileRead&) -> Status {
       if (++taken == 10) return make_error(ErrorCode::kIo, "disk full");
@@ -249,7 +249,7 @@ TEST_SUITE("verify") {
     CHECK(done.error().message == "disk full");
     CHECK(taken == 10);
 
-    options.make_ignore_check = []() -> Result<verify::IgnoreCheck> { return make_error(ErrorCode::kIo, "no rules"); };
+    options.make_ignore_check = [](bool) -> Result<verify::IgnoreCheck> { return make_error(ErrorCode::kIo, "no rules"); };
     done = verify::read_files(*root, requests, options, [&](verify::FileRead&) { return ok_status(); });
     REQUIRE_FALSE(done.ok());
     CHECK(done.error().message == "no rules");

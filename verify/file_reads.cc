@@ -15,7 +15,8 @@ constexpr std::size_t kParallelFrom = 64;
 
 class Reader {
  public:
-  Reader(const BeneathRoot& root, const FileReadOptions& options) : root_(root), options_(options) {}
+  Reader(const BeneathRoot& root, const FileReadOptions& options, bool calling_thread)
+      : root_(root), options_(options), calling_thread_(calling_thread) {}
 
   // Reads one request. `reserve(bytes)` is called before a file's bytes are read.
   Result<FileRead> read(std::size_t i, const FileReadRequest& request, const std::function<void(std::uint64_t)>& reserve) {
@@ -23,7 +24,7 @@ class Reader {
     r.request = i;
     if (request.check_ignore && options_.make_ignore_check) {
       if (!ignore_) {
-        auto made = options_.make_ignore_check();
+        auto made = options_.make_ignore_check(calling_thread_);
         if (!made.ok()) return made.error();
         ignore_ = std::move(made.value());
       }
@@ -58,6 +59,7 @@ class Reader {
  private:
   const BeneathRoot& root_;
   const FileReadOptions& options_;
+  bool calling_thread_;
   IgnoreCheck ignore_;
 };
 
@@ -97,7 +99,7 @@ class Pool {
   };
 
   void work() {
-    Reader reader(root_, options_);
+    Reader reader(root_, options_, false);
     for (;;) {
       std::size_t i;
       {
@@ -152,7 +154,7 @@ class Pool {
 Status read_files(const BeneathRoot& root, const std::vector<FileReadRequest>& requests, const FileReadOptions& options,
                   const std::function<Status(FileRead&)>& take) {
   if (options.threads > 1 && requests.size() >= kParallelFrom) return Pool(root, requests, options).run(take);
-  Reader reader(root, options);
+  Reader reader(root, options, true);
   for (std::size_t i = 0; i < requests.size(); ++i) {
     TRY(FileRead read, reader.read(i, requests[i], [](std::uint64_t) {}));
     TRY_STATUS(take(read));

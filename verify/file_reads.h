@@ -43,8 +43,9 @@ struct FileReadOptions {
   // Bytes read but not yet taken by `take`: workers wait beyond it (a file larger than the
   // budget is read when nothing else is held).
   std::uint64_t budget = 64 << 20;
-  // Makes one thread's ignore check; called once per worker, on that worker.
-  std::function<Result<IgnoreCheck>()> make_ignore_check;
+  // Makes one thread's ignore check, when the first path to check comes; called on that thread,
+  // with `calling_thread` true when that is the caller's own (few requests: no workers).
+  std::function<Result<IgnoreCheck>(bool calling_thread)> make_ignore_check;
 };
 
 // Reads every request on `options.threads` workers and hands each result to `take` on the calling

@@ -249,6 +249,10 @@ struct SnapshotStore::Impl {
   std::set<std::string> open_ignore;   // config snapshot.ignore as given to open(): the first scan's
   std::set<std::string> index_ignore;  // the patterns the saved index was last pruned with
   std::set<std::string> frozen_ignore;
+  // What the rules of `frozen` can match, loaded by the first scan that has paths to check, again
+  // once freeze_ignore_rules() has changed them.
+  std::shared_ptr<const IgnorePrefilter> prefilter;
+  bool prefilter_frozen = false;  // loaded with the frozen patterns
   std::set<std::string> unread_set;
   std::vector<std::string> unread;   // unread_set, for unread()
   std::function<void()> after_walk_hook;
@@ -630,21 +634,29 @@ Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path
   for (auto& path : w.candidates) requests.push_back({std::move(path), false});
   for (auto& path : w.unknown) requests.push_back({std::move(path), true});
   const std::size_t tracked = w.candidates.size();
-  // Each worker decides with a handle of its own on the rules `frozen` holds now.
+  // A worker decides with a handle of its own on the rules `frozen` holds now; the scan's thread
+  // with `frozen`.
   const std::set<std::string>& patterns = extras_fixed ? frozen_ignore : open_ignore;
   FileReadOptions options;
   options.threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
   options.buffered_max = kBufferedMax;
   options.budget = kPackEvery;
-  auto prefilter = std::make_shared<const IgnorePrefilter>(w.unknown.empty() ? IgnorePrefilter()
-                                                                            : load_prefilter(repo_path, shadow.path(), patterns));
-  options.make_ignore_check = [this, &repo_path, &patterns, prefilter]() -> Result<IgnoreCheck> {
-    auto rules = std::make_shared<Repo>();
-    TRY_STATUS(open_rules_handle(repo_path, patterns, *rules));
-    return IgnoreCheck([rules, prefilter](const std::string& path) {
+  if (!w.unknown.empty() && (!prefilter || prefilter_frozen != extras_fixed)) {
+    prefilter = std::make_shared<const IgnorePrefilter>(load_prefilter(repo_path, shadow.path(), patterns));
+    prefilter_frozen = extras_fixed;
+  }
+  options.make_ignore_check = [this, &repo_path, &patterns, prefilter = prefilter](bool calling_thread) -> Result<IgnoreCheck> {
+    std::shared_ptr<Repo> own_rules;
+    git_repository* rules = frozen.get();
+    if (!calling_thread) {
+      own_rules = std::make_shared<Repo>();
+      TRY_STATUS(open_rules_handle(repo_path, patterns, *own_rules));
+      rules = own_rules->get();
+    }
+    return IgnoreCheck([own_rules, rules, prefilter](const std::string& path) {
       if (!prefilter->may_be_ignored(path)) return false;
       int ignored = 0;
-      return git_ignore_path_is_ignored(&ignored, rules->get(), path.c_str()) == 0 && ignored == 1;
+      return git_ignore_path_is_ignored(&ignored, rules, path.c_str()) == 0 && ignored == 1;
     });
   };
   BlobSink sink{&packs, own.get(), &unpacked_bytes};
