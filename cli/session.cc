@@ -6,11 +6,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "cli/finish_run.h"
+#include "core/git_ptr.h"
 #include "sandbox/leftovers.h"
 #include "sandbox/workspace_policy.h"
 #include "verify/tier1.h"
@@ -76,6 +78,12 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   for (const auto& error : sandbox::remove_leftovers().errors) {
     std::fprintf(stderr, "candor: could not remove what a killed run left: %s\n", error.c_str());
   }
+  // Two fixed costs of every start need nothing of what follows and run beside it (the credential
+  // walk, the store's index): libgit2's initialisation (it loads the TLS certificates) and the
+  // sandbox probe (it forks children and waits for them). Both are joined before this returns.
+  const sandbox::Mechanisms mechanisms = sandbox::mechanisms_from_environment();
+  std::future<void> git_ready = std::async(std::launch::async, git_init_once);
+  std::future<sandbox::Protections> probed = std::async(std::launch::async, [mechanisms] { return sandbox::probe_protections(mechanisms); });
   std::string store_dir = args.store_dir.empty() ? store::default_store_dir() : args.store_dir;
   TRY_STATUS(check_store_outside(store_dir, args.workspace));
   TRY(s->store_, store::RunStore::open(store_dir));
@@ -114,8 +122,13 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   if (args.allow_network) policy.allow_network = true;
   policy.pass_env.insert(policy.pass_env.end(), args.pass_env.begin(), args.pass_env.end());
   policy.require_all = args.require_sandbox;
-  policy.mechanisms = sandbox::mechanisms_from_environment();
-  sandbox::Protections protections = sandbox::expected_protections(policy);
+  policy.mechanisms = mechanisms;
+  o.process_sandbox = &policy;
+  o.progress = args.progress;
+  o.cancel = args.cancel;
+
+  TRY(s->snapshots_, verify::SnapshotStore::open(s->store_->dir(), s->workspace_->root(), config.snapshot_ignore));
+  sandbox::Protections protections = sandbox::expected_protections(policy, probed.get());
   if (args.require_sandbox && !protections.missing().empty()) {
     std::string missing;
     for (const auto& m : protections.missing()) missing += (missing.empty() ? "" : ", ") + m;
@@ -124,12 +137,7 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
                                   "`candor doctor` says why",
                                   missing));
   }
-  o.process_sandbox = &policy;
   o.sandbox_protections = protections.to_json();
-  o.progress = args.progress;
-  o.cancel = args.cancel;
-
-  TRY(s->snapshots_, verify::SnapshotStore::open(s->store_->dir(), s->workspace_->root(), config.snapshot_ignore));
   return s;
 }
 

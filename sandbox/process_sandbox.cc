@@ -31,6 +31,7 @@
 #include <set>
 #include <tuple>
 #include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -73,7 +74,7 @@ int base_namespace_flags() {
   return CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC | (::geteuid() == 0 ? 0 : CLONE_NEWUSER);
 }
 
-int write_file_in_child(const char* path, const std::string& content);
+int write_file_in_child(const char* path, std::string_view content);
 
 // In a child that has just entered a new user namespace: map this user to itself.
 int map_own_user(const std::string& uid_map, const std::string& gid_map) {
@@ -93,24 +94,28 @@ bool namespaces_available() {
 
 // A PID namespace is only of use with its own /proc, which the namespace's first process mounts
 // (refused, for instance, to an unprivileged user where /proc is partly hidden, as in containers).
+// The maps are built before the fork: the probe may run beside other threads (probe_protections),
+// so its child calls only async-signal-safe functions.
 bool pid_namespace_available() {
-  static const bool available = child_succeeds([] {
-    std::string uid_map = own_id_map(::getuid()), gid_map = own_id_map(::getgid());
-    int flags = base_namespace_flags() | CLONE_NEWPID;
-    if (::unshare(flags) != 0) return 1;
-    if ((flags & CLONE_NEWUSER) && map_own_user(uid_map, gid_map) != 0) return 1;
-    pid_t init = ::fork();
-    if (init < 0) return 1;
-    if (init == 0) {
-      bool ok = ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0 &&
-                ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
-      ::_exit(ok ? 0 : 1);
-    }
-    int status = 0;
-    while (::waitpid(init, &status, 0) < 0 && errno == EINTR) {
-    }
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
-  });
+  static const bool available = [] {
+    const std::string uid_map = own_id_map(::getuid()), gid_map = own_id_map(::getgid());
+    return child_succeeds([&] {
+      int flags = base_namespace_flags() | CLONE_NEWPID;
+      if (::unshare(flags) != 0) return 1;
+      if ((flags & CLONE_NEWUSER) && map_own_user(uid_map, gid_map) != 0) return 1;
+      pid_t init = ::fork();
+      if (init < 0) return 1;
+      if (init == 0) {
+        bool ok = ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0 &&
+                  ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
+        ::_exit(ok ? 0 : 1);
+      }
+      int status = 0;
+      while (::waitpid(init, &status, 0) < 0 && errno == EINTR) {
+      }
+      return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+    });
+  }();
   return available;
 }
 
@@ -305,7 +310,7 @@ int write_all(int fd, const char* data, std::size_t size) {
   return 0;
 }
 
-int write_file_in_child(const char* path, const std::string& content) {
+int write_file_in_child(const char* path, std::string_view content) {
   int fd = ::open(path, O_WRONLY | O_CLOEXEC);
   if (fd < 0) return errno;
   int err = write_all(fd, content.data(), content.size());
@@ -528,16 +533,26 @@ Mechanisms mechanisms_from_environment() {
   return m;
 }
 
+namespace {
+
+Protections protections_unsandboxed() {
+  Protections p;
+  p.network = "allowed";
+  p.processes = "none";
+  p.unix_sockets = "none";
+  p.env_scrubbed = true;
+  return p;
+}
+
+}  // namespace
+
 Protections expected_protections(const SandboxPolicy& policy) {
-  if (!policy.enabled) {
-    Protections p;
-    p.network = "allowed";
-    p.processes = "none";
-    p.unix_sockets = "none";
-    p.env_scrubbed = true;
-    return p;
-  }
-  Protections p = probe_protections(policy.mechanisms);
+  return policy.enabled ? expected_protections(policy, probe_protections(policy.mechanisms)) : protections_unsandboxed();
+}
+
+Protections expected_protections(const SandboxPolicy& policy, const Protections& probed) {
+  if (!policy.enabled) return protections_unsandboxed();
+  Protections p = probed;
   if (policy.allow_network) p.network = "allowed";
   return p;
 }
@@ -567,9 +582,7 @@ Result<PreparedSandbox> PreparedSandbox::prepare(const SandboxPolicy& policy, st
   s.env_ = scrubbed_environment(::environ, policy.pass_env, s.tmp_dir());
   s.active_.env_scrubbed = true;
   if (!policy.enabled) {
-    s.active_.network = "allowed";
-    s.active_.processes = "none";
-    s.active_.unix_sockets = "none";
+    s.active_ = protections_unsandboxed();
     return s;
   }
 

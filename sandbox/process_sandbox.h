@@ -94,12 +94,16 @@ struct Protections {
 // lacks, to see what a run looks like on an older machine. It can only take protection away.
 Mechanisms mechanisms_from_environment();
 
-// What this kernel offers to this user. Forks short-lived children to try namespaces and seccomp.
+// What this kernel offers to this user. Forks short-lived children to try namespaces and seccomp
+// (20-40 ms); they call only async-signal-safe functions, so the probe may run on a thread beside
+// others (a run's start probes while it opens the workspace and the snapshot store).
 Protections probe_protections(const Mechanisms& mechanisms = {});
 
 // What a process run under `policy` will have on this kernel (the probe, less what the policy
 // turns off): recorded once per run.
 Protections expected_protections(const SandboxPolicy& policy);
+// The same from a probe already made: `probed` is probe_protections(policy.mechanisms).
+Protections expected_protections(const SandboxPolicy& policy, const Protections& probed);
 
 // The environment a sandboxed process gets: candor's own, without credentials (by name or by value:
 // looks_like_credential_variable, looks_like_credential_value in secret_files.h) unless named in

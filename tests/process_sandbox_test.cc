@@ -3,12 +3,14 @@
 // succeed without it, so a sandbox that stopped working would fail here.
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <random>
 
 #include <fmt/format.h>
@@ -307,6 +309,43 @@ TEST_SUITE("sandbox") {
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == ErrorCode::kRefused);
     CHECK(r.error().message.find("missing landlock") != std::string::npos);
+  }
+
+  TEST_CASE("the protections probed on a thread beside one that forks and allocates are those probed alone, and a process's") {
+    // A run's start probes on a thread while the main thread walks the workspace: the probe's
+    // children must see the same kernel answers, and the report must say what a process gets.
+    for (const sandbox::Mechanisms& mechanisms :
+         {sandbox::Mechanisms{}, sandbox::Mechanisms{.landlock = false, .namespaces = true, .seccomp = true, .cgroup = true},
+          sandbox::Mechanisms{.landlock = true, .namespaces = false, .seccomp = false, .cgroup = false}}) {
+      Box box;
+      box.policy.mechanisms = mechanisms;
+      nlohmann::json alone = sandbox::expected_protections(box.policy).to_json();
+      auto probed = std::async(std::launch::async, [&] { return sandbox::probe_protections(mechanisms); });
+      std::vector<std::string> churn;
+      for (int i = 0; i < 20000; ++i) churn.push_back(std::string(64 + i % 512, 'x'));
+      for (int i = 0; i < 5; ++i) {
+        pid_t child = ::fork();
+        if (child == 0) ::_exit(0);
+        int status = 0;
+        ::waitpid(child, &status, 0);
+      }
+      nlohmann::json beside = sandbox::expected_protections(box.policy, probed.get()).to_json();
+      CHECK(beside == alone);
+      auto prepared = sandbox::PreparedSandbox::prepare(box.policy, 10);
+      REQUIRE(prepared.ok());
+      CHECK(prepared->active().to_json() == beside);
+    }
+  }
+
+  TEST_CASE("expected protections from a probe already made follow the policy: off, or the network allowed") {
+    Box box;
+    sandbox::Protections probed = sandbox::probe_protections(box.policy.mechanisms);
+    box.policy.allow_network = true;
+    CHECK(sandbox::expected_protections(box.policy, probed).network == "allowed");
+    CHECK(sandbox::expected_protections(box.policy, probed).to_json() == sandbox::expected_protections(box.policy).to_json());
+    box.policy.enabled = false;
+    CHECK(sandbox::expected_protections(box.policy, probed).to_json() == sandbox::expected_protections(box.policy).to_json());
+    CHECK(sandbox::expected_protections(box.policy, probed).processes == "none");
   }
 
   TEST_CASE("credential variables and files are recognised by name") {

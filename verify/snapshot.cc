@@ -7,11 +7,13 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
-#include <deque>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string_view>
 #include <thread>
 
@@ -20,6 +22,8 @@
 
 #include "core/git_ptr.h"
 #include "verify/beneath.h"
+#include "verify/file_reads.h"
+#include "verify/ignore_prefilter.h"
 #include "verify/ignore_shadow.h"
 #include "verify/pack_writer.h"
 #include "verify/repository_lock.h"
@@ -245,6 +249,10 @@ struct SnapshotStore::Impl {
   std::set<std::string> open_ignore;   // config snapshot.ignore as given to open(): the first scan's
   std::set<std::string> index_ignore;  // the patterns the saved index was last pruned with
   std::set<std::string> frozen_ignore;
+  // What the rules of `frozen` can match, loaded by the first scan that has paths to check, again
+  // once freeze_ignore_rules() has changed them.
+  std::shared_ptr<const IgnorePrefilter> prefilter;
+  bool prefilter_frozen = false;  // loaded with the frozen patterns
   std::set<std::string> unread_set;
   std::vector<std::string> unread;   // unread_set, for unread()
   std::function<void()> after_walk_hook;
@@ -262,6 +270,12 @@ struct SnapshotStore::Impl {
   struct Walked;
   Walked walk() const;
   Status fix_rules(const std::vector<std::string>& gitignores, const std::string& repo_path);
+  // A handle on the shadow with `patterns` on top: what `frozen` decides, for another thread.
+  Status open_rules_handle(const std::string& repo_path, const std::set<std::string>& patterns, Repo& handle) const;
+  // Reads (and hashes) what the walk found that may have changed or that the index does not hold,
+  // on worker threads, and puts it into the index here; collects the paths whose content or mode
+  // changed into `changed`, what could not be read into `unread`.
+  Status stage_walked(Walked& w, const std::string& repo_path, std::set<std::string>& changed, std::vector<std::string>& unread);
   Status pack() {
     unpacked_bytes = 0;
     return packs.write_pack();
@@ -405,9 +419,13 @@ struct BlobSink {
   git_oid add(std::string content) const {
     git_oid id;
     git_odb_hash(&id, content.data(), content.size(), GIT_OBJECT_BLOB);
+    add_hashed(id, std::move(content));
+    return id;
+  }
+  // `id` is the blob id of `content`.
+  void add_hashed(const git_oid& id, std::string content) const {
     *in_memory += content.size();
     packs->add_blob(id, std::move(content));
-    return id;
   }
 };
 
@@ -489,8 +507,8 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() const {
   // same timestamp tick without its stat changing: such "racy" files are re-hashed next time.
   std::int64_t racy_from = std::chrono::duration_cast<std::chrono::seconds>(
                                std::chrono::system_clock::now().time_since_epoch()).count() - 2;
-  // 1. Stat every file in tracked directories against the stat cache, in parallel. Each thread
-  //    writes only its own bucket and its own bytes of `seen`.
+  // Stat every file against the stat cache, in parallel. Each thread writes only its own bucket
+  // and its own bytes of `seen`.
   struct Bucket {
     std::vector<std::string> candidates, unknown, racy, gitignores;
   };
@@ -514,23 +532,20 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() const {
     seen[pos] = 1;
     if (!stat_matches(*view.at(pos), f) || racy.count(f.path) != 0) b.candidates.push_back(f.path);
   };
-  WalkResult walked = walk_workdir(*root, "", [&view](std::string_view dir) { return view.has_prefix(dir); }, visit, threads);
+  // A folder with nothing tracked is entered when the rules do not ignore it (a workspace without
+  // a repository is all such folders); the handle deciding is shared, so its decisions are taken
+  // in turn. What is not entered (ignored, or the store itself) is not looked into at all.
+  std::mutex ignore_mu;
+  auto enter = [&](std::string_view dir) {
+    if (view.has_prefix(dir)) return true;
+    std::string path(dir);
+    if (path == skip_dir) return false;
+    std::lock_guard<std::mutex> lock(ignore_mu);
+    return !is_ignored(path);
+  };
+  WalkResult walked = walk_workdir(*root, "", enter, visit, threads);
   Walked out;
   out.unread = std::move(walked.unread);
-  // 2. Directories with nothing tracked: enter those not ignored, one level at a time.
-  std::deque<std::string> dirs(walked.untracked_dirs.begin(), walked.untracked_dirs.end());
-  FileVisitor collect = [&](unsigned, const FileStat& f) {
-    note(buckets[0], f);
-    buckets[0].unknown.push_back(f.path);
-  };
-  while (!dirs.empty()) {
-    std::string dir = dirs.front();
-    dirs.pop_front();
-    if (dir == skip_dir || is_ignored(dir)) continue;
-    WalkResult inner = walk_workdir(*root, dir, [](std::string_view) { return false; }, collect, 1);
-    out.unread.insert(out.unread.end(), inner.unread.begin(), inner.unread.end());
-    dirs.insert(dirs.end(), inner.untracked_dirs.begin(), inner.untracked_dirs.end());
-  }
   for (std::size_t i = 0; i < view.size(); ++i) {
     if (!seen[i]) out.deleted.push_back(view.at(i)->path);
   }
@@ -559,40 +574,12 @@ Result<std::vector<std::string>> SnapshotStore::scan() {
     return make_error(ErrorCode::kIo, "snapshot: cannot list the workspace " + m.workdir);
   }
   if (m.frozen.get() == nullptr) TRY_STATUS(m.fix_rules(w.gitignores, repo_path_));
-  std::vector<std::string> untracked;
-  for (auto& p : w.unknown) {
-    if (!m.is_ignored(p)) untracked.push_back(std::move(p));
-  }
   if (m.after_walk_hook) m.after_walk_hook();
 
   // 3. Update the index: hash what may have changed; a stat-only change (touch) is no change.
-  BlobSink sink{&m.packs, m.own.get(), &m.unpacked_bytes};
   std::set<std::string> changed;
   std::vector<std::string> unread = w.unread;
-  for (const auto& path : w.candidates) {
-    const git_index_entry* old = git_index_get_bypath(index, path.c_str(), 0);
-    git_oid old_id = old->id;
-    std::uint32_t old_mode = old->mode;
-    TRY(Entry::Kind kind, stage(*m.root, sink, index, path));
-    // Its stat data at least is new (or it was racy: saved again, it is not any more).
-    m.index_dirty = true;
-    if (m.unpacked_bytes > kPackEvery) TRY_STATUS(m.pack());
-    if (kind == Entry::Kind::kGone) {
-      if (git_index_remove_bypath(index, path.c_str()) != 0) return git_failure("remove " + path + " from index");
-      changed.insert(path);
-    } else if (kind == Entry::Kind::kUnreadable) {
-      unread.push_back(path);  // the entry stays as it was
-    } else if (const git_index_entry* now = git_index_get_bypath(index, path.c_str(), 0);
-               now == nullptr || !git_oid_equal(&now->id, &old_id) || now->mode != old_mode) {
-      changed.insert(path);
-    }
-  }
-  for (const auto& path : untracked) {
-    TRY(Entry::Kind kind, stage(*m.root, sink, index, path));
-    if (m.unpacked_bytes > kPackEvery) TRY_STATUS(m.pack());
-    if (kind == Entry::Kind::kFile || kind == Entry::Kind::kSymlink) changed.insert(path);
-    if (kind == Entry::Kind::kUnreadable) unread.push_back(path);
-  }
+  TRY_STATUS(m.stage_walked(w, repo_path_, changed, unread));
   for (const auto& path : w.deleted) {
     if (hidden_by_unread(w.unread, path)) continue;  // not seen is not gone
     if (git_index_remove_bypath(index, path.c_str()) != 0) return git_failure("remove " + path + " from index");
@@ -607,6 +594,117 @@ Result<std::vector<std::string>> SnapshotStore::scan() {
   return std::vector<std::string>(changed.begin(), changed.end());
 }
 
+namespace {
+
+// What the prefilter needs of the rules a handle from open_rules_handle follows: the .gitignore
+// copies in `shadow`, the store's info/exclude and core.excludesFile, `patterns`, libgit2's own.
+// A file it cannot read makes every path one to ask libgit2 about.
+IgnorePrefilter load_prefilter(const std::string& repo_path, const std::string& shadow, const std::set<std::string>& patterns) {
+  IgnorePrefilter prefilter;
+  auto add_file = [&prefilter](const std::filesystem::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    std::error_code ec;
+    if (!in && !std::filesystem::exists(file, ec) && !ec) return;  // no such file: no rules
+    std::stringstream text;
+    if (!in || !(text << in.rdbuf())) {
+      prefilter.add("*");
+      return;
+    }
+    prefilter.add(text.str());
+  };
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(shadow, ec); !ec && it != std::filesystem::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->path().filename() == ".gitignore") add_file(it->path());
+  }
+  if (ec) prefilter.add("*");
+  add_file(repo_path + "/info/exclude");
+  add_file(repo_path + "/info/no-excludes");
+  for (const auto& p : patterns) prefilter.add(p);
+  prefilter.add(".\n..\n.git\n");  // libgit2's default rules
+  return prefilter;
+}
+
+}  // namespace
+
+Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path, std::set<std::string>& changed,
+                                         std::vector<std::string>& unread) {
+  std::vector<FileReadRequest> requests;
+  requests.reserve(w.candidates.size() + w.unknown.size());
+  for (auto& path : w.candidates) requests.push_back({std::move(path), false});
+  for (auto& path : w.unknown) requests.push_back({std::move(path), true});
+  const std::size_t tracked = w.candidates.size();
+  // A worker decides with a handle of its own on the rules `frozen` holds now; the scan's thread
+  // with `frozen`.
+  const std::set<std::string>& patterns = extras_fixed ? frozen_ignore : open_ignore;
+  FileReadOptions options;
+  options.threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+  options.buffered_max = kBufferedMax;
+  options.budget = kPackEvery;
+  if (!w.unknown.empty() && (!prefilter || prefilter_frozen != extras_fixed)) {
+    prefilter = std::make_shared<const IgnorePrefilter>(load_prefilter(repo_path, shadow.path(), patterns));
+    prefilter_frozen = extras_fixed;
+  }
+  options.make_ignore_check = [this, &repo_path, &patterns, prefilter = prefilter](bool calling_thread) -> Result<IgnoreCheck> {
+    std::shared_ptr<Repo> own_rules;
+    git_repository* rules = frozen.get();
+    if (!calling_thread) {
+      own_rules = std::make_shared<Repo>();
+      TRY_STATUS(open_rules_handle(repo_path, patterns, *own_rules));
+      rules = own_rules->get();
+    }
+    return IgnoreCheck([own_rules, rules, prefilter](const std::string& path) {
+      if (!prefilter->may_be_ignored(path)) return false;
+      int ignored = 0;
+      return git_ignore_path_is_ignored(&ignored, rules, path.c_str()) == 0 && ignored == 1;
+    });
+  };
+  BlobSink sink{&packs, own.get(), &unpacked_bytes};
+  git_index* idx = index.get();
+  return read_files(*root, requests, options, [&](FileRead& read) -> Status {
+    if (read.ignored) return ok_status();
+    const std::string& path = requests[read.request].path;
+    const bool is_tracked = read.request < tracked;
+    git_oid old_id{};
+    std::uint32_t old_mode = 0;
+    if (is_tracked) {
+      const git_index_entry* old = git_index_get_bypath(idx, path.c_str(), 0);
+      old_id = old->id;
+      old_mode = old->mode;
+      // Its stat data at least is new (or it was racy: saved again, it is not any more).
+      index_dirty = true;
+    }
+    Entry::Kind kind = read.kind;
+    if (read.too_large) {
+      TRY(kind, stage(*root, sink, idx, path));
+    } else if (kind == Entry::Kind::kFile || kind == Entry::Kind::kSymlink) {
+      sink.add_hashed(read.id, std::move(read.content));
+      git_index_entry entry = index_entry(read.st, read.id, path);
+      if (git_index_add(idx, &entry) != 0) return git_failure("add " + path + " to the index");
+    }
+    if (unpacked_bytes > kPackEvery) TRY_STATUS(pack());
+    if (kind == Entry::Kind::kUnreadable) {
+      unread.push_back(path);  // a tracked entry stays as it was
+    } else if (!is_tracked) {
+      if (kind != Entry::Kind::kGone) changed.insert(path);
+    } else if (kind == Entry::Kind::kGone) {
+      if (git_index_remove_bypath(idx, path.c_str()) != 0) return git_failure("remove " + path + " from index");
+      changed.insert(path);
+    } else if (const git_index_entry* now = git_index_get_bypath(idx, path.c_str(), 0);
+               now == nullptr || !git_oid_equal(&now->id, &old_id) || now->mode != old_mode) {
+      changed.insert(path);
+    }
+    return ok_status();
+  });
+}
+
+Status SnapshotStore::Impl::open_rules_handle(const std::string& repo_path, const std::set<std::string>& patterns, Repo& handle) const {
+  if (git_repository_open_bare(handle.out(), repo_path.c_str()) != 0) return git_failure("open " + repo_path);
+  TRY_STATUS(use_own_config(handle.get(), repo_path, repo_path));
+  if (git_repository_set_workdir(handle.get(), shadow.path().c_str(), 0) != 0) return git_failure("set workdir");
+  return add_rules(handle.get(), std::vector<std::string>(patterns.begin(), patterns.end()));
+}
+
 // Copies the .gitignore files into the shadow and opens the handle that reads them.
 Status SnapshotStore::Impl::fix_rules(const std::vector<std::string>& gitignores, const std::string& repo_path) {
   TRY(shadow, IgnoreShadow::create(repo_path));
@@ -616,10 +714,7 @@ Status SnapshotStore::Impl::fix_rules(const std::vector<std::string>& gitignores
   }
   add_unread(not_copied);
   Repo handle;
-  if (git_repository_open_bare(handle.out(), repo_path.c_str()) != 0) return git_failure("open " + repo_path);
-  TRY_STATUS(use_own_config(handle.get(), repo_path, repo_path));
-  if (git_repository_set_workdir(handle.get(), shadow.path().c_str(), 0) != 0) return git_failure("set workdir");
-  TRY_STATUS(add_rules(handle.get(), std::vector<std::string>(open_ignore.begin(), open_ignore.end())));
+  TRY_STATUS(open_rules_handle(repo_path, open_ignore, handle));
   std::swap(frozen.p, handle.p);
   return ok_status();
 }
