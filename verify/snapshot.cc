@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -28,6 +27,7 @@
 #include "verify/pack_writer.h"
 #include "verify/repository_lock.h"
 #include "verify/snapshot_objects.h"
+#include "verify/snapshot_repository.h"
 #include "verify/workdir_walk.h"
 
 namespace candor::verify {
@@ -42,9 +42,7 @@ Error git_failure(const std::string& what) {
 using Repo = GitRepo;
 using Index = GitIndex;
 using Tree = GitTree;
-using Diff = GitDiff;
 using Reference = GitPtr<git_reference, git_reference_free>;
-using Config = GitPtr<git_config, git_config_free>;
 using Odb = GitPtr<git_odb, git_odb_free>;
 using OdbStream = GitPtr<git_odb_stream, git_odb_stream_free>;
 using TreeEntry = GitPtr<git_tree_entry, git_tree_entry_free>;
@@ -59,93 +57,6 @@ Result<git_oid> parse_oid(const std::string& s) {
   git_oid oid;
   if (git_oid_fromstr(&oid, s.c_str()) != 0) return make_error(ErrorCode::kInvalidInput, "snapshot: bad tree id \"" + s + "\"");
   return oid;
-}
-
-// Raw bytes in, raw bytes out: no end-of-line conversion or filters from the workspace's
-// .gitattributes, so a snapshot is what was on disk. info/attributes outranks .gitattributes.
-constexpr const char* kAttributes = "* -text -eol -ident -filter\n";
-constexpr const char* kExclude = "/.candor/\n.candor-tmp-*\n";
-
-void write_text(const std::filesystem::path& p, const std::string& text) {
-  std::filesystem::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
-}
-
-// The repository's own config only, for every handle on it: settings in the user's home (a
-// global core.excludesFile, core.ignoreCase) cannot change what a snapshot holds, and a home the
-// process cannot read is no error. Ignore rules then come from the workspace's .gitignore files
-// and config snapshot.ignore alone: core.excludesFile points at a file that is never created, so
-// libgit2 does not fall back to ~/.config/git/ignore either, which a step could edit.
-// `repo_path` is where the repository is now; `final_path`, where it will be used from (they differ
-// while create_repository builds it in a private folder).
-Status use_own_config(git_repository* repo, const std::string& repo_path, const std::string& final_path) {
-  Config cfg;
-  if (git_config_open_ondisk(cfg.out(), (repo_path + "/config").c_str()) != 0) return git_failure("open config");
-  if (git_repository_set_config(repo, cfg.get()) != 0) return git_failure("use config");
-  const std::pair<const char*, std::string> settings[] = {
-      {"core.autocrlf", "false"},
-      {"core.filemode", "true"},
-      {"core.symlinks", "true"},
-      {"core.excludesfile", final_path + "/info/no-excludes"},
-      {kPromisorSettings[0].first, kPromisorSettings[0].second},
-      {kPromisorSettings[1].first, kPromisorSettings[1].second},
-  };
-  for (const auto& setting : settings) {
-    const char* key = setting.first;  // not a structured binding: clang 14 cannot capture one
-    const std::string& value = setting.second;
-    auto is_set = [&] {
-      GitPtr<git_config, git_config_free> snapshot;  // reads of a live config need a snapshot
-      const char* current = nullptr;
-      return git_config_snapshot(snapshot.out(), cfg.get()) == 0 &&
-             git_config_get_string(&current, snapshot.get(), key) == 0 && value == current;
-    };
-    if (is_set()) continue;
-    // Written when the repository is created (create_repository does it before the rename), so
-    // this is for repositories made by an older candor. A run opening it at the same moment may
-    // hold the lock while it writes the same value: wait for it rather than fail.
-    bool written = false;
-    for (int attempt = 0; attempt < 100 && !written; ++attempt) {
-      written = git_config_set_string(cfg.get(), key, value.c_str()) == 0 || is_set();
-      if (!written) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    if (!written) return git_failure(std::string("set ") + key);
-  }
-  return ok_status();
-}
-
-Status init_repository(git_repository** out, const std::string& repo_path, const std::string& workspace_root) {
-  git_repository_init_options opts = GIT_REPOSITORY_INIT_OPTIONS_INIT;
-  opts.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_MKPATH;
-  opts.description = "candor snapshots";
-  if (git_repository_init_ext(out, repo_path.c_str(), &opts) != 0) return git_failure("init " + repo_path);
-  try {
-    write_text(std::filesystem::path(repo_path) / "info" / "attributes", kAttributes);
-    write_text(std::filesystem::path(repo_path) / "info" / "exclude", kExclude);
-    write_text(std::filesystem::path(repo_path) / "candor-workspace", workspace_root + "\n");
-  } catch (const std::exception& e) {
-    return make_error(ErrorCode::kIo, fmt::format("snapshot: cannot write {}: {}", repo_path, e.what()));
-  }
-  return ok_status();
-}
-
-// Many runs may start at once on a workspace the store has never seen. Each builds the repository
-// in a folder of its own and renames it into place; a run that loses the race removes its copy
-// and opens the winner's. (Initialising in place raced on `config.lock`.)
-Status create_repository(const std::string& repo_path, const std::string& workspace_root) {
-  static std::atomic<unsigned> counter{0};
-  std::string tmp = fmt::format("{}.tmp-{}-{}", repo_path, ::getpid(), counter++);
-  {
-    GitRepo repo;
-    TRY_STATUS(init_repository(repo.out(), tmp, workspace_root));
-    // Settings too, while the repository is still private: nobody races for its config.lock.
-    TRY_STATUS(use_own_config(repo.get(), tmp, repo_path));
-  }
-  std::error_code ec;
-  if (::rename(tmp.c_str(), repo_path.c_str()) == 0) return ok_status();
-  int err = errno;
-  std::filesystem::remove_all(tmp, ec);
-  if (err == EEXIST || err == ENOTEMPTY) return ok_status();  // another run made it first
-  return make_error(ErrorCode::kIo, fmt::format("snapshot: cannot create {}: {}", repo_path, std::strerror(err)));
 }
 
 // Gitignore patterns relative to the workspace root, on top of the .gitignore files.
