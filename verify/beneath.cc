@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -81,55 +82,109 @@ Opened BeneathRoot::open_walk(const std::string& rel, int flags) const {
   return Opened{std::move(cur), 0};
 }
 
-Entry BeneathRoot::look(const std::string& rel) const {
+Entry BeneathRoot::look(const std::string& rel) const { return BeneathLooker(*this).look(rel); }
+
+namespace {
+
+// The symlink `name` in `dir` and where it points, read from the link itself (O_PATH |
+// O_NOFOLLOW opens a symlink), so the stat and the target are of one link. nullopt: it is not
+// a symlink (any more), look again.
+std::optional<Entry> read_symlink(int dir, const char* name) {
+  Entry e;
+  UniqueFd link(::openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  if (!link.valid() || ::fstat(link.get(), &e.st) != 0) {
+    if (is_gone(errno)) return std::nullopt;
+    e.kind = Entry::Kind::kUnreadable;
+    e.error = errno;
+    return e;
+  }
+  if (!S_ISLNK(e.st.st_mode)) return std::nullopt;
+  std::vector<char> buf(static_cast<std::size_t>(e.st.st_size) + 1);
+  ssize_t n = ::readlinkat(link.get(), "", buf.data(), buf.size());
+  if (n < 0) {
+    e.kind = Entry::Kind::kUnreadable;
+    e.error = errno;
+    return e;
+  }
+  if (static_cast<std::size_t>(n) == buf.size()) return std::nullopt;  // grew meanwhile
+  e.kind = Entry::Kind::kSymlink;
+  e.target.assign(buf.data(), static_cast<std::size_t>(n));
+  return e;
+}
+
+}  // namespace
+
+Entry BeneathRoot::look_in(int dir, const char* name) {
   Entry e;
   for (int attempt = 0; attempt < 4; ++attempt) {
-    // O_PATH | O_NOFOLLOW opens a trailing symlink itself (even under RESOLVE_NO_SYMLINKS), and
-    // opening by O_PATH has no side effects on FIFOs or devices.
-    Opened probe = open(rel, O_PATH | O_NOFOLLOW);
-    if (!probe.fd.valid()) {
-      e.kind = is_gone(probe.error) ? Entry::Kind::kGone : Entry::Kind::kUnreadable;
-      e.error = probe.error;
+    // Opened for reading straight away, and what was opened is then asked what it is: one path
+    // lookup, and nothing can be swapped in between. O_NOFOLLOW refuses a symlink (ELOOP);
+    // O_NONBLOCK keeps a FIFO from blocking the open and O_NOCTTY a terminal from becoming ours.
+    // A FIFO or device met here is closed unread: the walk found a regular file there, so it was
+    // swapped in since.
+    UniqueFd file(::openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+    if (!file.valid()) {
+      int error = errno;
+      if (is_gone(error) && error != ELOOP) {
+        e.kind = Entry::Kind::kGone;
+        return e;
+      }
+      // A symlink (ELOOP), or something that cannot be opened: a socket (ENXIO), a file or FIFO
+      // we may not read (EACCES). Only a regular file or a symlink can be unreadable.
+      if (::fstatat(dir, name, &e.st, AT_SYMLINK_NOFOLLOW) != 0) {
+        e.kind = is_gone(errno) ? Entry::Kind::kGone : Entry::Kind::kUnreadable;
+        e.error = errno;
+        return e;
+      }
+      if (S_ISLNK(e.st.st_mode)) {
+        if (auto link = read_symlink(dir, name)) return std::move(*link);
+        continue;  // swapped meanwhile: look again
+      }
+      if (!S_ISREG(e.st.st_mode)) {
+        e.kind = Entry::Kind::kGone;
+        return e;
+      }
+      if (error == ELOOP) continue;  // a symlink then, a file now: look again
+      e.kind = Entry::Kind::kUnreadable;
+      e.error = error;
       return e;
     }
-    if (::fstat(probe.fd.get(), &e.st) != 0) {
+    if (::fstat(file.get(), &e.st) != 0) {
       e.kind = Entry::Kind::kUnreadable;
       e.error = errno;
       return e;
     }
-    if (S_ISLNK(e.st.st_mode)) {
-      std::vector<char> buf(static_cast<std::size_t>(e.st.st_size) + 1);
-      ssize_t n = ::readlinkat(probe.fd.get(), "", buf.data(), buf.size());
-      if (n < 0) {
-        e.kind = Entry::Kind::kUnreadable;
-        e.error = errno;
-        return e;
-      }
-      if (static_cast<std::size_t>(n) == buf.size()) continue;  // grew meanwhile: look again
-      e.kind = Entry::Kind::kSymlink;
-      e.target.assign(buf.data(), static_cast<std::size_t>(n));
-      return e;
-    }
     if (!S_ISREG(e.st.st_mode)) {
-      e.kind = Entry::Kind::kGone;
+      e.kind = Entry::Kind::kGone;  // a folder, a FIFO, a device: not a file git can hold there
       return e;
     }
-    Opened file = open(rel, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-    if (!file.fd.valid()) {
-      if (file.error == ELOOP || is_gone(file.error)) continue;  // swapped meanwhile: look again
-      e.kind = Entry::Kind::kUnreadable;
-      e.error = file.error;
-      return e;
-    }
-    struct stat now {};
-    if (::fstat(file.fd.get(), &now) != 0 || now.st_dev != e.st.st_dev || now.st_ino != e.st.st_ino) continue;
-    e.st = now;
     e.kind = Entry::Kind::kFile;
-    e.fd = std::move(file.fd);
+    e.fd = std::move(file);
     return e;
   }
   e.kind = Entry::Kind::kGone;  // it kept changing under us; the next scan looks again
   return e;
+}
+
+Entry BeneathLooker::look(std::string_view rel) {
+  std::size_t slash = rel.rfind('/');
+  std::string_view dir = slash == std::string_view::npos ? std::string_view() : rel.substr(0, slash);
+  std::string name(slash == std::string_view::npos ? rel : rel.substr(slash + 1));
+  if (!cached_ || dir != dir_) {
+    Opened opened = root_.open(std::string(dir), O_PATH | O_DIRECTORY);
+    fd_ = std::move(opened.fd);
+    error_ = opened.error;
+    dir_.assign(dir);
+    cached_ = true;
+  }
+  Entry e;
+  if (!fd_.valid()) {
+    e.kind = is_gone(error_) ? Entry::Kind::kGone : Entry::Kind::kUnreadable;
+    e.error = error_;
+    return e;
+  }
+  if (name.empty()) return e;  // the root, or a path ending in '/': not a file
+  return BeneathRoot::look_in(fd_.get(), name.c_str());
 }
 
 bool read_to_end(int fd, std::string& out) {
@@ -143,6 +198,22 @@ bool read_to_end(int fd, std::string& out) {
     }
     out.append(buf, static_cast<std::size_t>(n));
   }
+}
+
+bool read_size(int fd, std::size_t size, std::string& out) {
+  out.resize(size);
+  std::size_t got = 0;
+  while (got < size) {
+    ssize_t n = ::read(fd, out.data() + got, size - got);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    got += static_cast<std::size_t>(n);
+  }
+  out.resize(got);
+  return true;
 }
 
 }  // namespace candor::verify

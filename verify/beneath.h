@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <string>
+#include <string_view>
 
 #include "core/result.h"
 #include "sandbox/unique_fd.h"
@@ -50,6 +51,10 @@ class BeneathRoot {
   // component on the way that is a symlink is kGone: not a file git can hold there.
   Entry look(const std::string& rel) const;
 
+  // As look(), for `name` (one component) in `dir`, a folder opened through open() with
+  // O_PATH | O_DIRECTORY: the kernel resolves one name, not the whole path again.
+  static Entry look_in(int dir, const char* name);
+
  private:
   BeneathRoot(sandbox::UniqueFd fd, bool openat2) : fd_(std::move(fd)), openat2_(openat2) {}
   Opened open_walk(const std::string& rel, int flags) const;
@@ -58,7 +63,32 @@ class BeneathRoot {
   bool openat2_ = false;
 };
 
+// Looks at paths beneath `root` as BeneathRoot::look does, keeping the folder of the last one
+// open: paths of one folder in a row cost a lookup of their own name each, not of their whole
+// path (on a 100,000-file first scan, path lookups were most of the kernel's time). The folder
+// was opened through the root, symlinks refused, when its first path came; one swapped for a
+// symlink after that is still read as the folder it was, as look() reads a file opened just
+// before its folder was swapped. One per thread.
+class BeneathLooker {
+ public:
+  explicit BeneathLooker(const BeneathRoot& root) : root_(root) {}
+  Entry look(std::string_view rel);
+
+ private:
+  const BeneathRoot& root_;
+  bool cached_ = false;
+  std::string dir_;       // the folder of the last path ("" the root)
+  sandbox::UniqueFd fd_;  // dir_, O_PATH; invalid when it could not be opened (error_)
+  int error_ = 0;
+};
+
 // Reads `fd` to its end into `out`. False with errno set on a read error.
 bool read_to_end(int fd, std::string& out);
+
+// Reads the first `size` bytes of `fd` (fewer if it ends before) into `out`, as git reads a file:
+// the size its stat said. What was appended since that stat is left for the next scan, whose stat
+// then differs. Saves the read that finds the end: one system call per small file. False with
+// errno set on a read error.
+bool read_size(int fd, std::size_t size, std::string& out);
 
 }  // namespace candor::verify

@@ -1,7 +1,7 @@
 #include "verify/file_reads.h"
 
 #include <condition_variable>
-#include <deque>
+#include <iterator>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -16,7 +16,7 @@ constexpr std::size_t kParallelFrom = 64;
 class Reader {
  public:
   Reader(const BeneathRoot& root, const FileReadOptions& options, bool calling_thread)
-      : root_(root), options_(options), calling_thread_(calling_thread) {}
+      : looker_(root), options_(options), calling_thread_(calling_thread) {}
 
   // Reads one request. `reserve(bytes)` is called before a file's bytes are read.
   Result<FileRead> read(std::size_t i, const FileReadRequest& request, const std::function<void(std::uint64_t)>& reserve) {
@@ -33,7 +33,7 @@ class Reader {
         return r;
       }
     }
-    Entry e = root_.look(request.path);
+    Entry e = looker_.look(request.path);
     r.kind = e.kind;
     r.st = e.st;
     if (e.kind == Entry::Kind::kSymlink) {
@@ -44,7 +44,7 @@ class Reader {
         return r;
       }
       reserve(static_cast<std::uint64_t>(e.st.st_size));
-      if (!read_to_end(e.fd.get(), r.content)) {
+      if (!read_size(e.fd.get(), static_cast<std::size_t>(e.st.st_size), r.content)) {
         r.kind = Entry::Kind::kUnreadable;
         r.content.clear();
         return r;
@@ -57,13 +57,15 @@ class Reader {
   }
 
  private:
-  const BeneathRoot& root_;
+  BeneathLooker looker_;  // requests come folder by folder: each folder is opened once
   const FileReadOptions& options_;
   bool calling_thread_;
   IgnoreCheck ignore_;
 };
 
-// Workers take requests in turn and queue what they read; the calling thread takes from the queue.
+// Workers take requests a run at a time (consecutive requests share a folder, which the worker's
+// looker then keeps open) and hand what they read over a run at a time: one lock per run, not
+// per file. The calling thread takes the runs from the queue.
 class Pool {
  public:
   Pool(const BeneathRoot& root, const std::vector<FileReadRequest>& requests, const FileReadOptions& options)
@@ -74,17 +76,24 @@ class Pool {
     running_ = threads;
     std::vector<std::thread> workers;
     for (unsigned t = 0; t < threads; ++t) workers.emplace_back([this] { work(); });
+    std::vector<Done> batch;
     for (;;) {
       std::unique_lock<std::mutex> lock(mu_);
       done_cv_.wait(lock, [&] { return !done_.empty() || running_ == 0; });
       if (done_.empty()) break;
-      Done d = std::move(done_.front());
-      done_.pop_front();
+      batch.clear();
+      for (auto& run : done_) std::move(run.begin(), run.end(), std::back_inserter(batch));
+      done_.clear();
       bool stopped = stop_;
       lock.unlock();
-      Status taken = stopped ? ok_status() : take(d.read);
+      std::uint64_t released = 0;
+      Status taken = ok_status();
+      for (Done& d : batch) {
+        released += d.reserved;
+        if (taken.ok() && !stopped) taken = take(d.read);
+      }
       lock.lock();
-      held_ -= d.reserved;
+      held_ -= released;
       if (!taken.ok()) fail(taken);
       budget_cv_.notify_all();
     }
@@ -93,38 +102,58 @@ class Pool {
   }
 
  private:
+  // Requests a worker takes at once.
+  static constexpr std::size_t kRun = 32;
+
   struct Done {
     FileRead read;
     std::uint64_t reserved = 0;
   };
 
+  // Under mu_: hands `run` to the calling thread.
+  void hand_over(std::vector<Done>& run) {
+    if (run.empty()) return;
+    done_.push_back(std::move(run));
+    run.clear();
+    done_cv_.notify_one();
+  }
+
   void work() {
     Reader reader(root_, options_, false);
+    std::vector<Done> run;
     for (;;) {
-      std::size_t i;
+      std::size_t first, last;
       {
         std::lock_guard<std::mutex> lock(mu_);
+        hand_over(run);
         if (stop_ || next_ >= requests_.size()) break;
-        i = next_++;
+        first = next_;
+        last = std::min(requests_.size(), first + kRun);
+        next_ = last;
       }
-      std::uint64_t reserved = 0;
-      auto reserve = [&](std::uint64_t bytes) {
-        std::unique_lock<std::mutex> lock(mu_);
-        budget_cv_.wait(lock, [&] { return stop_ || held_ == 0 || held_ + bytes <= options_.budget; });
-        held_ += bytes;
-        reserved = bytes;
-      };
-      auto read = reader.read(i, requests_[i], reserve);
-      std::lock_guard<std::mutex> lock(mu_);
-      if (read.ok()) {
-        done_.push_back({std::move(read.value()), reserved});
-      } else {
-        held_ -= reserved;
-        fail(read.error());
+      for (std::size_t i = first; i < last; ++i) {
+        std::uint64_t reserved = 0;
+        auto reserve = [&](std::uint64_t bytes) {
+          std::unique_lock<std::mutex> lock(mu_);
+          // What this worker holds unhanded counts against the budget too: handed over first,
+          // so waiting never waits on itself.
+          if (!(held_ == 0 || held_ + bytes <= options_.budget)) hand_over(run);
+          budget_cv_.wait(lock, [&] { return stop_ || held_ == 0 || held_ + bytes <= options_.budget; });
+          held_ += bytes;
+          reserved = bytes;
+        };
+        auto read = reader.read(i, requests_[i], reserve);
+        if (!read.ok()) {
+          std::lock_guard<std::mutex> lock(mu_);
+          held_ -= reserved;
+          fail(read.error());
+          break;
+        }
+        run.push_back({std::move(read.value()), reserved});
       }
-      done_cv_.notify_one();
     }
     std::lock_guard<std::mutex> lock(mu_);
+    hand_over(run);
     --running_;
     done_cv_.notify_one();
   }
@@ -143,7 +172,7 @@ class Pool {
   std::condition_variable done_cv_, budget_cv_;
   std::size_t next_ = 0;
   unsigned running_ = 0;
-  std::deque<Done> done_;
+  std::vector<std::vector<Done>> done_;
   std::uint64_t held_ = 0;
   bool stop_ = false;
   std::optional<Status> error_;
