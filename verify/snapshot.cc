@@ -185,8 +185,8 @@ struct SnapshotStore::Impl {
   Status open_rules_handle(const std::string& repo_path, const std::set<std::string>& patterns, Repo& handle) const;
   // Reads (and hashes) what the walk found that may have changed or that the index does not hold,
   // on worker threads, and puts it into the index here; collects the paths whose content or mode
-  // changed into `changed`, what could not be read into `unread`.
-  Status stage_walked(Walked& w, const std::string& repo_path, std::set<std::string>& changed, std::vector<std::string>& unread);
+  // changed into `changed` (unsorted), what could not be read into `unread`.
+  Status stage_walked(Walked& w, const std::string& repo_path, std::vector<std::string>& changed, std::vector<std::string>& unread);
   Status pack() {
     unpacked_bytes = 0;
     return packs.write_pack();
@@ -488,13 +488,13 @@ Result<std::vector<std::string>> SnapshotStore::scan() {
   if (m.after_walk_hook) m.after_walk_hook();
 
   // 3. Update the index: hash what may have changed; a stat-only change (touch) is no change.
-  std::set<std::string> changed;
+  std::vector<std::string> changed;
   std::vector<std::string> unread = w.unread;
   TRY_STATUS(m.stage_walked(w, repo_path_, changed, unread));
   for (const auto& path : w.deleted) {
     if (hidden_by_unread(w.unread, path)) continue;  // not seen is not gone
     if (git_index_remove_bypath(index, path.c_str()) != 0) return git_failure("remove " + path + " from index");
-    changed.insert(path);
+    changed.push_back(path);
   }
   m.racy = std::move(w.racy);
   m.add_unread(unread);
@@ -502,7 +502,9 @@ Result<std::vector<std::string>> SnapshotStore::scan() {
 
   // The index stays in memory between scans: rewriting a 100,000-entry index file (or its tree)
   // after every step would cost more than the scan. write_tree() and flush() are for the ends.
-  return std::vector<std::string>(changed.begin(), changed.end());
+  std::sort(changed.begin(), changed.end());
+  changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
+  return changed;
 }
 
 namespace {
@@ -538,7 +540,7 @@ IgnorePrefilter load_prefilter(const std::string& repo_path, const std::string& 
 
 }  // namespace
 
-Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path, std::set<std::string>& changed,
+Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path, std::vector<std::string>& changed,
                                          std::vector<std::string>& unread) {
   std::vector<FileReadRequest> requests;
   requests.reserve(w.candidates.size() + w.unknown.size());
@@ -572,7 +574,10 @@ Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path
   };
   BlobSink sink{&packs, own.get(), &unpacked_bytes};
   git_index* idx = index.get();
-  return read_files(*root, requests, options, [&](FileRead& read) -> Status {
+  // Entries go into the index after the reads, in path order: libgit2 keeps its entries sorted, so
+  // one added out of order moves every entry after it (on a first scan, reads finish in no order).
+  std::vector<git_index_entry> staged;
+  Status read = read_files(*root, requests, options, [&](FileRead& read) -> Status {
     if (read.ignored) return ok_status();
     const std::string& path = requests[read.request].path;
     const bool is_tracked = read.request < tracked;
@@ -586,27 +591,35 @@ Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path
       index_dirty = true;
     }
     Entry::Kind kind = read.kind;
+    bool same = false;  // tracked, and its content and mode are what the index holds
     if (read.too_large) {
       TRY(kind, stage(*root, sink, idx, path));
+      const git_index_entry* now = git_index_get_bypath(idx, path.c_str(), 0);
+      same = now != nullptr && git_oid_equal(&now->id, &old_id) && now->mode == old_mode;
     } else if (kind == Entry::Kind::kFile || kind == Entry::Kind::kSymlink) {
+      staged.push_back(index_entry(read.st, read.id, path));
+      same = git_oid_equal(&read.id, &old_id) && staged.back().mode == old_mode;
       sink.add_hashed(read.id, std::move(read.content));
-      git_index_entry entry = index_entry(read.st, read.id, path);
-      if (git_index_add(idx, &entry) != 0) return git_failure("add " + path + " to the index");
     }
     if (unpacked_bytes > kPackEvery) TRY_STATUS(pack());
     if (kind == Entry::Kind::kUnreadable) {
       unread.push_back(path);  // a tracked entry stays as it was
     } else if (!is_tracked) {
-      if (kind != Entry::Kind::kGone) changed.insert(path);
+      if (kind != Entry::Kind::kGone) changed.push_back(path);
     } else if (kind == Entry::Kind::kGone) {
       if (git_index_remove_bypath(idx, path.c_str()) != 0) return git_failure("remove " + path + " from index");
-      changed.insert(path);
-    } else if (const git_index_entry* now = git_index_get_bypath(idx, path.c_str(), 0);
-               now == nullptr || !git_oid_equal(&now->id, &old_id) || now->mode != old_mode) {
-      changed.insert(path);
+      changed.push_back(path);
+    } else if (!same) {
+      changed.push_back(path);
     }
     return ok_status();
   });
+  if (!read.ok()) return read;
+  std::sort(staged.begin(), staged.end(), [](const git_index_entry& a, const git_index_entry& b) { return std::strcmp(a.path, b.path) < 0; });
+  for (const git_index_entry& entry : staged) {
+    if (git_index_add(idx, &entry) != 0) return git_failure(fmt::format("add {} to the index", entry.path));
+  }
+  return ok_status();
 }
 
 Status SnapshotStore::Impl::open_rules_handle(const std::string& repo_path, const std::set<std::string>& patterns, Repo& handle) const {
