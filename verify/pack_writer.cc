@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -34,33 +35,63 @@ void put_u32(std::string& out, std::uint32_t v) {
   out.append(b, 4);
 }
 
-// One object as it sits in the pack: the type-and-size header, then the zlib stream.
-struct Packed {
-  std::string bytes;
-  std::uint32_t crc = 0;
-  bool ok = true;
-};
-
-Packed pack_one(const PackObject& o) {
-  Packed p;
-  std::uint64_t size = o.data->size();
-  unsigned char c = static_cast<unsigned char>((static_cast<unsigned>(o.type) << 4) | (size & 15));
-  size >>= 4;
-  while (size != 0) {
-    p.bytes.push_back(static_cast<char>(c | 0x80));
-    c = static_cast<unsigned char>(size & 0x7f);
-    size >>= 7;
+// Compresses objects one after another, each a zlib stream of its own (as git's loose objects and
+// packs hold them). A stream is set up once per thread and reset per object: compress2 sets one
+// up per object, allocating and clearing ~300 KB, which for a 100-byte file costs more than
+// compressing it. Small objects get a small window and hash table (cheaper to reset; an object
+// smaller than the window compresses about as well); any zlib reader inflates either.
+class Deflater {
+ public:
+  Deflater() = default;
+  Deflater(const Deflater&) = delete;
+  Deflater& operator=(const Deflater&) = delete;
+  ~Deflater() {
+    for (auto& s : streams_) {
+      if (s.ready) deflateEnd(&s.z);
+    }
   }
-  p.bytes.push_back(static_cast<char>(c));
-  std::size_t head = p.bytes.size();
-  uLongf bound = compressBound(static_cast<uLong>(o.data->size()));
-  p.bytes.resize(head + bound);
-  p.ok = compress2(reinterpret_cast<Bytef*>(p.bytes.data() + head), &bound,
-                   reinterpret_cast<const Bytef*>(o.data->data()), static_cast<uLong>(o.data->size()), Z_BEST_SPEED) == Z_OK;
-  p.bytes.resize(head + bound);
-  p.crc = static_cast<std::uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(p.bytes.data()), static_cast<uInt>(p.bytes.size())));
-  return p;
-}
+
+  // Appends `o` as it sits in a pack to `out`: its type-and-size header, then its zlib stream.
+  // Returns the CRC-32 of those bytes, or nullopt when zlib failed.
+  std::optional<std::uint32_t> append(const PackObject& o, std::string& out) {
+    std::size_t start = out.size();
+    std::uint64_t size = o.data->size();
+    unsigned char c = static_cast<unsigned char>((static_cast<unsigned>(o.type) << 4) | (size & 15));
+    size >>= 4;
+    while (size != 0) {
+      out.push_back(static_cast<char>(c | 0x80));
+      c = static_cast<unsigned char>(size & 0x7f);
+      size >>= 7;
+    }
+    out.push_back(static_cast<char>(c));
+    Stream& s = streams_[o.data->size() <= kSmall ? 0 : 1];
+    if (!s.ready) {
+      bool small = &s == &streams_[0];
+      if (deflateInit2(&s.z, Z_BEST_SPEED, Z_DEFLATED, small ? 12 : 15, small ? 4 : 8, Z_DEFAULT_STRATEGY) != Z_OK) return std::nullopt;
+      s.ready = true;
+    } else if (deflateReset(&s.z) != Z_OK) {
+      return std::nullopt;
+    }
+    uLong bound = deflateBound(&s.z, static_cast<uLong>(o.data->size()));
+    std::size_t head = out.size();
+    out.resize(head + bound);
+    s.z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(o.data->data()));
+    s.z.avail_in = static_cast<uInt>(o.data->size());
+    s.z.next_out = reinterpret_cast<Bytef*>(out.data() + head);
+    s.z.avail_out = static_cast<uInt>(bound);
+    if (deflate(&s.z, Z_FINISH) != Z_STREAM_END) return std::nullopt;
+    out.resize(head + (bound - s.z.avail_out));
+    return static_cast<std::uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(out.data() + start), static_cast<uInt>(out.size() - start)));
+  }
+
+ private:
+  static constexpr std::size_t kSmall = 4096;  // the small stream's window
+  struct Stream {
+    z_stream z{};
+    bool ready = false;
+  };
+  Stream streams_[2];  // small objects, the rest
+};
 
 bool write_all(int fd, const std::string& s) {
   for (std::size_t done = 0; done < s.size();) {
@@ -90,26 +121,45 @@ Status write_file_atomically(const std::string& dir, const std::string& name, co
 
 Result<std::string> write_pack_files(const std::string& pack_dir, std::vector<PackObject> objects, const std::string& marker) {
   std::sort(objects.begin(), objects.end(), [](const PackObject& a, const PackObject& b) { return git_oid_cmp(&a.id, &b.id) < 0; });
-  std::vector<Packed> packed(objects.size());
-  unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+  // Each thread packs a contiguous share of the objects into a body of its own; the pack is the
+  // bodies one after another (no allocation per object).
+  unsigned threads = static_cast<unsigned>(std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 4));
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, objects.size()));
+  std::vector<std::string> bodies(threads);
+  std::vector<std::uint64_t> offsets(objects.size());  // within its body until the bodies are joined
+  std::vector<std::uint32_t> crcs(objects.size());
+  std::vector<char> failed(threads, 0);
+  auto share = [&](unsigned t) { return objects.size() * t / threads; };
   {
     std::vector<std::thread> pool;
     for (unsigned t = 0; t < threads; ++t) {
       pool.emplace_back([&, t] {
-        for (std::size_t i = t; i < objects.size(); i += threads) packed[i] = pack_one(objects[i]);
+        Deflater deflater;
+        std::string& body = bodies[t];
+        for (std::size_t i = share(t); i < share(t + 1); ++i) {
+          offsets[i] = body.size();
+          auto crc = deflater.append(objects[i], body);
+          if (!crc) {
+            failed[t] = 1;
+            return;
+          }
+          crcs[i] = *crc;
+        }
       });
     }
     for (auto& th : pool) th.join();
   }
+  if (std::find(failed.begin(), failed.end(), 1) != failed.end()) return make_error(ErrorCode::kIo, "snapshot: cannot compress an object");
   std::string pack = "PACK";
   put_u32(pack, 2);
   put_u32(pack, static_cast<std::uint32_t>(objects.size()));
-  std::vector<std::uint64_t> offsets(objects.size());
-  for (std::size_t i = 0; i < packed.size(); ++i) {
-    if (!packed[i].ok) return make_error(ErrorCode::kIo, "snapshot: cannot compress an object");
-    offsets[i] = pack.size();
-    pack += packed[i].bytes;
-    packed[i].bytes = std::string();
+  std::size_t total = pack.size() + GIT_OID_RAWSZ;
+  for (const auto& body : bodies) total += body.size();
+  pack.reserve(total);
+  for (unsigned t = 0; t < threads; ++t) {
+    for (std::size_t i = share(t); i < share(t + 1); ++i) offsets[i] += pack.size();
+    pack += bodies[t];
+    bodies[t] = std::string();
   }
   Sha1 pack_sum;
   pack_sum.update(pack.data(), pack.size());
@@ -124,7 +174,7 @@ Result<std::string> write_pack_files(const std::string& pack_dir, std::vector<Pa
     put_u32(idx, static_cast<std::uint32_t>(at));
   }
   for (const auto& o : objects) idx.append(reinterpret_cast<const char*>(o.id.id), GIT_OID_RAWSZ);
-  for (const auto& p : packed) put_u32(idx, p.crc);
+  for (std::uint32_t crc : crcs) put_u32(idx, crc);
   std::string large;
   for (std::uint64_t off : offsets) {
     if (off < 0x80000000u) {
