@@ -141,6 +141,51 @@ TEST_SUITE("verify") {
     }
   }
 
+  TEST_CASE("a first scan, whose walk stats no file, reads what was swapped in after the walk as what it is now") {
+    // Nothing is tracked: the walk takes files from the listing alone, and the read proves each.
+    std::string outside = make_temp_dir("outside");
+    write_file(outside + "/f.txt", kCanary);
+    std::string ws = make_temp_dir("ws");
+    write_file(ws + "/pipe.txt", "a file, then a FIFO\n");
+    write_file(ws + "/link.txt", "a file, then a symlink\n");
+    write_file(ws + "/dir.txt", "a file, then a folder\n");
+    write_file(ws + "/d/f.txt", "inside\n");
+    write_file(ws + "/e/f.txt", "before\n");
+    write_file(ws + "/run.sh", "#!/bin/sh\n");
+    auto snap = verify::SnapshotStore::open(make_temp_dir("store"), ws);
+    REQUIRE(snap.ok());
+    (*snap)->set_after_walk_hook_for_tests([&] {
+      fs::remove(ws + "/pipe.txt");
+      REQUIRE(::mkfifo((ws + "/pipe.txt").c_str(), 0644) == 0);
+      fs::remove(ws + "/link.txt");
+      fs::create_symlink(outside + "/f.txt", ws + "/link.txt");
+      fs::remove(ws + "/dir.txt");
+      write_file(ws + "/dir.txt/inner", "not seen by this walk\n");
+      fs::rename(ws + "/d", ws + "/d.moved");
+      fs::create_directory_symlink(outside, ws + "/d");
+      write_file(ws + "/e/f.txt", "after, longer\n");
+      fs::permissions(ws + "/run.sh", fs::perms::owner_exec, fs::perm_options::add);
+    });
+    auto s = (*snap)->scan();  // a FIFO read would block here
+    REQUIRE(s.ok());
+    REQUIRE((*snap)->freeze_ignore_rules({}).ok());
+    CHECK(*s == std::vector<std::string>{"e/f.txt", "link.txt", "run.sh"});
+    CHECK((*snap)->unread().empty());
+    std::string t = (*snap)->write_tree().value();
+    auto link = (*snap)->read_file(t, "link.txt").value();
+    REQUIRE(link.has_value());
+    CHECK(link->mode == 0120000u);
+    CHECK(link->content == outside + "/f.txt");
+    CHECK_FALSE((*snap)->read(t, "pipe.txt").value().has_value());
+    CHECK_FALSE((*snap)->read(t, "dir.txt").value().has_value());
+    CHECK_FALSE((*snap)->read(t, "d/f.txt").value().has_value());
+    CHECK((*snap)->read(t, "e/f.txt").value() == std::optional<std::string>("after, longer\n"));
+    auto run = (*snap)->read_file(t, "run.sh").value();
+    REQUIRE(run.has_value());
+    CHECK(run->mode == 0100755u);  // the mode from the file read, not from the listing
+    fs::remove(ws + "/pipe.txt");
+  }
+
   TEST_CASE("a file that vanishes between the walk and the read is a deletion, not an unread path") {
     std::string ws = make_temp_dir("ws");
     write_file(ws + "/f.txt", "one\n");

@@ -170,21 +170,19 @@ Entry BeneathLooker::look(std::string_view rel) {
   std::size_t slash = rel.rfind('/');
   std::string_view dir = slash == std::string_view::npos ? std::string_view() : rel.substr(0, slash);
   std::string name(slash == std::string_view::npos ? rel : rel.substr(slash + 1));
-  if (!cached_ || dir != dir_) {
-    Opened opened = root_.open(std::string(dir), O_PATH | O_DIRECTORY);
-    fd_ = std::move(opened.fd);
-    error_ = opened.error;
-    dir_.assign(dir);
-    cached_ = true;
-  }
   Entry e;
-  if (!fd_.valid()) {
-    e.kind = is_gone(error_) ? Entry::Kind::kGone : Entry::Kind::kUnreadable;
-    e.error = error_;
-    return e;
+  if (!dir_fd_.valid() || dir != dir_) {
+    Opened opened = root_.open(std::string(dir), O_PATH | O_DIRECTORY);
+    dir_fd_ = std::move(opened.fd);
+    dir_.assign(dir);
+    if (!dir_fd_.valid()) {  // not kept: the next path of this folder tries again
+      e.kind = is_gone(opened.error) ? Entry::Kind::kGone : Entry::Kind::kUnreadable;
+      e.error = opened.error;
+      return e;
+    }
   }
   if (name.empty()) return e;  // the root, or a path ending in '/': not a file
-  return BeneathRoot::look_in(fd_.get(), name.c_str());
+  return BeneathRoot::look_in(dir_fd_.get(), name.c_str());
 }
 
 bool read_to_end(int fd, std::string& out) {

@@ -76,10 +76,8 @@ class BeneathLooker {
 
  private:
   const BeneathRoot& root_;
-  bool cached_ = false;
-  std::string dir_;       // the folder of the last path ("" the root)
-  sandbox::UniqueFd fd_;  // dir_, O_PATH; invalid when it could not be opened (error_)
-  int error_ = 0;
+  std::string dir_;           // the folder of the last path ("" the root)
+  sandbox::UniqueFd dir_fd_;  // dir_, O_PATH; invalid when it could not be opened
 };
 
 // Reads `fd` to its end into `out`. False with errno set on a read error.

@@ -410,6 +410,7 @@ struct SnapshotStore::Impl::Walked {
   std::vector<std::string> deleted;     // tracked paths the walk did not meet
   std::vector<std::string> unread;      // what the walk could not look at
   std::set<std::string> racy;
+  std::int64_t racy_from = 0;  // a file changed this second or later is racy
   std::vector<std::string> gitignores;
 };
 
@@ -427,7 +428,7 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() const {
   std::vector<Bucket> buckets(threads);
   bool collect_gitignores = frozen.get() == nullptr;  // the first scan
   auto note = [&](Bucket& b, const FileStat& f) {
-    if (f.mtime_s >= racy_from || f.ctime_s >= racy_from) b.racy.push_back(f.path);
+    if (f.stated && (f.mtime_s >= racy_from || f.ctime_s >= racy_from)) b.racy.push_back(f.path);
     if (collect_gitignores && is_gitignore(f.path)) b.gitignores.push_back(f.path);
   };
   IndexView view(index.get());
@@ -454,8 +455,13 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() const {
     std::lock_guard<std::mutex> lock(ignore_mu);
     return !is_ignored(path);
   };
-  WalkResult walked = walk_workdir(*root, "", enter, visit, threads);
+  // The files of a folder with nothing tracked are all unknown: read (unless ignored) whatever
+  // their stat, which the read then takes from the file it opened.
+  WalkOptions options;
+  options.stat_files_in = [&view](std::string_view dir) { return view.has_prefix(dir); };
+  WalkResult walked = walk_workdir(*root, "", enter, visit, threads, options);
   Walked out;
+  out.racy_from = racy_from;
   out.unread = std::move(walked.unread);
   for (std::size_t i = 0; i < view.size(); ++i) {
     if (!seen[i]) out.deleted.push_back(view.at(i)->path);
@@ -591,6 +597,11 @@ Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path
       index_dirty = true;
     }
     Entry::Kind kind = read.kind;
+    // The walk did not stat the files of folders with nothing tracked: their racy check is here.
+    if (!is_tracked && (kind == Entry::Kind::kFile || kind == Entry::Kind::kSymlink) &&
+        (read.st.st_mtim.tv_sec >= w.racy_from || read.st.st_ctim.tv_sec >= w.racy_from)) {
+      w.racy.insert(path);
+    }
     bool same = false;  // tracked, and its content and mode are what the index holds
     if (read.too_large) {
       TRY(kind, stage(*root, sink, idx, path));

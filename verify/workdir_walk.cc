@@ -34,6 +34,7 @@ bool skip_name(const char* name, bool at_root, bool candor_files) {
 
 // Fills `f` (all but its path) from `st`; false for what git does not track (FIFOs, devices...).
 bool fill_file_stat(const struct stat& st, FileStat& f) {
+  f.stated = true;
   f.mode = git_file_mode(st);
   if (f.mode == 0) return false;
   f.size = static_cast<std::int64_t>(st.st_size);
@@ -115,6 +116,7 @@ class Walker {
     job.fd.release();  // the DIR owns it now
     int dfd = ::dirfd(d.get());
     bool at_root = job.rel.empty();
+    bool stat_files = !options_.stat_files_in || options_.stat_files_in(job.rel);
     for (;;) {
       errno = 0;
       struct dirent* e = ::readdir(d.get());
@@ -124,28 +126,47 @@ class Walker {
         return;
       }
       if (skip_name(e->d_name, at_root, options_.skip_candor_files)) continue;
+      // A folder is opened with O_DIRECTORY | O_NOFOLLOW (which proves it one), and a file of a
+      // folder that needs no stats is read later by whoever wants it: the listing's type does.
+      if (e->d_type == DT_DIR && enter(dfd, job.rel, e->d_name, out)) continue;
+      if (!stat_files && (e->d_type == DT_REG || e->d_type == DT_LNK)) {
+        file.stated = false;
+        file.mode = e->d_type == DT_LNK ? 0120000 : 0100644;
+        file.path.assign(job.rel).append(e->d_name);
+        visit_(thread, file);
+        continue;
+      }
       struct stat st{};
       if (::fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
         if (!is_gone(errno)) out.unread.push_back(job.rel + e->d_name);
         continue;
       }
       if (S_ISDIR(st.st_mode)) {
-        std::string dir = job.rel + e->d_name + "/";
-        if (!tracked_dir_(dir)) {
-          out.untracked_dirs.push_back(dir);
-          continue;
-        }
-        UniqueFd child(::openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-        if (child.valid()) {
-          push({std::move(child), dir});
-        } else if (!is_gone(errno)) {
-          out.unread.push_back(dir);
-        }
+        enter(dfd, job.rel, e->d_name, out);  // no folder any more either: gone, as it was not met
       } else if (fill_file_stat(st, file)) {
         file.path.assign(job.rel).append(e->d_name);
         visit_(thread, file);
       }
     }
+  }
+
+  // Queues the folder `name` of `rel` for listing, or notes it untracked or unread. False when
+  // it is no folder any more (a symlink or a file now): the caller looks at what it is.
+  bool enter(int dfd, const std::string& rel, const char* name, WalkResult& out) {
+    std::string dir = rel + name + "/";
+    if (!tracked_dir_(dir)) {
+      out.untracked_dirs.push_back(dir);
+      return true;
+    }
+    UniqueFd child(::openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (child.valid()) {
+      push({std::move(child), dir});
+    } else if (errno == ELOOP || errno == ENOTDIR) {
+      return false;
+    } else if (errno != ENOENT) {
+      out.unread.push_back(dir);
+    }
+    return true;
   }
 
   const std::function<bool(std::string_view)>& tracked_dir_;

@@ -20,6 +20,9 @@ namespace candor::verify {
 
 struct FileStat {
   std::string path;    // relative, '/'-separated
+  // False for a file of a folder whose files need no stat (WalkOptions::stat_files_in): the
+  // listing's type alone, `mode` 0100644 or 0120000, the other fields 0.
+  bool stated = true;
   std::uint32_t mode;  // git mode: 0100644, 0100755 or 0120000
   std::int64_t size;
   std::int64_t mtime_s, mtime_ns, ctime_s, ctime_ns;
@@ -47,6 +50,10 @@ struct WalkOptions {
   // snapshots). A git working tree read for `verify --git BASE..` holds them like any file: a name
   // must not hide a file there.
   bool skip_candor_files = true;
+  // Whether the files of folder `dir` ("" the root, "a/b/") need their stat; thread-safe. Unset:
+  // all do. Files of a folder that need none cost no system call of their own where the listing
+  // says what they are (a workspace without a repository is all such folders, on a first scan).
+  std::function<bool(std::string_view)> stat_files_in = nullptr;
 };
 
 // Walks `start` ("" or "dir/") beneath `root`, opened through it so no symlink is followed on the
