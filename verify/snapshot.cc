@@ -583,6 +583,8 @@ Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path
   // Entries go into the index after the reads, in path order: libgit2 keeps its entries sorted, so
   // one added out of order moves every entry after it (on a first scan, reads finish in no order).
   std::vector<git_index_entry> staged;
+  staged.reserve(requests.size());
+  changed.reserve(changed.size() + requests.size());
   Status read = read_files(*root, requests, options, [&](FileRead& read) -> Status {
     if (read.ignored) return ok_status();
     const std::string& path = requests[read.request].path;
