@@ -1,5 +1,6 @@
 #include "verify/snapshot.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -502,6 +503,34 @@ Result<std::vector<std::string>> SnapshotStore::scan() {
 
   // The index stays in memory between scans: rewriting a 100,000-entry index file (or its tree)
   // after every step would cost more than the scan. write_tree() and flush() are for the ends.
+  return std::vector<std::string>(changed.begin(), changed.end());
+}
+
+Result<std::vector<std::string>> SnapshotStore::scan_paths(const std::vector<std::string>& paths) {
+  Impl& m = *impl_;
+  if (!m.scanned || m.frozen.get() == nullptr) return scan();
+  Impl::Walked w;
+  std::vector<std::string> looked_at;
+  for (const auto& path : paths) {
+    if (path.empty() || path == "." || path.front() == '/') return scan();
+    if (!snapshot_may_hold(path, m.skip_dir)) continue;  // no scan looks there
+    // The tool resolved the path itself: through a symlinked folder, what it wrote is elsewhere.
+    if (std::size_t slash = path.rfind('/'); slash != std::string::npos) {
+      Opened folder = m.root->open(path.substr(0, slash), O_PATH | O_DIRECTORY);
+      if (!folder.fd.valid()) return scan();
+    }
+    bool tracked = git_index_get_bypath(m.index.get(), path.c_str(), 0) != nullptr;
+    (tracked ? w.candidates : w.unknown).push_back(path);
+    looked_at.push_back(path);
+  }
+  UncheckedObjectIds unchecked;
+  std::set<std::string> changed;
+  std::vector<std::string> unread;
+  TRY_STATUS(m.stage_walked(w, repo_path_, changed, unread));
+  // Just written: its timestamp cannot vouch for it yet (see walk()).
+  m.racy.insert(looked_at.begin(), looked_at.end());
+  m.add_unread(unread);
+  if (!changed.empty()) m.contents_changed();
   return std::vector<std::string>(changed.begin(), changed.end());
 }
 
