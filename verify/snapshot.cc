@@ -25,10 +25,12 @@
 #include "verify/file_reads.h"
 #include "verify/ignore_prefilter.h"
 #include "verify/ignore_shadow.h"
+#include "verify/index_view.h"
 #include "verify/pack_writer.h"
 #include "verify/repository_lock.h"
 #include "verify/snapshot_objects.h"
 #include "verify/snapshot_repository.h"
+#include "verify/tree_update.h"
 #include "verify/workdir_walk.h"
 
 namespace candor::verify {
@@ -109,26 +111,6 @@ bool snapshot_may_hold(std::string_view path, std::string_view skip_dir) {
   return true;
 }
 
-// Beside the index: the tree its contents make, and the index file's checksum when it was saved,
-// "<tree id> <checksum>". Good only for that very file: an index written since (by another run,
-// or by `candor gc`), edited or removed makes it stale, and the tree is built again.
-constexpr const char* kIndexTree = "candor-index-tree";
-
-std::string index_checksum(git_index* index) {
-  const git_oid* sum = git_index_checksum(index);
-  return sum != nullptr ? oid_str(*sum) : std::string();
-}
-
-// The tree saved beside `index` when it still describes it and the store holds it, else "".
-std::string read_index_tree(const std::string& repo_path, git_index* index, git_odb* own) {
-  std::ifstream in(repo_path + "/" + kIndexTree);
-  std::string tree, checksum;
-  if (!(in >> tree >> checksum) || git_index_entrycount(index) == 0 || checksum != index_checksum(index)) return "";
-  git_oid id;
-  if (git_oid_fromstr(&id, tree.c_str()) != 0 || !git_odb_exists(own, &id)) return "";
-  return tree;
-}
-
 }  // namespace
 
 struct SnapshotStore::Impl {
@@ -150,6 +132,10 @@ struct SnapshotStore::Impl {
   std::string index_tree;
   bool index_dirty = false;  // the index in memory differs from the saved file (stat data included)
   bool index_tree_saved = false;  // index_tree is what kIndexTree says of the saved index
+  // While index_tree is unknown: the last tree known of the index ("" if none) and every path
+  // changed since, from which write_tree() builds the next one.
+  std::string tree_base;
+  std::set<std::string> changed_since_base;
   // The ignore rules, fixed by the first scan once its walk is done: a second handle on this
   // repository whose work tree is a private copy of the .gitignore files that walk met. Every
   // ignore decision after that walk is this handle's, so later .gitignore edits change nothing,
@@ -193,8 +179,24 @@ struct SnapshotStore::Impl {
     return packs.write_pack();
   }
   Status drop_ignored();
-  // The index's contents changed: its tree must be built again, and the file written.
-  void contents_changed() {
+  // The index's contents changed at `paths`: its tree is built again from the last one known,
+  // writing only the folders that hold them (tree_update.h), and the file is written.
+  template <typename Paths>
+  void contents_changed(const Paths& paths) {
+    if (!index_tree.empty()) {
+      tree_base = index_tree;
+      changed_since_base.clear();
+    }
+    if (!tree_base.empty()) changed_since_base.insert(paths.begin(), paths.end());
+    forget_tree();
+  }
+  // ... where, is not known (a seeded index): its tree is built from scratch.
+  void contents_changed_everywhere() {
+    tree_base.clear();
+    changed_since_base.clear();
+    forget_tree();
+  }
+  void forget_tree() {
     index_tree.clear();
     index_tree_saved = false;
     index_dirty = true;
@@ -259,37 +261,6 @@ Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& st
 }
 
 namespace {
-
-// The index's entries, sorted by path (libgit2 keeps them so), for lookups from walker threads.
-class IndexView {
- public:
-  explicit IndexView(git_index* index) {
-    std::size_t n = git_index_entrycount(index);
-    entries_.reserve(n);
-    paths_.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      entries_.push_back(git_index_get_byindex(index, i));
-      paths_.emplace_back(entries_.back()->path);
-    }
-  }
-  // Position of the entry for `path`, or npos.
-  std::size_t find(std::string_view path) const {
-    auto it = std::lower_bound(paths_.begin(), paths_.end(), path);
-    return it != paths_.end() && *it == path ? static_cast<std::size_t>(it - paths_.begin()) : npos;
-  }
-  // Whether any entry lies beneath `dir` ("a/b/"). Paths sharing a prefix are contiguous.
-  bool has_prefix(std::string_view dir) const {
-    auto it = std::lower_bound(paths_.begin(), paths_.end(), dir);
-    return it != paths_.end() && it->substr(0, dir.size()) == dir;
-  }
-  const git_index_entry* at(std::size_t i) const { return entries_[i]; }
-  std::size_t size() const { return entries_.size(); }
-  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
-
- private:
-  std::vector<const git_index_entry*> entries_;
-  std::vector<std::string_view> paths_;  // views of entries_' paths, sorted as the index is
-};
 
 // The index entry for what `st` describes, truncated as git truncates.
 git_index_entry index_entry(const struct stat& st, const git_oid& id, const std::string& path) {
@@ -478,7 +449,7 @@ Result<std::vector<std::string>> SnapshotStore::scan() {
   // for, as git does: a file whose stat matches its entry (and is not racy) is not read.
   if (!m.scanned && git_index_entrycount(index) == 0 && !m.workspace_index.empty()) {
     seed_from_index(index, m.workspace_index, m.racy, [&m](std::string_view path) { return snapshot_may_hold(path, m.skip_dir); });
-    m.contents_changed();
+    m.contents_changed_everywhere();
   }
   m.scanned = true;
   Impl::Walked w = m.walk();
@@ -499,7 +470,7 @@ Result<std::vector<std::string>> SnapshotStore::scan() {
   }
   m.racy = std::move(w.racy);
   m.add_unread(unread);
-  if (!changed.empty()) m.contents_changed();
+  if (!changed.empty()) m.contents_changed(changed);
 
   // The index stays in memory between scans: rewriting a 100,000-entry index file (or its tree)
   // after every step would cost more than the scan. write_tree() and flush() are for the ends.
@@ -530,7 +501,7 @@ Result<std::vector<std::string>> SnapshotStore::scan_paths(const std::vector<std
   // Just written: its timestamp cannot vouch for it yet (see walk()).
   m.racy.insert(looked_at.begin(), looked_at.end());
   m.add_unread(unread);
-  if (!changed.empty()) m.contents_changed();
+  if (!changed.empty()) m.contents_changed(changed);
   return std::vector<std::string>(changed.begin(), changed.end());
 }
 
@@ -688,7 +659,7 @@ Status SnapshotStore::Impl::drop_ignored() {
   for (const auto& path : drop) {
     if (git_index_remove_bypath(index.get(), path.c_str()) != 0) return git_failure("remove " + path + " from index");
   }
-  if (!drop.empty()) contents_changed();
+  if (!drop.empty()) contents_changed(drop);
   return ok_status();
 }
 
@@ -702,8 +673,24 @@ Result<std::string> SnapshotStore::write_tree() {
   git_oid tree;
   {
     UncheckedObjectIds unchecked;
-    if (git_index_write_tree(&tree, m.index.get()) != 0) return git_failure("write tree");
+    std::optional<git_oid> updated;
+    if (!m.tree_base.empty()) {
+      TRY(git_oid base, parse_oid(m.tree_base));
+      auto built = update_tree(m.repo.get(), m.index.get(), base, m.changed_since_base);
+      if (built.ok()) {
+        updated = *built;
+      } else if (built.error().code != ErrorCode::kNotFound) {
+        return built.error();
+      }
+    }
+    if (updated) {
+      tree = *updated;
+    } else if (git_index_write_tree(&tree, m.index.get()) != 0) {
+      return git_failure("write tree");
+    }
   }
+  m.tree_base.clear();
+  m.changed_since_base.clear();
   TRY_STATUS(m.pack());  // on disk before anyone is told the tree's id
   m.index_tree = oid_str(tree);
   return m.index_tree;
