@@ -131,6 +131,10 @@ struct SnapshotStore::Impl {
   // change since the last run reuses it instead of building it again. "" when unknown.
   std::string index_tree;
   bool index_dirty = false;  // the index in memory differs from the saved file (stat data included)
+  // Entries scans may have changed since the index was read or saved (an upper bound), and whether
+  // more than a scan changed it (seeded, pruned): see flush().
+  std::size_t entries_since_save = 0;
+  bool rewrite_index = false;
   bool index_tree_saved = false;  // index_tree is what kIndexTree says of the saved index
   // While index_tree is unknown: the last tree known of the index ("" if none) and every path
   // changed since, from which write_tree() builds the next one.
@@ -192,6 +196,7 @@ struct SnapshotStore::Impl {
   }
   // ... where, is not known (a seeded index): its tree is built from scratch.
   void contents_changed_everywhere() {
+    rewrite_index = true;
     tree_base.clear();
     changed_since_base.clear();
     forget_tree();
@@ -462,6 +467,7 @@ Result<std::vector<std::string>> SnapshotStore::scan() {
   // 3. Update the index: hash what may have changed; a stat-only change (touch) is no change.
   std::set<std::string> changed;
   std::vector<std::string> unread = w.unread;
+  const std::size_t restated = w.candidates.size();  // their stat data at least is saved anew
   TRY_STATUS(m.stage_walked(w, repo_path_, changed, unread));
   for (const auto& path : w.deleted) {
     if (hidden_by_unread(w.unread, path)) continue;  // not seen is not gone
@@ -470,6 +476,7 @@ Result<std::vector<std::string>> SnapshotStore::scan() {
   }
   m.racy = std::move(w.racy);
   m.add_unread(unread);
+  m.entries_since_save += restated + changed.size();
   if (!changed.empty()) m.contents_changed(changed);
 
   // The index stays in memory between scans: rewriting a 100,000-entry index file (or its tree)
@@ -501,6 +508,7 @@ Result<std::vector<std::string>> SnapshotStore::scan_paths(const std::vector<std
   // Just written: its timestamp cannot vouch for it yet (see walk()).
   m.racy.insert(looked_at.begin(), looked_at.end());
   m.add_unread(unread);
+  m.entries_since_save += looked_at.size();
   if (!changed.empty()) m.contents_changed(changed);
   return std::vector<std::string>(changed.begin(), changed.end());
 }
@@ -659,7 +667,10 @@ Status SnapshotStore::Impl::drop_ignored() {
   for (const auto& path : drop) {
     if (git_index_remove_bypath(index.get(), path.c_str()) != 0) return git_failure("remove " + path + " from index");
   }
-  if (!drop.empty()) contents_changed(drop);
+  if (!drop.empty()) {
+    rewrite_index = true;
+    contents_changed(drop);
+  }
   return ok_status();
 }
 
@@ -701,11 +712,21 @@ Status SnapshotStore::flush() {
   // The saved index names only objects on disk: the next run trusts it.
   TRY_STATUS(m.pack());
   // An index no scan changed (not even a stat) is left as it is: a warm run on an unchanged
-  // workspace writes nothing of its size.
+  // workspace writes nothing of its size. Nor is one whose scans changed a few entries of many
+  // (at most 1 in 100): the next run finds those again by their stat and hashes them, which costs
+  // less than writing the whole index; the tree and the ignore patterns saved beside it then stay
+  // as they are, since they describe the index as saved.
+  const std::size_t few = git_index_entrycount(m.index.get()) / 100;
+  if (m.index_dirty && !m.rewrite_index && m.entries_since_save <= few && m.frozen_ignore == m.index_ignore &&
+      !git_oid_is_zero(git_index_checksum(m.index.get()))) {
+    return ok_status();
+  }
   if (m.index_dirty) {
     if (git_index_write(m.index.get()) != 0) return git_failure("write index");
     m.index_dirty = false;
     m.index_tree_saved = false;
+    m.entries_since_save = 0;
+    m.rewrite_index = false;
   }
   // The tree its contents make, for the next run (else that run builds it again when it needs it).
   if (!m.index_tree.empty() && !m.index_tree_saved) {
