@@ -262,6 +262,14 @@ Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& st
       if (e->mtime.seconds >= index_stat.st_mtim.tv_sec - 1) impl->racy.insert(e->path);
     }
   }
+  // A store that has never seen the workspace starts from what the workspace's own index vouches
+  // for, as git does: a file whose stat matches its entry (and is not racy) is not read by the
+  // first scan. Done here, where a run opens the store beside its credential walk.
+  if (Impl& m = *impl; git_index_entrycount(m.index.get()) == 0 && !m.workspace_index.empty()) {
+    UncheckedObjectIds unchecked;
+    seed_from_index(m.index.get(), m.workspace_index, m.racy, [&m](std::string_view path) { return snapshot_may_hold(path, m.skip_dir); });
+    m.contents_changed_everywhere();
+  }
   return std::unique_ptr<SnapshotStore>(new SnapshotStore(std::move(impl), repo_path));
 }
 
@@ -450,12 +458,6 @@ Result<std::vector<std::string>> SnapshotStore::scan() {
   Impl& m = *impl_;
   git_index* index = m.index.get();
   UncheckedObjectIds unchecked;
-  // A store that has never seen the workspace starts from what the workspace's own index vouches
-  // for, as git does: a file whose stat matches its entry (and is not racy) is not read.
-  if (!m.scanned && git_index_entrycount(index) == 0 && !m.workspace_index.empty()) {
-    seed_from_index(index, m.workspace_index, m.racy, [&m](std::string_view path) { return snapshot_may_hold(path, m.skip_dir); });
-    m.contents_changed_everywhere();
-  }
   m.scanned = true;
   Impl::Walked w = m.walk();
   if (std::find(w.unread.begin(), w.unread.end(), "./") != w.unread.end()) {
