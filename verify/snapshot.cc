@@ -696,11 +696,11 @@ Result<std::string> SnapshotStore::write_tree() {
         return built.error();
       }
     }
-    if (updated) {
-      tree = *updated;
-    } else if (git_index_write_tree(&tree, m.index.get()) != 0) {
-      return git_failure("write tree");
+    if (!updated) {
+      TRY(git_oid built, build_tree(m.repo.get(), m.index.get()));
+      updated = built;
     }
+    tree = *updated;
   }
   m.tree_base.clear();
   m.changed_since_base.clear();

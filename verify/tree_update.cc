@@ -17,6 +17,8 @@ Error git_failure(const std::string& what) {
 
 class Updater {
  public:
+  // Every folder is written.
+  Updater(git_repository* repo, git_index* index) : repo_(repo), view_(index), all_dirty_(true) {}
   Updater(git_repository* repo, git_index* index, const std::set<std::string>& changed) : repo_(repo), view_(index) {
     // Every folder holding a changed path, up to the root (""), is written again.
     dirty_.insert("");
@@ -49,7 +51,7 @@ class Updater {
       const git_tree_entry* was = before != nullptr ? git_tree_entry_byname(before, name.c_str()) : nullptr;
       if (was != nullptr && git_tree_entry_type(was) != GIT_OBJECT_TREE) was = nullptr;
       git_oid id;
-      if (dirty_.count(sub) != 0) {
+      if (all_dirty_ || dirty_.count(sub) != 0) {
         Tree sub_before;
         if (was != nullptr && git_tree_lookup(sub_before.out(), repo_, git_tree_entry_id(was)) != 0) return git_failure("read the tree of " + sub);
         TRY(id, build(sub, sub_before.get()));
@@ -73,6 +75,7 @@ class Updater {
   git_repository* repo_;
   IndexView view_;
   std::set<std::string> dirty_;
+  bool all_dirty_ = false;
 };
 
 }  // namespace
@@ -82,5 +85,7 @@ Result<git_oid> update_tree(git_repository* repo, git_index* index, const git_oi
   if (git_tree_lookup(before.out(), repo, &base) != 0) return make_error(ErrorCode::kNotFound, "snapshot: the earlier tree is not in the store");
   return Updater(repo, index, changed).build("", before.get());
 }
+
+Result<git_oid> build_tree(git_repository* repo, git_index* index) { return Updater(repo, index).build("", nullptr); }
 
 }  // namespace candor::verify

@@ -20,4 +20,8 @@ namespace candor::verify {
 // `repo`'s object database.
 Result<git_oid> update_tree(git_repository* repo, git_index* index, const git_oid& base, const std::set<std::string>& changed);
 
+// The tree `index` makes, every folder written (what git_index_write_tree does, without reading
+// every tree back afterwards to fill the index's cache).
+Result<git_oid> build_tree(git_repository* repo, git_index* index);
+
 }  // namespace candor::verify
