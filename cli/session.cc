@@ -79,7 +79,7 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
     std::fprintf(stderr, "candor: could not remove what a killed run left: %s\n", error.c_str());
   }
   // Two fixed costs of every start need nothing of what follows and run beside it (the credential
-  // walk, the store's index): libgit2's initialisation (it loads the TLS certificates) and the
+  // walk, the snapshot store's opening): libgit2's initialisation (it loads the TLS certificates) and the
   // sandbox probe (it forks children and waits for them). Both are joined before this returns.
   const sandbox::Mechanisms mechanisms = sandbox::mechanisms_from_environment();
   std::future<void> git_ready = std::async(std::launch::async, git_init_once);
@@ -96,6 +96,12 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
                                                              .secrets = sandbox::SecretFilter(config.secrets_allow)});
   if (!workspace.ok()) return make_error(ErrorCode::kInvalidInput, workspace.error().message);
   s->workspace_ = std::move(workspace.value());
+  // The snapshot store's opening (its index: a stat per file of a large workspace, read back) needs
+  // nothing of what follows, and runs beside the credential walk below.
+  std::future<Result<std::unique_ptr<verify::SnapshotStore>>> snapshots =
+      std::async(std::launch::async, [&store = *s->store_, root = s->workspace_->root(), ignore = config.snapshot_ignore] {
+        return verify::SnapshotStore::open(store.dir(), root, ignore);
+      });
   TRY_STATUS(assertions::add_external_evaluators(s->evaluators_, config.evaluators, ".candor/config.json"));
   s->catalog_ = executor::make_catalog(s->tools_, s->evaluators_);
   TRY(s->expects_, parse_expects(args.expects, config.expect, s->catalog_, ".candor/config.json"));
@@ -127,7 +133,7 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   o.progress = args.progress;
   o.cancel = args.cancel;
 
-  TRY(s->snapshots_, verify::SnapshotStore::open(s->store_->dir(), s->workspace_->root(), config.snapshot_ignore));
+  TRY(s->snapshots_, snapshots.get());
   sandbox::Protections protections = sandbox::expected_protections(policy, probed.get());
   if (args.require_sandbox && !protections.missing().empty()) {
     std::string missing;

@@ -151,7 +151,7 @@ StepRecord Executor::run_step(const planner::PlanStep& step, int round, RoundOut
   ToolResult result = tool->run(step.args, ctx);
   facts_.budget.used.steps++;
 
-  if (!tool->read_only()) rec.changed_paths = scan_for_changes(step.id);
+  if (!tool->read_only()) rec.changed_paths = scan_for_changes(step.id, result.wrote);
 
   // A shell step that asserts its exit code lets the assertion decide, unless it timed out.
   bool excused = step.tool == "shell" && !result.ok && !result.timed_out && result.exit_code &&
@@ -203,9 +203,14 @@ bool Executor::workspace_as_scanned() const {
   return scanned_ && !wrote_since_scan_ && sandbox::processes_started() == processes_at_scan_;
 }
 
-std::vector<std::string> Executor::scan_for_changes(const std::string& step_id) {
+std::vector<std::string> Executor::scan_for_changes(const std::string& step_id,
+                                                    const std::optional<std::vector<std::string>>& wrote) {
   std::uint64_t processes = sandbox::processes_started();
-  auto scan = deps_.snapshots.scan();
+  // Only the step's own tool can have written since the last scan when no process has started
+  // since (none outlives what started it): a tool that names what it wrote is believed, since it is
+  // candor's code, not the agent's. A large workspace is then not walked after every file_write.
+  bool only_named = wrote.has_value() && scanned_ && processes == processes_at_scan_;
+  auto scan = only_named ? deps_.snapshots.scan_paths(*wrote) : deps_.snapshots.scan();
   if (!scan.ok()) {
     scanned_ = false;
     if (scan_error_.empty()) scan_error_ = scan.error().message;

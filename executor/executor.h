@@ -92,7 +92,9 @@ class Executor {
 
  private:
   StepRecord run_step(const planner::PlanStep& step, int round, RoundOutcome& outcome);
-  std::vector<std::string> scan_for_changes(const std::string& step_id);
+  // `wrote`: what the step's tool says it wrote, when it knows (ToolResult::wrote).
+  std::vector<std::string> scan_for_changes(const std::string& step_id,
+                                            const std::optional<std::vector<std::string>>& wrote = std::nullopt);
   // A scan succeeded; `processes_before` is sandbox::processes_started() from before it began.
   void note_scan(std::uint64_t processes_before);
   // Nothing of the run can have changed the workspace since the latest scan, which succeeded.

@@ -29,6 +29,10 @@ struct ToolResult {
   std::size_t output_bytes = 0;
   bool output_truncated = false;
   bool timed_out = false;  // a deadline ended it: never excused by an exit_code_eq assertion
+  // Every workspace path the tool may have changed, when it knows them (candor's own file tools,
+  // which write in this process): the scan after the step may then look at these alone, as long as
+  // no process has run since the last scan. nullopt: anything may have changed.
+  std::optional<std::vector<std::string>> wrote;
 
   static ToolResult failure(std::string error) {
     ToolResult r;

@@ -16,12 +16,22 @@ ToolResult done(const std::string& message) {
   return r;
 }
 
-// The effect tools act on one path argument.
+// The effect tools act on one path argument, and change nothing else: the result names it
+// (normalised as the workspace resolves it), whether the step succeeded or not.
 class PathEffectTool : public Tool {
  public:
   bool read_only() const override { return false; }
   bool effect() const override { return true; }
   std::string target(const nlohmann::json& args) const override { return args.value("path", ""); }
+  ToolResult run(const nlohmann::json& args, const ToolContext& ctx) const final {
+    ToolResult result = act(args, ctx);
+    auto normalized = sandbox::Workspace::check_relative(args.at("path").get<std::string>());
+    result.wrote = normalized.ok() ? std::vector<std::string>{*normalized} : std::vector<std::string>{};
+    return result;
+  }
+
+ protected:
+  virtual ToolResult act(const nlohmann::json& args, const ToolContext& ctx) const = 0;
 };
 
 // Allowed on a credential file: replacing it whole reveals nothing of it, and its diff is withheld
@@ -34,7 +44,7 @@ class FileWrite final : public PathEffectTool {
                               {"content", ArgType::kString, true, "the whole new content"}}};
     return s;
   }
-  ToolResult run(const nlohmann::json& args, const ToolContext& ctx) const override {
+  ToolResult act(const nlohmann::json& args, const ToolContext& ctx) const override {
     std::string path = args.at("path").get<std::string>();
     const std::string& content = args.at("content").get_ref<const std::string&>();
     Status s = ctx.workspace.write_file(path, content);
@@ -72,7 +82,7 @@ class FilePatch final : public PathEffectTool {
                               {"edits", ArgType::kEdits, true, "[{find, replace, count?}], applied in order"}}};
     return s;
   }
-  ToolResult run(const nlohmann::json& args, const ToolContext& ctx) const override {
+  ToolResult act(const nlohmann::json& args, const ToolContext& ctx) const override {
     std::string path = args.at("path").get<std::string>();
     // A credential file is refused here, before any edit is tried: "find occurs 0 times" would
     // tell the agent whether its guess of the content was right.
@@ -108,7 +118,7 @@ class FileDelete final : public PathEffectTool {
     static const Signature s{"file_delete", "delete a file", {{"path", ArgType::kString, true, "file to delete"}}};
     return s;
   }
-  ToolResult run(const nlohmann::json& args, const ToolContext& ctx) const override {
+  ToolResult act(const nlohmann::json& args, const ToolContext& ctx) const override {
     std::string path = args.at("path").get<std::string>();
     Status s = ctx.workspace.delete_file(path);
     if (!s.ok()) return ToolResult::failure(s.error().message);

@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <chrono>
 #include <filesystem>
+#include <thread>
 #include <random>
 
 #include <fmt/format.h>
@@ -127,7 +129,14 @@ Result<std::unique_ptr<RunStore>> RunStore::open(const std::string& dir) {
   std::unique_ptr<RunStore> store(new RunStore(std::filesystem::absolute(dir).lexically_normal().string(), db));
   sqlite3_busy_timeout(db, 5000);
   // auto_vacuum takes effect only on a database with no table yet, and only before WAL is on.
-  TRY_STATUS(store->exec("PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"));
+  // Runs started at once on a new store race to switch it to WAL, and SQLite answers the losers
+  // "database is locked" at once, without waiting (the busy timeout does not cover it): wait here.
+  for (auto waited = std::chrono::milliseconds(0);; waited += std::chrono::milliseconds(20)) {
+    Status pragmas = store->exec("PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+    if (pragmas.ok()) break;
+    if ((sqlite3_errcode(db) & 0xff) != SQLITE_BUSY || waited >= std::chrono::seconds(5)) return pragmas.error();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   {
     Stmt s(db, "PRAGMA user_version");
     if (s.ok() && s.step() == SQLITE_ROW && s.int64(0) > kSchemaVersion) {

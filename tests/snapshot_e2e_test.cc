@@ -52,6 +52,33 @@ TEST_SUITE("e2e") {
     }
   }
 
+  TEST_CASE("after a file tool, only its path is looked at unless a process ran: what an assertion's command wrote is still seen") {
+    Env env;
+    // s1's assertion runs a program that writes a file: the scan after s2 (a file_write that names
+    // only its own path) must still look everywhere, or out.txt is in no snapshot.
+    std::string plan = env.plan_file(R"({"goal_kind": "modify", "steps": [
+        {"id": "s1", "tool": "file_write", "args": {"path": "a.txt", "content": "a\n"},
+         "assert": [{"type": "command_succeeds", "command": "echo sneaked > out.txt"}]},
+        {"id": "s2", "tool": "file_write", "args": {"path": "b.txt", "content": "b\n"}}], "then": "finish"})");
+    json run = parse_stdout(env.exec(plan));
+    CHECK(mutated(run, "a.txt"));
+    CHECK(mutated(run, "b.txt"));
+    CHECK(mutated(run, "out.txt"));
+  }
+
+  TEST_CASE("a file_write through a symlinked folder is reported where the file landed, attributed to its step") {
+    Env env;
+    std::filesystem::create_directories(env.ws + "/real");
+    std::filesystem::create_directory_symlink("real", env.ws + "/link");
+    std::string plan = env.plan_file(R"({"goal_kind": "modify", "steps": [
+        {"id": "s1", "tool": "file_write", "args": {"path": "link/x.txt", "content": "x\n"}}], "then": "finish"})");
+    json run = parse_stdout(env.exec(plan));
+    REQUIRE(mutated(run, "real/x.txt"));
+    for (const auto& m : run["mutations"]) {
+      if (m["path"] == "real/x.txt") CHECK(m["steps"] == json::array({"s1"}));
+    }
+  }
+
   TEST_CASE("a repository a step creates inside the workspace does not hide the files in it") {
     Env env;
     // HOME: the sandbox keeps a shell step out of the real one, which git would read.

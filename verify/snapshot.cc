@@ -1,5 +1,6 @@
 #include "verify/snapshot.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,10 +25,12 @@
 #include "verify/file_reads.h"
 #include "verify/ignore_prefilter.h"
 #include "verify/ignore_shadow.h"
+#include "verify/index_view.h"
 #include "verify/pack_writer.h"
 #include "verify/repository_lock.h"
 #include "verify/snapshot_objects.h"
 #include "verify/snapshot_repository.h"
+#include "verify/tree_update.h"
 #include "verify/workdir_walk.h"
 
 namespace candor::verify {
@@ -108,26 +111,6 @@ bool snapshot_may_hold(std::string_view path, std::string_view skip_dir) {
   return true;
 }
 
-// Beside the index: the tree its contents make, and the index file's checksum when it was saved,
-// "<tree id> <checksum>". Good only for that very file: an index written since (by another run,
-// or by `candor gc`), edited or removed makes it stale, and the tree is built again.
-constexpr const char* kIndexTree = "candor-index-tree";
-
-std::string index_checksum(git_index* index) {
-  const git_oid* sum = git_index_checksum(index);
-  return sum != nullptr ? oid_str(*sum) : std::string();
-}
-
-// The tree saved beside `index` when it still describes it and the store holds it, else "".
-std::string read_index_tree(const std::string& repo_path, git_index* index, git_odb* own) {
-  std::ifstream in(repo_path + "/" + kIndexTree);
-  std::string tree, checksum;
-  if (!(in >> tree >> checksum) || git_index_entrycount(index) == 0 || checksum != index_checksum(index)) return "";
-  git_oid id;
-  if (git_oid_fromstr(&id, tree.c_str()) != 0 || !git_odb_exists(own, &id)) return "";
-  return tree;
-}
-
 }  // namespace
 
 struct SnapshotStore::Impl {
@@ -148,7 +131,15 @@ struct SnapshotStore::Impl {
   // change since the last run reuses it instead of building it again. "" when unknown.
   std::string index_tree;
   bool index_dirty = false;  // the index in memory differs from the saved file (stat data included)
+  // Entries scans may have changed since the index was read or saved (an upper bound), and whether
+  // more than a scan changed it (seeded, pruned): see flush().
+  std::size_t entries_since_save = 0;
+  bool rewrite_index = false;
   bool index_tree_saved = false;  // index_tree is what kIndexTree says of the saved index
+  // While index_tree is unknown: the last tree known of the index ("" if none) and every path
+  // changed since, from which write_tree() builds the next one.
+  std::string tree_base;
+  std::set<std::string> changed_since_base;
   // The ignore rules, fixed by the first scan once its walk is done: a second handle on this
   // repository whose work tree is a private copy of the .gitignore files that walk met. Every
   // ignore decision after that walk is this handle's, so later .gitignore edits change nothing,
@@ -192,8 +183,25 @@ struct SnapshotStore::Impl {
     return packs.write_pack();
   }
   Status drop_ignored();
-  // The index's contents changed: its tree must be built again, and the file written.
-  void contents_changed() {
+  // The index's contents changed at `paths`: its tree is built again from the last one known,
+  // writing only the folders that hold them (tree_update.h), and the file is written.
+  template <typename Paths>
+  void contents_changed(const Paths& paths) {
+    if (!index_tree.empty()) {
+      tree_base = index_tree;
+      changed_since_base.clear();
+    }
+    if (!tree_base.empty()) changed_since_base.insert(paths.begin(), paths.end());
+    forget_tree();
+  }
+  // ... where, is not known (a seeded index): its tree is built from scratch.
+  void contents_changed_everywhere() {
+    rewrite_index = true;
+    tree_base.clear();
+    changed_since_base.clear();
+    forget_tree();
+  }
+  void forget_tree() {
     index_tree.clear();
     index_tree_saved = false;
     index_dirty = true;
@@ -254,41 +262,18 @@ Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& st
       if (e->mtime.seconds >= index_stat.st_mtim.tv_sec - 1) impl->racy.insert(e->path);
     }
   }
+  // A store that has never seen the workspace starts from what the workspace's own index vouches
+  // for, as git does: a file whose stat matches its entry (and is not racy) is not read by the
+  // first scan. Done here, where a run opens the store beside its credential walk.
+  if (Impl& m = *impl; git_index_entrycount(m.index.get()) == 0 && !m.workspace_index.empty()) {
+    UncheckedObjectIds unchecked;
+    seed_from_index(m.index.get(), m.workspace_index, m.racy, [&m](std::string_view path) { return snapshot_may_hold(path, m.skip_dir); });
+    m.contents_changed_everywhere();
+  }
   return std::unique_ptr<SnapshotStore>(new SnapshotStore(std::move(impl), repo_path));
 }
 
 namespace {
-
-// The index's entries, sorted by path (libgit2 keeps them so), for lookups from walker threads.
-class IndexView {
- public:
-  explicit IndexView(git_index* index) {
-    std::size_t n = git_index_entrycount(index);
-    entries_.reserve(n);
-    paths_.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      entries_.push_back(git_index_get_byindex(index, i));
-      paths_.emplace_back(entries_.back()->path);
-    }
-  }
-  // Position of the entry for `path`, or npos.
-  std::size_t find(std::string_view path) const {
-    auto it = std::lower_bound(paths_.begin(), paths_.end(), path);
-    return it != paths_.end() && *it == path ? static_cast<std::size_t>(it - paths_.begin()) : npos;
-  }
-  // Whether any entry lies beneath `dir` ("a/b/"). Paths sharing a prefix are contiguous.
-  bool has_prefix(std::string_view dir) const {
-    auto it = std::lower_bound(paths_.begin(), paths_.end(), dir);
-    return it != paths_.end() && it->substr(0, dir.size()) == dir;
-  }
-  const git_index_entry* at(std::size_t i) const { return entries_[i]; }
-  std::size_t size() const { return entries_.size(); }
-  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
-
- private:
-  std::vector<const git_index_entry*> entries_;
-  std::vector<std::string_view> paths_;  // views of entries_' paths, sorted as the index is
-};
 
 // The index entry for what `st` describes, truncated as git truncates.
 git_index_entry index_entry(const struct stat& st, const git_oid& id, const std::string& path) {
@@ -479,12 +464,6 @@ Result<std::vector<std::string>> SnapshotStore::scan() {
   Impl& m = *impl_;
   git_index* index = m.index.get();
   UncheckedObjectIds unchecked;
-  // A store that has never seen the workspace starts from what the workspace's own index vouches
-  // for, as git does: a file whose stat matches its entry (and is not racy) is not read.
-  if (!m.scanned && git_index_entrycount(index) == 0 && !m.workspace_index.empty()) {
-    seed_from_index(index, m.workspace_index, m.racy, [&m](std::string_view path) { return snapshot_may_hold(path, m.skip_dir); });
-    m.contents_changed();
-  }
   m.scanned = true;
   Impl::Walked w = m.walk();
   if (std::find(w.unread.begin(), w.unread.end(), "./") != w.unread.end()) {
@@ -496,6 +475,7 @@ Result<std::vector<std::string>> SnapshotStore::scan() {
   // 3. Update the index: hash what may have changed; a stat-only change (touch) is no change.
   std::vector<std::string> changed;
   std::vector<std::string> unread = w.unread;
+  const std::size_t restated = w.candidates.size();  // their stat data at least is saved anew
   TRY_STATUS(m.stage_walked(w, repo_path_, changed, unread));
   for (const auto& path : w.deleted) {
     if (hidden_by_unread(w.unread, path)) continue;  // not seen is not gone
@@ -504,10 +484,42 @@ Result<std::vector<std::string>> SnapshotStore::scan() {
   }
   m.racy = std::move(w.racy);
   m.add_unread(unread);
-  if (!changed.empty()) m.contents_changed();
+  m.entries_since_save += restated + changed.size();
+  if (!changed.empty()) m.contents_changed(changed);
 
   // The index stays in memory between scans: rewriting a 100,000-entry index file (or its tree)
   // after every step would cost more than the scan. write_tree() and flush() are for the ends.
+  std::sort(changed.begin(), changed.end());
+  changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
+  return changed;
+}
+
+Result<std::vector<std::string>> SnapshotStore::scan_paths(const std::vector<std::string>& paths) {
+  Impl& m = *impl_;
+  if (!m.scanned || m.frozen.get() == nullptr) return scan();
+  Impl::Walked w;
+  std::vector<std::string> looked_at;
+  for (const auto& path : paths) {
+    if (path.empty() || path == "." || path.front() == '/') return scan();
+    if (!snapshot_may_hold(path, m.skip_dir)) continue;  // no scan looks there
+    // The tool resolved the path itself: through a symlinked folder, what it wrote is elsewhere.
+    if (std::size_t slash = path.rfind('/'); slash != std::string::npos) {
+      Opened folder = m.root->open(path.substr(0, slash), O_PATH | O_DIRECTORY);
+      if (!folder.fd.valid()) return scan();
+    }
+    bool tracked = git_index_get_bypath(m.index.get(), path.c_str(), 0) != nullptr;
+    (tracked ? w.candidates : w.unknown).push_back(path);
+    looked_at.push_back(path);
+  }
+  UncheckedObjectIds unchecked;
+  std::vector<std::string> changed;
+  std::vector<std::string> unread;
+  TRY_STATUS(m.stage_walked(w, repo_path_, changed, unread));
+  // Just written: its timestamp cannot vouch for it yet (see walk()).
+  m.racy.insert(looked_at.begin(), looked_at.end());
+  m.add_unread(unread);
+  m.entries_since_save += looked_at.size();
+  if (!changed.empty()) m.contents_changed(changed);
   std::sort(changed.begin(), changed.end());
   changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
   return changed;
@@ -685,7 +697,10 @@ Status SnapshotStore::Impl::drop_ignored() {
   for (const auto& path : drop) {
     if (git_index_remove_bypath(index.get(), path.c_str()) != 0) return git_failure("remove " + path + " from index");
   }
-  if (!drop.empty()) contents_changed();
+  if (!drop.empty()) {
+    rewrite_index = true;
+    contents_changed(drop);
+  }
   return ok_status();
 }
 
@@ -699,8 +714,24 @@ Result<std::string> SnapshotStore::write_tree() {
   git_oid tree;
   {
     UncheckedObjectIds unchecked;
-    if (git_index_write_tree(&tree, m.index.get()) != 0) return git_failure("write tree");
+    std::optional<git_oid> updated;
+    if (!m.tree_base.empty()) {
+      TRY(git_oid base, parse_oid(m.tree_base));
+      auto built = update_tree(m.repo.get(), m.index.get(), base, m.changed_since_base);
+      if (built.ok()) {
+        updated = *built;
+      } else if (built.error().code != ErrorCode::kNotFound) {
+        return built.error();
+      }
+    }
+    if (!updated) {
+      TRY(git_oid built, build_tree(m.repo.get(), m.index.get()));
+      updated = built;
+    }
+    tree = *updated;
   }
+  m.tree_base.clear();
+  m.changed_since_base.clear();
   TRY_STATUS(m.pack());  // on disk before anyone is told the tree's id
   m.index_tree = oid_str(tree);
   return m.index_tree;
@@ -711,11 +742,21 @@ Status SnapshotStore::flush() {
   // The saved index names only objects on disk: the next run trusts it.
   TRY_STATUS(m.pack());
   // An index no scan changed (not even a stat) is left as it is: a warm run on an unchanged
-  // workspace writes nothing of its size.
+  // workspace writes nothing of its size. Nor is one whose scans changed a few entries of many
+  // (at most 1 in 100): the next run finds those again by their stat and hashes them, which costs
+  // less than writing the whole index; the tree and the ignore patterns saved beside it then stay
+  // as they are, since they describe the index as saved.
+  const std::size_t few = git_index_entrycount(m.index.get()) / 100;
+  if (m.index_dirty && !m.rewrite_index && m.entries_since_save <= few && m.frozen_ignore == m.index_ignore &&
+      !git_oid_is_zero(git_index_checksum(m.index.get()))) {
+    return ok_status();
+  }
   if (m.index_dirty) {
     if (git_index_write(m.index.get()) != 0) return git_failure("write index");
     m.index_dirty = false;
     m.index_tree_saved = false;
+    m.entries_since_save = 0;
+    m.rewrite_index = false;
   }
   // The tree its contents make, for the next run (else that run builds it again when it needs it).
   if (!m.index_tree.empty() && !m.index_tree_saved) {

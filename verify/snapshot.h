@@ -46,6 +46,13 @@ class SnapshotStore {
   // workspace itself cannot be listed, or the repository cannot be written.
   Result<std::vector<std::string>> scan();
 
+  // scan() for when only candor's own file tools can have written since the last scan (no process
+  // has run since) and `paths` are all they wrote: looks at these alone, as a full scan would (the
+  // frozen ignore rules decide for a path the index does not hold). A path reached through a
+  // symlinked folder, or whose folder is gone, may have been written elsewhere: then the whole
+  // workspace is scanned. REQUIRES: a scan() before, in this run.
+  Result<std::vector<std::string>> scan_paths(const std::vector<std::string>& paths);
+
   // Writes the tree of the index as of the last scan and returns its id: the snapshot. While no
   // scan has changed the index's contents since it was last built (in this run, or saved with
   // the index by the last flush), the same id, without building it again.

@@ -21,6 +21,7 @@
 #include "verify/ignore_shadow.h"
 #include "verify/repository_lock.h"
 #include "verify/snapshot.h"
+#include "verify/snapshot_repository.h"
 
 namespace candor::verify {
 namespace {
@@ -159,15 +160,19 @@ Status drop_refs(git_repository* repo, const std::vector<std::string>& names) {
   return ok_status();
 }
 
-// The tree of the index as it is saved: its entries' blobs and, when its cache says the whole
-// tree is known, that cached tree, which the next run's write_tree returns without writing it.
-// Writing it here (trees only) makes both reachable. nullopt: there is no index.
-Result<std::optional<git_oid>> index_tree(git_repository* repo, const std::string& repo_path) {
+// The tree of the index as it is saved: its entries' blobs and the tree the next run's write_tree
+// returns without writing it (or builds its next tree from): the one saved beside the index when it
+// still describes it, else the one the index's cache says, written here (trees only) so both are
+// reachable. nullopt: there is no index.
+Result<std::optional<git_oid>> index_tree(git_repository* repo, git_odb* own, const std::string& repo_path) {
   std::string path = repo_path + "/index";
   if (!fs::exists(path)) return std::optional<git_oid>();
   GitIndex index;
   if (git_index_open(index.out(), path.c_str()) != 0) return git_failure("read " + path);
   git_oid tree;
+  if (std::string saved = read_index_tree(repo_path, index.get(), own); !saved.empty() && git_oid_fromstr(&tree, saved.c_str()) == 0) {
+    return std::optional<git_oid>(tree);
+  }
   if (git_index_write_tree_to(&tree, index.get(), repo) != 0) return git_failure("the tree of " + path);
   return std::optional<git_oid>(tree);
 }
@@ -291,7 +296,7 @@ struct Collector {
     }
     TRY_STATUS(drop_refs(repo, plan.drop));
     step("refs dropped");
-    TRY(auto indexed, index_tree(repo, repo_path));
+    TRY(auto indexed, index_tree(repo, own.get(), repo_path));
     if (indexed) reach.walk(*indexed);
     std::vector<std::string> old_packs = packs_in(objects_dir + "/pack");
     // Already one pack of exactly what is reachable (the last gc's, nothing since): a 100,000-object

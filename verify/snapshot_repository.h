@@ -25,4 +25,16 @@ Status use_own_config(git_repository* repo, const std::string& repo_path, const 
 // and opens the winner's. (Initialising in place raced on `config.lock`.)
 Status create_repository(const std::string& repo_path, const std::string& workspace_root);
 
+// Beside the index: the tree its contents make, and the index file's checksum when it was saved,
+// "<tree id> <checksum>". Good only for that very file: an index written since (by another run,
+// or by `candor gc`), edited or removed makes it stale, and the tree is built again.
+inline constexpr const char* kIndexTree = "candor-index-tree";
+
+// The checksum git_index_write gave `index` (hex; "" for an index never saved).
+std::string index_checksum(git_index* index);
+
+// The tree saved beside `index` (the repository's index, read from `repo_path`) when it still
+// describes it and `objects` holds it, else "".
+std::string read_index_tree(const std::string& repo_path, git_index* index, git_odb* objects);
+
 }  // namespace candor::verify

@@ -1,0 +1,93 @@
+// SnapshotStore::scan_paths: after a step of candor's own file tools, looking only at the paths the
+// tool wrote must give what a scan of the whole workspace gives.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/test_support.h"
+#include "verify/snapshot.h"
+
+using namespace candor;
+using candor::testing::make_temp_dir;
+using candor::testing::run_command;
+using candor::testing::write_file;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::unique_ptr<verify::SnapshotStore> first_scanned(const std::string& ws) {
+  auto snap = verify::SnapshotStore::open(make_temp_dir("store"), ws);
+  REQUIRE(snap.ok());
+  REQUIRE((*snap)->scan().ok());
+  REQUIRE((*snap)->freeze_ignore_rules({}).ok());
+  return std::move(snap.value());
+}
+
+std::vector<std::string> scanned(Result<std::vector<std::string>> r) {
+  REQUIRE(r.ok());
+  return *r;
+}
+
+}  // namespace
+
+TEST_SUITE("verify") {
+  TEST_CASE("a scan of the paths a tool wrote agrees with a scan of everything, through many kinds of write") {
+    std::string ws = make_temp_dir("ws");
+    REQUIRE(run_command({"/usr/bin/git", "init", "-q", ws}).exit_code == 0);
+    write_file(ws + "/.gitignore", "build/\n*.log\n!keep.log\n");
+    write_file(ws + "/src/a.txt", "a\n");
+    write_file(ws + "/build/out.o", "obj\n");
+    write_file(ws + "/vendor/lib/file.c", "c\n");
+    REQUIRE(run_command({"/usr/bin/git", "init", "-q", ws + "/vendor/lib"}).exit_code == 0);
+    auto targeted = first_scanned(ws);
+    auto full = first_scanned(ws);
+    REQUIRE(targeted->write_tree().value() == full->write_tree().value());
+
+    // What file_write, file_patch and file_delete can do: create (in new folders too), rewrite,
+    // delete; in tracked, ignored, re-included and nested-repository places, and .gitignore itself.
+    const std::vector<std::string> paths = {"src/a.txt", "src/b.txt",       "new/deep/c.txt", "build/x.o",    "build/sub/y.txt",
+                                            "debug.log", "keep.log",        "src/keep.log",   ".gitignore",   "vendor/lib/file.c",
+                                            "vendor/lib/new.c", "top.txt"};
+    std::mt19937 rng(15);
+    for (int i = 0; i < 120; ++i) {
+      const std::string& path = paths[rng() % paths.size()];
+      CAPTURE(i);
+      CAPTURE(path);
+      if (rng() % 4 == 0) {
+        fs::remove(ws + "/" + path);
+      } else {
+        write_file(ws + "/" + path, std::string(rng() % 3, 'x') + std::to_string(rng() % 5) + "\n");
+      }
+      CHECK(scanned(targeted->scan_paths({path})) == scanned(full->scan()));
+      CHECK(targeted->write_tree().value() == full->write_tree().value());
+    }
+    CHECK(targeted->unread().empty());
+  }
+
+  TEST_CASE("a path written through a symlinked folder is found where it landed: the whole workspace is scanned") {
+    std::string ws = make_temp_dir("ws");
+    write_file(ws + "/real/a.txt", "a\n");
+    fs::create_directory_symlink("real", ws + "/link");
+    auto snap = first_scanned(ws);
+    write_file(ws + "/link/x.txt", "through the link\n");  // as a tool resolving link/ would
+    CHECK(scanned(snap->scan_paths({"link/x.txt"})) == std::vector<std::string>{"real/x.txt"});
+    // A folder that is gone (the tool failed, or something removed it) is no proof either.
+    write_file(ws + "/real/b.txt", "b\n");
+    CHECK(scanned(snap->scan_paths({"gone/x.txt"})) == std::vector<std::string>{"real/b.txt"});
+  }
+
+  TEST_CASE("a named path that did not change is no change; the workspace itself or .git names nothing to skip") {
+    std::string ws = make_temp_dir("ws");
+    write_file(ws + "/a.txt", "a\n");
+    auto snap = first_scanned(ws);
+    CHECK(scanned(snap->scan_paths({"a.txt"})).empty());
+    CHECK(scanned(snap->scan_paths({})).empty());
+    write_file(ws + "/other.txt", "written by something else\n");
+    CHECK(scanned(snap->scan_paths({".git/config"})).empty());  // no snapshot holds .git
+    // "." is no file a tool writes: the whole workspace is looked at.
+    CHECK(scanned(snap->scan_paths({"."})) == std::vector<std::string>{"other.txt"});
+  }
+}

@@ -1,0 +1,27 @@
+// The tree of an index built from the tree of an earlier state of it: only the folders holding a
+// path that changed since are written again, the others are taken from the earlier tree. A warm run
+// whose steps changed a few files of a large workspace then writes a few trees, not every one
+// (libgit2's git_index_write_tree writes them all when its cache is stale, then reads every tree
+// back to refill that cache).
+#pragma once
+
+#include <git2.h>
+
+#include <set>
+#include <string>
+
+#include "core/result.h"
+
+namespace candor::verify {
+
+// The tree `index` makes, given `base`: the tree it made before `changed` (every path added,
+// modified, deleted or whose mode changed since) changed. kNotFound when `base` does not hold a
+// folder it should (the caller then builds the tree from scratch). The trees are written through
+// `repo`'s object database.
+Result<git_oid> update_tree(git_repository* repo, git_index* index, const git_oid& base, const std::set<std::string>& changed);
+
+// The tree `index` makes, every folder written (what git_index_write_tree does, without reading
+// every tree back afterwards to fill the index's cache).
+Result<git_oid> build_tree(git_repository* repo, git_index* index);
+
+}  // namespace candor::verify
