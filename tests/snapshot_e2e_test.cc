@@ -66,6 +66,26 @@ TEST_SUITE("e2e") {
     CHECK(mutated(run, "out.txt"));
   }
 
+  TEST_CASE("a folder named so git refuses it (GIT~1, .GIT) does not break the run: named as unread, the scan incomplete") {
+    Env env;
+    std::string plan = env.plan_file(R"({"goal_kind": "modify", "steps": [
+        {"id": "s1", "tool": "shell", "args": {"command": "mkdir GIT~1 && echo x > GIT~1/hooks.sh && echo y > ok.txt"},
+         "assert": [{"type": "file_contains", "path": "ok.txt", "text": "y"}]}], "then": "finish"})");
+    auto r = env.exec(plan);
+    json run = parse_stdout(r);
+    CAPTURE(r.err);
+    CHECK(run["status"] == "completed");
+    CHECK(run["scan"]["complete"] == false);
+    CHECK(run["scan"]["unread"] == json::array({"GIT~1/hooks.sh"}));
+    CHECK(mutated(run, "ok.txt"));
+    CHECK(run["verdict"] != "success");
+    // The next run on the workspace starts, and says the same.
+    json next = parse_stdout(env.exec(env.plan_file(R"({"goal_kind": "inspect", "steps": [
+        {"id": "s1", "tool": "file_read", "args": {"path": "ok.txt"}}], "then": "finish"})")));
+    CHECK(next["status"] == "completed");
+    CHECK(next["scan"]["unread"] == json::array({"GIT~1/hooks.sh"}));
+  }
+
   TEST_CASE("a file_write through a symlinked folder is reported where the file landed, attributed to its step") {
     Env env;
     std::filesystem::create_directories(env.ws + "/real");

@@ -91,3 +91,30 @@ TEST_SUITE("verify") {
     CHECK(scanned(snap->scan_paths({"."})) == std::vector<std::string>{"other.txt"});
   }
 }
+
+TEST_SUITE("verify") {
+  TEST_CASE("a name git refuses to hold (.GIT, git~1, .git.) is named as unread; the scan goes on and holds the rest") {
+    std::string ws = make_temp_dir("ws");
+    const std::vector<std::string> refused = {".GIT/config", ".Git/x", ".git./h", "GIT~1/z", "git~1/y"};  // sorted
+    const std::vector<std::string> held = {".git~1/i", "a/.gitmodules", "con/aux.txt", "dot./f", "space /g"};
+    for (const auto& n : refused) write_file(ws + "/" + n, n + "\n");
+    for (const auto& n : held) write_file(ws + "/" + n, n + "\n");
+    auto snap = verify::SnapshotStore::open(make_temp_dir("store"), ws);
+    REQUIRE(snap.ok());
+    CHECK(scanned((*snap)->scan()) == held);
+    CHECK((*snap)->unread() == refused);
+    std::string tree = (*snap)->write_tree().value();
+    for (const auto& n : held) {
+      CAPTURE(n);
+      CHECK((*snap)->read(tree, n).value() == std::optional<std::string>(n + "\n"));
+    }
+    // Written after the first scan (by a step, say), on either kind of scan: unread again, no error.
+    write_file(ws + "/GIT~1/new", "new\n");
+    write_file(ws + "/dot./f", "changed\n");
+    CHECK(scanned((*snap)->scan()) == std::vector<std::string>{"dot./f"});
+    write_file(ws + "/.GIT/more", "more\n");
+    CHECK(scanned((*snap)->scan_paths({".GIT/more"})).empty());
+    CHECK(std::count((*snap)->unread().begin(), (*snap)->unread().end(), ".GIT/more") == 1);
+    CHECK(std::count((*snap)->unread().begin(), (*snap)->unread().end(), "GIT~1/new") == 1);
+  }
+}

@@ -365,7 +365,7 @@ Result<Entry::Kind> stage(const BeneathRoot& root, const BlobSink& sink, git_ind
       id = *blob.id;
     }
     git_index_entry entry = index_entry(e.st, id, path);
-    if (git_index_add(index, &entry) != 0) return git_failure("add " + path + " to the index");
+    if (git_index_add(index, &entry) != 0) return Entry::Kind::kUnreadable;  // a name git refuses (see stage_walked)
     return e.kind;
   }
   return Entry::Kind::kUnreadable;  // it kept changing while read
@@ -641,8 +641,16 @@ Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path
   });
   if (!read.ok()) return read;
   std::sort(staged.begin(), staged.end(), [](const git_index_entry& a, const git_index_entry& b) { return std::strcmp(a.path, b.path) < 0; });
+  // A name git refuses to hold (`.GIT`, `git~1`, `.git.`: what checking it out could turn into a
+  // repository) cannot be in a snapshot: it is named as unread, and the scan goes on.
+  std::vector<std::string> refused;
   for (const git_index_entry& entry : staged) {
-    if (git_index_add(idx, &entry) != 0) return git_failure(fmt::format("add {} to the index", entry.path));
+    if (git_index_add(idx, &entry) != 0) refused.emplace_back(entry.path);
+  }
+  if (!refused.empty()) {
+    std::sort(refused.begin(), refused.end());
+    std::erase_if(changed, [&](const std::string& p) { return std::binary_search(refused.begin(), refused.end(), p); });
+    unread.insert(unread.end(), refused.begin(), refused.end());
   }
   return ok_status();
 }
