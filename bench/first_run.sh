@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A run's fixed costs on a large workspace, against git on the same files in the same run (issue 15).
 # Usage: bench/first_run.sh [FILES]   (default 100000: 100 folders x 10 x 100 small files)
-# Measures one `candor exec` of a one-step plan: the first run (a store that has never seen the
+# Measures `candor exec` of a one-step plan: the first run (a store that has never seen the
 # workspace), a warm run (same store), the same first run on a copy without a repository; and
 # `git status --porcelain`, `git add -A` into a fresh index, the store's size and file count, the
 # repository's packed size, and the first run's peak memory. Prints the ratios against the targets.
@@ -48,27 +48,38 @@ exec_in() {  # exec_in WORKSPACE STORE NAME
   time_of "$work/t-$3" "$candor" exec "$(plan "$3")" -C "$1" --store "$2" --judge never
 }
 
-gs=()
+# Each figure is the median of three, the rounds interleaved so that a noisy minute hits all alike:
+# git status; git add -A into a fresh index; a first run on a fresh store; a warm run on the first
+# round's store; a first run without a repository on a fresh store.
+gs=() adds=() firsts=() warms=() norepos=()
 for i in 1 2 3; do
   time_of "$work/t-status" git -C "$ws" status --porcelain
   gs+=("$(seconds "$work/t-status")")
+  time_of "$work/t-add" env GIT_INDEX_FILE="$work/fresh-index" git -C "$ws" add -A
+  adds+=("$(seconds "$work/t-add")")
+  rm -f "$work/fresh-index"
+  exec_in "$ws" "$work/store-$i" "first$i"
+  firsts+=("$(seconds "$work/t-first$i")")
+  if [ "$i" = 1 ]; then
+    peak_kib=$(tail -1 "$work/t-first1" | cut -d' ' -f2)
+    store_kib=$(du -sk "$work/store-1" | cut -f1)
+    store_files=$(find "$work/store-1" -type f | wc -l)
+  fi
+  exec_in "$ws" "$work/store-1" "warm$i"
+  warms+=("$(seconds "$work/t-warm$i")")
+  exec_in "$bare" "$work/store-norepo-$i" "norepo$i"
+  norepos+=("$(seconds "$work/t-norepo$i")")
+  if [ "$i" = 1 ]; then
+    norepo_kib=$(du -sk "$work/store-norepo-1" | cut -f1)
+    norepo_files=$(find "$work/store-norepo-1" -type f | wc -l)
+  fi
+  [ "$i" = 1 ] || rm -rf "$work/store-$i" "$work/store-norepo-$i"
 done
 git_status=$(median3 "${gs[@]}")
-time_of "$work/t-add" env GIT_INDEX_FILE="$work/fresh-index" git -C "$ws" add -A
-git_add=$(seconds "$work/t-add")
-rm -f "$work/fresh-index"
-
-exec_in "$ws" "$work/store" first
-first=$(seconds "$work/t-first")
-peak_kib=$(tail -1 "$work/t-first" | cut -d' ' -f2)
-store_kib=$(du -sk "$work/store" | cut -f1)
-store_files=$(find "$work/store" -type f | wc -l)
-exec_in "$ws" "$work/store" warm
-warm=$(seconds "$work/t-warm")
-exec_in "$bare" "$work/store-norepo" norepo
-norepo=$(seconds "$work/t-norepo")
-norepo_kib=$(du -sk "$work/store-norepo" | cut -f1)
-norepo_files=$(find "$work/store-norepo" -type f | wc -l)
+git_add=$(median3 "${adds[@]}")
+first=$(median3 "${firsts[@]}")
+warm=$(median3 "${warms[@]}")
+norepo=$(median3 "${norepos[@]}")
 git_dir_copy=$work/packed.git
 cp -a "$ws/.git" "$git_dir_copy"
 git --git-dir="$git_dir_copy" gc -q
@@ -76,15 +87,15 @@ pack_kib=$(git --git-dir="$git_dir_copy" count-objects -v | sed -n 's/^size-pack
 
 ratio() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(f'{a / b:.2f}' if b > 0 else 'inf')" "$1" "$2"; }
 check() { python3 -c "import sys; print('ok' if float(sys.argv[1]) <= float(sys.argv[2]) else 'OVER')" "$1" "$2"; }
-row() { printf '%-46s %10s  %s\n' "$1" "$2" "$3"; }
+row() { printf '%-50s %10s  %s\n' "$1" "$2" "$3"; }
 
 echo
 row "figure" "value" "ratio (target)"
 row "git status --porcelain (median of 3)" "${git_status} s" ""
-row "git add -A into a fresh index" "${git_add} s" ""
-r=$(ratio "$first" "$git_status"); row "candor first run, git workspace" "${first} s" "${r}x git status (<= 3.0: $(check "$r" 3.0))"
-r=$(ratio "$warm" "$git_status"); row "candor warm run (same store)" "${warm} s" "${r}x git status (<= 1.5: $(check "$r" 1.5))"
-r=$(ratio "$norepo" "$git_add"); row "candor first run, no repository" "${norepo} s" "${r}x git add -A (<= 1.0: $(check "$r" 1.0))"
+row "git add -A into a fresh index (median of 3)" "${git_add} s" ""
+r=$(ratio "$first" "$git_status"); row "candor first run, git workspace (median of 3)" "${first} s" "${r}x git status (<= 3.0: $(check "$r" 3.0))"
+r=$(ratio "$warm" "$git_status"); row "candor warm run, same store (median of 3)" "${warm} s" "${r}x git status (<= 1.5: $(check "$r" 1.5))"
+r=$(ratio "$norepo" "$git_add"); row "candor first run, no repository (median of 3)" "${norepo} s" "${r}x git add -A (<= 1.0: $(check "$r" 1.0))"
 row "repository packed (git gc)" "${pack_kib} KiB" ""
 r=$(ratio "$store_kib" "$pack_kib"); row "store after the first run" "${store_kib} KiB" "${r}x the pack (<= 2.0: $(check "$r" 2.0)); ${store_files} files"
 row "store after the first run, no repository" "${norepo_kib} KiB" "${norepo_files} files"
