@@ -86,22 +86,23 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   std::future<sandbox::Protections> probed = std::async(std::launch::async, [mechanisms] { return sandbox::probe_protections(mechanisms); });
   std::string store_dir = args.store_dir.empty() ? store::default_store_dir() : args.store_dir;
   TRY_STATUS(check_store_outside(store_dir, args.workspace));
-  TRY(s->store_, store::RunStore::open(store_dir));
+  TRY(std::string store_path, store::prepare_store_dir(store_dir));
   // Read before the workspace opens: which credential files it allows is fixed at open.
   TRY(executor::WorkspaceConfig config, executor::load_config(args.workspace));
   // The store is outside the workspace; named here, it is read-only to a step in a mount namespace
   // even where Landlock is missing.
   auto workspace = sandbox::Workspace::open(args.workspace, {.force_fallback = false,
-                                                             .protected_dirs = {s->store_->dir()},
+                                                             .protected_dirs = {store_path},
                                                              .secrets = sandbox::SecretFilter(config.secrets_allow)});
   if (!workspace.ok()) return make_error(ErrorCode::kInvalidInput, workspace.error().message);
   s->workspace_ = std::move(workspace.value());
   // The snapshot store's opening (its index: a stat per file of a large workspace, read back) needs
-  // nothing of what follows, and runs beside the credential walk below.
+  // nothing of what follows, and runs beside the run store's opening and the credential walk below.
   std::future<Result<std::unique_ptr<verify::SnapshotStore>>> snapshots =
-      std::async(std::launch::async, [&store = *s->store_, root = s->workspace_->root(), ignore = config.snapshot_ignore] {
-        return verify::SnapshotStore::open(store.dir(), root, ignore);
+      std::async(std::launch::async, [store_path, root = s->workspace_->root(), ignore = config.snapshot_ignore] {
+        return verify::SnapshotStore::open(store_path, root, ignore);
       });
+  TRY(s->store_, store::RunStore::open(store_dir));
   TRY_STATUS(assertions::add_external_evaluators(s->evaluators_, config.evaluators, ".candor/config.json"));
   s->catalog_ = executor::make_catalog(s->tools_, s->evaluators_);
   TRY(s->expects_, parse_expects(args.expects, config.expect, s->catalog_, ".candor/config.json"));

@@ -111,22 +111,27 @@ Status RunStore::exec(const char* sql) const {
   return ok_status();
 }
 
-Result<std::unique_ptr<RunStore>> RunStore::open(const std::string& dir) {
+Result<std::string> prepare_store_dir(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return make_error(ErrorCode::kIo, fmt::format("run store: cannot create {}: {}", dir, ec.message()));
-  ::chmod(dir.c_str(), 0700);  // run records hold file contents and commands
-  std::string path = dir + "/candor.db";
+  ::chmod(dir.c_str(), 0700);
   if (::access(dir.c_str(), W_OK | X_OK) != 0) {
     return make_error(ErrorCode::kIo, fmt::format("run store: cannot write in {}: {}", dir, std::strerror(errno)));
   }
+  return std::filesystem::absolute(dir).lexically_normal().string();
+}
+
+Result<std::unique_ptr<RunStore>> RunStore::open(const std::string& dir) {
+  TRY(std::string store_dir, prepare_store_dir(dir));
+  std::string path = dir + "/candor.db";
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
     Error e = db_error(db, "open " + path);
     sqlite3_close_v2(db);
     return e;
   }
-  std::unique_ptr<RunStore> store(new RunStore(std::filesystem::absolute(dir).lexically_normal().string(), db));
+  std::unique_ptr<RunStore> store(new RunStore(store_dir, db));
   sqlite3_busy_timeout(db, 5000);
   // auto_vacuum takes effect only on a database with no table yet, and only before WAL is on.
   // Runs started at once on a new store race to switch it to WAL, and SQLite answers the losers

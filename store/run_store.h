@@ -47,6 +47,10 @@ struct RunVerdict {
 // ~/.local/state/candor.
 std::string default_store_dir();
 
+// Creates the store folder `dir` (private to its owner: run records hold file contents and
+// commands) when it is missing, and returns it as RunStore::dir() will name it (absolute).
+Result<std::string> prepare_store_dir(const std::string& dir);
+
 // Not thread-safe; one per process. Several processes may share a store (WAL, busy timeout).
 class RunStore final : public EventSink {
  public:
