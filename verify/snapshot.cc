@@ -1,4 +1,5 @@
 #include "verify/snapshot.h"
+#include "verify/snapshot_impl.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -22,7 +23,6 @@
 
 #include "core/git_ptr.h"
 #include "verify/beneath.h"
-#include "verify/file_reads.h"
 #include "verify/ignore_prefilter.h"
 #include "verify/ignore_shadow.h"
 #include "verify/index_view.h"
@@ -38,17 +38,6 @@ namespace {
 
 void init_once() { git_init_once(); }
 
-Error git_failure(const std::string& what) {
-  return make_error(ErrorCode::kIo, fmt::format("snapshot: {}: {}", what, git_last_error()));
-}
-
-using Repo = GitRepo;
-using Index = GitIndex;
-using Tree = GitTree;
-using Reference = GitPtr<git_reference, git_reference_free>;
-using Odb = GitPtr<git_odb, git_odb_free>;
-using OdbStream = GitPtr<git_odb_stream, git_odb_stream_free>;
-using TreeEntry = GitPtr<git_tree_entry, git_tree_entry_free>;
 
 std::string oid_str(const git_oid& oid) {
   char buf[GIT_OID_HEXSZ + 1];
@@ -86,17 +75,6 @@ bool is_subset(const std::set<std::string>& a, const std::set<std::string>& b) {
   return std::includes(b.begin(), b.end(), a.begin(), a.end());
 }
 
-// libgit2 checks that every object an index entry or a tree names exists (it reads its header)
-// unless told not to. Here the ids come from hashing or from an index git trusts, and a read per
-// entry would cost a first snapshot a file open per file. Process-wide, so only for the scope.
-class UncheckedObjectIds {
- public:
-  UncheckedObjectIds() { git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 0); }
-  ~UncheckedObjectIds() { git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 1); }
-  UncheckedObjectIds(const UncheckedObjectIds&) = delete;
-  UncheckedObjectIds& operator=(const UncheckedObjectIds&) = delete;
-};
-
 // Whether a path can be in a snapshot at all, whatever the ignore rules say: the walk never
 // looks at a `.git`, the root's `.candor`, candor's temporary files, or the store (`skip_dir`).
 bool snapshot_may_hold(std::string_view path, std::string_view skip_dir) {
@@ -112,101 +90,6 @@ bool snapshot_may_hold(std::string_view path, std::string_view skip_dir) {
 }
 
 }  // namespace
-
-struct SnapshotStore::Impl {
-  std::optional<RepositoryLock> in_use;  // first: released after every handle below is closed
-  Repo repo;
-  Index index;
-  PackedWrites packs;                 // every object written goes to a pack through here
-  Odb own;                            // the store's objects on disk alone, without the workspace's
-  std::string workspace_index;        // the workspace's .git/index when its objects are attached
-  bool scanned = false;               // a scan was made by this handle
-  std::uint64_t unpacked_bytes = 0;   // written to memory since the last pack
-  std::string workdir;
-  std::optional<BeneathRoot> root;  // every read of the workspace starts here
-  std::string skip_dir;             // the store itself, when it lies inside the workspace ("dir/")
-  std::set<std::string> racy;       // paths whose stat cannot prove them unchanged
-  // The tree the index's contents make, while known: read at open from beside a saved index it
-  // was written with, kept while scans change nothing, so a warm run whose workspace did not
-  // change since the last run reuses it instead of building it again. "" when unknown.
-  std::string index_tree;
-  bool index_dirty = false;  // the index in memory differs from the saved file (stat data included)
-  // Entries scans may have changed since the index was read or saved (an upper bound), and whether
-  // more than a scan changed it (seeded, pruned): see flush().
-  std::size_t entries_since_save = 0;
-  bool rewrite_index = false;
-  bool index_tree_saved = false;  // index_tree is what kIndexTree says of the saved index
-  // While index_tree is unknown: the last tree known of the index ("" if none) and every path
-  // changed since, from which write_tree() builds the next one.
-  std::string tree_base;
-  std::set<std::string> changed_since_base;
-  // The ignore rules, fixed by the first scan once its walk is done: a second handle on this
-  // repository whose work tree is a private copy of the .gitignore files that walk met. Every
-  // ignore decision after that walk is this handle's, so later .gitignore edits change nothing,
-  // and no decision follows a symlink (libgit2 stats a path to tell a folder; in the copy, a
-  // path that is not a folder with a .gitignore does not exist).
-  IgnoreShadow shadow;  // declared before `frozen`: outlives the handle reading it
-  Repo frozen;
-  bool extras_fixed = false;           // freeze_ignore_rules() was called
-  std::set<std::string> open_ignore;   // config snapshot.ignore as given to open(): the first scan's
-  std::set<std::string> index_ignore;  // the patterns the saved index was last pruned with
-  std::set<std::string> frozen_ignore;
-  // What the rules of `frozen` can match, loaded by the first scan that has paths to check, again
-  // once freeze_ignore_rules() has changed them.
-  std::shared_ptr<const IgnorePrefilter> prefilter;
-  bool prefilter_frozen = false;  // loaded with the frozen patterns
-  std::set<std::string> unread_set;
-  std::vector<std::string> unread;   // unread_set, for unread()
-  std::function<void()> after_walk_hook;
-
-  git_repository* ignore_rules() const { return frozen.get() != nullptr ? frozen.get() : repo.get(); }
-  bool is_ignored(const std::string& path) const {
-    int ignored = 0;
-    return git_ignore_path_is_ignored(&ignored, ignore_rules(), path.c_str()) == 0 && ignored == 1;
-  }
-  void add_unread(const std::vector<std::string>& paths) {
-    if (paths.empty()) return;
-    unread_set.insert(paths.begin(), paths.end());
-    unread.assign(unread_set.begin(), unread_set.end());
-  }
-  struct Walked;
-  Walked walk() const;
-  Status fix_rules(const std::vector<std::string>& gitignores, const std::string& repo_path);
-  // A handle on the shadow with `patterns` on top: what `frozen` decides, for another thread.
-  Status open_rules_handle(const std::string& repo_path, const std::set<std::string>& patterns, Repo& handle) const;
-  // Reads (and hashes) what the walk found that may have changed or that the index does not hold,
-  // on worker threads, and puts it into the index here; collects the paths whose content or mode
-  // changed into `changed` (unsorted), what could not be read into `unread`.
-  Status stage_walked(Walked& w, const std::string& repo_path, std::vector<std::string>& changed, std::vector<std::string>& unread);
-  Status pack() {
-    unpacked_bytes = 0;
-    return packs.write_pack();
-  }
-  Status drop_ignored();
-  // The index's contents changed at `paths`: its tree is built again from the last one known,
-  // writing only the folders that hold them (tree_update.h), and the file is written.
-  template <typename Paths>
-  void contents_changed(const Paths& paths) {
-    if (!index_tree.empty()) {
-      tree_base = index_tree;
-      changed_since_base.clear();
-    }
-    if (!tree_base.empty()) changed_since_base.insert(paths.begin(), paths.end());
-    forget_tree();
-  }
-  // ... where, is not known (a seeded index): its tree is built from scratch.
-  void contents_changed_everywhere() {
-    rewrite_index = true;
-    tree_base.clear();
-    changed_since_base.clear();
-    forget_tree();
-  }
-  void forget_tree() {
-    index_tree.clear();
-    index_tree_saved = false;
-    index_dirty = true;
-  }
-};
 
 SnapshotStore::SnapshotStore(std::unique_ptr<Impl> impl, std::string repo_path)
     : impl_(std::move(impl)), repo_path_(std::move(repo_path)) {}
@@ -275,102 +158,6 @@ Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& st
 
 namespace {
 
-// The index entry for what `st` describes, truncated as git truncates.
-git_index_entry index_entry(const struct stat& st, const git_oid& id, const std::string& path) {
-  git_index_entry e{};
-  e.ctime.seconds = static_cast<std::int32_t>(st.st_ctim.tv_sec);
-  e.ctime.nanoseconds = static_cast<std::uint32_t>(st.st_ctim.tv_nsec);
-  e.mtime.seconds = static_cast<std::int32_t>(st.st_mtim.tv_sec);
-  e.mtime.nanoseconds = static_cast<std::uint32_t>(st.st_mtim.tv_nsec);
-  e.dev = static_cast<std::uint32_t>(st.st_dev);
-  e.ino = static_cast<std::uint32_t>(st.st_ino);
-  e.mode = git_file_mode(st);
-  e.uid = st.st_uid;
-  e.gid = st.st_gid;
-  e.file_size = static_cast<std::uint32_t>(st.st_size);
-  e.id = id;
-  e.path = path.c_str();
-  return e;
-}
-
-// Files up to this size are read whole and hashed; larger ones are streamed.
-constexpr std::int64_t kBufferedMax = 8 << 20;
-// New objects are kept in memory up to about this many bytes, then written as a pack.
-constexpr std::uint64_t kPackEvery = 64 << 20;
-
-// A file's bytes as a blob in the object database. No id: they could not all be read, because
-// of a read error (`read_error`) or because the file shrank while streamed.
-struct BlobWrite {
-  std::optional<git_oid> id;
-  bool read_error = false;
-};
-
-// Where staged contents go: small ones to the repository (whose writes collect in memory until the
-// next pack; `in_memory` counts their bytes), large ones streamed to a loose object on disk.
-struct BlobSink {
-  PackedWrites* packs;
-  git_odb* disk;
-  std::uint64_t* in_memory;
-
-  git_oid add(std::string content) const {
-    git_oid id;
-    git_odb_hash(&id, content.data(), content.size(), GIT_OBJECT_BLOB);
-    add_hashed(id, std::move(content));
-    return id;
-  }
-  // `id` is the blob id of `content`.
-  void add_hashed(const git_oid& id, std::string content) const {
-    *in_memory += content.size();
-    packs->add_blob(id, std::move(content));
-  }
-};
-
-Result<BlobWrite> write_blob(const BlobSink& sink, int fd, std::int64_t size) {
-  git_oid id;
-  if (size <= kBufferedMax) {
-    std::string content;
-    if (!read_to_end(fd, content)) return BlobWrite{std::nullopt, true};
-    return BlobWrite{sink.add(std::move(content))};
-  }
-  OdbStream stream;
-  if (git_odb_open_wstream(stream.out(), sink.disk, static_cast<git_object_size_t>(size), GIT_OBJECT_BLOB) != 0) {
-    return git_failure("open blob stream");
-  }
-  std::vector<char> buf(1 << 20);
-  for (std::int64_t left = size; left > 0;) {
-    ssize_t n = ::read(fd, buf.data(), static_cast<std::size_t>(std::min<std::int64_t>(left, static_cast<std::int64_t>(buf.size()))));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return BlobWrite{std::nullopt, n < 0};
-    if (git_odb_stream_write(stream.get(), buf.data(), static_cast<std::size_t>(n)) != 0) return git_failure("write blob");
-    left -= n;
-  }
-  if (git_odb_stream_finalize_write(&id, stream.get()) != 0) return git_failure("finish blob");
-  return BlobWrite{id};
-}
-
-// Reads `path` through a descriptor beneath the workspace into the object database and the
-// index. kFile or kSymlink when staged, kGone when nothing git can hold is there any more (the
-// entry is left for the caller), kUnreadable when it is there and could not be read.
-Result<Entry::Kind> stage(const BeneathRoot& root, const BlobSink& sink, git_index* index, const std::string& path) {
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    Entry e = root.look(path);
-    if (e.kind == Entry::Kind::kGone || e.kind == Entry::Kind::kUnreadable) return e.kind;
-    git_oid id;
-    if (e.kind == Entry::Kind::kSymlink) {
-      id = sink.add(e.target);
-    } else {
-      TRY(BlobWrite blob, write_blob(sink, e.fd.get(), static_cast<std::int64_t>(e.st.st_size)));
-      if (blob.read_error) return Entry::Kind::kUnreadable;
-      if (!blob.id) continue;  // it shrank while streamed: look again
-      id = *blob.id;
-    }
-    git_index_entry entry = index_entry(e.st, id, path);
-    if (git_index_add(index, &entry) != 0) return Entry::Kind::kUnreadable;  // a name git refuses (see stage_walked)
-    return e.kind;
-  }
-  return Entry::Kind::kUnreadable;  // it kept changing while read
-}
-
 // Whether `path` lies in (or is) something this scan could not read: its entry stays as it was.
 bool hidden_by_unread(const std::vector<std::string>& unread, const std::string& path) {
   for (const auto& u : unread) {
@@ -387,17 +174,6 @@ bool is_gitignore(std::string_view path) {
 }
 
 }  // namespace
-
-// What the walk of one scan found, merged from its threads.
-struct SnapshotStore::Impl::Walked {
-  std::vector<std::string> candidates;  // tracked paths whose content must be looked at
-  std::vector<std::string> unknown;     // paths not in the index (ignored or untracked)
-  std::vector<std::string> deleted;     // tracked paths the walk did not meet
-  std::vector<std::string> unread;      // what the walk could not look at
-  std::set<std::string> racy;
-  std::int64_t racy_from = 0;  // a file changed this second or later is racy
-  std::vector<std::string> gitignores;
-};
 
 SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() const {
   // A file whose mtime is this close to the moment we look at it could change again within the
@@ -523,136 +299,6 @@ Result<std::vector<std::string>> SnapshotStore::scan_paths(const std::vector<std
   std::sort(changed.begin(), changed.end());
   changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
   return changed;
-}
-
-namespace {
-
-// What the prefilter needs of the rules a handle from open_rules_handle follows: the .gitignore
-// copies in `shadow`, the store's info/exclude and core.excludesFile, `patterns`, libgit2's own.
-// A file it cannot read makes every path one to ask libgit2 about.
-IgnorePrefilter load_prefilter(const std::string& repo_path, const std::string& shadow, const std::set<std::string>& patterns) {
-  IgnorePrefilter prefilter;
-  auto add_file = [&prefilter](const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    std::error_code ec;
-    if (!in && !std::filesystem::exists(file, ec) && !ec) return;  // no such file: no rules
-    std::stringstream text;
-    if (!in || !(text << in.rdbuf())) {
-      prefilter.add("*");
-      return;
-    }
-    prefilter.add(text.str());
-  };
-  std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(shadow, ec); !ec && it != std::filesystem::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (it->path().filename() == ".gitignore") add_file(it->path());
-  }
-  if (ec) prefilter.add("*");
-  add_file(repo_path + "/info/exclude");
-  add_file(repo_path + "/info/no-excludes");
-  for (const auto& p : patterns) prefilter.add(p);
-  prefilter.add(".\n..\n.git\n");  // libgit2's default rules
-  return prefilter;
-}
-
-}  // namespace
-
-Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path, std::vector<std::string>& changed,
-                                         std::vector<std::string>& unread) {
-  std::vector<FileReadRequest> requests;
-  requests.reserve(w.candidates.size() + w.unknown.size());
-  for (auto& path : w.candidates) requests.push_back({std::move(path), false});
-  for (auto& path : w.unknown) requests.push_back({std::move(path), true});
-  const std::size_t tracked = w.candidates.size();
-  // A worker decides with a handle of its own on the rules `frozen` holds now; the scan's thread
-  // with `frozen`.
-  const std::set<std::string>& patterns = extras_fixed ? frozen_ignore : open_ignore;
-  FileReadOptions options;
-  options.threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
-  options.buffered_max = kBufferedMax;
-  options.budget = kPackEvery;
-  if (!w.unknown.empty() && (!prefilter || prefilter_frozen != extras_fixed)) {
-    prefilter = std::make_shared<const IgnorePrefilter>(load_prefilter(repo_path, shadow.path(), patterns));
-    prefilter_frozen = extras_fixed;
-  }
-  options.make_ignore_check = [this, &repo_path, &patterns, prefilter = prefilter](bool calling_thread) -> Result<IgnoreCheck> {
-    std::shared_ptr<Repo> own_rules;
-    git_repository* rules = frozen.get();
-    if (!calling_thread) {
-      own_rules = std::make_shared<Repo>();
-      TRY_STATUS(open_rules_handle(repo_path, patterns, *own_rules));
-      rules = own_rules->get();
-    }
-    return IgnoreCheck([own_rules, rules, prefilter](const std::string& path) {
-      if (!prefilter->may_be_ignored(path)) return false;
-      int ignored = 0;
-      return git_ignore_path_is_ignored(&ignored, rules, path.c_str()) == 0 && ignored == 1;
-    });
-  };
-  BlobSink sink{&packs, own.get(), &unpacked_bytes};
-  git_index* idx = index.get();
-  // Entries go into the index after the reads, in path order: libgit2 keeps its entries sorted, so
-  // one added out of order moves every entry after it (on a first scan, reads finish in no order).
-  std::vector<git_index_entry> staged;
-  staged.reserve(requests.size());
-  changed.reserve(changed.size() + requests.size());
-  Status read = read_files(*root, requests, options, [&](FileRead& read) -> Status {
-    if (read.ignored) return ok_status();
-    const std::string& path = requests[read.request].path;
-    const bool is_tracked = read.request < tracked;
-    git_oid old_id{};
-    std::uint32_t old_mode = 0;
-    if (is_tracked) {
-      const git_index_entry* old = git_index_get_bypath(idx, path.c_str(), 0);
-      old_id = old->id;
-      old_mode = old->mode;
-      // Its stat data at least is new (or it was racy: saved again, it is not any more).
-      index_dirty = true;
-    }
-    Entry::Kind kind = read.kind;
-    // The walk did not stat the files of folders with nothing tracked: their racy check is here.
-    if (!is_tracked && (kind == Entry::Kind::kFile || kind == Entry::Kind::kSymlink) &&
-        (read.st.st_mtim.tv_sec >= w.racy_from || read.st.st_ctim.tv_sec >= w.racy_from)) {
-      w.racy.insert(path);
-    }
-    bool same = false;  // tracked, and its content and mode are what the index holds
-    if (read.too_large) {
-      TRY(kind, stage(*root, sink, idx, path));
-      const git_index_entry* now = git_index_get_bypath(idx, path.c_str(), 0);
-      same = now != nullptr && git_oid_equal(&now->id, &old_id) && now->mode == old_mode;
-    } else if (kind == Entry::Kind::kFile || kind == Entry::Kind::kSymlink) {
-      staged.push_back(index_entry(read.st, read.id, path));
-      same = git_oid_equal(&read.id, &old_id) && staged.back().mode == old_mode;
-      sink.add_hashed(read.id, std::move(read.content));
-    }
-    if (unpacked_bytes > kPackEvery) TRY_STATUS(pack());
-    if (kind == Entry::Kind::kUnreadable) {
-      unread.push_back(path);  // a tracked entry stays as it was
-    } else if (!is_tracked) {
-      if (kind != Entry::Kind::kGone) changed.push_back(path);
-    } else if (kind == Entry::Kind::kGone) {
-      if (git_index_remove_bypath(idx, path.c_str()) != 0) return git_failure("remove " + path + " from index");
-      changed.push_back(path);
-    } else if (!same) {
-      changed.push_back(path);
-    }
-    return ok_status();
-  });
-  if (!read.ok()) return read;
-  std::sort(staged.begin(), staged.end(), [](const git_index_entry& a, const git_index_entry& b) { return std::strcmp(a.path, b.path) < 0; });
-  // A name git refuses to hold (`.GIT`, `git~1`, `.git.`: what checking it out could turn into a
-  // repository) cannot be in a snapshot: it is named as unread, and the scan goes on.
-  std::vector<std::string> refused;
-  for (const git_index_entry& entry : staged) {
-    if (git_index_add(idx, &entry) != 0) refused.emplace_back(entry.path);
-  }
-  if (!refused.empty()) {
-    std::sort(refused.begin(), refused.end());
-    std::erase_if(changed, [&](const std::string& p) { return std::binary_search(refused.begin(), refused.end(), p); });
-    unread.insert(unread.end(), refused.begin(), refused.end());
-  }
-  return ok_status();
 }
 
 Status SnapshotStore::Impl::open_rules_handle(const std::string& repo_path, const std::set<std::string>& patterns, Repo& handle) const {

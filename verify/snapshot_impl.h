@@ -1,0 +1,165 @@
+// The inside of a SnapshotStore, shared by the files that implement it: snapshot.cc (opening,
+// scans, trees, the index's saving) and snapshot_staging.cc (reading what a scan found into the
+// object database and the index). Not for other users.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/git_ptr.h"
+#include "verify/beneath.h"
+#include "verify/ignore_prefilter.h"
+#include "verify/ignore_shadow.h"
+#include "verify/repository_lock.h"
+#include "verify/snapshot.h"
+#include "verify/snapshot_objects.h"
+
+namespace candor::verify {
+namespace snapshot_internal {
+
+inline Error git_failure(const std::string& what) {
+  return make_error(ErrorCode::kIo, fmt::format("snapshot: {}: {}", what, git_last_error()));
+}
+
+using Repo = GitRepo;
+using Index = GitIndex;
+using Tree = GitTree;
+using Reference = GitPtr<git_reference, git_reference_free>;
+using Odb = GitPtr<git_odb, git_odb_free>;
+using OdbStream = GitPtr<git_odb_stream, git_odb_stream_free>;
+using TreeEntry = GitPtr<git_tree_entry, git_tree_entry_free>;
+
+// Files up to this size are read whole and hashed; larger ones are streamed.
+constexpr std::int64_t kBufferedMax = 8 << 20;
+// New objects are kept in memory up to about this many bytes, then written as a pack.
+constexpr std::uint64_t kPackEvery = 64 << 20;
+
+// libgit2 checks that every object an index entry or a tree names exists (it reads its header)
+// unless told not to. Here the ids come from hashing or from an index git trusts, and a read per
+// entry would cost a first snapshot a file open per file. Process-wide, so only for the scope.
+class UncheckedObjectIds {
+ public:
+  UncheckedObjectIds() { git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 0); }
+  ~UncheckedObjectIds() { git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 1); }
+  UncheckedObjectIds(const UncheckedObjectIds&) = delete;
+  UncheckedObjectIds& operator=(const UncheckedObjectIds&) = delete;
+};
+
+}  // namespace snapshot_internal
+
+using namespace snapshot_internal;
+
+struct SnapshotStore::Impl {
+  std::optional<RepositoryLock> in_use;  // first: released after every handle below is closed
+  Repo repo;
+  Index index;
+  PackedWrites packs;                 // every object written goes to a pack through here
+  Odb own;                            // the store's objects on disk alone, without the workspace's
+  std::string workspace_index;        // the workspace's .git/index when its objects are attached
+  bool scanned = false;               // a scan was made by this handle
+  std::uint64_t unpacked_bytes = 0;   // written to memory since the last pack
+  std::string workdir;
+  std::optional<BeneathRoot> root;  // every read of the workspace starts here
+  std::string skip_dir;             // the store itself, when it lies inside the workspace ("dir/")
+  std::set<std::string> racy;       // paths whose stat cannot prove them unchanged
+  // The tree the index's contents make, while known: read at open from beside a saved index it
+  // was written with, kept while scans change nothing, so a warm run whose workspace did not
+  // change since the last run reuses it instead of building it again. "" when unknown.
+  std::string index_tree;
+  bool index_dirty = false;  // the index in memory differs from the saved file (stat data included)
+  // Entries scans may have changed since the index was read or saved (an upper bound), and whether
+  // more than a scan changed it (seeded, pruned): see flush().
+  std::size_t entries_since_save = 0;
+  bool rewrite_index = false;
+  bool index_tree_saved = false;  // index_tree is what kIndexTree says of the saved index
+  // While index_tree is unknown: the last tree known of the index ("" if none) and every path
+  // changed since, from which write_tree() builds the next one.
+  std::string tree_base;
+  std::set<std::string> changed_since_base;
+  // The ignore rules, fixed by the first scan once its walk is done: a second handle on this
+  // repository whose work tree is a private copy of the .gitignore files that walk met. Every
+  // ignore decision after that walk is this handle's, so later .gitignore edits change nothing,
+  // and no decision follows a symlink (libgit2 stats a path to tell a folder; in the copy, a
+  // path that is not a folder with a .gitignore does not exist).
+  IgnoreShadow shadow;  // declared before `frozen`: outlives the handle reading it
+  Repo frozen;
+  bool extras_fixed = false;           // freeze_ignore_rules() was called
+  std::set<std::string> open_ignore;   // config snapshot.ignore as given to open(): the first scan's
+  std::set<std::string> index_ignore;  // the patterns the saved index was last pruned with
+  std::set<std::string> frozen_ignore;
+  // What the rules of `frozen` can match, loaded by the first scan that has paths to check, again
+  // once freeze_ignore_rules() has changed them.
+  std::shared_ptr<const IgnorePrefilter> prefilter;
+  bool prefilter_frozen = false;  // loaded with the frozen patterns
+  std::set<std::string> unread_set;
+  std::vector<std::string> unread;   // unread_set, for unread()
+  std::function<void()> after_walk_hook;
+
+  git_repository* ignore_rules() const { return frozen.get() != nullptr ? frozen.get() : repo.get(); }
+  bool is_ignored(const std::string& path) const {
+    int ignored = 0;
+    return git_ignore_path_is_ignored(&ignored, ignore_rules(), path.c_str()) == 0 && ignored == 1;
+  }
+  void add_unread(const std::vector<std::string>& paths) {
+    if (paths.empty()) return;
+    unread_set.insert(paths.begin(), paths.end());
+    unread.assign(unread_set.begin(), unread_set.end());
+  }
+  struct Walked;
+  Walked walk() const;
+  Status fix_rules(const std::vector<std::string>& gitignores, const std::string& repo_path);
+  // A handle on the shadow with `patterns` on top: what `frozen` decides, for another thread.
+  Status open_rules_handle(const std::string& repo_path, const std::set<std::string>& patterns, Repo& handle) const;
+  // Reads (and hashes) what the walk found that may have changed or that the index does not hold,
+  // on worker threads, and puts it into the index here; collects the paths whose content or mode
+  // changed into `changed` (unsorted), what could not be read into `unread`.
+  Status stage_walked(Walked& w, const std::string& repo_path, std::vector<std::string>& changed, std::vector<std::string>& unread);
+  Status pack() {
+    unpacked_bytes = 0;
+    return packs.write_pack();
+  }
+  Status drop_ignored();
+  // The index's contents changed at `paths`: its tree is built again from the last one known,
+  // writing only the folders that hold them (tree_update.h), and the file is written.
+  template <typename Paths>
+  void contents_changed(const Paths& paths) {
+    if (!index_tree.empty()) {
+      tree_base = index_tree;
+      changed_since_base.clear();
+    }
+    if (!tree_base.empty()) changed_since_base.insert(paths.begin(), paths.end());
+    forget_tree();
+  }
+  // ... where, is not known (a seeded index): its tree is built from scratch.
+  void contents_changed_everywhere() {
+    rewrite_index = true;
+    tree_base.clear();
+    changed_since_base.clear();
+    forget_tree();
+  }
+  void forget_tree() {
+    index_tree.clear();
+    index_tree_saved = false;
+    index_dirty = true;
+  }
+};
+
+// What the walk of one scan found, merged from its threads.
+struct SnapshotStore::Impl::Walked {
+  std::vector<std::string> candidates;  // tracked paths whose content must be looked at
+  std::vector<std::string> unknown;     // paths not in the index (ignored or untracked)
+  std::vector<std::string> deleted;     // tracked paths the walk did not meet
+  std::vector<std::string> unread;      // what the walk could not look at
+  std::set<std::string> racy;
+  std::int64_t racy_from = 0;  // a file changed this second or later is racy
+  std::vector<std::string> gitignores;
+};
+
+}  // namespace candor::verify

@@ -1,0 +1,239 @@
+// Reading what a scan found into the object database and the index: on worker threads, through
+// descriptors beneath the workspace (file_reads.h), small contents buffered for the next pack,
+// large ones streamed.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "verify/file_reads.h"
+#include "verify/snapshot_impl.h"
+
+namespace candor::verify {
+namespace {
+
+// The index entry for what `st` describes, truncated as git truncates.
+git_index_entry index_entry(const struct stat& st, const git_oid& id, const std::string& path) {
+  git_index_entry e{};
+  e.ctime.seconds = static_cast<std::int32_t>(st.st_ctim.tv_sec);
+  e.ctime.nanoseconds = static_cast<std::uint32_t>(st.st_ctim.tv_nsec);
+  e.mtime.seconds = static_cast<std::int32_t>(st.st_mtim.tv_sec);
+  e.mtime.nanoseconds = static_cast<std::uint32_t>(st.st_mtim.tv_nsec);
+  e.dev = static_cast<std::uint32_t>(st.st_dev);
+  e.ino = static_cast<std::uint32_t>(st.st_ino);
+  e.mode = git_file_mode(st);
+  e.uid = st.st_uid;
+  e.gid = st.st_gid;
+  e.file_size = static_cast<std::uint32_t>(st.st_size);
+  e.id = id;
+  e.path = path.c_str();
+  return e;
+}
+
+// A file's bytes as a blob in the object database. No id: they could not all be read, because
+// of a read error (`read_error`) or because the file shrank while streamed.
+struct BlobWrite {
+  std::optional<git_oid> id;
+  bool read_error = false;
+};
+
+// Where staged contents go: small ones to the repository (whose writes collect in memory until the
+// next pack; `in_memory` counts their bytes), large ones streamed to a loose object on disk.
+struct BlobSink {
+  PackedWrites* packs;
+  git_odb* disk;
+  std::uint64_t* in_memory;
+
+  git_oid add(std::string content) const {
+    git_oid id;
+    git_odb_hash(&id, content.data(), content.size(), GIT_OBJECT_BLOB);
+    add_hashed(id, std::move(content));
+    return id;
+  }
+  // `id` is the blob id of `content`.
+  void add_hashed(const git_oid& id, std::string content) const {
+    *in_memory += content.size();
+    packs->add_blob(id, std::move(content));
+  }
+};
+
+Result<BlobWrite> write_blob(const BlobSink& sink, int fd, std::int64_t size) {
+  git_oid id;
+  if (size <= kBufferedMax) {
+    std::string content;
+    if (!read_to_end(fd, content)) return BlobWrite{std::nullopt, true};
+    return BlobWrite{sink.add(std::move(content))};
+  }
+  OdbStream stream;
+  if (git_odb_open_wstream(stream.out(), sink.disk, static_cast<git_object_size_t>(size), GIT_OBJECT_BLOB) != 0) {
+    return git_failure("open blob stream");
+  }
+  std::vector<char> buf(1 << 20);
+  for (std::int64_t left = size; left > 0;) {
+    ssize_t n = ::read(fd, buf.data(), static_cast<std::size_t>(std::min<std::int64_t>(left, static_cast<std::int64_t>(buf.size()))));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return BlobWrite{std::nullopt, n < 0};
+    if (git_odb_stream_write(stream.get(), buf.data(), static_cast<std::size_t>(n)) != 0) return git_failure("write blob");
+    left -= n;
+  }
+  if (git_odb_stream_finalize_write(&id, stream.get()) != 0) return git_failure("finish blob");
+  return BlobWrite{id};
+}
+
+// Reads `path` through a descriptor beneath the workspace into the object database and the
+// index. kFile or kSymlink when staged, kGone when nothing git can hold is there any more (the
+// entry is left for the caller), kUnreadable when it is there and could not be read.
+Result<Entry::Kind> stage(const BeneathRoot& root, const BlobSink& sink, git_index* index, const std::string& path) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    Entry e = root.look(path);
+    if (e.kind == Entry::Kind::kGone || e.kind == Entry::Kind::kUnreadable) return e.kind;
+    git_oid id;
+    if (e.kind == Entry::Kind::kSymlink) {
+      id = sink.add(e.target);
+    } else {
+      TRY(BlobWrite blob, write_blob(sink, e.fd.get(), static_cast<std::int64_t>(e.st.st_size)));
+      if (blob.read_error) return Entry::Kind::kUnreadable;
+      if (!blob.id) continue;  // it shrank while streamed: look again
+      id = *blob.id;
+    }
+    git_index_entry entry = index_entry(e.st, id, path);
+    if (git_index_add(index, &entry) != 0) return Entry::Kind::kUnreadable;  // a name git refuses (see stage_walked)
+    return e.kind;
+  }
+  return Entry::Kind::kUnreadable;  // it kept changing while read
+}
+
+// What the prefilter needs of the rules a handle from open_rules_handle follows: the .gitignore
+// copies in `shadow`, the store's info/exclude and core.excludesFile, `patterns`, libgit2's own.
+// A file it cannot read makes every path one to ask libgit2 about.
+IgnorePrefilter load_prefilter(const std::string& repo_path, const std::string& shadow, const std::set<std::string>& patterns) {
+  IgnorePrefilter prefilter;
+  auto add_file = [&prefilter](const std::filesystem::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    std::error_code ec;
+    if (!in && !std::filesystem::exists(file, ec) && !ec) return;  // no such file: no rules
+    std::stringstream text;
+    if (!in || !(text << in.rdbuf())) {
+      prefilter.add("*");
+      return;
+    }
+    prefilter.add(text.str());
+  };
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(shadow, ec); !ec && it != std::filesystem::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->path().filename() == ".gitignore") add_file(it->path());
+  }
+  if (ec) prefilter.add("*");
+  add_file(repo_path + "/info/exclude");
+  add_file(repo_path + "/info/no-excludes");
+  for (const auto& p : patterns) prefilter.add(p);
+  prefilter.add(".\n..\n.git\n");  // libgit2's default rules
+  return prefilter;
+}
+
+}  // namespace
+
+Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path, std::vector<std::string>& changed,
+                                         std::vector<std::string>& unread) {
+  std::vector<FileReadRequest> requests;
+  requests.reserve(w.candidates.size() + w.unknown.size());
+  for (auto& path : w.candidates) requests.push_back({std::move(path), false});
+  for (auto& path : w.unknown) requests.push_back({std::move(path), true});
+  const std::size_t tracked = w.candidates.size();
+  // A worker decides with a handle of its own on the rules `frozen` holds now; the scan's thread
+  // with `frozen`.
+  const std::set<std::string>& patterns = extras_fixed ? frozen_ignore : open_ignore;
+  FileReadOptions options;
+  options.threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+  options.buffered_max = kBufferedMax;
+  options.budget = kPackEvery;
+  if (!w.unknown.empty() && (!prefilter || prefilter_frozen != extras_fixed)) {
+    prefilter = std::make_shared<const IgnorePrefilter>(load_prefilter(repo_path, shadow.path(), patterns));
+    prefilter_frozen = extras_fixed;
+  }
+  options.make_ignore_check = [this, &repo_path, &patterns, prefilter = prefilter](bool calling_thread) -> Result<IgnoreCheck> {
+    std::shared_ptr<Repo> own_rules;
+    git_repository* rules = frozen.get();
+    if (!calling_thread) {
+      own_rules = std::make_shared<Repo>();
+      TRY_STATUS(open_rules_handle(repo_path, patterns, *own_rules));
+      rules = own_rules->get();
+    }
+    return IgnoreCheck([own_rules, rules, prefilter](const std::string& path) {
+      if (!prefilter->may_be_ignored(path)) return false;
+      int ignored = 0;
+      return git_ignore_path_is_ignored(&ignored, rules, path.c_str()) == 0 && ignored == 1;
+    });
+  };
+  BlobSink sink{&packs, own.get(), &unpacked_bytes};
+  git_index* idx = index.get();
+  // Entries go into the index after the reads, in path order: libgit2 keeps its entries sorted, so
+  // one added out of order moves every entry after it (on a first scan, reads finish in no order).
+  std::vector<git_index_entry> staged;
+  staged.reserve(requests.size());
+  changed.reserve(changed.size() + requests.size());
+  Status read = read_files(*root, requests, options, [&](FileRead& read) -> Status {
+    if (read.ignored) return ok_status();
+    const std::string& path = requests[read.request].path;
+    const bool is_tracked = read.request < tracked;
+    git_oid old_id{};
+    std::uint32_t old_mode = 0;
+    if (is_tracked) {
+      const git_index_entry* old = git_index_get_bypath(idx, path.c_str(), 0);
+      old_id = old->id;
+      old_mode = old->mode;
+      // Its stat data at least is new (or it was racy: saved again, it is not any more).
+      index_dirty = true;
+    }
+    Entry::Kind kind = read.kind;
+    // The walk did not stat the files of folders with nothing tracked: their racy check is here.
+    if (!is_tracked && (kind == Entry::Kind::kFile || kind == Entry::Kind::kSymlink) &&
+        (read.st.st_mtim.tv_sec >= w.racy_from || read.st.st_ctim.tv_sec >= w.racy_from)) {
+      w.racy.insert(path);
+    }
+    bool same = false;  // tracked, and its content and mode are what the index holds
+    if (read.too_large) {
+      TRY(kind, stage(*root, sink, idx, path));
+      const git_index_entry* now = git_index_get_bypath(idx, path.c_str(), 0);
+      same = now != nullptr && git_oid_equal(&now->id, &old_id) && now->mode == old_mode;
+    } else if (kind == Entry::Kind::kFile || kind == Entry::Kind::kSymlink) {
+      staged.push_back(index_entry(read.st, read.id, path));
+      same = git_oid_equal(&read.id, &old_id) && staged.back().mode == old_mode;
+      sink.add_hashed(read.id, std::move(read.content));
+    }
+    if (unpacked_bytes > kPackEvery) TRY_STATUS(pack());
+    if (kind == Entry::Kind::kUnreadable) {
+      unread.push_back(path);  // a tracked entry stays as it was
+    } else if (!is_tracked) {
+      if (kind != Entry::Kind::kGone) changed.push_back(path);
+    } else if (kind == Entry::Kind::kGone) {
+      if (git_index_remove_bypath(idx, path.c_str()) != 0) return git_failure("remove " + path + " from index");
+      changed.push_back(path);
+    } else if (!same) {
+      changed.push_back(path);
+    }
+    return ok_status();
+  });
+  if (!read.ok()) return read;
+  std::sort(staged.begin(), staged.end(), [](const git_index_entry& a, const git_index_entry& b) { return std::strcmp(a.path, b.path) < 0; });
+  // A name git refuses to hold (`.GIT`, `git~1`, `.git.`: what checking it out could turn into a
+  // repository) cannot be in a snapshot: it is named as unread, and the scan goes on.
+  std::vector<std::string> refused;
+  for (const git_index_entry& entry : staged) {
+    if (git_index_add(idx, &entry) != 0) refused.emplace_back(entry.path);
+  }
+  if (!refused.empty()) {
+    std::sort(refused.begin(), refused.end());
+    std::erase_if(changed, [&](const std::string& p) { return std::binary_search(refused.begin(), refused.end(), p); });
+    unread.insert(unread.end(), refused.begin(), refused.end());
+  }
+  return ok_status();
+}
+
+}  // namespace candor::verify
