@@ -12,23 +12,12 @@
 #include <thread>
 
 #include <fmt/format.h>
-#include <openssl/evp.h>
 #include <zlib.h>
+
+#include "verify/sha1.h"
 
 namespace candor::verify {
 namespace {
-
-struct Sha1 {
-  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx{EVP_MD_CTX_new(), EVP_MD_CTX_free};
-  Sha1() { EVP_DigestInit_ex(ctx.get(), EVP_sha1(), nullptr); }
-  void update(const void* p, std::size_t n) { EVP_DigestUpdate(ctx.get(), p, n); }
-  std::string final() {
-    unsigned char out[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    EVP_DigestFinal_ex(ctx.get(), out, &n);
-    return std::string(reinterpret_cast<char*>(out), n);
-  }
-};
 
 void put_u32(std::string& out, std::uint32_t v) {
   char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8), static_cast<char>(v)};

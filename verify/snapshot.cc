@@ -25,7 +25,6 @@
 #include "verify/beneath.h"
 #include "verify/ignore_prefilter.h"
 #include "verify/ignore_shadow.h"
-#include "verify/index_view.h"
 #include "verify/pack_writer.h"
 #include "verify/repository_lock.h"
 #include "verify/snapshot_objects.h"
@@ -123,7 +122,17 @@ Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& st
   }
   // Point the store's repository at the workspace without writing a gitlink into it.
   if (git_repository_set_workdir(impl->repo.get(), workspace_root.c_str(), 0) != 0) return git_failure("set workdir");
-  if (git_repository_index(impl->index.out(), impl->repo.get()) != 0) return git_failure("open index");
+  // libgit2 must not load the index file itself (an allocation per entry: what StatIndex avoids);
+  // its attribute lookups for diffs would. What they find in an empty index is nothing.
+  Index no_index;
+  if (git_index_new(no_index.out()) != 0 || git_repository_set_index(impl->repo.get(), no_index.get()) != 0) {
+    return git_failure("detach the index of " + repo_path);
+  }
+  // An index that cannot be read (cut short by a crash, say) is only a cache: the first scan
+  // hashes every file again, and flush() writes a good one in its place.
+  auto loaded = StatIndex::load(repo_path + "/index");
+  bool index_lost = !loaded.ok();
+  if (loaded.ok()) impl->index = std::move(*loaded);
   TRY_STATUS(add_rules(impl->repo.get(), extra_ignore));
   impl->open_ignore.insert(extra_ignore.begin(), extra_ignore.end());
   impl->index_ignore = read_patterns(repo_path + "/" + kIndexIgnore);
@@ -134,23 +143,23 @@ Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& st
   std::error_code ec;
   auto store_abs = std::filesystem::weakly_canonical(store_dir, ec).string();
   if (!ec && store_abs.rfind(workspace_root + "/", 0) == 0) impl->skip_dir = store_abs.substr(workspace_root.size() + 1) + "/";
-  impl->index_tree = read_index_tree(repo_path, impl->index.get(), impl->own.get());
+  impl->index_tree = read_index_tree(repo_path, impl->index.size(), impl->index.checksum(), impl->own.get());
   impl->index_tree_saved = !impl->index_tree.empty();
   // Entries saved no earlier than the index file itself are racy: their stat cannot prove them
   // unchanged (git's rule), so the first scan re-hashes them.
   struct stat index_stat{};
   if (::stat((repo_path + "/index").c_str(), &index_stat) == 0) {
-    for (std::size_t i = 0; i < git_index_entrycount(impl->index.get()); ++i) {
-      const git_index_entry* e = git_index_get_byindex(impl->index.get(), i);
-      if (e->mtime.seconds >= index_stat.st_mtim.tv_sec - 1) impl->racy.insert(e->path);
+    for (std::size_t i = 0; i < impl->index.size(); ++i) {
+      const StatEntry& e = impl->index.at(i);
+      if (static_cast<std::int64_t>(e.mtime_s) >= index_stat.st_mtim.tv_sec - 1) impl->racy.emplace(e.path);
     }
   }
   // A store that has never seen the workspace starts from what the workspace's own index vouches
   // for, as git does: a file whose stat matches its entry (and is not racy) is not read by the
   // first scan. Done here, where a run opens the store beside its credential walk.
-  if (Impl& m = *impl; git_index_entrycount(m.index.get()) == 0 && !m.workspace_index.empty()) {
-    UncheckedObjectIds unchecked;
-    seed_from_index(m.index.get(), m.workspace_index, m.racy, [&m](std::string_view path) { return snapshot_may_hold(path, m.skip_dir); });
+  if (index_lost) impl->contents_changed_everywhere();
+  if (Impl& m = *impl; m.index.empty() && !m.workspace_index.empty()) {
+    seed_from_index(m.index, m.workspace_index, m.racy, [&m](std::string_view path) { return snapshot_may_hold(path, m.skip_dir); });
     m.contents_changed_everywhere();
   }
   return std::unique_ptr<SnapshotStore>(new SnapshotStore(std::move(impl), repo_path));
@@ -192,25 +201,24 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() const {
     if (f.stated && (f.mtime_s >= racy_from || f.ctime_s >= racy_from)) b.racy.push_back(f.path);
     if (collect_gitignores && is_gitignore(f.path)) b.gitignores.push_back(f.path);
   };
-  IndexView view(index.get());
-  std::vector<std::uint8_t> seen(view.size(), 0);
+  std::vector<std::uint8_t> seen(index.size(), 0);
   FileVisitor visit = [&](unsigned t, const FileStat& f) {
     Bucket& b = buckets[t];
     note(b, f);
-    std::size_t pos = view.find(f.path);
-    if (pos == IndexView::npos) {
+    std::size_t pos = index.find(f.path);
+    if (pos == StatIndex::npos) {
       b.unknown.push_back(f.path);
       return;
     }
     seen[pos] = 1;
-    if (!stat_matches(*view.at(pos), f) || racy.count(f.path) != 0) b.candidates.push_back(f.path);
+    if (!stat_matches(index.at(pos), f) || racy.count(f.path) != 0) b.candidates.push_back(f.path);
   };
   // A folder with nothing tracked is entered when the rules do not ignore it (a workspace without
   // a repository is all such folders); the handle deciding is shared, so its decisions are taken
   // in turn. What is not entered (ignored, or the store itself) is not looked into at all.
   std::mutex ignore_mu;
   auto enter = [&](std::string_view dir) {
-    if (view.has_prefix(dir)) return true;
+    if (index.has_prefix(dir)) return true;
     std::string path(dir);
     if (path == skip_dir) return false;
     std::lock_guard<std::mutex> lock(ignore_mu);
@@ -219,13 +227,13 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() const {
   // The files of a folder with nothing tracked are all unknown: read (unless ignored) whatever
   // their stat, which the read then takes from the file it opened.
   WalkOptions options;
-  options.stat_files_in = [&view](std::string_view dir) { return view.has_prefix(dir); };
+  options.stat_files_in = [this](std::string_view dir) { return index.has_prefix(dir); };
   WalkResult walked = walk_workdir(*root, "", enter, visit, threads, options);
   Walked out;
   out.racy_from = racy_from;
   out.unread = std::move(walked.unread);
-  for (std::size_t i = 0; i < view.size(); ++i) {
-    if (!seen[i]) out.deleted.push_back(view.at(i)->path);
+  for (std::size_t i = 0; i < index.size(); ++i) {
+    if (!seen[i]) out.deleted.emplace_back(index.at(i).path);
   }
   for (auto& b : buckets) {
     out.candidates.insert(out.candidates.end(), b.candidates.begin(), b.candidates.end());
@@ -238,8 +246,6 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() const {
 
 Result<std::vector<std::string>> SnapshotStore::scan() {
   Impl& m = *impl_;
-  git_index* index = m.index.get();
-  UncheckedObjectIds unchecked;
   m.scanned = true;
   Impl::Walked w = m.walk();
   if (std::find(w.unread.begin(), w.unread.end(), "./") != w.unread.end()) {
@@ -253,11 +259,13 @@ Result<std::vector<std::string>> SnapshotStore::scan() {
   std::vector<std::string> unread = w.unread;
   const std::size_t restated = w.candidates.size();  // their stat data at least is saved anew
   TRY_STATUS(m.stage_walked(w, repo_path_, changed, unread));
+  std::vector<std::string_view> gone;
   for (const auto& path : w.deleted) {
     if (hidden_by_unread(w.unread, path)) continue;  // not seen is not gone
-    if (git_index_remove_bypath(index, path.c_str()) != 0) return git_failure("remove " + path + " from index");
+    gone.push_back(path);
     changed.push_back(path);
   }
+  m.index.remove_all(std::move(gone));
   m.racy = std::move(w.racy);
   m.add_unread(unread);
   m.entries_since_save += restated + changed.size();
@@ -283,11 +291,10 @@ Result<std::vector<std::string>> SnapshotStore::scan_paths(const std::vector<std
       Opened folder = m.root->open(path.substr(0, slash), O_PATH | O_DIRECTORY);
       if (!folder.fd.valid()) return scan();
     }
-    bool tracked = git_index_get_bypath(m.index.get(), path.c_str(), 0) != nullptr;
+    bool tracked = m.index.find(path) != StatIndex::npos;
     (tracked ? w.candidates : w.unknown).push_back(path);
     looked_at.push_back(path);
   }
-  UncheckedObjectIds unchecked;
   std::vector<std::string> changed;
   std::vector<std::string> unread;
   TRY_STATUS(m.stage_walked(w, repo_path_, changed, unread));
@@ -344,13 +351,11 @@ Status SnapshotStore::freeze_ignore_rules(const std::vector<std::string>& extra_
 // scratch under these rules would find.
 Status SnapshotStore::Impl::drop_ignored() {
   std::vector<std::string> drop;
-  for (std::size_t i = 0; i < git_index_entrycount(index.get()); ++i) {
-    const char* path = git_index_get_byindex(index.get(), i)->path;
-    if (is_ignored(path)) drop.push_back(path);
+  for (std::size_t i = 0; i < index.size(); ++i) {
+    std::string path(index.at(i).path);
+    if (is_ignored(path)) drop.push_back(std::move(path));
   }
-  for (const auto& path : drop) {
-    if (git_index_remove_bypath(index.get(), path.c_str()) != 0) return git_failure("remove " + path + " from index");
-  }
+  index.remove_all(std::vector<std::string_view>(drop.begin(), drop.end()));
   if (!drop.empty()) {
     rewrite_index = true;
     contents_changed(drop);
@@ -367,11 +372,10 @@ Result<std::string> SnapshotStore::write_tree() {
   if (!m.index_tree.empty()) return m.index_tree;  // nothing changed since it was built
   git_oid tree;
   {
-    UncheckedObjectIds unchecked;
     std::optional<git_oid> updated;
     if (!m.tree_base.empty()) {
       TRY(git_oid base, parse_oid(m.tree_base));
-      auto built = update_tree(m.repo.get(), m.index.get(), base, m.changed_since_base);
+      auto built = update_tree(m.repo.get(), m.index, base, m.changed_since_base);
       if (built.ok()) {
         updated = *built;
       } else if (built.error().code != ErrorCode::kNotFound) {
@@ -379,7 +383,7 @@ Result<std::string> SnapshotStore::write_tree() {
       }
     }
     if (!updated) {
-      TRY(git_oid built, build_tree(m.repo.get(), m.index.get()));
+      TRY(git_oid built, build_tree(m.repo.get(), m.index));
       updated = built;
     }
     tree = *updated;
@@ -400,13 +404,12 @@ Status SnapshotStore::flush() {
   // (at most 1 in 100): the next run finds those again by their stat and hashes them, which costs
   // less than writing the whole index; the tree and the ignore patterns saved beside it then stay
   // as they are, since they describe the index as saved.
-  const std::size_t few = git_index_entrycount(m.index.get()) / 100;
-  if (m.index_dirty && !m.rewrite_index && m.entries_since_save <= few && m.frozen_ignore == m.index_ignore &&
-      !git_oid_is_zero(git_index_checksum(m.index.get()))) {
+  const std::size_t few = m.index.size() / 100;
+  if (m.index_dirty && !m.rewrite_index && m.entries_since_save <= few && m.frozen_ignore == m.index_ignore && !m.index.checksum().empty()) {
     return ok_status();
   }
   if (m.index_dirty) {
-    if (git_index_write(m.index.get()) != 0) return git_failure("write index");
+    TRY_STATUS(m.index.write(repo_path_ + "/index"));
     m.index_dirty = false;
     m.index_tree_saved = false;
     m.entries_since_save = 0;
@@ -414,7 +417,7 @@ Status SnapshotStore::flush() {
   }
   // The tree its contents make, for the next run (else that run builds it again when it needs it).
   if (!m.index_tree.empty() && !m.index_tree_saved) {
-    TRY_STATUS(write_file_atomically(repo_path_, kIndexTree, m.index_tree + " " + index_checksum(m.index.get()) + "\n"));
+    TRY_STATUS(write_file_atomically(repo_path_, kIndexTree, m.index_tree + " " + m.index.checksum() + "\n"));
     m.index_tree_saved = true;
   }
   if (!m.extras_fixed) return ok_status();

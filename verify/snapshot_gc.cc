@@ -22,6 +22,8 @@
 #include "verify/repository_lock.h"
 #include "verify/snapshot.h"
 #include "verify/snapshot_repository.h"
+#include "verify/stat_index.h"
+#include "verify/tree_update.h"
 
 namespace candor::verify {
 namespace {
@@ -167,20 +169,20 @@ Status drop_refs(git_repository* repo, const std::vector<std::string>& names) {
 Result<std::optional<git_oid>> index_tree(git_repository* repo, git_odb* own, const std::string& repo_path) {
   std::string path = repo_path + "/index";
   if (!fs::exists(path)) return std::optional<git_oid>();
-  GitIndex index;
-  if (git_index_open(index.out(), path.c_str()) != 0) return git_failure("read " + path);
+  TRY(StatIndex index, StatIndex::load(path));
   git_oid tree;
-  if (std::string saved = read_index_tree(repo_path, index.get(), own); !saved.empty() && git_oid_fromstr(&tree, saved.c_str()) == 0) {
+  if (std::string saved = read_index_tree(repo_path, index.size(), index.checksum(), own);
+      !saved.empty() && git_oid_fromstr(&tree, saved.c_str()) == 0) {
     return std::optional<git_oid>(tree);
   }
-  if (git_index_write_tree_to(&tree, index.get(), repo) != 0) return git_failure("the tree of " + path);
+  TRY(tree, build_tree(repo, index));
   return std::optional<git_oid>(tree);
 }
 
 void mark_index_entries(const std::string& repo_path, Reachable& reach) {
-  GitIndex index;
-  if (git_index_open(index.out(), (repo_path + "/index").c_str()) != 0) return;
-  for (std::size_t i = 0; i < git_index_entrycount(index.get()); ++i) reach.walk(git_index_get_byindex(index.get(), i)->id);
+  auto index = StatIndex::load(repo_path + "/index");
+  if (!index.ok()) return;
+  for (std::size_t i = 0; i < index->size(); ++i) reach.walk(index->at(i).id);
 }
 
 // Writes `objects` (all in `own`) as one pack in `pack_dir`; returns its name ("" for none).

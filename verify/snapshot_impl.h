@@ -20,6 +20,7 @@
 #include "verify/repository_lock.h"
 #include "verify/snapshot.h"
 #include "verify/snapshot_objects.h"
+#include "verify/stat_index.h"
 
 namespace candor::verify {
 namespace snapshot_internal {
@@ -41,17 +42,6 @@ constexpr std::int64_t kBufferedMax = 8 << 20;
 // New objects are kept in memory up to about this many bytes, then written as a pack.
 constexpr std::uint64_t kPackEvery = 64 << 20;
 
-// libgit2 checks that every object an index entry or a tree names exists (it reads its header)
-// unless told not to. Here the ids come from hashing or from an index git trusts, and a read per
-// entry would cost a first snapshot a file open per file. Process-wide, so only for the scope.
-class UncheckedObjectIds {
- public:
-  UncheckedObjectIds() { git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 0); }
-  ~UncheckedObjectIds() { git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 1); }
-  UncheckedObjectIds(const UncheckedObjectIds&) = delete;
-  UncheckedObjectIds& operator=(const UncheckedObjectIds&) = delete;
-};
-
 }  // namespace snapshot_internal
 
 using namespace snapshot_internal;
@@ -59,7 +49,7 @@ using namespace snapshot_internal;
 struct SnapshotStore::Impl {
   std::optional<RepositoryLock> in_use;  // first: released after every handle below is closed
   Repo repo;
-  Index index;
+  StatIndex index;                    // the stat cache and the content of the last snapshot
   PackedWrites packs;                 // every object written goes to a pack through here
   Odb own;                            // the store's objects on disk alone, without the workspace's
   std::string workspace_index;        // the workspace's .git/index when its objects are attached

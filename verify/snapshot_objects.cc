@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <unordered_map>
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 #include <git2/sys/odb_backend.h>
 
+#include "verify/git_names.h"
 #include "verify/pack_writer.h"
 
 namespace candor::verify {
@@ -189,37 +191,57 @@ Status PackedWrites::write_pack() {
   return ok_status();
 }
 
-bool stat_matches(const git_index_entry& e, const FileStat& f) {
-  return e.mode == f.mode && e.file_size == static_cast<std::uint32_t>(f.size) &&
-         e.mtime.seconds == static_cast<std::int32_t>(f.mtime_s) &&
-         e.mtime.nanoseconds == static_cast<std::uint32_t>(f.mtime_ns) &&
-         e.ctime.seconds == static_cast<std::int32_t>(f.ctime_s) &&
-         e.ctime.nanoseconds == static_cast<std::uint32_t>(f.ctime_ns) && e.ino == static_cast<std::uint32_t>(f.ino) &&
-         e.uid == f.uid && e.gid == f.gid;
-}
-
-std::size_t seed_from_index(git_index* index, const std::string& index_file, std::set<std::string>& racy,
+std::size_t seed_from_index(StatIndex& index, const std::string& index_file, std::set<std::string>& racy,
                             const std::function<bool(std::string_view)>& keep) {
   struct stat st {};
   if (::stat(index_file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+  auto racy_entry = [&st](std::int64_t mtime) { return mtime >= st.st_mtim.tv_sec - 1; };
+  // Read as the store's own index is (no allocation per entry) when git wrote version 2 or 3.
+  if (index.empty()) {
+    if (auto read = StatIndex::load(index_file); read.ok()) {
+      GitNameCheck names;
+      read->keep_if([&](const StatEntry& e) { return is_git_file_mode(e.mode) && keep(e.path) && names.holds(e.path); });
+      read->forget_file();
+      for (std::size_t i = 0; i < read->size(); ++i) {
+        if (racy_entry(read->at(i).mtime_s)) racy.emplace(read->at(i).path);
+      }
+      index = std::move(*read);
+      return index.size();
+    }
+  }
+  // libgit2 reads what git may have written (version 4, split or sparse indexes it refuses).
   GitIndex source;
   if (git_index_open(source.out(), index_file.c_str()) != 0) return 0;
-  std::size_t added = 0;
+  GitNameCheck names;
+  std::vector<StatEntry> seeds;
+  seeds.reserve(git_index_entrycount(source.get()));
   for (std::size_t i = 0; i < git_index_entrycount(source.get()); ++i) {
     const git_index_entry* e = git_index_get_byindex(source.get(), i);
     if (GIT_INDEX_ENTRY_STAGE(e) != 0 || (e->flags & GIT_INDEX_ENTRY_VALID) != 0 ||
         (e->flags_extended & (GIT_INDEX_ENTRY_INTENT_TO_ADD | GIT_INDEX_ENTRY_SKIP_WORKTREE)) != 0 ||
-        !is_git_file_mode(e->mode) || !keep(e->path)) {
+        !is_git_file_mode(e->mode) || !keep(e->path) || !names.holds(e->path)) {
       continue;
     }
-    git_index_entry copy = *e;
-    copy.flags = 0;
-    copy.flags_extended = 0;
-    if (git_index_add(index, &copy) != 0) continue;
-    ++added;
-    if (e->mtime.seconds >= st.st_mtim.tv_sec - 1) racy.insert(e->path);
+    StatEntry seed;
+    seed.ctime_s = static_cast<std::uint32_t>(e->ctime.seconds);
+    seed.ctime_ns = e->ctime.nanoseconds;
+    seed.mtime_s = static_cast<std::uint32_t>(e->mtime.seconds);
+    seed.mtime_ns = e->mtime.nanoseconds;
+    seed.dev = e->dev;
+    seed.ino = e->ino;
+    seed.mode = e->mode;
+    seed.uid = e->uid;
+    seed.gid = e->gid;
+    seed.size = e->file_size;
+    seed.id = e->id;
+    seed.path = e->path;
+    seeds.push_back(seed);
+    if (racy_entry(e->mtime.seconds)) racy.insert(e->path);
   }
-  return added;
+  auto by_path = [](const StatEntry& a, const StatEntry& b) { return a.path < b.path; };
+  if (!std::is_sorted(seeds.begin(), seeds.end(), by_path)) std::sort(seeds.begin(), seeds.end(), by_path);
+  index.put_sorted(seeds);
+  return seeds.size();
 }
 
 }  // namespace candor::verify

@@ -15,6 +15,7 @@
 
 #include "core/git_ptr.h"
 #include "core/result.h"
+#include "verify/stat_index.h"
 #include "verify/workdir_walk.h"
 
 namespace candor::verify {
@@ -63,11 +64,7 @@ class PackedWrites {
 // rule does not let vouch for the content (saved no earlier than a second before the index file
 // was): the first scan hashes them. `keep(path)` says which paths a snapshot may hold.
 // Returns how many entries were added; 0 when the workspace has no readable index.
-std::size_t seed_from_index(git_index* index, const std::string& index_file, std::set<std::string>& racy,
+std::size_t seed_from_index(StatIndex& index, const std::string& index_file, std::set<std::string>& racy,
                             const std::function<bool(std::string_view)>& keep);
-
-// git's stat comparison: what the index remembers of a file against what the file is now. A match
-// (outside the racy set) lets the entry's id stand for the content without reading it.
-bool stat_matches(const git_index_entry& e, const FileStat& f);
 
 }  // namespace candor::verify

@@ -106,18 +106,10 @@ Status create_repository(const std::string& repo_path, const std::string& worksp
 
 namespace candor::verify {
 
-std::string index_checksum(git_index* index) {
-  const git_oid* sum = git_index_checksum(index);
-  if (sum == nullptr) return "";
-  char buf[GIT_OID_HEXSZ + 1];
-  git_oid_tostr(buf, sizeof(buf), sum);
-  return buf;
-}
-
-std::string read_index_tree(const std::string& repo_path, git_index* index, git_odb* objects) {
+std::string read_index_tree(const std::string& repo_path, std::size_t entries, const std::string& index_checksum, git_odb* objects) {
   std::ifstream in(repo_path + "/" + kIndexTree);
   std::string tree, checksum;
-  if (!(in >> tree >> checksum) || git_index_entrycount(index) == 0 || checksum != index_checksum(index)) return "";
+  if (!(in >> tree >> checksum) || entries == 0 || index_checksum.empty() || checksum != index_checksum) return "";
   git_oid id;
   if (git_oid_fromstr(&id, tree.c_str()) != 0 || !git_odb_exists(objects, &id)) return "";
   return tree;

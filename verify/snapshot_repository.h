@@ -30,11 +30,8 @@ Status create_repository(const std::string& repo_path, const std::string& worksp
 // or by `candor gc`), edited or removed makes it stale, and the tree is built again.
 inline constexpr const char* kIndexTree = "candor-index-tree";
 
-// The checksum git_index_write gave `index` (hex; "" for an index never saved).
-std::string index_checksum(git_index* index);
-
-// The tree saved beside `index` (the repository's index, read from `repo_path`) when it still
-// describes it and `objects` holds it, else "".
-std::string read_index_tree(const std::string& repo_path, git_index* index, git_odb* objects);
+// The tree saved beside the repository's index (at `repo_path`, of `entries` entries, whose file's
+// checksum is `index_checksum`) when it still describes that index and `objects` holds it, else "".
+std::string read_index_tree(const std::string& repo_path, std::size_t entries, const std::string& index_checksum, git_odb* objects);
 
 }  // namespace candor::verify

@@ -12,28 +12,11 @@
 #include <thread>
 
 #include "verify/file_reads.h"
+#include "verify/git_names.h"
 #include "verify/snapshot_impl.h"
 
 namespace candor::verify {
 namespace {
-
-// The index entry for what `st` describes, truncated as git truncates.
-git_index_entry index_entry(const struct stat& st, const git_oid& id, const std::string& path) {
-  git_index_entry e{};
-  e.ctime.seconds = static_cast<std::int32_t>(st.st_ctim.tv_sec);
-  e.ctime.nanoseconds = static_cast<std::uint32_t>(st.st_ctim.tv_nsec);
-  e.mtime.seconds = static_cast<std::int32_t>(st.st_mtim.tv_sec);
-  e.mtime.nanoseconds = static_cast<std::uint32_t>(st.st_mtim.tv_nsec);
-  e.dev = static_cast<std::uint32_t>(st.st_dev);
-  e.ino = static_cast<std::uint32_t>(st.st_ino);
-  e.mode = git_file_mode(st);
-  e.uid = st.st_uid;
-  e.gid = st.st_gid;
-  e.file_size = static_cast<std::uint32_t>(st.st_size);
-  e.id = id;
-  e.path = path.c_str();
-  return e;
-}
 
 // A file's bytes as a blob in the object database. No id: they could not all be read, because
 // of a read error (`read_error`) or because the file shrank while streamed.
@@ -88,7 +71,7 @@ Result<BlobWrite> write_blob(const BlobSink& sink, int fd, std::int64_t size) {
 // Reads `path` through a descriptor beneath the workspace into the object database and the
 // index. kFile or kSymlink when staged, kGone when nothing git can hold is there any more (the
 // entry is left for the caller), kUnreadable when it is there and could not be read.
-Result<Entry::Kind> stage(const BeneathRoot& root, const BlobSink& sink, git_index* index, const std::string& path) {
+Result<Entry::Kind> stage(const BeneathRoot& root, const BlobSink& sink, StatIndex& index, GitNameCheck& names, const std::string& path) {
   for (int attempt = 0; attempt < 3; ++attempt) {
     Entry e = root.look(path);
     if (e.kind == Entry::Kind::kGone || e.kind == Entry::Kind::kUnreadable) return e.kind;
@@ -101,8 +84,8 @@ Result<Entry::Kind> stage(const BeneathRoot& root, const BlobSink& sink, git_ind
       if (!blob.id) continue;  // it shrank while streamed: look again
       id = *blob.id;
     }
-    git_index_entry entry = index_entry(e.st, id, path);
-    if (git_index_add(index, &entry) != 0) return Entry::Kind::kUnreadable;  // a name git refuses (see stage_walked)
+    if (!names.holds(path)) return Entry::Kind::kUnreadable;  // see stage_walked
+    index.put(stat_entry(e.st, id, path));
     return e.kind;
   }
   return Entry::Kind::kUnreadable;  // it kept changing while read
@@ -172,10 +155,10 @@ Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path
     });
   };
   BlobSink sink{&packs, own.get(), &unpacked_bytes};
-  git_index* idx = index.get();
-  // Entries go into the index after the reads, in path order: libgit2 keeps its entries sorted, so
-  // one added out of order moves every entry after it (on a first scan, reads finish in no order).
-  std::vector<git_index_entry> staged;
+  GitNameCheck names;
+  // Entries go into the index after the reads, in path order, in one merge: reads finish in no
+  // order, and the index is kept sorted.
+  std::vector<StatEntry> staged;
   staged.reserve(requests.size());
   changed.reserve(changed.size() + requests.size());
   Status read = read_files(*root, requests, options, [&](FileRead& read) -> Status {
@@ -185,9 +168,9 @@ Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path
     git_oid old_id{};
     std::uint32_t old_mode = 0;
     if (is_tracked) {
-      const git_index_entry* old = git_index_get_bypath(idx, path.c_str(), 0);
-      old_id = old->id;
-      old_mode = old->mode;
+      const StatEntry& old = index.at(index.find(path));
+      old_id = old.id;
+      old_mode = old.mode;
       // Its stat data at least is new (or it was racy: saved again, it is not any more).
       index_dirty = true;
     }
@@ -199,11 +182,11 @@ Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path
     }
     bool same = false;  // tracked, and its content and mode are what the index holds
     if (read.too_large) {
-      TRY(kind, stage(*root, sink, idx, path));
-      const git_index_entry* now = git_index_get_bypath(idx, path.c_str(), 0);
-      same = now != nullptr && git_oid_equal(&now->id, &old_id) && now->mode == old_mode;
+      TRY(kind, stage(*root, sink, index, names, path));
+      std::size_t now = index.find(path);
+      same = now != StatIndex::npos && git_oid_equal(&index.at(now).id, &old_id) && index.at(now).mode == old_mode;
     } else if (kind == Entry::Kind::kFile || kind == Entry::Kind::kSymlink) {
-      staged.push_back(index_entry(read.st, read.id, path));
+      staged.push_back(stat_entry(read.st, read.id, path));
       same = git_oid_equal(&read.id, &old_id) && staged.back().mode == old_mode;
       sink.add_hashed(read.id, std::move(read.content));
     }
@@ -213,7 +196,7 @@ Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path
     } else if (!is_tracked) {
       if (kind != Entry::Kind::kGone) changed.push_back(path);
     } else if (kind == Entry::Kind::kGone) {
-      if (git_index_remove_bypath(idx, path.c_str()) != 0) return git_failure("remove " + path + " from index");
+      index.remove(path);
       changed.push_back(path);
     } else if (!same) {
       changed.push_back(path);
@@ -221,13 +204,16 @@ Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path
     return ok_status();
   });
   if (!read.ok()) return read;
-  std::sort(staged.begin(), staged.end(), [](const git_index_entry& a, const git_index_entry& b) { return std::strcmp(a.path, b.path) < 0; });
+  std::sort(staged.begin(), staged.end(), [](const StatEntry& a, const StatEntry& b) { return a.path < b.path; });
   // A name git refuses to hold (`.GIT`, `git~1`, `.git.`: what checking it out could turn into a
   // repository) cannot be in a snapshot: it is named as unread, and the scan goes on.
   std::vector<std::string> refused;
-  for (const git_index_entry& entry : staged) {
-    if (git_index_add(idx, &entry) != 0) refused.emplace_back(entry.path);
-  }
+  std::erase_if(staged, [&](const StatEntry& e) {
+    if (names.holds(e.path)) return false;
+    refused.emplace_back(e.path);
+    return true;
+  });
+  index.put_sorted(staged);
   if (!refused.empty()) {
     std::sort(refused.begin(), refused.end());
     std::erase_if(changed, [&](const std::string& p) { return std::binary_search(refused.begin(), refused.end(), p); });

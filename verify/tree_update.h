@@ -11,17 +11,19 @@
 #include <string>
 
 #include "core/result.h"
+#include "verify/stat_index.h"
 
 namespace candor::verify {
 
 // The tree `index` makes, given `base`: the tree it made before `changed` (every path added,
 // modified, deleted or whose mode changed since) changed. kNotFound when `base` does not hold a
 // folder it should (the caller then builds the tree from scratch). The trees are written through
-// `repo`'s object database.
-Result<git_oid> update_tree(git_repository* repo, git_index* index, const git_oid& base, const std::set<std::string>& changed);
+// `repo`'s object database, without checking that the objects the entries name exist (they come
+// from hashing or from an index git trusts; a check would read every blob's header).
+Result<git_oid> update_tree(git_repository* repo, const StatIndex& index, const git_oid& base, const std::set<std::string>& changed);
 
 // The tree `index` makes, every folder written (what git_index_write_tree does, without reading
 // every tree back afterwards to fill the index's cache).
-Result<git_oid> build_tree(git_repository* repo, git_index* index);
+Result<git_oid> build_tree(git_repository* repo, const StatIndex& index);
 
 }  // namespace candor::verify

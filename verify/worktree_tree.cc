@@ -115,8 +115,9 @@ class BaseIgnoreRules {
 // the indexes' own paths (both sorted already), so neither may change while this lives.
 class TrackedPaths {
  public:
-  TrackedPaths(git_index* base, git_index* index) {
-    std::vector<std::string_view> a = paths_of(base), b = paths_of(index);
+  TrackedPaths(git_index* base, const StatIndex& index) {
+    std::vector<std::string_view> a = paths_of(base), b(index.size());
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = index.at(i).path;
     paths_.reserve(a.size() + b.size());
     std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(paths_));
   }
@@ -202,14 +203,15 @@ Result<Content> read_content(const BeneathRoot& root, git_odb* odb, const std::s
 }  // namespace
 
 Result<WorktreeRead> read_worktree(git_repository* repo, const WorktreeSource& source) {
-  GitIndex base, cache;
-  if (git_index_new(base.out()) != 0 || git_index_new(cache.out()) != 0) return git_failure("new index");
+  GitIndex base;
+  StatIndex cache;
+  if (git_index_new(base.out()) != 0) return git_failure("new index");
   TRY_STATUS(read_base(repo, source.base_tree, base.get()));
   // The index says which paths are tracked (a file staged but not in BASE is never ignored); its
   // ids and stat cache are not used. The change is untrusted, and so is an index it may have
   // written: an entry forged with a modified file's stat and the old id would hide the edit.
   std::set<std::string> racy_unused;
-  seed_from_index(cache.get(), source.index_file, racy_unused, [](std::string_view) { return true; });
+  seed_from_index(cache, source.index_file, racy_unused, [](std::string_view) { return true; });
   TRY(auto rules, BaseIgnoreRules::create(repo, base.get(), source.extra_ignore));
   auto root = BeneathRoot::open(source.root);
   if (!root.ok()) return root.error().wrap("working tree");
@@ -218,7 +220,7 @@ Result<WorktreeRead> read_worktree(git_repository* repo, const WorktreeSource& s
 
   Walked walked;
   {
-    TrackedPaths tracked(base.get(), cache.get());
+    TrackedPaths tracked(base.get(), cache);
     walked = walk(*root, tracked, base.get(), *rules, source.skip_dir);
   }
   if (std::find(walked.unread.begin(), walked.unread.end(), "./") != walked.unread.end()) {
@@ -228,8 +230,8 @@ Result<WorktreeRead> read_worktree(git_repository* repo, const WorktreeSource& s
   std::unordered_set<std::string_view> seen;  // views of walked.files' paths
   for (const FileStat& f : walked.files) {
     const git_index_entry* in_base = git_index_get_bypath(base.get(), f.path.c_str(), 0);
-    const git_index_entry* in_index = git_index_get_bypath(cache.get(), f.path.c_str(), 0);
-    if (in_base == nullptr && in_index == nullptr && rules->ignored(f.path)) continue;
+    const bool in_index = cache.find(f.path) != StatIndex::npos;
+    if (in_base == nullptr && !in_index && rules->ignored(f.path)) continue;
     TRY(Content c, read_content(*root, odb.get(), f.path));
     if (c.kind == Entry::Kind::kGone) continue;  // vanished since the walk: not there
     if (c.kind == Entry::Kind::kUnreadable) {
