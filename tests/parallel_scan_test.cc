@@ -119,6 +119,31 @@ TEST_SUITE("verify") {
     }
   }
 
+  TEST_CASE("a snapshot's trees are the ones git writes, where byte order and git's tree order could part") {
+    // A folder sorts in a tree as its name followed by '/': "a-b" < "a/" < "a.txt"? No: '.' (0x2e) <
+    // '/' (0x2f) < '0' (0x30), and '-' (0x2d) before both. Names around each of those bytes, a
+    // UTF-8 name, upper case, an executable, a symlink, an empty file, an empty folder (no tree).
+    std::string ws = make_temp_dir("order");
+    for (const char* path : {"a-b", "a/b", "a/b-c/d", "a/b.c", "a/b0", "a.txt", "a0", "a b", "A", "_", "\xc3\xa9/x", "z/a/b/c/d.txt",
+                             "z/a.b", "z/a/.hidden", "empty"}) {
+      write_file(ws + "/" + path, std::string(path) == "empty" ? "" : std::string(path) + "\n");
+    }
+    fs::permissions(ws + "/a/b0", fs::perms::owner_exec, fs::perm_options::add);
+    fs::create_symlink("a/b", ws + "/a+");
+    fs::create_directories(ws + "/nothing/here");
+    auto snap = open_store(ws);
+    REQUIRE(snap->scan().ok());
+    REQUIRE(snap->freeze_ignore_rules({}).ok());
+    CHECK(snap->write_tree().value() == tree_git_makes(ws));
+    // And the trees written again where a path changed, on top of those.
+    write_file(ws + "/a/b-c/d", "changed\n");
+    fs::remove(ws + "/a0");
+    fs::remove(ws + "/a/b");
+    write_file(ws + "/a/b/new", "new\n");  // b was a file: now a folder
+    REQUIRE(snap->scan().ok());
+    CHECK(snap->write_tree().value() == tree_git_makes(ws));
+  }
+
   TEST_CASE("a scan while files keep changing under its readers settles on their last contents at the next scan") {
     std::mt19937 rng(7);
     std::string ws = random_workspace(rng, 300);

@@ -372,10 +372,15 @@ Result<std::string> SnapshotStore::write_tree() {
   if (!m.index_tree.empty()) return m.index_tree;  // nothing changed since it was built
   git_oid tree;
   {
+    TreeSink to_pack = [&m](const git_oid& id, std::string tree) {
+      m.unpacked_bytes += tree.size();
+      m.packs.add(id, GIT_OBJECT_TREE, std::move(tree));
+      return ok_status();
+    };
     std::optional<git_oid> updated;
     if (!m.tree_base.empty()) {
       TRY(git_oid base, parse_oid(m.tree_base));
-      auto built = update_tree(m.repo.get(), m.index, base, m.changed_since_base);
+      auto built = update_tree(m.repo.get(), m.index, base, m.changed_since_base, to_pack);
       if (built.ok()) {
         updated = *built;
       } else if (built.error().code != ErrorCode::kNotFound) {
@@ -383,7 +388,7 @@ Result<std::string> SnapshotStore::write_tree() {
       }
     }
     if (!updated) {
-      TRY(git_oid built, build_tree(m.repo.get(), m.index));
+      TRY(git_oid built, build_tree(m.repo.get(), m.index, to_pack));
       updated = built;
     }
     tree = *updated;

@@ -175,7 +175,7 @@ Result<std::optional<git_oid>> index_tree(git_repository* repo, git_odb* own, co
       !saved.empty() && git_oid_fromstr(&tree, saved.c_str()) == 0) {
     return std::optional<git_oid>(tree);
   }
-  TRY(tree, build_tree(repo, index));
+  TRY(tree, build_tree(repo, index, odb_tree_sink(repo)));
   return std::optional<git_oid>(tree);
 }
 

@@ -172,8 +172,8 @@ Result<PackedWrites> PackedWrites::attach(git_repository* repo, const std::strin
   return out;
 }
 
-void PackedWrites::add_blob(const git_oid& id, std::string content) {
-  memory_->objects.try_emplace(id, MemoryObjects::Object{GIT_OBJECT_BLOB, std::move(content)});
+void PackedWrites::add(const git_oid& id, git_object_t type, std::string content) {
+  memory_->objects.try_emplace(id, MemoryObjects::Object{type, std::move(content)});
 }
 
 Status PackedWrites::write_pack() {

@@ -46,7 +46,9 @@ class PackedWrites {
   // Adds a blob whose id the caller computed (git_odb_hash), without the existence checks a write
   // through the object database makes (a path lookup and a rescan of the packs per object). A
   // blob the store already holds is then packed once more: harmless to git.
-  void add_blob(const git_oid& id, std::string content);
+  void add_blob(const git_oid& id, std::string content) { add(id, GIT_OBJECT_BLOB, std::move(content)); }
+  // ... an object of any type, the same way.
+  void add(const git_oid& id, git_object_t type, std::string content);
 
   // Writes what is in memory as one promisor pack under objects/pack and empties the memory. A
   // no-op when nothing was written.

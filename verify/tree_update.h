@@ -7,6 +7,7 @@
 
 #include <git2.h>
 
+#include <functional>
 #include <set>
 #include <string>
 
@@ -15,15 +16,22 @@
 
 namespace candor::verify {
 
+// Where a tree's bytes go, under the id their hash gives: the store's packs in memory
+// (PackedWrites::add), or the object database (odb_tree_sink).
+using TreeSink = std::function<Status(const git_oid& id, std::string tree)>;
+TreeSink odb_tree_sink(git_repository* repo);
+
 // The tree `index` makes, given `base`: the tree it made before `changed` (every path added,
 // modified, deleted or whose mode changed since) changed. kNotFound when `base` does not hold a
 // folder it should (the caller then builds the tree from scratch). The trees are written through
-// `repo`'s object database, without checking that the objects the entries name exist (they come
-// from hashing or from an index git trusts; a check would read every blob's header).
-Result<git_oid> update_tree(git_repository* repo, const StatIndex& index, const git_oid& base, const std::set<std::string>& changed);
+// `sink`, without checking that the objects the entries name exist (they come from hashing or
+// from an index git trusts; a check would read every blob's header). Earlier trees are read
+// through `repo`.
+Result<git_oid> update_tree(git_repository* repo, const StatIndex& index, const git_oid& base, const std::set<std::string>& changed,
+                            const TreeSink& sink);
 
 // The tree `index` makes, every folder written (what git_index_write_tree does, without reading
 // every tree back afterwards to fill the index's cache).
-Result<git_oid> build_tree(git_repository* repo, const StatIndex& index);
+Result<git_oid> build_tree(git_repository* repo, const StatIndex& index, const TreeSink& sink);
 
 }  // namespace candor::verify
