@@ -286,6 +286,25 @@ TEST_SUITE("verify") {
     s.check_b_intact();
   }
 
+  TEST_CASE("a damaged index does not stop gc, and the next snapshot after it is still right") {
+    TwoRuns s;
+    std::string index = s.repo + "/index";
+    std::string bytes = candor::testing::read_file(index);
+    write_file(index, bytes.substr(0, bytes.size() / 3));
+    auto gc = verify::collect_snapshots(s.store, {"A"}, s.only_b(), {});
+    CAPTURE(gc.repositories[0].error);
+    CHECK(gc.repositories[0].outcome == verify::RepositoryGc::Outcome::kPacked);
+    s.check_b_intact();
+    write_file(s.ws + "/c.txt", "after gc\n");
+    auto snap = verify::SnapshotStore::open(s.store, s.ws);
+    REQUIRE(snap.ok());
+    REQUIRE((*snap)->scan().ok());
+    std::string tree = (*snap)->write_tree().value();
+    CHECK((*snap)->read(tree, "a.txt").value() == std::optional<std::string>("v3 (written between the runs)\n"));
+    CHECK((*snap)->read(tree, "c.txt").value() == std::optional<std::string>("after gc\n"));
+    CHECK((*snap)->read(tree, "keep.txt").value() == std::optional<std::string>("in every snapshot\n"));
+  }
+
   TEST_CASE("a gc killed at any step leaves a repository git finds whole and the kept runs readable") {
     int steps_seen = 0;
     for (int kill_at = 1; kill_at < 300; ++kill_at) {

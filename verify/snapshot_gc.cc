@@ -164,12 +164,22 @@ Status drop_refs(git_repository* repo, const std::vector<std::string>& names) {
 
 // The tree of the index as it is saved: its entries' blobs and the tree the next run's write_tree
 // returns without writing it (or builds its next tree from): the one saved beside the index when it
-// still describes it, else the one the index's cache says, written here (trees only) so both are
-// reachable. nullopt: there is no index.
+// still describes it, else one built from the index here (trees only) so both are reachable.
+// nullopt: there is no index, or none that can be read.
 Result<std::optional<git_oid>> index_tree(git_repository* repo, git_odb* own, const std::string& repo_path) {
   std::string path = repo_path + "/index";
   if (!fs::exists(path)) return std::optional<git_oid>();
-  TRY(StatIndex index, StatIndex::load(path));
+  auto loaded = StatIndex::load(path);
+  // One that is not an index is a cache the next run starts over without (SnapshotStore::open):
+  // nothing it names needs keeping, and it goes (git fsck refuses a repository holding it).
+  if (!loaded.ok() && loaded.error().code == ErrorCode::kInvalidInput) {
+    std::error_code ec;
+    fs::remove(path, ec);
+    if (ec) return make_error(ErrorCode::kIo, fmt::format("snapshot: cannot remove the damaged {}: {}", path, ec.message()));
+    return std::optional<git_oid>();
+  }
+  if (!loaded.ok()) return loaded.error();
+  const StatIndex& index = *loaded;
   git_oid tree;
   if (std::string saved = read_index_tree(repo_path, index.size(), index.checksum(), own);
       !saved.empty() && git_oid_fromstr(&tree, saved.c_str()) == 0) {
