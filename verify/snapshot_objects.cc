@@ -195,6 +195,11 @@ std::size_t seed_from_index(StatIndex& index, const std::string& index_file, std
                             const std::function<bool(std::string_view)>& keep) {
   struct stat st {};
   if (::stat(index_file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+  // The repository's index arrives with it, from anywhere: a sparse file of any size costs it no
+  // disk, and reading one takes its size in memory. A seed is only a head start: past the size of
+  // any index git writes for a workspace candor can scan, the first scan reads every file instead.
+  constexpr off_t kLargestSeed = off_t{1} << 30;
+  if (st.st_size > kLargestSeed) return 0;
   auto racy_entry = [&st](std::int64_t mtime) { return mtime >= st.st_mtim.tv_sec - 1; };
   // Read as the store's own index is (no allocation per entry) when git wrote version 2 or 3.
   if (index.empty()) {
@@ -240,8 +245,19 @@ std::size_t seed_from_index(StatIndex& index, const std::string& index_file, std
   }
   auto by_path = [](const StatEntry& a, const StatEntry& b) { return a.path < b.path; };
   if (!std::is_sorted(seeds.begin(), seeds.end(), by_path)) std::sort(seeds.begin(), seeds.end(), by_path);
-  index.put_sorted(seeds);
-  return seeds.size();
+  // libgit2 reads an index naming a path twice at stage 0 (git lists both): which entry would vouch
+  // for the file is anyone's guess, so neither does, and the first scan reads it. Held twice in the
+  // stat cache, the path would be found by the walk once and dropped as gone once.
+  std::vector<StatEntry> once;
+  once.reserve(seeds.size());
+  for (std::size_t i = 0; i < seeds.size();) {
+    std::size_t next = i + 1;
+    while (next < seeds.size() && seeds[next].path == seeds[i].path) ++next;
+    if (next == i + 1) once.push_back(seeds[i]);
+    i = next;
+  }
+  index.put_sorted(once);
+  return once.size();
 }
 
 }  // namespace candor::verify

@@ -34,7 +34,8 @@ struct StatEntry {
 StatEntry stat_entry(const struct stat& st, const git_oid& id, std::string_view path);
 
 // git's stat comparison: what the index remembers of a file against what the file is now. A match
-// (outside the racy set) lets the entry's id stand for the content without reading it.
+// (outside the racy set) lets the entry's id stand for the content without reading it. As in git,
+// a size of 0 matches only for the empty blob: git zeroes the size of an entry it "smudged".
 bool stat_matches(const StatEntry& e, const FileStat& f);
 
 class StatIndex {
