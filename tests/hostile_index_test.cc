@@ -101,12 +101,21 @@ std::optional<std::string> first_snapshot_content(const std::string& ws, const s
 TEST_SUITE("verify") {
   TEST_CASE("hostile index: a path named twice at stage 0 (libgit2 reads such an index, git lists both) does not take the file out of the snapshot") {
     git_init_once();
-    const std::string ws = workspace_with_repository({{"a.txt", "hello\n"}, {"b.txt", "b\n"}});
-    // Out of order, so candor's reader refuses it and libgit2's reads it; the first entry is a lie
-    // its stat data vouch for, the second the truth.
-    write_workspace_index(ws, raw_index({vouching(ws + "/a.txt", "a.txt", "lie\n"), vouching(ws + "/a.txt", "a.txt", "hello\n")}));
-    CHECK(first_snapshot_content(ws, "a.txt") == std::optional<std::string>("hello\n"));
-    CHECK(first_snapshot_content(ws, "b.txt") == std::optional<std::string>("b\n"));
+    // keep.log is ignored, but tracked: a snapshot holds it as git does.
+    const std::string ws =
+        workspace_with_repository({{"a.txt", "hello\n"}, {"b.txt", "b\n"}, {".gitignore", "*.log\n"}, {"keep.log", "kept\n"}});
+    // Out of order, so candor's reader refuses it and libgit2's reads it; one entry is a lie its
+    // stat data vouch for, the other the truth, in either order.
+    for (bool lie_first : {true, false}) {
+      CAPTURE(lie_first);
+      std::vector<StatEntry> twice = {vouching(ws + "/a.txt", "a.txt", "lie\n"), vouching(ws + "/a.txt", "a.txt", "hello\n"),
+                                      vouching(ws + "/keep.log", "keep.log", "kept\n"), vouching(ws + "/keep.log", "keep.log", "kept\n")};
+      if (!lie_first) std::swap(twice[0], twice[1]);
+      write_workspace_index(ws, raw_index(twice));
+      CHECK(first_snapshot_content(ws, "a.txt") == std::optional<std::string>("hello\n"));
+      CHECK(first_snapshot_content(ws, "b.txt") == std::optional<std::string>("b\n"));
+      CHECK(first_snapshot_content(ws, "keep.log") == std::optional<std::string>("kept\n"));
+    }
   }
 
   TEST_CASE("hostile index: an entry git smudged (size 0, content not empty) is not believed, as git does not believe it") {

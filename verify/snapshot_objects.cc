@@ -245,15 +245,17 @@ std::size_t seed_from_index(StatIndex& index, const std::string& index_file, std
   }
   auto by_path = [](const StatEntry& a, const StatEntry& b) { return a.path < b.path; };
   if (!std::is_sorted(seeds.begin(), seeds.end(), by_path)) std::sort(seeds.begin(), seeds.end(), by_path);
-  // libgit2 reads an index naming a path twice at stage 0 (git lists both): which entry would vouch
-  // for the file is anyone's guess, so neither does, and the first scan reads it. Held twice in the
-  // stat cache, the path would be found by the walk once and dropped as gone once.
+  // libgit2 reads an index naming a path twice at stage 0 (git lists both). Held twice in the stat
+  // cache, the path would be found by the walk once and dropped as gone once; so it is held once,
+  // tracked as git has it, and racy: which entry would vouch for the file is anyone's guess, so the
+  // first scan reads it.
   std::vector<StatEntry> once;
   once.reserve(seeds.size());
   for (std::size_t i = 0; i < seeds.size();) {
     std::size_t next = i + 1;
     while (next < seeds.size() && seeds[next].path == seeds[i].path) ++next;
-    if (next == i + 1) once.push_back(seeds[i]);
+    once.push_back(seeds[i]);
+    if (next != i + 1) racy.emplace(seeds[i].path);
     i = next;
   }
   index.put_sorted(once);

@@ -65,7 +65,7 @@ class PackedWrites {
 // or intent-to-add), added to `index`. `racy` receives the paths whose stat git's racy-timestamp
 // rule does not let vouch for the content (saved no earlier than a second before the index file
 // was): the first scan hashes them. `keep(path)` says which paths a snapshot may hold.
-// A path the index names twice is not seeded. Returns how many entries were added; 0 when the
+// A path the index names twice is seeded once, racy. Returns how many entries were added; 0 when the
 // workspace has no readable index, or one larger than 1 GiB.
 std::size_t seed_from_index(StatIndex& index, const std::string& index_file, std::set<std::string>& racy,
                             const std::function<bool(std::string_view)>& keep);
