@@ -80,6 +80,7 @@ nlohmann::json store_facts(const std::string& given) {
   j["database_bytes"] = database.bytes;
   j["snapshot_repositories"] = snapshots.repositories;
   j["snapshot_bytes"] = snapshots.bytes;
+  j["stale_index_locks"] = snapshots.stale_index_locks;
   auto opened = store::RunStore::open(dir);
   auto runs = opened.ok() ? (*opened)->count_runs() : Result<std::int64_t>(opened.error());
   if (runs.ok()) {
@@ -101,6 +102,11 @@ void print_store(const nlohmann::json& s) {
               human_bytes(s["bytes"].get<std::uint64_t>()).c_str(), human_bytes(s["database_bytes"].get<std::uint64_t>()).c_str(),
               s["snapshot_repositories"].get<std::size_t>(), s["snapshot_repositories"].get<std::size_t>() == 1 ? "y" : "ies",
               human_bytes(s["snapshot_bytes"].get<std::uint64_t>()).c_str());
+  if (std::size_t stale = s["stale_index_locks"].size(); stale > 0) {
+    std::printf("  %-12s %zu snapshot repositor%s keep%s the index.lock of a run killed while saving: runs there no longer\n"
+                "  %-12s save their stat cache and re-hash what changed (slower, not wrong); candor gc removes it\n",
+                "index", stale, stale == 1 ? "y" : "ies", stale == 1 ? "s" : "", "");
+  }
   if (s["runs"].is_null()) {
     std::printf("  %-12s unknown: %s\n", "runs", s.value("error", "?").c_str());
   } else {

@@ -160,6 +160,29 @@ TEST_SUITE("e2e") {
     CHECK(text.out.find("store " + env.store + ": ") != std::string::npos);
   }
 
+  TEST_CASE("candor doctor names the index.lock a killed run left, which stops runs saving the index, and gc removes it") {
+    Env env;
+    REQUIRE(env.exec(note_plan(env, 1)).exit_code == 0);
+    std::vector<std::string> repos = repositories(env.store);
+    REQUIRE(repos.size() == 1);
+    const std::string index = repos[0] + "/index", lock = index + ".lock";
+    CHECK(parse_stdout(env.candor({"doctor", "--json"}))["store"]["stale_index_locks"].empty());
+    candor::testing::write_file(lock, "");  // as a run killed while it saved the index leaves it
+    const auto saved = fs::last_write_time(index);
+    REQUIRE(env.exec(note_plan(env, 2)).exit_code == 0);  // the run itself is not hurt ...
+    CHECK(fs::last_write_time(index) == saved);           // ... but its index could not be saved
+    json doctor = parse_stdout(env.candor({"doctor", "--json"}))["store"];
+    CHECK(doctor["stale_index_locks"] == json::array({repos[0]}));
+    auto text = env.candor({"doctor"});
+    CHECK(text.out.find("index.lock of a run killed while saving") != std::string::npos);
+    CHECK(text.out.find("candor gc removes it") != std::string::npos);
+    REQUIRE(env.candor({"gc", "--keep", "5"}).exit_code == 0);
+    CHECK_FALSE(fs::exists(lock));
+    CHECK(parse_stdout(env.candor({"doctor", "--json"}))["store"]["stale_index_locks"].empty());
+    REQUIRE(env.exec(note_plan(env, 3)).exit_code == 0);
+    CHECK(fs::last_write_time(index) != saved);
+  }
+
   TEST_CASE("candor gc says which runs may go before it removes any, and --dry-run removes nothing") {
     Env env;
     std::vector<std::string> ids = five_runs(env);

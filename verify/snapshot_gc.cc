@@ -456,7 +456,10 @@ SnapshotUsage snapshot_usage(const std::string& store_dir) {
   SnapshotUsage out;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(store_dir + "/snapshots", ec)) {
-    if (e.path().extension() == ".git" && e.is_directory(ec)) ++out.repositories;
+    if (e.path().extension() != ".git" || !e.is_directory(ec)) continue;
+    ++out.repositories;
+    const std::string repo = e.path().string();
+    if (fs::exists(repo + "/index.lock", ec) && !RepositoryLock::held_by_others(repo)) out.stale_index_locks.push_back(repo);
   }
   out.bytes = disk_usage(store_dir + "/snapshots").bytes;
   return out;

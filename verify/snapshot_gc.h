@@ -71,6 +71,10 @@ SnapshotGc collect_snapshots(const std::string& store_dir, const std::set<std::s
 struct SnapshotUsage {
   std::size_t repositories = 0;
   std::uint64_t bytes = 0;
+  // Repositories holding an `index.lock` while no process has them open: a run killed while it
+  // saved the index left it, and until `candor gc` removes it no run saves the index again (each
+  // re-hashes what changed since the last save: slower, never wrong).
+  std::vector<std::string> stale_index_locks;
 };
 // The snapshot repositories in `store_dir` and their size on disk, for `candor doctor`.
 SnapshotUsage snapshot_usage(const std::string& store_dir);
