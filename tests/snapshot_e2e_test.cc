@@ -52,6 +52,26 @@ TEST_SUITE("e2e") {
     }
   }
 
+  TEST_CASE("a .gitattributes a step writes cannot make the run's text changes look binary, empty or unchanged") {
+    Env env;
+    std::string plan = env.plan_file(R"({"goal_kind": "modify", "steps": [
+        {"id": "s1", "tool": "file_write", "args": {"path": ".gitattributes", "content": "* binary -diff\n"}},
+        {"id": "s2", "tool": "file_patch", "args": {"path": "css/style.css", "edits": [{"find": "background: #ffffff;", "replace": "background: #006400;"}]}}
+        ], "then": "finish"})");
+    json run = parse_stdout(env.exec(plan, {"--judge", "never"}));
+    bool seen = false;
+    for (const auto& m : run["mutations"]) {
+      if (m["path"] != "css/style.css") continue;
+      seen = true;
+      CHECK(m["binary"] == false);
+      CHECK(m["lines_added"] == 1);
+      CHECK(m["lines_removed"] == 1);
+      CHECK(m["bytes_before"].get<std::int64_t>() > 0);
+      CHECK(m["bytes_after"] == m["bytes_before"]);
+    }
+    CHECK(seen);
+  }
+
   TEST_CASE("after a file tool, only its path is looked at unless a process ran: what an assertion's command wrote is still seen") {
     Env env;
     // s1's assertion runs a program that writes a file: the scan after s2 (a file_write that names

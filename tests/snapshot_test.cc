@@ -66,6 +66,47 @@ TEST_SUITE("verify") {
     CHECK(patch->find("-two\n+2\n") != std::string::npos);
   }
 
+  TEST_CASE("a .gitattributes in the workspace cannot make a text change look binary, nor hide its diff; content decides") {
+    // The agent writes the workspace, .gitattributes included: `binary` or `-diff` there made
+    // libgit2 report a text file as binary with sizes of 0 and no lines, and give the judge and the
+    // HTML report "Binary files differ" instead of the change.
+    std::string ws = make_temp_dir("ws");
+    write_file(ws + "/.gitattributes", "* binary\n*.txt -diff\n*.dat diff\n");
+    write_file(ws + "/notes.txt", "one\ntwo\n");
+    write_file(ws + "/real.dat", std::string("a\0b\n", 4));
+    auto snap = verify::SnapshotStore::open(make_temp_dir("store"), ws);
+    REQUIRE(snap.ok());
+    REQUIRE((*snap)->scan().ok());
+    std::string t0 = (*snap)->write_tree().value();
+    write_file(ws + "/notes.txt", "one\n2\nthree\n");
+    write_file(ws + "/real.dat", std::string("a\0c\nd\n", 6));
+    REQUIRE((*snap)->scan().ok());
+    std::string t1 = (*snap)->write_tree().value();
+    auto muts = (*snap)->diff(t0, t1);
+    REQUIRE(muts.ok());
+    REQUIRE(muts->size() == 2);
+    const auto& text = (*muts)[0];
+    CHECK(text.path == "notes.txt");
+    CHECK_FALSE(text.binary);
+    CHECK(text.bytes_before == 8);
+    CHECK(text.bytes_after == 12);
+    CHECK(text.lines_added == 2);
+    CHECK(text.lines_removed == 1);
+    const auto& binary = (*muts)[1];
+    CHECK(binary.path == "real.dat");
+    CHECK(binary.binary);  // a NUL in its first 8000 bytes, as git decides, whatever `diff` says
+    CHECK(binary.bytes_before == 4);
+    CHECK(binary.bytes_after == 6);
+    CHECK(binary.lines_added == 0);
+    auto patch = (*snap)->patch_text(t0, t1, "notes.txt", 10000);
+    REQUIRE(patch.ok());
+    CHECK(patch->find("-two\n+2\n+three\n") != std::string::npos);
+    auto binary_patch = (*snap)->patch_text(t0, t1, "real.dat", 10000);
+    REQUIRE(binary_patch.ok());
+    CHECK(binary_patch->find("Binary files") != std::string::npos);
+    CHECK(binary_patch->find('\0') == std::string::npos);
+  }
+
   TEST_CASE("a same-size rewrite right after a scan is still seen") {
     std::string ws = make_temp_dir("ws");
     write_file(ws + "/f.txt", "aaaa\n");

@@ -46,7 +46,9 @@ Status lookup_tree(git_repository* repo, const std::string& id, Tree& out) {
 // The diff between two trees, limited to `paths` (exact paths) when not empty.
 Status diff_trees(git_repository* repo, git_tree* from, git_tree* to, const std::vector<std::string>& paths, git_diff** out) {
   git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
-  opts.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
+  // Text whatever the attributes say: .gitattributes (`binary`, `-diff`, `diff`) come from the
+  // workspace or the change, which the agent writes. Binary content is told by is_binary_blob.
+  opts.flags = GIT_DIFF_INCLUDE_TYPECHANGE | GIT_DIFF_FORCE_TEXT;
   std::vector<char*> spec;
   for (const auto& p : paths) spec.push_back(const_cast<char*>(p.c_str()));
   if (!spec.empty()) {
@@ -118,7 +120,21 @@ class ChangedPaths {
   git_repository* repo_;
 };
 
-Mutation mutation_of(const git_diff_delta* d, git_patch* patch) {
+// git's own test for binary content (buffer_is_binary): a NUL byte in the first 8000 bytes.
+bool is_binary_blob(git_repository* repo, const git_diff_file& f) {
+  if (git_oid_is_zero(&f.id)) return false;  // no side (added, deleted)
+  Blob blob;
+  if (git_blob_lookup(blob.out(), repo, &f.id) != 0) return false;  // not a blob: a submodule's commit
+  auto size = static_cast<std::size_t>(std::min<git_object_size_t>(git_blob_rawsize(blob.get()), 8000));
+  return std::memchr(git_blob_rawcontent(blob.get()), 0, size) != nullptr;
+}
+
+bool is_binary_change(git_repository* repo, const git_diff_delta* d) {
+  return is_binary_blob(repo, d->old_file) || is_binary_blob(repo, d->new_file);
+}
+
+// `patch` null: no line counts (a binary change).
+Mutation mutation_of(const git_diff_delta* d, git_patch* patch, bool binary) {
   Mutation m;
   m.path = d->new_file.path ? d->new_file.path : d->old_file.path;
   switch (d->status) {
@@ -129,9 +145,9 @@ Mutation mutation_of(const git_diff_delta* d, git_patch* patch) {
   }
   m.bytes_before = m.change == "added" ? 0 : static_cast<std::int64_t>(d->old_file.size);
   m.bytes_after = m.change == "deleted" ? 0 : static_cast<std::int64_t>(d->new_file.size);
-  m.binary = (d->flags & GIT_DIFF_FLAG_BINARY) != 0;
+  m.binary = binary;
   std::size_t context = 0, adds = 0, dels = 0;
-  if (patch != nullptr) git_patch_line_stats(&context, &adds, &dels, patch);
+  if (patch != nullptr && !binary) git_patch_line_stats(&context, &adds, &dels, patch);
   m.lines_added = static_cast<int>(adds);
   m.lines_removed = static_cast<int>(dels);
   return m;
@@ -245,7 +261,7 @@ Result<std::vector<Mutation>> GitTrees::diff(const std::string& from_tree, const
     Patch patch;
     if (git_patch_from_diff(patch.out(), diff.get(), i) != 0) return git_failure("patch");
     const git_diff_delta* d = git_patch_get_delta(patch.get());
-    out.push_back(mutation_of(d, patch.get()));
+    out.push_back(mutation_of(d, patch.get(), is_binary_change(repo_, d)));
     if (d->status == GIT_DELTA_RENAMED) {
       // The old path is gone: a deletion like any other, so an assertion must account for it too.
       Mutation gone;
@@ -263,6 +279,13 @@ Result<std::string> GitTrees::patch_text(const std::string& from_tree, const std
                                          const std::string& path, std::size_t max_bytes) const {
   Diff diff;
   TRY_STATUS(diff_trees(repo_, from_tree, to_tree, path, diff.out()));
+  // A binary change is named as git names it, without its bytes (the diff was forced to text).
+  if (git_diff_num_deltas(diff.get()) == 1 && is_binary_change(repo_, git_diff_get_delta(diff.get(), 0))) {
+    const git_diff_delta* d = git_diff_get_delta(diff.get(), 0);
+    std::string before = d->status == GIT_DELTA_ADDED ? "/dev/null" : "a/" + std::string(d->old_file.path);
+    std::string after = d->status == GIT_DELTA_DELETED ? "/dev/null" : "b/" + std::string(d->new_file.path);
+    return fmt::format("diff --git a/{} b/{}\nBinary files {} and {} differ\n", d->old_file.path, d->new_file.path, before, after);
+  }
   git_buf buf = GIT_BUF_INIT;
   if (git_diff_to_buf(&buf, diff.get(), GIT_DIFF_FORMAT_PATCH) != 0) return git_failure("format patch");
   std::string text(buf.ptr, buf.size);
