@@ -47,7 +47,7 @@ Status lookup_tree(git_repository* repo, const std::string& id, Tree& out) {
 Status diff_trees(git_repository* repo, git_tree* from, git_tree* to, const std::vector<std::string>& paths, git_diff** out) {
   git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
   // Text whatever the attributes say: .gitattributes (`binary`, `-diff`, `diff`) come from the
-  // workspace or the change, which the agent writes. Binary content is told by is_binary_blob.
+  // workspace or the change, which the agent writes. Binary content is told by side_of().
   opts.flags = GIT_DIFF_INCLUDE_TYPECHANGE | GIT_DIFF_FORCE_TEXT;
   std::vector<char*> spec;
   for (const auto& p : paths) spec.push_back(const_cast<char*>(p.c_str()));
@@ -120,21 +120,29 @@ class ChangedPaths {
   git_repository* repo_;
 };
 
-// git's own test for binary content (buffer_is_binary): a NUL byte in the first 8000 bytes.
-bool is_binary_blob(git_repository* repo, const git_diff_file& f) {
-  if (git_oid_is_zero(&f.id)) return false;  // no side (added, deleted)
+// What a side of a change holds, read from its blob: its size, and whether it is binary by git's
+// own test (buffer_is_binary: a NUL byte in the first 8000 bytes). No side (added, deleted), or not
+// a blob (a submodule's commit): 0, not binary.
+struct Side {
+  std::int64_t size = 0;
+  bool binary = false;
+};
+
+Side side_of(git_repository* repo, const git_diff_file& f) {
   Blob blob;
-  if (git_blob_lookup(blob.out(), repo, &f.id) != 0) return false;  // not a blob: a submodule's commit
-  auto size = static_cast<std::size_t>(std::min<git_object_size_t>(git_blob_rawsize(blob.get()), 8000));
-  return std::memchr(git_blob_rawcontent(blob.get()), 0, size) != nullptr;
+  if (git_oid_is_zero(&f.id) || git_blob_lookup(blob.out(), repo, &f.id) != 0) return {};
+  auto size = static_cast<std::size_t>(git_blob_rawsize(blob.get()));
+  return {static_cast<std::int64_t>(size), std::memchr(git_blob_rawcontent(blob.get()), 0, std::min<std::size_t>(size, 8000)) != nullptr};
 }
 
 bool is_binary_change(git_repository* repo, const git_diff_delta* d) {
-  return is_binary_blob(repo, d->old_file) || is_binary_blob(repo, d->new_file);
+  return side_of(repo, d->old_file).binary || side_of(repo, d->new_file).binary;
 }
 
-// `patch` null: no line counts (a binary change).
-Mutation mutation_of(const git_diff_delta* d, git_patch* patch, bool binary) {
+// The mutation `d` is. Its line counts come from a text diff, made only when neither side is
+// binary (a text diff of a large binary costs xdiff's worst case, for numbers nobody shows).
+Result<Mutation> mutation_of(git_diff* diff, std::size_t i, git_repository* repo) {
+  const git_diff_delta* d = git_diff_get_delta(diff, i);
   Mutation m;
   m.path = d->new_file.path ? d->new_file.path : d->old_file.path;
   switch (d->status) {
@@ -143,13 +151,18 @@ Mutation mutation_of(const git_diff_delta* d, git_patch* patch, bool binary) {
     case GIT_DELTA_RENAMED: m.change = "added"; m.renamed_from = d->old_file.path; break;
     default: m.change = "modified"; break;
   }
-  m.bytes_before = m.change == "added" ? 0 : static_cast<std::int64_t>(d->old_file.size);
-  m.bytes_after = m.change == "deleted" ? 0 : static_cast<std::int64_t>(d->new_file.size);
-  m.binary = binary;
-  std::size_t context = 0, adds = 0, dels = 0;
-  if (patch != nullptr && !binary) git_patch_line_stats(&context, &adds, &dels, patch);
-  m.lines_added = static_cast<int>(adds);
-  m.lines_removed = static_cast<int>(dels);
+  const Side before = side_of(repo, d->old_file), after = side_of(repo, d->new_file);
+  m.bytes_before = m.change == "added" ? 0 : before.size;
+  m.bytes_after = m.change == "deleted" ? 0 : after.size;
+  m.binary = before.binary || after.binary;
+  if (!m.binary) {
+    Patch patch;
+    if (git_patch_from_diff(patch.out(), diff, i) != 0) return git_failure("patch");
+    std::size_t context = 0, adds = 0, dels = 0;
+    git_patch_line_stats(&context, &adds, &dels, patch.get());
+    m.lines_added = static_cast<int>(adds);
+    m.lines_removed = static_cast<int>(dels);
+  }
   return m;
 }
 
@@ -258,18 +271,16 @@ Result<std::vector<Mutation>> GitTrees::diff(const std::string& from_tree, const
   std::vector<Mutation> out;
   std::size_t n = git_diff_num_deltas(diff.get());
   for (std::size_t i = 0; i < n; ++i) {
-    Patch patch;
-    if (git_patch_from_diff(patch.out(), diff.get(), i) != 0) return git_failure("patch");
-    const git_diff_delta* d = git_patch_get_delta(patch.get());
-    out.push_back(mutation_of(d, patch.get(), is_binary_change(repo_, d)));
-    if (d->status == GIT_DELTA_RENAMED) {
+    TRY(Mutation m, mutation_of(diff.get(), i, repo_));
+    if (!m.renamed_from.empty()) {
       // The old path is gone: a deletion like any other, so an assertion must account for it too.
       Mutation gone;
-      gone.path = d->old_file.path;
+      gone.path = m.renamed_from;
       gone.change = "deleted";
-      gone.bytes_before = static_cast<std::int64_t>(d->old_file.size);
+      gone.bytes_before = side_of(repo_, git_diff_get_delta(diff.get(), i)->old_file).size;
       out.push_back(std::move(gone));
     }
+    out.push_back(std::move(m));
   }
   std::sort(out.begin(), out.end(), [](const Mutation& a, const Mutation& b) { return a.path < b.path; });
   return out;
