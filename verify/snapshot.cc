@@ -147,13 +147,7 @@ Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& st
   impl->index_tree_saved = !impl->index_tree.empty();
   // Entries saved no earlier than the index file itself are racy: their stat cannot prove them
   // unchanged (git's rule), so the first scan re-hashes them.
-  struct stat index_stat{};
-  if (::stat((repo_path + "/index").c_str(), &index_stat) == 0) {
-    for (std::size_t i = 0; i < impl->index.size(); ++i) {
-      const StatEntry& e = impl->index.at(i);
-      if (static_cast<std::int64_t>(e.mtime_s) >= index_stat.st_mtim.tv_sec - 1) impl->racy.emplace(e.path);
-    }
-  }
+  for (std::string_view path : impl->index.racy()) impl->racy.emplace(path);
   // A store that has never seen the workspace starts from what the workspace's own index vouches
   // for, as git does: a file whose stat matches its entry (and is not racy) is not read by the
   // first scan. Done here, where a run opens the store beside its credential walk.

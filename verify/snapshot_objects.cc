@@ -206,10 +206,8 @@ std::size_t seed_from_index(StatIndex& index, const std::string& index_file, std
     if (auto read = StatIndex::load(index_file); read.ok()) {
       GitNameCheck names;
       read->keep_if([&](const StatEntry& e) { return is_git_file_mode(e.mode) && keep(e.path) && names.holds(e.path); });
+      for (std::string_view path : read->racy()) racy.emplace(path);
       read->forget_file();
-      for (std::size_t i = 0; i < read->size(); ++i) {
-        if (racy_entry(read->at(i).mtime_s)) racy.emplace(read->at(i).path);
-      }
       index = std::move(*read);
       return index.size();
     }

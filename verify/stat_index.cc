@@ -45,6 +45,7 @@ std::string hex(std::string_view raw) {
 struct FileBytes {
   LargeBuffer data;
   std::size_t size = 0;
+  std::int64_t mtime_s = 0;
   int error = 0;
 };
 
@@ -62,6 +63,7 @@ FileBytes read_whole(const std::string& file) {
     return out;
   }
   out.size = static_cast<std::size_t>(st.st_size);
+  out.mtime_s = st.st_mtim.tv_sec;
   try {
     out.data = large_buffer(out.size + 1);
   } catch (const std::bad_alloc&) {  // a file of any size can be there (a sparse one costs no disk)
@@ -175,6 +177,7 @@ Result<StatIndex> StatIndex::load(const std::string& file) {
   // What follows the entries (extensions: a tree cache, ...) is not needed here.
   index.file_ = std::move(bytes.data);
   index.checksum_ = hex(digest);
+  index.file_mtime_s_ = bytes.mtime_s;
   return index;
 }
 
@@ -299,6 +302,15 @@ void StatIndex::remove_all(std::vector<std::string_view> paths) {
     while (drop != paths.end() && *drop < e.path) ++drop;
     return drop != paths.end() && *drop == e.path;
   });
+}
+
+std::vector<std::string_view> StatIndex::racy() const {
+  std::vector<std::string_view> out;
+  if (!file_mtime_s_) return out;
+  for (const StatEntry& e : entries_) {
+    if (static_cast<std::int64_t>(e.mtime_s) >= *file_mtime_s_ - 1) out.push_back(e.path);
+  }
+  return out;
 }
 
 void StatIndex::keep_if(const std::function<bool(const StatEntry&)>& keep) {

@@ -12,6 +12,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -73,8 +74,15 @@ class StatIndex {
 
   // Keep only the entries `keep` says to.
   void keep_if(const std::function<bool(const StatEntry&)>& keep);
+  // The paths whose stat data cannot vouch for their content (git's racy rule): entries saved no
+  // earlier than a second before the file load() read them from was written. None when the index
+  // was not read from a file (or forget_file() was called).
+  std::vector<std::string_view> racy() const;
   // Forget the file the index was read from (an index read from elsewhere, to be saved here).
-  void forget_file() { checksum_.clear(); }
+  void forget_file() {
+    checksum_.clear();
+    file_mtime_s_.reset();
+  }
 
   // The checksum (hex) at the end of the file this index was last read from or written to; ""
   // when neither happened.
@@ -87,6 +95,7 @@ class StatIndex {
   LargeBuffer file_;    // the file as read: the loaded entries' paths point into it
   std::deque<std::string> added_;   // paths put since (a deque: its strings never move)
   std::string checksum_;
+  std::optional<std::int64_t> file_mtime_s_;  // of the file load() read
 };
 
 }  // namespace candor::verify
