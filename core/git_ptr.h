@@ -28,6 +28,11 @@ using GitTree = GitPtr<git_tree, git_tree_free>;
 using GitCommit = GitPtr<git_commit, git_commit_free>;
 using GitDiff = GitPtr<git_diff, git_diff_free>;
 using GitStatusList = GitPtr<git_status_list, git_status_list_free>;
+using GitOdb = GitPtr<git_odb, git_odb_free>;
+using GitBlob = GitPtr<git_blob, git_blob_free>;
+using GitReference = GitPtr<git_reference, git_reference_free>;
+using GitTreeEntry = GitPtr<git_tree_entry, git_tree_entry_free>;
+using GitPatch = GitPtr<git_patch, git_patch_free>;
 
 // libgit2 needs one git_libgit2_init() per process before any call.
 inline void git_init_once() {

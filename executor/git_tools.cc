@@ -20,7 +20,6 @@ namespace {
 using Buf = git_buf;
 using Walk = GitPtr<git_revwalk, git_revwalk_free>;
 using SignaturePtr = GitPtr<git_signature, git_signature_free>;
-using GitPatch = GitPtr<git_patch, git_patch_free>;
 
 ToolResult git_failure(const std::string& what) { return ToolResult::failure(fmt::format("{}: {}", what, git_last_error())); }
 

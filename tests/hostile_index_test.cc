@@ -29,12 +29,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-git_oid blob_id(const std::string& content) {
-  git_oid id;
-  git_odb_hash(&id, content.data(), content.size(), GIT_OBJECT_BLOB);
-  return id;
-}
-
 // `entries` as a version 2 index, in the order given (duplicates and all), with a good checksum:
 // what git would write if it wrote whatever it was told.
 std::string raw_index(const std::vector<StatEntry>& entries) {

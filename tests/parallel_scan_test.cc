@@ -243,8 +243,7 @@ TEST_SUITE("verify") {
         CHECK(read.kind == verify::Entry::Kind::kGone);
       } else {
         CHECK(read.content == std::string(100 + read.request, 'x'));
-        git_oid id;
-        git_odb_hash(&id, read.content.data(), read.content.size(), GIT_OBJECT_BLOB);
+        git_oid id = candor::testing::blob_id(read.content);
         CHECK(git_oid_equal(&id, &read.id));
       }
       return ok_status();

@@ -28,12 +28,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-git_oid oid_of(const std::string& text) {
-  git_oid id;
-  git_odb_hash(&id, text.data(), text.size(), GIT_OBJECT_BLOB);
-  return id;
-}
-
 std::string hex(const git_oid& id) {
   char buf[GIT_OID_HEXSZ + 1];
   git_oid_tostr(buf, sizeof buf, &id);
@@ -52,7 +46,7 @@ StatEntry entry(std::string_view path, std::uint32_t n, std::uint32_t mode = 010
   e.uid = 1000;
   e.gid = 100 + n;
   e.size = n * 3;
-  e.id = oid_of(std::string(path) + std::to_string(n));
+  e.id = candor::testing::blob_id(std::string(path) + std::to_string(n));
   e.path = path;
   return e;
 }

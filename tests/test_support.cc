@@ -21,9 +21,17 @@
 #include <utility>
 #include <stdexcept>
 
+#include <git2.h>
+
 namespace fs = std::filesystem;
 
 namespace candor::testing {
+
+git_oid blob_id(const std::string& content) {
+  git_oid id;
+  git_odb_hash(&id, content.data(), content.size(), GIT_OBJECT_BLOB);
+  return id;
+}
 namespace {
 
 std::string g_scratch;

@@ -1,6 +1,8 @@
 // Helpers shared by the tests: scratch folders, files, running the built binary.
 #pragma once
 
+#include <git2/oid.h>
+
 #include <map>
 #include <optional>
 #include <string>
@@ -18,6 +20,9 @@ std::string make_temp_dir(const std::string& name = "dir");
 void write_file(const std::string& path, const std::string& content);
 std::string read_file(const std::string& path);
 bool exists(const std::string& path);
+
+// The id git gives `content` as a blob (git hash-object).
+git_oid blob_id(const std::string& content);
 
 // Every regular file beneath `dir` (relative path -> content); for "nothing else changed" checks.
 std::map<std::string, std::string> tree_contents(const std::string& dir);

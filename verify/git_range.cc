@@ -124,7 +124,7 @@ Result<GitRange> GitRepository::resolve(const std::string& spec) const {
 // writes nothing into the repository's folder.
 Status GitRepository::keep_writes_in_memory() {
   if (writes_in_memory_) return ok_status();
-  GitPtr<git_odb, git_odb_free> odb;
+  GitOdb odb;
   if (git_odb_new(odb.out()) != 0) return make_error(ErrorCode::kIo, "git: new object database: " + git_last_error());
   git_odb_backend* memory = nullptr;
   if (git_mempack_new(&memory) != 0) return make_error(ErrorCode::kIo, "git: memory backend: " + git_last_error());

@@ -15,12 +15,7 @@
 namespace candor::verify {
 namespace {
 
-using Tree = GitTree;
 using Diff = GitDiff;
-using Patch = GitPtr<git_patch, git_patch_free>;
-using Blob = GitPtr<git_blob, git_blob_free>;
-using TreeEntry = GitPtr<git_tree_entry, git_tree_entry_free>;
-using Odb = GitPtr<git_odb, git_odb_free>;
 
 Error git_failure(const std::string& what) {
   return make_error(ErrorCode::kIo, fmt::format("git: {}: {}", what, git_last_error()));
@@ -34,7 +29,7 @@ Result<git_oid> parse_oid(const std::string& s) {
 
 // `out` stays null for the empty tree when the repository does not hold it: libgit2 diffs a null
 // tree as an empty one.
-Status lookup_tree(git_repository* repo, const std::string& id, Tree& out) {
+Status lookup_tree(git_repository* repo, const std::string& id, GitTree& out) {
   TRY(git_oid oid, parse_oid(id));
   if (git_tree_lookup(out.out(), repo, &oid) != 0) {
     if (id == kEmptyTree) return ok_status();
@@ -61,7 +56,7 @@ Status diff_trees(git_repository* repo, git_tree* from, git_tree* to, const std:
 
 Status diff_trees(git_repository* repo, const std::string& from_tree, const std::string& to_tree, const std::string& path,
                   git_diff** out) {
-  Tree from, to;
+  GitTree from, to;
   TRY_STATUS(lookup_tree(repo, from_tree, from));
   TRY_STATUS(lookup_tree(repo, to_tree, to));
   return diff_trees(repo, from.get(), to.get(), path.empty() ? std::vector<std::string>{} : std::vector<std::string>{path}, out);
@@ -86,7 +81,7 @@ class ChangedPaths {
       bool a_tree = git_tree_entry_type(ea) == GIT_OBJECT_TREE;
       bool b_tree = eb != nullptr && git_tree_entry_type(eb) == GIT_OBJECT_TREE;
       if (a_tree || b_tree) {
-        Tree sub_a, sub_b;
+        GitTree sub_a, sub_b;
         if (a_tree) TRY_STATUS(lookup(ea, sub_a));
         if (b_tree) TRY_STATUS(lookup(eb, sub_b));
         TRY_STATUS(compare(sub_a.get(), sub_b.get(), path + "/"));
@@ -103,7 +98,7 @@ class ChangedPaths {
         paths.push_back(path);
         continue;
       }
-      Tree sub;
+      GitTree sub;
       TRY_STATUS(lookup(eb, sub));
       TRY_STATUS(compare(nullptr, sub.get(), path + "/"));
     }
@@ -113,7 +108,7 @@ class ChangedPaths {
   std::vector<std::string> paths;
 
  private:
-  Status lookup(const git_tree_entry* e, Tree& out) {
+  Status lookup(const git_tree_entry* e, GitTree& out) {
     if (git_tree_lookup(out.out(), repo_, git_tree_entry_id(e)) != 0) return git_failure("look up a tree");
     return ok_status();
   }
@@ -129,7 +124,7 @@ struct Side {
 };
 
 Side side_of(git_repository* repo, const git_diff_file& f) {
-  Blob blob;
+  GitBlob blob;
   if (git_oid_is_zero(&f.id) || git_blob_lookup(blob.out(), repo, &f.id) != 0) return {};
   auto size = static_cast<std::size_t>(git_blob_rawsize(blob.get()));
   return {static_cast<std::int64_t>(size), std::memchr(git_blob_rawcontent(blob.get()), 0, std::min<std::size_t>(size, 8000)) != nullptr};
@@ -156,7 +151,7 @@ Result<Mutation> mutation_of(git_diff* diff, std::size_t i, git_repository* repo
   m.bytes_after = m.change == "deleted" ? 0 : after.size;
   m.binary = before.binary || after.binary;
   if (!m.binary) {
-    Patch patch;
+    GitPatch patch;
     if (git_patch_from_diff(patch.out(), diff, i) != 0) return git_failure("patch");
     std::size_t context = 0, adds = 0, dels = 0;
     git_patch_line_stats(&context, &adds, &dels, patch.get());
@@ -210,7 +205,7 @@ Status write_tree_beneath(git_repository* repo, const git_tree* tree, int dir_fd
       }
       int sub = ::openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
       if (sub < 0) return make_error(ErrorCode::kIo, fmt::format("checkout: cannot open {}: {}", path, std::strerror(errno)));
-      Tree subtree;
+      GitTree subtree;
       Status st = git_tree_lookup(subtree.out(), repo, git_tree_entry_id(e)) == 0
                       ? write_tree_beneath(repo, subtree.get(), sub, path)
                       : Status(git_failure("look up " + path));
@@ -219,7 +214,7 @@ Status write_tree_beneath(git_repository* repo, const git_tree* tree, int dir_fd
       continue;
     }
     if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE && mode != GIT_FILEMODE_LINK) continue;  // submodules
-    Blob blob;
+    GitBlob blob;
     if (git_blob_lookup(blob.out(), repo, git_tree_entry_id(e)) != 0) return git_failure("read " + path);
     const char* data = static_cast<const char*>(git_blob_rawcontent(blob.get()));
     std::size_t size = static_cast<std::size_t>(git_blob_rawsize(blob.get()));
@@ -255,7 +250,7 @@ Status write_tree_beneath(git_repository* repo, const git_tree* tree, int dir_fd
 
 Result<std::vector<Mutation>> GitTrees::diff(const std::string& from_tree, const std::string& to_tree,
                                              const DiffOptions& options) const {
-  Tree from, to;
+  GitTree from, to;
   TRY_STATUS(lookup_tree(repo_, from_tree, from));
   TRY_STATUS(lookup_tree(repo_, to_tree, to));
   ChangedPaths changed(repo_);
@@ -308,12 +303,12 @@ Result<std::string> GitTrees::patch_text(const std::string& from_tree, const std
 }
 
 Result<std::optional<TreeFile>> GitTrees::read_file(const std::string& tree_id, const std::string& path) const {
-  Tree tree;
+  GitTree tree;
   TRY_STATUS(lookup_tree(repo_, tree_id, tree));
-  TreeEntry entry;
+  GitTreeEntry entry;
   if (tree.get() == nullptr || git_tree_entry_bypath(entry.out(), tree.get(), path.c_str()) != 0) return std::optional<TreeFile>();
   if (git_tree_entry_type(entry.get()) != GIT_OBJECT_BLOB) return std::optional<TreeFile>();
-  Blob blob;
+  GitBlob blob;
   if (git_blob_lookup(blob.out(), repo_, git_tree_entry_id(entry.get())) != 0) return git_failure("read " + path);
   const char* data = static_cast<const char*>(git_blob_rawcontent(blob.get()));
   TreeFile f{std::string(data, static_cast<std::size_t>(git_blob_rawsize(blob.get()))),
@@ -322,10 +317,10 @@ Result<std::optional<TreeFile>> GitTrees::read_file(const std::string& tree_id, 
 }
 
 Result<std::optional<TreeEntryInfo>> GitTrees::stat(const std::string& tree_id, const std::string& path) const {
-  Tree tree;
+  GitTree tree;
   TRY_STATUS(lookup_tree(repo_, tree_id, tree));
   if (path.empty() || path == ".") return std::optional<TreeEntryInfo>(TreeEntryInfo{});
-  TreeEntry entry;
+  GitTreeEntry entry;
   if (tree.get() == nullptr || git_tree_entry_bypath(entry.out(), tree.get(), path.c_str()) != 0) return std::optional<TreeEntryInfo>();
   TreeEntryInfo info;
   info.mode = static_cast<unsigned>(git_tree_entry_filemode(entry.get()));
@@ -333,7 +328,7 @@ Result<std::optional<TreeEntryInfo>> GitTrees::stat(const std::string& tree_id, 
   if (git_tree_entry_type(entry.get()) == GIT_OBJECT_BLOB) {
     git_object_size_t size = 0;
     git_object_t type{};
-    Odb odb;
+    GitOdb odb;
     if (git_repository_odb(odb.out(), repo_) != 0 || git_odb_read_header(&size, &type, odb.get(), git_tree_entry_id(entry.get())) != 0) {
       return git_failure("read " + path);
     }
@@ -349,7 +344,7 @@ Result<std::optional<std::string>> GitTrees::read(const std::string& tree_id, co
 }
 
 Status GitTrees::checkout(const std::string& tree_id, const std::string& folder) const {
-  Tree tree;
+  GitTree tree;
   TRY_STATUS(lookup_tree(repo_, tree_id, tree));
   if (tree.get() == nullptr) return ok_status();
   int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

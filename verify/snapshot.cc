@@ -116,7 +116,7 @@ Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& st
   // The workspace's own objects, read-only: what its index vouches for needs no copy (see scan()).
   // Only a `.git` folder at the root; a `.git` file (a linked worktree, a submodule) is not used.
   if (struct stat git_dir{}; ::lstat((workspace_root + "/.git").c_str(), &git_dir) == 0 && S_ISDIR(git_dir.st_mode)) {
-    Odb odb;
+    GitOdb odb;
     if (git_repository_odb(odb.out(), impl->repo.get()) != 0) return git_failure("open object database");
     if (attach_workspace_objects(odb.get(), workspace_root + "/.git")) impl->workspace_index = workspace_root + "/.git/index";
   }
@@ -457,15 +457,15 @@ Result<std::optional<std::string>> SnapshotStore::read(const std::string& tree_i
 Status SnapshotStore::retain(const std::vector<std::string>& trees, const std::vector<std::string>& paths) {
   Impl& m = *impl_;
   TRY_STATUS(m.pack());  // so the store's own objects are all on disk, where `own` looks
-  Odb odb;
+  GitOdb odb;
   if (git_repository_odb(odb.out(), m.repo.get()) != 0) return git_failure("open object database");
   std::vector<std::string> lost;
   for (const auto& tree_id : trees) {
     TRY(git_oid id, parse_oid(tree_id));
-    Tree tree;
+    GitTree tree;
     if (git_tree_lookup(tree.out(), m.repo.get(), &id) != 0) return git_failure("look up tree " + tree_id);
     for (const auto& path : paths) {
-      TreeEntry entry;
+      GitTreeEntry entry;
       if (git_tree_entry_bypath(entry.out(), tree.get(), path.c_str()) != 0) continue;  // not in this tree
       const git_oid* blob = git_tree_entry_id(entry.get());
       if (git_tree_entry_type(entry.get()) != GIT_OBJECT_BLOB || git_odb_exists(m.own.get(), blob)) continue;
@@ -487,7 +487,7 @@ Status SnapshotStore::retain(const std::vector<std::string>& trees, const std::v
 
 Status SnapshotStore::pin(const std::string& tree, const std::string& name) {
   TRY(git_oid id, parse_oid(tree));
-  Reference ref;
+  GitReference ref;
   std::string refname = "refs/candor/" + name;
   if (git_reference_create(ref.out(), impl_->repo.get(), refname.c_str(), &id, 1, "candor snapshot") != 0) {
     return git_failure("pin " + refname);

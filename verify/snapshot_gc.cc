@@ -30,10 +30,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using Odb = GitPtr<git_odb, git_odb_free>;
 using Object = GitPtr<git_object, git_object_free>;
 using PackBuilder = GitPtr<git_packbuilder, git_packbuilder_free>;
-using Reference = GitPtr<git_reference, git_reference_free>;
 using ReferenceIterator = GitPtr<git_reference_iterator, git_reference_iterator_free>;
 
 Error git_failure(const std::string& what) {
@@ -54,7 +52,7 @@ using OidSet = std::unordered_set<git_oid, OidHash, OidEqual>;
 
 // The repository's own objects folder, loose objects and packs, without its alternates: what
 // this repository holds, and so what it may pack and must not lose.
-Status open_own_objects(const std::string& objects_dir, Odb& out) {
+Status open_own_objects(const std::string& objects_dir, GitOdb& out) {
   git_odb_backend* loose = nullptr;
   git_odb_backend* packs = nullptr;
   if (git_odb_new(out.out()) != 0) return git_failure("new object database");
@@ -138,7 +136,7 @@ Result<RefPlan> plan_refs(git_repository* repo, const std::function<bool(const s
   if (git_reference_iterator_new(it.out(), repo) != 0) return git_failure("list refs");
   git_reference* raw = nullptr;
   while (git_reference_next(&raw, it.get()) == 0) {
-    Reference ref;
+    GitReference ref;
     ref.p = raw;
     std::string name = git_reference_name(ref.get());
     std::string run = run_of_ref(name);
@@ -146,7 +144,7 @@ Result<RefPlan> plan_refs(git_repository* repo, const std::function<bool(const s
       plan.drop.push_back(name);
       continue;
     }
-    Reference resolved;
+    GitReference resolved;
     if (git_reference_resolve(resolved.out(), ref.get()) == 0 && git_reference_target(resolved.get()) != nullptr) {
       plan.roots.push_back(*git_reference_target(resolved.get()));
     }
@@ -289,12 +287,12 @@ struct Collector {
     // A killed libgit2 write (a ref this gc was removing, say) leaves its lock file, which would
     // make the same write fail now; nobody else holds the repository.
     if (!options.dry_run) remove_stale_locks(repo_path);
-    Odb own;
+    GitOdb own;
     TRY_STATUS(open_own_objects(objects_dir, own));
     out.objects_before = count_objects(own.get());
     TRY(RefPlan plan, plan_refs(repo, [&](const std::string& run) { return runs.count(run) == 0; }));
     out.refs_removed = plan.drop.size();
-    Odb all;
+    GitOdb all;
     if (git_repository_odb(all.out(), repo) != 0) return git_failure("open objects of " + repo_path);
     Reachable reach{repo, all.get(), own.get(), {}, {}, 0};
     for (const auto& root : plan.roots) reach.walk(root);

@@ -31,11 +31,7 @@ inline Error git_failure(const std::string& what) {
 
 using Repo = GitRepo;
 using Index = GitIndex;
-using Tree = GitTree;
-using Reference = GitPtr<git_reference, git_reference_free>;
-using Odb = GitPtr<git_odb, git_odb_free>;
 using OdbStream = GitPtr<git_odb_stream, git_odb_stream_free>;
-using TreeEntry = GitPtr<git_tree_entry, git_tree_entry_free>;
 
 // Files up to this size are read whole and hashed; larger ones are streamed.
 constexpr std::int64_t kBufferedMax = 8 << 20;
@@ -51,7 +47,7 @@ struct SnapshotStore::Impl {
   Repo repo;
   StatIndex index;                    // the stat cache and the content of the last snapshot
   PackedWrites packs;                 // every object written goes to a pack through here
-  Odb own;                            // the store's objects on disk alone, without the workspace's
+  GitOdb own;                         // the store's objects on disk alone, without the workspace's
   std::string workspace_index;        // the workspace's .git/index when its objects are attached
   bool scanned = false;               // a scan was made by this handle
   std::uint64_t unpacked_bytes = 0;   // written to memory since the last pack

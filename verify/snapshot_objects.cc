@@ -156,7 +156,7 @@ bool attach_workspace_objects(git_odb* odb, const std::string& git_dir) {
 
 Result<PackedWrites> PackedWrites::attach(git_repository* repo, const std::string& repo_path) {
   PackedWrites out;
-  GitPtr<git_odb, git_odb_free> odb;
+  GitOdb odb;
   if (git_repository_odb(odb.out(), repo) != 0) return git_failure("open object database");
   auto* memory = new MemoryObjects{};
   init_backend(memory->parent, memory_read, memory_read_header, memory_exists, memory_freshen, memory_free);
@@ -185,7 +185,7 @@ Status PackedWrites::write_pack() {
   // workspace's repository holds) are allowed to be missing. libgit2 ignores the marker.
   TRY(std::string name, write_pack_files(pack_dir_, std::move(objects), "promisor"));
   (void)name;
-  GitPtr<git_odb, git_odb_free> odb;
+  GitOdb odb;
   if (git_repository_odb(odb.out(), repo_) != 0 || git_odb_refresh(odb.get()) != 0) return git_failure("reload packs");
   memory_->objects.clear();
   return ok_status();

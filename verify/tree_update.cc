@@ -10,8 +10,6 @@
 namespace candor::verify {
 namespace {
 
-using Tree = GitPtr<git_tree, git_tree_free>;
-using Odb = GitPtr<git_odb, git_odb_free>;
 
 Error git_failure(const std::string& what) {
   return make_error(ErrorCode::kIo, fmt::format("snapshot: {}: {}", what, git_last_error()));
@@ -73,7 +71,7 @@ class Updater {
       if (was != nullptr && git_tree_entry_type(was) != GIT_OBJECT_TREE) was = nullptr;
       git_oid id;
       if (all_dirty_ || dirty_.count(sub) != 0) {
-        Tree sub_before;
+        GitTree sub_before;
         if (was != nullptr && git_tree_lookup(sub_before.out(), repo_, git_tree_entry_id(was)) != 0) return git_failure("read the tree of " + sub);
         TRY(id, build(sub, sub_before.get()));
       } else if (was != nullptr) {
@@ -104,7 +102,7 @@ class Updater {
 
 TreeSink odb_tree_sink(git_repository* repo) {
   return [repo](const git_oid& id, std::string tree) -> Status {
-    Odb odb;
+    GitOdb odb;
     git_oid written;
     if (git_repository_odb(odb.out(), repo) != 0 || git_odb_write(&written, odb.get(), tree.data(), tree.size(), GIT_OBJECT_TREE) != 0) {
       return git_failure("write a tree");
@@ -116,7 +114,7 @@ TreeSink odb_tree_sink(git_repository* repo) {
 
 Result<git_oid> update_tree(git_repository* repo, const StatIndex& index, const git_oid& base, const std::set<std::string>& changed,
                             const TreeSink& sink) {
-  Tree before;
+  GitTree before;
   if (git_tree_lookup(before.out(), repo, &base) != 0) return make_error(ErrorCode::kNotFound, "snapshot: the earlier tree is not in the store");
   return Updater(repo, index, sink, changed).build("", before.get());
 }

@@ -24,8 +24,6 @@ namespace candor::verify {
 namespace {
 
 using Config = GitPtr<git_config, git_config_free>;
-using Odb = GitPtr<git_odb, git_odb_free>;
-using Blob = GitPtr<git_blob, git_blob_free>;
 
 constexpr std::uint32_t kGitlink = 0160000;
 
@@ -67,7 +65,7 @@ class BaseIgnoreRules {
       const git_index_entry* e = git_index_get_byindex(base, i);
       // git reads no .gitignore that is a symlink; neither does the shadow.
       if (!is_gitignore(e->path) || (e->mode != 0100644 && e->mode != 0100755)) continue;
-      Blob blob;
+      GitBlob blob;
       if (git_blob_lookup(blob.out(), repo, &e->id) != 0) return git_failure(std::string("read BASE's ") + e->path);
       std::string_view content(static_cast<const char*>(git_blob_rawcontent(blob.get())), static_cast<std::size_t>(git_blob_rawsize(blob.get())));
       if (!rules->shadow_.write(e->path, content)) {
@@ -215,7 +213,7 @@ Result<WorktreeRead> read_worktree(git_repository* repo, const WorktreeSource& s
   TRY(auto rules, BaseIgnoreRules::create(repo, base.get(), source.extra_ignore));
   auto root = BeneathRoot::open(source.root);
   if (!root.ok()) return root.error().wrap("working tree");
-  Odb odb;
+  GitOdb odb;
   if (git_repository_odb(odb.out(), repo) != 0) return git_failure("open the object database");
 
   Walked walked;
