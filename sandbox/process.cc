@@ -42,9 +42,16 @@ Status make_pipe(UniqueFd& read_end, UniqueFd& write_end) {
   return ok_status();
 }
 
-Result<Pipes> make_pipes(bool separate_stderr) {
+// stdin is a pipe only when there is something to feed; else /dev/null. Never candor's own
+// stdin, which may be the user's terminal.
+Result<Pipes> make_pipes(bool separate_stderr, bool feed_stdin) {
   Pipes p;
-  TRY_STATUS(make_pipe(p.in_read, p.in_write));
+  if (feed_stdin) {
+    TRY_STATUS(make_pipe(p.in_read, p.in_write));
+  } else {
+    p.in_read.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (!p.in_read.valid()) return make_error(ErrorCode::kIo, std::string("/dev/null: ") + std::strerror(errno));
+  }
   TRY_STATUS(make_pipe(p.out_read, p.out_write));
   if (separate_stderr) TRY_STATUS(make_pipe(p.err_read, p.err_write));
   return p;
@@ -239,7 +246,11 @@ void hide_candor_in_init() {
 }
 
 [[noreturn]] void child_main(const ChildPlan& plan) {
-  ::setpgid(0, 0);
+  // A session of its own: no controlling terminal, so /dev/tty cannot be opened and TIOCSTI on
+  // the user's terminal needs CAP_SYS_ADMIN (which no step keeps; seccomp refuses it as well).
+  // Without this a step could push a command into the shell that started candor, to run there,
+  // unsandboxed, after candor exits. It also makes the child its own process group's leader.
+  ::setsid();
   // If candor itself is killed, the child dies with it (with a PID namespace, so does every
   // process in it) rather than running on unobserved.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -276,7 +287,8 @@ Result<Child> start_child(const ChildPlan& plan) {
   child.pid = flags != 0 ? raw_fork(flags) : ::fork();
   if (child.pid < 0) return make_error(ErrorCode::kIo, fmt::format("{}: {}", flags != 0 ? "clone" : "fork", std::strerror(errno)));
   if (child.pid == 0) child_main(plan);
-  ::setpgid(child.pid, child.pid);  // also in the child: whichever runs first wins the race
+  // No setpgid here: the child's setsid() fails for a process that already leads a group. Until
+  // it has run, a timeout reaches the child by its pid (Watch::enforce_limits).
   child.pidfd.reset(static_cast<int>(::syscall(SYS_pidfd_open, child.pid, 0)));
   return child;
 }
@@ -354,6 +366,9 @@ class Watch {
     if (!cancel && Clock::now() < deadline_) return;
     (cancel ? result_.cancelled : result_.timed_out) = true;
     ::kill(-child_.pid, SIGKILL);
+    // Not yet reaped, so the pid is still the child's: reaches it even before its setsid()
+    // made the group.
+    ::kill(child_.pid, SIGKILL);
     reap(true);
   }
 
@@ -423,7 +438,7 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   static const bool sigpipe_ignored = [] { return ::signal(SIGPIPE, SIG_IGN) != SIG_ERR; }();
   (void)sigpipe_ignored;
   if (spec.argv.empty()) return make_error(ErrorCode::kInternal, "run_process: empty argv");
-  TRY(Pipes pipes, make_pipes(!spec.merge_stderr));
+  TRY(Pipes pipes, make_pipes(!spec.merge_stderr, !spec.stdin_data.empty()));
   std::optional<PreparedSandbox> sandbox;
   if (spec.sandbox != nullptr) {
     auto timeout_s = static_cast<std::uint64_t>((spec.timeout.count() + 999) / 1000);

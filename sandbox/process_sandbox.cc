@@ -46,10 +46,12 @@ namespace {
 namespace fs = std::filesystem;
 
 // What a process needs to read and execute to run programs. The user's home is not among them:
-// a step has no business reading ~/.ssh.
-const std::vector<std::string> kSystemReadPaths = {"/usr", "/bin",  "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
-                                                   "/etc", "/opt",  "/proc", "/sys", "/dev",   "/run",   "/var",
-                                                   "/nix", "/snap", "/gnu"};
+// a step has no business reading ~/.ssh. Nor is /dev: the few devices a program needs are granted
+// one by one (build_landlock_ruleset); the rest would hand a step the user's terminals (/dev/tty,
+// /dev/pts/*: keystrokes to read, input to inject) and, to root, the raw disks beneath every
+// Landlock rule (/dev/sda: any file of the machine through debugfs).
+const std::vector<std::string> kSystemReadPaths = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
+                                                   "/opt", "/proc", "/sys", "/run", "/var",  "/nix",  "/snap",   "/gnu"};
 
 // Capabilities a root caller keeps (Docker's default set, less the ones nobody's build needs).
 const std::set<int> kKeptCapabilities = {0 /*CHOWN*/,  1 /*DAC_OVERRIDE*/, 3 /*FOWNER*/, 4 /*FSETID*/,
@@ -148,8 +150,8 @@ std::vector<std::string> listening_sockets_outside(const std::vector<std::string
   return out;
 }
 
-// The filter: kernel administration and io_uring (which opens sockets around the socket() rule)
-// are refused always; socket families other than AF_UNIX when the network is closed by seccomp.
+// The filter: kernel administration, io_uring (which opens sockets around the socket() rule) and
+// terminal input injection are refused always; socket families other than AF_UNIX when the network is closed by seccomp.
 Result<std::vector<unsigned char>> build_seccomp(bool deny_sockets) {
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (ctx == nullptr) return make_error(ErrorCode::kUnavailable, "seccomp: cannot initialise a filter");
@@ -170,6 +172,15 @@ Result<std::vector<unsigned char>> build_seccomp(bool deny_sockets) {
     if (nr == __NR_SCMP_ERROR) continue;  // not on this architecture
     if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0) != 0)
       return make_error(ErrorCode::kUnavailable, fmt::format("seccomp: cannot add a rule for {}", name));
+  }
+  // Terminal injection: TIOCSTI pushes bytes into a terminal's input queue (the user's shell runs
+  // them after candor exits), TIOCLINUX can do the same on a virtual console. A step has no
+  // controlling terminal (its own session), but it could still open one by path. The request is
+  // compared on its low 32 bits, as the kernel reads it.
+  for (unsigned long request : {static_cast<unsigned long>(TIOCSTI), static_cast<unsigned long>(TIOCLINUX)}) {
+    scmp_arg_cmp is_request{1, SCMP_CMP_MASKED_EQ, 0xFFFFFFFFu, request};
+    if (seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1, &is_request) != 0)
+      return make_error(ErrorCode::kUnavailable, "seccomp: cannot add the terminal ioctl rule");
   }
   if (deny_sockets) {
     scmp_arg_cmp not_unix{0, SCMP_CMP_NE, AF_UNIX, 0};
