@@ -682,6 +682,12 @@ Result<PreparedSandbox> PreparedSandbox::prepare(const SandboxPolicy& policy, st
   // RLIMIT_NPROC counts every process of this user, so it is set above their number, which takes
   // a walk of /proc: only when it is the limit that holds (no cgroup; root is exempt from it).
   if (!s.cgroup_.valid() && ::geteuid() != 0) s.rlimits_.push_back({RLIMIT_NPROC, processes_of_this_user() + l.processes});
+  // Never above what candor itself was given (`ulimit -v` in the user's shell): raising a hard
+  // limit is refused, and the step would not start.
+  for (auto& r : s.rlimits_) {
+    struct rlimit own{};
+    if (::getrlimit(r.resource, &own) == 0 && own.rlim_max != RLIM_INFINITY && r.value > own.rlim_max) r.value = own.rlim_max;
+  }
   s.active_.rlimits = true;
 
   if (::geteuid() == 0) {
