@@ -28,6 +28,8 @@ Result<sandbox::SandboxPolicy> policy_for(const Context& ctx, bool workspace_wri
   return policy;
 }
 
+constexpr const char* kNoTimeLeft = "the run's time budget ran out";
+
 class CommandSucceeds final : public Evaluator {
  public:
   const Signature& signature() const override {
@@ -44,13 +46,19 @@ class CommandSucceeds final : public Evaluator {
     sandbox::ProcessSpec spec;
     spec.argv = {"/bin/sh", "-c", command};
     spec.cwd = ctx.workspace.root();
-    spec.timeout = std::chrono::seconds(a.value("timeout_s", 120));
+    const std::chrono::milliseconds own = std::chrono::seconds(a.value("timeout_s", 120));
+    auto timeout = bounded_timeout(own, ctx);
+    if (!timeout) return {false, fmt::format("`{}` was not run: {}", command, kNoTimeLeft), "", true};
+    spec.timeout = *timeout;
     spec.sandbox = &*policy;
     auto run = sandbox::run_process(spec);
     if (!run.ok()) return {false, "could not run `" + command + "`: " + run.error().message, "", true};
     if (!run->protected_created.empty()) {
       return {false, fmt::format("`{}` created {}, which no command may create; removed", command, run->protected_created.front()), "",
               true};
+    }
+    if (run->timed_out && *timeout < own) {
+      return {false, fmt::format("`{}` was stopped after {:.1f} s: {}", command, run->elapsed_s, kNoTimeLeft), "", true};
     }
     if (run->timed_out) {
       return {false, fmt::format("`{}` did not finish within {} s and was killed", command, a.value("timeout_s", 120)), "", true};
@@ -109,7 +117,10 @@ class External final : public Evaluator {
     sandbox::ProcessSpec spec;
     spec.argv = spec_.command;
     spec.cwd = ctx.workspace.root();
-    spec.timeout = spec_.timeout;
+    const auto own = std::chrono::duration_cast<std::chrono::milliseconds>(spec_.timeout);
+    auto timeout = bounded_timeout(own, ctx);
+    if (!timeout) return failed(std::string("was not run: ") + kNoTimeLeft);
+    spec.timeout = *timeout;
     spec.stdin_data = input.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     spec.merge_stderr = false;
     spec.output_cap = kMaxExternalOutput;
@@ -117,6 +128,7 @@ class External final : public Evaluator {
     auto run = sandbox::run_process(spec);
     if (!run.ok()) return failed("could not be started: " + run.error().message);
     std::string err = tail_of(run->errors.text(), 200);
+    if (run->timed_out && *timeout < own) return failed(fmt::format("was stopped after {:.1f} s: {}", run->elapsed_s, kNoTimeLeft));
     if (run->timed_out) return failed(fmt::format("timed out after {:.1f} s and was killed", run->elapsed_s));
     if (run->signal != 0) return failed(fmt::format("crashed (signal {}){}", run->signal, err.empty() ? "" : ": " + err));
     if (run->exit_code != 0) return failed(fmt::format("exited with status {}{}", run->exit_code, err.empty() ? "" : ": " + err));
@@ -144,6 +156,13 @@ class External final : public Evaluator {
 };
 
 }  // namespace
+
+std::optional<std::chrono::milliseconds> bounded_timeout(std::chrono::milliseconds own, const Context& ctx) {
+  if (!ctx.deadline) return own;
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*ctx.deadline - std::chrono::steady_clock::now());
+  if (left <= std::chrono::milliseconds(0)) return std::nullopt;
+  return std::min(own, left);
+}
 
 std::unique_ptr<Evaluator> make_command_succeeds() { return std::make_unique<CommandSucceeds>(); }
 

@@ -2,6 +2,7 @@
 // Adding a type is one class and one line in builtin_evaluators() (builtins.cc).
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -48,7 +49,14 @@ struct Context {
   // saw_credential() when a read or stat for this evaluation met a credential file, whose
   // message Registry::evaluate then withholds.
   bool* credential_seen = nullptr;
+  // The run's time budget ends then: a program an assertion runs is stopped by it, whatever its
+  // own timeout, and one that would start after it does not start (an error, never a pass).
+  std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt;
 };
+
+// The timeout a program run for an assertion gets: its own, cut to what is left before the
+// deadline. nullopt when the deadline has passed.
+std::optional<std::chrono::milliseconds> bounded_timeout(std::chrono::milliseconds own, const Context& ctx);
 
 struct Outcome {
   bool passed = false;

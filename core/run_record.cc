@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "core/arg_schema.h"
 
 namespace candor {
@@ -89,6 +91,58 @@ nlohmann::json to_json(const AssertionRecord& a) {
           {"discriminating", a.discriminating ? nlohmann::json(*a.discriminating) : nlohmann::json(nullptr)}};
 }
 
+namespace {
+
+std::string to_hex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
+  }
+  return out;
+}
+
+std::optional<std::string> from_hex(std::string_view hex) {
+  if (hex.size() % 2 != 0) return std::nullopt;
+  auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  std::string out;
+  for (std::size_t i = 0; i < hex.size(); i += 2) {
+    int hi = digit(hex[i]), lo = digit(hex[i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out += static_cast<char>(hi * 16 + lo);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool valid_utf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return false;
+    char32_t cp = len == 1 ? c : len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
+    for (std::size_t k = 1; k < len; ++k) {
+      auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc >> 6) != 0x2) return false;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    // Shortest form only, no surrogates, nothing past U+10FFFF.
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF)) {
+      return false;
+    }
+    i += len;
+  }
+  return true;
+}
+
 nlohmann::json to_json(const Mutation& m) {
   nlohmann::json j = {{"path", m.path},
           {"change", m.change},
@@ -100,6 +154,11 @@ nlohmann::json to_json(const Mutation& m) {
           {"steps", m.steps},
           {"last_change_seq", m.last_change_seq}};
   if (!m.renamed_from.empty()) j["renamed_from"] = m.renamed_from;
+  // JSON holds text: a name that is not UTF-8 is shown with replacement characters and kept
+  // exactly beside it, for undo.
+  if (!valid_utf8(m.path)) j["path_bytes"] = to_hex(m.path);
+  if (m.mode_before != 0) j["mode_before"] = fmt::format("{:o}", m.mode_before);
+  if (m.mode_after != 0) j["mode_after"] = fmt::format("{:o}", m.mode_after);
   return j;
 }
 
@@ -110,6 +169,24 @@ nlohmann::json to_json(const GoalValidation& g) {
           {"input_tokens", g.input_tokens},
           {"output_tokens", g.output_tokens}};
 }
+
+namespace {
+
+// Modes are written in octal, as people read them ("100644", "40777").
+std::uint32_t octal_mode(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || !j[key].is_string()) return 0;
+  const std::string text = j[key].get<std::string>();
+  if (text.empty() || text.find_first_not_of("01234567") != std::string::npos || text.size() > 11) return 0;
+  return static_cast<std::uint32_t>(std::stoul(text, nullptr, 8));
+}
+
+nlohmann::json created_folders_json(const std::vector<CreatedFolder>& folders) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& c : folders) out.push_back({{"path", c.path}, {"mode", fmt::format("{:o}", c.mode)}});
+  return out;
+}
+
+}  // namespace
 
 nlohmann::json to_json(const RunFacts& f) {
   nlohmann::json steps = nlohmann::json::array();
@@ -162,6 +239,8 @@ nlohmann::json to_json(const RunFacts& f) {
         {"output_tokens", f.usage.output_tokens}}},
       {"snapshot_before", f.snapshot_before},
       {"snapshot_after", f.snapshot_after},
+      {"created_folders", created_folders_json(f.created_folders)},
+      {"umask", f.umask < 0 ? nlohmann::json(nullptr) : nlohmann::json(fmt::format("{:03o}", f.umask))},
   };
 }
 
@@ -229,6 +308,9 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
       r.steps = m.value("steps", std::vector<std::string>{});
       r.last_change_seq = m.value("last_change_seq", std::int64_t{0});
       r.renamed_from = m.value("renamed_from", std::string());
+      if (auto bytes = from_hex(json_str(m, "path_bytes", "")); bytes && !bytes->empty()) r.path = std::move(*bytes);
+      r.mode_before = octal_mode(m, "mode_before");
+      r.mode_after = octal_mode(m, "mode_after");
       f.mutations.push_back(std::move(r));
     }
     const auto& b = j.at("budget");
@@ -258,6 +340,14 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
     }
     f.snapshot_before = j.value("snapshot_before", "");
     f.snapshot_after = j.value("snapshot_after", "");
+    for (const auto& c : j.value("created_folders", nlohmann::json::array())) {
+      f.created_folders.push_back({json_str(c, "path"), octal_mode(c, "mode")});
+    }
+    if (j.contains("umask") && j["umask"].is_string()) {
+      const std::string umask = j["umask"].get<std::string>();
+      if (!umask.empty() && umask.size() <= 4 && umask.find_first_not_of("01234567") == std::string::npos)
+        f.umask = static_cast<int>(std::stoul(umask, nullptr, 8));
+    }
     return f;
   } catch (const nlohmann::json::exception& e) {
     return make_error(ErrorCode::kInvalidInput, std::string("run record: ") + e.what());

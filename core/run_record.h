@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -92,8 +93,11 @@ struct AssertionRecord {
 };
 
 struct Mutation {
+  // The path's exact bytes, as the file system names it (not necessarily UTF-8: the JSON form
+  // then carries `path_bytes` beside a readable `path`, so undo finds the very name again).
   std::string path;
-  std::string change;  // added | modified | deleted
+  // added | modified | deleted | mode (only the permission bits changed; a folder's path ends in '/')
+  std::string change;
   std::int64_t bytes_before = 0;
   std::int64_t bytes_after = 0;
   int lines_added = 0;
@@ -104,6 +108,17 @@ struct Mutation {
   // For an added path that git's rename detection matched with a deleted one (verify --git): the
   // old path, which is also listed as deleted.
   std::string renamed_from;
+  // The whole st_mode (type, permissions, setuid/setgid/sticky) before and after; 0 where the path
+  // was absent, or where the source knows only git's modes (verify --git).
+  std::uint32_t mode_before = 0;
+  std::uint32_t mode_after = 0;
+};
+
+// A folder the run created: its files are mutations of their own, but the folder's mode is a
+// fact of its own (one made writable by others is suspicious).
+struct CreatedFolder {
+  std::string path;  // ends in '/'
+  std::uint32_t mode = 0;
 };
 
 // One independent review of the goal (the reviewer gate).
@@ -169,7 +184,14 @@ struct RunFacts {
   std::vector<std::string> sensitive;
   // For `source: "git"`: {range, base, head, base_tree, head_tree} (commit and tree ids); null otherwise.
   nlohmann::json git;
+  std::vector<CreatedFolder> created_folders;
+  // candor's umask when the run started: the permission bits a new file or folder does not get
+  // unless a step asks for them (tier 1 calls a step that adds them back suspicious). -1: unknown.
+  int umask = -1;
 };
+
+// Whether `s` is valid UTF-8 (what a JSON string can hold as it is).
+bool valid_utf8(std::string_view s);
 
 nlohmann::json to_json(const StepRecord& s);
 nlohmann::json to_json(const AssertionRecord& a);

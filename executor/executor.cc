@@ -1,6 +1,7 @@
 #include "executor/executor.h"
 
 #include <algorithm>
+#include <fstream>
 
 #include <fmt/format.h>
 
@@ -10,6 +11,21 @@
 
 namespace candor::executor {
 namespace {
+
+// The process's umask without changing it (umask() sets as it reads, and other threads run).
+int process_umask() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("Umask:", 0) == 0) {
+      try {
+        return static_cast<int>(std::stoul(line.substr(6), nullptr, 8));
+      } catch (const std::exception&) {
+        return -1;
+      }
+    }
+  }
+  return -1;
+}
 
 std::string cap_text(const std::string& s, std::size_t cap) {
   if (s.size() <= cap) return s;
@@ -34,15 +50,21 @@ double Executor::elapsed_s() const {
 
 Status Executor::begin(const std::string& run_id, const std::string& goal) {
   started_ = deps_.clock.monotonic();
+  steady_started_ = std::chrono::steady_clock::now();
   facts_.run_id = run_id;
   facts_.goal = goal;
-  auto protected_state = verify::capture_protected_state(deps_.workspace.root());
-  if (!protected_state.ok()) return protected_state.error().wrap("protected paths before the run");
-  protected_before_ = std::move(protected_state.value());
+  facts_.umask = process_umask();
   std::uint64_t processes = sandbox::processes_started();
+  // Every scan obeys the time budget (a step's scan would otherwise hash a planted 100 GB sparse
+  // file at leisure).
+  deps_.snapshots.set_deadline(steady_started_ + std::chrono::seconds(options_.limits.timeout_s));
   auto scan = deps_.snapshots.scan();
   if (!scan.ok()) return scan.error().wrap("snapshot before the run");
   TRY_STATUS(deps_.snapshots.freeze_ignore_rules(options_.snapshot_ignore));
+  // After the first scan, which found the repositories nested in the workspace.
+  auto protected_state = verify::capture_protected_state(deps_.workspace.root(), deps_.snapshots.nested_git());
+  if (!protected_state.ok()) return protected_state.error().wrap("protected paths before the run");
+  protected_before_ = std::move(protected_state.value());
   auto tree = deps_.snapshots.write_tree();
   if (!tree.ok()) return tree.error().wrap("snapshot before the run");
   facts_.snapshot_before = *tree;
@@ -231,9 +253,16 @@ std::vector<std::string> Executor::scan_for_changes(const std::string& step_id,
 assertions::Context Executor::assertion_context(const assertions::StepView* step) const {
   verify::SnapshotStore& snapshots = deps_.snapshots;
   std::string before = facts_.snapshot_before;
-  return assertions::Context{deps_.workspace, options_.network, step,
-                             [&snapshots, before](const std::string& path) { return snapshots.read(before, path); },
-                             options_.process_sandbox};
+  // The planner's checks and the user's alike end with the run's time.
+  return assertions::Context{.workspace = deps_.workspace,
+                             .network = options_.network,
+                             .step = step,
+                             .baseline = [&snapshots, before](const std::string& path) { return snapshots.read(before, path); },
+                             .process_sandbox = options_.process_sandbox,
+                             .registry = nullptr,
+                             .files = nullptr,
+                             .credential_seen = nullptr,
+                             .deadline = steady_started_ + std::chrono::seconds(options_.limits.timeout_s)};
 }
 
 bool Executor::fails_before_run(const nlohmann::json& assertion, const assertions::StepView* step) const {
@@ -300,6 +329,10 @@ RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::str
   // unattributed, so no assertion can have covered it. When nothing of the run could write since
   // the latest scan (no writing tool, no process: run_process leaves nothing running), that scan's
   // index is the workspace as the run leaves it, and a warm run walks the tree once less.
+  // The last scan may run a little past the time budget: without it nothing the run did would be
+  // known. What it has not read by then is unread (the run is incomplete), not waited for.
+  deps_.snapshots.set_deadline(std::max(steady_started_ + std::chrono::seconds(options_.limits.timeout_s),
+                                        std::chrono::steady_clock::now() + kFinalScanGrace));
   if (!workspace_as_scanned()) {
     scanned_ = false;
     if (!facts_.snapshot_before.empty()) scan_for_changes("");
@@ -320,6 +353,7 @@ RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::str
         m.last_change_seq = last_change_seq_[m.path];
       }
       facts_.mutations = std::move(mutations.value());
+      record_modes();
       // What undo, diffs and the judge read later, kept in the store whatever becomes of the
       // workspace's own repository (whose objects the first snapshot may only name).
       std::vector<std::string> paths;
@@ -336,6 +370,15 @@ RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::str
   facts_.status = status;
   facts_.status_detail = detail;
   facts_.budget.exhausted = exhausted;
+  // Something ran until the time budget stopped it (a scan, an assertion's program): the run did
+  // not finish within its budget, whatever the loop concluded.
+  bool out_of_time = deps_.snapshots.ran_out_of_time() || elapsed_s() >= options_.limits.timeout_s;
+  if (out_of_time && (status == RunStatus::kCompleted || status == RunStatus::kRunning)) {
+    facts_.status = RunStatus::kBudgetExhausted;
+    facts_.budget.exhausted = BudgetKind::kTimeout;
+    facts_.status_detail = deps_.snapshots.ran_out_of_time() ? "the time budget ran out while the workspace was being read"
+                                                              : "the time budget ran out before the run's checks had finished";
+  }
   if (!scan_error_.empty() && (status == RunStatus::kCompleted || status == RunStatus::kRunning)) {
     // Without a trustworthy diff there is no evidence either way.
     facts_.status = RunStatus::kError;
@@ -351,15 +394,51 @@ RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::str
   return facts_;
 }
 
+void Executor::record_modes() {
+  const verify::SnapshotStore& s = deps_.snapshots;
+  for (auto& m : facts_.mutations) {
+    if (m.change != "added") m.mode_before = s.mode_at_start(m.path).value_or(0);
+    if (m.change != "deleted") m.mode_after = s.mode_now(m.path).value_or(0);
+  }
+  bool appended = false;
+  for (const auto& c : s.mode_changes()) {
+    auto same = std::find_if(facts_.mutations.begin(), facts_.mutations.end(), [&](const Mutation& m) { return m.path == c.path; });
+    if (same != facts_.mutations.end()) continue;  // its content changed too: the modes are set above
+    Mutation m;
+    m.path = c.path;
+    m.change = "mode";
+    m.mode_before = c.before;
+    m.mode_after = c.after;
+    m.steps = changed_by_[c.path];
+    std::erase(m.steps, std::string());
+    m.last_change_seq = last_change_seq_[c.path];
+    facts_.mutations.push_back(std::move(m));
+    appended = true;
+  }
+  if (appended) {
+    std::stable_sort(facts_.mutations.begin(), facts_.mutations.end(),
+                     [](const Mutation& a, const Mutation& b) { return a.path < b.path; });
+  }
+  for (const auto& c : s.created_folders()) facts_.created_folders.push_back({c.path, c.after});
+}
+
 void Executor::record_scan_coverage() {
   std::vector<std::string> unread = deps_.snapshots.unread();
+  // A `.candor` folder anywhere is protected like the root's (the root's is fingerprinted below;
+  // nested ones are in the snapshots): a `packages/web/.candor/config.json` a step plants is the
+  // config of the next run given `-C packages/web`.
+  for (const auto& m : facts_.mutations) {
+    if (m.path.rfind(".candor/", 0) != 0 && m.path.find("/.candor/") == std::string::npos) continue;
+    facts_.protected_changes.push_back(fmt::format("`{}` ({}) is in a .candor folder, which no step may change", m.path, m.change));
+  }
   if (protected_before_) {
-    auto after = verify::capture_protected_state(deps_.workspace.root());
+    auto after = verify::capture_protected_state(deps_.workspace.root(), deps_.snapshots.nested_git());
     if (after.ok()) {
       // git_commit's own writes (objects, index, refs, logs) are the history the tool records.
       bool history_recorded = std::any_of(facts_.steps.begin(), facts_.steps.end(),
                                           [](const StepRecord& s) { return s.tool == "git_commit" && s.ok; });
-      facts_.protected_changes = verify::protected_changes(*protected_before_, *after, history_recorded);
+      auto changes = verify::protected_changes(*protected_before_, *after, history_recorded);
+      facts_.protected_changes.insert(facts_.protected_changes.end(), changes.begin(), changes.end());
       unread.insert(unread.end(), after->unread.begin(), after->unread.end());
     } else {
       unread.push_back(".git/ and .candor/ (" + after.error().message + ")");

@@ -101,6 +101,8 @@ class Executor {
   bool workspace_as_scanned() const;
   // What the scans could not read, and what changed under .git/ and .candor/, into the facts.
   void record_scan_coverage();
+  // The whole modes of the mutated paths, mode-only changes as mutations, folders created.
+  void record_modes();
   assertions::Context assertion_context(const assertions::StepView* step) const;
   AssertionRecord evaluate(const nlohmann::json& assertion, const assertions::StepView* step,
                            const std::string& step_id, int round, Provenance by);
@@ -113,6 +115,9 @@ class Executor {
   ExecutorOptions options_;
   RunFacts facts_;
   std::chrono::steady_clock::time_point started_;
+  std::chrono::steady_clock::time_point steady_started_;  // the same moment on the real clock, for scans' deadlines
+  // How far past the time budget the last scan may read (see finish()).
+  static constexpr std::chrono::seconds kFinalScanGrace{5};
   std::string scan_error_;
   bool scanned_ = false;  // the latest scan succeeded
   // Whether the index of the latest scan is still the workspace as this run left it: no tool that

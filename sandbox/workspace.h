@@ -98,6 +98,10 @@ class Workspace {
   // `mode` (permission bits) when given; else an existing file's mode is kept, a new one is 0644.
   Status write_file(const std::string& path, const std::string& content, std::optional<unsigned> mode = std::nullopt) const;
   Status delete_file(const std::string& path) const;
+  // chmod of a file or folder (".", "dir" or "dir/") to `mode` (the permission bits of it, setuid,
+  // setgid and sticky included), never through a symlink. Refused beneath .git/, .candor/ and
+  // protected directories.
+  Status set_mode(const std::string& path, unsigned mode) const;
 
   // Walks a directory without following symlinks, skipping .git and .candor. `visit` returns false
   // to stop the walk. Entries come sorted by name within each directory. Every entry is lstat'ed,

@@ -33,6 +33,11 @@ class Reader {
         return r;
       }
     }
+    if (options_.deadline && std::chrono::steady_clock::now() >= *options_.deadline) {
+      r.kind = Entry::Kind::kUnreadable;
+      r.out_of_time = true;
+      return r;
+    }
     Entry e = looker_.look(request.path);
     r.kind = e.kind;
     r.st = e.st;

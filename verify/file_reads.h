@@ -6,8 +6,10 @@
 
 #include <sys/stat.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,7 @@ struct FileRead {
   // kFile, kSymlink: read (content, id); kGone; kUnreadable (a read error, or it kept changing).
   Entry::Kind kind = Entry::Kind::kGone;
   bool too_large = false;  // a file larger than the buffered limit: not read, the caller streams it
+  bool out_of_time = false;  // the deadline had passed: not read (kind kUnreadable)
   struct stat st {};
   git_oid id{};
   std::string content;  // the blob's bytes (a symlink's target)
@@ -46,6 +49,8 @@ struct FileReadOptions {
   // Makes one thread's ignore check, when the first path to check comes; called on that thread,
   // with `calling_thread` true when that is the caller's own (few requests: no workers).
   std::function<Result<IgnoreCheck>(bool calling_thread)> make_ignore_check;
+  // Files not begun by then are not read (FileRead::out_of_time): a scan obeys the run's time budget.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 // Reads every request on `options.threads` workers and hands each result to `take` on the calling

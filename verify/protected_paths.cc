@@ -17,7 +17,11 @@ namespace {
 
 using sandbox::UniqueFd;
 
-constexpr std::string_view kObjects = ".git/objects";
+// A repository's objects folder, the root's or a nested one's.
+bool is_objects(std::string_view path) {
+  constexpr std::string_view kObjects = ".git/objects";
+  return path == kObjects || (path.size() > kObjects.size() && path.substr(path.size() - kObjects.size() - 1) == "/.git/objects");
+}
 
 StatFingerprint fingerprint(const struct stat& st) {
   StatFingerprint f;
@@ -37,7 +41,7 @@ void capture(int dir_fd, const char* name, const std::string& path, ProtectedSta
     if (errno != ENOENT) out.unread.push_back(path);
     return;
   }
-  bool objects = path == kObjects && S_ISDIR(st.st_mode);
+  bool objects = is_objects(path) && S_ISDIR(st.st_mode);
   // Of .git/objects only that it is still a folder: objects come with every commit and alone
   // change nothing. Its info/ folder is watched: info/alternates points git at other objects.
   out.entries[path] = objects ? StatFingerprint{.type = 'd'} : fingerprint(st);
@@ -113,7 +117,7 @@ bool parent_reported(const std::string& path, const std::map<std::string, StatFi
 
 }  // namespace
 
-Result<ProtectedState> capture_protected_state(const std::string& workspace_root) {
+Result<ProtectedState> capture_protected_state(const std::string& workspace_root, const std::set<std::string>& nested_git) {
   UniqueFd root(::open(workspace_root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!root.valid()) {
     return make_error(ErrorCode::kIo, fmt::format("cannot open {}: {}", workspace_root, std::strerror(errno)));
@@ -121,6 +125,23 @@ Result<ProtectedState> capture_protected_state(const std::string& workspace_root
   ProtectedState state;
   capture(root.get(), ".git", ".git", state);
   capture(root.get(), ".candor", ".candor", state);
+  for (const auto& path : nested_git) {
+    std::size_t slash = path.rfind('/');
+    if (slash == std::string::npos || path.substr(slash + 1) != ".git") continue;
+    // The folder holding it, opened a component at a time without following a link: one swapped
+    // for a link since the scan leads elsewhere, and what is there is not this workspace's.
+    UniqueFd dir(::dup(root.get()));
+    bool reached = dir.valid();
+    std::string_view rest(path.data(), slash);
+    while (reached && !rest.empty()) {
+      std::size_t next = rest.find('/');
+      std::string part(rest.substr(0, next));
+      dir.reset(::openat(dir.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      reached = dir.valid();
+      rest = next == std::string_view::npos ? std::string_view() : rest.substr(next + 1);
+    }
+    if (reached) capture(dir.get(), ".git", path, state);  // else gone with its folder: absent
+  }
   return state;
 }
 

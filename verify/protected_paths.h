@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,10 +32,12 @@ struct ProtectedState {
   std::vector<std::string> unread;
 };
 
-// Stats `.git` and `.candor` in `workspace_root` and every entry beneath them, without following
+// Stats `.git` and `.candor` in `workspace_root` and every entry beneath them, and each of
+// `nested_git` (workspace-relative `.git` entries below the root, "vendor/lib/.git": a nested
+// repository's config can carry commands that a later `git status` there runs), without following
 // symlinks. A missing root is simply absent from `entries`. kIo only when the workspace itself
 // cannot be opened.
-Result<ProtectedState> capture_protected_state(const std::string& workspace_root);
+Result<ProtectedState> capture_protected_state(const std::string& workspace_root, const std::set<std::string>& nested_git = {});
 
 // One sentence per change between two captures, for a person to act on, in path order:
 // "`.candor/config.json` was created during the run", "`.git/hooks/pre-commit` was modified",

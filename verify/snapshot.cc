@@ -75,14 +75,15 @@ bool is_subset(const std::set<std::string>& a, const std::set<std::string>& b) {
 }
 
 // Whether a path can be in a snapshot at all, whatever the ignore rules say: the walk never
-// looks at a `.git`, the root's `.candor`, candor's temporary files, or the store (`skip_dir`).
+// looks into a `.git` or the root's `.candor` (both fingerprinted apart: protected_paths.h), or
+// the store (`skip_dir`). Nothing else is left out by its name.
 bool snapshot_may_hold(std::string_view path, std::string_view skip_dir) {
   if (!skip_dir.empty() && path.substr(0, skip_dir.size()) == skip_dir) return false;
   for (std::size_t start = 0; start <= path.size();) {
     std::size_t end = path.find('/', start);
     if (end == std::string_view::npos) end = path.size();
     std::string_view name = path.substr(start, end - start);
-    if (name == ".git" || (start == 0 && name == ".candor") || name.substr(0, 12) == ".candor-tmp-") return false;
+    if (name == ".git" || (start == 0 && name == ".candor")) return false;
     start = end + 1;
   }
   return true;
@@ -111,6 +112,7 @@ Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& st
     if (git_repository_open_bare(impl->repo.out(), repo_path.c_str()) != 0) return git_failure("open " + repo_path);
   }
   TRY_STATUS(use_own_config(impl->repo.get(), repo_path, repo_path));
+  TRY_STATUS(refresh_exclude(repo_path));
   TRY(impl->packs, PackedWrites::attach(impl->repo.get(), repo_path));
   if (git_odb_open(impl->own.out(), (repo_path + "/objects").c_str()) != 0) return git_failure("open " + repo_path + "/objects");
   // The workspace's own objects, read-only: what its index vouches for needs no copy (see scan()).
@@ -178,7 +180,7 @@ bool is_gitignore(std::string_view path) {
 
 }  // namespace
 
-SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() const {
+SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() {
   // A file whose mtime is this close to the moment we look at it could change again within the
   // same timestamp tick without its stat changing: such "racy" files are re-hashed next time.
   std::int64_t racy_from = std::chrono::duration_cast<std::chrono::seconds>(
@@ -205,7 +207,15 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() const {
       return;
     }
     seen[pos] = 1;
-    if (!stat_matches(index.at(pos), f) || racy.count(f.path) != 0) b.candidates.push_back(f.path);
+    const StatEntry& e = index.at(pos);
+    // A chmod moves ctime, so stat_matches fails for it already; the whole mode is compared too,
+    // since setuid or a group-write bit is a change git's two file modes cannot show.
+    bool mode_moved = f.stated && e.full_mode != 0 && e.full_mode != f.full_mode;
+    if (!stat_matches(e, f) || mode_moved || racy.count(f.path) != 0) {
+      b.candidates.push_back(f.path);
+    } else if (f.stated) {
+      index.set_full_mode(pos, f.full_mode);  // its own entry: no other thread writes it
+    }
   };
   // A folder with nothing tracked is entered when the rules do not ignore it (a workspace without
   // a repository is all such folders); the handle deciding is shared, so its decisions are taken
@@ -226,6 +236,8 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() const {
   Walked out;
   out.racy_from = racy_from;
   out.unread = std::move(walked.unread);
+  out.folders = std::move(walked.folders);
+  out.git_entries = std::move(walked.git_entries);
   for (std::size_t i = 0; i < index.size(); ++i) {
     if (!seen[i]) out.deleted.emplace_back(index.at(i).path);
   }
@@ -256,9 +268,11 @@ Result<std::vector<std::string>> SnapshotStore::scan() {
   std::vector<std::string_view> gone;
   for (const auto& path : w.deleted) {
     if (hidden_by_unread(w.unread, path)) continue;  // not seen is not gone
+    m.mode_seen_changing(path, m.index.at(m.index.find(path)).full_mode);
     gone.push_back(path);
     changed.push_back(path);
   }
+  m.note_folders(w);
   m.index.remove_all(std::move(gone));
   m.racy = std::move(w.racy);
   m.add_unread(unread);
@@ -359,10 +373,78 @@ Status SnapshotStore::Impl::drop_ignored() {
 
 const std::vector<std::string>& SnapshotStore::unread() const { return impl_->unread; }
 
+void SnapshotStore::set_deadline(std::optional<std::chrono::steady_clock::time_point> deadline) { impl_->deadline = deadline; }
+
+bool SnapshotStore::ran_out_of_time() const { return impl_->out_of_time; }
+
+void SnapshotStore::Impl::note_folders(const Walked& w) {
+  std::map<std::string, std::uint32_t> now;
+  for (const auto& f : w.folders) now[f.path.empty() ? "./" : f.path] = f.mode;
+  // A folder the walk could not list is not gone: what was known of it stands.
+  for (const auto& u : w.unread) {
+    if (auto it = folder_modes_now.find(u); it != folder_modes_now.end()) now.insert(*it);
+  }
+  folder_modes_now = std::move(now);
+  if (!started) folder_modes_start = folder_modes_now;
+  for (const auto& g : w.git_entries) {
+    if (g != ".git") git_entries.insert(g);
+  }
+}
+
+std::vector<SnapshotStore::ModeChange> SnapshotStore::mode_changes() const {
+  const Impl& m = *impl_;
+  std::vector<ModeChange> out;
+  for (const auto& [path, before] : m.file_modes_start) {
+    std::size_t pos = m.index.find(path);
+    if (pos == StatIndex::npos) continue;  // gone: a deletion says it
+    std::uint32_t after = m.index.at(pos).full_mode;
+    if (after != 0 && after != before) out.push_back({path, before, after});
+  }
+  for (const auto& [path, before] : m.folder_modes_start) {
+    auto now = m.folder_modes_now.find(path);
+    if (now != m.folder_modes_now.end() && now->second != before) out.push_back({path, before, now->second});
+  }
+  std::sort(out.begin(), out.end(), [](const ModeChange& a, const ModeChange& b) { return a.path < b.path; });
+  return out;
+}
+
+std::vector<SnapshotStore::ModeChange> SnapshotStore::created_folders() const {
+  const Impl& m = *impl_;
+  std::vector<ModeChange> out;
+  for (const auto& [path, mode] : m.folder_modes_now) {
+    if (m.folder_modes_start.count(path) == 0) out.push_back({path, 0, mode});
+  }
+  return out;
+}
+
+std::optional<std::uint32_t> SnapshotStore::mode_now(const std::string& path) const {
+  const Impl& m = *impl_;
+  if (!path.empty() && path.back() == '/') {
+    auto it = m.folder_modes_now.find(path);
+    return it == m.folder_modes_now.end() ? std::nullopt : std::optional<std::uint32_t>(it->second);
+  }
+  std::size_t pos = m.index.find(path);
+  if (pos == StatIndex::npos || m.index.at(pos).full_mode == 0) return std::nullopt;
+  return m.index.at(pos).full_mode;
+}
+
+std::optional<std::uint32_t> SnapshotStore::mode_at_start(const std::string& path) const {
+  const Impl& m = *impl_;
+  if (!path.empty() && path.back() == '/') {
+    auto it = m.folder_modes_start.find(path);
+    return it == m.folder_modes_start.end() ? std::nullopt : std::optional<std::uint32_t>(it->second);
+  }
+  if (auto it = m.file_modes_start.find(path); it != m.file_modes_start.end()) return it->second;
+  return mode_now(path);  // unchanged since the start
+}
+
+const std::set<std::string>& SnapshotStore::nested_git() const { return impl_->git_entries; }
+
 void SnapshotStore::set_after_walk_hook_for_tests(std::function<void()> hook) { impl_->after_walk_hook = std::move(hook); }
 
 Result<std::string> SnapshotStore::write_tree() {
   Impl& m = *impl_;
+  m.started = true;
   if (!m.index_tree.empty()) return m.index_tree;  // nothing changed since it was built
   git_oid tree;
   {

@@ -6,9 +6,12 @@
 // The one verify source that uses libgit2 (with core/git_ptr.h).
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -73,6 +76,32 @@ class SnapshotStore {
   // Paths the scans of this run could not read, sorted, each once: folders end in '/'. Non-empty
   // means the snapshots are incomplete.
   const std::vector<std::string>& unread() const;
+
+  // Scans from now on read no file they have not begun by `deadline` (a large file streamed is
+  // given up within a megabyte of it): what they leave goes to unread(), and ran_out_of_time()
+  // says so. nullopt: no deadline. The walk itself (a stat per file) is not cut short.
+  void set_deadline(std::optional<std::chrono::steady_clock::time_point> deadline);
+  bool ran_out_of_time() const;
+
+  // Whole modes (type, permission bits, setuid/setgid/sticky): git's trees hold only 644/755, and
+  // a step that makes a file setuid or a folder world-writable changes nothing git shows.
+  struct ModeChange {
+    std::string path;  // a folder's ends in '/' (the root is "./")
+    std::uint32_t before = 0, after = 0;  // st_mode; 0 where absent
+  };
+  // Files and folders present at the scans before the first write_tree() (the snapshot before the
+  // run) and at the latest scan, whose whole mode differs, in path order.
+  std::vector<ModeChange> mode_changes() const;
+  // Folders the latest full scan listed that those first scans did not (`before` 0).
+  std::vector<ModeChange> created_folders() const;
+  // The whole mode of `path` (a folder's ending in '/') at the latest scan that looked at it, and
+  // at the run's first scans; nullopt when not known. mode_at_start() of a path that did not exist
+  // then is meaningless: ask only for paths that did.
+  std::optional<std::uint32_t> mode_now(const std::string& path) const;
+  std::optional<std::uint32_t> mode_at_start(const std::string& path) const;
+  // Every `.git` (folder, file or link) the full scans met below the root ("vendor/lib/.git"):
+  // never walked into, but fingerprinted by the caller as a protected path.
+  const std::set<std::string>& nested_git() const;
 
   // For tests: called by scan() after the walk and before file contents are read, so a test can
   // change the workspace in that window as a racing process could.

@@ -3,8 +3,10 @@
 // object database and the index). Not for other users.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -84,6 +86,19 @@ struct SnapshotStore::Impl {
   // once freeze_ignore_rules() has changed them.
   std::shared_ptr<const IgnorePrefilter> prefilter;
   bool prefilter_frozen = false;  // loaded with the frozen patterns
+  // Whole modes (DESIGN: a mode change is a mutation). Folders as the first scans (those before
+  // the first tree, the snapshot before the run) and the latest full scan listed them; for files,
+  // the mode at those first scans of every path whose mode changed or that went since.
+  bool started = false;  // write_tree() was called: what scans see now is the run's doing
+  std::map<std::string, std::uint32_t> folder_modes_start, folder_modes_now;
+  std::map<std::string, std::uint32_t> file_modes_start;
+  void mode_seen_changing(const std::string& path, std::uint32_t old_full_mode) {
+    if (old_full_mode != 0) file_modes_start.emplace(path, old_full_mode);
+  }
+  std::set<std::string> git_entries;  // `.git` entries below the root that any scan met
+  // What a scan has not begun to read by then it leaves unread (set_deadline()).
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  bool out_of_time = false;  // a scan left something unread for the deadline
   std::set<std::string> unread_set;
   std::vector<std::string> unread;   // unread_set, for unread()
   std::function<void()> after_walk_hook;
@@ -99,7 +114,9 @@ struct SnapshotStore::Impl {
     unread.assign(unread_set.begin(), unread_set.end());
   }
   struct Walked;
-  Walked walk() const;
+  Walked walk();  // also records the whole modes it saw in the index
+  // The folders and `.git` entries a full scan's walk met (its modes; the repositories inside).
+  void note_folders(const Walked& w);
   Status fix_rules(const std::vector<std::string>& gitignores, const std::string& repo_path);
   // A handle on the shadow with `patterns` on top: what `frozen` decides, for another thread.
   Status open_rules_handle(const std::string& repo_path, const std::set<std::string>& patterns, Repo& handle) const;
@@ -146,6 +163,8 @@ struct SnapshotStore::Impl::Walked {
   std::set<std::string> racy;
   std::int64_t racy_from = 0;  // a file changed this second or later is racy
   std::vector<std::string> gitignores;
+  std::vector<FolderMode> folders;
+  std::vector<std::string> git_entries;
 };
 
 }  // namespace candor::verify

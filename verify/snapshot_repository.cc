@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -26,7 +27,8 @@ Error git_failure(const std::string& what) {
 // Raw bytes in, raw bytes out: no end-of-line conversion or filters from the workspace's
 // .gitattributes, so a snapshot is what was on disk. info/attributes outranks .gitattributes.
 constexpr const char* kAttributes = "* -text -eol -ident -filter\n";
-constexpr const char* kExclude = "/.candor/\n.candor-tmp-*\n";
+// The root's .candor is fingerprinted apart (protected_paths.h); nothing else is left out by name.
+constexpr const char* kExclude = "/.candor/\n";
 
 void write_text(const std::filesystem::path& p, const std::string& text) {
   std::filesystem::create_directories(p.parent_path());
@@ -49,6 +51,22 @@ Status init_repository(git_repository** out, const std::string& repo_path, const
 }
 
 }  // namespace
+
+Status refresh_exclude(const std::string& repo_path) {
+  const std::filesystem::path file = std::filesystem::path(repo_path) / "info" / "exclude";
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (in && text.str() == kExclude) return ok_status();
+  // A store made by an older candor also left out `.candor-tmp-*` everywhere: a name a step can
+  // give any file.
+  try {
+    write_text(file, kExclude);
+  } catch (const std::exception& e) {
+    return make_error(ErrorCode::kIo, fmt::format("snapshot: cannot write {}: {}", file.string(), e.what()));
+  }
+  return ok_status();
+}
 
 Status use_own_config(git_repository* repo, const std::string& repo_path, const std::string& final_path) {
   GitPtr<git_config, git_config_free> cfg;

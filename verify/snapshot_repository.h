@@ -25,6 +25,9 @@ Status use_own_config(git_repository* repo, const std::string& repo_path, const 
 // and opens the winner's. (Initialising in place raced on `config.lock`.)
 Status create_repository(const std::string& repo_path, const std::string& workspace_root);
 
+// Rewrites info/exclude when it is not what this candor writes (a store made by an older one).
+Status refresh_exclude(const std::string& repo_path);
+
 // Beside the index: the tree its contents make, and the index file's checksum when it was saved,
 // "<tree id> <checksum>". Good only for that very file: an index written since (by another run,
 // or by `candor gc`), edited or removed makes it stale, and the tree is built again.

@@ -19,11 +19,17 @@ namespace candor::verify {
 namespace {
 
 // A file's bytes as a blob in the object database. No id: they could not all be read, because
-// of a read error (`read_error`) or because the file shrank while streamed.
+// of a read error (`read_error`), the deadline (`out_of_time`) or because the file shrank while
+// streamed.
 struct BlobWrite {
   std::optional<git_oid> id;
   bool read_error = false;
+  bool out_of_time = false;
 };
+
+using Deadline = std::optional<std::chrono::steady_clock::time_point>;
+
+bool past(const Deadline& deadline) { return deadline && std::chrono::steady_clock::now() >= *deadline; }
 
 // Where staged contents go: small ones to the repository (whose writes collect in memory until the
 // next pack; `in_memory` counts their bytes), large ones streamed to a loose object on disk.
@@ -45,7 +51,9 @@ struct BlobSink {
   }
 };
 
-Result<BlobWrite> write_blob(const BlobSink& sink, int fd, std::int64_t size) {
+// Large files are streamed a megabyte at a time (hashed and compressed as they go: memory does not
+// grow with the file, sparse or not), and given up at the deadline.
+Result<BlobWrite> write_blob(const BlobSink& sink, int fd, std::int64_t size, const Deadline& deadline) {
   git_oid id;
   if (size <= kBufferedMax) {
     std::string content;
@@ -63,6 +71,7 @@ Result<BlobWrite> write_blob(const BlobSink& sink, int fd, std::int64_t size) {
     if (n <= 0) return BlobWrite{std::nullopt, n < 0};
     if (git_odb_stream_write(stream.get(), buf.data(), static_cast<std::size_t>(n)) != 0) return git_failure("write blob");
     left -= n;
+    if (left > 0 && past(deadline)) return BlobWrite{std::nullopt, true, true};
   }
   if (git_odb_stream_finalize_write(&id, stream.get()) != 0) return git_failure("finish blob");
   return BlobWrite{id};
@@ -71,7 +80,8 @@ Result<BlobWrite> write_blob(const BlobSink& sink, int fd, std::int64_t size) {
 // Reads `path` through a descriptor beneath the workspace into the object database and the
 // index. kFile or kSymlink when staged, kGone when nothing git can hold is there any more (the
 // entry is left for the caller), kUnreadable when it is there and could not be read.
-Result<Entry::Kind> stage(const BeneathRoot& root, const BlobSink& sink, StatIndex& index, GitNameCheck& names, const std::string& path) {
+Result<Entry::Kind> stage(const BeneathRoot& root, const BlobSink& sink, StatIndex& index, GitNameCheck& names, const std::string& path,
+                          const Deadline& deadline, bool& out_of_time) {
   for (int attempt = 0; attempt < 3; ++attempt) {
     Entry e = root.look(path);
     if (e.kind == Entry::Kind::kGone || e.kind == Entry::Kind::kUnreadable) return e.kind;
@@ -79,7 +89,8 @@ Result<Entry::Kind> stage(const BeneathRoot& root, const BlobSink& sink, StatInd
     if (e.kind == Entry::Kind::kSymlink) {
       id = sink.add(e.target);
     } else {
-      TRY(BlobWrite blob, write_blob(sink, e.fd.get(), static_cast<std::int64_t>(e.st.st_size)));
+      TRY(BlobWrite blob, write_blob(sink, e.fd.get(), static_cast<std::int64_t>(e.st.st_size), deadline));
+      out_of_time = out_of_time || blob.out_of_time;
       if (blob.read_error) return Entry::Kind::kUnreadable;
       if (!blob.id) continue;  // it shrank while streamed: look again
       id = *blob.id;
@@ -136,6 +147,7 @@ Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path
   options.threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
   options.buffered_max = kBufferedMax;
   options.budget = kPackEvery;
+  options.deadline = deadline;
   if (!w.unknown.empty() && (!prefilter || prefilter_frozen != extras_fixed)) {
     prefilter = std::make_shared<const IgnorePrefilter>(load_prefilter(repo_path, shadow.path(), patterns));
     prefilter_frozen = extras_fixed;
@@ -163,14 +175,16 @@ Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path
   changed.reserve(changed.size() + requests.size());
   Status read = read_files(*root, requests, options, [&](FileRead& read) -> Status {
     if (read.ignored) return ok_status();
+    out_of_time = out_of_time || read.out_of_time;
     const std::string& path = requests[read.request].path;
     const bool is_tracked = read.request < tracked;
     git_oid old_id{};
-    std::uint32_t old_mode = 0;
+    std::uint32_t old_mode = 0, old_full_mode = 0;
     if (is_tracked) {
       const StatEntry& old = index.at(index.find(path));
       old_id = old.id;
       old_mode = old.mode;
+      old_full_mode = old.full_mode;
       // Its stat data at least is new (or it was racy: saved again, it is not any more).
       index_dirty = true;
     }
@@ -181,15 +195,19 @@ Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path
       w.racy.insert(path);
     }
     bool same = false;  // tracked, and its content and mode are what the index holds
+    // The whole mode too, once a scan of this process has seen it (not the first time).
+    auto same_full_mode = [&](std::uint32_t now) { return old_full_mode == 0 || now == old_full_mode; };
     if (read.too_large) {
-      TRY(kind, stage(*root, sink, index, names, path));
+      TRY(kind, stage(*root, sink, index, names, path, deadline, out_of_time));
       std::size_t now = index.find(path);
-      same = now != StatIndex::npos && git_oid_equal(&index.at(now).id, &old_id) && index.at(now).mode == old_mode;
+      same = now != StatIndex::npos && git_oid_equal(&index.at(now).id, &old_id) && index.at(now).mode == old_mode &&
+             same_full_mode(index.at(now).full_mode);
     } else if (kind == Entry::Kind::kFile || kind == Entry::Kind::kSymlink) {
       staged.push_back(stat_entry(read.st, read.id, path));
-      same = git_oid_equal(&read.id, &old_id) && staged.back().mode == old_mode;
+      same = git_oid_equal(&read.id, &old_id) && staged.back().mode == old_mode && same_full_mode(staged.back().full_mode);
       sink.add_hashed(read.id, std::move(read.content));
     }
+    if (is_tracked && !same && kind != Entry::Kind::kUnreadable) mode_seen_changing(path, old_full_mode);
     if (unpacked_bytes > kPackEvery) TRY_STATUS(pack());
     if (kind == Entry::Kind::kUnreadable) {
       unread.push_back(path);  // a tracked entry stays as it was

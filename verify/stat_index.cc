@@ -95,6 +95,7 @@ StatEntry stat_entry(const struct stat& st, const git_oid& id, std::string_view 
   e.dev = static_cast<std::uint32_t>(st.st_dev);
   e.ino = static_cast<std::uint32_t>(st.st_ino);
   e.mode = git_file_mode(st);
+  e.full_mode = st.st_mode;
   e.uid = st.st_uid;
   e.gid = st.st_gid;
   e.size = static_cast<std::uint32_t>(st.st_size);

@@ -29,6 +29,10 @@ struct StatEntry {
   std::uint32_t dev = 0, ino = 0, mode = 0, uid = 0, gid = 0, size = 0;
   git_oid id{};
   std::string_view path;  // owned by the StatIndex holding the entry (or by the caller, before put)
+  // The file's whole st_mode (type, permission bits, setuid/setgid/sticky) as last seen by a scan
+  // of this process; 0 when none has looked yet (an entry loaded from a file, or seeded). Not saved:
+  // git's format holds only `mode`, and a run's first scan sees every file anyway.
+  std::uint32_t full_mode = 0;
 };
 
 // The entry for what `st` describes, holding `id`, at `path` (not copied).
@@ -62,6 +66,9 @@ class StatIndex {
   // Whether any entry lies beneath `dir` ("a/b/"). Paths sharing a prefix are contiguous.
   bool has_prefix(std::string_view dir) const;
 
+  // Records the whole st_mode a scan saw for the entry at `pos`. Entries are distinct memory, so
+  // walker threads may each set their own entries while nothing adds or removes any.
+  void set_full_mode(std::size_t pos, std::uint32_t full_mode) { entries_[pos].full_mode = full_mode; }
   // Adds `e`, or replaces the entry at its path; the path is copied.
   void put(const StatEntry& e);
   // put() for many: `entries` sorted by path, no path twice. One merge, not one move per entry.

@@ -13,6 +13,12 @@ namespace {
 
 bool is_effect(const StepRecord& s) { return s.ok && s.effect_tool; }
 
+std::string join(const std::vector<std::string>& parts, const char* separator) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : separator) + p;
+  return out;
+}
+
 bool changed_workspace(const StepRecord& s) { return !s.changed_paths.empty(); }
 
 bool ended_abnormally(RunStatus s) {
@@ -69,6 +75,44 @@ bool covers(const AssertionRecord& a, const Mutation& m) {
   return a.passed && a.discriminating.value_or(false) && !a.path.empty() && a.path == m.path && a.seq > m.last_change_seq;
 }
 
+// What a mode gained that makes a path dangerous: setuid or setgid, or write access for the group
+// or others that the run's umask keeps from new files (a step had to ask for it). "" if nothing.
+std::string dangerous_gain(std::uint32_t before, std::uint32_t after, int umask) {
+  constexpr std::uint32_t kLink = 0120000, kType = 0170000;
+  if ((after & kType) == kLink) return "";  // a symlink's bits mean nothing
+  std::uint32_t kept_from_new = static_cast<std::uint32_t>(umask >= 0 ? umask : 022) & 022;
+  std::uint32_t gained = after & ~before;
+  std::vector<std::string> what;
+  if (gained & 04000) what.push_back("setuid");
+  if (gained & 02000) what.push_back("setgid");
+  if (gained & kept_from_new & 002) what.push_back("writable by others");
+  else if (gained & kept_from_new & 020) what.push_back("writable by its group");
+  std::string out;
+  for (const auto& w : what) out += (out.empty() ? "" : " and ") + w;
+  return out;
+}
+
+// Paths the run made setuid, setgid or writable by others (a planted setuid binary, a
+// world-writable deploy script or folder), one sentence each.
+std::vector<Suspicious> mode_findings(const RunFacts& f) {
+  std::vector<Suspicious> out;
+  for (const auto& m : f.mutations) {
+    if (m.mode_after == 0) continue;
+    std::string gain = dangerous_gain(m.change == "added" ? 0 : m.mode_before, m.mode_after, f.umask);
+    if (gain.empty()) continue;
+    std::string by = m.steps.empty() ? "" : " by " + join(m.steps, ", ");
+    out.push_back({m.steps.empty() ? "" : m.steps.front(), m.path,
+                   m.change == "added" ? fmt::format("`{}` was created {} (mode {:o}){}", m.path, gain, m.mode_after & 07777, by)
+                                       : fmt::format("`{}` was made {} (mode {:o}, was {:o}){}", m.path, gain, m.mode_after & 07777,
+                                                     m.mode_before & 07777, by)});
+  }
+  for (const auto& c : f.created_folders) {
+    std::string gain = dangerous_gain(0, c.mode, f.umask);
+    if (!gain.empty()) out.push_back({"", c.path, fmt::format("folder `{}` was created {} (mode {:o})", c.path, gain, c.mode & 07777)});
+  }
+  return out;
+}
+
 Signals compute_signals(const RunFacts& f) {
   Signals sig;
   sig.all_steps_executed = static_cast<int>(f.steps.size()) >= f.steps_planned &&
@@ -87,6 +131,7 @@ Signals compute_signals(const RunFacts& f) {
     }
   }
   for (const auto& change : f.protected_changes) sig.suspicious.push_back({"", "", change});
+  for (auto& finding : mode_findings(f)) sig.suspicious.push_back(std::move(finding));
   for (const auto& finding : scope_findings(f)) sig.suspicious.push_back({"", finding.path, finding.reason});
   sig.assertions_evaluated = static_cast<int>(f.assertions.size());
   bool any_goal_level_failed = false;
@@ -118,11 +163,12 @@ std::string first_failed_assertion(const RunFacts& f) {
 }
 
 // What blocks `success` whatever any later tier says: a change to .git/ or .candor/, a change
-// outside the scope or to a sensitive path, or a scan that could not read every path (what it
-// missed is evidence of nothing).
+// outside the scope or to a sensitive path, a path made setuid or writable by others, or a scan
+// that could not read every path (what it missed is evidence of nothing).
 std::vector<std::string> blockers(const RunFacts& f) {
   std::vector<std::string> out;
   for (const auto& change : f.protected_changes) out.push_back("protected path: " + change);
+  for (const auto& finding : mode_findings(f)) out.push_back("permissions: " + finding.reason);
   for (const auto& finding : scope_findings(f)) out.push_back("scope: " + finding.reason);
   if (std::string gap = scan_gap(f); !gap.empty()) out.push_back(gap);
   return out;

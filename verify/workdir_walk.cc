@@ -23,13 +23,12 @@ struct DirCloser {
 };
 using DirPtr = std::unique_ptr<DIR, DirCloser>;
 
+bool dot_or_dotdot(const char* name) { return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')); }
+
 bool skip_name(const char* name, bool at_root, bool candor_files) {
   if (name[0] != '.') return false;
-  if (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')) return true;
-  if (std::strcmp(name, ".git") == 0) return true;
-  if (!candor_files) return false;
-  if (at_root && std::strcmp(name, ".candor") == 0) return true;
-  return std::strncmp(name, ".candor-tmp-", 12) == 0;
+  if (dot_or_dotdot(name)) return true;
+  return candor_files && at_root && std::strcmp(name, ".candor") == 0;
 }
 
 // Fills `f` (all but its path) from `st`; false for what git does not track (FIFOs, devices...).
@@ -37,6 +36,7 @@ bool fill_file_stat(const struct stat& st, FileStat& f) {
   f.stated = true;
   f.mode = git_file_mode(st);
   if (f.mode == 0) return false;
+  f.full_mode = st.st_mode;
   f.size = static_cast<std::int64_t>(st.st_size);
   f.mtime_s = st.st_mtim.tv_sec;
   f.mtime_ns = st.st_mtim.tv_nsec;
@@ -70,6 +70,8 @@ class Walker {
     WalkResult out;
     for (auto& r : results_) {
       out.untracked_dirs.insert(out.untracked_dirs.end(), r.untracked_dirs.begin(), r.untracked_dirs.end());
+      out.folders.insert(out.folders.end(), std::make_move_iterator(r.folders.begin()), std::make_move_iterator(r.folders.end()));
+      out.git_entries.insert(out.git_entries.end(), r.git_entries.begin(), r.git_entries.end());
       out.unread.insert(out.unread.end(), r.unread.begin(), r.unread.end());
     }
     return out;
@@ -115,6 +117,7 @@ class Walker {
     }
     job.fd.release();  // the DIR owns it now
     int dfd = ::dirfd(d.get());
+    if (struct stat self{}; ::fstat(dfd, &self) == 0) out.folders.push_back({job.rel, self.st_mode});
     bool at_root = job.rel.empty();
     bool stat_files = !options_.stat_files_in || options_.stat_files_in(job.rel);
     for (;;) {
@@ -126,12 +129,17 @@ class Walker {
         return;
       }
       if (skip_name(e->d_name, at_root, options_.skip_candor_files)) continue;
+      if (std::strcmp(e->d_name, ".git") == 0) {
+        out.git_entries.push_back(job.rel + ".git");
+        continue;
+      }
       // A folder is opened with O_DIRECTORY | O_NOFOLLOW (which proves it one), and a file of a
       // folder that needs no stats is read later by whoever wants it: the listing's type does.
       if (e->d_type == DT_DIR && enter(dfd, job.rel, e->d_name, out)) continue;
       if (!stat_files && (e->d_type == DT_REG || e->d_type == DT_LNK)) {
         file.stated = false;
         file.mode = e->d_type == DT_LNK ? 0120000 : 0100644;
+        file.full_mode = 0;
         file.path.assign(job.rel).append(e->d_name);
         visit_(thread, file);
         continue;

@@ -24,6 +24,7 @@ struct FileStat {
   // listing's type alone, `mode` 0100644 or 0120000, the other fields 0.
   bool stated = true;
   std::uint32_t mode;  // git mode: 0100644, 0100755 or 0120000
+  std::uint32_t full_mode = 0;  // st_mode as stat'ed (type and every permission bit); 0 when !stated
   std::int64_t size;
   std::int64_t mtime_s, mtime_ns, ctime_s, ctime_ns;
   std::uint64_t ino;
@@ -34,8 +35,18 @@ struct FileStat {
 // what git does not hold (folders, FIFOs, sockets, devices).
 std::uint32_t git_file_mode(const struct stat& st);
 
+struct FolderMode {
+  std::string path;  // "" the root, else "dir/"
+  std::uint32_t mode = 0;  // st_mode of the folder as opened
+};
+
 struct WalkResult {
   std::vector<std::string> untracked_dirs;  // "dir/" paths not entered
+  // Every folder listed, with its mode (an fstat of the descriptor the listing read).
+  std::vector<FolderMode> folders;
+  // Entries named `.git` met in the folders listed (at any depth, the root's too): not entered,
+  // and for the caller to fingerprint (a repository's config can carry commands).
+  std::vector<std::string> git_entries;
   // What could not be looked at: folders ("dir/", the root "./") that could not be opened or
   // listed, entries ("dir/name") that could not be stat'ed. What vanished meanwhile is not here: it is gone.
   std::vector<std::string> unread;
@@ -46,9 +57,9 @@ struct WalkResult {
 using FileVisitor = std::function<void(unsigned thread, const FileStat& file)>;
 
 struct WalkOptions {
-  // Skip candor's own files: its temporary files everywhere and `.candor` at the root (a run's
-  // snapshots). A git working tree read for `verify --git BASE..` holds them like any file: a name
-  // must not hide a file there.
+  // Skip `.candor` at the root, which runs fingerprint on their own (protected_paths.h). A git
+  // working tree read for `verify --git BASE..` holds it like any folder. No other name is ever
+  // skipped: candor's own temporary files exist only while one of its file tools runs.
   bool skip_candor_files = true;
   // Whether the files of folder `dir` ("" the root, "a/b/") need their stat; thread-safe. Unset:
   // all do. Files of a folder that need none cost no system call of their own where the listing
@@ -58,8 +69,8 @@ struct WalkOptions {
 
 // Walks `start` ("" or "dir/") beneath `root`, opened through it so no symlink is followed on the
 // way. `tracked_dir("a/b/")` must be thread-safe. Skipped everywhere: entries named `.git` (so a
-// nested repository's folder is walked like any other, without its `.git`) and, unless `options`
-// say otherwise, candor's own files. FIFOs, sockets and devices are not files to git and are
+// nested repository's folder is walked like any other, without its `.git`; they are listed in
+// `git_entries`) and, unless `options` say otherwise, the root's `.candor`. FIFOs, sockets and devices are not files to git and are
 // skipped too. A `start` that has vanished walks nothing; one that cannot be opened is unread.
 WalkResult walk_workdir(const BeneathRoot& root, const std::string& start,
                         const std::function<bool(std::string_view)>& tracked_dir, const FileVisitor& visit,
