@@ -179,15 +179,27 @@ int undo_command(const UndoArgs& args) {
   if (!undone.ok()) return report_error(undone.error());
   for (const auto& p : undone->restored) std::printf("restored  %s\n", report::terminal_safe(p).c_str());
   for (const auto& p : undone->removed) std::printf("removed   %s\n", report::terminal_safe(p).c_str());
+  for (const auto& p : undone->modes) std::printf("mode      %s\n", report::terminal_safe(p).c_str());
   for (const auto& p : undone->skipped) std::printf("skipped   %s (a symlink: restore it by hand)\n", report::terminal_safe(p).c_str());
-  if (undone->restored.empty() && undone->removed.empty()) std::printf("run %s changed nothing: nothing to undo\n", l.facts.run_id.c_str());
+  for (const auto& f : undone->failed) {
+    std::fprintf(stderr, "candor: could not restore %s: %s\n", report::terminal_safe(f.path).c_str(), report::terminal_safe(f.reason).c_str());
+  }
+  if (undone->restored.empty() && undone->removed.empty() && undone->modes.empty() && undone->failed.empty()) {
+    std::printf("run %s changed nothing: nothing to undo\n", l.facts.run_id.c_str());
+  }
   std::string at = format_timestamp(std::chrono::system_clock::now());
-  nlohmann::json record = {{"restored", undone->restored}, {"removed", undone->removed}, {"skipped", undone->skipped},
-                           {"forced_over", undone->drifted}};
+  nlohmann::json failed = nlohmann::json::array();
+  for (const auto& f : undone->failed) failed.push_back({{"path", f.path}, {"reason", f.reason}});
+  nlohmann::json record = {{"restored", undone->restored}, {"removed", undone->removed}, {"modes", undone->modes},
+                           {"skipped", undone->skipped},   {"failed", failed},           {"forced_over", undone->drifted}};
   Status recorded = l.store->append_late(l.facts.run_id, "undo", record, at);
   record["at"] = at;
   if (recorded.ok()) recorded = l.store->set_undone(l.facts.run_id, record);
   if (!recorded.ok()) std::fprintf(stderr, "candor: warning: the undo was not recorded: %s\n", recorded.error().message.c_str());
+  if (!undone->failed.empty()) {
+    std::fprintf(stderr, "candor: undo incomplete: %zu path(s) could not be restored\n", undone->failed.size());
+    return kExitInternal;
+  }
   return kExitSuccess;
 }
 

@@ -1,26 +1,51 @@
 #include "executor/undo.h"
 
+#include <sys/stat.h>
+
 #include <fmt/format.h>
+
+#include "sandbox/secret_files.h"
 
 namespace candor::executor {
 namespace {
 
-// The file as it is now, in the snapshot's terms; nullopt when absent.
-Result<std::optional<verify::SnapshotStore::TreeFile>> current(const sandbox::Workspace& ws, const std::string& path) {
+using TreeFile = verify::SnapshotStore::TreeFile;
+
+// What is at `path` now: content and git mode of a file, plus its whole mode; nullopt when absent.
+struct Now {
+  TreeFile file;
+  unsigned mode = 0;  // st_mode's permission bits (with setuid/setgid/sticky)
+};
+
+bool is_folder(const Mutation& m) { return !m.path.empty() && m.path.back() == '/'; }
+
+Result<std::optional<Now>> current(const sandbox::Workspace& ws, const std::string& path) {
   auto info = ws.stat(path);
   if (!info.ok()) {
-    if (info.error().code == ErrorCode::kNotFound) return std::optional<verify::SnapshotStore::TreeFile>();
+    if (info.error().code == ErrorCode::kNotFound) return std::optional<Now>();
     return info.error();
   }
   if (info->kind != sandbox::EntryKind::kFile) return make_error(ErrorCode::kRefused, path + ": is not a regular file now");
   // A credential file is compared too (undo restores it); its bytes are never shown.
   TRY(sandbox::FileContent content, ws.read_file_flagged(path, static_cast<std::size_t>(info->size) + 1));
-  return std::optional<verify::SnapshotStore::TreeFile>({std::move(content.bytes), (info->mode & 0100) ? 0100755u : 0100644u});
+  return std::optional<Now>(Now{{std::move(content.bytes), (info->mode & 0100) ? 0100755u : 0100644u}, info->mode & 07777});
 }
 
-bool same(const std::optional<verify::SnapshotStore::TreeFile>& a, const std::optional<verify::SnapshotStore::TreeFile>& b) {
-  if (a.has_value() != b.has_value()) return false;
-  return !a || (a->content == b->content && a->mode == b->mode);
+// Whether the path is as the run left it: the content and git mode the after-snapshot holds, and
+// the whole mode the run recorded (when it did).
+bool as_left(const std::optional<TreeFile>& after, const std::optional<Now>& now, const Mutation& m) {
+  if (after.has_value() != now.has_value()) return false;
+  if (!after) return true;
+  if (after->content != now->file.content || after->mode != now->file.mode) return false;
+  return m.mode_after == 0 || (m.mode_after & 07777) == now->mode;
+}
+
+// The permission bits to restore `m` with. A run recorded before whole modes were kept says only
+// git's 644/755: a credential file then gets 600, never more readable than it may have been.
+unsigned restore_mode(const Mutation& m, const TreeFile& before) {
+  if (m.mode_before != 0) return m.mode_before & 07777;
+  if (sandbox::looks_secret(m.path)) return 0600;
+  return before.mode == 0100755 ? 0755u : 0644u;
 }
 
 }  // namespace
@@ -32,9 +57,14 @@ Result<UndoResult> undo_run(const RunFacts& facts, const sandbox::Workspace& wor
   }
   UndoResult result;
   for (const auto& m : facts.mutations) {
+    if (is_folder(m)) {
+      auto info = workspace.stat(m.path == "./" ? "." : m.path.substr(0, m.path.size() - 1));
+      if (!info.ok() || info->kind != sandbox::EntryKind::kDirectory || (m.mode_after & 07777) != info->mode) result.drifted.push_back(m.path);
+      continue;
+    }
     TRY(auto after, snapshots.read_file(facts.snapshot_after, m.path));
-    TRY(auto now, current(workspace, m.path));
-    if (!same(after, now)) result.drifted.push_back(m.path);
+    auto now = current(workspace, m.path);
+    if (!now.ok() || !as_left(after, *now, m)) result.drifted.push_back(m.path);
   }
   if (!result.drifted.empty() && !force) {
     std::string list;
@@ -43,16 +73,33 @@ Result<UndoResult> undo_run(const RunFacts& facts, const sandbox::Workspace& wor
                       fmt::format("these files changed after run {} ended; undo would lose those changes (use --force):{}",
                                   facts.run_id, list));
   }
+  auto fail = [&](const std::string& path, const Error& e) { result.failed.push_back({path, e.message}); };
   for (const auto& m : facts.mutations) {
-    TRY(auto before, snapshots.read_file(facts.snapshot_before, m.path));
-    if (!before) {
+    if (m.change == "mode") {
+      if (m.mode_before == 0) {
+        fail(m.path, make_error(ErrorCode::kInvalidInput, "the run did not record the mode it had before"));
+      } else if (Status s = workspace.set_mode(m.path, m.mode_before & 07777); !s.ok()) {
+        fail(m.path, s.error());
+      } else {
+        result.modes.push_back(m.path);
+      }
+      continue;
+    }
+    auto before = snapshots.read_file(facts.snapshot_before, m.path);
+    if (!before.ok()) {
+      fail(m.path, before.error());
+    } else if (!*before) {
       Status s = workspace.delete_file(m.path);
-      if (!s.ok() && s.error().code != ErrorCode::kNotFound) return s.error();
-      result.removed.push_back(m.path);
-    } else if (before->mode == 0120000) {
+      if (!s.ok() && s.error().code != ErrorCode::kNotFound) {
+        fail(m.path, s.error());
+      } else {
+        result.removed.push_back(m.path);
+      }
+    } else if ((*before)->mode == 0120000) {
       result.skipped.push_back(m.path);
+    } else if (Status s = workspace.write_file(m.path, (*before)->content, restore_mode(m, **before)); !s.ok()) {
+      fail(m.path, s.error());
     } else {
-      TRY_STATUS(workspace.write_file(m.path, before->content, before->mode == 0100755 ? 0755u : 0644u));
       result.restored.push_back(m.path);
     }
   }
