@@ -37,7 +37,12 @@ using GitPatch = GitPtr<git_patch, git_patch_free>;
 // libgit2 needs one git_libgit2_init() per process before any call.
 inline void git_init_once() {
   static std::once_flag once;
-  std::call_once(once, [] { git_libgit2_init(); });
+  std::call_once(once, [] {
+    git_libgit2_init();
+    // Objects, refs and indexes libgit2 writes are fsynced before they are renamed into place
+    // (DESIGN.md, Durability): a power loss never leaves a ref naming an object not on disk.
+    git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR, 1);
+  });
 }
 
 inline std::string git_last_error() {

@@ -186,13 +186,21 @@ Status RunStore::append(const std::string& run_id, const Event& event) {
 }
 
 Status RunStore::finish_run(const std::string& id, const RunVerdict& v) {
-  Stmt s(db_, "UPDATE runs SET status=?, verdict=?, verdict_by=?, facts_json=?, report_json=? WHERE id=?");
-  if (!s.ok()) return db_error(db_, "prepare");
-  auto dump = [](const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); };
-  s.bind(1, v.status).bind(2, v.verdict).bind(3, v.verdict_by).bind(4, dump(v.facts)).bind(5, dump(v.report)).bind(6, id);
-  if (s.step() != SQLITE_DONE) return db_error(db_, "finish run " + id);
-  if (sqlite3_changes(db_) != 1) return make_error(ErrorCode::kNotFound, "run store: no run " + id);
-  return ok_status();
+  // Events are written with synchronous=NORMAL (a power loss may take the run in progress); the
+  // run's end is synced to disk before candor reports it, and with it every event before it in
+  // the write-ahead log: an earlier, reported run is never lost.
+  TRY_STATUS(exec("PRAGMA synchronous=FULL"));
+  Status finished = [&]() -> Status {
+    Stmt s(db_, "UPDATE runs SET status=?, verdict=?, verdict_by=?, facts_json=?, report_json=? WHERE id=?");
+    if (!s.ok()) return db_error(db_, "prepare");
+    auto dump = [](const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); };
+    s.bind(1, v.status).bind(2, v.verdict).bind(3, v.verdict_by).bind(4, dump(v.facts)).bind(5, dump(v.report)).bind(6, id);
+    if (s.step() != SQLITE_DONE) return db_error(db_, "finish run " + id);
+    if (sqlite3_changes(db_) != 1) return make_error(ErrorCode::kNotFound, "run store: no run " + id);
+    return ok_status();
+  }();
+  (void)exec("PRAGMA synchronous=NORMAL");
+  return finished;
 }
 
 Result<std::vector<RunSummary>> RunStore::list(int limit, const std::string& verdict, const std::string& since) const {

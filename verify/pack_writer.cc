@@ -94,18 +94,28 @@ bool write_all(int fd, const std::string& s) {
 
 }  // namespace
 
-Status write_file_atomically(const std::string& dir, const std::string& name, const std::string& content) {
+Status sync_folder(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  bool ok = fd >= 0 && ::fsync(fd) == 0;
+  int err = errno;
+  if (fd >= 0) ::close(fd);
+  if (!ok) return make_error(ErrorCode::kIo, fmt::format("snapshot: cannot sync {}: {}", dir, std::strerror(err)));
+  return ok_status();
+}
+
+Status write_file_atomically(const std::string& dir, const std::string& name, const std::string& content, bool sync_dir) {
   std::string tmp = fmt::format("{}/tmp_{}_XXXXXX", dir, name);
   int fd = ::mkstemp(tmp.data());
   if (fd < 0) return make_error(ErrorCode::kIo, fmt::format("snapshot: cannot create {}: {}", tmp, std::strerror(errno)));
-  bool ok = ::fchmod(fd, 0444) == 0 && write_all(fd, content);
+  // On disk before it has its name (DESIGN.md, Durability).
+  bool ok = ::fchmod(fd, 0444) == 0 && write_all(fd, content) && ::fdatasync(fd) == 0;
   ok = ::close(fd) == 0 && ok;
   if (!ok || ::rename(tmp.c_str(), (dir + "/" + name).c_str()) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());
     return make_error(ErrorCode::kIo, fmt::format("snapshot: cannot write {}/{}: {}", dir, name, std::strerror(err)));
   }
-  return ok_status();
+  return sync_dir ? sync_folder(dir) : ok_status();
 }
 
 Result<std::string> write_pack_files(const std::string& pack_dir, std::vector<PackObject> objects, const std::string& marker) {
@@ -185,9 +195,10 @@ Result<std::string> write_pack_files(const std::string& pack_dir, std::vector<Pa
   char hex[GIT_OID_HEXSZ + 1];
   git_oid_tostr(hex, sizeof hex, &name);
   std::string base = fmt::format("pack-{}", hex);
-  TRY_STATUS(write_file_atomically(pack_dir, base + ".pack", pack));
-  if (!marker.empty()) TRY_STATUS(write_file_atomically(pack_dir, base + "." + marker, ""));
-  TRY_STATUS(write_file_atomically(pack_dir, base + ".idx", idx));
+  // The folder is synced once, after the index that makes the pack visible to readers.
+  TRY_STATUS(write_file_atomically(pack_dir, base + ".pack", pack, false));
+  if (!marker.empty()) TRY_STATUS(write_file_atomically(pack_dir, base + "." + marker, "", false));
+  TRY_STATUS(write_file_atomically(pack_dir, base + ".idx", idx, true));
   return std::string(hex);
 }
 

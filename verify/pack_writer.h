@@ -27,6 +27,10 @@ Result<std::string> write_pack_files(const std::string& pack_dir, std::vector<Pa
 
 // Writes `dir`/`name` (read-only) through a temporary file renamed over it: a reader sees the old
 // content or the new, never part of it.
-Status write_file_atomically(const std::string& dir, const std::string& name, const std::string& content);
+// `content` written to a temporary file, fsynced, renamed to `name`; the folder fsynced after the
+// rename unless `sync_dir` is false (the caller syncs it after a last file).
+Status write_file_atomically(const std::string& dir, const std::string& name, const std::string& content, bool sync_dir = true);
+// fsync of a folder: the names renamed into it are on disk.
+Status sync_folder(const std::string& dir);
 
 }  // namespace candor::verify

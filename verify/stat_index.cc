@@ -233,10 +233,19 @@ Status StatIndex::write(const std::string& file) {
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::close(fd) != 0 || ::rename(lock.c_str(), file.c_str()) != 0) {
+  bool synced = ::fdatasync(fd) == 0;
+  int sync_err = errno;
+  if (::close(fd) != 0 || !synced || ::rename(lock.c_str(), file.c_str()) != 0) {
+    if (!synced) errno = sync_err;
     int err = errno;
     ::unlink(lock.c_str());
     return failed("save", err);
+  }
+  // The rename itself on disk: the index names only objects already there (DESIGN.md, Durability).
+  std::string folder = file.substr(0, file.rfind('/') == std::string::npos ? 0 : file.rfind('/'));
+  if (int dir = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dir >= 0) {
+    (void)::fsync(dir);
+    ::close(dir);
   }
   checksum_ = hex(digest);
   return ok_status();
