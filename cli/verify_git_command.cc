@@ -86,6 +86,8 @@ nlohmann::json git_record(const verify::GitRange& range) {
     git["head"] = nullptr;
     git["worktree"] = true;
   }
+  if (!range.base_name.empty()) git["base_name"] = range.base_name;
+  if (!range.warnings.empty()) git["warnings"] = range.warnings;
   return git;
 }
 
@@ -229,6 +231,12 @@ int verify_git_command(const VerifyArgs& args) {
     for (const auto& call : outcome.call_log) log_call(call);
     trajectory.record("judge", verify::to_json(outcome));
     facts.provider = judge->describe();
+  }
+  // BASE was resolved once, before anything ran; a name moved since is said (the verdict is
+  // about the commit recorded).
+  if (std::string moved = (*repo)->base_moved(*range); !moved.empty()) {
+    facts.git["warnings"].push_back(moved);
+    trajectory.record("base_moved", {{"base_name", range->base_name}, {"warning", moved}});
   }
   trajectory.record("run_ended", {{"status", to_string(facts.status)}});
   ReportFormat format = args.json ? ReportFormat::kJson : args.markdown ? ReportFormat::kMarkdown : ReportFormat::kTerminal;

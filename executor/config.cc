@@ -1,6 +1,12 @@
 #include "executor/config.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -8,9 +14,15 @@
 
 #include "core/arg_schema.h"
 #include "planner/plan.h"
+#include "sandbox/unique_fd.h"
 
 namespace candor::executor {
 namespace {
+
+using sandbox::UniqueFd;
+
+// A config is a few kilobytes; one this large is not a config.
+constexpr std::size_t kMaxConfigBytes = 1 << 20;
 
 Error invalid(const std::string& path, const std::string& message) {
   return make_error(ErrorCode::kInvalidInput, fmt::format("{}: {}", path, message));
@@ -229,11 +241,39 @@ Result<WorkspaceConfig> parse_config_text(const std::string& text, const std::st
 
 Result<WorkspaceConfig> load_config(const std::string& workspace_root) {
   std::string path = workspace_root + "/.candor/config.json";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return WorkspaceConfig{};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_config_text(ss.str(), path);
+  // Never through a symlink (DESIGN.md, Protected paths): `.candor -> tools/lint` would make a
+  // file anyone can edit the config that decides how the run is checked.
+  UniqueFd root(::open(workspace_root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!root.valid()) return make_error(ErrorCode::kInvalidInput, fmt::format("{}: {}", workspace_root, std::strerror(errno)));
+  UniqueFd folder(::openat(root.get(), ".candor", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!folder.valid()) {
+    if (errno == ENOENT) return WorkspaceConfig{};
+    return make_error(ErrorCode::kInvalidInput,
+                      fmt::format("{}/.candor: {} (candor reads its config only from a real folder, never through a symbolic link)",
+                                  workspace_root, errno == ELOOP || errno == ENOTDIR ? "is not a folder" : std::strerror(errno)));
+  }
+  UniqueFd file(::openat(folder.get(), "config.json", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  if (!file.valid()) {
+    if (errno == ENOENT) return WorkspaceConfig{};
+    return make_error(ErrorCode::kInvalidInput,
+                      fmt::format("{}: {} (candor reads its config only from a regular file, never through a symbolic link)", path,
+                                  errno == ELOOP ? "is a symbolic link" : std::strerror(errno)));
+  }
+  struct stat st{};
+  if (::fstat(file.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return make_error(ErrorCode::kInvalidInput, fmt::format("{}: is not a regular file", path));
+  }
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(file.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return make_error(ErrorCode::kIo, fmt::format("{}: {}", path, std::strerror(errno)));
+    if (n == 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+    if (text.size() > kMaxConfigBytes) return make_error(ErrorCode::kInvalidInput, fmt::format("{}: larger than {} bytes", path, kMaxConfigBytes));
+  }
+  return parse_config_text(text, path);
 }
 
 void apply_config_budget(const WorkspaceConfig& config, BudgetLimits& limits) {

@@ -39,6 +39,33 @@ Result<std::string> tree_of(git_repository* repo, const git_oid& commit_id) {
   return oid_str(git_commit_tree_id(commit.get()));
 }
 
+// An object id, whole or abbreviated: what nobody can move.
+bool is_commit_id(const std::string& rev) {
+  return rev.size() >= 7 && rev.size() <= GIT_OID_HEXSZ && rev.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+// Why BASE given as `name` (resolved to `base`) may not be the base the change was made on. A
+// name is resolved once, before anything runs, and the commit recorded; a local branch whose
+// upstream does not contain that commit may have been moved onto the change itself.
+std::vector<std::string> base_warnings(git_repository* repo, const std::string& name, const git_oid& base) {
+  std::vector<std::string> out;
+  out.push_back(fmt::format("BASE was given as `{}`, a name, and resolved to {} before anything ran; whoever can move that ref can "
+                            "move what is verified (give a commit id to pin it)",
+                            name, oid_str(&base).substr(0, 12)));
+  GitReference branch;
+  if (git_branch_lookup(branch.out(), repo, name.c_str(), GIT_BRANCH_LOCAL) != 0) return out;
+  GitReference upstream;
+  if (git_branch_upstream(upstream.out(), branch.get()) != 0) return out;
+  const git_oid* up = git_reference_target(upstream.get());
+  if (up == nullptr || git_oid_equal(up, &base)) return out;
+  if (git_graph_descendant_of(repo, up, &base) != 1) {
+    out.push_back(fmt::format("`{}` ({}) is not contained in its upstream `{}` ({}): the branch may have been moved onto the change; "
+                              "verify against the upstream or a commit id",
+                              name, oid_str(&base).substr(0, 12), git_reference_shorthand(upstream.get()), oid_str(up).substr(0, 12)));
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<GitRepository>> GitRepository::open(const std::string& root) {
@@ -94,10 +121,10 @@ Result<GitRange> GitRepository::resolve(const std::string& spec) const {
     if (two + 2 == spec.size()) {
       r.worktree = true;  // BASE..: the working tree, read by read_worktree()
       TRY(r.base_tree, tree_of(repo_, a));
-      return r;
+    } else {
+      TRY(git_oid b, commit_of(repo_, spec.substr(two + 2)));
+      r.head_commit = oid_str(&b);
     }
-    TRY(git_oid b, commit_of(repo_, spec.substr(two + 2)));
-    r.head_commit = oid_str(&b);
   } else {
     TRY(git_oid c, commit_of(repo_, spec));
     r.head_commit = oid_str(&c);
@@ -105,6 +132,15 @@ Result<GitRange> GitRepository::resolve(const std::string& spec) const {
     if (git_commit_lookup(commit.out(), repo_, &c) != 0) return make_error(ErrorCode::kIo, "git: " + git_last_error());
     if (git_commit_parentcount(commit.get()) > 0) r.base_commit = oid_str(git_commit_parent_id(commit.get(), 0));
   }
+  // The BASE part as written ("" for `C`, whose base is its parent).
+  std::string base_rev = three != std::string::npos ? spec.substr(0, three) : two != std::string::npos ? spec.substr(0, two) : "";
+  if (!base_rev.empty() && !r.base_commit.empty() && !is_commit_id(base_rev)) {
+    r.base_name = base_rev;
+    TRY(git_oid named, commit_of(repo_, base_rev));
+    r.base_name_commit = oid_str(&named);
+    r.warnings = base_warnings(repo_, base_rev, named);
+  }
+  if (r.worktree) return r;
   git_oid head;
   git_oid_fromstr(&head, r.head_commit.c_str());
   TRY(r.head_tree, tree_of(repo_, head));
@@ -116,6 +152,15 @@ Result<GitRange> GitRepository::resolve(const std::string& spec) const {
     TRY(r.base_tree, tree_of(repo_, base));
   }
   return r;
+}
+
+std::string GitRepository::base_moved(const GitRange& range) const {
+  if (range.base_name.empty()) return "";
+  auto now = commit_of(repo_, range.base_name);
+  std::string now_id = now.ok() ? oid_str(&*now) : std::string("nothing");
+  if (now_id == range.base_name_commit) return "";
+  return fmt::format("BASE `{}` moved while candor worked (it named {} and now names {}); the change was verified against {}",
+                     range.base_name, range.base_name_commit.substr(0, 12), now_id.substr(0, 12), range.base_name_commit.substr(0, 12));
 }
 
 // A database of its own for the repository: a memory backend above everything, which every write

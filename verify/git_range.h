@@ -20,6 +20,12 @@ struct GitRange {
   std::string base_tree;
   std::string head_tree;    // for the working tree: "" until read_worktree() read it
   bool worktree = false;    // `BASE..`: the head is the working tree, not a commit
+  // BASE as given when it is a name (`main`, `origin/main`, `HEAD~3`), not a commit id: a ref the
+  // change's author may be able to move (`git branch -f main HEAD` empties `main..`). "" for an id.
+  std::string base_name;
+  std::string base_name_commit;  // what base_name named then (for `A...B`, A; BASE is their merge base)
+  // Sentences for the report about how far BASE can be trusted (see resolve()).
+  std::vector<std::string> warnings;
 };
 
 // The repository whose root is `root` (no search above it: DESIGN.md, Trust boundary: Git),
@@ -35,6 +41,9 @@ class GitRepository {
   // parent to C (a root commit: the empty tree to C). `BASE..`: BASE's tree to the working tree,
   // whose tree read_worktree() then reads. Errors are kUsage naming the part that did not resolve.
   Result<GitRange> resolve(const std::string& spec) const;
+  // What `range.base_name` names now, when it names something else than when resolve() ran (the
+  // ref was moved while candor worked): a sentence for the report; "" when it did not move.
+  std::string base_moved(const GitRange& range) const;
 
   // Reads the working tree into `range` (a `BASE..` range: head_tree), ignoring what BASE's tree
   // and `extra_ignore` (BASE's config `snapshot.ignore`) ignore (verify/worktree_tree.h). From

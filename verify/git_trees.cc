@@ -279,6 +279,62 @@ Status write_tree_beneath(git_repository* repo, const git_tree* tree, int dir_fd
   return ok_status();
 }
 
+// Where `path` (relative to `root_fd`) leads when every link on the way is followed, as a program
+// in the checkout would follow them: beneath the root, or not. A chain that is harmless link by
+// link (`d -> .`, then `x -> d/d/../../secret`) can climb out; only resolving it shows that.
+// A target not there (yet) is beneath as far as it went.
+bool resolves_beneath(int root_fd, const std::string& path, const std::string& root) {
+  struct open_how how{};
+  how.flags = O_PATH | O_CLOEXEC;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+  long fd = ::syscall(SYS_openat2, root_fd, path.c_str(), &how, sizeof how);
+  if (fd >= 0) {
+    ::close(static_cast<int>(fd));
+    return true;
+  }
+  if (errno == ENOENT) return true;
+  if (errno != ENOSYS && errno != EPERM) return false;  // EXDEV (it escaped), ELOOP, ...
+  // No openat2 here: the kernel's own resolution, compared by prefix.
+  char resolved[PATH_MAX];
+  if (::realpath((root + "/" + path).c_str(), resolved) == nullptr) return errno == ENOENT;
+  std::string r(resolved);
+  return r == root || r.rfind(root + "/", 0) == 0;
+}
+
+// Replaces every link of the checkout that resolves outside it by a file holding its target (as
+// write_tree_beneath writes one whose target leaves it lexically).
+Status unlink_escaping_links(int root_fd, const std::string& root, int dir_fd, const std::string& rel) {
+  DIR* d = ::fdopendir(::dup(dir_fd));
+  if (d == nullptr) return make_error(ErrorCode::kIo, fmt::format("checkout: cannot list {}: {}", rel.empty() ? "." : rel, std::strerror(errno)));
+  std::vector<std::pair<std::string, unsigned char>> entries;
+  while (struct dirent* e = ::readdir(d)) {
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) entries.emplace_back(e->d_name, e->d_type);
+  }
+  ::closedir(d);
+  for (const auto& [name, type] : entries) {
+    std::string path = rel.empty() ? name : rel + "/" + name;
+    if (type == DT_DIR) {
+      int sub = ::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (sub < 0) continue;
+      Status st = unlink_escaping_links(root_fd, root, sub, path);
+      ::close(sub);
+      TRY_STATUS(st);
+    } else if (type == DT_LNK && !resolves_beneath(root_fd, path, root)) {
+      char target[PATH_MAX];
+      ssize_t n = ::readlinkat(dir_fd, name.c_str(), target, sizeof target);
+      if (::unlinkat(dir_fd, name.c_str(), 0) != 0) {
+        return make_error(ErrorCode::kIo, fmt::format("checkout: cannot remove link {}: {}", path, std::strerror(errno)));
+      }
+      int fd = ::openat(dir_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      if (fd >= 0) {
+        if (n > 0) (void)!::write(fd, target, static_cast<std::size_t>(n));
+        ::close(fd);
+      }
+    }
+  }
+  return ok_status();
+}
+
 }  // namespace
 
 Result<std::vector<Mutation>> GitTrees::diff(const std::string& from_tree, const std::string& to_tree,
@@ -383,6 +439,11 @@ Status GitTrees::checkout(const std::string& tree_id, const std::string& folder)
   int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return make_error(ErrorCode::kIo, fmt::format("checkout: cannot open {}: {}", folder, std::strerror(errno)));
   Status st = write_tree_beneath(repo_, tree.get(), fd, "");
+  if (st.ok()) {
+    char resolved[PATH_MAX];
+    std::string root = ::realpath(folder.c_str(), resolved) != nullptr ? std::string(resolved) : folder;
+    st = unlink_escaping_links(fd, root, fd, "");
+  }
   ::close(fd);
   return st;
 }

@@ -62,6 +62,11 @@ std::vector<std::string> warnings_of(const RunFacts& f, const Tier1Result& tier1
     if (!has(supporting, r)) add(r);
   }
   for (const auto& s : tier1.signals.suspicious) add(s.reason);
+  if (f.git.is_object() && f.git.contains("warnings") && f.git["warnings"].is_array()) {
+    for (const auto& w : f.git["warnings"]) {
+      if (w.is_string()) add(w.get<std::string>());
+    }
+  }
   add(scan_gap(f));
   add(acceptance_gap(f.acceptance));
   return out;
