@@ -11,8 +11,9 @@ PACKAGES := g++ meson ninja-build pkg-config cmake git procps \
             libssl-dev zlib1g-dev
 # Only the benchmarks need /usr/bin/time (peak memory).
 BENCH_PACKAGES := time
-# Only the tests need a browser (the HTML report is checked in headless Chromium).
-TEST_PACKAGES := chromium
+# Only the tests need a browser (the HTML report is checked in headless Chromium) and strace
+# (the durability test reads the order of candor's syncs and renames).
+TEST_PACKAGES := chromium strace
 
 .PHONY: all deps build test install demo bench sanitize clean
 

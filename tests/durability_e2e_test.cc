@@ -1,0 +1,94 @@
+// Durability (DESIGN.md, Trust boundary): everything candor writes into its store is on disk
+// before it is named: written, fsynced, renamed, the folder fsynced. A power loss cannot be had in
+// a test; the order of the system calls that make the promise can: a run of the built binary under
+// strace, every rename into the store checked against the syncs around it.
+#include <doctest/doctest.h>
+
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/e2e_support.h"
+#include "tests/kernel_facts.h"
+
+using namespace candor;
+using namespace candor::testing;
+
+namespace {
+
+struct Call {
+  std::string name;  // fsync, fdatasync, rename
+  std::string path;  // the synced descriptor's path, or the rename's target
+  std::string from;  // the rename's source
+};
+
+// strace -y prints a descriptor as 5</path>; rename as rename("from", "to").
+std::vector<Call> read_trace(const std::string& text) {
+  static const std::regex sync(R"re((fsync|fdatasync)\(\d+<([^>]*)>\) = 0)re");
+  static const std::regex rename(R"re(rename\("([^"]*)", "([^"]*)"\) = 0)re");
+  std::vector<Call> calls;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, sync)) {
+      calls.push_back({m[1], m[2], ""});
+    } else if (std::regex_search(line, m, rename)) {
+      calls.push_back({"rename", m[2], m[1]});
+    }
+  }
+  return calls;
+}
+
+std::string folder_of(const std::string& path) { return path.substr(0, path.rfind('/')); }
+
+const needs kStrace{::system("strace -V >/dev/null 2>&1") == 0, "strace"};
+
+}  // namespace
+
+TEST_SUITE("e2e") {
+  TEST_CASE("every pack, index and saved tree renamed into the store was synced before and its folder after" * kStrace) {
+    Env env;
+    std::string plan = env.plan_file(R"({"goal_kind": "modify", "steps": [
+        {"id": "s1", "tool": "file_patch", "args": {"path": "css/style.css", "edits": [{"find": "background: #ffffff;", "replace": "background: #006400;"}]},
+         "assert": [{"type": "file_contains", "path": "css/style.css", "text": "#006400"}]}], "then": "finish"})");
+    std::string trace = make_temp_dir("trace") + "/calls";
+    std::vector<std::string> e = env.env;
+    e.push_back("CANDOR_HOME=" + env.store);
+    e.push_back("PATH=/usr/bin:/bin");
+    auto r = run_command({"/usr/bin/strace", "-f", "-y", "-o", trace, "-e", "trace=fsync,fdatasync,rename", candor_bin(), "exec", plan, "-C",
+                          env.ws, "--json"},
+                         e);
+    REQUIRE(r.exit_code == 0);
+    std::vector<Call> calls = read_trace(read_file(trace));
+    const std::string snapshots = env.store + "/snapshots/";
+    int checked = 0;
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      const Call& c = calls[i];
+      // Into a snapshot repository, other than the repository's own making (a fresh folder renamed
+      // into place, its config written by libgit2 before anything names it).
+      if (c.name != "rename" || c.path.rfind(snapshots, 0) != 0 || c.from.find("/config.lock") != std::string::npos ||
+          c.from.find(".git.tmp-") != std::string::npos) {
+        continue;
+      }
+      CAPTURE(c.from);
+      CAPTURE(c.path);
+      bool synced_before = false;
+      for (std::size_t j = 0; j < i; ++j) synced_before |= calls[j].name != "rename" && calls[j].path == c.from;
+      bool folder_after = false;
+      for (std::size_t j = i + 1; j < calls.size(); ++j) folder_after |= calls[j].name == "fsync" && calls[j].path == folder_of(c.path);
+      CHECK(synced_before);
+      CHECK(folder_after);
+      ++checked;
+    }
+    // Two packs (before, after: pack, promisor, idx each), the index and its saved tree at least.
+    CHECK(checked >= 8);
+    // The run's end reached the database's log with a sync of its own, after every rename.
+    std::size_t last_rename = 0, last_wal_sync = 0;
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      if (calls[i].name == "rename") last_rename = i;
+      if (calls[i].name != "rename" && calls[i].path.find("candor.db") != std::string::npos) last_wal_sync = i;
+    }
+    CHECK(last_wal_sync > last_rename);
+  }
+}
