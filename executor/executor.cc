@@ -397,8 +397,9 @@ RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::str
 void Executor::record_modes() {
   const verify::SnapshotStore& s = deps_.snapshots;
   for (auto& m : facts_.mutations) {
-    if (m.change != "added") m.mode_before = s.mode_at_start(m.path).value_or(0);
-    if (m.change != "deleted") m.mode_after = s.mode_now(m.path).value_or(0);
+    // The whole modes the scans saw, where they saw them; else git's, from the tree diff.
+    if (auto before = s.mode_at_start(m.path); before && m.change != "added") m.mode_before = *before;
+    if (auto after = s.mode_now(m.path); after && m.change != "deleted") m.mode_after = *after;
   }
   bool appended = false;
   for (const auto& c : s.mode_changes()) {

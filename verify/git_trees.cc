@@ -180,6 +180,10 @@ Result<Mutation> mutation_of(git_diff* diff, std::size_t i, git_repository* repo
     default: m.change = "modified"; break;
   }
   const Side before = side_of(repo, d->old_file), after = side_of(repo, d->new_file);
+  // git's modes (644, 755, a link): what a tree holds. A run replaces them with the whole modes
+  // its scans saw; for a change between commits they are all there is, and say a link is one.
+  if (m.change != "added") m.mode_before = d->old_file.mode;
+  if (m.change != "deleted") m.mode_after = d->new_file.mode;
   m.bytes_before = m.change == "added" ? 0 : before.size;
   m.bytes_after = m.change == "deleted" ? 0 : after.size;
   m.binary = before.binary || after.binary;
