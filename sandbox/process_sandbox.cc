@@ -53,6 +53,27 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kSystemReadPaths = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
                                                    "/opt", "/proc", "/sys", "/run", "/var",  "/nix",  "/snap",   "/gnu"};
 
+// Credentials beneath the read paths, never readable by a step whatever those are: the system's
+// (a root step keeps CAP_DAC_OVERRIDE, and /etc/shadow is root's own anyway; container and
+// orchestrator secrets are mounted under /run), and, relative to the home folder, those kept inside
+// the installations a PATH entry there grants whole (~/.cargo for ~/.cargo/bin).
+const std::vector<std::string> kSystemSecrets = {
+    "/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssh/ssh_host_rsa_key",
+    "/etc/ssh/ssh_host_dsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key", "/etc/ssl/private",
+    "/etc/krb5.keytab", "/etc/NetworkManager/system-connections", "/etc/wireguard", "/etc/docker/key.json", "/run/secrets",
+    "/var/run/secrets", "/var/lib/kubelet", "/var/lib/docker", "/var/lib/containerd", "/var/lib/sss"};
+const std::vector<std::string> kHomeSecrets = {".cargo/credentials", ".cargo/credentials.toml", ".local/share/keyrings",
+                                               ".local/share/python_keyring", ".local/share/gh", ".local/state/candor"};
+
+std::vector<std::string> never_readable(const std::vector<std::string>& policy_hidden) {
+  std::vector<std::string> out = policy_hidden;
+  out.insert(out.end(), kSystemSecrets.begin(), kSystemSecrets.end());
+  if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/') {
+    for (const auto& rel : kHomeSecrets) out.push_back(std::string(home) + "/" + rel);
+  }
+  return out;
+}
+
 // Capabilities a root caller keeps (Docker's default set, less the ones nobody's build needs).
 const std::set<int> kKeptCapabilities = {0 /*CHOWN*/,  1 /*DAC_OVERRIDE*/, 3 /*FOWNER*/, 4 /*FSETID*/,
                                          5 /*KILL*/,   6 /*SETGID*/,       7 /*SETUID*/, 10 /*NET_BIND_SERVICE*/,
@@ -173,6 +194,22 @@ Result<std::vector<unsigned char>> build_seccomp(bool deny_sockets) {
     if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0) != 0)
       return make_error(ErrorCode::kUnavailable, fmt::format("seccomp: cannot add a rule for {}", name));
   }
+  // Extended attributes: a POSIX ACL (system.posix_acl_default on a folder: every file made in it
+  // later writable by others) changes who may write without changing any mode a snapshot records.
+  // Refused as a file system without them would: ENOTSUP, which cp -a and tar take in their stride.
+  for (const char* name : {"setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr"}) {
+    int nr = seccomp_syscall_resolve_name(name);
+    if (nr != __NR_SCMP_ERROR && seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOTSUP), nr, 0) != 0)
+      return make_error(ErrorCode::kUnavailable, fmt::format("seccomp: cannot add a rule for {}", name));
+  }
+#if defined(__x86_64__) || defined(__aarch64__)
+  // setxattrat and removexattrat (Linux 6.13), by number: an older libseccomp does not know their
+  // names, and an allow-by-default filter lets through what it does not name.
+  for (int nr : {463, 466}) {
+    if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOTSUP), nr, 0) != 0)
+      return make_error(ErrorCode::kUnavailable, fmt::format("seccomp: cannot add a rule for syscall {}", nr));
+  }
+#endif
   // Terminal injection: TIOCSTI pushes bytes into a terminal's input queue (the user's shell runs
   // them after candor exits), TIOCLINUX can do the same on a virtual console. A step has no
   // controlling terminal (its own session), but it could still open one by path. The request is
@@ -430,7 +467,7 @@ class StepInvariants {
     std::string workspace = resolved(policy.workspace);
     std::erase_if(paths, [&](const std::string& p) { return !workspace.empty() && passes_through(p, workspace); });
     if (!policy.workspace_writable) paths.push_back(policy.workspace);
-    return read_rules_.emplace(std::move(key), read_rules_around(paths, policy.hidden_paths)).first->second;
+    return read_rules_.emplace(std::move(key), read_rules_around(paths, never_readable(policy.hidden_paths))).first->second;
   }
 
   Result<std::vector<unsigned char>> seccomp_program(bool deny_sockets) {
@@ -643,6 +680,7 @@ Result<PreparedSandbox> PreparedSandbox::prepare(const SandboxPolicy& policy, st
     if (abi < kLandlockAbiUnixSockets) {
       for (auto& socket : listening_sockets_outside({policy.workspace, s.tmp_dir()})) s.masked_.push_back(std::move(socket));
     }
+    s.mask_flags_ = mount_flags_of("/dev/null");  // a remount must repeat what the kernel locked
     struct stat shm{};
     s.private_dev_shm_ = ::stat("/dev/shm", &shm) == 0 && S_ISDIR(shm.st_mode);
     s.active_.read_only_dirs = true;
@@ -728,8 +766,14 @@ int PreparedSandbox::apply_in_child(const char** what) const {
     }
     for (const auto& path : masked_) {
       // ENOENT: it went away since prepare(), and with it what there was to hide.
-      if (::mount("/dev/null", path.c_str(), nullptr, MS_BIND, nullptr) != 0 && errno != ENOENT)
+      if (::mount("/dev/null", path.c_str(), nullptr, MS_BIND, nullptr) != 0) {
+        if (errno == ENOENT) continue;
         return fail("masking a credential file or socket", errno);
+      }
+      // Read-only: the mask is the host's /dev/null itself, and a chmod, chown or touch of the
+      // masked name (root keeps CAP_FOWNER) would change the host's /dev/null for every user.
+      if (::mount(nullptr, path.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY | mask_flags_, nullptr) != 0)
+        return fail("making a credential file's mask read-only", errno);
     }
     if (namespaces_ & CLONE_NEWPID) {
       if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)

@@ -169,7 +169,8 @@ class PreparedSandbox {
   int shared_network_ = -1;  // borrowed: a network namespace to join instead of CLONE_NEWNET
   std::string uid_map_, gid_map_;  // with a user namespace
   std::vector<std::pair<std::string, unsigned long>> read_only_binds_;  // with the flags to keep
-  std::vector<std::string> masked_;  // credential files and unix sockets: /dev/null bound over each
+  std::vector<std::string> masked_;  // credential files and unix sockets: /dev/null bound over each, read-only
+  unsigned long mask_flags_ = 0;     // the flags of /dev/null's mount, kept by the read-only remount
   bool private_dev_shm_ = false;     // an empty /dev/shm: no other process's shared memory
   std::string workspace_;
   std::vector<std::string> absent_protected_;  // protected folders that did not exist at prepare()
