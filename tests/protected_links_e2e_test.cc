@@ -62,6 +62,20 @@ TEST_SUITE("e2e") {
     CHECK_FALSE(any_warning_has(pinned, "BASE was given"));
   }
 
+  TEST_CASE("verify --git: a branch named like a commit id is a name, recorded and warned about as one") {
+    Repo repo;
+    std::string base = repo.head();
+    repo.edit("css/style.css", "background: #ffffff;", "background: #006400;");
+    std::string head = repo.commit("dark green");
+    // A branch called by the first ten hex digits of another commit: git resolves the branch.
+    std::string looks_like_id = base.substr(0, 10);
+    repo.git({"branch", looks_like_id, head});
+    json run = parse_stdout(repo.verify(looks_like_id + "..HEAD", {"--json"}));
+    CHECK(run["git"]["base"] == head);
+    CHECK(run["git"]["base_name"] == looks_like_id);
+    CHECK(any_warning_has(run, "BASE was given as `" + looks_like_id + "`"));
+  }
+
   TEST_CASE("verify --git: a local branch moved onto the change (not in its upstream) is named as such") {
     Repo repo;
     // An upstream that holds the real base: a bare clone as `origin`, main tracking it.

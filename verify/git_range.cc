@@ -39,9 +39,12 @@ Result<std::string> tree_of(git_repository* repo, const git_oid& commit_id) {
   return oid_str(git_commit_tree_id(commit.get()));
 }
 
-// An object id, whole or abbreviated: what nobody can move.
-bool is_commit_id(const std::string& rev) {
-  return rev.size() >= 7 && rev.size() <= GIT_OID_HEXSZ && rev.find_first_not_of("0123456789abcdef") == std::string::npos;
+// An object id, whole or abbreviated: what nobody can move. Hex that a ref is named by is a
+// name: git resolves `deadbeef` to the branch of that name before the object.
+bool is_commit_id(git_repository* repo, const std::string& rev) {
+  if (rev.size() < 7 || rev.size() > GIT_OID_HEXSZ || rev.find_first_not_of("0123456789abcdef") != std::string::npos) return false;
+  GitReference ref;
+  return git_reference_dwim(ref.out(), repo, rev.c_str()) != 0;
 }
 
 // Why BASE given as `name` (resolved to `base`) may not be the base the change was made on. A
@@ -134,7 +137,7 @@ Result<GitRange> GitRepository::resolve(const std::string& spec) const {
   }
   // The BASE part as written ("" for `C`, whose base is its parent).
   std::string base_rev = three != std::string::npos ? spec.substr(0, three) : two != std::string::npos ? spec.substr(0, two) : "";
-  if (!base_rev.empty() && !r.base_commit.empty() && !is_commit_id(base_rev)) {
+  if (!base_rev.empty() && !r.base_commit.empty() && !is_commit_id(repo_, base_rev)) {
     r.base_name = base_rev;
     TRY(git_oid named, commit_of(repo_, base_rev));
     r.base_name_commit = oid_str(&named);
