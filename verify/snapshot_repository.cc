@@ -1,5 +1,6 @@
 #include "verify/snapshot_repository.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -15,6 +16,7 @@
 #include <git2/sys/repository.h>
 
 #include "core/git_ptr.h"
+#include "verify/pack_writer.h"
 #include "verify/snapshot_objects.h"
 
 namespace candor::verify {
@@ -103,6 +105,30 @@ Status use_own_config(git_repository* repo, const std::string& repo_path, const 
   return ok_status();
 }
 
+namespace {
+
+// fsync of every file and folder beneath `root` (its own included), deepest first.
+Status sync_tree(const std::string& root) {
+  std::error_code ec;
+  std::vector<std::string> paths;
+  for (auto it = std::filesystem::recursive_directory_iterator(root, ec); !ec && it != std::filesystem::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (!it->is_symlink(ec)) paths.push_back(it->path().string());
+  }
+  if (ec) return make_error(ErrorCode::kIo, fmt::format("snapshot: cannot list {}: {}", root, ec.message()));
+  paths.push_back(root);
+  for (auto p = paths.rbegin(); p != paths.rend(); ++p) {
+    int fd = ::open(p->c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    bool ok = fd >= 0 && ::fsync(fd) == 0;
+    int err = errno;
+    if (fd >= 0) ::close(fd);
+    if (!ok) return make_error(ErrorCode::kIo, fmt::format("snapshot: cannot sync {}: {}", *p, std::strerror(err)));
+  }
+  return ok_status();
+}
+
+}  // namespace
+
 Status create_repository(const std::string& repo_path, const std::string& workspace_root) {
   static std::atomic<unsigned> counter{0};
   std::string tmp = fmt::format("{}.tmp-{}-{}", repo_path, ::getpid(), counter++);
@@ -112,8 +138,14 @@ Status create_repository(const std::string& repo_path, const std::string& worksp
     // Settings too, while the repository is still private: nobody races for its config.lock.
     TRY_STATUS(use_own_config(repo.get(), tmp, repo_path));
   }
+  // On disk before it has its name (DESIGN.md, Durability); the folders holding it after.
+  TRY_STATUS(sync_tree(tmp));
   std::error_code ec;
-  if (::rename(tmp.c_str(), repo_path.c_str()) == 0) return ok_status();
+  if (::rename(tmp.c_str(), repo_path.c_str()) == 0) {
+    std::filesystem::path snapshots = std::filesystem::path(repo_path).parent_path();
+    TRY_STATUS(sync_folder(snapshots.string()));
+    return sync_folder(snapshots.parent_path().string());  // snapshots/ itself may be new
+  }
   int err = errno;
   std::filesystem::remove_all(tmp, ec);
   if (err == EEXIST || err == ENOTEMPTY) return ok_status();  // another run made it first
