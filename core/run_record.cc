@@ -159,6 +159,8 @@ nlohmann::json to_json(const Mutation& m) {
   if (!valid_utf8(m.path)) j["path_bytes"] = to_hex(m.path);
   if (m.mode_before != 0) j["mode_before"] = fmt::format("{:o}", m.mode_before);
   if (m.mode_after != 0) j["mode_after"] = fmt::format("{:o}", m.mode_after);
+  if (!m.owner_before.empty()) j["owner_before"] = m.owner_before;
+  if (!m.owner_after.empty()) j["owner_after"] = m.owner_after;
   return j;
 }
 
@@ -182,7 +184,11 @@ std::uint32_t octal_mode(const nlohmann::json& j, const char* key) {
 
 nlohmann::json created_folders_json(const std::vector<CreatedFolder>& folders) {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& c : folders) out.push_back({{"path", c.path}, {"mode", fmt::format("{:o}", c.mode)}});
+  for (const auto& c : folders) {
+    nlohmann::json j = {{"path", c.path}, {"mode", fmt::format("{:o}", c.mode)}};
+    if (!c.owner.empty()) j["owner"] = c.owner;
+    out.push_back(std::move(j));
+  }
   return out;
 }
 
@@ -311,6 +317,8 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
       if (auto bytes = from_hex(json_str(m, "path_bytes", "")); bytes && !bytes->empty()) r.path = std::move(*bytes);
       r.mode_before = octal_mode(m, "mode_before");
       r.mode_after = octal_mode(m, "mode_after");
+      r.owner_before = json_str(m, "owner_before", "");
+      r.owner_after = json_str(m, "owner_after", "");
       f.mutations.push_back(std::move(r));
     }
     const auto& b = j.at("budget");
@@ -341,7 +349,7 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
     f.snapshot_before = j.value("snapshot_before", "");
     f.snapshot_after = j.value("snapshot_after", "");
     for (const auto& c : j.value("created_folders", nlohmann::json::array())) {
-      f.created_folders.push_back({json_str(c, "path"), octal_mode(c, "mode")});
+      f.created_folders.push_back({json_str(c, "path"), octal_mode(c, "mode"), json_str(c, "owner", "")});
     }
     if (j.contains("umask") && j["umask"].is_string()) {
       const std::string umask = j["umask"].get<std::string>();

@@ -112,6 +112,9 @@ struct Mutation {
   // was absent, or where the source knows only git's modes (verify --git).
   std::uint32_t mode_before = 0;
   std::uint32_t mode_after = 0;
+  // "uid:gid", set only where the owner changed, or a path added is not the run's own (candor's
+  // uid:gid): a step that gives files to another user hands them whoever that is.
+  std::string owner_before{}, owner_after{};
 };
 
 // A folder the run created: its files are mutations of their own, but the folder's mode is a
@@ -119,6 +122,7 @@ struct Mutation {
 struct CreatedFolder {
   std::string path;  // ends in '/'
   std::uint32_t mode = 0;
+  std::string owner;  // "uid:gid" when not the run's own, else ""
 };
 
 // One independent review of the goal (the reviewer gate).

@@ -1,5 +1,7 @@
 #include "executor/executor.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <fstream>
 
@@ -11,6 +13,17 @@
 
 namespace candor::executor {
 namespace {
+
+// `path` is a `.candor` (a folder, or a link standing for one) or lies beneath one, at any depth.
+bool in_candor_folder(std::string_view path) {
+  for (std::size_t start = 0; start <= path.size();) {
+    std::size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    if (path.substr(start, end - start) == ".candor") return true;
+    start = end + 1;
+  }
+  return false;
+}
 
 // The process's umask without changing it (umask() sets as it reads, and other threads run).
 int process_umask() {
@@ -396,20 +409,29 @@ RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::str
 
 void Executor::record_modes() {
   const verify::SnapshotStore& s = deps_.snapshots;
-  for (auto& m : facts_.mutations) {
-    // The whole modes the scans saw, where they saw them; else git's, from the tree diff.
-    if (auto before = s.mode_at_start(m.path); before && m.change != "added") m.mode_before = *before;
-    if (auto after = s.mode_now(m.path); after && m.change != "deleted") m.mode_after = *after;
-  }
+  using Access = verify::SnapshotStore::Access;
+  const std::string runner = fmt::format("{}:{}", ::geteuid(), ::getegid());
+  auto owner = [](const Access& a) { return fmt::format("{}:{}", a.uid, a.gid); };
+  // The whole modes the scans saw, where they saw them; else git's, from the tree diff. The owner
+  // is said where it changed, or where a path the run made is not the run's own.
+  auto fill = [&](Mutation& m, const std::optional<Access>& before, const std::optional<Access>& after) {
+    if (before && m.change != "added") m.mode_before = before->mode;
+    if (after && m.change != "deleted") m.mode_after = after->mode;
+    if (m.change == "added" && after && owner(*after) != runner) m.owner_after = owner(*after);
+    if (m.change != "added" && m.change != "deleted" && before && after && owner(*before) != owner(*after)) {
+      m.owner_before = owner(*before);
+      m.owner_after = owner(*after);
+    }
+  };
+  for (auto& m : facts_.mutations) fill(m, s.access_at_start(m.path), s.access_now(m.path));
   bool appended = false;
-  for (const auto& c : s.mode_changes()) {
+  for (const auto& c : s.access_changes()) {
     auto same = std::find_if(facts_.mutations.begin(), facts_.mutations.end(), [&](const Mutation& m) { return m.path == c.path; });
-    if (same != facts_.mutations.end()) continue;  // its content changed too: the modes are set above
+    if (same != facts_.mutations.end()) continue;  // its content changed too: filled above
     Mutation m;
     m.path = c.path;
     m.change = "mode";
-    m.mode_before = c.before;
-    m.mode_after = c.after;
+    fill(m, c.before, c.after);
     m.steps = changed_by_[c.path];
     std::erase(m.steps, std::string());
     m.last_change_seq = last_change_seq_[c.path];
@@ -420,7 +442,9 @@ void Executor::record_modes() {
     std::stable_sort(facts_.mutations.begin(), facts_.mutations.end(),
                      [](const Mutation& a, const Mutation& b) { return a.path < b.path; });
   }
-  for (const auto& c : s.created_folders()) facts_.created_folders.push_back({c.path, c.after});
+  for (const auto& c : s.created_folders()) {
+    facts_.created_folders.push_back({c.path, c.after.mode, owner(c.after) != runner ? owner(c.after) : ""});
+  }
 }
 
 void Executor::record_scan_coverage() {
@@ -429,8 +453,8 @@ void Executor::record_scan_coverage() {
   // nested ones are in the snapshots): a `packages/web/.candor/config.json` a step plants is the
   // config of the next run given `-C packages/web`.
   for (const auto& m : facts_.mutations) {
-    if (m.path.rfind(".candor/", 0) != 0 && m.path.find("/.candor/") == std::string::npos) continue;
-    facts_.protected_changes.push_back(fmt::format("`{}` ({}) is in a .candor folder, which no step may change", m.path, m.change));
+    if (!in_candor_folder(m.path)) continue;
+    facts_.protected_changes.push_back(fmt::format("`{}` ({}) is a .candor folder or lies in one, which no step may change", m.path, m.change));
   }
   if (protected_before_) {
     auto after = verify::capture_protected_state(deps_.workspace.root(), deps_.snapshots.nested_git());

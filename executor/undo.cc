@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <cstdio>
+
 #include <fmt/format.h>
 
 #include "sandbox/secret_files.h"
@@ -74,13 +76,23 @@ Result<UndoResult> undo_run(const RunFacts& facts, const sandbox::Workspace& wor
                                   facts.run_id, list));
   }
   auto fail = [&](const std::string& path, const Error& e) { result.failed.push_back({path, e.message}); };
+  // The owner the run changed, put back after the content (root alone may), and the mode again
+  // after it: a chown clears setuid and setgid.
+  auto restore_owner = [&](const Mutation& m, unsigned mode) {
+    unsigned uid = 0, gid = 0;
+    if (m.owner_before.empty() || std::sscanf(m.owner_before.c_str(), "%u:%u", &uid, &gid) != 2) return true;
+    Status s = workspace.set_owner(m.path, uid, gid);
+    if (s.ok()) s = workspace.set_mode(m.path, mode);
+    if (!s.ok()) fail(m.path, s.error());
+    return s.ok();
+  };
   for (const auto& m : facts.mutations) {
     if (m.change == "mode") {
       if (m.mode_before == 0) {
         fail(m.path, make_error(ErrorCode::kInvalidInput, "the run did not record the mode it had before"));
       } else if (Status s = workspace.set_mode(m.path, m.mode_before & 07777); !s.ok()) {
         fail(m.path, s.error());
-      } else {
+      } else if (restore_owner(m, m.mode_before & 07777)) {
         result.modes.push_back(m.path);
       }
       continue;
@@ -99,7 +111,7 @@ Result<UndoResult> undo_run(const RunFacts& facts, const sandbox::Workspace& wor
       result.skipped.push_back(m.path);
     } else if (Status s = workspace.write_file(m.path, (*before)->content, restore_mode(m, **before)); !s.ok()) {
       fail(m.path, s.error());
-    } else {
+    } else if (restore_owner(m, restore_mode(m, **before))) {
       result.restored.push_back(m.path);
     }
   }

@@ -395,6 +395,19 @@ Status Workspace::set_mode(const std::string& path, unsigned mode) const {
   return ok_status();
 }
 
+Status Workspace::set_owner(const std::string& path, unsigned uid, unsigned gid) const {
+  std::string p = path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  if (p == "." || p.empty()) {
+    if (::fchownat(root_fd_.get(), "", uid, gid, AT_EMPTY_PATH) != 0) return from_errno(".", errno, "chown");
+    return ok_status();
+  }
+  TRY(auto parent, open_parent_for_write(p));
+  auto& [dir, name] = parent;
+  if (::fchownat(dir.get(), name.c_str(), uid, gid, AT_SYMLINK_NOFOLLOW) != 0) return from_errno(p, errno, "chown");
+  return ok_status();
+}
+
 Status Workspace::walk(const std::string& path, int max_depth, const std::function<bool(const WalkEntry&)>& visit,
                        const WalkIdentify& identify) const {
   TRY(std::string rel, check_relative(path));

@@ -102,6 +102,8 @@ class Workspace {
   // setgid and sticky included), never through a symlink. Refused beneath .git/, .candor/ and
   // protected directories.
   Status set_mode(const std::string& path, unsigned mode) const;
+  // chown of a file, folder or link itself (never what a link points at), as set_mode.
+  Status set_owner(const std::string& path, unsigned uid, unsigned gid) const;
 
   // Walks a directory without following symlinks, skipping .git and .candor. `visit` returns false
   // to stop the walk. Entries come sorted by name within each directory. Every entry is lstat'ed,

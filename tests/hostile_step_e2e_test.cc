@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "tests/e2e_support.h"
+#include "tests/kernel_facts.h"
 
 using namespace candor;
 using namespace candor::testing;
@@ -214,5 +215,34 @@ TEST_SUITE("e2e") {
     }
     CHECK(stopped);
     MESSAGE("the run took " << took << " s (the command asked for 30)");
+  }
+}
+
+TEST_SUITE("e2e") {
+  TEST_CASE("a step that gives the workspace to another user blocks success, and undo gives it back" *
+            needs(::geteuid() == 0, "root (only root can chown)")) {
+    Env env;
+    json run = parse_stdout(env.exec(env.plan_file(plan_with("chown -R 65534:65534 index.html css")), {"--judge", "never"}));
+    CAPTURE(run.dump(2));
+    CHECK(run["verdict"] == "partial");
+    CHECK(any_reason_has(run, "`index.html` was given to another owner (65534:65534, was 0:0)"));
+    CHECK(any_reason_has(run, "`css/` was given to another owner"));
+    auto undo = env.candor({"undo", run["run_id"]});
+    CAPTURE(undo.err);
+    CHECK(undo.exit_code == 0);
+    struct stat st{};
+    REQUIRE(::lstat((env.ws + "/index.html").c_str(), &st) == 0);
+    CHECK(st.st_uid == 0);
+    REQUIRE(::lstat((env.ws + "/css").c_str(), &st) == 0);
+    CHECK(st.st_uid == 0);
+  }
+
+  TEST_CASE("a link named .candor anywhere is a protected change (sub/.candor -> ../tools)") {
+    Env env;
+    json run = parse_stdout(env.exec(env.plan_file(plan_with("mkdir -p tools sub && echo '{}' > tools/config.json && ln -s ../tools sub/.candor")),
+                                     {"--judge", "never"}));
+    CAPTURE(run.dump(2));
+    CHECK(run["verdict"] == "partial");
+    CHECK(any_reason_has(run, "`sub/.candor` (added) is a .candor folder"));
   }
 }

@@ -210,7 +210,7 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() {
     const StatEntry& e = index.at(pos);
     // A chmod moves ctime, so stat_matches fails for it already; the whole mode is compared too,
     // since setuid or a group-write bit is a change git's two file modes cannot show.
-    bool mode_moved = f.stated && e.full_mode != 0 && e.full_mode != f.full_mode;
+    bool mode_moved = f.stated && e.full_mode != 0 && (e.full_mode != f.full_mode || e.uid != f.uid || e.gid != f.gid);
     if (!stat_matches(e, f) || mode_moved || racy.count(f.path) != 0) {
       b.candidates.push_back(f.path);
     } else if (f.stated) {
@@ -268,7 +268,7 @@ Result<std::vector<std::string>> SnapshotStore::scan() {
   std::vector<std::string_view> gone;
   for (const auto& path : w.deleted) {
     if (hidden_by_unread(w.unread, path)) continue;  // not seen is not gone
-    m.mode_seen_changing(path, m.index.at(m.index.find(path)).full_mode);
+    m.access_seen_changing(path, m.index.at(m.index.find(path)));
     gone.push_back(path);
     changed.push_back(path);
   }
@@ -378,8 +378,8 @@ void SnapshotStore::set_deadline(std::optional<std::chrono::steady_clock::time_p
 bool SnapshotStore::ran_out_of_time() const { return impl_->out_of_time; }
 
 void SnapshotStore::Impl::note_folders(const Walked& w) {
-  std::map<std::string, std::uint32_t> now;
-  for (const auto& f : w.folders) now[f.path.empty() ? "./" : f.path] = f.mode;
+  std::map<std::string, Access> now;
+  for (const auto& f : w.folders) now[f.path.empty() ? "./" : f.path] = {f.mode, f.uid, f.gid};
   // A folder the walk could not list is not gone: what was known of it stands.
   for (const auto& u : w.unread) {
     if (auto it = folder_modes_now.find(u); it != folder_modes_now.end()) now.insert(*it);
@@ -391,51 +391,51 @@ void SnapshotStore::Impl::note_folders(const Walked& w) {
   }
 }
 
-std::vector<SnapshotStore::ModeChange> SnapshotStore::mode_changes() const {
+std::vector<SnapshotStore::AccessChange> SnapshotStore::access_changes() const {
   const Impl& m = *impl_;
-  std::vector<ModeChange> out;
+  std::vector<AccessChange> out;
   for (const auto& [path, before] : m.file_modes_start) {
     std::size_t pos = m.index.find(path);
-    if (pos == StatIndex::npos) continue;  // gone: a deletion says it
-    std::uint32_t after = m.index.at(pos).full_mode;
-    if (after != 0 && after != before) out.push_back({path, before, after});
+    if (pos == StatIndex::npos || m.index.at(pos).full_mode == 0) continue;  // gone: a deletion says it
+    Access after = Impl::access_of(m.index.at(pos));
+    if (after != before) out.push_back({path, before, after});
   }
   for (const auto& [path, before] : m.folder_modes_start) {
     auto now = m.folder_modes_now.find(path);
     if (now != m.folder_modes_now.end() && now->second != before) out.push_back({path, before, now->second});
   }
-  std::sort(out.begin(), out.end(), [](const ModeChange& a, const ModeChange& b) { return a.path < b.path; });
+  std::sort(out.begin(), out.end(), [](const AccessChange& a, const AccessChange& b) { return a.path < b.path; });
   return out;
 }
 
-std::vector<SnapshotStore::ModeChange> SnapshotStore::created_folders() const {
+std::vector<SnapshotStore::AccessChange> SnapshotStore::created_folders() const {
   const Impl& m = *impl_;
-  std::vector<ModeChange> out;
-  for (const auto& [path, mode] : m.folder_modes_now) {
-    if (m.folder_modes_start.count(path) == 0) out.push_back({path, 0, mode});
+  std::vector<AccessChange> out;
+  for (const auto& [path, access] : m.folder_modes_now) {
+    if (m.folder_modes_start.count(path) == 0) out.push_back({path, {}, access});
   }
   return out;
 }
 
-std::optional<std::uint32_t> SnapshotStore::mode_now(const std::string& path) const {
+std::optional<SnapshotStore::Access> SnapshotStore::access_now(const std::string& path) const {
   const Impl& m = *impl_;
   if (!path.empty() && path.back() == '/') {
     auto it = m.folder_modes_now.find(path);
-    return it == m.folder_modes_now.end() ? std::nullopt : std::optional<std::uint32_t>(it->second);
+    return it == m.folder_modes_now.end() ? std::nullopt : std::optional<Access>(it->second);
   }
   std::size_t pos = m.index.find(path);
   if (pos == StatIndex::npos || m.index.at(pos).full_mode == 0) return std::nullopt;
-  return m.index.at(pos).full_mode;
+  return Impl::access_of(m.index.at(pos));
 }
 
-std::optional<std::uint32_t> SnapshotStore::mode_at_start(const std::string& path) const {
+std::optional<SnapshotStore::Access> SnapshotStore::access_at_start(const std::string& path) const {
   const Impl& m = *impl_;
   if (!path.empty() && path.back() == '/') {
     auto it = m.folder_modes_start.find(path);
-    return it == m.folder_modes_start.end() ? std::nullopt : std::optional<std::uint32_t>(it->second);
+    return it == m.folder_modes_start.end() ? std::nullopt : std::optional<Access>(it->second);
   }
   if (auto it = m.file_modes_start.find(path); it != m.file_modes_start.end()) return it->second;
-  return mode_now(path);  // unchanged since the start
+  return access_now(path);  // unchanged since the start
 }
 
 const std::set<std::string>& SnapshotStore::nested_git() const { return impl_->git_entries; }

@@ -83,22 +83,28 @@ class SnapshotStore {
   void set_deadline(std::optional<std::chrono::steady_clock::time_point> deadline);
   bool ran_out_of_time() const;
 
-  // Whole modes (type, permission bits, setuid/setgid/sticky): git's trees hold only 644/755, and
-  // a step that makes a file setuid or a folder world-writable changes nothing git shows.
-  struct ModeChange {
+  // Who may do what with a path: its whole mode (type, permission bits, setuid/setgid/sticky) and
+  // its owner. git's trees hold only 644/755: a step that makes a file setuid, a folder
+  // world-writable or gives the workspace to another user changes nothing git shows.
+  struct Access {
+    std::uint32_t mode = 0;  // st_mode
+    std::uint32_t uid = 0, gid = 0;
+    bool operator==(const Access&) const = default;
+  };
+  struct AccessChange {
     std::string path;  // a folder's ends in '/' (the root is "./")
-    std::uint32_t before = 0, after = 0;  // st_mode; 0 where absent
+    Access before, after;  // before.mode 0: the path was not there
   };
   // Files and folders present at the scans before the first write_tree() (the snapshot before the
-  // run) and at the latest scan, whose whole mode differs, in path order.
-  std::vector<ModeChange> mode_changes() const;
-  // Folders the latest full scan listed that those first scans did not (`before` 0).
-  std::vector<ModeChange> created_folders() const;
-  // The whole mode of `path` (a folder's ending in '/') at the latest scan that looked at it, and
-  // at the run's first scans; nullopt when not known. mode_at_start() of a path that did not exist
+  // run) and at the latest scan, whose mode or owner differs, in path order.
+  std::vector<AccessChange> access_changes() const;
+  // Folders the latest full scan listed that those first scans did not.
+  std::vector<AccessChange> created_folders() const;
+  // The access of `path` (a folder's ending in '/') at the latest scan that looked at it, and at
+  // the run's first scans; nullopt when not known. access_at_start() of a path that did not exist
   // then is meaningless: ask only for paths that did.
-  std::optional<std::uint32_t> mode_now(const std::string& path) const;
-  std::optional<std::uint32_t> mode_at_start(const std::string& path) const;
+  std::optional<Access> access_now(const std::string& path) const;
+  std::optional<Access> access_at_start(const std::string& path) const;
   // Every `.git` (folder, file or link) the full scans met below the root ("vendor/lib/.git"):
   // never walked into, but fingerprinted by the caller as a protected path.
   const std::set<std::string>& nested_git() const;

@@ -90,11 +90,15 @@ struct SnapshotStore::Impl {
   // the first tree, the snapshot before the run) and the latest full scan listed them; for files,
   // the mode at those first scans of every path whose mode changed or that went since.
   bool started = false;  // write_tree() was called: what scans see now is the run's doing
-  std::map<std::string, std::uint32_t> folder_modes_start, folder_modes_now;
-  std::map<std::string, std::uint32_t> file_modes_start;
-  void mode_seen_changing(const std::string& path, std::uint32_t old_full_mode) {
-    if (old_full_mode != 0) file_modes_start.emplace(path, old_full_mode);
+  using Access = SnapshotStore::Access;
+  std::map<std::string, Access> folder_modes_start, folder_modes_now;
+  std::map<std::string, Access> file_modes_start;
+  // A scan found `old` (its entry as the scan before saw it) changed: what it was at the start is
+  // the first such, when that scan had seen it (full_mode known).
+  void access_seen_changing(const std::string& path, const StatEntry& old) {
+    if (old.full_mode != 0) file_modes_start.emplace(path, access_of(old));
   }
+  static Access access_of(const StatEntry& e) { return {e.full_mode, e.uid, e.gid}; }
   std::set<std::string> git_entries;  // `.git` entries below the root that any scan met
   // What a scan has not begun to read by then it leaves unread (set_deadline()).
   std::optional<std::chrono::steady_clock::time_point> deadline;

@@ -179,12 +179,14 @@ Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path
     const std::string& path = requests[read.request].path;
     const bool is_tracked = read.request < tracked;
     git_oid old_id{};
-    std::uint32_t old_mode = 0, old_full_mode = 0;
+    std::uint32_t old_mode = 0;
+    StatEntry old_entry;
     if (is_tracked) {
       const StatEntry& old = index.at(index.find(path));
       old_id = old.id;
       old_mode = old.mode;
-      old_full_mode = old.full_mode;
+      old_entry = old;
+      old_entry.path = {};  // the entry may move: only its numbers are kept
       // Its stat data at least is new (or it was racy: saved again, it is not any more).
       index_dirty = true;
     }
@@ -196,18 +198,20 @@ Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path
     }
     bool same = false;  // tracked, and its content and mode are what the index holds
     // The whole mode too, once a scan of this process has seen it (not the first time).
-    auto same_full_mode = [&](std::uint32_t now) { return old_full_mode == 0 || now == old_full_mode; };
+    auto same_access = [&](const StatEntry& now) {
+      return old_entry.full_mode == 0 || Impl::access_of(now) == Impl::access_of(old_entry);
+    };
     if (read.too_large) {
       TRY(kind, stage(*root, sink, index, names, path, deadline, out_of_time));
       std::size_t now = index.find(path);
       same = now != StatIndex::npos && git_oid_equal(&index.at(now).id, &old_id) && index.at(now).mode == old_mode &&
-             same_full_mode(index.at(now).full_mode);
+             same_access(index.at(now));
     } else if (kind == Entry::Kind::kFile || kind == Entry::Kind::kSymlink) {
       staged.push_back(stat_entry(read.st, read.id, path));
-      same = git_oid_equal(&read.id, &old_id) && staged.back().mode == old_mode && same_full_mode(staged.back().full_mode);
+      same = git_oid_equal(&read.id, &old_id) && staged.back().mode == old_mode && same_access(staged.back());
       sink.add_hashed(read.id, std::move(read.content));
     }
-    if (is_tracked && !same && kind != Entry::Kind::kUnreadable) mode_seen_changing(path, old_full_mode);
+    if (is_tracked && !same && kind != Entry::Kind::kUnreadable) access_seen_changing(path, old_entry);
     if (unpacked_bytes > kPackEvery) TRY_STATUS(pack());
     if (kind == Entry::Kind::kUnreadable) {
       unread.push_back(path);  // a tracked entry stays as it was

@@ -98,6 +98,11 @@ std::vector<Suspicious> mode_findings(const RunFacts& f) {
   std::vector<Suspicious> out;
   for (const auto& m : f.mutations) {
     if (m.mode_after == 0) continue;
+    if (!m.owner_after.empty()) {
+      out.push_back({m.steps.empty() ? "" : m.steps.front(), m.path,
+                     m.owner_before.empty() ? fmt::format("`{}` was created owned by another user ({})", m.path, m.owner_after)
+                                            : fmt::format("`{}` was given to another owner ({}, was {})", m.path, m.owner_after, m.owner_before)});
+    }
     std::string gain = dangerous_gain(m.change == "added" ? 0 : m.mode_before, m.mode_after, f.umask);
     if (gain.empty()) continue;
     std::string by = m.steps.empty() ? "" : " by " + join(m.steps, ", ");
@@ -107,6 +112,7 @@ std::vector<Suspicious> mode_findings(const RunFacts& f) {
                                                      m.mode_before & 07777, by)});
   }
   for (const auto& c : f.created_folders) {
+    if (!c.owner.empty()) out.push_back({"", c.path, fmt::format("folder `{}` was created owned by another user ({})", c.path, c.owner)});
     std::string gain = dangerous_gain(0, c.mode, f.umask);
     if (!gain.empty()) out.push_back({"", c.path, fmt::format("folder `{}` was created {} (mode {:o})", c.path, gain, c.mode & 07777)});
   }

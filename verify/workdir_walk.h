@@ -38,6 +38,7 @@ std::uint32_t git_file_mode(const struct stat& st);
 struct FolderMode {
   std::string path;  // "" the root, else "dir/"
   std::uint32_t mode = 0;  // st_mode of the folder as opened
+  std::uint32_t uid = 0, gid = 0;
 };
 
 struct WalkResult {
