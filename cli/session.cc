@@ -5,9 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <future>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -64,12 +62,10 @@ bool path_within(const std::string& path, const std::string& dir) {
   return d_end == d.end();
 }
 
-Result<std::string> read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(ErrorCode::kInvalidInput, fmt::format("cannot read {}: {}", path, std::strerror(errno)));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+Result<std::string> read_text_file(const std::string& path, std::size_t max_bytes) {
+  auto text = read_input_file(path, max_bytes);
+  if (!text.ok() && text.error().code == ErrorCode::kNotFound) return make_error(ErrorCode::kInvalidInput, text.error().message);
+  return text;
 }
 
 Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
