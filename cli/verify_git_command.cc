@@ -92,6 +92,7 @@ nlohmann::json git_record(const verify::GitRange& range) {
 }  // namespace
 
 int verify_git_command(const VerifyArgs& args) {
+  if (Status scope = check_scope_option(args.scope); !scope.ok()) return report_error(scope.error());
   auto goal = goal_of(args);
   if (!goal.ok()) return report_error(goal.error());
   auto criterion = criterion_of(args);
