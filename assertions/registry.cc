@@ -79,7 +79,8 @@ bool Registry::reads_files(const nlohmann::json& assertion) const {
   if (e == nullptr) return false;
   const Signature& sig = e->signature();
   if (sig.reads_files) return true;
-  // A wrapper such as `not` reads what the assertion it wraps reads.
+  // A wrapper such as `not` reads what the assertion it wraps reads (recursive: bounded by the JSON
+  // depth limit, core/json_text.h).
   bool nested = false;
   for (const auto& spec : sig.args) {
     if (spec.type != ArgType::kAssertion || !assertion.contains(spec.name)) continue;
