@@ -58,6 +58,11 @@ Status check_json_limits(std::string_view text, const std::string& source, const
 Result<nlohmann::json> parse_json_text(std::string_view text, const std::string& source,
                                        const JsonLimits& limits = kDocumentLimits);
 
+// For a reader that says "not JSON" its own way: the text parsed, or a discarded value when it is
+// not JSON, a NUL byte included (nlohmann's lexer would end the input there and read what came
+// before). REQUIRES: the text passed check_json_limits (or check_json_line).
+nlohmann::json parse_within_limits_or_discarded(std::string_view text);
+
 // One record of a JSON Lines file (a line without its newline): messages name "SOURCE:LINE_NO"
 // (and the column where it matters). check_json_line is the limits alone: a reader that tolerates
 // a cut last line tells a syntax error from a refusal with it.

@@ -49,7 +49,7 @@ nlohmann::json arguments_of(const nlohmann::json& j, Builder& b) {
     if (!b.refused) b.refused = within.error();
     return nlohmann::json{{"raw", ""}};
   }
-  auto parsed = nlohmann::json::parse(text, nullptr, false);
+  auto parsed = parse_within_limits_or_discarded(text);
   return parsed.is_object() ? parsed : nlohmann::json{{"raw", text}};
 }
 
@@ -83,7 +83,7 @@ Status for_each_line(const std::string& text, const std::string& source, Builder
   }
   for (std::size_t i = 0; i < lines.size(); ++i) {
     TRY_STATUS(check_json_line(lines[i].second, source, lines[i].first));
-    auto j = nlohmann::json::parse(lines[i].second, nullptr, false);
+    auto j = parse_within_limits_or_discarded(lines[i].second);
     if (j.is_discarded() || !j.is_object()) {
       bool last = i + 1 == lines.size();
       if (last && !text.empty() && text.back() != '\n') {
@@ -150,7 +150,7 @@ const std::vector<std::string>& swe_commands() {
 Status import_swe_agent(const std::string& text, const std::string& source, Builder& b) {
   TRY_STATUS(check_json_limits(text, source, kTranscriptLimits));
   b.where = source;
-  auto j = nlohmann::json::parse(text, nullptr, false);
+  auto j = parse_within_limits_or_discarded(text);
   if (j.is_discarded() || !j.is_object()) return make_error(ErrorCode::kInvalidInput, source + ": not a SWE-agent .traj (a JSON object)");
   bool function_calling = false;
   if (j.contains("history") && j["history"].is_array()) {
@@ -218,7 +218,7 @@ nlohmann::json raw_openhands_input(const nlohmann::json& e, const nlohmann::json
 Status import_openhands(const std::string& text, const std::string& source, Builder& b) {
   TRY_STATUS(check_json_limits(text, source, kTranscriptLimits));
   b.where = source;
-  auto j = nlohmann::json::parse(text, nullptr, false);
+  auto j = parse_within_limits_or_discarded(text);
   if (j.is_discarded() || !j.is_array()) return make_error(ErrorCode::kInvalidInput, source + ": not an OpenHands event stream (a JSON array)");
   std::string last_message;
   bool finished = false;
@@ -276,7 +276,7 @@ Status import_codex(const std::string& text, const std::string& source, Builder&
       // Codex wraps shell output as {"output": ..., "metadata": {"exit_code": N}} in a string. A
       // string past the JSON limits is no such wrapper (it is 2 deep): it stays plain output.
       bool wrapper = output.is_string() && check_json_limits(output.get_ref<const std::string&>(), b.where).ok();
-      auto inner = wrapper ? nlohmann::json::parse(output.get<std::string>(), nullptr, false) : nlohmann::json();
+      auto inner = wrapper ? parse_within_limits_or_discarded(output.get_ref<const std::string&>()) : nlohmann::json();
       if (inner.is_object() && inner.contains("metadata") && inner["metadata"].is_object() && inner["metadata"].contains("exit_code")) {
         result["exit_code"] = inner["metadata"]["exit_code"];
         result["ok"] = inner["metadata"]["exit_code"] == 0;

@@ -105,7 +105,7 @@ class WireProvider : public Provider {
     if (Status within = check_json_limits(text, name() + ": the reply", kWireLimits); !within.ok()) {
       return make_error(ErrorCode::kInvalidInput, scrub(within.error().message));
     }
-    auto j = nlohmann::json::parse(text, nullptr, false);
+    auto j = parse_within_limits_or_discarded(text);
     if (j.is_discarded() || !j.is_object()) {
       return make_error(ErrorCode::kUnavailable, scrub(fmt::format("{}: the reply is not JSON: {}", name(), text.substr(0, 200))));
     }

@@ -49,6 +49,8 @@ TEST_SUITE("core") {
         {"64 exactly, then closed and opened again", "[" + nested_arrays(63) + "," + nested_arrays(63) + "]", ""},
         {"size cap", std::string(20000, ' ') + "1", "doc.json: refused: 19.5 KiB of JSON, over the limit of 9.8 KiB"},
         {"invalid JSON is the parser's", "[1,", "doc.json:1:4: not valid JSON"},
+        {"a NUL ends nothing: what follows is not dropped", std::string("{\"a\": 1}\0{\"b\"", 14),
+         "doc.json:1:9: not valid JSON: a NUL byte"},
         {"too deep before invalid", nested_arrays(65).substr(0, 70), "refused: JSON nested deeper than 64"},
     };
     for (const auto& row : rows) {

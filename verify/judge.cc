@@ -141,7 +141,7 @@ Result<std::vector<JudgeAnswer>> parse_judge_reply(const std::string& reply, std
   auto text = llm::extract_json_object(reply);
   if (!text) return make_error(ErrorCode::kInvalidInput, "the reply contains no JSON object");
   if (Status within = check_json_limits(*text, "the reply", kReplyLimits); !within.ok()) return within.error();
-  auto j = nlohmann::json::parse(*text, nullptr, false);
+  auto j = parse_within_limits_or_discarded(*text);
   if (j.is_discarded() || !j.is_object()) return make_error(ErrorCode::kInvalidInput, "the reply is not valid JSON");
   if (!j.contains("answers") || !j["answers"].is_array()) {
     return make_error(ErrorCode::kInvalidInput, "answers: missing, or not an array");
@@ -221,7 +221,7 @@ Result<std::vector<std::string>> parse_questions_reply(const std::string& reply)
   auto text = llm::extract_json_object(reply);
   if (!text) return make_error(ErrorCode::kInvalidInput, "the reply contains no JSON object");
   if (Status within = check_json_limits(*text, "the reply", kReplyLimits); !within.ok()) return within.error();
-  auto j = nlohmann::json::parse(*text, nullptr, false);
+  auto j = parse_within_limits_or_discarded(*text);
   if (j.is_discarded() || !j.is_object() || !j.contains("questions") || !j["questions"].is_array()) {
     return make_error(ErrorCode::kInvalidInput, "questions: missing, or not an array");
   }
