@@ -45,6 +45,10 @@ class FileMatches final : public Evaluator {
   }
 };
 
+// A workspace file is read whole up to the content checks' cap; its depth is bounded as any JSON's,
+// which keeps the comparison with `value` (recursive) bounded too.
+constexpr JsonLimits kCheckedJsonLimits{kMaxCheckedFile, kMaxJsonDepth};
+
 class JsonValid final : public Evaluator {
  public:
   const Signature& signature() const override {
@@ -57,7 +61,9 @@ class JsonValid final : public Evaluator {
     Outcome out{false, "", normalize_relative_path(path)};
     auto content = read_for_check(ctx, path, out);
     if (!content) return out;
-    auto parsed = parse_json_text(*content, path);
+    // A file nested past the JSON limits is not valid JSON here: a failed check saying so (it is
+    // the workspace's content, not candor's input).
+    auto parsed = parse_json_text(*content, path, kCheckedJsonLimits);
     out.passed = parsed.ok();
     out.message = parsed.ok() ? fmt::format("{} is valid JSON ({})", path, json_type_name(*parsed)) : parsed.error().message;
     return out;
@@ -131,7 +137,7 @@ class JsonPathEq final : public Evaluator {
     if (!steps.ok()) return {false, "json_path " + steps.error().message, out.path, true};
     auto content = read_for_check(ctx, path, out);
     if (!content) return out;
-    auto doc = parse_json_text(*content, path);
+    auto doc = parse_json_text(*content, path, kCheckedJsonLimits);
     if (!doc.ok()) {
       out.message = doc.error().message;
       return out;

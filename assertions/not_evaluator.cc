@@ -18,6 +18,8 @@ class Not final : public Evaluator {
     const nlohmann::json& inner = a.at("assertion");
     std::string type = json_str(inner, "type");
     if (ctx.registry == nullptr) return {false, "not: no registry to evaluate the inner assertion", "", true};
+    // Recursion as deep as `not` is nested: bounded because every assertion came through
+    // parse_json_text (at most kMaxJsonDepth levels, core/json_text.h).
     Outcome o = ctx.registry->evaluate(inner, ctx);
     if (o.error) return {false, fmt::format("not {}: the inner check could not be made: {}", type, o.message), o.path, true};
     return {!o.passed, fmt::format("not {}: {} ({})", type, o.message, o.passed ? "it holds, so this fails" : "as required"),

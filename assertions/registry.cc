@@ -67,6 +67,7 @@ Status Registry::validate(const nlohmann::json& assertion, const std::string& pa
   const Evaluator* e = find(type);
   if (e == nullptr) return make_error(ErrorCode::kInvalidInput, fmt::format("{}: unknown assertion type \"{}\"", path, type));
   TRY_STATUS(validate_args(assertion, e->signature(), path, {"type"}));
+  // Recursive like `not` itself; bounded by the JSON depth limit every input passed (core/json_text.h).
   return for_each_nested_assertion(assertion, e->signature().args, path,
                                    [&](const nlohmann::json& inner, const std::string& inner_path) {
                                      return validate(inner, inner_path);
@@ -78,7 +79,8 @@ bool Registry::reads_files(const nlohmann::json& assertion) const {
   if (e == nullptr) return false;
   const Signature& sig = e->signature();
   if (sig.reads_files) return true;
-  // A wrapper such as `not` reads what the assertion it wraps reads.
+  // A wrapper such as `not` reads what the assertion it wraps reads (recursive: bounded by the JSON
+  // depth limit, core/json_text.h).
   bool nested = false;
   for (const auto& spec : sig.args) {
     if (spec.type != ArgType::kAssertion || !assertion.contains(spec.name)) continue;

@@ -43,7 +43,7 @@ int verify_trajectory_command(const VerifyArgs& args) {
     if (!loaded.ok()) return report_error(loaded.error());
     spec = std::move(*loaded);
   }
-  auto text = read_text_file(args.trajectory_file);
+  auto text = read_text_file(args.trajectory_file, kMaxTranscriptBytes);
   if (!text.ok()) return report_error(text.error());
   auto imported = import::import_trajectory(*text, format, args.trajectory_file);
   if (!imported.ok()) return report_error(imported.error());

@@ -72,6 +72,12 @@ int run_command(const RunArgs& args) {
                  report::terminal_safe(result.facts.status_detail, true).c_str());
     return interrupted().load() ? kExitCancelled : kExitUnavailable;
   }
+  if (result.input_refused) {
+    // DESIGN: a reply past the JSON limits is refused input (exit 65); the run is still recorded.
+    std::fprintf(stderr, "candor: the planner's reply was refused: %s\n",
+                 report::terminal_safe(result.facts.status_detail, true).c_str());
+    return interrupted().load() ? kExitCancelled : kExitInvalidInput;
+  }
   return interrupted().load() ? kExitCancelled : code;
 }
 

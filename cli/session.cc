@@ -5,14 +5,13 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <future>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "cli/finish_run.h"
 #include "core/git_ptr.h"
+#include "core/glob.h"
 #include "sandbox/leftovers.h"
 #include "sandbox/workspace_policy.h"
 #include "verify/tier1.h"
@@ -64,15 +63,23 @@ bool path_within(const std::string& path, const std::string& dir) {
   return d_end == d.end();
 }
 
-Result<std::string> read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(ErrorCode::kInvalidInput, fmt::format("cannot read {}: {}", path, std::strerror(errno)));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+Status check_scope_option(const std::vector<std::string>& scope) {
+  for (const auto& glob : scope) {
+    if (auto g = PathGlob::compile(glob); !g.ok()) {
+      return make_error(ErrorCode::kInvalidInput, fmt::format("--scope \"{}\": invalid glob: {}", glob, g.error().message));
+    }
+  }
+  return ok_status();
+}
+
+Result<std::string> read_text_file(const std::string& path, std::size_t max_bytes) {
+  auto text = read_input_file(path, max_bytes);
+  if (!text.ok() && text.error().code == ErrorCode::kNotFound) return make_error(ErrorCode::kInvalidInput, text.error().message);
+  return text;
 }
 
 Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
+  TRY_STATUS(check_scope_option(args.scope));
   std::unique_ptr<Session> s(new Session());
   // A candor that was killed left its steps' temporary folders and cgroups behind: removed now.
   for (const auto& error : sandbox::remove_leftovers().errors) {

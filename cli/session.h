@@ -11,6 +11,7 @@
 
 #include "assertions/evaluator.h"
 #include "core/clock.h"
+#include "core/json_text.h"
 #include "core/trajectory.h"
 #include "executor/config.h"
 #include "executor/executor.h"
@@ -89,7 +90,13 @@ class Session {
   std::unique_ptr<executor::Executor> executor_;
 };
 
-Result<std::string> read_text_file(const std::string& path);
+// Each --scope GLOB in candor's one dialect (core/glob.h); kInvalidInput naming the first invalid
+// one and what is wrong with it (exit 65): a glob is never dropped.
+Status check_scope_option(const std::vector<std::string>& scope);
+
+// The file's text; kInvalidInput naming the path when it cannot be read or is over `max_bytes`
+// (the JSON limits, core/json_text.h: a file of any size is never read whole to be refused).
+Result<std::string> read_text_file(const std::string& path, std::size_t max_bytes = kMaxDocumentBytes);
 
 // The goal-level assertions of a run: the config's `expect` (from `config_where`), then each
 // --expect text, all validated against `catalog`; errors name the one that is wrong.

@@ -64,7 +64,7 @@ Result<nlohmann::json> acceptance_of(const VerifyArgs& args) {
   import::Format format = *import::parse_format(args.format);
   TRY(std::string spec_text, read_text_file(args.acceptance_file));
   TRY(verify::AcceptanceSpec spec, verify::parse_acceptance_spec_text(spec_text, import::tool_catalogue(format), args.acceptance_file));
-  TRY(std::string text, read_text_file(args.trajectory_file));
+  TRY(std::string text, read_text_file(args.trajectory_file, kMaxTranscriptBytes));
   TRY(auto imported, import::import_trajectory(text, format, args.trajectory_file));
   return verify::to_json(verify::evaluate_acceptance(spec, imported.events));
 }
@@ -94,6 +94,7 @@ nlohmann::json git_record(const verify::GitRange& range) {
 }  // namespace
 
 int verify_git_command(const VerifyArgs& args) {
+  if (Status scope = check_scope_option(args.scope); !scope.ok()) return report_error(scope.error());
   auto goal = goal_of(args);
   if (!goal.ok()) return report_error(goal.error());
   auto criterion = criterion_of(args);

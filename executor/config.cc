@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "core/arg_schema.h"
+#include "core/glob.h"
 #include "planner/plan.h"
 #include "sandbox/unique_fd.h"
 
@@ -21,8 +22,6 @@ namespace {
 
 using sandbox::UniqueFd;
 
-// A config is a few kilobytes; one this large is not a config.
-constexpr std::size_t kMaxConfigBytes = 1 << 20;
 
 Error invalid(const std::string& path, const std::string& message) {
   return make_error(ErrorCode::kInvalidInput, fmt::format("{}: {}", path, message));
@@ -46,6 +45,25 @@ Result<std::vector<std::string>> string_list(const nlohmann::json& j, const std:
     out.push_back(j[i].get<std::string>());
   }
   return out;
+}
+
+// Globs in candor's one dialect (core/glob.h): one git would not read is refused here (exit 65,
+// naming the entry), never dropped later, where a `sensitive` entry would protect nothing.
+Result<std::vector<std::string>> glob_list(const nlohmann::json& j, const std::string& path) {
+  TRY(std::vector<std::string> globs, string_list(j, path));
+  for (std::size_t i = 0; i < globs.size(); ++i) {
+    if (auto g = PathGlob::compile(globs[i]); !g.ok()) {
+      return invalid(json_path_index(path, i), fmt::format("invalid glob \"{}\": {}", globs[i], g.error().message));
+    }
+  }
+  return globs;
+}
+
+// A gitignore line's pattern: what is left after a leading '!' and unescaped trailing spaces.
+std::string_view ignore_pattern(std::string_view line) {
+  if (!line.empty() && line.front() == '!') line.remove_prefix(1);
+  while (!line.empty() && line.back() == ' ' && !(line.size() >= 2 && line[line.size() - 2] == '\\')) line.remove_suffix(1);
+  return line;
 }
 
 const std::vector<ArgSpec>& limits_spec() {
@@ -97,6 +115,14 @@ Status parse_snapshot(const nlohmann::json& j, std::vector<std::string>& ignore)
       // One rule per entry: a line break would smuggle in a second one.
       if (ignore[i].find_first_of("\r\n") != std::string::npos) {
         return invalid(json_path_index("snapshot.ignore", i), "expected one gitignore pattern, without line breaks");
+      }
+      if (ignore[i].front() == '#') {
+        return invalid(json_path_index("snapshot.ignore", i),
+                       fmt::format("\"{}\" is a comment in a gitignore, not a pattern (write \\# for a name that starts with '#')",
+                                   ignore[i]));
+      }
+      if (auto g = PathGlob::compile(ignore_pattern(ignore[i])); !g.ok()) {
+        return invalid(json_path_index("snapshot.ignore", i), fmt::format("invalid glob \"{}\": {}", ignore[i], g.error().message));
       }
     }
   }
@@ -215,14 +241,14 @@ Result<WorkspaceConfig> parse_config(const nlohmann::json& j) {
       if (!value.is_object()) return invalid("secrets", "expected an object");
       for (const auto& [sk, sv] : value.items()) {
         if (sk != "allow") return invalid("secrets." + sk, fmt::format("unknown field \"{}\" (expected: allow)", sk));
-        TRY(c.secrets_allow, string_list(sv, "secrets.allow"));
+        TRY(c.secrets_allow, glob_list(sv, "secrets.allow"));
       }
     } else if (key == "snapshot") {
       TRY_STATUS(parse_snapshot(value, c.snapshot_ignore));
     } else if (key == "scope") {
-      TRY(c.scope, string_list(value, "scope"));
+      TRY(c.scope, glob_list(value, "scope"));
     } else if (key == "sensitive") {
-      TRY(c.sensitive, string_list(value, "sensitive"));
+      TRY(c.sensitive, glob_list(value, "sensitive"));
     } else {
       return invalid(key, fmt::format("unknown field \"{}\" (expected one of: network, budget, output_cap_bytes, expect, sandbox, "
                                       "secrets, evaluators, snapshot, scope, sensitive)",
@@ -271,7 +297,8 @@ Result<WorkspaceConfig> load_config(const std::string& workspace_root) {
     if (n < 0) return make_error(ErrorCode::kIo, fmt::format("{}: {}", path, std::strerror(errno)));
     if (n == 0) break;
     text.append(buf, static_cast<std::size_t>(n));
-    if (text.size() > kMaxConfigBytes) return make_error(ErrorCode::kInvalidInput, fmt::format("{}: larger than {} bytes", path, kMaxConfigBytes));
+    // Read no further than one byte past the limit parse_config_text holds documents to.
+    if (text.size() > kMaxDocumentBytes) break;
   }
   return parse_config_text(text, path);
 }

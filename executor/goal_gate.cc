@@ -39,6 +39,7 @@ GoalResult run_goal(RunLoop& loop, Executor& ex, Reviewer* reviewer, int max_att
     }
   }
   result.provider_failed = result.provider_failed || stop.provider_failed;
+  result.input_refused = stop.input_refused;
   result.facts = ex.finish(stop.status, stop.exhausted, stop.detail);
   return result;
 }

@@ -9,6 +9,7 @@ namespace candor::executor {
 struct GoalResult {
   RunFacts facts;
   bool provider_failed = false;
+  bool input_refused = false;  // the planner's reply was over the JSON limits: exit 65, with the run recorded
 };
 
 // Runs the loop; when `reviewer` is given and the loop completed, reviews; on a failed review

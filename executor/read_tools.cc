@@ -1,9 +1,11 @@
 // Read-only file tools: file_read, file_list, file_search. Every path goes through the sandbox.
-#include <fnmatch.h>
+
+#include <optional>
 
 #include <fmt/format.h>
 #include <re2/re2.h>
 
+#include "core/glob.h"
 #include "executor/tool.h"
 
 namespace candor::executor {
@@ -138,7 +140,9 @@ class FileSearch final : public Tool {
     static const Signature s{"file_search", "search file contents with an RE2 regular expression",
                              {{"pattern", ArgType::kString, true, "RE2 pattern, matched per line"},
                               path_arg(false, "directory or file to search (default .)"),
-                              {"glob", ArgType::kString, false, "only files whose name matches, e.g. *.css"}}};
+                              {"glob", ArgType::kString, false,
+                               "only files the glob matches (git's wildmatch, gitignore anchoring): *.css at any depth, "
+                               "src/**/*.ts from the root"}}};
     return s;
   }
   bool read_only() const override { return true; }
@@ -152,7 +156,13 @@ class FileSearch final : public Tool {
     RE2 re(args.at("pattern").get<std::string>(), options);
     if (!re.ok()) return ToolResult::failure("invalid RE2 pattern: " + re.error());
     std::string path = args.value("path", ".");
-    std::string glob = args.value("glob", "");
+    // One glob dialect (core/glob.h); an invalid glob fails the step, never searches everything.
+    std::optional<PathGlob> glob;
+    if (std::string text = args.value("glob", ""); !text.empty()) {
+      auto compiled = PathGlob::compile(text);
+      if (!compiled.ok()) return ToolResult::failure(fmt::format("invalid glob \"{}\": {}", text, compiled.error().message));
+      glob = std::move(compiled.value());
+    }
     CappedOutput out(ctx.output_cap);
     int matches = 0, files = 0, skipped = 0, secrets = 0;
     bool cut = false;
@@ -199,11 +209,7 @@ class FileSearch final : public Tool {
     } else {
       Status s = ctx.workspace.walk(path, 64, [&](const sandbox::WalkEntry& e) {
         if (e.kind != sandbox::EntryKind::kFile) return true;
-        if (!glob.empty()) {
-          bool has_slash = glob.find('/') != std::string::npos;
-          std::string name = has_slash ? e.path : e.path.substr(e.path.rfind('/') + 1);
-          if (::fnmatch(glob.c_str(), name.c_str(), 0) != 0) return true;
-        }
+        if (glob && !glob->matches(e.path)) return true;
         search_file(e.path);
         return !cut;
       });

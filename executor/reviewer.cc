@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/arg_schema.h"
+#include "core/json_text.h"
 #include "executor/run_loop.h"
 #include "llm/json_reply.h"
 
@@ -85,9 +86,14 @@ Review Reviewer::review(int attempt, const std::string& goal, const std::optiona
     out.validation.output_tokens += reply->output_tokens;
     req.messages.push_back({"assistant", reply->text});
     auto text = llm::extract_json_object(reply->text);
-    auto j = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
+    // Within the JSON limits or not read at all: the args it carries are recorded and dumped.
+    auto parsed = text ? parse_json_text(*text, "reply", kReplyLimits) : Result<nlohmann::json>(nlohmann::json());
+    nlohmann::json j = parsed.ok() ? std::move(parsed.value()) : nlohmann::json();
     std::string answer;  // what the reviewer is told next
-    if (j.is_object() && j.contains("verdict")) {
+    if (!parsed.ok()) {
+      ++out.turns;
+      answer = "Your reply is not valid: " + parsed.error().message + ". Reply with a tool call or a verdict.";
+    } else if (j.is_object() && j.contains("verdict")) {
       std::string verdict = j["verdict"].is_string() ? j["verdict"].get<std::string>() : "";
       std::string reason = json_str(j, "reason");
       if ((verdict == "pass" || verdict == "fail") && !reason.empty()) {

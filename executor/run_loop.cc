@@ -60,7 +60,7 @@ Stop RunLoop::planner_failed(const Error& e) {
   if (e.code == ErrorCode::kTimeout || time_left().count() == 0) {
     return {RunStatus::kBudgetExhausted, BudgetKind::kTimeout, "the time budget ran out while waiting for the planner", false};
   }
-  return {RunStatus::kError, BudgetKind::kNone, e.message, e.code == ErrorCode::kUnavailable};
+  return {RunStatus::kError, BudgetKind::kNone, e.message, e.code == ErrorCode::kUnavailable, planner_.refused_reply()};
 }
 
 Stop RunLoop::start() {

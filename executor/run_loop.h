@@ -28,6 +28,7 @@ struct Stop {
   BudgetKind exhausted = BudgetKind::kNone;
   std::string detail;
   bool provider_failed = false;  // the LLM could not be reached: exit 69
+  bool input_refused = false;    // the planner's reply was over the JSON limits: exit 65
 };
 
 // Not thread-safe; everything borrowed must outlive it.

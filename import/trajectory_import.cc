@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/arg_schema.h"
+#include "core/json_text.h"
 
 namespace candor::import {
 namespace {
@@ -15,6 +16,8 @@ using Kind = TrajectoryEvent::Kind;
 struct Builder {
   ImportedTrajectory out;
   std::map<std::string, std::pair<std::string, nlohmann::json>> calls;  // call id -> tool, input
+  std::optional<Error> refused;  // the first JSON string inside a record that was over the limits
+  std::string where;             // the record being read ("FILE:LINE", "FILE"), for messages
 
   void call(const std::string& id, const std::string& tool, nlohmann::json input) {
     if (!input.is_object()) input = nlohmann::json{{"value", input}};
@@ -35,12 +38,19 @@ struct Builder {
   }
 };
 
-// A JSON string holding JSON (tool-call arguments): parsed, or kept as {"raw": text}.
-nlohmann::json arguments_of(const nlohmann::json& j) {
+// A JSON string holding JSON (tool-call arguments): parsed, or kept as {"raw": text}. It is JSON
+// from outside like the record around it: past the limits the transcript is refused (b.refused).
+nlohmann::json arguments_of(const nlohmann::json& j, Builder& b) {
   if (j.is_object()) return j;
   if (!j.is_string()) return nlohmann::json::object();
-  auto parsed = nlohmann::json::parse(j.get<std::string>(), nullptr, false);
-  return parsed.is_object() ? parsed : nlohmann::json{{"raw", j.get<std::string>()}};
+  const std::string& text = j.get_ref<const std::string&>();
+  if (Status within = check_json_limits(text, b.where + ": a tool call's arguments (JSON in a string)", kTranscriptLineLimits);
+      !within.ok()) {
+    if (!b.refused) b.refused = within.error();
+    return nlohmann::json{{"raw", ""}};
+  }
+  auto parsed = parse_within_limits_or_discarded(text);
+  return parsed.is_object() ? parsed : nlohmann::json{{"raw", text}};
 }
 
 // Tool-result content: a string, or [{type: text, text}] blocks joined.
@@ -57,9 +67,11 @@ std::string text_of(const nlohmann::json& content) {
 }
 
 // Reads JSONL: every line an object; a last line that does not parse (the file was still being
-// written) is tolerated and reported; any other bad line is an error naming it.
-Status for_each_line(const std::string& text, const std::string& source, ImportedTrajectory& out,
+// written) is tolerated and reported; any other bad line is an error naming it, and so is a line
+// over the JSON limits, wherever it is (a cut line is short of its end, never too deep).
+Status for_each_line(const std::string& text, const std::string& source, Builder& b,
                      const std::function<void(const nlohmann::json&)>& visit) {
+  ImportedTrajectory& out = b.out;
   std::istringstream in(text);
   std::string line;
   int number = 0;
@@ -70,7 +82,8 @@ Status for_each_line(const std::string& text, const std::string& source, Importe
     lines.emplace_back(number, line);
   }
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    auto j = nlohmann::json::parse(lines[i].second, nullptr, false);
+    TRY_STATUS(check_json_line(lines[i].second, source, lines[i].first));
+    auto j = parse_within_limits_or_discarded(lines[i].second);
     if (j.is_discarded() || !j.is_object()) {
       bool last = i + 1 == lines.size();
       if (last && !text.empty() && text.back() != '\n') {
@@ -80,14 +93,16 @@ Status for_each_line(const std::string& text, const std::string& source, Importe
       return make_error(ErrorCode::kInvalidInput, fmt::format("{}:{}: not a JSON object", source, lines[i].first));
     }
     ++out.records;
+    b.where = fmt::format("{}:{}", source, lines[i].first);
     visit(j);
+    if (b.refused) return *b.refused;
   }
   return ok_status();
 }
 
 Status import_claude_code(const std::string& text, const std::string& source, Builder& b) {
   std::string last_text;  // the last assistant text block: the final answer
-  TRY_STATUS(for_each_line(text, source, b.out, [&](const nlohmann::json& j) {
+  TRY_STATUS(for_each_line(text, source, b, [&](const nlohmann::json& j) {
     std::string type = json_str(j, "type");
     const auto& message = j.contains("message") ? j["message"] : nlohmann::json();
     if (type == "assistant" && message.is_object() && message.contains("content")) {
@@ -133,7 +148,9 @@ const std::vector<std::string>& swe_commands() {
 }
 
 Status import_swe_agent(const std::string& text, const std::string& source, Builder& b) {
-  auto j = nlohmann::json::parse(text, nullptr, false);
+  TRY_STATUS(check_json_limits(text, source, kTranscriptLimits));
+  b.where = source;
+  auto j = parse_within_limits_or_discarded(text);
   if (j.is_discarded() || !j.is_object()) return make_error(ErrorCode::kInvalidInput, source + ": not a SWE-agent .traj (a JSON object)");
   bool function_calling = false;
   if (j.contains("history") && j["history"].is_array()) {
@@ -149,7 +166,7 @@ Status import_swe_agent(const std::string& text, const std::string& source, Buil
       } else if (role == "assistant" && h.contains("tool_calls") && h["tool_calls"].is_array()) {
         for (const auto& c : h["tool_calls"]) {
           const auto& f = c.contains("function") ? c["function"] : nlohmann::json::object();
-          b.call(json_str(c, "id"), json_str(f, "name"), arguments_of(f.contains("arguments") ? f["arguments"] : nlohmann::json()));
+          b.call(json_str(c, "id"), json_str(f, "name"), arguments_of(f.contains("arguments") ? f["arguments"] : nlohmann::json(), b));
         }
       } else if (role == "tool" && h.contains("tool_call_ids") && h["tool_call_ids"].is_array()) {
         std::string output = text_of(h.contains("content") ? h["content"] : nlohmann::json());
@@ -180,7 +197,7 @@ Status import_swe_agent(const std::string& text, const std::string& source, Buil
 
 // What the model asked for: the tool call inside the recorded model response (its arguments are a
 // JSON string); OpenHands' normalised `args` when that is missing.
-nlohmann::json raw_openhands_input(const nlohmann::json& e, const nlohmann::json& meta) {
+nlohmann::json raw_openhands_input(const nlohmann::json& e, const nlohmann::json& meta, Builder& b) {
   std::string call_id = json_str(meta, "tool_call_id");
   if (!call_id.empty() && meta.contains("model_response")) {
     const auto& choices = meta["model_response"].contains("choices") ? meta["model_response"]["choices"] : nlohmann::json();
@@ -189,7 +206,7 @@ nlohmann::json raw_openhands_input(const nlohmann::json& e, const nlohmann::json
       if (calls.is_array()) {
         for (const auto& c : calls) {
           if (json_str(c, "id") == call_id && c.contains("function") && c["function"].contains("arguments")) {
-            return arguments_of(c["function"]["arguments"]);
+            return arguments_of(c["function"]["arguments"], b);
           }
         }
       }
@@ -199,7 +216,9 @@ nlohmann::json raw_openhands_input(const nlohmann::json& e, const nlohmann::json
 }
 
 Status import_openhands(const std::string& text, const std::string& source, Builder& b) {
-  auto j = nlohmann::json::parse(text, nullptr, false);
+  TRY_STATUS(check_json_limits(text, source, kTranscriptLimits));
+  b.where = source;
+  auto j = parse_within_limits_or_discarded(text);
   if (j.is_discarded() || !j.is_array()) return make_error(ErrorCode::kInvalidInput, source + ": not an OpenHands event stream (a JSON array)");
   std::string last_message;
   bool finished = false;
@@ -221,7 +240,7 @@ Status import_openhands(const std::string& text, const std::string& source, Buil
       last_message = json_str(e, "message");
     } else if (source_of == "agent" && !action.empty()) {
       std::string tool = json_str(meta, "function_name");
-      b.call(id, tool.empty() ? action : tool, raw_openhands_input(e, meta));
+      b.call(id, tool.empty() ? action : tool, raw_openhands_input(e, meta, b));
     } else if (!observation.empty() && observation != "null" && e.contains("cause") && observation != "agent_state_changed") {
       const auto& extras = e.contains("extras") ? e["extras"] : nlohmann::json::object();
       nlohmann::json result = {{"ok", true}, {"output", json_str(e, "content")}};
@@ -241,12 +260,12 @@ Status import_openhands(const std::string& text, const std::string& source, Buil
 
 Status import_codex(const std::string& text, const std::string& source, Builder& b) {
   std::string last_text;
-  TRY_STATUS(for_each_line(text, source, b.out, [&](const nlohmann::json& j) {
+  TRY_STATUS(for_each_line(text, source, b, [&](const nlohmann::json& j) {
     std::string type = json_str(j, "type");
     const auto& p = j.contains("payload") && j["payload"].is_object() ? j["payload"] : nlohmann::json::object();
     std::string pt = json_str(p, "type");
     if (type == "response_item" && pt == "function_call") {
-      b.call(json_str(p, "call_id"), json_str(p, "name"), arguments_of(p.contains("arguments") ? p["arguments"] : nlohmann::json()));
+      b.call(json_str(p, "call_id"), json_str(p, "name"), arguments_of(p.contains("arguments") ? p["arguments"] : nlohmann::json(), b));
     } else if (type == "response_item" && pt == "custom_tool_call") {
       b.call(json_str(p, "call_id"), json_str(p, "name"), {{"input", json_str(p, "input")}});
     } else if (type == "response_item" && pt == "local_shell_call") {
@@ -254,8 +273,10 @@ Status import_codex(const std::string& text, const std::string& source, Builder&
     } else if (type == "response_item" && (pt == "function_call_output" || pt == "custom_tool_call_output")) {
       const auto& output = p.contains("output") ? p["output"] : nlohmann::json();
       nlohmann::json result = {{"ok", true}, {"output", output.is_string() ? output.get<std::string>() : text_of(output)}};
-      // Codex wraps shell output as {"output": ..., "metadata": {"exit_code": N}} in a string.
-      auto inner = output.is_string() ? nlohmann::json::parse(output.get<std::string>(), nullptr, false) : nlohmann::json();
+      // Codex wraps shell output as {"output": ..., "metadata": {"exit_code": N}} in a string. A
+      // string past the JSON limits is no such wrapper (it is 2 deep): it stays plain output.
+      bool wrapper = output.is_string() && check_json_limits(output.get_ref<const std::string&>(), b.where).ok();
+      auto inner = wrapper ? parse_within_limits_or_discarded(output.get_ref<const std::string&>()) : nlohmann::json();
       if (inner.is_object() && inner.contains("metadata") && inner["metadata"].is_object() && inner["metadata"].contains("exit_code")) {
         result["exit_code"] = inner["metadata"]["exit_code"];
         result["ok"] = inner["metadata"]["exit_code"] == 0;
@@ -325,6 +346,10 @@ bool is_effect_call(Format format, const TrajectoryEvent& call) {
 }
 
 Result<ImportedTrajectory> import_trajectory(const std::string& text, Format format, const std::string& source) {
+  if (text.size() > kMaxTranscriptBytes) {
+    return make_error(ErrorCode::kInvalidInput, fmt::format("{}: refused: {} of transcript, over the limit of {}", source,
+                                                            format_bytes(text.size()), format_bytes(kMaxTranscriptBytes)));
+  }
   Builder b;
   b.out.format = format;
   switch (format) {
@@ -333,6 +358,9 @@ Result<ImportedTrajectory> import_trajectory(const std::string& text, Format for
     case Format::kOpenHands: TRY_STATUS(import_openhands(text, source, b)); break;
     case Format::kCodex: TRY_STATUS(import_codex(text, source, b)); break;
   }
+  if (b.refused) return *b.refused;
+  // Below, operator== and the importers' dump() recurse: every value came through the limits above,
+  // so they are at most kMaxJsonDepth (+1 for {"value": ...}) deep.
   // A goal action: an effect call whose result, when there is one, did not fail.
   for (std::size_t i = 0; i < b.out.events.size(); ++i) {
     const auto& e = b.out.events[i];

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/http_client.h"
+#include "core/json_text.h"
 
 namespace candor::llm {
 namespace {
@@ -99,7 +100,12 @@ class WireProvider : public Provider {
   std::string scrub(std::string text) const { return redact(std::move(text), {config_.api_key}); }
 
   Result<Reply> parse(const std::string& text) const {
-    auto j = nlohmann::json::parse(text, nullptr, false);
+    // Past the JSON limits the answer is refused, never parsed (and never quoted: it is not JSON
+    // anyone should read): invalid input, exit 65 when it was the planner's.
+    if (Status within = check_json_limits(text, name() + ": the reply", kWireLimits); !within.ok()) {
+      return make_error(ErrorCode::kInvalidInput, scrub(within.error().message));
+    }
+    auto j = parse_within_limits_or_discarded(text);
     if (j.is_discarded() || !j.is_object()) {
       return make_error(ErrorCode::kUnavailable, scrub(fmt::format("{}: the reply is not JSON: {}", name(), text.substr(0, 200))));
     }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/json_text.h"
 #include "llm/local_providers.h"
 
 namespace candor::llm {
@@ -70,7 +71,10 @@ Result<std::unique_ptr<Provider>> make_script_provider(const std::string& path) 
   while (std::getline(in, text)) {
     ++line_no;
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank lines separate nothing
-    auto j = nlohmann::json::parse(text, nullptr, false);
+    // A line is a document of its own: the reply it carries as a string is checked again when it
+    // is read as a plan or a verdict; one given as `reply_json` is bounded here (dump() recurses).
+    if (Status within = check_json_limits(text, fmt::format("script {}:{}", path, line_no)); !within.ok()) return within.error();
+    auto j = parse_within_limits_or_discarded(text);
     if (j.is_discarded() || !j.is_object()) return bad_line(path, line_no, "not a JSON object");
     ScriptLine line;
     line.line_no = line_no;

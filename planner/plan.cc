@@ -93,6 +93,8 @@ Status validate_assertion(const nlohmann::json& a, const Catalog& catalog, const
                    fmt::format("unknown assertion type \"{}\" (available: {})", type, names_of(catalog.assertions)));
   }
   TRY_STATUS(validate_args(a, *sig, path, {"type"}));
+  // Recursion as deep as `not` is nested: every assertion candor reads came through
+  // parse_json_text (core/json_text.h), so at most kMaxJsonDepth levels, and so are the paths built.
   return for_each_nested_assertion(a, sig->args, path, [&](const nlohmann::json& inner, const std::string& inner_path) {
     return validate_assertion(inner, catalog, inner_path);
   });

@@ -2,17 +2,29 @@
 
 #include <fmt/format.h>
 
-#include "planner/prompts.h"
+#include "core/json_text.h"
 #include "llm/json_reply.h"
+#include "planner/prompts.h"
 
 namespace candor::planner {
 namespace {
 
-// Parses a reply into a plan; the error says what a repair must fix.
-Result<Plan> read_plan(const std::string& reply, const Catalog& catalog, const ParseOptions& options) {
+// Parses a reply into a plan; the error says what a repair must fix. `refused` is set when the
+// reply was over the JSON limits (core/json_text.h): never parsed, whatever else it says.
+Result<Plan> read_plan(const std::string& reply, const Catalog& catalog, const ParseOptions& options, bool& refused) {
+  refused = false;
+  if (reply.size() > kMaxReplyBytes) {
+    refused = true;
+    return make_error(ErrorCode::kInvalidInput, fmt::format("reply: refused: {}, over the limit of {} for a reply",
+                                                            format_bytes(reply.size()), format_bytes(kMaxReplyBytes)));
+  }
   auto text = llm::extract_json_object(reply);
   if (!text) return make_error(ErrorCode::kInvalidInput, "the reply contains no JSON object");
-  TRY(nlohmann::json j, parse_json_text(*text, "reply"));
+  if (Status within = check_json_limits(*text, "reply", kReplyLimits); !within.ok()) {
+    refused = true;
+    return within.error();
+  }
+  TRY(nlohmann::json j, parse_json_text(*text, "reply", kReplyLimits));
   return parse_plan(j, catalog, options);
 }
 
@@ -45,18 +57,27 @@ Result<llm::Reply> Planner::call(const std::string& role, const std::vector<llm:
 
 Result<Plan> Planner::ask(bool first_round, std::chrono::milliseconds deadline) {
   auto started = std::chrono::steady_clock::now();
-  TRY(llm::Reply reply, call("planner", messages_, deadline));
+  refused_reply_ = false;
+  auto first = call("planner", messages_, deadline);
+  // A provider answer over the JSON limits (its envelope, before any plan) is refused input too;
+  // no repair: the model never got to say anything.
+  if (!first.ok()) refused_reply_ = first.error().code == ErrorCode::kInvalidInput;
+  TRY(llm::Reply reply, std::move(first));
   ParseOptions parse{.first_round = first_round, .fixed_kind = kind_, .fixed_by = kind_by_};
-  auto plan = read_plan(reply.text, catalog_, parse);
+  bool refused = false, refused_again = false;
+  auto plan = read_plan(reply.text, catalog_, parse, refused);
   if (!plan.ok()) {
     // One repair call carrying the validation error; the invalid reply is not kept afterwards.
     std::vector<llm::Message> repair = messages_;
     repair.push_back({"assistant", reply.text});
     repair.push_back({"user", repair_message(plan.error().message)});
     auto left = deadline - std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
-    TRY(llm::Reply second, call("repair", repair, left));
-    auto repaired = read_plan(second.text, catalog_, parse);
+    auto repair_reply = call("repair", repair, left);
+    if (!repair_reply.ok()) refused_reply_ = repair_reply.error().code == ErrorCode::kInvalidInput;
+    TRY(llm::Reply second, std::move(repair_reply));
+    auto repaired = read_plan(second.text, catalog_, parse, refused_again);
     if (!repaired.ok()) {
+      refused_reply_ = refused || refused_again;
       return make_error(ErrorCode::kInvalidInput,
                         fmt::format("the planner's reply was invalid twice: first: {}; after repair: {}", plan.error().message,
                                     repaired.error().message));

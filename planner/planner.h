@@ -48,7 +48,8 @@ class Planner {
   Planner(llm::Provider& provider, const Catalog& catalog, PlannerHooks hooks, PlannerOptions options = {});
 
   // Errors: the provider's (kUnavailable, kTimeout), or kInvalidInput when the reply and its one
-  // repair were both invalid (the message says why).
+  // repair were both invalid (the message says why; refused_reply() says whether one was over the
+  // JSON limits).
   Result<Plan> first_plan(const std::string& goal, const std::string& workspace_overview,
                           std::chrono::milliseconds deadline);
   Result<Plan> replan(int round, const std::string& failure, const nlohmann::json& observations,
@@ -60,6 +61,9 @@ class Planner {
   const std::string& goal_kind_fixed_by() const { return kind_by_; }  // "--kind" or "round 1"
   const std::string& system() const { return system_; }
   const std::vector<llm::Message>& messages() const { return messages_; }
+  // The last first_plan/replan failed, and one of its two replies (the first or the repair) was
+  // refused past the JSON limits (core/json_text.h): the run is refused input, exit 65.
+  bool refused_reply() const { return refused_reply_; }
 
  private:
   Result<Plan> ask(bool first_round, std::chrono::milliseconds deadline);
@@ -84,6 +88,7 @@ class Planner {
   std::vector<std::string> questions_;
   std::optional<GoalKind> kind_;
   std::string kind_by_;
+  bool refused_reply_ = false;
 };
 
 }  // namespace candor::planner

@@ -1,11 +1,11 @@
 #include "sandbox/secret_files.h"
 
-#include <fnmatch.h>
-
 #include <array>
 #include <cctype>
 
 #include <fmt/format.h>
+
+#include "core/glob.h"
 
 namespace candor::sandbox {
 namespace {
@@ -74,12 +74,10 @@ bool looks_secret(std::string_view rel_path) {
 
 bool SecretFilter::refused(std::string_view rel_path) const {
   if (!looks_secret(rel_path)) return false;
-  std::string path(rel_path);
-  std::size_t slash = path.rfind('/');
-  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  // candor's one glob dialect (core/glob.h). The config checked every glob when it was read; one
+  // that is invalid all the same allows nothing.
   for (const auto& glob : allow_) {
-    const std::string& subject = glob.find('/') == std::string::npos ? name : path;
-    if (::fnmatch(glob.c_str(), subject.c_str(), 0) == 0) return false;
+    if (path_glob_matches(glob, rel_path)) return false;
   }
   return true;
 }

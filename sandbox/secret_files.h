@@ -22,7 +22,8 @@ bool looks_secret(std::string_view rel_path);
 class SecretFilter {
  public:
   SecretFilter() = default;
-  // `allow`: fnmatch globs over the relative path, or over the file name when the glob has no '/'.
+  // `allow`: globs in candor's one dialect with gitignore anchoring (core/glob.h, PathGlob): a
+  // glob without '/' matches a name at any depth, one with '/' is anchored at the root.
   explicit SecretFilter(std::vector<std::string> allow) : allow_(std::move(allow)) {}
 
   // looks_secret, less what the config allows.

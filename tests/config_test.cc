@@ -68,6 +68,8 @@ TEST_SUITE("executor") {
     auto ok = executor::parse_config(json::parse(R"({"snapshot": {"ignore": ["node_modules/", "*.log", "/cache/"]}})"));
     REQUIRE(ok.ok());
     CHECK(ok->snapshot_ignore == std::vector<std::string>{"node_modules/", "*.log", "/cache/"});
+    // git's own forms are valid: a negation, an escaped '#', an escaped trailing space, classes.
+    CHECK(executor::parse_config(json::parse(R"({"snapshot": {"ignore": ["!keep.log", "\\#lit", "sp\\ ", "[[:digit:]]*/"]}})")).ok());
     CHECK(executor::parse_config(json::parse("{}"))->snapshot_ignore.empty());
     struct Row {
       std::string text, message;
@@ -77,10 +79,36 @@ TEST_SUITE("executor") {
              {R"({"snapshot": {"ignored": []}})", "snapshot.ignored: unknown field \"ignored\" (expected: ignore)"},
              {R"({"snapshot": {"ignore": "*.log"}})", "snapshot.ignore: expected an array of strings"},
              {R"({"snapshot": {"ignore": ["*.log", ""]}})", "snapshot.ignore[1]: expected a non-empty string"},
-             {R"({"snapshot": {"ignore": ["a\n!b"]}})", "snapshot.ignore[0]: expected one gitignore pattern, without line breaks"}}) {
+             {R"({"snapshot": {"ignore": ["a\n!b"]}})", "snapshot.ignore[0]: expected one gitignore pattern, without line breaks"},
+             {R"({"snapshot": {"ignore": ["# build"]}})",
+              "snapshot.ignore[0]: \"# build\" is a comment in a gitignore, not a pattern (write \\# for a name that starts with '#')"},
+             {R"({"snapshot": {"ignore": ["!x[[:word:]]"]}})",
+              "snapshot.ignore[0]: invalid glob \"!x[[:word:]]\": [:word:] is not a character class (alnum, alpha, blank, cntrl, "
+              "digit, graph, lower, print, punct, space, upper, xdigit)"}}) {
       CAPTURE(row.text);
       auto c = executor::parse_config(json::parse(row.text));
       REQUIRE_FALSE(c.ok());
+      CHECK(c.error().message == row.message);
+    }
+  }
+
+  TEST_CASE("config: scope, sensitive and secrets.allow globs are git's wildmatch; an invalid one is refused by its JSON path") {
+    auto ok = executor::parse_config(json::parse(
+        R"({"scope": ["src/**", "[[:alpha:]]*.txt"], "sensitive": ["deploy/", "a[\\]]b"], "secrets": {"allow": [".env.[!p]*"]}})"));
+    REQUIRE(ok.ok());
+    CHECK(ok->sensitive == std::vector<std::string>{"deploy/", "a[\\]]b"});
+    struct Row {
+      std::string text, message;
+    };
+    for (const auto& row : std::vector<Row>{
+             {R"({"scope": ["a[b"]})", "scope[0]: invalid glob \"a[b\": the '[' at offset 1 is never closed (write \\[ for a literal '[')"},
+             {R"({"sensitive": ["ok/**", "/"]})", "sensitive[1]: invalid glob \"/\": names nothing (only '/' or './' are left of it)"},
+             {R"({"secrets": {"allow": ["x\\"]}})",
+              "secrets.allow[0]: invalid glob \"x\\\": ends with a lone backslash (write \\\\ for a backslash)"}}) {
+      CAPTURE(row.text);
+      auto c = executor::parse_config(json::parse(row.text));
+      REQUIRE_FALSE(c.ok());
+      CHECK(c.error().code == ErrorCode::kInvalidInput);
       CHECK(c.error().message == row.message);
     }
   }

@@ -172,10 +172,11 @@ TEST_SUITE("verify") {
     const std::vector<std::string> patterns = {
         "*.log",   "!keep.log", "build/", "/top",     "a*",      "d?/",    "**/gen",   "doc/**",  "x/y.txt", "*.TXT",
         "[ab]*.c", "\\#lit",    "sp\\ ",  "trail  ",  "dir/*/",  "# note", "",         "*",       "/",       "crlf\r",
-        "Makefile", "!*.md",    "out/**/*.o", "?"};
+        "Makefile", "!*.md",    "out/**/*.o", "?",       "[[:digit:]]*", "[!a]*.c", "x[a/]y", "[A-Z]*",  "\\a*",
+        "d[[:alpha:]]/"};
     const std::vector<std::string> names = {"a.c",    "b.c",   "keep.log", "x.log", "top",  "gen",   "doc", "y.txt", "Y.TXT",
                                             "#lit",   "sp ",   "trail",    "crlf",  "Makefile", "m.md", "z.o", "q",     "out",
-                                            "build",  "dir",   "d1",       "ab.txt"};
+                                            "build",  "dir",   "d1",       "ab.txt", "7z",    "xay",      "Bc.c"};
     std::mt19937 rng(20261123);
     for (int round = 0; round < 60; ++round) {
       CAPTURE(round);
@@ -219,7 +220,11 @@ TEST_SUITE("verify") {
     CHECK_FALSE(prefilter.may_be_ignored("keep.txt"));
     CHECK(prefilter.may_be_ignored("src/x.log"));
     CHECK(prefilter.may_be_ignored("build/main.c"));  // inside an ignored folder
-    prefilter.add("[ab].c\n");                          // judged by libgit2 alone
+    prefilter.add("[ab].c\n[[:digit:]]*.tmp\n");  // git's wildmatch, brackets and classes too
+    CHECK_FALSE(prefilter.may_be_ignored("src/main.c"));
+    CHECK(prefilter.may_be_ignored("src/a.c"));
+    CHECK(prefilter.may_be_ignored("src/7.tmp"));
+    prefilter.add("[!x]y\n");  // a negated bracket, which case folding narrows: judged by libgit2 alone
     CHECK(prefilter.may_be_ignored("src/main.c"));
   }
 

@@ -89,6 +89,27 @@ TEST_SUITE("planner") {
     CHECK(plan.error().message.substr(0, expected.size()) == expected);
   }
 
+  TEST_CASE("a reply past the JSON limits is refused, never parsed: the repair call names the path; refused twice is refused input") {
+    std::string deep = std::string(5000, '[') + std::string(5000, ']');
+    FakeProvider fake;
+    fake.replies = {"```json\n{\"steps\": " + deep + "}\n```", std::string(5 << 20, ' ') + "{}"};
+    planner::Planner p(fake, catalog(), {});
+    auto plan = p.first_plan("g", "", std::chrono::seconds(10));
+    REQUIRE_FALSE(plan.ok());
+    CHECK(p.refused_reply());
+    REQUIRE(fake.seen.size() == 2);
+    CHECK(fake.seen[1].messages.back().content.find("reply:1:74: refused: JSON nested deeper than 64 levels at $.steps[0][0]") !=
+          std::string::npos);
+    CHECK(plan.error().message.find("after repair: reply: refused: 5.0 MiB, over the limit of 4 MiB for a reply") != std::string::npos);
+
+    // An ordinary invalid reply twice is not refused input (the run ends error, exit 2).
+    FakeProvider plain;
+    plain.replies = {"no plan", "still none"};
+    planner::Planner q(plain, catalog(), {});
+    REQUIRE_FALSE(q.first_plan("g", "", std::chrono::seconds(10)).ok());
+    CHECK_FALSE(q.refused_reply());
+  }
+
   TEST_CASE("replans carry recovery instructions and observations; old observations are cut, and said") {
     FakeProvider fake;
     fake.replies = {kReadPlan};

@@ -374,6 +374,13 @@ TEST_SUITE("sandbox") {
     CHECK(allow.refused("certs/server.pem"));
     CHECK_FALSE(allow.refused("app/.env.test"));
     CHECK(allow.refused(".env"));
+    // candor's one glob dialect (core/glob.h): classes, and a folder's glob allows what is in it.
+    sandbox::SecretFilter dialect({"[[:alpha:]]*.pem", "ci/.aws/", "x[b"});
+    CHECK_FALSE(dialect.refused("certs/server.pem"));
+    CHECK(dialect.refused("certs/1.pem"));
+    CHECK_FALSE(dialect.refused("ci/.aws/credentials"));
+    CHECK(dialect.refused(".aws/credentials"));
+    CHECK(dialect.refused(".env"));  // "x[b" is invalid (refused when the config is read) and allows nothing
   }
 }
 

@@ -46,6 +46,14 @@ TEST_SUITE("verify") {
         {"src/[!ab].c", "src/a.c", false, false},
         {"a.b", "aXb", false, false},  // '.' is literal
         {"", "anything", false, false},
+        // git's wildmatch: classes and escapes, which an RE2 translation once dropped in silence
+        {"[[:alpha:]].txt", "a.txt", true, false},
+        {"[[:alpha:]].txt", "docs/b.txt", true, false},
+        {"[[:alpha:]].txt", "1.txt", false, false},
+        {"a[\\]]b", "a]b", true, false},  // a bracket is no literal name: never explicit
+        {"src/[[:digit:]]*/x", "src/2024/x", true, true},
+        {"**/gen/", "a/gen/b.c", true, false},
+        {"a[b", "a[b", false, false},  // invalid: refused where it is read; here it names nothing
     };
     for (const auto& c : cases) {
       std::string pattern = c.pattern, path = c.path;
@@ -76,6 +84,20 @@ TEST_SUITE("verify") {
     findings = scope_findings(f);
     REQUIRE(findings.size() == 3);
     CHECK(findings[0].reason == ".github/workflows/ci.yml was modified outside the scope (css/**)");
+  }
+
+  TEST_CASE("scope findings: a glob no check refused fails closed (sensitive names everything, scope nothing)") {
+    RunFacts f;
+    f.mutations = {modified("css/style.css")};
+    f.sensitive = {"[[:alpha:]].cfg", "x[[:nope:]]"};
+    auto findings = scope_findings(f);
+    REQUIRE(findings.size() == 1);
+    CHECK(findings[0].reason.find("a sensitive path") != std::string::npos);
+    f.sensitive = {};
+    f.scope = {"css/[a"};
+    findings = scope_findings(f);
+    REQUIRE(findings.size() == 1);
+    CHECK(findings[0].reason == "css/style.css was modified outside the scope (css/[a)");
   }
 
   TEST_CASE("tier 1: a scope finding is rule 5 partial even when every change is covered") {

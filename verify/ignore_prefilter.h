@@ -5,9 +5,12 @@
 // a path none matches is certainly not ignored; the others are still asked of libgit2.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/glob.h"
 
 namespace candor::verify {
 
@@ -22,7 +25,7 @@ class IgnorePrefilter {
 
  private:
   bool matches_all_ = false;           // a rule the test cannot judge: every path is asked
-  std::vector<std::string> last_parts_;  // each excluding rule's last component, a glob
+  std::vector<Glob> last_parts_;  // each excluding rule's last component, case folded
 };
 
 }  // namespace candor::verify

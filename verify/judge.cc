@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/arg_schema.h"
+#include "core/json_text.h"
 #include "llm/json_reply.h"
 #include "sandbox/secret_files.h"
 
@@ -139,7 +140,8 @@ JudgePrompt judge_prompt(const std::string& goal, const std::vector<std::string>
 Result<std::vector<JudgeAnswer>> parse_judge_reply(const std::string& reply, std::size_t questions) {
   auto text = llm::extract_json_object(reply);
   if (!text) return make_error(ErrorCode::kInvalidInput, "the reply contains no JSON object");
-  auto j = nlohmann::json::parse(*text, nullptr, false);
+  if (Status within = check_json_limits(*text, "the reply", kReplyLimits); !within.ok()) return within.error();
+  auto j = parse_within_limits_or_discarded(*text);
   if (j.is_discarded() || !j.is_object()) return make_error(ErrorCode::kInvalidInput, "the reply is not valid JSON");
   if (!j.contains("answers") || !j["answers"].is_array()) {
     return make_error(ErrorCode::kInvalidInput, "answers: missing, or not an array");
@@ -218,7 +220,8 @@ JudgeOutcome ask_judge(llm::Provider& provider, const std::string& goal, const s
 Result<std::vector<std::string>> parse_questions_reply(const std::string& reply) {
   auto text = llm::extract_json_object(reply);
   if (!text) return make_error(ErrorCode::kInvalidInput, "the reply contains no JSON object");
-  auto j = nlohmann::json::parse(*text, nullptr, false);
+  if (Status within = check_json_limits(*text, "the reply", kReplyLimits); !within.ok()) return within.error();
+  auto j = parse_within_limits_or_discarded(*text);
   if (j.is_discarded() || !j.is_object() || !j.contains("questions") || !j["questions"].is_array()) {
     return make_error(ErrorCode::kInvalidInput, "questions: missing, or not an array");
   }

@@ -1,69 +1,22 @@
 #include "verify/scope.h"
 
 #include <algorithm>
-#include <memory>
+#include <optional>
 
 #include <fmt/format.h>
-#include <re2/re2.h>
+
+#include "core/glob.h"
 
 namespace candor::verify {
 namespace {
 
-std::string strip(const std::string& pattern) {
-  std::string p = pattern;
-  while (p.size() > 1 && p.rfind("./", 0) == 0) p = p.substr(2);
-  if (!p.empty() && p[0] == '/') p = p.substr(1);
-  return p;
-}
-
-// The glob as an anchored RE2 pattern over the whole path.
-std::string to_regex(const std::string& pattern, bool anchor) {
-  bool anchored = anchor || (!pattern.empty() && pattern[0] == '/');
-  std::string p = strip(pattern);
-  bool folder = !p.empty() && p.back() == '/';
-  if (folder) p.pop_back();
-  anchored = anchored || p.find('/') != std::string::npos;
-  std::string re = anchored ? "" : "(?:.*/)?";
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    char c = p[i];
-    if (c == '*' && i + 1 < p.size() && p[i + 1] == '*') {
-      bool slash_after = i + 2 < p.size() && p[i + 2] == '/';
-      re += slash_after ? "(?:.*/)?" : ".*";
-      i += slash_after ? 2 : 1;
-    } else if (c == '*') {
-      re += "[^/]*";
-    } else if (c == '?') {
-      re += "[^/]";
-    } else if (c == '[') {
-      std::size_t close = p.find(']', i + 1);
-      if (close == std::string::npos) {
-        re += "\\[";
-      } else {
-        std::string cls = p.substr(i + 1, close - i - 1);
-        if (!cls.empty() && cls[0] == '!') cls[0] = '^';
-        re += "[" + cls + "]";
-        i = close;
-      }
-    } else {
-      re += RE2::QuoteMeta(std::string(1, c));
-    }
-  }
-  if (folder) re += "/.*";
-  else re += "(?:/.*)?";  // a pattern naming a folder covers what is beneath it, as in .gitignore
-  return re;
-}
-
-// `dir/x`, `.github/**`: a first path component without wildcards, which names what it matches.
-bool literal_first_component(const std::string& pattern) {
-  std::string p = strip(pattern);
-  std::string first = p.substr(0, p.find('/'));
-  return !first.empty() && first.find_first_of("*?[") == std::string::npos;
-}
-
-bool matches(const std::string& pattern, const std::string& path, bool anchor) {
-  if (strip(pattern).empty()) return false;
-  RE2 re(to_regex(pattern, anchor));
-  return re.ok() && RE2::FullMatch(path, re);
+// Globs are checked where they are read (config, --scope: exit 65). One that was not (facts an
+// older candor recorded, verified again) fails closed: a scope or explicit glob names nothing, a
+// sensitive glob names everything.
+std::optional<PathGlob> compiled(const std::string& pattern, PathGlob::Anchor anchor) {
+  auto g = PathGlob::compile(pattern, anchor);
+  if (!g.ok()) return std::nullopt;
+  return std::move(g.value());
 }
 
 }  // namespace
@@ -73,11 +26,15 @@ const std::vector<std::string>& default_sensitive_paths() {
   return paths;
 }
 
-bool glob_matches(const std::string& pattern, const std::string& path) { return matches(pattern, path, false); }
+bool glob_matches(const std::string& pattern, const std::string& path) {
+  auto g = compiled(pattern, PathGlob::Anchor::kAsWritten);
+  return g && g->matches(path);
+}
 
 bool names_explicitly(const std::string& pattern, const std::string& path) {
   // Anchored: a bare name names the root's entry, not one at any depth.
-  return literal_first_component(pattern) && matches(pattern, path, true);
+  auto g = compiled(pattern, PathGlob::Anchor::kRoot);
+  return g && g->literal_first_component() && g->matches(path);
 }
 
 namespace {
@@ -85,19 +42,25 @@ namespace {
 // Patterns compiled once per call: a run can change 100,000 paths, and tier 1 asks twice.
 class CompiledGlobs {
  public:
-  CompiledGlobs(const std::vector<std::string>& patterns, bool anchor) {
+  enum class Use { kScope, kExplicit, kSensitive };
+  CompiledGlobs(const std::vector<std::string>& patterns, Use use) {
     for (const auto& p : patterns) {
-      if (anchor && !literal_first_component(p)) continue;  // names nothing explicitly
-      if (strip(p).empty()) continue;
-      auto re = std::make_unique<RE2>(to_regex(p, anchor));
-      if (re->ok()) res_.push_back(std::move(re));
+      auto g = compiled(p, use == Use::kExplicit ? PathGlob::Anchor::kRoot : PathGlob::Anchor::kAsWritten);
+      if (!g) {
+        invalid_sensitive_ = invalid_sensitive_ || use == Use::kSensitive;
+        continue;
+      }
+      if (use == Use::kExplicit && !g->literal_first_component()) continue;  // names nothing explicitly
+      globs_.push_back(std::move(*g));
     }
   }
   bool any(const std::string& path) const {
-    return std::any_of(res_.begin(), res_.end(), [&](const auto& re) { return RE2::FullMatch(path, *re); });
+    return invalid_sensitive_ || std::any_of(globs_.begin(), globs_.end(), [&](const PathGlob& g) { return g.matches(path); });
   }
+
  private:
-  std::vector<std::unique_ptr<RE2>> res_;
+  std::vector<PathGlob> globs_;
+  bool invalid_sensitive_ = false;
 };
 
 }  // namespace
@@ -105,8 +68,9 @@ class CompiledGlobs {
 std::vector<ScopeFinding> scope_findings(const RunFacts& facts) {
   std::vector<ScopeFinding> out;
   if (facts.mutations.empty()) return out;
-  CompiledGlobs scope(facts.scope, false), scope_explicit(facts.scope, true);
-  CompiledGlobs sensitive(default_sensitive_paths(), false), config_sensitive(facts.sensitive, false);
+  using Use = CompiledGlobs::Use;
+  CompiledGlobs scope(facts.scope, Use::kScope), scope_explicit(facts.scope, Use::kExplicit);
+  CompiledGlobs sensitive(default_sensitive_paths(), Use::kSensitive), config_sensitive(facts.sensitive, Use::kSensitive);
   std::string scope_list;
   for (const auto& p : facts.scope) scope_list += (scope_list.empty() ? "" : ", ") + p;
   for (const auto& m : facts.mutations) {

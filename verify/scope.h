@@ -1,9 +1,11 @@
 // Scope and sensitive paths (DESIGN.md, Trust boundary: Scope). Pure.
 //
-// Patterns are gitignore-style globs over workspace-relative paths: a pattern without a '/' (other
-// than a trailing one) matches a name at any depth (`*.css`); otherwise it is anchored at the root
-// (`src/**`, `/README.md`); `*` and `?` stay within one path component, `**` spans any number; a
-// trailing '/' matches everything beneath the folder.
+// Patterns are globs in candor's one dialect, git's wildmatch (core/glob.h), with gitignore's
+// anchoring (core/glob.h, PathGlob): a pattern without a '/' (other than a trailing one) matches a
+// name at any depth (`*.css`); otherwise it is anchored at the root (`src/**`, `/README.md`); `*`
+// and `?` stay within one path component, `**` spans any number; a trailing '/' matches everything
+// beneath the folder; a pattern matching a folder matches what is in it. Patterns are validated
+// where they are read (config, --scope: exit 65); here an invalid one matches nothing.
 #pragma once
 
 #include <string>
