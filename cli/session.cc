@@ -9,10 +9,13 @@
 #include <future>
 #include <sstream>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "cli/finish_run.h"
 #include "core/git_ptr.h"
+#include "sandbox/credential_registry.h"
 #include "sandbox/leftovers.h"
 #include "sandbox/workspace_policy.h"
 #include "verify/tier1.h"
@@ -131,6 +134,15 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   policy.require_all = args.require_sandbox;
   policy.mechanisms = mechanisms;
   o.process_sandbox = &policy;
+  // Before anything reads through the workspace: the credential files the walk above found, by
+  // inode and content, and the values to mask (theirs and the scrubbed variables').
+  std::shared_ptr<const sandbox::CredentialRegistry> credentials = sandbox::read_credentials(*s->workspace_, policy, ::environ);
+  for (const auto& unread : credentials->unread()) {
+    std::fprintf(stderr, "candor: warning: credential file %s: its values are not masked\n", unread.c_str());
+  }
+  s->workspace_->set_credentials(credentials);
+  s->masker_ = credentials->masker();
+  s->store_->set_masker(s->masker_);
   o.progress = args.progress;
   o.cancel = args.cancel;
 
@@ -152,7 +164,7 @@ Status Session::start(const std::string& goal) {
   auto now = clock_.wall();
   created_at_ = format_timestamp(now);
   TRY(std::string run_id, store_->create_new_run(now, created_at_, goal, workspace_->root()));
-  trajectory_ = std::make_unique<Trajectory>(run_id, clock_, store_.get());
+  trajectory_ = std::make_unique<Trajectory>(run_id, clock_, store_.get(), masker_);
   executor_ = std::make_unique<executor::Executor>(
       executor::ExecutorDeps{*workspace_, *snapshots_, tools_, evaluators_, clock_, *trajectory_}, options_);
   Status begun = executor_->begin(run_id, goal);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "executor/snapshot_files.h"
+#include "sandbox/credential_registry.h"
 #include "sandbox/process.h"
 #include "sandbox/secret_files.h"
 
@@ -150,6 +151,10 @@ StepRecord Executor::run_step(const planner::PlanStep& step, int round, RoundOut
   if (!tool->read_only()) wrote_since_scan_ = true;
   ToolResult result = tool->run(step.args, ctx);
   facts_.budget.used.steps++;
+  // Masked where it is made: the output goes to the event, the planner's observations, the
+  // assertions that read it (output_contains), the progress line and the facts.
+  mask(result.output);
+  mask(result.error);
 
   if (!tool->read_only()) rec.changed_paths = scan_for_changes(step.id, result.wrote);
 
@@ -191,6 +196,12 @@ StepRecord Executor::run_step(const planner::PlanStep& step, int round, RoundOut
     }
   }
   return rec;
+}
+
+void Executor::mask(std::string& text) const {
+  if (const sandbox::CredentialRegistry* credentials = deps_.workspace.credentials(); credentials != nullptr) {
+    credentials->masker()->mask_in_place(text);
+  }
 }
 
 void Executor::note_scan(std::uint64_t processes_before) {
@@ -257,6 +268,7 @@ AssertionRecord Executor::evaluate(const nlohmann::json& assertion, const assert
                             "what the file holds)",
                             sandbox::content_withheld(o.path.empty() ? "a file it read" : o.path));
   }
+  mask(o.message);  // an excerpt of a file that holds a secret value it is not named for
   AssertionRecord ar;
   ar.step = step_id;
   ar.round = round;

@@ -95,6 +95,8 @@ class Executor {
   // `wrote`: what the step's tool says it wrote, when it knows (ToolResult::wrote).
   std::vector<std::string> scan_for_changes(const std::string& step_id,
                                             const std::optional<std::vector<std::string>>& wrote = std::nullopt);
+  // Replaces the run's secret values in `text` (the workspace's credentials, when set).
+  void mask(std::string& text) const;
   // A scan succeeded; `processes_before` is sandbox::processes_started() from before it began.
   void note_scan(std::uint64_t processes_before);
   // Nothing of the run can have changed the workspace since the latest scan, which succeeded.
