@@ -195,7 +195,7 @@ int Session::finish(const RunFacts& given, bool json, llm::Provider* judge, veri
     double left = std::max(30.0, facts.budget.limits.timeout_s - facts.budget.used.elapsed_s);
     {
       ProgressWait waiting(options_.progress, WaitKind::kJudge);
-      auto evidence = verify::gather_evidence(snapshots_->trees(), facts, questions);
+      auto evidence = verify::gather_evidence(snapshots_->trees(), facts, questions, {}, workspace_->credentials());
       outcome = verify::ask_judge(*judge, facts.goal, verify::judge_questions(facts.goal, questions), evidence,
                                   std::chrono::milliseconds(static_cast<long long>(left * 1000)));
     }

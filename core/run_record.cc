@@ -100,6 +100,7 @@ nlohmann::json to_json(const Mutation& m) {
           {"steps", m.steps},
           {"last_change_seq", m.last_change_seq}};
   if (!m.renamed_from.empty()) j["renamed_from"] = m.renamed_from;
+  if (m.credential) j["credential"] = true;  // absent in runs recorded before it existed, as false
   return j;
 }
 
@@ -132,6 +133,7 @@ nlohmann::json to_json(const RunFacts& f) {
       {"protected_changes", f.protected_changes},
       {"scope", f.scope},
       {"sensitive", f.sensitive},
+      {"credential_files", f.credential_files},
       {"git", f.git},
       {"goal", f.goal},
       {"goal_kind", to_string(f.goal_kind)},
@@ -179,6 +181,7 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
     f.protected_changes = j.value("protected_changes", std::vector<std::string>{});
     f.scope = j.value("scope", std::vector<std::string>{});
     f.sensitive = j.value("sensitive", std::vector<std::string>{});
+    f.credential_files = j.value("credential_files", std::vector<std::string>{});
     if (j.contains("git")) f.git = j["git"];
     f.goal = j.at("goal").get<std::string>();
     f.goal_kind = parse_goal_kind(j.at("goal_kind").get<std::string>()).value_or(GoalKind::kModify);
@@ -229,6 +232,7 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
       r.steps = m.value("steps", std::vector<std::string>{});
       r.last_change_seq = m.value("last_change_seq", std::int64_t{0});
       r.renamed_from = m.value("renamed_from", std::string());
+      r.credential = m.value("credential", false);
       f.mutations.push_back(std::move(r));
     }
     const auto& b = j.at("budget");

@@ -104,6 +104,11 @@ struct Mutation {
   // For an added path that git's rename detection matched with a deleted one (verify --git): the
   // old path, which is also listed as deleted.
   std::string renamed_from;
+  // A credential file's change: by its name, or because it holds a credential file of the run's
+  // start under another name (its inode, or its content before or after: a rename, a copy).
+  // Decided once, when the run ends (Executor::finish); every rendering (judge evidence, the HTML
+  // diff, the Markdown table) withholds its content on this flag.
+  bool credential = false;
 };
 
 // One independent review of the goal (the reviewer gate).
@@ -169,6 +174,10 @@ struct RunFacts {
   std::vector<std::string> sensitive;
   // For `source: "git"`: {range, base, head, base_tree, head_tree} (commit and tree ids); null otherwise.
   nlohmann::json git;
+  // The credential files when the run started (workspace-relative, sorted): names only. A later
+  // `candor report --html` or `candor verify` reads them from the pre-run snapshot to mask their
+  // values again (verify/run_credentials.h), having no other way to know them.
+  std::vector<std::string> credential_files;
 };
 
 nlohmann::json to_json(const StepRecord& s);
