@@ -15,6 +15,7 @@ int exec_command(const ExecArgs& args) {
   auto session = Session::open(sa);
   if (!session.ok()) return report_error(session.error());
   Session& s = **session;
+  if (progress != nullptr) progress->set_masker(s.masker());
 
   auto text = read_text_file(args.plan_file);
   if (!text.ok()) return report_error(text.error());
@@ -31,7 +32,9 @@ int exec_command(const ExecArgs& args) {
   std::unique_ptr<llm::Provider> judge;
   llm::ProviderChoice choice = llm::choose_provider(args.llm);
   if (!choice.spec.empty() && args.judge != "never") {
-    auto provider = llm::make_provider(choice.spec, {});
+    llm::ProviderOptions options;
+    options.masker = s.masker();
+    auto provider = llm::make_provider(choice.spec, options);
     if (provider.ok()) {
       judge = std::move(provider.value());
     } else if (!args.llm.empty()) {

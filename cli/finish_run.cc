@@ -47,6 +47,9 @@ int finish_run(store::RunStore& store, const RunFacts& facts, const std::string&
                const verify::Tier1Result& tier1, const verify::JudgeOutcome* judge) {
   verify::Decision decision = verify::decide(tier1, judge, facts.goal_validations);
   nlohmann::json report = report::build_report(facts, tier1, decision, created_at, judge);
+  // Masked once, here, where the report is made: what is printed below is what is stored (the
+  // store masks again, as its own guard).
+  if (store.masker() != nullptr) store.masker()->mask_json(report);
   Status stored = store.finish_run(facts.run_id, {to_string(facts.status), to_string(decision.verdict), decision.by,
                                                   to_json(facts), report});
   if (format == ReportFormat::kJson) {

@@ -10,6 +10,7 @@
 #include "report/escape.h"
 #include "report/formats.h"
 #include "sandbox/secret_files.h"
+#include "verify/run_credentials.h"
 #include "verify/snapshot.h"
 
 #include <sys/ioctl.h>
@@ -223,10 +224,12 @@ int report_command(const ReportArgs& args) {
     auto snapshots = facts.ok() ? verify::SnapshotStore::open((*store)->dir(), facts->workspace)
                                 : Result<std::unique_ptr<verify::SnapshotStore>>(facts.error());
     if (facts.ok() && snapshots.ok()) {
+      // This process did not see the run start: its credentials are read back from the snapshot.
+      auto credentials = verify::run_credentials((*snapshots)->trees(), *facts, ::environ);
       for (const auto& m : facts->mutations) {
-        if (sandbox::looks_secret(m.path)) continue;  // render_html withholds it; do not even load it
+        if (m.credential || sandbox::looks_secret(m.path)) continue;  // render_html withholds it; do not even load it
         auto patch = (*snapshots)->patch_text(facts->snapshot_before, facts->snapshot_after, m.path, 64 * 1024);
-        if (patch.ok()) diffs[m.path] = *patch;
+        if (patch.ok()) diffs[m.path] = credentials->masker()->mask(*patch);
       }
     }
     if (Status s = write_output(args.html_file, report::render_html(run->report, run->events, diffs)); !s.ok()) return report_error(s.error());

@@ -29,9 +29,11 @@ int run_command(const RunArgs& args) {
   auto session = Session::open(sa);
   if (!session.ok()) return report_error(session.error());
   Session& s = **session;
+  if (progress != nullptr) progress->set_masker(s.masker());
 
   llm::ProviderOptions provider_options;
   provider_options.cancel = &interrupted();
+  provider_options.masker = s.masker();
   auto provider = llm::make_provider(choice.spec, provider_options);
   if (!provider.ok()) return report_error(provider.error());
 

@@ -7,11 +7,14 @@
 #include <filesystem>
 #include <future>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "cli/finish_run.h"
 #include "core/git_ptr.h"
 #include "core/glob.h"
+#include "sandbox/credential_registry.h"
 #include "sandbox/leftovers.h"
 #include "sandbox/workspace_policy.h"
 #include "verify/tier1.h"
@@ -138,6 +141,15 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   policy.require_all = args.require_sandbox;
   policy.mechanisms = mechanisms;
   o.process_sandbox = &policy;
+  // Before anything reads through the workspace: the credential files the walk above found, by
+  // inode and content, and the values to mask (theirs and the scrubbed variables').
+  std::shared_ptr<const sandbox::CredentialRegistry> credentials = sandbox::read_credentials(*s->workspace_, policy, ::environ);
+  for (const auto& unread : credentials->unread()) {
+    std::fprintf(stderr, "candor: warning: credential file %s: its values are not masked\n", unread.c_str());
+  }
+  s->workspace_->set_credentials(credentials);
+  s->masker_ = credentials->masker();
+  s->store_->set_masker(s->masker_);
   o.progress = args.progress;
   o.cancel = args.cancel;
 
@@ -159,7 +171,7 @@ Status Session::start(const std::string& goal) {
   auto now = clock_.wall();
   created_at_ = format_timestamp(now);
   TRY(std::string run_id, store_->create_new_run(now, created_at_, goal, workspace_->root()));
-  trajectory_ = std::make_unique<Trajectory>(run_id, clock_, store_.get());
+  trajectory_ = std::make_unique<Trajectory>(run_id, clock_, store_.get(), masker_);
   executor_ = std::make_unique<executor::Executor>(
       executor::ExecutorDeps{*workspace_, *snapshots_, tools_, evaluators_, clock_, *trajectory_}, options_);
   Status begun = executor_->begin(run_id, goal);
@@ -190,7 +202,7 @@ int Session::finish(const RunFacts& given, bool json, llm::Provider* judge, veri
     double left = std::max(30.0, facts.budget.limits.timeout_s - facts.budget.used.elapsed_s);
     {
       ProgressWait waiting(options_.progress, WaitKind::kJudge);
-      auto evidence = verify::gather_evidence(snapshots_->trees(), facts, questions);
+      auto evidence = verify::gather_evidence(snapshots_->trees(), facts, questions, {}, workspace_->credentials());
       outcome = verify::ask_judge(*judge, facts.goal, verify::judge_questions(facts.goal, questions), evidence,
                                   std::chrono::milliseconds(static_cast<long long>(left * 1000)));
     }

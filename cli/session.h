@@ -53,6 +53,9 @@ class Session {
   const executor::ToolRegistry& tools() const { return tools_; }
   const sandbox::Workspace& workspace() const { return *workspace_; }
   const std::vector<nlohmann::json>& expects() const { return expects_; }
+  // The values of the run's credentials, masked wherever text leaves candor; the provider of the
+  // run's LLM calls masks its requests with it (llm::ProviderOptions::masker).
+  const std::shared_ptr<const SecretMasker>& masker() const { return masker_; }
   executor::ExecutorOptions& options() { return options_; }
   // Keeps `path` (outside the workspace) unreadable to every shell step and external evaluator.
   void hide_from_steps(const std::string& path) { sandbox_policy_.hidden_paths.push_back(path); }
@@ -81,6 +84,7 @@ class Session {
   std::vector<nlohmann::json> expects_;
   executor::ExecutorOptions options_;
   sandbox::SandboxPolicy sandbox_policy_;
+  std::shared_ptr<const SecretMasker> masker_;
   std::optional<verify::AcceptanceSpec> acceptance_;
   std::unique_ptr<store::RunStore> store_;
   std::unique_ptr<verify::SnapshotStore> snapshots_;

@@ -1,4 +1,6 @@
 // `candor verify` and `candor undo`: working from a recorded run.
+#include <unistd.h>
+
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -16,6 +18,7 @@
 #include "verify/git_range.h"
 #include "verify/judge.h"
 #include "verify/replay.h"
+#include "verify/run_credentials.h"
 #include "verify/snapshot.h"
 #include "verify/tier1.h"
 #include "verify/verdict.h"
@@ -117,7 +120,11 @@ int verify_command(const VerifyArgs& args) {
       if (repo.ok() && l.finished) evidence = verify::gather_evidence((*repo)->trees(), l.facts, questions);
     } else {
       auto snapshots = verify::SnapshotStore::open(l.store->dir(), l.facts.workspace);
-      if (snapshots.ok() && l.finished) evidence = verify::gather_evidence((*snapshots)->trees(), l.facts, questions);
+      if (snapshots.ok() && l.finished) {
+        // This process did not see the run start: its credentials are read back from the snapshot.
+        auto credentials = verify::run_credentials((*snapshots)->trees(), l.facts, ::environ);
+        evidence = verify::gather_evidence((*snapshots)->trees(), l.facts, questions, {}, credentials.get());
+      }
     }
     judge = verify::ask_judge(**provider, l.facts.goal, verify::judge_questions(l.facts.goal, questions), evidence, std::chrono::minutes(5));
     if (l.facts.provider.empty()) l.facts.provider = (*provider)->describe();  // a run that used no LLM before

@@ -161,6 +161,7 @@ nlohmann::json to_json(const Mutation& m) {
   if (m.mode_after != 0) j["mode_after"] = fmt::format("{:o}", m.mode_after);
   if (!m.owner_before.empty()) j["owner_before"] = m.owner_before;
   if (!m.owner_after.empty()) j["owner_after"] = m.owner_after;
+  if (m.credential) j["credential"] = true;  // absent in runs recorded before it existed, as false
   return j;
 }
 
@@ -215,6 +216,7 @@ nlohmann::json to_json(const RunFacts& f) {
       {"protected_changes", f.protected_changes},
       {"scope", f.scope},
       {"sensitive", f.sensitive},
+      {"credential_files", f.credential_files},
       {"git", f.git},
       {"goal", f.goal},
       {"goal_kind", to_string(f.goal_kind)},
@@ -264,6 +266,7 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
     f.protected_changes = j.value("protected_changes", std::vector<std::string>{});
     f.scope = j.value("scope", std::vector<std::string>{});
     f.sensitive = j.value("sensitive", std::vector<std::string>{});
+    f.credential_files = j.value("credential_files", std::vector<std::string>{});
     if (j.contains("git")) f.git = j["git"];
     f.goal = j.at("goal").get<std::string>();
     f.goal_kind = parse_goal_kind(j.at("goal_kind").get<std::string>()).value_or(GoalKind::kModify);
@@ -319,6 +322,7 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
       r.mode_after = octal_mode(m, "mode_after");
       r.owner_before = json_str(m, "owner_before", "");
       r.owner_after = json_str(m, "owner_after", "");
+      r.credential = m.value("credential", false);
       f.mutations.push_back(std::move(r));
     }
     const auto& b = j.at("budget");

@@ -115,6 +115,11 @@ struct Mutation {
   // "uid:gid", set only where the owner changed, or a path added is not the run's own (candor's
   // uid:gid): a step that gives files to another user hands them whoever that is.
   std::string owner_before{}, owner_after{};
+  // A credential file's change: by its name, or because it holds a credential file of the run's
+  // start under another name (its inode, or its content before or after: a rename, a copy).
+  // Decided once, when the run ends (Executor::finish); every rendering (judge evidence, the HTML
+  // diff, the Markdown table) withholds its content on this flag.
+  bool credential = false;
 };
 
 // A folder the run created: its files are mutations of their own, but the folder's mode is a
@@ -192,6 +197,10 @@ struct RunFacts {
   // candor's umask when the run started: the permission bits a new file or folder does not get
   // unless a step asks for them (tier 1 calls a step that adds them back suspicious). -1: unknown.
   int umask = -1;
+  // The credential files when the run started (workspace-relative, sorted): names only. A later
+  // `candor report --html` or `candor verify` reads them from the pre-run snapshot to mask their
+  // values again (verify/run_credentials.h), having no other way to know them.
+  std::vector<std::string> credential_files;
 };
 
 // Whether `s` is valid UTF-8 (what a JSON string can hold as it is).

@@ -23,8 +23,8 @@ Result<Event> Event::from_json(const nlohmann::json& j) {
   return e;
 }
 
-Trajectory::Trajectory(std::string run_id, Clock& clock, EventSink* sink)
-    : run_id_(std::move(run_id)), clock_(clock), sink_(sink) {}
+Trajectory::Trajectory(std::string run_id, Clock& clock, EventSink* sink, std::shared_ptr<const SecretMasker> masker)
+    : run_id_(std::move(run_id)), clock_(clock), sink_(sink), masker_(std::move(masker)) {}
 
 const Event& Trajectory::record(const std::string& type, nlohmann::json data) {
   Event e;
@@ -32,6 +32,7 @@ const Event& Trajectory::record(const std::string& type, nlohmann::json data) {
   e.ts = format_timestamp(clock_.wall());
   e.type = type;
   e.data = std::move(data);
+  if (masker_ != nullptr) masker_->mask_json(e.data);
   events_.push_back(std::move(e));
   if (sink_ != nullptr) {
     Status s = sink_->append(run_id_, events_.back());

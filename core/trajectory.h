@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 
 #include "core/clock.h"
 #include "core/result.h"
+#include "core/secret_masker.h"
 
 namespace candor {
 
@@ -33,8 +35,11 @@ class EventSink {
 // Not thread-safe: one run loop owns it.
 class Trajectory {
  public:
-  // `clock` and `sink` are borrowed and must outlive the trajectory; `sink` may be null.
-  Trajectory(std::string run_id, Clock& clock, EventSink* sink);
+  // `clock` and `sink` are borrowed and must outlive the trajectory; `sink` may be null. `masker`
+  // (may be null) masks every event's strings as it is recorded: the run's events are what the
+  // store keeps, what acceptance specs and the step log read, and what `candor report -v` prints,
+  // so a secret value a producer missed stops here, before any of them sees it.
+  Trajectory(std::string run_id, Clock& clock, EventSink* sink, std::shared_ptr<const SecretMasker> masker = nullptr);
 
   // Appends an event and forwards it to the sink. A sink failure is remembered (sink_error()) and
   // does not stop the run: losing the record must not change what the run does.
@@ -48,6 +53,7 @@ class Trajectory {
   std::string run_id_;
   Clock& clock_;
   EventSink* sink_;
+  std::shared_ptr<const SecretMasker> masker_;
   std::vector<Event> events_;
   std::string sink_error_;
 };

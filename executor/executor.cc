@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "executor/snapshot_files.h"
+#include "sandbox/credential_registry.h"
 #include "sandbox/process.h"
 #include "sandbox/secret_files.h"
 
@@ -94,6 +95,9 @@ Status Executor::begin(const std::string& run_id, const std::string& goal) {
                                           {"path_resolution", deps_.workspace.uses_openat2() ? "openat2" : "nofollow-walk"},
                                           {"sandbox", options_.sandbox_protections},
                                           {"judge_policy", options_.judge_policy}});
+  if (const sandbox::CredentialRegistry* credentials = deps_.workspace.credentials(); credentials != nullptr) {
+    facts_.credential_files.assign(credentials->paths().begin(), credentials->paths().end());
+  }
   facts_.sandbox = options_.sandbox_protections;
   facts_.judge_policy = options_.judge_policy;
   facts_.scope = options_.scope;
@@ -185,6 +189,10 @@ StepRecord Executor::run_step(const planner::PlanStep& step, int round, RoundOut
   if (!tool->read_only()) wrote_since_scan_ = true;
   ToolResult result = tool->run(step.args, ctx);
   facts_.budget.used.steps++;
+  // Masked where it is made: the output goes to the event, the planner's observations, the
+  // assertions that read it (output_contains), the progress line and the facts.
+  mask(result.output);
+  mask(result.error);
 
   if (!tool->read_only()) rec.changed_paths = scan_for_changes(step.id, result.wrote);
 
@@ -226,6 +234,33 @@ StepRecord Executor::run_step(const planner::PlanStep& step, int round, RoundOut
     }
   }
   return rec;
+}
+
+bool Executor::credential_change(const Mutation& m) const {
+  const sandbox::Workspace& ws = deps_.workspace;
+  if (ws.secrets().refused(m.path)) return true;
+  const sandbox::CredentialRegistry* credentials = ws.credentials();
+  if (credentials == nullptr) return false;
+  if (credentials->paths().count(m.path) != 0) return true;
+  // What is at the path now: an inode of a credential file of the start (renamed, its folder moved).
+  if (m.change != "deleted") {
+    auto now = ws.stat(m.path);
+    if (now.ok() && now->credential) return true;
+  }
+  // Its bytes before or after: a credential's content (a copy). Only a side of a credential's size is read.
+  auto holds_credential = [&](const std::string& tree, std::int64_t size) {
+    if (tree.empty() || size <= 0 || !credentials->has_size(static_cast<std::uint64_t>(size))) return false;
+    auto content = deps_.snapshots.read(tree, m.path);
+    return content.ok() && content->has_value() && credentials->has_content(**content);
+  };
+  return (m.change != "added" && holds_credential(facts_.snapshot_before, m.bytes_before)) ||
+         (m.change != "deleted" && holds_credential(facts_.snapshot_after, m.bytes_after));
+}
+
+void Executor::mask(std::string& text) const {
+  if (const sandbox::CredentialRegistry* credentials = deps_.workspace.credentials(); credentials != nullptr) {
+    credentials->masker()->mask_in_place(text);
+  }
 }
 
 void Executor::note_scan(std::uint64_t processes_before) {
@@ -280,7 +315,8 @@ assertions::Context Executor::assertion_context(const assertions::StepView* step
 
 bool Executor::fails_before_run(const nlohmann::json& assertion, const assertions::StepView* step) const {
   if (facts_.snapshot_before.empty()) return false;
-  SnapshotFiles before(deps_.snapshots.trees(), facts_.snapshot_before, deps_.workspace.secrets());
+  SnapshotFiles before(deps_.snapshots.trees(), facts_.snapshot_before, deps_.workspace.secrets(), "before the run",
+                       deps_.workspace.credentials());
   assertions::Context ctx = assertion_context(step);
   ctx.files = &before;
   assertions::Outcome o = deps_.evaluators.evaluate(assertion, ctx);
@@ -299,6 +335,7 @@ AssertionRecord Executor::evaluate(const nlohmann::json& assertion, const assert
                             "what the file holds)",
                             sandbox::content_withheld(o.path.empty() ? "a file it read" : o.path));
   }
+  mask(o.message);  // an excerpt of a file that holds a secret value it is not named for
   AssertionRecord ar;
   ar.step = step_id;
   ar.round = round;
@@ -364,6 +401,7 @@ RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::str
         m.steps = changed_by_[m.path];
         std::erase(m.steps, std::string());
         m.last_change_seq = last_change_seq_[m.path];
+        m.credential = credential_change(m);
       }
       facts_.mutations = std::move(mutations.value());
       record_modes();
@@ -435,6 +473,7 @@ void Executor::record_modes() {
     m.steps = changed_by_[c.path];
     std::erase(m.steps, std::string());
     m.last_change_seq = last_change_seq_[c.path];
+    m.credential = !m.path.empty() && m.path.back() != '/' && credential_change(m);
     facts_.mutations.push_back(std::move(m));
     appended = true;
   }

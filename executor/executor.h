@@ -95,6 +95,12 @@ class Executor {
   // `wrote`: what the step's tool says it wrote, when it knows (ToolResult::wrote).
   std::vector<std::string> scan_for_changes(const std::string& step_id,
                                             const std::optional<std::vector<std::string>>& wrote = std::nullopt);
+  // Whether `m` is a credential file's change: by its name, or by identity (a path of the start,
+  // an inode of the start now at its path, a credential's content before or after).
+  // REQUIRES: facts_.snapshot_before and snapshot_after are the trees `m` was diffed between.
+  bool credential_change(const Mutation& m) const;
+  // Replaces the run's secret values in `text` (the workspace's credentials, when set).
+  void mask(std::string& text) const;
   // A scan succeeded; `processes_before` is sandbox::processes_started() from before it began.
   void note_scan(std::uint64_t processes_before);
   // Nothing of the run can have changed the workspace since the latest scan, which succeeded.

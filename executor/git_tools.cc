@@ -13,6 +13,7 @@
 #include "assertions/workspace_repository.h"
 #include "core/git_ptr.h"
 #include "executor/tool.h"
+#include "sandbox/credential_registry.h"
 
 namespace candor::executor {
 namespace {
@@ -32,10 +33,13 @@ bool open_repo(const ToolContext& ctx, GitRepo& repo, ToolResult& failure) {
 }
 
 // Whether a path git reports (relative to the repository's folder, which may lie above the
-// workspace) is a credential file: by the workspace's filter beneath the workspace, by name above it.
+// workspace) is a credential file: by the workspace's filter beneath the workspace, by name above
+// it; and beneath it, by what the file there is now (an inode of a credential file of the run's
+// start, or its bytes: Workspace::stat and the read's content check), so a renamed or copied one
+// is neither staged nor diffed.
 class CredentialPaths {
  public:
-  CredentialPaths(const ToolContext& ctx, git_repository* repo) : secrets_(ctx.workspace.secrets()) {
+  CredentialPaths(const ToolContext& ctx, git_repository* repo) : workspace_(ctx.workspace) {
     const char* workdir = git_repository_workdir(repo);
     char real[PATH_MAX];
     if (workdir == nullptr || ::realpath(workdir, real) == nullptr) return;
@@ -48,12 +52,32 @@ class CredentialPaths {
   bool operator()(const char* repo_path) const {
     if (repo_path == nullptr) return false;
     std::string_view p(repo_path);
-    if (p.substr(0, prefix_.size()) == prefix_) return secrets_.refused(p.substr(prefix_.size()));
-    return sandbox::looks_secret(p);
+    if (p.substr(0, prefix_.size()) != prefix_) return sandbox::looks_secret(p);
+    std::string rel(p.substr(prefix_.size()));
+    return workspace_.secrets().refused(rel) || credential_now(rel);
+  }
+  // A side of a diff: by its path, and by its blob's id when git knows it (HEAD's side): a
+  // credential's content committed under any name.
+  bool operator()(const git_diff_file& f) const {
+    if ((*this)(f.path)) return true;
+    const sandbox::CredentialRegistry* credentials = workspace_.credentials();
+    if (credentials == nullptr || (f.flags & GIT_DIFF_FLAG_VALID_ID) == 0 || git_oid_is_zero(&f.id)) return false;
+    char id[GIT_OID_HEXSZ + 1];
+    git_oid_tostr(id, sizeof(id), &f.id);
+    return credentials->has_content_id(id);
   }
 
  private:
-  const sandbox::SecretFilter& secrets_;
+  bool credential_now(const std::string& rel) const {
+    if (workspace_.credentials() == nullptr) return false;
+    auto info = workspace_.stat(rel);
+    if (!info.ok() || info->kind != sandbox::EntryKind::kFile) return false;
+    if (info->credential) return true;
+    if (!workspace_.credentials()->has_size(static_cast<std::uint64_t>(info->size))) return false;
+    auto content = workspace_.read_file_flagged(rel, static_cast<std::size_t>(info->size) + 1);
+    return content.ok() && content->credential;
+  }
+  const sandbox::Workspace& workspace_;
   std::string prefix_;  // the workspace's folder within the repository's, "" when they are one
 };
 
@@ -129,7 +153,7 @@ class GitDiff final : public Tool {
     std::string text;
     for (std::size_t i = 0; i < git_diff_num_deltas(diff.p); ++i) {
       const git_diff_delta* d = git_diff_get_delta(diff.p, i);
-      if (credential(d->old_file.path) || credential(d->new_file.path)) {
+      if (credential(d->old_file) || credential(d->new_file)) {
         text += fmt::format("diff --git a/{} b/{}\n{}\n", d->old_file.path, d->new_file.path, sandbox::kContentWithheld);
         continue;
       }

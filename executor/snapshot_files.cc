@@ -44,6 +44,10 @@ Result<std::string> SnapshotFiles::tree_path(const std::string& path) const {
   return normalize_relative_path(checked);
 }
 
+bool SnapshotFiles::credential(const std::string& rel, std::string_view content) const {
+  return secrets_.refused(rel) || (credentials_ != nullptr && credentials_->has_content(content));
+}
+
 Result<sandbox::EntryInfo> SnapshotFiles::stat(const std::string& path) const {
   TRY(std::string rel, tree_path(path));
   TRY(auto info, trees_.stat(tree_, rel));
@@ -55,6 +59,11 @@ Result<sandbox::EntryInfo> SnapshotFiles::stat(const std::string& path) const {
   out.size = info->size;
   out.mode = info->mode & 0777;
   out.credential = secrets_.refused(rel);
+  if (!out.credential && credentials_ != nullptr && out.kind == sandbox::EntryKind::kFile &&
+      credentials_->has_size(static_cast<std::uint64_t>(info->size))) {
+    TRY(auto file, trees_.read_file(tree_, rel));  // a credential's size: its bytes decide
+    out.credential = file && credential(rel, file->content);
+  }
   return out;
 }
 
@@ -65,8 +74,9 @@ Result<sandbox::FileContent> SnapshotFiles::read_file(const std::string& path, s
   if (file->mode == 0120000) {
     return make_error(ErrorCode::kInvalidInput, fmt::format("{} was a symbolic link {}", path, absent_phrase_));
   }
+  bool is_credential = credential(rel, file->content);  // on the whole content, before the cut
   if (file->content.size() > max_bytes) file->content.resize(max_bytes);
-  return sandbox::FileContent{std::move(file->content), secrets_.refused(rel)};
+  return sandbox::FileContent{std::move(file->content), is_credential};
 }
 
 Result<std::unique_ptr<assertions::MaterializedFiles>> SnapshotFiles::materialize(const std::string& path) const {
@@ -83,7 +93,7 @@ Result<std::unique_ptr<assertions::MaterializedFiles>> SnapshotFiles::materializ
     std::error_code ec;
     fs::create_directories(target.parent_path(), ec);
     std::ofstream out(target, std::ios::binary | std::ios::trunc);
-    if (!secrets_.refused(rel)) out << file->content;
+    if (!credential(rel, file->content)) out << file->content;
     out.close();
     if (ec || !out) return make_error(ErrorCode::kIo, fmt::format("cannot write {}", target.string()));
     fs::permissions(target, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read, ec);

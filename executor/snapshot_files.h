@@ -8,17 +8,22 @@
 #include <string>
 
 #include "assertions/file_source.h"
+#include "sandbox/credential_registry.h"
 #include "verify/git_trees.h"
 
 namespace candor::executor {
 
 // `trees` borrows its repository; reads `tree` only. Thread-compatible. `secrets` is the
 // workspace's own filter (Workspace::secrets()): a path it refuses is flagged as a credential
-// file here as there. The snapshot holds no symlink that is followed, so the name decides.
+// file here as there. The snapshot holds no symlink that is followed, so the name decides, and,
+// with `credentials` (the run's, borrowed; may be null), the content: a file holding a credential
+// file's bytes of the run's start is one under any name, as on the workspace.
 class SnapshotFiles final : public assertions::FileSource {
  public:
-  SnapshotFiles(verify::GitTrees trees, std::string tree, sandbox::SecretFilter secrets, std::string absent_phrase = "before the run")
-      : trees_(trees), tree_(std::move(tree)), secrets_(std::move(secrets)), absent_phrase_(std::move(absent_phrase)) {}
+  SnapshotFiles(verify::GitTrees trees, std::string tree, sandbox::SecretFilter secrets, std::string absent_phrase = "before the run",
+                const sandbox::CredentialRegistry* credentials = nullptr)
+      : trees_(trees), tree_(std::move(tree)), secrets_(std::move(secrets)), absent_phrase_(std::move(absent_phrase)),
+        credentials_(credentials) {}
 
   Result<sandbox::EntryInfo> stat(const std::string& path) const override;
   Result<sandbox::FileContent> read_file(const std::string& path, std::size_t max_bytes) const override;
@@ -28,10 +33,12 @@ class SnapshotFiles final : public assertions::FileSource {
 
  private:
   Result<std::string> tree_path(const std::string& path) const;  // normalised, refused when escaping
+  bool credential(const std::string& rel, std::string_view content) const;
   verify::GitTrees trees_;
   std::string tree_;
   sandbox::SecretFilter secrets_;
   std::string absent_phrase_;  // "before the run", "in BASE": how messages place the tree
+  const sandbox::CredentialRegistry* credentials_;
 };
 
 }  // namespace candor::executor

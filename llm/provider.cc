@@ -44,7 +44,9 @@ std::string redact(std::string text, const std::vector<std::string>& secrets) {
   return text;
 }
 
-Result<std::unique_ptr<Provider>> make_provider(const std::string& spec, const ProviderOptions& options) {
+namespace {
+
+Result<std::unique_ptr<Provider>> make_unmasked(const std::string& spec, const ProviderOptions& options) {
   std::string kind = spec.substr(0, spec.find(':'));
   std::string arg = spec.find(':') == std::string::npos ? "" : spec.substr(spec.find(':') + 1);
   if (kind == "anthropic") {
@@ -79,6 +81,13 @@ Result<std::unique_ptr<Provider>> make_provider(const std::string& spec, const P
   }
   return make_error(ErrorCode::kUsage,
                     fmt::format("unknown LLM provider \"{}\" (expected anthropic, openai, script:FILE or command:PROG)", kind));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Provider>> make_provider(const std::string& spec, const ProviderOptions& options) {
+  TRY(std::unique_ptr<Provider> provider, make_unmasked(spec, options));
+  return mask_requests(std::move(provider), options.masker);
 }
 
 }  // namespace candor::llm

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "core/secret_masker.h"
 
 namespace candor::llm {
 
@@ -57,6 +58,9 @@ struct RetryPolicy {
 struct ProviderOptions {
   RetryPolicy retry;
   const std::atomic<bool>* cancel = nullptr;  // borrowed; stops waits and transfers when set
+  // The run's secret values: every request's system prompt and messages are masked with it before
+  // the provider sees them (mask_requests). Null: nothing is masked.
+  std::shared_ptr<const SecretMasker> masker;
 };
 
 // `spec` is PROVIDER[:MODEL]: anthropic[:MODEL], openai[:MODEL], script:FILE, command:PROG.
@@ -80,6 +84,10 @@ ProviderChoice choose_provider(const std::string& flag);  // from the process en
 inline constexpr const char* kNoProviderHint =
     "pass --llm PROVIDER[:MODEL] (anthropic, openai, script:FILE, command:PROG), or set ANTHROPIC_API_KEY "
     "(anthropic), OPENAI_API_KEY or OPENAI_BASE_URL (openai), or CANDOR_LLM";
+
+// `provider`, whose every request is masked with `masker` first; `provider` itself when there is
+// nothing to mask.
+std::unique_ptr<Provider> mask_requests(std::unique_ptr<Provider> provider, std::shared_ptr<const SecretMasker> masker);
 
 // Usage for providers that report none.
 std::int64_t estimate_tokens(const std::string& text);

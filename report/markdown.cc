@@ -8,6 +8,7 @@
 #include "report/fields.h"
 #include "report/formats.h"
 #include "report/report.h"
+#include "sandbox/secret_files.h"
 
 namespace candor::report {
 namespace {
@@ -22,7 +23,9 @@ std::string changes_table(const nlohmann::json& mutations) {
   for (const auto& m : mutations) {
     std::string steps;
     for (const auto& s : json_list(m, "steps")) steps += (steps.empty() ? "" : ", ") + json_text(s);
-    out += fmt::format("| {} | {} | +{} −{} | {} → {} | {} |\n", code_cell(json_str(m, "path")), text(m, "change"),
+    std::string change = text(m, "change");
+    if (json_bool(m, "credential") || sandbox::looks_secret(json_str(m, "path"))) change += " · " + std::string(sandbox::kContentWithheld);
+    out += fmt::format("| {} | {} | +{} −{} | {} → {} | {} |\n", code_cell(json_str(m, "path")), change,
                        json_int(m, "lines_added"), json_int(m, "lines_removed"), json_int(m, "bytes_before"),
                        json_int(m, "bytes_after"), markdown_text(steps));
   }

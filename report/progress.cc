@@ -96,7 +96,7 @@ void TerminalProgress::round_started(int round, std::size_t steps) {
 
 void TerminalProgress::step_started(const StepRecord& step) {
   std::lock_guard<std::mutex> lock(mu_);
-  begin_locked(Activity{std::nullopt, step.id, step.tool, step.target});
+  begin_locked(Activity{std::nullopt, step.id, step.tool, masked(step.target)});
 }
 
 void TerminalProgress::step_finished(const StepRecord& step, const std::vector<AssertionRecord>& assertions) {
@@ -108,13 +108,13 @@ void TerminalProgress::step_finished(const StepRecord& step, const std::vector<A
   std::string mark = step.ok ? (color_ ? "\033[32mok\033[0m    " : "ok    ") : (color_ ? "\033[31mFAILED\033[0m" : "FAILED");
   std::string changed = step.changed_paths.empty() ? "" : fmt::format("  (changed {})", step.changed_paths.size());
   std::string out = fmt::format("  {} {:<4} {:<11} {}{}\n", mark, fit(step.id, 4), fit(step.tool, 11),
-                                fit(step.target, room(40, 26 + changed.size())), changed);
-  if (!step.ok) out += fmt::format("         {}\n", fit(step.error, room(70, 9)));
+                                fit(masked(step.target), room(40, 26 + changed.size())), changed);
+  if (!step.ok) out += fmt::format("         {}\n", fit(masked(step.error), room(70, 9)));
   for (const auto& a : assertions) {
     if (!tty_ && a.passed) continue;
     std::string am = a.passed ? (color_ ? "\033[32mpass\033[0m" : "pass") : (color_ ? "\033[31mFAIL\033[0m" : "FAIL");
     std::string type = terminal_safe(a.type);
-    out += fmt::format("         {} {}: {}\n", am, type, fit(a.message, room(60, 16 + column_bound(type))));
+    out += fmt::format("         {} {}: {}\n", am, type, fit(masked(a.message), room(60, 16 + column_bound(type))));
   }
   log_locked(out);
 }
@@ -131,7 +131,7 @@ void TerminalProgress::wait_finished(WaitKind /*kind*/) {
 
 void TerminalProgress::note(const std::string& line) {
   std::lock_guard<std::mutex> lock(mu_);
-  log_locked(fmt::format("  {}\n", fit(line, room(76, 2))));
+  log_locked(fmt::format("  {}\n", fit(masked(line), room(76, 2))));
 }
 
 }  // namespace candor::report

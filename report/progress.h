@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "core/clock.h"
 #include "core/progress.h"
+#include "core/secret_masker.h"
 #include "report/status_line.h"
 
 namespace candor::report {
@@ -47,6 +49,10 @@ class TerminalProgress final : public ProgressObserver {
 
   // Redraws the status line when its text changed (a second went by, the terminal was resized).
   void tick();
+  // The run's secret values, masked in every line this prints (a step's command, its error, an
+  // assertion's message): the last guard before the terminal or a CI log. May be null.
+  // REQUIRES: called before the run's first step.
+  void set_masker(std::shared_ptr<const SecretMasker> masker) { masker_ = std::move(masker); }
 
  private:
   bool live() const { return tty_ && live_.clock != nullptr; }
@@ -62,7 +68,10 @@ class TerminalProgress final : public ProgressObserver {
   // is harmless, but one cut to the width reads better.
   std::size_t room(std::size_t usual, std::size_t taken) const;
 
+  std::string masked(const std::string& text) const { return masker_ != nullptr ? masker_->mask(text) : text; }
+
   std::FILE* out_;
+  std::shared_ptr<const SecretMasker> masker_;
   bool tty_;
   bool color_;
   LiveStatus live_;

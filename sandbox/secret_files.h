@@ -3,7 +3,9 @@
 // judge evidence or a diff. Tools refuse to read them, assertions on them are evaluated with their
 // message withheld, every diff of one is replaced by kContentWithheld, and shell steps see them
 // empty. A workspace's config may allow some by glob. Credential variables never reach a step's
-// environment unless passed by name (scrubbed_environment in process_sandbox.h).
+// environment unless passed by name (scrubbed_environment in process_sandbox.h). These are the
+// predicates by name and by value; a file that was a credential file at run start stays one under
+// any name (sandbox/credential_registry.h).
 #pragma once
 
 #include <string>
@@ -44,13 +46,21 @@ inline constexpr std::string_view kContentWithheld = "credential file changed (c
 // excerpt): "PATH is a credential file: content withheld".
 std::string content_withheld(std::string_view rel_path);
 
-// A variable whose name says it holds a credential: `*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`,
-// `*_PASS`, `*_PWD`, `*_DSN`, `*JWT*`, provider and cloud prefixes (`OPENAI_`, `AWS_`, ...),
-// agent sockets. Case-insensitive.
+// A variable whose name says it holds a credential (names_a_secret), or that lives in a provider's
+// or a cloud's namespace (`OPENAI_`, `AWS_`, `GITHUB_`, ...), or that points at one (agent sockets,
+// `KUBECONFIG`, `NETRC`). Case-insensitive. What a step's environment is scrubbed of.
 bool looks_like_credential_variable(const std::string& name);
 
+// A name that says its value is a secret: `*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `*_PASS`,
+// `*_PWD`, `*_DSN`, anything with `SECRET`, `TOKEN`, `API_KEY`, `ACCESS_KEY`, `JWT`, `PRIVATE_KEY`
+// or `_WEBHOOK` in it, `WEBHOOK*`. Case-insensitive. Such values are masked wherever text leaves
+// candor; a variable scrubbed only for its namespace (`AWS_REGION`, `GITHUB_REPOSITORY`) is not:
+// its value is a region or a repository's name, which masking would erase from every output.
+bool names_a_secret(std::string_view name);
+
 // A value that is a credential whatever its name: a URL with a password (`scheme://user:pw@host`,
-// anywhere in the value), a JWT (`eyJ...`.`...`.`...`), a PEM private key.
+// anywhere in the value, the password possibly holding '/' or '?') or with a credential parameter
+// (`?password=`, `&token=`, `&sig=`), a JWT (`eyJ...`.`...`.`...`), a PEM private key.
 bool looks_like_credential_value(std::string_view value);
 
 }  // namespace candor::sandbox

@@ -17,6 +17,8 @@
 #include <fmt/format.h>
 
 #include "core/run_record.h"
+#include "sandbox/blob_id.h"
+#include "sandbox/credential_registry.h"
 
 namespace candor::sandbox {
 namespace {
@@ -183,8 +185,10 @@ Result<UniqueFd> Workspace::open_beneath_walk(const std::string& normalized, int
   return cur;
 }
 
-Result<bool> Workspace::leads_to_secret(int fd, const std::string& normalized) const {
+Result<bool> Workspace::leads_to_secret(int fd, const std::string& normalized, dev_t dev, ino_t ino) const {
   if (secrets_.refused(normalized)) return true;
+  // A credential file of the run's start under any name: renamed, its folder moved, hard-linked.
+  if (credentials_ != nullptr && credentials_->has_identity(dev, ino)) return true;
   char target[PATH_MAX];
   std::string link = "/proc/self/fd/" + std::to_string(fd);
   ssize_t n = ::readlink(link.c_str(), target, sizeof(target));
@@ -212,7 +216,7 @@ Result<std::pair<UniqueFd, EntryInfo>> Workspace::open_checked(const std::string
   struct stat st{};
   if (::fstat(fd.get(), &st) != 0) return from_errno(normalized, errno, "fstat");
   EntryInfo info{kind_of(st.st_mode), static_cast<std::int64_t>(st.st_size), static_cast<unsigned>(st.st_mode & 07777)};
-  TRY(info.credential, leads_to_secret(fd.get(), normalized));
+  TRY(info.credential, leads_to_secret(fd.get(), normalized, st.st_dev, st.st_ino));
   return std::make_pair(std::move(fd), info);
 }
 
@@ -231,6 +235,13 @@ Result<UniqueFd> Workspace::open_regular_file(const std::string& path, EntryInfo
   if (::fstat(probe.get(), &before) != 0 || ::fstat(fd.get(), &after) != 0) return from_errno(rel, errno, "fstat");
   if (after.st_dev != before.st_dev || after.st_ino != before.st_ino || !S_ISREG(after.st_mode)) {
     return refused(rel, "changed while being opened");
+  }
+  // A copy of a credential file of the run's start, by its bytes: hashed only when its size is one
+  // of theirs, through this descriptor, so the bytes checked are the bytes the caller reads.
+  if (!what.credential && credentials_ != nullptr && credentials_->has_size(static_cast<std::uint64_t>(after.st_size))) {
+    auto id = git_blob_id_of(fd.get(), static_cast<std::size_t>(after.st_size));
+    if (!id.ok()) return refused(rel, "changed while being opened");
+    what.credential = credentials_->has_content_id(*id);
   }
   if (info != nullptr) *info = what;
   return fd;

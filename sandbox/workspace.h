@@ -2,8 +2,9 @@
 // (openat2 RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS) on a directory fd, never by string
 // concatenation. Where openat2 is missing, a component-by-component O_NOFOLLOW walk is used that
 // refuses symlinks altogether. A path is opened once: the credential check (sandbox/secret_files.h)
-// is made on where that descriptor really leads (/proc/self/fd), and the read goes through the
-// same descriptor, so a symlink swapped in between cannot win.
+// is made on where that descriptor really leads (/proc/self/fd) and on what it is (the inode and
+// the content of a credential file of the run's start: sandbox/credential_registry.h), and the
+// read goes through the same descriptor, so a symlink swapped in between cannot win.
 #pragma once
 
 #include <sys/types.h>
@@ -23,13 +24,17 @@
 
 namespace candor::sandbox {
 
+class CredentialRegistry;
+
 enum class EntryKind { kFile, kDirectory, kSymlink, kOther };
 
 struct EntryInfo {
   EntryKind kind = EntryKind::kOther;
   std::int64_t size = 0;
   unsigned mode = 0;  // permission bits
-  // The path names, or its descriptor leads to, a credential file the config does not allow.
+  // The path names, or its descriptor leads to, a credential file the config does not allow; or the
+  // descriptor is one by identity (an inode of a credential file of the run's start). Regular files
+  // opened for reading are also checked by content (Workspace::open_regular_file).
   bool credential = false;
 };
 
@@ -60,7 +65,8 @@ struct WorkspaceOptions {
   SecretFilter secrets;
 };
 
-// Thread-compatible; immutable after open() apart from the filesystem it points at.
+// Thread-compatible; immutable once its credentials are set (before anything reads through it)
+// apart from the filesystem it points at.
 class Workspace {
  public:
   static Result<std::unique_ptr<Workspace>> open(const std::string& root, WorkspaceOptions options = {});
@@ -75,13 +81,22 @@ class Workspace {
   // pre-run snapshot's file source, the git tools) asks.
   const SecretFilter& secrets() const { return secrets_; }
   const SecretFilter& secret_filter() const { return secrets_; }
+  // The credential files of the run's start, by identity and content, and the masker of their
+  // values. REQUIRES: called once, when the run starts, before any tool or assertion reads through
+  // this workspace. Without it, credentials are known by name only.
+  void set_credentials(std::shared_ptr<const CredentialRegistry> credentials) { credentials_ = std::move(credentials); }
+  // Null until set_credentials.
+  const CredentialRegistry* credentials() const { return credentials_.get(); }
+  const std::shared_ptr<const CredentialRegistry>& shared_credentials() const { return credentials_; }
 
   // Checks a tool path (no NUL, not absolute, not escaping by `..`) and returns it normalised.
   static Result<std::string> check_relative(const std::string& path);
 
   // Regular files only: directories, devices, FIFOs and sockets are refused. `info`, when given,
-  // receives what the returned descriptor is, `credential` included. Credential files are opened:
-  // the caller decides.
+  // receives what the returned descriptor is, `credential` included: by name, by where it leads,
+  // by its inode, and by its content (a file the size of a credential file of the run's start is
+  // hashed through the returned descriptor, with pread, before the caller reads a byte).
+  // Credential files are opened: the caller decides.
   Result<UniqueFd> open_regular_file(const std::string& path, EntryInfo* info = nullptr) const;
   // What tools read through: a credential file is refused (kRefused, secret_refusal) before a byte
   // of it is read.
@@ -119,7 +134,7 @@ class Workspace {
   Result<UniqueFd> open_beneath_walk(const std::string& normalized, int flags) const;
   // An O_PATH descriptor for `normalized` and what it is, the credential check made on it.
   Result<std::pair<UniqueFd, EntryInfo>> open_checked(const std::string& normalized) const;
-  Result<bool> leads_to_secret(int fd, const std::string& normalized) const;
+  Result<bool> leads_to_secret(int fd, const std::string& normalized, dev_t dev, ino_t ino) const;
   Result<std::pair<UniqueFd, std::string>> open_parent_for_write(const std::string& path) const;
   Status check_not_protected(int dir_fd, const std::string& path) const;
   Status walk_dir(int dir_fd, const std::string& rel, int depth, int max_depth,
@@ -134,6 +149,7 @@ class Workspace {
   std::vector<std::string> protected_dirs_;  // .git, .candor and the options' own
   std::optional<std::pair<std::uint64_t, std::uint64_t>> git_at_open_;
   SecretFilter secrets_;
+  std::shared_ptr<const CredentialRegistry> credentials_;
 };
 
 }  // namespace candor::sandbox

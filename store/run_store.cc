@@ -154,11 +154,21 @@ Result<std::unique_ptr<RunStore>> RunStore::open(const std::string& dir) {
   return store;
 }
 
+std::string RunStore::text_of(const nlohmann::json& j) const {
+  constexpr auto kReplace = nlohmann::json::error_handler_t::replace;
+  if (masker_ == nullptr || masker_->empty()) return j.dump(-1, ' ', false, kReplace);
+  nlohmann::json copy = j;  // masked before serialising: in the JSON text, escaping could hide a value
+  masker_->mask_json(copy);
+  return copy.dump(-1, ' ', false, kReplace);
+}
+
+std::string RunStore::masked(const std::string& text) const { return masker_ == nullptr ? text : masker_->mask(text); }
+
 Status RunStore::create_run(const std::string& id, const std::string& created_at, const std::string& goal,
                             const std::string& workspace) {
   Stmt s(db_, "INSERT INTO runs(id, created_at, goal, workspace) VALUES(?,?,?,?)");
   if (!s.ok()) return db_error(db_, "prepare");
-  s.bind(1, id).bind(2, created_at).bind(3, goal).bind(4, workspace);
+  s.bind(1, id).bind(2, created_at).bind(3, masked(goal)).bind(4, workspace);
   if (s.step() != SQLITE_DONE) return db_error(db_, "create run " + id);
   return ok_status();
 }
@@ -169,7 +179,7 @@ Result<std::string> RunStore::create_new_run(std::chrono::system_clock::time_poi
     std::string id = new_run_id(now);
     Stmt s(db_, "INSERT INTO runs(id, created_at, goal, workspace) VALUES(?,?,?,?)");
     if (!s.ok()) return db_error(db_, "prepare");
-    s.bind(1, id).bind(2, created_at).bind(3, goal).bind(4, workspace);
+    s.bind(1, id).bind(2, created_at).bind(3, masked(goal)).bind(4, workspace);
     int rc = s.step();
     if (rc == SQLITE_DONE) return id;
     if ((rc & 0xff) != SQLITE_CONSTRAINT || attempt >= 16) return db_error(db_, "create run " + id);
@@ -180,7 +190,7 @@ Status RunStore::append(const std::string& run_id, const Event& event) {
   Stmt s(db_, "INSERT INTO events(run_id, seq, ts, type, data) VALUES(?,?,?,?,?)");
   if (!s.ok()) return db_error(db_, "prepare");
   s.bind(1, run_id).bind(2, event.seq).bind(3, event.ts).bind(4, event.type);
-  s.bind(5, event.data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  s.bind(5, text_of(event.data));
   if (s.step() != SQLITE_DONE) return db_error(db_, fmt::format("append event {} of {}", event.seq, run_id));
   return ok_status();
 }
@@ -193,8 +203,7 @@ Status RunStore::finish_run(const std::string& id, const RunVerdict& v) {
   Status finished = [&]() -> Status {
     Stmt s(db_, "UPDATE runs SET status=?, verdict=?, verdict_by=?, facts_json=?, report_json=? WHERE id=?");
     if (!s.ok()) return db_error(db_, "prepare");
-    auto dump = [](const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); };
-    s.bind(1, v.status).bind(2, v.verdict).bind(3, v.verdict_by).bind(4, dump(v.facts)).bind(5, dump(v.report)).bind(6, id);
+    s.bind(1, v.status).bind(2, v.verdict).bind(3, v.verdict_by).bind(4, text_of(v.facts)).bind(5, text_of(v.report)).bind(6, id);
     if (s.step() != SQLITE_DONE) return db_error(db_, "finish run " + id);
     if (sqlite3_changes(db_) != 1) return make_error(ErrorCode::kNotFound, "run store: no run " + id);
     return ok_status();
@@ -221,7 +230,7 @@ Status RunStore::append_late(const std::string& run_id, const std::string& type,
   Stmt s(db_, "INSERT INTO events(run_id, seq, ts, type, data) "
               "SELECT ?1, COALESCE(MAX(seq), 0) + 1, ?2, ?3, ?4 FROM events WHERE run_id = ?1");
   if (!s.ok()) return db_error(db_, "prepare");
-  s.bind(1, run_id).bind(2, ts).bind(3, type).bind(4, data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  s.bind(1, run_id).bind(2, ts).bind(3, type).bind(4, text_of(data));
   if (s.step() != SQLITE_DONE) return db_error(db_, "append event to " + run_id);
   return ok_status();
 }
@@ -232,7 +241,7 @@ Status RunStore::set_undone(const std::string& id, const nlohmann::json& undone)
   run.report["undone"] = undone;
   Stmt s(db_, "UPDATE runs SET report_json=? WHERE id=?");
   if (!s.ok()) return db_error(db_, "prepare");
-  s.bind(1, run.report.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)).bind(2, id);
+  s.bind(1, text_of(run.report)).bind(2, id);
   if (s.step() != SQLITE_DONE) return db_error(db_, "mark run " + id + " undone");
   return ok_status();
 }

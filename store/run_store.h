@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "core/secret_masker.h"
 #include "core/trajectory.h"
 
 struct sqlite3;
@@ -60,6 +61,11 @@ class RunStore final : public EventSink {
   RunStore& operator=(const RunStore&) = delete;
 
   const std::string& dir() const { return dir_; }
+  // Masks the strings of everything written from now on (goals, events, facts, reports): the
+  // last guard before the disk, for text that reached the store by a path that did not mask it
+  // (an event recorded after the run, a report built elsewhere). May be null.
+  void set_masker(std::shared_ptr<const SecretMasker> masker) { masker_ = std::move(masker); }
+  const std::shared_ptr<const SecretMasker>& masker() const { return masker_; }  // may be null
 
   Status create_run(const std::string& id, const std::string& created_at, const std::string& goal,
                     const std::string& workspace);
@@ -96,7 +102,10 @@ class RunStore final : public EventSink {
  private:
   RunStore(std::string dir, sqlite3* db);
   Status exec(const char* sql) const;
+  std::string text_of(const nlohmann::json& j) const;  // masked, then serialised
+  std::string masked(const std::string& text) const;
   std::string dir_;
+  std::shared_ptr<const SecretMasker> masker_;
   sqlite3* db_;
 };
 

@@ -29,13 +29,19 @@ TEST_SUITE("sandbox") {
                              ".envrc", "certs/server.pem", "CERTS/SERVER.PEM", "tls.key", "ID_RSA", "id_ed25519_sk",
                              "home/.ssh/id_ed25519", ".SSH/config", ".aws/credentials", ".kube/config", "x/.KUBE/config",
                              ".netrc", "x/.npmrc", "keystore.p12", ".git-credentials", "credentials.json",
-                             "config/Credentials.json", ".my.cnf", "AuthKey_ABC123.p8", "putty.ppk", ".pgpass"}) {
+                             "config/Credentials.json", ".my.cnf", "AuthKey_ABC123.p8", "putty.ppk", ".pgpass",
+                             // Terraform state (every secret its resources were given, in clear) and its backup
+                             "terraform.tfstate", "infra/prod.tfstate", "TERRAFORM.TFSTATE.BACKUP", ".terraform/terraform.tfstate",
+                             "wp-config.php", "blog/WP-Config.php", ".dockercfg", ".s3cfg", ".boto", ".terraformrc", "terraform.rc"}) {
       CAPTURE(path);
       CHECK(sandbox::looks_secret(path));
     }
     for (const char* path : {".env.example", ".ENV.SAMPLE", ".env.template", "example.env", "sample.env", "id_rsa.pub",
                              "ID_RSA.PUB", "keys.txt", "envoy.yaml", "src/key.cc", "environment.md", "README.md", "monkey",
-                             "pem/readme", "envrc.md", "kube/config", "credentials.md", "src/credentials.py", "dotenv.js"}) {
+                             "pem/readme", "envrc.md", "kube/config", "credentials.md", "src/credentials.py", "dotenv.js",
+                             // left out on purpose (docs/sandbox.md): templates, and names too common to refuse
+                             "wp-config-sample.php", "tfstate.md", "src/tfstate.go", "terraform.tfvars", "secrets.yml",
+                             "auth.json", "boto.py", "s3cfg.example"}) {
       CAPTURE(path);
       CHECK_FALSE(sandbox::looks_secret(path));
     }
@@ -147,6 +153,17 @@ TEST_SUITE("sandbox") {
         {"AUTH_HEADER=Bearer eyJhbGciOiJub25lIn0.eyJhIjoxfQ.", true},
         {"DEPLOY_KEY_PEM=-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----", true},
         {"OPENAI_API_KEY=sk-1", true},
+        {"SLACK_WEBHOOK_URL=https://hooks.slack.com/services/T0/B0/XXXX", true},
+        {"DISCORD_WEBHOOK=https://discord.com/api/webhooks/1/abc", true},
+        {"WEBHOOK_URL=https://example.com/hook/abc", true},
+        {"PRIVATE_KEY_B64=LS0tLS1CRUdJTg==", true},
+        {"SSH_PRIVATE_KEY=x", true},
+        {"MONGODB_URI=mongodb+srv://app:pa/ss?w0rd@cluster0.example.net/db", true},
+        {"REDIS_URL=rediss://default:p#ss@cache:6380", true},
+        {"CACHE_URI=redis://cache:6379?password=r3dis", true},
+        {"BLOB_URL=https://acct.blob.core.windows.net/c?sv=2022-11-02&sig=abcDEF", true},
+        {"REGISTRY_URL=http://localhost:4873/@scope/pkg", false},
+        {"DOCS_URL=https://example.com/search?q=password", false},
         {"PATH=/usr/bin:/bin", false},
         {"HOME=/home/u", false},
         {"PWD=/work", false},

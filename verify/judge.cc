@@ -61,11 +61,16 @@ std::vector<std::string> paths_named_in(const std::string& text) {
 }
 
 std::vector<EvidencePiece> gather_evidence(const GitTrees& snapshots, const RunFacts& facts,
-                                           const std::vector<std::string>& questions, const EvidenceCaps& caps) {
+                                           const std::vector<std::string>& questions, const EvidenceCaps& caps,
+                                           const sandbox::CredentialRegistry* credentials) {
   std::vector<EvidencePiece> out;
   std::size_t total = 0;
   std::size_t left_out = 0;
+  auto withheld = [](const Mutation& m) { return m.credential || sandbox::looks_secret(m.path); };
   auto add = [&](EvidencePiece piece) {
+    // Where the evidence is made: a value of the run's credentials in a diff or an excerpt (a
+    // committed copy, the same password hard-coded) never reaches the prompt.
+    if (credentials != nullptr) credentials->masker()->mask_in_place(piece.text);
     if (total + piece.text.size() > caps.total) {
       ++left_out;
       return;
@@ -76,7 +81,7 @@ std::vector<EvidencePiece> gather_evidence(const GitTrees& snapshots, const RunF
   // A credential file's change is evidence that it changed, never of what it said or says now.
   for (const auto& m : facts.mutations) {
     if (facts.snapshot_before.empty() || facts.snapshot_after.empty()) break;
-    if (sandbox::looks_secret(m.path)) {
+    if (withheld(m)) {
       add({"diff", m.path, std::string(sandbox::kContentWithheld)});
       continue;
     }
@@ -84,7 +89,7 @@ std::vector<EvidencePiece> gather_evidence(const GitTrees& snapshots, const RunF
     add({"diff", m.path, patch.ok() ? *patch : "(diff unavailable: " + patch.error().message + ")"});
   }
   for (const auto& m : facts.mutations) {
-    if (m.change == "deleted" || m.binary || facts.snapshot_after.empty() || sandbox::looks_secret(m.path)) continue;
+    if (m.change == "deleted" || m.binary || facts.snapshot_after.empty() || withheld(m)) continue;
     auto now = snapshots.read(facts.snapshot_after, m.path);
     if (now.ok() && now->has_value()) add({"file", m.path, cap(**now, caps.excerpt_per_file, "file")});
   }
@@ -101,6 +106,7 @@ std::vector<EvidencePiece> gather_evidence(const GitTrees& snapshots, const RunF
     auto content = snapshots.read_file(tree, path);
     if (!content.ok() || !content->has_value() || (*content)->mode == 0120000) continue;
     if ((*content)->content.find('\0') != std::string::npos) continue;  // binary
+    if (credentials != nullptr && credentials->has_content((*content)->content)) continue;  // a copy of one
     add({"file", path, cap((*content)->content, caps.excerpt_per_file, "unchanged file")});
   }
   if (facts.final_answer) add({"final_answer", "", cap(*facts.final_answer, caps.excerpt_per_file, "answer")});

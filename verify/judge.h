@@ -12,6 +12,7 @@
 #include "core/result.h"
 #include "core/run_record.h"
 #include "llm/provider.h"
+#include "sandbox/credential_registry.h"
 #include "verify/git_trees.h"
 
 namespace candor::verify {
@@ -33,9 +34,13 @@ struct EvidenceCaps {
 
 // Diff hunks of every mutation, excerpts of the changed files as they are now, excerpts of the
 // unchanged files a question (or the goal) names — e.g. the HTML that links the stylesheet — and
-// the final answer; capped per file and in total, every cut said in the piece itself.
+// the final answer; capped per file and in total, every cut said in the piece itself. A credential
+// file's change (Mutation::credential, or its name) is only "credential file changed (content
+// withheld)". `credentials` (may be null) are the run's: an unchanged file holding a credential's
+// content is left out, and every piece is masked with their values.
 std::vector<EvidencePiece> gather_evidence(const GitTrees& snapshots, const RunFacts& facts,
-                                           const std::vector<std::string>& questions = {}, const EvidenceCaps& caps = {});
+                                           const std::vector<std::string>& questions = {}, const EvidenceCaps& caps = {},
+                                           const sandbox::CredentialRegistry* credentials = nullptr);
 
 // Workspace paths a text names ("index.html", "css/style.css"): words that look like a path, in
 // order of first mention, without duplicates. Whether they exist is the caller's question.
