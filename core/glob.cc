@@ -336,6 +336,45 @@ bool PathGlob::matches(std::string_view path) const {
   }
 }
 
+namespace {
+
+std::vector<std::string_view> components(std::string_view path) {
+  std::vector<std::string_view> out;
+  for (std::size_t start = 0; start <= path.size();) {
+    std::size_t slash = path.find('/', start);
+    if (slash == std::string_view::npos) slash = path.size();
+    out.push_back(path.substr(start, slash - start));
+    start = slash + 1;
+  }
+  return out;
+}
+
+// Whether glob components `g[i..]` can take folder components `f[j..]` so that the last folder
+// component is taken by a glob component of its own (not swallowed by a `**`) and glob components
+// are left for what lies beneath.
+bool takes_folder(const std::vector<std::string_view>& g, std::size_t i, const std::vector<std::string_view>& f, std::size_t j,
+                  bool case_fold) {
+  if (j == f.size()) return false;  // only reached through a `**` swallowing the last component
+  if (i >= g.size()) return false;
+  if (g[i] == "**") {
+    // Nothing, or one more folder component, swallowed.
+    return takes_folder(g, i + 1, f, j, case_fold) || takes_folder(g, i, f, j + 1, case_fold);
+  }
+  if (!wildmatch(g[i], f[j], case_fold)) return false;
+  if (j + 1 == f.size()) return i + 1 < g.size();
+  return takes_folder(g, i + 1, f, j + 1, case_fold);
+}
+
+}  // namespace
+
+bool PathGlob::may_match_beneath(std::string_view folder) const {
+  if (!anchored_) return false;  // a name at any depth: what a link there leads to holds none not already listed
+  if (matches(folder)) return true;
+  // A link's own name must be what the glob names there: `**/.candor/**` stands for a link named
+  // `.candor`, not for every link (whose target's files are listed at their own paths anyway).
+  return takes_folder(components(body_), 0, components(folder), 0, glob_.case_fold());
+}
+
 bool PathGlob::literal_first_component() const {
   std::string_view first = std::string_view(body_).substr(0, body_.find('/'));
   return !first.empty() && first.find_first_of("*?[\\") == std::string_view::npos;

@@ -43,6 +43,7 @@ class Glob {
 
   bool matches(std::string_view text) const;
   const std::string& pattern() const { return pattern_; }
+  bool case_fold() const { return case_fold_; }
 
  private:
   enum class Kind : std::uint8_t { kChar, kAny, kClass, kStar, kStarStar, kDirsEntry, kDirsLoop };
@@ -91,6 +92,10 @@ class PathGlob {
   const std::string& pattern() const { return written_; }
   // The first path component holds no wildcard (`.github/**`, `dir/x`, `Makefile`).
   bool literal_first_component() const;
+  // Whether the glob matches `folder` or could match a path beneath it (`.github/workflows/*.yml`
+  // and `.github/workflows`): what a link at `folder` leading to another folder would put there.
+  // A glob that is not anchored matches names at any depth and is not asked.
+  bool may_match_beneath(std::string_view folder) const;
 
  private:
   PathGlob(std::string written, std::string body, Glob glob, bool anchored, bool folder_only)

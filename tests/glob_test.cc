@@ -263,6 +263,43 @@ TEST_SUITE("core") {
     }
   }
 
+  TEST_CASE("path globs: what a link at a folder would put beneath it (may_match_beneath)") {
+    struct Row {
+      const char* glob;
+      const char* folder;
+      bool beneath;
+    };
+    const Row rows[] = {
+        {".github/workflows/**", ".github/workflows", true},  // the link stands where the files would be
+        {".github/workflows/*.yml", ".github/workflows", true},
+        {".github/workflows/**", ".github", true},             // a link higher up holds them too
+        {".github/workflows/**", ".githubx", false},
+        {".github/workflows/**", "src", false},
+        {".github/workflows/ci.yml", ".github/workflows", true},
+        {".github/workflows/ci.yml", ".github/workflow", false},
+        {"**/.candor/**", "sub/.candor", true},
+        {"**/.candor/**", ".candor", true},
+        {"**/.candor/**", "sub/candor", false},  // a link's own name must be what the glob names there
+        {"**/.candor/**", "a/b/.candor", true},
+        {"src/**/gen/*.c", "src/x/gen", true},
+        {"src/**/gen/*.c", "src/x", false},
+        {"docs/*.md", "docs", true},
+        {"docs/*.md", "doc", false},
+        {"docs/[a-c]*/x", "docs/b1", true},
+        {"docs/[a-c]*/x", "docs/d1", false},
+        {"*.yml", "ci", false},        // a name at any depth: the link adds no name not already listed
+        {".gitlab-ci.yml", "x", false},  // anchored, and nothing beneath x can be it
+    };
+    for (const auto& row : rows) {
+      std::string glob = row.glob, folder = row.folder;
+      CAPTURE(glob);
+      CAPTURE(folder);
+      auto g = PathGlob::compile(glob);
+      REQUIRE(g.ok());
+      CHECK(g->may_match_beneath(folder) == row.beneath);
+    }
+  }
+
   TEST_CASE("property: path globs decide as git check-ignore does") {
     // Random globs from the pieces .gitignore files and configs are made of, random paths from
     // names that match them and names that do not; git is asked about every path at once per glob.

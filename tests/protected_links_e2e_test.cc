@@ -128,3 +128,48 @@ TEST_SUITE("e2e") {
     CHECK(ran);
   }
 }
+
+namespace {
+
+std::string plan_with_step(const std::string& command) {
+  json plan = json::parse(R"({"goal_kind": "modify", "steps": [
+      {"id": "s1", "tool": "file_patch",
+       "args": {"path": "css/style.css", "edits": [{"find": "background: #ffffff;", "replace": "background: #006400;"}]},
+       "assert": [{"type": "file_contains", "path": "css/style.css", "text": "#006400"}]},
+      {"id": "s2", "tool": "shell", "args": {"command": ""}}],
+      "then": "finish", "final_answer": "done"})");
+  plan["steps"][1]["args"]["command"] = command;
+  return plan.dump();
+}
+
+}  // namespace
+
+TEST_SUITE("e2e") {
+  TEST_CASE("a link at a sensitive path counts as that path: .github/workflows -> ../ci in a run is not a success") {
+    for (std::string link : {"mkdir -p .github && ln -s ../ci .github/workflows", "ln -s ci .github"}) {
+      CAPTURE(link);
+      Env env;
+      json run = parse_stdout(env.exec(env.plan_file(plan_with_step("mkdir -p ci && echo 'on: push' > ci/deploy.yml && " + link)),
+                                       {"--judge", "never"}));
+      CHECK(run["verdict"] == "partial");
+      CHECK(any_reason_has(run, "as a link, which stands for what is beneath it"));
+    }
+  }
+
+  TEST_CASE("verify --git: a commit adding .github/workflows -> ../ci or sub/.candor -> ../tools is not a success") {
+    Repo repo;
+    repo.edit("css/style.css", "background: #ffffff;", "background: #006400;");
+    write_file(repo.ws + "/ci/deploy.yml", "on: push\n");
+    write_file(repo.ws + "/tools/config.json", "{}\n");
+    std::filesystem::create_directories(repo.ws + "/.github");
+    std::filesystem::create_directories(repo.ws + "/sub");
+    std::filesystem::create_directory_symlink("../ci", repo.ws + "/.github/workflows");
+    std::filesystem::create_directory_symlink("../tools", repo.ws + "/sub/.candor");
+    repo.commit("dark green, and links");
+    json run = parse_stdout(repo.verify("HEAD~1..HEAD", {"--expect", kDarkGreen, "--json", "--judge", "never"}));
+    CAPTURE(run.dump(2));
+    CHECK(run["verdict"] == "partial");
+    CHECK(any_reason_has(run, ".github/workflows was added as a link"));
+    CHECK(any_reason_has(run, "sub/.candor was added as a link"));
+  }
+}

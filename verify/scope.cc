@@ -22,7 +22,8 @@ std::optional<PathGlob> compiled(const std::string& pattern, PathGlob::Anchor an
 }  // namespace
 
 const std::vector<std::string>& default_sensitive_paths() {
-  static const std::vector<std::string> paths = {".github/workflows/**", ".gitlab-ci.yml", ".circleci/**", ".candor/**"};
+  // A `.candor` folder anywhere is candor's configuration for a run given that folder (`-C`).
+  static const std::vector<std::string> paths = {".github/workflows/**", ".gitlab-ci.yml", ".circleci/**", "**/.candor/**"};
   return paths;
 }
 
@@ -57,6 +58,10 @@ class CompiledGlobs {
   bool any(const std::string& path) const {
     return invalid_sensitive_ || std::any_of(globs_.begin(), globs_.end(), [&](const PathGlob& g) { return g.matches(path); });
   }
+  // For a link at `path`: it counts as the folder it stands for (`.github/workflows -> ../ci`).
+  bool any_beneath(const std::string& path) const {
+    return invalid_sensitive_ || std::any_of(globs_.begin(), globs_.end(), [&](const PathGlob& g) { return g.may_match_beneath(path); });
+  }
 
  private:
   std::vector<PathGlob> globs_;
@@ -73,15 +78,18 @@ std::vector<ScopeFinding> scope_findings(const RunFacts& facts) {
   CompiledGlobs sensitive(default_sensitive_paths(), Use::kSensitive), config_sensitive(facts.sensitive, Use::kSensitive);
   std::string scope_list;
   for (const auto& p : facts.scope) scope_list += (scope_list.empty() ? "" : ", ") + p;
+  auto is_link = [](std::uint32_t mode) { return (mode & 0170000) == 0120000; };
   for (const auto& m : facts.mutations) {
+    const bool link = is_link(m.mode_before) || is_link(m.mode_after);
+    auto sensitive_here = [&](const CompiledGlobs& g) { return g.any(m.path) || (link && g.any_beneath(m.path)); };
     if (!facts.scope.empty() && !scope.any(m.path)) {
       out.push_back({m.path, fmt::format("{} was {} outside the scope ({})", m.path, m.change, scope_list)});
       continue;
     }
-    if ((sensitive.any(m.path) || config_sensitive.any(m.path)) && !scope_explicit.any(m.path)) {
-      out.push_back({m.path, fmt::format("{} was {}: a sensitive path (CI definitions, candor's configuration, or the "
+    if ((sensitive_here(sensitive) || sensitive_here(config_sensitive)) && !scope_explicit.any(m.path)) {
+      out.push_back({m.path, fmt::format("{} was {}{}: a sensitive path (CI definitions, candor's configuration, or the "
                                          "config's sensitive list), and no --scope names it",
-                                         m.path, m.change)});
+                                         m.path, m.change, link ? " as a link, which stands for what is beneath it" : "")});
     }
   }
   return out;
