@@ -42,6 +42,8 @@ class Glob {
   static Result<Glob> compile(std::string_view pattern, bool case_fold = false);
 
   bool matches(std::string_view text) const;
+  // Whether the glob matches `path` ("a/b/c": when `whole`) or a folder on its way ("a", "a/b").
+  bool matches_path_or_folder(std::string_view path, bool whole) const;
   const std::string& pattern() const { return pattern_; }
   bool case_fold() const { return case_fold_; }
 
@@ -59,7 +61,7 @@ class Glob {
   template <typename States>
   void enter(std::size_t node, States& states) const;
   template <typename States>
-  bool run(std::string_view text) const;
+  bool run(std::string_view text, bool at_folders) const;
 
   std::string pattern_;
   bool case_fold_ = false;

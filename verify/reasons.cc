@@ -1,6 +1,7 @@
 #include "verify/reasons.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -9,7 +10,6 @@
 namespace candor::verify {
 namespace {
 
-bool has(const std::vector<std::string>& list, const std::string& s) { return std::find(list.begin(), list.end(), s) != list.end(); }
 
 std::string acceptance_gap(const nlohmann::json& acceptance) {
   if (!acceptance.is_object() || acceptance.value("passed", false)) return "";
@@ -49,17 +49,20 @@ std::vector<std::string> judge_reasons(const JudgeOutcome& judge) {
 }
 
 std::vector<std::string> warnings_of(const RunFacts& f, const Tier1Result& tier1, const JudgeOutcome* judge, const Decision& decision) {
-  std::vector<std::string> supporting;
-  if (tier1.verdict == Verdict::kSuccess) supporting = tier1.reasons;
+  // Sets, not lists: a change of 30,000 files has as many reasons, and a search of a list for each
+  // made this quadratic (minutes after the run ended).
+  std::unordered_set<std::string> supporting;
+  if (tier1.verdict == Verdict::kSuccess) supporting.insert(tier1.reasons.begin(), tier1.reasons.end());
   if (judge != nullptr && judge->asked && judge->answered && verdict_of(judge->answers) == Verdict::kSuccess) {
-    for (const auto& r : judge_reasons(*judge)) supporting.push_back(r);
+    for (const auto& r : judge_reasons(*judge)) supporting.insert(r);
   }
   std::vector<std::string> out;
+  std::unordered_set<std::string> seen;
   auto add = [&](const std::string& s) {
-    if (!s.empty() && !has(out, s)) out.push_back(s);
+    if (!s.empty() && seen.insert(s).second) out.push_back(s);
   };
   for (const auto& r : decision.reasons) {
-    if (!has(supporting, r)) add(r);
+    if (supporting.count(r) == 0) add(r);
   }
   for (const auto& s : tier1.signals.suspicious) add(s.reason);
   if (f.git.is_object() && f.git.contains("warnings") && f.git["warnings"].is_array()) {

@@ -47,6 +47,7 @@ using namespace snapshot_internal;
 struct SnapshotStore::Impl {
   std::optional<RepositoryLock> in_use;  // first: released after every handle below is closed
   Repo repo;
+  Repo trees_repo;                    // the same object database, bare: what trees() reads and diffs
   StatIndex index;                    // the stat cache and the content of the last snapshot
   PackedWrites packs;                 // every object written goes to a pack through here
   GitOdb own;                         // the store's objects on disk alone, without the workspace's
