@@ -159,6 +159,7 @@ nlohmann::json to_json(const Mutation& m) {
   if (!valid_utf8(m.path)) j["path_bytes"] = to_hex(m.path);
   if (m.mode_before != 0) j["mode_before"] = fmt::format("{:o}", m.mode_before);
   if (m.mode_after != 0) j["mode_after"] = fmt::format("{:o}", m.mode_after);
+  if (!m.lines_by.empty()) j["lines_by"] = m.lines_by;
   if (!m.owner_before.empty()) j["owner_before"] = m.owner_before;
   if (!m.owner_after.empty()) j["owner_after"] = m.owner_after;
   if (m.credential) j["credential"] = true;  // absent in runs recorded before it existed, as false
@@ -320,6 +321,7 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
       if (auto bytes = from_hex(json_str(m, "path_bytes", "")); bytes && !bytes->empty()) r.path = std::move(*bytes);
       r.mode_before = octal_mode(m, "mode_before");
       r.mode_after = octal_mode(m, "mode_after");
+      r.lines_by = json_str(m, "lines_by", "");
       r.owner_before = json_str(m, "owner_before", "");
       r.owner_after = json_str(m, "owner_after", "");
       r.credential = m.value("credential", false);

@@ -115,6 +115,10 @@ struct Mutation {
   // "uid:gid", set only where the owner changed, or a path added is not the run's own (candor's
   // uid:gid): a step that gives files to another user hands them whoever that is.
   std::string owner_before{}, owner_after{};
+  // How the line counts were made: "" by a diff (exact); "multiset" for text over the size candor
+  // diffs (lines added and removed as multisets: a lower bound, a moved line counting as neither);
+  // "unknown" when they could not be counted at all (then both are 0 and mean nothing).
+  std::string lines_by{};
   // A credential file's change: by its name, or because it holds a credential file of the run's
   // start under another name (its inode, or its content before or after: a rename, a copy).
   // Decided once, when the run ends (Executor::finish); every rendering (judge evidence, the HTML

@@ -246,3 +246,25 @@ TEST_SUITE("e2e") {
     CHECK(any_reason_has(run, "`sub/.candor` (added) is a .candor folder"));
   }
 }
+
+TEST_SUITE("e2e") {
+  TEST_CASE("a large text file's lines are counted in bounded memory, as multisets, not by a diff") {
+    Env env;
+    // 40 MB of empty lines: xdiff's bookkeeping took about 100 times the file (3.8 GB).
+    std::string plan = env.plan_file(plan_with("head -c 41943040 /dev/zero | tr '\\000' '\\n' > lines.txt"));
+    std::string line = fmt::format("ulimit -v 1200000; exec {} exec {} -C {} --json --judge never", candor_bin(), plan, env.ws);
+    std::vector<std::string> e = env.env;
+    e.push_back("CANDOR_HOME=" + env.store);
+    auto r = run_command({"/bin/sh", "-c", line}, e);
+    CAPTURE(r.err);
+    CAPTURE(r.out.substr(0, 2000));
+    REQUIRE(r.exit_code != 70);
+    json run = json::parse(r.out, nullptr, false);
+    REQUIRE(run.is_object());
+    const json* lines = mutation(run, "lines.txt");
+    REQUIRE(lines != nullptr);
+    CHECK((*lines)["lines_by"] == "multiset");
+    CHECK((*lines)["lines_added"] == 41943040);
+    CHECK((*lines)["lines_removed"] == 0);
+  }
+}

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <climits>
+#include <tuple>
+#include <unordered_map>
 
 #include <algorithm>
 #include <cerrno>
@@ -163,6 +165,72 @@ Side side_of(git_repository* repo, const git_diff_file& f) {
           std::memchr(git_blob_rawcontent(blob.get()), 0, std::min<std::size_t>(size, kBinaryTestBytes)) != nullptr};
 }
 
+// Up to this size on both sides a text change is diffed by xdiff, whose memory and time grow with
+// the lines (a 40 MB file of empty lines took 3.8 GB). Beyond it lines are counted as multisets.
+constexpr std::int64_t kMaxDiffBytes = 1 << 20;
+// Distinct lines a multiset count holds at most; beyond, the counts are unknown.
+constexpr std::size_t kMaxDistinctLines = 1 << 20;
+
+// Hashes of a blob's lines with their counts, read a chunk at a time. False when the blob cannot
+// be streamed or has too many distinct lines to count.
+bool count_lines(git_repository* repo, const git_oid& id, std::unordered_map<std::uint64_t, std::int64_t>& counts, int sign) {
+  GitOdb odb;
+  if (git_repository_odb(odb.out(), repo) != 0) return false;
+  GitPtr<git_odb_stream, git_odb_stream_free> stream;
+  std::size_t size = 0;
+  git_object_t type{};
+  std::string whole;  // an object that cannot be streamed (a packed one: small) is read whole
+  if (git_odb_open_rstream(stream.out(), &size, &type, odb.get(), &id) != 0) {
+    GitBlob blob;
+    if (git_blob_lookup(blob.out(), repo, &id) != 0 || git_blob_rawsize(blob.get()) > static_cast<git_object_size_t>(64 << 20)) return false;
+    whole.assign(static_cast<const char*>(git_blob_rawcontent(blob.get())), static_cast<std::size_t>(git_blob_rawsize(blob.get())));
+  }
+  std::uint64_t hash = 1469598103934665603ULL;  // FNV-1a of the line so far
+  auto line_done = [&] {
+    counts[hash] += sign;
+    hash = 1469598103934665603ULL;
+    return counts.size() <= kMaxDistinctLines;
+  };
+  auto feed = [&](const char* data, std::size_t n) {
+    for (std::size_t k = 0; k < n; ++k) {
+      if (data[k] == '\n') {
+        if (!line_done()) return false;
+      } else {
+        hash = (hash ^ static_cast<unsigned char>(data[k])) * 1099511628211ULL;
+      }
+    }
+    return true;
+  };
+  bool partial_line = false;
+  if (!whole.empty() || stream.get() == nullptr) {
+    if (!feed(whole.data(), whole.size())) return false;
+    partial_line = !whole.empty() && whole.back() != '\n';
+  } else {
+    std::vector<char> buf(1 << 20);
+    char last = '\n';
+    for (;;) {
+      int n = git_odb_stream_read(stream.get(), buf.data(), buf.size());
+      if (n < 0) return false;
+      if (n == 0) break;
+      if (!feed(buf.data(), static_cast<std::size_t>(n))) return false;
+      last = buf[static_cast<std::size_t>(n) - 1];
+    }
+    partial_line = last != '\n';
+  }
+  return !partial_line || line_done();
+}
+
+// Lines added and removed as multisets: a lower bound of a diff's counts (a moved line counts as
+// neither), in memory proportional to the distinct lines. nullopt: not countable.
+std::optional<std::pair<int, int>> multiset_line_counts(git_repository* repo, const git_diff_delta* d) {
+  std::unordered_map<std::uint64_t, std::int64_t> counts;  // after minus before
+  if (!git_oid_is_zero(&d->old_file.id) && !count_lines(repo, d->old_file.id, counts, -1)) return std::nullopt;
+  if (!git_oid_is_zero(&d->new_file.id) && !count_lines(repo, d->new_file.id, counts, +1)) return std::nullopt;
+  std::int64_t added = 0, removed = 0;
+  for (const auto& [line, n] : counts) (n > 0 ? added : removed) += n > 0 ? n : -n;
+  return std::make_pair(static_cast<int>(std::min<std::int64_t>(added, INT32_MAX)), static_cast<int>(std::min<std::int64_t>(removed, INT32_MAX)));
+}
+
 bool is_binary_change(git_repository* repo, const git_diff_delta* d) {
   return side_of(repo, d->old_file).binary || side_of(repo, d->new_file).binary;
 }
@@ -187,7 +255,11 @@ Result<Mutation> mutation_of(git_diff* diff, std::size_t i, git_repository* repo
   m.bytes_before = m.change == "added" ? 0 : before.size;
   m.bytes_after = m.change == "deleted" ? 0 : after.size;
   m.binary = before.binary || after.binary;
-  if (!m.binary) {
+  if (!m.binary && std::max(before.size, after.size) > kMaxDiffBytes) {
+    auto counts = multiset_line_counts(repo, d);
+    m.lines_by = counts ? "multiset" : "unknown";
+    if (counts) std::tie(m.lines_added, m.lines_removed) = *counts;
+  } else if (!m.binary) {
     GitPatch patch;
     if (git_patch_from_diff(patch.out(), diff, i) != 0) return git_failure("patch");
     std::size_t context = 0, adds = 0, dels = 0;
@@ -378,6 +450,15 @@ Result<std::string> GitTrees::patch_text(const std::string& from_tree, const std
                                          const std::string& path, std::size_t max_bytes) const {
   Diff diff;
   TRY_STATUS(diff_trees(repo_, from_tree, to_tree, path, diff.out()));
+  // A change too large to diff is said as such; nothing of it is shown.
+  if (git_diff_num_deltas(diff.get()) == 1) {
+    const git_diff_delta* d = git_diff_get_delta(diff.get(), 0);
+    const Side before = side_of(repo_, d->old_file), after = side_of(repo_, d->new_file);
+    if (!before.binary && !after.binary && std::max(before.size, after.size) > kMaxDiffBytes) {
+      return fmt::format("diff --git a/{0} b/{0}\n(not shown: {1} bytes before, {2} after; candor diffs text of up to {3} bytes)\n",
+                         d->new_file.path ? d->new_file.path : d->old_file.path, before.size, after.size, kMaxDiffBytes);
+    }
+  }
   // A binary change is named as git names it, without its bytes (the diff was forced to text).
   if (git_diff_num_deltas(diff.get()) == 1 && is_binary_change(repo_, git_diff_get_delta(diff.get(), 0))) {
     const git_diff_delta* d = git_diff_get_delta(diff.get(), 0);

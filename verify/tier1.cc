@@ -72,6 +72,8 @@ std::vector<const AssertionRecord*> final_assertions(const RunFacts& f) {
 // A pass that is evidence about the change at `m`: it read that path after its last change, and
 // the same assertion fails on the path's content before the run.
 bool covers(const AssertionRecord& a, const Mutation& m) {
+  // A change whose lines could not be counted may have removed anything: not for tier 1 alone.
+  if (m.lines_by == "unknown") return false;
   return a.passed && a.discriminating.value_or(false) && !a.path.empty() && a.path == m.path && a.seq > m.last_change_seq;
 }
 
