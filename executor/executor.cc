@@ -477,6 +477,26 @@ void Executor::record_modes() {
     facts_.mutations.push_back(std::move(m));
     appended = true;
   }
+  // FIFOs, sockets and devices: no tree holds them, but a FIFO named Makefile hangs the build that
+  // reads it. One that took a file's place (or gave it back) changes that mutation.
+  for (const auto& c : s.special_changes()) {
+    auto same = std::find_if(facts_.mutations.begin(), facts_.mutations.end(), [&](const Mutation& m) { return m.path == c.path; });
+    if (same != facts_.mutations.end()) {
+      if (c.after.mode != 0) same->mode_after = c.after.mode;
+      if (c.before.mode != 0) same->mode_before = c.before.mode;
+      same->change = "modified";
+      continue;
+    }
+    Mutation m;
+    m.path = c.path;
+    m.change = c.before.mode == 0 ? "added" : c.after.mode == 0 ? "deleted" : "mode";
+    fill(m, c.before.mode != 0 ? std::optional<Access>(c.before) : std::nullopt,
+         c.after.mode != 0 ? std::optional<Access>(c.after) : std::nullopt);
+    m.steps = changed_by_[c.path];
+    std::erase(m.steps, std::string());
+    facts_.mutations.push_back(std::move(m));
+    appended = true;
+  }
   if (appended) {
     std::stable_sort(facts_.mutations.begin(), facts_.mutations.end(),
                      [](const Mutation& a, const Mutation& b) { return a.path < b.path; });

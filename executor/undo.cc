@@ -21,6 +21,13 @@ struct Now {
 
 bool is_folder(const Mutation& m) { return !m.path.empty() && m.path.back() == '/'; }
 
+// A FIFO, socket or device: no snapshot holds its content, only the mutation its mode.
+bool is_special(std::uint32_t mode) {
+  constexpr std::uint32_t kType = 0170000;
+  std::uint32_t type = mode & kType;
+  return mode != 0 && type != 0100000 && type != 0120000 && type != 0040000;
+}
+
 Result<std::optional<Now>> current(const sandbox::Workspace& ws, const std::string& path) {
   auto info = ws.stat(path);
   if (!info.ok()) {
@@ -64,6 +71,11 @@ Result<UndoResult> undo_run(const RunFacts& facts, const sandbox::Workspace& wor
       if (!info.ok() || info->kind != sandbox::EntryKind::kDirectory || (m.mode_after & 07777) != info->mode) result.drifted.push_back(m.path);
       continue;
     }
+    if (is_special(m.mode_after)) {
+      auto info = workspace.stat(m.path);
+      if (!info.ok() || info->kind != sandbox::EntryKind::kOther || (m.mode_after & 07777) != info->mode) result.drifted.push_back(m.path);
+      continue;
+    }
     TRY(auto after, snapshots.read_file(facts.snapshot_after, m.path));
     auto now = current(workspace, m.path);
     if (!now.ok() || !as_left(after, *now, m)) result.drifted.push_back(m.path);
@@ -96,6 +108,13 @@ Result<UndoResult> undo_run(const RunFacts& facts, const sandbox::Workspace& wor
         result.modes.push_back(m.path);
       }
       continue;
+    }
+    // A FIFO, socket or device the run left there goes first: nothing is written through one.
+    if (is_special(m.mode_after)) {
+      if (Status s = workspace.delete_file(m.path); !s.ok() && s.error().code != ErrorCode::kNotFound) {
+        fail(m.path, s.error());
+        continue;
+      }
     }
     auto before = snapshots.read_file(facts.snapshot_before, m.path);
     if (!before.ok()) {

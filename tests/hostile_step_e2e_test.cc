@@ -268,3 +268,39 @@ TEST_SUITE("e2e") {
     CHECK((*lines)["lines_removed"] == 0);
   }
 }
+
+TEST_SUITE("e2e") {
+  TEST_CASE("a FIFO a step makes (a Makefile that hangs whoever reads it) is a mutation, blocks success, and undo removes it") {
+    Env env;
+    json run = parse_stdout(env.exec(env.plan_file(plan_with("mkfifo Makefile")), {"--judge", "never"}));
+    CAPTURE(run.dump(2));
+    CHECK(run["verdict"] == "partial");
+    const json* fifo = mutation(run, "Makefile");
+    REQUIRE(fifo != nullptr);
+    CHECK((*fifo)["change"] == "added");
+    CHECK((*fifo)["mode_after"].get<std::string>().rfind("10", 0) == 0);
+    CHECK(any_reason_has(run, "`Makefile` was made a FIFO"));
+    auto undo = env.candor({"undo", run["run_id"]});
+    CAPTURE(undo.err);
+    CHECK(undo.exit_code == 0);
+    CHECK_FALSE(exists(env.ws + "/Makefile"));
+  }
+
+  TEST_CASE("a FIFO put in a file's place is a modification, and undo gives the file back") {
+    Env env;
+    json run = parse_stdout(env.exec(env.plan_file(plan_with("rm index.html && mkfifo index.html")), {"--judge", "never"}));
+    CAPTURE(run.dump(2));
+    CHECK(run["verdict"] == "partial");
+    const json* page = mutation(run, "index.html");
+    REQUIRE(page != nullptr);
+    CHECK((*page)["change"] == "modified");
+    CHECK(any_reason_has(run, "`index.html` was made a FIFO"));
+    auto undo = env.candor({"undo", run["run_id"]});
+    CAPTURE(undo.err);
+    CHECK(undo.exit_code == 0);
+    struct stat st{};
+    REQUIRE(::lstat((env.ws + "/index.html").c_str(), &st) == 0);
+    REQUIRE(S_ISREG(st.st_mode));
+    CHECK(read_file(env.ws + "/index.html").find("<html") != std::string::npos);
+  }
+}

@@ -251,6 +251,7 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() {
   out.unread = std::move(walked.unread);
   out.folders = std::move(walked.folders);
   out.git_entries = std::move(walked.git_entries);
+  out.specials = std::move(walked.specials);
   for (std::size_t i = 0; i < index.size(); ++i) {
     if (!seen[i]) out.deleted.emplace_back(index.at(i).path);
   }
@@ -399,6 +400,14 @@ void SnapshotStore::Impl::note_folders(const Walked& w) {
   }
   folder_modes_now = std::move(now);
   if (!started) folder_modes_start = folder_modes_now;
+  std::map<std::string, Access> specials;
+  for (const auto& s : w.specials) specials[s.path] = {s.mode, s.uid, s.gid};
+  // One in a folder the walk could not list is not gone.
+  for (const auto& [path, access] : specials_now) {
+    if (hidden_by_unread(w.unread, path)) specials.insert({path, access});
+  }
+  specials_now = std::move(specials);
+  if (!started) specials_start = specials_now;
   for (const auto& g : w.git_entries) {
     if (g != ".git") git_entries.insert(g);
   }
@@ -416,6 +425,24 @@ std::vector<SnapshotStore::AccessChange> SnapshotStore::access_changes() const {
   for (const auto& [path, before] : m.folder_modes_start) {
     auto now = m.folder_modes_now.find(path);
     if (now != m.folder_modes_now.end() && now->second != before) out.push_back({path, before, now->second});
+  }
+  std::sort(out.begin(), out.end(), [](const AccessChange& a, const AccessChange& b) { return a.path < b.path; });
+  return out;
+}
+
+std::vector<SnapshotStore::AccessChange> SnapshotStore::special_changes() const {
+  const Impl& m = *impl_;
+  std::vector<AccessChange> out;
+  for (const auto& [path, before] : m.specials_start) {
+    auto now = m.specials_now.find(path);
+    if (now == m.specials_now.end()) {
+      out.push_back({path, before, {}});
+    } else if (now->second != before) {
+      out.push_back({path, before, now->second});
+    }
+  }
+  for (const auto& [path, after] : m.specials_now) {
+    if (m.specials_start.count(path) == 0) out.push_back({path, {}, after});
   }
   std::sort(out.begin(), out.end(), [](const AccessChange& a, const AccessChange& b) { return a.path < b.path; });
   return out;

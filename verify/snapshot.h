@@ -100,6 +100,9 @@ class SnapshotStore {
   std::vector<AccessChange> access_changes() const;
   // Folders the latest full scan listed that those first scans did not.
   std::vector<AccessChange> created_folders() const;
+  // FIFOs, sockets and devices (no tree holds them) made, removed or changed since those first
+  // scans: `before.mode` 0 for one made, `after.mode` 0 for one gone.
+  std::vector<AccessChange> special_changes() const;
   // The access of `path` (a folder's ending in '/') at the latest scan that looked at it, and at
   // the run's first scans; nullopt when not known. access_at_start() of a path that did not exist
   // then is meaningless: ask only for paths that did.

@@ -94,6 +94,7 @@ struct SnapshotStore::Impl {
   using Access = SnapshotStore::Access;
   std::map<std::string, Access> folder_modes_start, folder_modes_now;
   std::map<std::string, Access> file_modes_start;
+  std::map<std::string, Access> specials_start, specials_now;  // FIFOs, sockets, devices
   // A scan found `old` (its entry as the scan before saw it) changed: what it was at the start is
   // the first such, when that scan had seen it (full_mode known).
   void access_seen_changing(const std::string& path, const StatEntry& old) {
@@ -170,6 +171,7 @@ struct SnapshotStore::Impl::Walked {
   std::vector<std::string> gitignores;
   std::vector<FolderMode> folders;
   std::vector<std::string> git_entries;
+  std::vector<FolderMode> specials;
 };
 
 }  // namespace candor::verify

@@ -77,6 +77,17 @@ bool covers(const AssertionRecord& a, const Mutation& m) {
   return a.passed && a.discriminating.value_or(false) && !a.path.empty() && a.path == m.path && a.seq > m.last_change_seq;
 }
 
+// A FIFO, socket or device: what no tree holds and no step should leave in a workspace.
+const char* special_kind(std::uint32_t mode) {
+  switch (mode & 0170000) {
+    case 0010000: return "a FIFO";
+    case 0140000: return "a socket";
+    case 0020000: return "a character device";
+    case 0060000: return "a block device";
+    default: return nullptr;
+  }
+}
+
 // What a mode gained that makes a path dangerous: setuid or setgid, or write access for the group
 // or others that the run's umask keeps from new files (a step had to ask for it). "" if nothing.
 std::string dangerous_gain(std::uint32_t before, std::uint32_t after, int umask) {
@@ -100,6 +111,10 @@ std::vector<Suspicious> mode_findings(const RunFacts& f) {
   std::vector<Suspicious> out;
   for (const auto& m : f.mutations) {
     if (m.mode_after == 0) continue;
+    if (const char* kind = special_kind(m.mode_after); kind != nullptr && m.change != "deleted") {
+      out.push_back({m.steps.empty() ? "" : m.steps.front(), m.path,
+                     fmt::format("`{}` was made {} (what reads it may hang or reach elsewhere)", m.path, kind)});
+    }
     if (!m.owner_after.empty()) {
       out.push_back({m.steps.empty() ? "" : m.steps.front(), m.path,
                      m.owner_before.empty() ? fmt::format("`{}` was created owned by another user ({})", m.path, m.owner_after)

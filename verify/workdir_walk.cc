@@ -72,6 +72,7 @@ class Walker {
       out.untracked_dirs.insert(out.untracked_dirs.end(), r.untracked_dirs.begin(), r.untracked_dirs.end());
       out.folders.insert(out.folders.end(), std::make_move_iterator(r.folders.begin()), std::make_move_iterator(r.folders.end()));
       out.git_entries.insert(out.git_entries.end(), r.git_entries.begin(), r.git_entries.end());
+      out.specials.insert(out.specials.end(), std::make_move_iterator(r.specials.begin()), std::make_move_iterator(r.specials.end()));
       out.unread.insert(out.unread.end(), r.unread.begin(), r.unread.end());
     }
     return out;
@@ -154,6 +155,8 @@ class Walker {
       } else if (fill_file_stat(st, file)) {
         file.path.assign(job.rel).append(e->d_name);
         visit_(thread, file);
+      } else {
+        out.specials.push_back({job.rel + e->d_name, st.st_mode, st.st_uid, st.st_gid});
       }
     }
   }

@@ -48,6 +48,8 @@ struct WalkResult {
   // Entries named `.git` met in the folders listed (at any depth, the root's too): not entered,
   // and for the caller to fingerprint (a repository's config can carry commands).
   std::vector<std::string> git_entries;
+  // FIFOs, sockets and devices met (git holds none of them): "dir/name" with the entry's stat.
+  std::vector<FolderMode> specials;
   // What could not be looked at: folders ("dir/", the root "./") that could not be opened or
   // listed, entries ("dir/name") that could not be stat'ed. What vanished meanwhile is not here: it is gone.
   std::vector<std::string> unread;
