@@ -41,6 +41,13 @@ Result<sandbox::EntryInfo> stat_checked_path(const Context& ctx, const std::stri
   return info;
 }
 
+Result<sandbox::EntryInfo> entry_checked_path(const Context& ctx, const std::string& path) {
+  // A tree's stat already names a link as one; the workspace's follows links, so ask for the entry.
+  auto info = ctx.files != nullptr ? ctx.files->stat(path) : ctx.workspace.lstat(path);
+  if (info.ok() && info->credential) saw_credential(ctx);
+  return info;
+}
+
 Result<std::string> read_checked_file(const Context& ctx, const std::string& path, std::size_t max_bytes) {
   return unflagged(ctx, ctx.files != nullptr ? ctx.files->read_file(path, max_bytes)
                                              : ctx.workspace.read_file_flagged(path, max_bytes));
@@ -54,18 +61,27 @@ Result<std::string> read_workspace_file(const Context& ctx, const std::string& p
 std::optional<std::string> read_for_check(const Context& ctx, const std::string& path, Outcome& out) {
   auto info = stat_checked_path(ctx, path);
   if (!info.ok()) {
-    out = {false, info.error().code == ErrorCode::kNotFound ? fmt::format("{} does not exist", path)
-                                                             : info.error().message, out.path};
+    bool missing = info.error().code == ErrorCode::kNotFound;
+    out = {false, missing ? fmt::format("{} does not exist", path) : "could not be checked: " + info.error().message, out.path, !missing};
+    return std::nullopt;
+  }
+  if (info->kind != sandbox::EntryKind::kFile) {
+    out = {false, fmt::format("could not be checked: {} is {}", path,
+                              info->kind == sandbox::EntryKind::kDirectory ? "a directory"
+                              : info->kind == sandbox::EntryKind::kSymlink ? "a symbolic link"
+                                                                           : "not a regular file"),
+           out.path, true};
     return std::nullopt;
   }
   if (info->size > static_cast<std::int64_t>(kMaxCheckedFile)) {
-    out = {false, fmt::format("{} is {} bytes, over the {} MiB that content checks read", path, info->size,
-                              kMaxCheckedFile >> 20), out.path};
+    out = {false, fmt::format("could not be checked: {} is {} bytes, over the {} MiB that content checks read", path, info->size,
+                              kMaxCheckedFile >> 20), out.path, true};
     return std::nullopt;
   }
   auto content = read_checked_file(ctx, path, kMaxCheckedFile);
   if (!content.ok()) {
-    out = {false, content.error().message, out.path};
+    bool missing = content.error().code == ErrorCode::kNotFound;  // gone since the stat
+    out = {false, missing ? fmt::format("{} does not exist", path) : "could not be checked: " + content.error().message, out.path, !missing};
     return std::nullopt;
   }
   return std::move(content.value());

@@ -28,13 +28,18 @@ std::unique_ptr<Evaluator> make_http_200();
 inline constexpr std::size_t kMaxCheckedFile = 16 << 20;
 
 // Reads a file for a content check from the context's file source; on failure `out` already says
-// why (a missing file is an observation, not an error).
+// why. A missing file is an observation (a failed check); anything else that keeps the check from
+// being made (over the read cap, a symlink refused or one the tree holds, not a regular file) is an
+// error, which `not` never turns into a pass.
 std::optional<std::string> read_for_check(const Context& ctx, const std::string& path, Outcome& out);
 
 // The context's file source (the workspace when none is set): what every `reads_files`
 // evaluator reads through. A credential file is read (the verdict may need it) and marked with
 // saw_credential(), so that its message is withheld.
 Result<sandbox::EntryInfo> stat_checked_path(const Context& ctx, const std::string& path);
+// The directory entry at `path` itself, never what a symlink there points at (file_exists: a link
+// left where a file was deleted is not a deletion).
+Result<sandbox::EntryInfo> entry_checked_path(const Context& ctx, const std::string& path);
 Result<std::string> read_checked_file(const Context& ctx, const std::string& path, std::size_t max_bytes);
 // The workspace as it is now, whatever the file source: for comparisons with the snapshot.
 Result<std::string> read_workspace_file(const Context& ctx, const std::string& path, std::size_t max_bytes);

@@ -53,7 +53,8 @@ class JsonValid final : public Evaluator {
  public:
   const Signature& signature() const override {
     static const Signature s{
-        .name = "json_valid", .description = "the file parses as JSON", .args = {path_arg()}, .reads_files = true};
+        .name = "json_valid", .description = "the file parses as JSON", .args = {path_arg()}, .reads_files = true,
+        .proves_content = false};
     return s;
   }
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {

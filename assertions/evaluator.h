@@ -97,6 +97,12 @@ class Registry {
   // evaluator it wraps, declares `reads_files`): only such an assertion can be checked against the
   // pre-run snapshot and so cover a change.
   bool reads_files(const nlohmann::json& assertion) const;
+  // It reads files (above) and its pass says what the file holds, not only that it exists, its size
+  // or its form (Signature::proves_content; a wrapper such as `not` as the assertion it wraps).
+  // Only such a pass that also fails on an empty file at its path is positive evidence.
+  bool proves_content(const nlohmann::json& assertion) const;
+  // Its evaluator (or one it wraps) declares `reads_step`: it checks the step, not the workspace.
+  bool reads_step(const nlohmann::json& assertion) const;
 
  private:
   std::vector<std::unique_ptr<Evaluator>> evaluators_;

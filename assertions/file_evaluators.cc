@@ -20,24 +20,27 @@ class FileExists final : public Evaluator {
  public:
   const Signature& signature() const override {
     static const Signature s{.name = "file_exists",
-                             .description = "the path exists inside the workspace",
+                             .description = "the path exists inside the workspace (the entry itself: a symlink exists wherever it points)",
                              .args = {path_arg()},
-                             .reads_files = true};
+                             .reads_files = true,
+                             .proves_content = false};
     return s;
   }
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
     std::string path = arg(a, "path");
     Outcome out{false, "", normalize_relative_path(path)};
-    auto info = stat_checked_path(ctx, path);
+    auto info = entry_checked_path(ctx, path);
     if (info.ok()) {
       out.passed = true;
-      out.message = info->kind == sandbox::EntryKind::kDirectory
-                        ? fmt::format("{} exists (a directory)", path)
-                        : fmt::format("{} exists ({} bytes)", path, info->size);
+      out.message = info->kind == sandbox::EntryKind::kDirectory ? fmt::format("{} exists (a directory)", path)
+                    : info->kind == sandbox::EntryKind::kSymlink ? fmt::format("{} exists (a symbolic link)", path)
+                    : info->kind == sandbox::EntryKind::kOther   ? fmt::format("{} exists (not a regular file)", path)
+                                                                 : fmt::format("{} exists ({} bytes)", path, info->size);
     } else if (info.error().code == ErrorCode::kNotFound) {
       out.message = fmt::format("{} does not exist", path);
     } else {
-      out.message = info.error().message;
+      out.message = "could not be checked: " + info.error().message;
+      out.error = true;
     }
     return out;
   }
@@ -87,7 +90,8 @@ class FileSizeGt final : public Evaluator {
     static const Signature s{.name = "file_size_gt",
                              .description = "the file is larger than `bytes`",
                              .args = {path_arg(), {"bytes", ArgType::kInteger, true, "size to exceed", 0}},
-                             .reads_files = true};
+                             .reads_files = true,
+                             .proves_content = false};
     return s;
   }
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
@@ -96,11 +100,14 @@ class FileSizeGt final : public Evaluator {
     Outcome out{false, "", normalize_relative_path(path)};
     auto info = stat_checked_path(ctx, path);
     if (!info.ok()) {
-      out.message = info.error().code == ErrorCode::kNotFound ? fmt::format("{} does not exist", path) : info.error().message;
+      bool missing = info.error().code == ErrorCode::kNotFound;
+      out.message = missing ? fmt::format("{} does not exist", path) : "could not be checked: " + info.error().message;
+      out.error = !missing;
       return out;
     }
     if (info->kind != sandbox::EntryKind::kFile) {
-      out.message = fmt::format("{} is not a regular file", path);
+      out.message = fmt::format("could not be checked: {} is not a regular file", path);
+      out.error = true;
       return out;
     }
     out.passed = info->size > bytes;

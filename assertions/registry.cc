@@ -90,4 +90,26 @@ bool Registry::reads_files(const nlohmann::json& assertion) const {
   return nested;
 }
 
+bool Registry::proves_content(const nlohmann::json& assertion) const {
+  if (!reads_files(assertion)) return false;
+  const Evaluator* e = find(json_str(assertion, "type"));
+  const Signature& sig = e->signature();
+  if (sig.reads_files) return sig.proves_content;
+  for (const auto& spec : sig.args) {
+    if (spec.type == ArgType::kAssertion && assertion.contains(spec.name) && !proves_content(assertion[spec.name])) return false;
+  }
+  return true;
+}
+
+bool Registry::reads_step(const nlohmann::json& assertion) const {
+  const Evaluator* e = find(json_str(assertion, "type"));
+  if (e == nullptr) return false;
+  const Signature& sig = e->signature();
+  if (sig.reads_step) return true;
+  for (const auto& spec : sig.args) {
+    if (spec.type == ArgType::kAssertion && assertion.contains(spec.name) && reads_step(assertion[spec.name])) return true;
+  }
+  return false;
+}
+
 }  // namespace candor::assertions

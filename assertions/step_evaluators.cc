@@ -9,8 +9,10 @@ namespace {
 class OutputContains final : public Evaluator {
  public:
   const Signature& signature() const override {
-    static const Signature s{"output_contains", "the step's output contains `text`",
-                             {{"text", ArgType::kString, true, "exact text to look for"}}};
+    static const Signature s{.name = "output_contains",
+                             .description = "the step's output contains `text`",
+                             .args = {{"text", ArgType::kString, true, "exact text to look for"}},
+                             .reads_step = true};
     return s;
   }
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
@@ -28,8 +30,10 @@ class OutputContains final : public Evaluator {
 class ExitCodeEq final : public Evaluator {
  public:
   const Signature& signature() const override {
-    static const Signature s{"exit_code_eq", "the step's exit code equals `code`",
-                             {{"code", ArgType::kInteger, true, "expected exit code", 0, 255}}};
+    static const Signature s{.name = "exit_code_eq",
+                             .description = "the step's exit code equals `code`",
+                             .args = {{"code", ArgType::kInteger, true, "expected exit code", 0, 255}},
+                             .reads_step = true};
     return s;
   }
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {

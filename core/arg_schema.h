@@ -45,6 +45,15 @@ struct Signature {
   // about the change (DESIGN.md: discriminating coverage). False for checks of step output, of
   // processes, of the network, and of comparisons with the snapshot itself.
   bool reads_files = false;
+  // Evaluators that read files: a pass says something about what the file holds, so a pass that
+  // also fails on an empty file at the path is positive evidence of content (DESIGN.md, Trust
+  // boundary). False for checks of existence, size or form alone (file_exists, file_size_gt,
+  // json_valid): they pass on any content, right or wrong, and never cover a change.
+  bool proves_content = true;
+  // Evaluators only: the verdict is about the step the assertion follows (its output, its exit
+  // code), not the workspace. Such a failure is its step's failure: it stands until a later step
+  // with the same tool and target passes (tier-1 rule 5), and re-checking it proves nothing.
+  bool reads_step = false;
 };
 
 const char* arg_type_name(ArgType type);

@@ -79,16 +79,37 @@ nlohmann::json to_json(const StepRecord& s) {
 }
 
 nlohmann::json to_json(const AssertionRecord& a) {
-  return {{"step", a.step.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.step)},
-          {"round", a.round},
-          {"type", a.type},
-          {"assertion", a.assertion},
-          {"path", a.path.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.path)},
-          {"passed", a.passed},
-          {"message", a.message},
-          {"seq", a.seq},
-          {"by", to_string(a.by)},
-          {"discriminating", a.discriminating ? nlohmann::json(*a.discriminating) : nlohmann::json(nullptr)}};
+  nlohmann::json out = {{"step", a.step.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.step)},
+                        {"round", a.round},
+                        {"type", a.type},
+                        {"assertion", a.assertion},
+                        {"path", a.path.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.path)},
+                        {"passed", a.passed},
+                        {"message", a.message},
+                        {"seq", a.seq},
+                        {"by", to_string(a.by)},
+                        {"discriminating", a.discriminating ? nlohmann::json(*a.discriminating) : nlohmann::json(nullptr)},
+                        {"positive", a.positive ? nlohmann::json(*a.positive) : nlohmann::json(nullptr)}};
+  if (a.guard) out["guard"] = true;
+  if (a.final_check) out["final_check"] = true;
+  if (a.reads_step) out["reads_step"] = true;
+  return out;
+}
+
+void read_assertion_fields(const nlohmann::json& a, AssertionRecord& r) {
+  if (a.contains("step") && a["step"].is_string()) r.step = a["step"].get<std::string>();
+  r.round = a.contains("round") && a["round"].is_number_integer() ? a["round"].get<int>() : r.round;
+  r.type = json_str(a, "type");
+  if (a.contains("assertion") && a["assertion"].is_object()) r.assertion = a["assertion"];
+  if (a.contains("path") && a["path"].is_string()) r.path = a["path"].get<std::string>();
+  r.passed = a.contains("passed") && a["passed"].is_boolean() && a["passed"].get<bool>();
+  r.message = json_str(a, "message");
+  r.by = parse_provenance(json_str(a, "by")).value_or(Provenance::kPlanner);
+  if (a.contains("discriminating") && a["discriminating"].is_boolean()) r.discriminating = a["discriminating"].get<bool>();
+  if (a.contains("positive") && a["positive"].is_boolean()) r.positive = a["positive"].get<bool>();
+  r.guard = a.contains("guard") && a["guard"].is_boolean() && a["guard"].get<bool>();
+  r.final_check = a.contains("final_check") && a["final_check"].is_boolean() && a["final_check"].get<bool>();
+  r.reads_step = a.contains("reads_step") && a["reads_step"].is_boolean() && a["reads_step"].get<bool>();
 }
 
 namespace {
@@ -163,6 +184,8 @@ nlohmann::json to_json(const Mutation& m) {
   if (!m.owner_before.empty()) j["owner_before"] = m.owner_before;
   if (!m.owner_after.empty()) j["owner_after"] = m.owner_after;
   if (m.credential) j["credential"] = true;  // absent in runs recorded before it existed, as false
+  if (m.committed) j["committed"] = true;
+  if (m.lines_before > 0) j["lines_before"] = m.lines_before;
   return j;
 }
 
@@ -250,6 +273,8 @@ nlohmann::json to_json(const RunFacts& f) {
       {"snapshot_after", f.snapshot_after},
       {"created_folders", created_folders_json(f.created_folders)},
       {"umask", f.umask < 0 ? nlohmann::json(nullptr) : nlohmann::json(fmt::format("{:03o}", f.umask))},
+      {"commits", f.commits_to_tree.empty() ? nlohmann::json(nullptr)
+                                            : nlohmann::json{{"from_tree", f.commits_from_tree}, {"to_tree", f.commits_to_tree}}},
   };
 }
 
@@ -269,6 +294,10 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
     f.sensitive = j.value("sensitive", std::vector<std::string>{});
     f.credential_files = j.value("credential_files", std::vector<std::string>{});
     if (j.contains("git")) f.git = j["git"];
+    if (j.contains("commits") && j["commits"].is_object()) {
+      f.commits_from_tree = json_str(j["commits"], "from_tree");
+      f.commits_to_tree = json_str(j["commits"], "to_tree");
+    }
     f.goal = j.at("goal").get<std::string>();
     f.goal_kind = parse_goal_kind(j.at("goal_kind").get<std::string>()).value_or(GoalKind::kModify);
     f.workspace = j.at("workspace").get<std::string>();
@@ -292,16 +321,11 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
     }
     for (const auto& a : j.at("assertions")) {
       AssertionRecord r;
-      if (a.contains("step") && a["step"].is_string()) r.step = a["step"].get<std::string>();
-      r.round = a.value("round", 1);
       r.type = a.at("type").get<std::string>();
-      r.assertion = a.value("assertion", nlohmann::json::object());
-      if (a.contains("path") && a["path"].is_string()) r.path = a["path"].get<std::string>();
-      r.passed = a.at("passed").get<bool>();
-      r.message = a.value("message", "");
+      (void)a.at("passed").get<bool>();
+      r.assertion = nlohmann::json::object();
+      read_assertion_fields(a, r);
       r.seq = a.value("seq", std::int64_t{0});
-      r.by = parse_provenance(json_str(a, "by")).value_or(Provenance::kPlanner);
-      if (a.contains("discriminating") && a["discriminating"].is_boolean()) r.discriminating = a["discriminating"].get<bool>();
       f.assertions.push_back(std::move(r));
     }
     if (j.contains("sandbox")) f.sandbox = j["sandbox"];
@@ -325,6 +349,8 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
       r.owner_before = json_str(m, "owner_before", "");
       r.owner_after = json_str(m, "owner_after", "");
       r.credential = m.value("credential", false);
+      r.lines_before = m.contains("lines_before") && m["lines_before"].is_number_integer() ? m["lines_before"].get<int>() : 0;
+      r.committed = m.contains("committed") && m["committed"].is_boolean() && m["committed"].get<bool>();
       f.mutations.push_back(std::move(r));
     }
     const auto& b = j.at("budget");

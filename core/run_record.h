@@ -75,20 +75,33 @@ struct StepRecord {
 };
 
 struct AssertionRecord {
-  std::string step;  // step id, or "" for a goal-level (--expect) assertion
+  std::string step{};  // step id, or "" for a goal-level (--expect) assertion
   int round = 1;
-  std::string type;
-  nlohmann::json assertion;  // the assertion as written
-  std::string path;          // normalised workspace path the assertion inspected, if any
+  std::string type{};
+  nlohmann::json assertion{};  // the assertion as written
+  std::string path{};          // normalised workspace path the assertion inspected, if any
   bool passed = false;
-  std::string message;
+  std::string message{};
   std::int64_t seq = 0;  // seq of the assertion event
   // Unknown provenance (a record from before it existed) is treated as the untrusted side.
   Provenance by = Provenance::kPlanner;
   // For a passing assertion that reads a path: whether it fails on the path's content before the
   // run (the pre-run snapshot). Only a discriminating pass is evidence about the change. nullopt:
   // not checked (failed, bound to no path, or an evaluator that cannot say).
-  std::optional<bool> discriminating;
+  std::optional<bool> discriminating{};
+  // Positive evidence of content: a check of what the file holds (not only that it exists, its size
+  // or its form) whose pass also fails on an empty file at the path. Asked when `discriminating` is
+  // true; nullopt when not asked. Only a positive, discriminating pass covers an added or modified path.
+  std::optional<bool> positive{};
+  // A guard (--guard, config `guard`): what must still hold. Its failure makes the run partial; its
+  // pass never covers a change, never makes a run "already satisfied" and never backs an answer.
+  bool guard = false;
+  // The end-of-run re-check of an assertion whose last evaluation had failed (tier-1 rule 5): it
+  // counts as that assertion's last evaluation.
+  bool final_check = false;
+  // About the step it follows (output_contains, exit_code_eq), not the workspace: its failure is the
+  // step's failure (Signature::reads_step).
+  bool reads_step = false;
   bool goal_level() const { return step.empty(); }
 };
 
@@ -124,6 +137,12 @@ struct Mutation {
   // Decided once, when the run ends (Executor::finish); every rendering (judge evidence, the HTML
   // diff, the Markdown table) withholds its content on this flag.
   bool credential = false;
+  // The change is in a commit the run made (git_commit), between RunFacts::commits' trees; the
+  // workspace's file may be as it was (a pending change committed). Its diff is read from those trees.
+  bool committed = false;
+  // Lines the file had before (text diffed by lines only; 0 otherwise): the size a net removal is
+  // measured against (Trust boundary: removed content is evidence too).
+  int lines_before = 0;
 };
 
 // A folder the run created: its files are mutations of their own, but the folder's mode is a
@@ -205,6 +224,9 @@ struct RunFacts {
   // `candor report --html` or `candor verify` reads them from the pre-run snapshot to mask their
   // values again (verify/run_credentials.h), having no other way to know them.
   std::vector<std::string> credential_files;
+  // The commits the run's git_commit steps made, as two trees: the HEAD the first was made on (git's
+  // empty tree for a first commit) and the last one's. Both "" when no commit was made.
+  std::string commits_from_tree, commits_to_tree;
 };
 
 // Whether `s` is valid UTF-8 (what a JSON string can hold as it is).
@@ -212,6 +234,9 @@ bool valid_utf8(std::string_view s);
 
 nlohmann::json to_json(const StepRecord& s);
 nlohmann::json to_json(const AssertionRecord& a);
+// The fields of an `assertion` event or of a stored record, read back into `r` (seq left alone);
+// a field missing or of another type leaves its default.
+void read_assertion_fields(const nlohmann::json& j, AssertionRecord& r);
 nlohmann::json to_json(const Mutation& m);
 nlohmann::json to_json(const GoalValidation& g);
 nlohmann::json to_json(const RunFacts& f);

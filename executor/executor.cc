@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "assertions/empty_file_source.h"
 #include "executor/snapshot_files.h"
 #include "sandbox/credential_registry.h"
 #include "sandbox/process.h"
@@ -186,7 +187,6 @@ StepRecord Executor::run_step(const planner::PlanStep& step, int round, RoundOut
   ToolContext ctx{deps_.workspace, options_.network, options_.output_cap,
                   std::chrono::milliseconds(static_cast<long long>(left_s * 1000)), options_.cancel,
                   options_.process_sandbox};
-  if (!tool->read_only()) wrote_since_scan_ = true;
   ToolResult result = tool->run(step.args, ctx);
   facts_.budget.used.steps++;
   // Masked where it is made: the output goes to the event, the planner's observations, the
@@ -195,6 +195,11 @@ StepRecord Executor::run_step(const planner::PlanStep& step, int round, RoundOut
   mask(result.error);
 
   if (!tool->read_only()) rec.changed_paths = scan_for_changes(step.id, result.wrote);
+  if (result.committed) {
+    if (facts_.commits_to_tree.empty()) facts_.commits_from_tree = result.committed->first;
+    facts_.commits_to_tree = result.committed->second;
+    commit_steps_.push_back(step.id);
+  }
 
   // A shell step that asserts its exit code lets the assertion decide, unless it timed out.
   bool excused = step.tool == "shell" && !result.ok && !result.timed_out && result.exit_code &&
@@ -224,9 +229,9 @@ StepRecord Executor::run_step(const planner::PlanStep& step, int round, RoundOut
     return rec;
   }
 
-  assertions::StepView view{step.id, step.tool, result.output, result.exit_code};
+  assertions::StepView& view = step_views_[step.id] = {step.id, step.tool, result.output, result.exit_code};
   for (const auto& a : step.asserts) {
-    AssertionRecord ar = evaluate(a, &view, step.id, round, options_.plan_assertions_by);
+    AssertionRecord ar = evaluate(a, &view, {.step = step.id, .round = round, .by = options_.plan_assertions_by});
     if (!ar.passed && outcome.all_passed) {
       outcome.all_passed = false;
       outcome.failure = fmt::format("step {} ({} {}): assertion {} failed: {}", step.id, step.tool, rec.target, ar.type,
@@ -265,12 +270,7 @@ void Executor::mask(std::string& text) const {
 
 void Executor::note_scan(std::uint64_t processes_before) {
   scanned_ = true;
-  wrote_since_scan_ = false;
   processes_at_scan_ = processes_before;
-}
-
-bool Executor::workspace_as_scanned() const {
-  return scanned_ && !wrote_since_scan_ && sandbox::processes_started() == processes_at_scan_;
 }
 
 std::vector<std::string> Executor::scan_for_changes(const std::string& step_id,
@@ -313,6 +313,15 @@ assertions::Context Executor::assertion_context(const assertions::StepView* step
                              .deadline = steady_started_ + std::chrono::seconds(options_.limits.timeout_s)};
 }
 
+bool Executor::fails_on_empty_file(const nlohmann::json& assertion, const std::string& path,
+                                   const assertions::StepView* step) const {
+  assertions::EmptyFileAt empty(path, nullptr, deps_.workspace);
+  assertions::Context ctx = assertion_context(step);
+  ctx.files = &empty;
+  assertions::Outcome o = deps_.evaluators.evaluate(assertion, ctx);
+  return !o.passed && !o.error;
+}
+
 bool Executor::fails_before_run(const nlohmann::json& assertion, const assertions::StepView* step) const {
   if (facts_.snapshot_before.empty()) return false;
   SnapshotFiles before(deps_.snapshots.trees(), facts_.snapshot_before, deps_.workspace.secrets(), "before the run",
@@ -323,10 +332,9 @@ bool Executor::fails_before_run(const nlohmann::json& assertion, const assertion
   return !o.passed && !o.error;
 }
 
-AssertionRecord Executor::evaluate(const nlohmann::json& assertion, const assertions::StepView* step,
-                                   const std::string& step_id, int round, Provenance by) {
+AssertionRecord Executor::evaluate(const nlohmann::json& assertion, const assertions::StepView* step, AssertionRecord as) {
   assertions::Outcome o = deps_.evaluators.evaluate(assertion, assertion_context(step));
-  if (o.credential && by == Provenance::kPlanner) {
+  if (o.credential && as.by == Provenance::kPlanner) {
     // The agent chooses its own checks: with the pass/fail bit it could guess a secret's content
     // one pattern at a time. Its check of a credential file is not made; the user's still is.
     o.passed = false;
@@ -336,57 +344,69 @@ AssertionRecord Executor::evaluate(const nlohmann::json& assertion, const assert
                             sandbox::content_withheld(o.path.empty() ? "a file it read" : o.path));
   }
   mask(o.message);  // an excerpt of a file that holds a secret value it is not named for
-  AssertionRecord ar;
-  ar.step = step_id;
-  ar.round = round;
+  AssertionRecord ar = std::move(as);
+  ar.reads_step = deps_.evaluators.reads_step(assertion);
   ar.type = json_str(assertion, "type");
   ar.assertion = assertion;
   ar.path = o.path;
   ar.passed = o.passed;
   ar.message = o.message;
-  ar.by = by;
   if (o.passed && !o.path.empty() && deps_.evaluators.reads_files(assertion)) {
     ar.discriminating = fails_before_run(assertion, step);
+    if (*ar.discriminating) {
+      ar.positive = deps_.evaluators.proves_content(assertion) && fails_on_empty_file(assertion, o.path, step);
+    }
   }
-  const Event& ev = deps_.trajectory.record(
-      "assertion", {{"step", step_id.empty() ? nlohmann::json(nullptr) : nlohmann::json(step_id)},
-                    {"round", round},
-                    {"type", ar.type},
-                    {"assertion", assertion},
-                    {"passed", ar.passed},
-                    {"message", ar.message},
-                    {"path", ar.path.empty() ? nlohmann::json(nullptr) : nlohmann::json(ar.path)},
-                    {"by", to_string(by)},
-                    {"discriminating", ar.discriminating ? nlohmann::json(*ar.discriminating) : nlohmann::json(nullptr)}});
+  nlohmann::json event = to_json(ar);
+  event.erase("seq");
+  const Event& ev = deps_.trajectory.record("assertion", event);
   ar.seq = ev.seq;
   facts_.assertions.push_back(ar);
   return ar;
 }
 
-std::string Executor::run_goal_assertions(const std::vector<nlohmann::json>& expects) {
+std::string Executor::run_goal_assertions(const std::vector<nlohmann::json>& expects, const std::vector<nlohmann::json>& guards) {
   std::string first_failure;
-  for (const auto& a : expects) {
-    AssertionRecord ar = evaluate(a, nullptr, "", facts_.last_round, Provenance::kUser);
+  auto check = [&](const nlohmann::json& a, bool guard) {
+    AssertionRecord ar = evaluate(a, nullptr, {.round = facts_.last_round, .by = Provenance::kUser, .guard = guard});
     if (!ar.passed && first_failure.empty()) {
-      first_failure = fmt::format("goal-level assertion {} failed: {}", ar.type, ar.message);
+      first_failure = fmt::format("{} {} failed: {}", guard ? "guard" : "goal-level assertion", ar.type, ar.message);
     }
-  }
+  };
+  for (const auto& a : expects) check(a, false);
+  for (const auto& a : guards) check(a, true);
   return first_failure;
 }
 
+void Executor::recheck_stale_failures() {
+  std::map<std::string, const AssertionRecord*> last;
+  for (const auto& a : facts_.assertions) last[a.assertion.dump()] = &a;
+  std::vector<AssertionRecord> stale;
+  for (const auto& [key, a] : last) {
+    if (!a->passed && !a->reads_step) stale.push_back(*a);  // a step's own failure stands with its step
+  }
+  std::sort(stale.begin(), stale.end(), [](const AssertionRecord& x, const AssertionRecord& y) { return x.seq < y.seq; });
+  for (const auto& a : stale) {
+    auto view = step_views_.find(a.step);
+    evaluate(a.assertion, view == step_views_.end() ? nullptr : &view->second,
+             {.step = a.step, .round = facts_.last_round, .by = a.by, .guard = a.guard, .final_check = true});
+  }
+}
+
 RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::string& detail) {
-  // Catch anything the run changed outside a step (an assertion's or a provider's process, say):
-  // unattributed, so no assertion can have covered it. When nothing of the run could write since
-  // the latest scan (no writing tool, no process: run_process leaves nothing running), that scan's
-  // index is the workspace as the run leaves it, and a warm run walks the tree once less.
+  // Catch anything the run changed outside a step (an assertion's or a provider's process, a
+  // service an http_get reached): unattributed, so no assertion can have covered it.
   // The last scan may run a little past the time budget: without it nothing the run did would be
   // known. What it has not read by then is unread (the run is incomplete), not waited for.
+  // Failures nothing checked again stand only if they still fail; checked before the last scan,
+  // since a checker's own process may write.
+  if (!facts_.snapshot_before.empty()) recheck_stale_failures();
   deps_.snapshots.set_deadline(std::max(steady_started_ + std::chrono::seconds(options_.limits.timeout_s),
                                         std::chrono::steady_clock::now() + kFinalScanGrace));
-  if (!workspace_as_scanned()) {
-    scanned_ = false;
-    if (!facts_.snapshot_before.empty()) scan_for_changes("");
-  }
+  // Always a full scan: a read-only tool (http_get to a service of the workspace's) can have had a
+  // process outside candor's sight change any file.
+  scanned_ = false;
+  if (!facts_.snapshot_before.empty()) scan_for_changes("");
   auto after = scanned_ ? deps_.snapshots.write_tree() : Result<std::string>(make_error(ErrorCode::kIo, "no scan"));
   if (scanned_ && !after.ok() && scan_error_.empty()) scan_error_ = after.error().message;
   if (after.ok()) {
@@ -405,11 +425,14 @@ RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::str
       }
       facts_.mutations = std::move(mutations.value());
       record_modes();
+      record_commits();
       // What undo, diffs and the judge read later, kept in the store whatever becomes of the
       // workspace's own repository (whose objects the first snapshot may only name).
       std::vector<std::string> paths;
       for (const auto& m : facts_.mutations) paths.push_back(m.path);
-      if (Status kept = deps_.snapshots.retain({facts_.snapshot_before, facts_.snapshot_after}, paths);
+      std::vector<std::string> trees{facts_.snapshot_before, facts_.snapshot_after};
+      if (!facts_.commits_to_tree.empty()) trees.insert(trees.end(), {facts_.commits_from_tree, facts_.commits_to_tree});
+      if (Status kept = deps_.snapshots.retain(trees, paths);
           !kept.ok() && scan_error_.empty()) {
         scan_error_ = kept.error().message;
       }
@@ -503,6 +526,34 @@ void Executor::record_modes() {
   }
   for (const auto& c : s.created_folders()) {
     facts_.created_folders.push_back({c.path, c.after.mode, owner(c.after) != runner ? owner(c.after) : ""});
+  }
+}
+
+void Executor::record_commits() {
+  if (facts_.commits_to_tree.empty()) return;
+  auto committed = deps_.snapshots.diff(facts_.commits_from_tree, facts_.commits_to_tree);
+  if (!committed.ok()) {
+    if (scan_error_.empty()) scan_error_ = "reading what the run's commits changed: " + committed.error().message;
+    return;
+  }
+  std::int64_t seq = 0;
+  for (const auto& s : facts_.steps) {
+    if (!commit_steps_.empty() && s.id == commit_steps_.back()) seq = std::max(seq, s.seq);
+  }
+  bool appended = false;
+  for (auto& m : *committed) {
+    bool known = std::any_of(facts_.mutations.begin(), facts_.mutations.end(), [&](const Mutation& x) { return x.path == m.path; });
+    if (known) continue;  // the workspace's own change says it
+    m.committed = true;
+    m.steps = commit_steps_;
+    m.last_change_seq = seq;
+    m.credential = deps_.workspace.secrets().refused(m.path);
+    facts_.mutations.push_back(std::move(m));
+    appended = true;
+  }
+  if (appended) {
+    std::stable_sort(facts_.mutations.begin(), facts_.mutations.end(),
+                     [](const Mutation& a, const Mutation& b) { return a.path < b.path; });
   }
 }
 

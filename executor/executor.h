@@ -70,9 +70,10 @@ class Executor {
   // Runs one round's steps in order; a failed step or assertion ends the round at once.
   RoundOutcome run_round(const planner::Plan& plan, int round);
 
-  // Goal-level assertions (--expect), evaluated against the workspace as it is now.
-  // Returns the first failure's text, "" when all passed.
-  std::string run_goal_assertions(const std::vector<nlohmann::json>& expects);
+  // Goal-level assertions (--expect), then guards (--guard: what must still hold; recorded with
+  // `guard`), evaluated against the workspace as it is now. Returns the first failure's text, ""
+  // when all passed.
+  std::string run_goal_assertions(const std::vector<nlohmann::json>& expects, const std::vector<nlohmann::json>& guards = {});
 
   // Fixes the goal kind once (round 1's plan or --kind); `by` says which, for the trajectory.
   void set_goal_kind(GoalKind kind, const std::string& by);
@@ -85,7 +86,10 @@ class Executor {
   ProgressObserver* progress() const { return options_.progress; }  // may be null
   double elapsed_s() const;
 
-  // Final scan, net mutations with their steps, run_ended. Returns the facts for tier 1.
+  // Re-checks every assertion whose last evaluation failed (tier-1 rule 5: a failure nothing
+  // checked again stands only if it still fails), then the final scan (always a full one: a read-only
+  // tool can have had a process change the workspace), net mutations with their steps, the commits
+  // git_commit made, run_ended. Returns the facts for tier 1.
   RunFacts finish(RunStatus status, BudgetKind exhausted, const std::string& detail);
 
   RunFacts& facts() { return facts_; }
@@ -110,12 +114,21 @@ class Executor {
   // The whole modes of the mutated paths, mode-only changes as mutations, folders created.
   void record_modes();
   assertions::Context assertion_context(const assertions::StepView* step) const;
-  AssertionRecord evaluate(const nlohmann::json& assertion, const assertions::StepView* step,
-                           const std::string& step_id, int round, Provenance by);
+  // Evaluates `assertion` and records it: `as` says whose it is (step, round, by, guard,
+  // final_check); the outcome, discrimination and positivity are filled in.
+  AssertionRecord evaluate(const nlohmann::json& assertion, const assertions::StepView* step, AssertionRecord as);
+  // The last evaluation of each assertion (by its JSON) that failed, evaluated once more.
+  void recheck_stale_failures();
+  // The paths the run's commits (git_commit steps) changed between the HEAD before the first and
+  // the tree of the last, as mutations marked `committed` where the workspace diff has none.
+  void record_commits();
   // The discriminating check: the same assertion on the pre-run snapshot. True when it fails
   // there (so its pass is evidence about the change); false when it passes there too or cannot
   // be checked.
   bool fails_before_run(const nlohmann::json& assertion, const assertions::StepView* step) const;
+  // The second half of positive evidence: the same assertion with an empty file at its `path`
+  // (the rest of the workspace as it is now). True when it fails there.
+  bool fails_on_empty_file(const nlohmann::json& assertion, const std::string& path, const assertions::StepView* step) const;
 
   ExecutorDeps deps_;
   ExecutorOptions options_;
@@ -126,9 +139,8 @@ class Executor {
   static constexpr std::chrono::seconds kFinalScanGrace{5};
   std::string scan_error_;
   bool scanned_ = false;  // the latest scan succeeded
-  // Whether the index of the latest scan is still the workspace as this run left it: no tool that
-  // may write has run since, and no process (sandbox::processes_started() as it was then).
-  bool wrote_since_scan_ = true;
+  // sandbox::processes_started() when the latest scan began: a later scan may look at what a file
+  // tool wrote alone only while no process has started since.
   std::uint64_t processes_at_scan_ = 0;
   // .git/ and .candor/ as they were when the run began; compared at the end.
   std::optional<verify::ProtectedState> protected_before_;
@@ -136,6 +148,9 @@ class Executor {
   // last change was seen.
   std::map<std::string, std::vector<std::string>> changed_by_;
   std::map<std::string, std::int64_t> last_change_seq_;
+  // What each step gave its assertions, for the end's re-check of those that failed.
+  std::map<std::string, assertions::StepView> step_views_;
+  std::vector<std::string> commit_steps_;  // the git_commit steps that made a commit, in order
 };
 
 }  // namespace candor::executor

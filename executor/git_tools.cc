@@ -4,6 +4,7 @@
 // changes .git: through libgit2's object, index and ref calls only, never by writing files there,
 // so hooks and config stay out of reach (shell steps see .git read-only).
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "core/git_ptr.h"
 #include "executor/tool.h"
 #include "sandbox/credential_registry.h"
+#include "verify/git_trees.h"
 
 namespace candor::executor {
 namespace {
@@ -251,11 +253,21 @@ class GitCommit final : public Tool {
     }
     char id[8];
     git_oid_tostr(id, sizeof(id), &commit_id);
+    char from[GIT_OID_HEXSZ + 1], to[GIT_OID_HEXSZ + 1];
+    git_oid_tostr(to, sizeof(to), &tree_id);
+    if (parent.p != nullptr) {
+      git_oid_tostr(from, sizeof(from), git_commit_tree_id(parent.p));
+    } else {
+      std::snprintf(from, sizeof(from), "%s", verify::kEmptyTree);
+    }
     std::string left_out;
     for (const auto& p : filter.skipped) left_out += (left_out.empty() ? "" : ", ") + p;
-    return with_output(fmt::format("committed {} \"{}\" as {} <{}>\n{}", id, message.substr(0, message.find('\n')), sig.p->name,
-                                   sig.p->email, left_out.empty() ? "" : "credential files left unstaged: " + left_out + "\n"),
-                       ctx);
+    ToolResult done = with_output(fmt::format("committed {} \"{}\" as {} <{}>\n{}", id, message.substr(0, message.find('\n')),
+                                              sig.p->name, sig.p->email,
+                                              left_out.empty() ? "" : "credential files left unstaged: " + left_out + "\n"),
+                                  ctx);
+    done.committed = std::make_pair(std::string(from), std::string(to));
+    return done;
   }
 
  private:

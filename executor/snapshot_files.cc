@@ -1,37 +1,12 @@
 #include "executor/snapshot_files.h"
 
-#include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-
 #include <fmt/format.h>
 
+#include "assertions/materialized.h"
 #include "core/run_record.h"
 
 namespace candor::executor {
 namespace {
-
-namespace fs = std::filesystem;
-
-// Removes its folder when it dies; read-only inside, so permissions are restored first.
-class TempTree final : public assertions::MaterializedFiles {
- public:
-  explicit TempTree(std::string root) : root_(std::move(root)) {}
-  ~TempTree() override {
-    std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(root_, ec); !ec && it != fs::recursive_directory_iterator();
-         it.increment(ec)) {
-      if (it->is_directory(ec)) fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
-    }
-    fs::permissions(root_, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(root_, ec);
-  }
-  const std::string& root() const override { return root_; }
-
- private:
-  std::string root_;
-};
 
 Error not_found(const std::string& path, const std::string& when) {
   return make_error(ErrorCode::kNotFound, fmt::format("{} did not exist {}", path, when));
@@ -81,32 +56,10 @@ Result<sandbox::FileContent> SnapshotFiles::read_file(const std::string& path, s
 
 Result<std::unique_ptr<assertions::MaterializedFiles>> SnapshotFiles::materialize(const std::string& path) const {
   TRY(std::string rel, tree_path(path));
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = fmt::format("{}/candor-before-XXXXXX", tmp != nullptr && *tmp != '\0' ? tmp : "/tmp");
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    return make_error(ErrorCode::kIo, fmt::format("cannot create {}: {}", pattern, std::strerror(errno)));
-  }
-  auto tree = std::make_unique<TempTree>(pattern);
   TRY(auto file, trees_.read_file(tree_, rel));
-  if (file && file->mode != 0120000 && rel != ".") {
-    fs::path target = fs::path(pattern) / rel;
-    std::error_code ec;
-    fs::create_directories(target.parent_path(), ec);
-    std::ofstream out(target, std::ios::binary | std::ios::trunc);
-    if (!credential(rel, file->content)) out << file->content;
-    out.close();
-    if (ec || !out) return make_error(ErrorCode::kIo, fmt::format("cannot write {}", target.string()));
-    fs::permissions(target, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read, ec);
-  }
-  // Read-only all the way down (the process sandbox makes it read-only for the checker, too).
-  std::error_code ec;
-  std::vector<fs::path> dirs{pattern};
-  for (auto it = fs::recursive_directory_iterator(pattern, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (it->is_directory(ec)) dirs.push_back(it->path());
-  }
-  for (auto d = dirs.rbegin(); d != dirs.rend(); ++d) fs::permissions(*d, fs::perms(0555), ec);
-  return std::unique_ptr<assertions::MaterializedFiles>(std::move(tree));
+  std::optional<std::string> content;
+  if (file && file->mode != 0120000) content = credential(rel, file->content) ? std::string() : std::move(file->content);
+  return assertions::materialize_one(rel, content);
 }
 
 }  // namespace candor::executor

@@ -33,6 +33,9 @@ struct ToolResult {
   // which write in this process): the scan after the step may then look at these alone, as long as
   // no process has run since the last scan. nullopt: anything may have changed.
   std::optional<std::vector<std::string>> wrote;
+  // git_commit: the tree of the commit it made on, and the tree it committed (full hex ids; git's
+  // empty tree for a first commit), so the run can count what the commit changed as change.
+  std::optional<std::pair<std::string, std::string>> committed;
 
   static ToolResult failure(std::string error) {
     ToolResult r;

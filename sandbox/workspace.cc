@@ -292,6 +292,21 @@ Result<EntryInfo> Workspace::stat(const std::string& path) const {
   return opened.second;
 }
 
+Result<EntryInfo> Workspace::lstat(const std::string& path) const {
+  TRY(std::string rel, check_relative(path));
+  std::size_t slash = rel.rfind('/');
+  if (rel == ".") return stat(rel);
+  std::string parent = slash == std::string::npos ? "." : rel.substr(0, slash);
+  std::string name = slash == std::string::npos ? rel : rel.substr(slash + 1);
+  TRY(UniqueFd dir, open_beneath(parent, O_PATH | O_DIRECTORY));
+  struct stat st{};
+  if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return from_errno(rel, errno, "stat");
+  if (!S_ISLNK(st.st_mode)) return stat(rel);
+  EntryInfo info{EntryKind::kSymlink, static_cast<std::int64_t>(st.st_size), static_cast<unsigned>(st.st_mode & 07777)};
+  info.credential = secrets_.refused(rel);
+  return info;
+}
+
 Status Workspace::check_not_protected(int dir_fd, const std::string& path) const {
   // Walk up from the directory to the root: a symlinked directory cannot smuggle a write into
   // .git/ or the store, because the check is on inodes, not names.

@@ -107,6 +107,9 @@ class Workspace {
   Result<UniqueFd> open_directory(const std::string& path) const;
   // kNotFound when nothing is there. Symlinks beneath the workspace are followed.
   Result<EntryInfo> stat(const std::string& path) const;
+  // The directory entry itself: a symlink is kSymlink (wherever it points, even nowhere), never
+  // what it points at. Its folders are resolved beneath the workspace as stat's are.
+  Result<EntryInfo> lstat(const std::string& path) const;
 
   // Atomic: a temporary file in the same directory, then rename. Missing parent directories are
   // created. Refused beneath .git/, .candor/ and protected directories, and over a symlink.

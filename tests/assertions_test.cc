@@ -2,6 +2,7 @@
 
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "assertions/builtins.h"
@@ -57,7 +58,7 @@ TEST_SUITE("assertions") {
         {{{"type", "file_exists"}, {"path", "css/style.css"}}, true, "css/style.css exists (30 bytes)", "css/style.css"},
         {{{"type", "file_exists"}, {"path", "./css"}}, true, "./css exists (a directory)", "css"},
         {{{"type", "file_exists"}, {"path", "nope.css"}}, false, "nope.css does not exist", "nope.css"},
-        {{{"type", "file_exists"}, {"path", "../x"}}, false, "../x: escapes the workspace", "../x"},
+        {{{"type", "file_exists"}, {"path", "../x"}}, false, "could not be checked: ../x: escapes the workspace", "../x"},
         {{{"type", "file_contains"}, {"path", "css/style.css"}, {"text", "#006400"}}, true,
          "css/style.css contains \"#006400\" (1 time, first at line 1)", "css/style.css"},
         {{{"type", "file_contains"}, {"path", "css/style.css"}, {"text", "#ffffff"}}, false,
@@ -93,6 +94,60 @@ TEST_SUITE("assertions") {
       CHECK(o.message == row.message);
       CHECK(o.path == row.path);
     }
+  }
+
+  TEST_CASE("a check that cannot be made is an error, never a failure that `not` turns into a pass") {
+    EvalFixture f;
+    REQUIRE(::symlink("/etc/passwd", (f.root + "/about.html").c_str()) == 0);
+    REQUIRE(::mkdir((f.root + "/dir").c_str(), 0755) == 0);
+    write_file(f.root + "/settings.py", "DEBUG = True\n");
+    REQUIRE(::truncate((f.root + "/settings.py").c_str(), 17 << 20) == 0);  // padded past the read cap
+    struct ErrorRow {
+      json assertion;
+      bool passed;
+      bool error;
+      std::string message_has;
+    };
+    json over_cap = {{"type", "file_contains"}, {"path", "settings.py"}, {"text", "DEBUG = True"}};
+    json through_link = {{"type", "file_contains"}, {"path", "about.html"}, {"text", "root"}};
+    json link_exists = {{"type", "file_exists"}, {"path", "about.html"}};
+    std::vector<ErrorRow> rows = {
+        {over_cap, false, true, "over the 16 MiB that content checks read"},
+        {{{"type", "not"}, {"assertion", over_cap}}, false, true, "the inner check could not be made"},
+        {{{"type", "file_not_contains"}, {"path", "settings.py"}, {"text", "DEBUG = True"}}, false, true, "over the 16 MiB"},
+        {through_link, false, true, "could not be checked"},
+        {{{"type", "not"}, {"assertion", through_link}}, false, true, "could not be made"},
+        {{{"type", "file_contains"}, {"path", "dir"}, {"text", "x"}}, false, true, "is a directory"},
+        {{{"type", "file_size_gt"}, {"path", "dir"}, {"bytes", 0}}, false, true, "not a regular file"},
+        // A link left where a file was deleted is no deletion: the entry exists, wherever it points.
+        {link_exists, true, false, "about.html exists (a symbolic link)"},
+        {{{"type", "not"}, {"assertion", link_exists}}, false, false, "it holds, so this fails"},
+        // A missing file is an observation, not an error.
+        {{{"type", "not"}, {"assertion", {{"type", "file_contains"}, {"path", "nope.py"}, {"text", "x"}}}}, true, false, "does not exist"},
+    };
+    for (const auto& row : rows) {
+      CAPTURE(row.assertion.dump());
+      auto o = f.eval(row.assertion);
+      CAPTURE(o.message);
+      CHECK(o.passed == row.passed);
+      CHECK(o.error == row.error);
+      CHECK(o.message.find(row.message_has) != std::string::npos);
+    }
+  }
+
+  TEST_CASE("which evaluators are positive evidence of content, and which are about their step") {
+    assertions::Registry r = assertions::builtin_evaluators();
+    auto on = [](const char* type) { return json{{"type", type}, {"path", "a"}, {"text", "x"}, {"bytes", 1}, {"pointer", "/a"}, {"value", 1}}; };
+    CHECK(r.proves_content({{"type", "file_contains"}, {"path", "a"}, {"text", "x"}}));
+    CHECK(r.proves_content({{"type", "not"}, {"assertion", {{"type", "file_contains"}, {"path", "a"}, {"text", "x"}}}}));
+    CHECK_FALSE(r.proves_content({{"type", "file_exists"}, {"path", "a"}}));
+    CHECK_FALSE(r.proves_content({{"type", "not"}, {"assertion", {{"type", "file_exists"}, {"path", "a"}}}}));
+    CHECK_FALSE(r.proves_content({{"type", "file_size_gt"}, {"path", "a"}, {"bytes", 0}}));
+    CHECK_FALSE(r.proves_content({{"type", "json_valid"}, {"path", "a"}}));
+    CHECK_FALSE(r.proves_content({{"type", "output_contains"}, {"text", "x"}}));
+    CHECK(r.reads_step({{"type", "exit_code_eq"}, {"code", 0}}));
+    CHECK(r.reads_step({{"type", "not"}, {"assertion", {{"type", "output_contains"}, {"text", "x"}}}}));
+    CHECK_FALSE(r.reads_step(on("file_contains")));
   }
 
   TEST_CASE("step assertions need a step") {

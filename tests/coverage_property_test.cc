@@ -1,6 +1,8 @@
 // Property: whenever tier 1 says `success`, every mutated path has an assertion that passed after
-// the path's last change and fails on the path's content before the run. The oracle for "fails
-// before" is computed here from the initial files, independently of the executor's own check.
+// the path's last change and fails on the path's content before the run; for an added or modified
+// path it is a check of content that also fails on an empty file there, for a deleted one a
+// `not file_exists`. The oracles ("fails before", "fails on empty") are computed here from the
+// files, independently of the executor's own checks.
 #include <doctest/doctest.h>
 
 #include <map>
@@ -106,7 +108,7 @@ TEST_SUITE("executor") {
     executor::ToolRegistry tools = executor::builtin_tools();
     assertions::Registry evaluators = assertions::builtin_evaluators();
     planner::Catalog catalog = executor::make_catalog(tools, evaluators);
-    int successes = 0, non_discriminating_passes = 0, checked_mutations = 0;
+    int successes = 0, non_discriminating_passes = 0, checked_mutations = 0, not_positive_passes = 0;
     for (int iteration = 0; iteration < 300; ++iteration) {
       Case c = random_case(rng);
       CAPTURE(iteration);
@@ -120,7 +122,9 @@ TEST_SUITE("executor") {
       StillClock clock;
       NullSink sink;
       Trajectory trajectory("run1", clock, &sink);
-      executor::Executor ex({**ws, **snaps, tools, evaluators, clock, trajectory}, {});
+      executor::ExecutorOptions options;
+      options.plan_assertions_by = Provenance::kUser;  // an exec plan: the user's own evidence decides at tier 1
+      executor::Executor ex({**ws, **snaps, tools, evaluators, clock, trajectory}, options);
       REQUIRE(ex.begin("run1", "goal").ok());
       ex.set_goal_kind(GoalKind::kModify, "test");
       auto plan = planner::parse_plan(json{{"goal_kind", "modify"}, {"steps", c.steps}, {"then", "finish"}}, catalog);
@@ -132,6 +136,7 @@ TEST_SUITE("executor") {
         if (a.passed && a.discriminating == std::optional<bool>(false)) ++non_discriminating_passes;
         // The executor's own discriminating check agrees with the oracle.
         if (a.passed && a.discriminating) CHECK(*a.discriminating == !holds_on(a.assertion, c.initial));
+        if (a.passed && a.positive == std::optional<bool>(false)) ++not_positive_passes;
       }
       verify::Tier1Result t1 = verify::evaluate_tier1(f);
       if (t1.verdict != Verdict::kSuccess) continue;
@@ -139,16 +144,22 @@ TEST_SUITE("executor") {
       for (const auto& m : f.mutations) {
         CAPTURE(m.path);
         ++checked_mutations;
+        Files empty = c.initial;
+        empty[m.path] = "";
         bool proved = std::any_of(f.assertions.begin(), f.assertions.end(), [&](const AssertionRecord& a) {
-          return a.passed && a.path == m.path && a.seq > m.last_change_seq && !holds_on(a.assertion, c.initial);
+          if (!a.passed || a.path != m.path || a.seq <= m.last_change_seq || holds_on(a.assertion, c.initial)) return false;
+          bool not_exists = a.assertion.value("type", "") == "not" && a.assertion["assertion"].value("type", "") == "file_exists";
+          if (m.change == "deleted") return not_exists;
+          return !not_exists && a.assertion.value("type", "") != "file_exists" && !holds_on(a.assertion, empty);
         });
         CHECK(proved);
       }
     }
     // The property must have been put to the test, both ways.
     MESSAGE("successes " << successes << ", mutations checked " << checked_mutations << ", non-discriminating passes "
-                         << non_discriminating_passes);
+                         << non_discriminating_passes << ", discriminating passes that are not positive evidence " << not_positive_passes);
     CHECK(successes >= 10);
     CHECK(non_discriminating_passes >= 10);
+    CHECK(not_positive_passes >= 10);
   }
 }

@@ -119,6 +119,7 @@ TEST_SUITE("verify") {
     a.path = ".circleci/config.yml";
     a.passed = true;
     a.discriminating = true;
+    a.positive = true;
     a.by = Provenance::kUser;
     a.seq = 2;
     f.assertions = {a};

@@ -24,7 +24,7 @@ StepRecord step(const std::string& id, const std::string& tool, bool effect, boo
 }
 
 // A file_contains record. A passing one on a path is discriminating (it failed on the pre-run
-// content) unless a row says otherwise.
+// content) and positive (it fails on an empty file) unless a row says otherwise.
 AssertionRecord check(const std::string& step, const std::string& path, bool passed, std::int64_t seq, int round = 1,
                       Provenance by = Provenance::kPlanner) {
   AssertionRecord a;
@@ -37,7 +37,7 @@ AssertionRecord check(const std::string& step, const std::string& path, bool pas
   a.seq = seq;
   a.round = round;
   a.by = by;
-  if (passed && !path.empty()) a.discriminating = true;
+  if (passed && !path.empty()) a.discriminating = a.positive = true;
   return a;
 }
 
@@ -45,6 +45,7 @@ AssertionRecord check(const std::string& step, const std::string& path, bool pas
 AssertionRecord expect(const std::string& path, bool passed, std::int64_t seq, int round = 1) {
   AssertionRecord a = check("", path, passed, seq, round, Provenance::kUser);
   a.discriminating.reset();  // a goal-level check on an unchanged file need not discriminate
+  a.positive.reset();
   return a;
 }
 
@@ -57,7 +58,8 @@ Mutation change(const std::string& path, std::int64_t seq, std::vector<std::stri
   return m;
 }
 
-// A modify run that patched one file and checked it: success unless a row breaks something.
+// A modify run that patched one file and checked it with the user's own assertion (an exec plan's):
+// success unless a row breaks something.
 RunFacts good_modify() {
   RunFacts f;
   f.goal_kind = GoalKind::kModify;
@@ -65,7 +67,7 @@ RunFacts good_modify() {
   f.steps_planned = 2;
   f.steps = {step("s1", "file_read", false, true, {}, 3), step("s2", "file_patch", true, true, {"css/style.css"}, 6)};
   f.mutations = {change("css/style.css", 7, {"s2"})};
-  f.assertions = {check("s2", "css/style.css", true, 8)};
+  f.assertions = {check("s2", "css/style.css", true, 8, 1, Provenance::kUser)};
   return f;
 }
 
@@ -167,20 +169,20 @@ std::vector<Row> rows() {
     out.push_back({"rule 7: inspect without a final answer", no_answer, std::nullopt, 7, "gave no final answer"});
     RunFacts mutated = f;
     mutated.mutations = {change("index.html", 3, {"s1"})};
-    out.push_back({"rule 7: inspect that changed a file is suspicious", mutated, std::nullopt, 7,
+    out.push_back({"rule 5: inspect that changed a file is partial, and no judge may lift it", mutated, Verdict::kPartial, 5,
                    "the goal only asks a question, but index.html was modified"});
   }
   {
     RunFacts f = good_modify();
     f.assertions[0].seq = 5;  // evaluated before the change was made
     out.push_back({"rule 7: the only check ran before the last change", f, std::nullopt, 7,
-                   "css/style.css changed, but no passing assertion after its last change"});
+                   "css/style.css (modified): no passing assertion after its last change"});
   }
   {
     RunFacts f = good_modify();
     f.assertions[0].path = "css/other.css";
     out.push_back({"rule 7: a check on another path does not cover", f, std::nullopt, 7,
-                   "css/style.css changed, but no passing assertion after its last change"});
+                   "css/style.css (modified): no passing assertion after its last change"});
   }
   {
     RunFacts f = good_modify();
@@ -204,7 +206,7 @@ std::vector<Row> rows() {
   {
     RunFacts f = good_modify();
     f.mutations.push_back(change("stray.txt", 12, {}));
-    out.push_back({"rule 7: a change outside every step is uncovered", f, std::nullopt, 7, "stray.txt changed"});
+    out.push_back({"rule 7: a change outside every step is uncovered", f, std::nullopt, 7, "stray.txt (modified): no passing"});
   }
   // Discriminating evidence (DESIGN.md, Trust boundary).
   {
@@ -212,8 +214,8 @@ std::vector<Row> rows() {
     f.assertions[0].assertion["text"] = "background";
     f.assertions[0].discriminating = false;  // the stylesheet said "background" before the run too
     out.push_back({"rule 7: a pass that also passed before the run covers nothing (the red patch)", f, std::nullopt, 7,
-                   "css/style.css changed, but no passing assertion after its last change also fails on its content from "
-                   "before the run"});
+                   "css/style.css (modified): no passing assertion after its last change fails both on its content from "
+                   "before the run and on an empty file"});
   }
   {
     RunFacts f = good_modify();
@@ -232,9 +234,19 @@ std::vector<Row> rows() {
     RunFacts f = good_modify();
     f.mutations = {change("old.css", 7, {"s2"})};
     f.mutations[0].change = "deleted";
-    f.assertions = {check("s2", "old.css", true, 8)};
+    f.assertions = {check("s2", "old.css", true, 8, 1, Provenance::kUser)};
     f.assertions[0].type = "not";  // not file_exists: passes now, failed before (the file existed)
+    f.assertions[0].assertion = {{"type", "not"}, {"assertion", {{"type", "file_exists"}, {"path", "old.css"}}}};
+    f.assertions[0].positive.reset();
     out.push_back({"rule 6: a deletion covered by a discriminating not file_exists", f, Verdict::kSuccess, 6, "old.css"});
+    RunFacts other = f;
+    other.assertions[0].assertion = {{"type", "not"}, {"assertion", {{"type", "file_contains"}, {"path", "old.css"}, {"text", "x"}}}};
+    other.assertions[0].positive = true;
+    out.push_back({"rule 7: a deletion is shown only by not file_exists", other, std::nullopt, 7,
+                   "old.css (deleted): no passing `not file_exists`"});
+    RunFacts modified = f;
+    modified.mutations[0].change = "modified";  // a link left in its place: the entry still exists
+    out.push_back({"rule 7: not file_exists covers no modified path", modified, std::nullopt, 7, "old.css (modified)"});
   }
   // Rule 4: already satisfied.
   {
@@ -260,13 +272,13 @@ std::vector<Row> rows() {
   {
     RunFacts f = good_modify();
     f.last_round = 2;
-    f.assertions = {expect("css/style.css", false, 4, 1), check("s2", "css/style.css", true, 8, 2),
+    f.assertions = {expect("css/style.css", false, 4, 1), check("s2", "css/style.css", true, 8, 2, Provenance::kUser),
                     expect("css/style.css", true, 9, 2)};
     out.push_back({"rule 6: an --expect that failed in round 1 and passed after the replan", f, Verdict::kSuccess, 6,
-                   "2 of 2 final"});
+                   "1 of 1 final"});
     RunFacts regressed = good_modify();
     regressed.last_round = 2;
-    regressed.assertions = {expect("css/style.css", true, 4, 1), check("s2", "css/style.css", true, 8, 2),
+    regressed.assertions = {expect("css/style.css", true, 4, 1), check("s2", "css/style.css", true, 8, 2, Provenance::kUser),
                             expect("css/style.css", false, 9, 2)};
     out.push_back({"rule 5: an --expect whose last evaluation failed", regressed, Verdict::kPartial, 5, "goal-level file_contains"});
   }
@@ -283,6 +295,127 @@ std::vector<Row> rows() {
     blind_nothing.scan = {false, {"private/"}};
     out.push_back({"rule 5: nothing seen changed, but the scan was incomplete: not a confident fail", blind_nothing,
                    Verdict::kPartial, 5, "changes there are unknown"});
+  }
+  // Round two (issue 28): positive evidence, the planner's words, guards, stale failures.
+  {
+    RunFacts f = good_modify();
+    f.assertions[0].by = Provenance::kPlanner;
+    out.push_back({"rule 7: coverage by the planner's own checks alone is for the judge", f, std::nullopt, 7,
+                   "covered only by the planner's own checks"});
+  }
+  {
+    RunFacts f = good_modify();
+    f.mutations[0].change = "added";
+    f.assertions[0].type = "file_exists";
+    f.assertions[0].positive = false;  // passes on an empty file: existence proves no content
+    out.push_back({"rule 7: file_exists on a new file covers nothing", f, std::nullopt, 7, "fails both on its content"});
+  }
+  {
+    RunFacts f = good_modify();
+    f.assertions[0].assertion = {{"type", "not"}, {"assertion", {{"type", "file_contains"}, {"path", "css/style.css"}, {"text", "#ffffff"}}}};
+    f.assertions[0].positive = false;  // the emptied stylesheet: `not file_contains OLD` passes on an empty file
+    out.push_back({"rule 7: not file_contains OLD on an emptied file covers nothing", f, std::nullopt, 7, "on an empty file"});
+  }
+  {
+    RunFacts f = good_modify();
+    f.mutations[0].lines_added = 1;
+    f.mutations[0].lines_removed = 14;
+    f.mutations[0].lines_before = 15;
+    out.push_back({"rule 7: a covered change that removes far more than it adds is for the judge", f, std::nullopt, 7,
+                   "css/style.css lost 13 more lines than it gained"});
+    RunFacts small = good_modify();
+    small.mutations[0].lines_added = 1;
+    small.mutations[0].lines_removed = 4;
+    small.mutations[0].lines_before = 200;
+    out.push_back({"rule 6: a net removal within max(3, 10%) of the file is not one", small, Verdict::kSuccess, 6, "every changed file"});
+  }
+  {
+    RunFacts f = good_modify();
+    f.mutations[0].mode_after = 0120777;
+    out.push_back({"rule 7: a path made a symbolic link is for the judge", f, std::nullopt, 7, "is a symbolic link now"});
+  }
+  {
+    RunFacts f = good_modify();
+    f.assertions[0].guard = true;
+    f.assertions[0].step.clear();
+    out.push_back({"rule 7: a passing guard covers nothing", f, std::nullopt, 7, "css/style.css (modified)"});
+    RunFacts failing = good_modify();
+    AssertionRecord guard = expect("index.html", false, 20);
+    guard.guard = true;
+    guard.assertion["path"] = "index.html";
+    failing.assertions.push_back(guard);
+    out.push_back({"rule 5: a failing guard makes the run partial", failing, Verdict::kPartial, 5, "guard file_contains"});
+    RunFacts noop = discovery_only(RunStatus::kCompleted);
+    AssertionRecord held = expect("css/style.css", true, 20);
+    held.guard = true;
+    noop.assertions = {held};
+    out.push_back({"rule 4: a passing guard never makes a no-op already satisfied", noop, Verdict::kFail, 4,
+                   "nothing in the workspace changed"});
+    RunFacts inspect;
+    inspect.goal_kind = GoalKind::kInspect;
+    inspect.status = RunStatus::kCompleted;
+    inspect.steps = {step("s1", "file_read", false, true, {}, 3)};
+    inspect.final_answer = "yes";
+    inspect.assertions = {held};
+    out.push_back({"rule 7: an inspect answer backed only by a guard is for the judge", inspect, std::nullopt, 7, "or by guards"});
+  }
+  {
+    // Round 1 wrote port 9090 (its check failed); round 2 only read and finished; the end's re-check
+    // still fails.
+    RunFacts f = good_modify();
+    f.last_round = 2;
+    AssertionRecord port = check("s2", "config.yml", false, 9, 1, Provenance::kUser);
+    port.assertion["path"] = "config.yml";
+    AssertionRecord again = port;
+    again.seq = 30;
+    again.round = 2;
+    again.final_check = true;
+    f.assertions = {f.assertions[0], port, again};
+    out.push_back({"rule 5: a round-1 failure nothing fixed stands after the end's re-check", f, Verdict::kPartial, 5,
+                   "still fails at the end"});
+  }
+  {
+    RunFacts f = good_modify();
+    StepRecord test = step("s3", "shell", false, false, {}, 10);
+    test.target = "sh test.sh";
+    test.error = "exited 1";
+    f.steps.push_back(test);
+    out.push_back({"rule 5: a failed test command never run again", f, Verdict::kPartial, 5, "step s3 (shell sh test.sh) failed"});
+    RunFacts rerun = f;
+    StepRecord again = step("s9", "shell", false, true, {}, 14, 2);
+    again.target = "sh test.sh";
+    rerun.steps.push_back(again);
+    out.push_back({"rule 6: a failed test command run again successfully is fixed", rerun, Verdict::kSuccess, 6, "every changed file"});
+    RunFacts read = good_modify();
+    read.steps.push_back(step("s4", "file_read", false, false, {}, 10));
+    out.push_back({"rule 6: a failed read changes nothing and stands for nothing", read, Verdict::kSuccess, 6, "every changed file"});
+  }
+  {
+    // A shell step that passed its tool but failed its own exit_code_eq is a failed step.
+    RunFacts f = good_modify();
+    StepRecord test = step("s3", "shell", false, true, {}, 10);
+    test.target = "make check";
+    f.steps.push_back(test);
+    AssertionRecord code;
+    code.step = "s3";
+    code.type = "exit_code_eq";
+    code.assertion = {{"type", "exit_code_eq"}, {"code", 0}};
+    code.reads_step = true;
+    code.seq = 11;
+    code.by = Provenance::kUser;
+    f.assertions.push_back(code);
+    out.push_back({"rule 5: a step whose own exit_code_eq failed, never re-run", f, Verdict::kPartial, 5, "step s3 (shell make check)"});
+  }
+  {
+    RunFacts f = discovery_only(RunStatus::kCompleted);
+    StepRecord commit = step("s5", "git_commit", true, true, {}, 20);
+    commit.effect_on_files = false;
+    f.steps.push_back(commit);
+    Mutation m = change("README.md", 20, {"s5"});
+    m.committed = true;
+    f.mutations = {m};
+    out.push_back({"rule 7: a commit of a pending change counts as change (not rule 4), for the judge", f, std::nullopt, 7,
+                   "README.md (modified, in a commit the run made)"});
   }
   return out;
 }

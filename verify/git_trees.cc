@@ -128,6 +128,7 @@ class ChangedPaths {
 struct Side {
   std::int64_t size = 0;
   bool binary = false;
+  std::int64_t lines = -1;  // counted for blobs read whole; -1 for larger ones
 };
 
 // Larger blobs are not loaded whole: their size comes from the object's header and the NUL test
@@ -161,8 +162,10 @@ Side side_of(git_repository* repo, const git_diff_file& f) {
   GitBlob blob;
   if (git_blob_lookup(blob.out(), repo, &f.id) != 0) return {};
   auto size = static_cast<std::size_t>(git_blob_rawsize(blob.get()));
-  return {static_cast<std::int64_t>(size),
-          std::memchr(git_blob_rawcontent(blob.get()), 0, std::min<std::size_t>(size, kBinaryTestBytes)) != nullptr};
+  const char* bytes = static_cast<const char*>(git_blob_rawcontent(blob.get()));
+  Side side{static_cast<std::int64_t>(size), std::memchr(bytes, 0, std::min<std::size_t>(size, kBinaryTestBytes)) != nullptr};
+  side.lines = std::count(bytes, bytes + size, '\n') + (size > 0 && bytes[size - 1] != '\n' ? 1 : 0);
+  return side;
 }
 
 // Up to this size on both sides a text change is diffed by xdiff, whose memory and time grow with
@@ -266,6 +269,7 @@ Result<Mutation> mutation_of(git_diff* diff, std::size_t i, git_repository* repo
     git_patch_line_stats(&context, &adds, &dels, patch.get());
     m.lines_added = static_cast<int>(adds);
     m.lines_removed = static_cast<int>(dels);
+    if (m.change != "added") m.lines_before = static_cast<int>(std::max<std::int64_t>(before.lines, 0));
   }
   return m;
 }

@@ -94,15 +94,8 @@ RunFacts facts_from_events(const std::string& run_id, const std::vector<Event>& 
       }
     } else if (e.type == "assertion") {
       AssertionRecord a;
-      a.step = str(d, "step");
-      a.round = d.value("round", f.last_round);
-      a.type = str(d, "type");
-      a.path = str(d, "path");
-      a.passed = d.value("passed", false);
-      a.message = str(d, "message");
-      a.by = parse_provenance(str(d, "by")).value_or(Provenance::kPlanner);
-      if (d.contains("discriminating") && d["discriminating"].is_boolean()) a.discriminating = d["discriminating"].get<bool>();
-      if (d.contains("assertion") && d["assertion"].is_object()) a.assertion = d["assertion"];
+      a.round = f.last_round;
+      read_assertion_fields(d, a);
       a.seq = e.seq;
       f.assertions.push_back(a);
       // An exit_code_eq that passed excuses its shell step's non-zero exit, as in the executor.

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/arg_schema.h"
 #include "verify/reasons.h"
 #include "verify/scope.h"
 
@@ -51,30 +52,74 @@ std::string status_phrase(const RunFacts& f) {
   return s;
 }
 
-// The assertions whose results stand at the end: the last round's step assertions, and the last
-// evaluation of each goal-level assertion (an --expect that failed in round 1 and passed after the
-// recovery replan counts as passed).
+// The assertions whose results stand at the end: the last evaluation of each assertion (by its
+// JSON), in whatever round it was last evaluated — the end's re-check of one that had failed is its
+// last (Executor::finish). One about a step (output_contains, exit_code_eq) is its step's: the last
+// evaluation of it for that step; its failure stands with the step (failed_steps below).
 std::vector<const AssertionRecord*> final_assertions(const RunFacts& f) {
-  std::vector<const AssertionRecord*> out;
-  std::map<std::string, const AssertionRecord*> last_goal_level;
+  std::map<std::string, const AssertionRecord*> last;
   for (const auto& a : f.assertions) {
-    if (a.goal_level()) {
-      last_goal_level[a.type + " " + a.assertion.dump()] = &a;
-    } else if (a.round == f.last_round) {
-      out.push_back(&a);
-    }
+    last[(a.reads_step ? fmt::format("{}@{} ", a.step, a.round) : std::string()) + a.assertion.dump()] = &a;
   }
-  for (const auto& [key, a] : last_goal_level) out.push_back(a);
+  std::vector<const AssertionRecord*> out;
+  for (const auto& [key, a] : last) out.push_back(a);
   std::sort(out.begin(), out.end(), [](const AssertionRecord* x, const AssertionRecord* y) { return x->seq < y->seq; });
   return out;
 }
 
-// A pass that is evidence about the change at `m`: it read that path after its last change, and
-// the same assertion fails on the path's content before the run.
+bool can_change_workspace(const StepRecord& s) { return s.tool == "shell" || s.effect_tool; }
+
+// A step's failure: it did not complete, or an assertion about its own output or exit code failed.
+bool step_failed(const RunFacts& f, const StepRecord& s) {
+  if (!s.ok) return true;
+  return std::any_of(f.assertions.begin(), f.assertions.end(),
+                     [&](const AssertionRecord& a) { return a.reads_step && a.step == s.id && a.round == s.round && !a.passed; });
+}
+
+// Steps that could change the workspace (shell, the effect tools), failed, and were never re-run
+// successfully: no later step of the same kind (a command, or a file tool) on the same target
+// passed. A failing test command the planner never ran again stands.
+std::vector<const StepRecord*> failed_steps(const RunFacts& f) {
+  std::vector<const StepRecord*> out;
+  for (const auto& s : f.steps) {
+    if (!can_change_workspace(s) || !step_failed(f, s)) continue;
+    bool rerun = std::any_of(f.steps.begin(), f.steps.end(), [&](const StepRecord& t) {
+      return t.seq > s.seq && can_change_workspace(t) && (t.tool == "shell") == (s.tool == "shell") && t.target == s.target &&
+             !step_failed(f, t);
+    });
+    if (!rerun) out.push_back(&s);
+  }
+  return out;
+}
+
+bool is_not_file_exists(const nlohmann::json& a) {
+  if (json_str(a, "type") != "not" || !a.contains("assertion")) return false;
+  return json_str(a["assertion"], "type") == "file_exists";
+}
+
+bool is_symlink_mode(std::uint32_t mode) { return (mode & 0170000) == 0120000; }
+
+// A net removal beyond max(3, 10%) of the file's lines: never covered by tier 1 alone (what was
+// removed is for the judge to see). "" when there is none.
+std::string removal_of(const Mutation& m) {
+  if (m.change != "modified" || m.binary || !m.lines_by.empty()) return "";
+  int net = m.lines_removed - m.lines_added;
+  int allowed = std::max(3, m.lines_before / 10);
+  if (net <= allowed) return "";
+  return fmt::format("{} lost {} more lines than it gained ({} removed, {} added, of {}): what was removed is for the judge to see",
+                     m.path, net, m.lines_removed, m.lines_added, m.lines_before);
+}
+
+// A pass that is evidence about the change at `m` (DESIGN.md, Trust boundary): it read that path
+// after its last change and fails on the path's content before the run; for an added or modified
+// path it is a check of content that also fails on an empty file (positive evidence); a deletion is
+// shown only by `not file_exists`, judged on the directory entry. A guard proves nothing about the
+// change; a link, or a change whose lines could not be counted, is for the judge.
 bool covers(const AssertionRecord& a, const Mutation& m) {
-  // A change whose lines could not be counted may have removed anything: not for tier 1 alone.
-  if (m.lines_by == "unknown") return false;
-  return a.passed && a.discriminating.value_or(false) && !a.path.empty() && a.path == m.path && a.seq > m.last_change_seq;
+  if (m.lines_by == "unknown" || is_symlink_mode(m.mode_after) || a.guard) return false;
+  if (!a.passed || !a.discriminating.value_or(false) || a.path.empty() || a.path != m.path || a.seq <= m.last_change_seq) return false;
+  if (m.change == "deleted") return is_not_file_exists(a.assertion);
+  return a.positive.value_or(false) && !is_not_file_exists(a.assertion);
 }
 
 // A FIFO, socket or device: what no tree holds and no step should leave in a workspace.
@@ -159,17 +204,46 @@ Signals compute_signals(const RunFacts& f) {
   sig.assertions_evaluated = static_cast<int>(f.assertions.size());
   bool any_goal_level_failed = false;
   for (const AssertionRecord* a : final_assertions(f)) {
+    if (a->reads_step) continue;  // its step's: failed_steps
     (a->passed ? sig.final_assertions_passed : sig.final_assertions_failed)++;
-    if (a->passed && a->by == Provenance::kUser) sig.final_user_assertions_passed++;
-    if (a->goal_level() && a->by == Provenance::kUser) {
+    if (a->passed && a->by == Provenance::kUser && !a->guard) sig.final_user_assertions_passed++;
+    if (a->goal_level() && a->by == Provenance::kUser && !a->guard) {
       sig.goal_level_user_assertions = true;
       any_goal_level_failed |= !a->passed;
     }
   }
+  for (const StepRecord* s : failed_steps(f)) {
+    sig.failed_steps.push_back(fmt::format("step {} ({} {}) failed{} and no later step ran it again successfully", s->id, s->tool,
+                                           s->target, s->error.empty() ? "" : ": " + s->error));
+  }
   sig.goal_level_all_passed = sig.goal_level_user_assertions && !any_goal_level_failed;
   for (const auto& m : f.mutations) {
-    bool covered = std::any_of(f.assertions.begin(), f.assertions.end(), [&](const AssertionRecord& a) { return covers(a, m); });
-    if (!covered) sig.uncovered.push_back(m.path);
+    bool by_user = false, by_planner = false;
+    for (const auto& a : f.assertions) {
+      if (!covers(a, m)) continue;
+      (a.by == Provenance::kUser ? by_user : by_planner) = true;
+    }
+    std::string removal = removal_of(m);
+    if (by_user && removal.empty()) continue;
+    sig.uncovered.push_back(m.path);
+    std::string what = fmt::format("{} ({}{})", m.path, m.change, m.committed ? ", in a commit the run made" : "");
+    if (!removal.empty()) {
+      sig.coverage_gaps.push_back(removal);
+    } else if (m.lines_by == "unknown") {
+      sig.coverage_gaps.push_back(fmt::format("{}: its lines could not be counted, so what it removed is unknown", what));
+    } else if (is_symlink_mode(m.mode_after)) {
+      sig.coverage_gaps.push_back(fmt::format("{} is a symbolic link now: what it leads to is for the judge to see", what));
+    } else if (by_planner) {
+      sig.coverage_gaps.push_back(fmt::format("{} is covered only by the planner's own checks, which show what the model meant, "
+                                              "not what the user asked for",
+                                              what));
+    } else if (m.change == "deleted") {
+      sig.coverage_gaps.push_back(fmt::format("{}: no passing `not file_exists` after it was deleted proves the deletion", what));
+    } else {
+      sig.coverage_gaps.push_back(fmt::format("{}: no passing assertion after its last change fails both on its content from "
+                                              "before the run and on an empty file, so nothing proves what the change did",
+                                              what));
+    }
   }
   sig.scan_complete = f.scan.complete;
   return sig;
@@ -177,22 +251,26 @@ Signals compute_signals(const RunFacts& f) {
 
 std::string first_failed_assertion(const RunFacts& f) {
   for (const AssertionRecord* a : final_assertions(f)) {
-    if (!a->passed) {
-      return a->goal_level() ? fmt::format("goal-level {}: {}", a->type, a->message)
-                             : fmt::format("{} {}: {}", a->step, a->type, a->message);
+    if (!a->passed && !a->reads_step) {
+      std::string what = a->guard ? "guard" : a->goal_level() ? "goal-level" : a->step;
+      return fmt::format("{} {}: {}", what, a->type, a->message);
     }
   }
   return "";
 }
 
 // What blocks `success` whatever any later tier says: a change to .git/ or .candor/, a change
-// outside the scope or to a sensitive path, a path made setuid or writable by others, or a scan
-// that could not read every path (what it missed is evidence of nothing).
+// outside the scope or to a sensitive path, a path made setuid or writable by others, a change at
+// all when the goal only asks a question, or a scan that could not read every path (what it missed
+// is evidence of nothing).
 std::vector<std::string> blockers(const RunFacts& f) {
   std::vector<std::string> out;
   for (const auto& change : f.protected_changes) out.push_back("protected path: " + change);
   for (const auto& finding : mode_findings(f)) out.push_back("permissions: " + finding.reason);
   for (const auto& finding : scope_findings(f)) out.push_back("scope: " + finding.reason);
+  if (f.goal_kind == GoalKind::kInspect) {
+    for (const auto& m : f.mutations) out.push_back(fmt::format("the goal only asks a question, but {} was {}", m.path, m.change));
+  }
   if (std::string gap = scan_gap(f); !gap.empty()) out.push_back(gap);
   return out;
 }
@@ -241,7 +319,9 @@ Tier1Result evaluate_tier1(const RunFacts& f) {
   // A change verified with `verify --git` that changes nothing did not do the job, whatever held
   // before it: "already satisfied" is for runs candor was asked to make.
   if (f.goal_kind == GoalKind::kModify && f.mutations.empty() && f.scan.complete) {
-    bool already_satisfied = sig.goal_level_all_passed && f.source != "git";
+    // Guards never make a run already satisfied (they are not counted in goal_level_all_passed), and
+    // one that fails keeps it from being so.
+    bool already_satisfied = sig.goal_level_all_passed && sig.final_assertions_failed == 0 && f.source != "git";
     if (already_satisfied && blocked.empty()) {
       return decide(4, Verdict::kSuccess,
                     {"already satisfied: nothing needed changing; every goal-level assertion (written by the user) passed "
@@ -254,28 +334,27 @@ Tier1Result evaluate_tier1(const RunFacts& f) {
       return decide(4, Verdict::kFail, reasons);
     }
   }
-  // Rule 5: a final assertion failed, or something blocks success outright (no judge may lift it).
-  if (sig.final_assertions_failed > 0) {
-    std::vector<std::string> reasons{"an assertion of the last round failed: " + first_failed_assertion(f)};
+  // Rule 5: an assertion or guard whose last evaluation failed, a failed step never re-run, or
+  // something that blocks success outright (no judge may lift it).
+  if (sig.final_assertions_failed > 0 || !sig.failed_steps.empty() || !blocked.empty()) {
+    std::vector<std::string> reasons;
+    if (sig.final_assertions_failed > 0) reasons.push_back("an assertion failed and still fails at the end: " + first_failed_assertion(f));
+    reasons.insert(reasons.end(), sig.failed_steps.begin(), sig.failed_steps.end());
     reasons.insert(reasons.end(), blocked.begin(), blocked.end());
     return decide(5, Verdict::kPartial, reasons);
   }
-  if (!blocked.empty()) return decide(5, Verdict::kPartial, blocked);
   // Rule 6: positive evidence for every claim.
   std::vector<std::string> gaps;
   if (sig.assertions_evaluated == 0) gaps.push_back("no assertion was evaluated, so nothing checked the result");
   for (const auto& s : sig.suspicious) gaps.push_back(s.reason);
   if (f.goal_kind == GoalKind::kModify) {
     if (!sig.goal_actions_executed) gaps.push_back("no effect tool ran");
-    for (const auto& p : sig.uncovered) {
-      gaps.push_back(fmt::format("{} changed, but no passing assertion after its last change also fails on its content "
-                                 "from before the run, so nothing proves what the change did",
-                                 p));
-    }
+    gaps.insert(gaps.end(), sig.coverage_gaps.begin(), sig.coverage_gaps.end());
   } else {
     if (!f.final_answer || f.final_answer->empty()) gaps.push_back("the goal asks a question and the run gave no final answer");
     if (sig.final_user_assertions_passed == 0) {
-      gaps.push_back("the answer is backed only by the planner's own checks; no assertion written by the user passed");
+      gaps.push_back("the answer is backed only by the planner's own checks or by guards; no assertion of the goal written by "
+                     "the user passed");
     }
   }
   if (gaps.empty()) {
@@ -283,8 +362,8 @@ Tier1Result evaluate_tier1(const RunFacts& f) {
     if (f.goal_kind == GoalKind::kModify) {
       std::string paths;
       for (const auto& m : f.mutations) paths += (paths.empty() ? "" : ", ") + m.path;
-      reasons.push_back(fmt::format("every changed file ({}) was checked after its last change by a passing assertion that "
-                                    "fails on the content from before the run: {}",
+      reasons.push_back(fmt::format("every changed file ({}) was checked after its last change by a passing assertion of the "
+                                    "user's that fails on the content from before the run and on an empty file: {}",
                                     f.mutations.size(), paths));
     } else {
       reasons.push_back(

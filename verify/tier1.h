@@ -25,15 +25,19 @@ struct Signals {
   bool goal_actions_executed = false;
   std::vector<Suspicious> suspicious;
   int assertions_evaluated = 0;
-  // The final assertions: the last round's step assertions and the last evaluation of each
-  // goal-level assertion (earlier failures are what replans exist for).
+  // The final assertions: the last evaluation of each assertion, wherever it was last evaluated
+  // (earlier failures fixed later are what replans exist for); those about a step are its step's.
   int final_assertions_passed = 0;
   int final_assertions_failed = 0;
   int final_user_assertions_passed = 0;
-  bool goal_level_user_assertions = false;  // --expect / config expect exist
+  bool goal_level_user_assertions = false;  // --expect / config expect exist (guards are not counted)
   bool goal_level_all_passed = false;       // ... and the last evaluation of each passed
-  // Mutated paths no discriminating passing assertion checked after their last change.
+  // Mutated paths no positive, discriminating passing assertion of the user's checked after their
+  // last change (or whose net removal is for the judge), and why, a sentence each.
   std::vector<std::string> uncovered;
+  std::vector<std::string> coverage_gaps;
+  // Steps that could change the workspace, failed, and were never re-run successfully: a sentence each.
+  std::vector<std::string> failed_steps;
   bool scan_complete = true;
 };
 
