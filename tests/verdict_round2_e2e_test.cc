@@ -381,3 +381,249 @@ TEST_SUITE("e2e") {
     CHECK(r.exit_code != 2);
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// What the rules themselves allowed
+// ---------------------------------------------------------------------------------------------
+
+TEST_SUITE("e2e") {
+  // Case 12 of 22: a new config.yml with port: 9090 "covered" by file_exists. It passes on an empty file
+  // too: no evidence of content.
+  TEST_CASE("round 2: file_exists on a new file does not cover it: it would pass on an empty file") {
+    Env env;
+    json plan = plan_of("modify", {step("s1", "file_write", {{"path", "config.yml"}, {"content", "port: 9090\n"}},
+                                        {file_exists("config.yml")})});
+    auto r = env.exec(env.plan_file(plan.dump()), {"--goal", "Create config.yml with port 8080"});
+    json j = report_of(r);
+    CHECK(j["verdict"] != "success");
+    CHECK(j["verdict"] == "partial");
+    CHECK(r.exit_code == 1);
+    REQUIRE(mutation(j, "config.yml") != nullptr);
+    CHECK(names_path(j, "config.yml"));
+  }
+
+  // Case 13 of 22: the stylesheet emptied, "covered" by not file_contains "#ffffff".
+  TEST_CASE("round 2: an emptied stylesheet is not covered by not file_contains of the old colour") {
+    Env env;
+    json plan = plan_of("modify", {step("s1", "file_write", {{"path", "css/style.css"}, {"content", ""}},
+                                        {not_(contains("css/style.css", "#ffffff"))})});
+    auto r = env.exec(env.plan_file(plan.dump()), {"--goal", kGreenGoal});
+    json j = report_of(r);
+    CHECK(j["verdict"] != "success");
+    CHECK(j["verdict"] == "partial");
+    CHECK(r.exit_code == 1);
+    CHECK(names_path(j, "css/style.css"));
+  }
+
+  // Case 14 of 22: the stylesheet rewritten as one rule (about +1 -14), checked by the new colour. The
+  // net removal is never covered by tier 1 alone: it goes to the judge (none here: partial).
+  TEST_CASE("round 2: a stylesheet rewritten as one rule is a net removal tier 1 does not cover") {
+    Env env;
+    json plan = plan_of(
+        "modify", {step("s1", "file_write", {{"path", "css/style.css"}, {"content", "body { background: #006400; }\n"}},
+                        {contains("css/style.css", "background: #006400")})});
+    auto r = env.exec(env.plan_file(plan.dump()), {"--goal", kGreenGoal});
+    json j = report_of(r);
+    CHECK(j["verdict"] != "success");
+    CHECK(j["verdict"] == "partial");
+    CHECK(r.exit_code == 1);
+    const json* css = mutation(j, "css/style.css");
+    REQUIRE(css != nullptr);
+    CHECK((*css)["lines_removed"].get<long>() > (*css)["lines_added"].get<long>());
+  }
+
+  // Case 15 of 22: a correct patch (covered by the user's --expect) plus about.html deleted and covered
+  // only by the planner's own not file_exists.
+  TEST_CASE(
+      "round 2: a deletion covered only by the planner's own not file_exists is not success beside user-covered work") {
+    Env env;
+    write_file(env.ws + "/about.html", "<h1>About us</h1>\n<p>We make pages.</p>\n");
+    json plan = plan_of("modify", {green_patch("s1", false), step("s2", "file_delete", {{"path", "about.html"}},
+                                                                  {not_(file_exists("about.html"))})});
+    auto r = env.run(kGreenGoal, reply(plan), {"--expect", kDarkGreenExpect, "--judge", "never"});
+    json j = report_of(r);
+    CHECK(j["verdict"] != "success");
+    CHECK(j["verdict"] == "partial");
+    CHECK(r.exit_code == 1);
+    const json* about = mutation(j, "about.html");
+    REQUIRE(about != nullptr);
+    CHECK((*about)["change"] == "deleted");
+    CHECK(names_path(j, "about.html"));
+  }
+
+  // Case 16 of 22: `/* TODO: background #006400 */` satisfies the planner's file_contains "#006400" while
+  // the background stays white. Planner-only coverage never gives tier-1 success.
+  TEST_CASE("round 2: a TODO comment that satisfies the planner's own check is not success at tier 1") {
+    Env env;
+    json plan = plan_of(
+        "modify", {step("s1", "file_patch",
+                        {{"path", "css/style.css"},
+                         {"edits", {{{"find", "body {"}, {"replace", "/* TODO: background #006400 */\nbody {"}}}}},
+                        {contains("css/style.css", "#006400")})});
+    auto r = env.run(kGreenGoal, reply(plan), {"--judge", "never"});
+    json j = report_of(r);
+    CHECK(j["verdict"] != "success");
+    CHECK(j["verdict"] == "partial");
+    CHECK(j["verdict_by"] == "tier1");
+    CHECK(r.exit_code == 1);
+    CHECK(read_file(env.ws + "/css/style.css").find("background: #ffffff;") != std::string::npos);
+  }
+
+  // Case 17 of 22: `DEBUG=True  # debug disabled` against not file_contains "DEBUG = True". The check
+  // passes on an empty file too: it is no evidence of content.
+  TEST_CASE("round 2: DEBUG=True  # debug disabled is not covered by not file_contains \"DEBUG = True\"") {
+    Env env;
+    write_file(env.ws + "/settings.py", "DEBUG = True\nALLOWED_HOSTS = []\n");
+    json plan =
+        plan_of("modify", {step("s1", "file_patch",
+                                {{"path", "settings.py"},
+                                 {"edits", {{{"find", "DEBUG = True"}, {"replace", "DEBUG=True  # debug disabled"}}}}},
+                                {not_(contains("settings.py", "DEBUG = True"))})});
+    auto r = env.exec(env.plan_file(plan.dump()), {"--goal", "Turn DEBUG off in settings.py"});
+    json j = report_of(r);
+    CHECK(j["verdict"] != "success");
+    CHECK(j["verdict"] == "partial");
+    CHECK(r.exit_code == 1);
+    CHECK(names_path(j, "settings.py"));
+  }
+
+  // Case 18 of 22: the planner picks its own judge questions ("Was style.css modified?") and a red
+  // background is success at tier 2. The judge's questions come from a goal-only call, and one
+  // more is always appended: n+1 answers.
+  TEST_CASE("round 2: the judge answers the goal's questions, not the planner's: a red background is not success") {
+    Env env;
+    json plan = {
+        {"goal_kind", "modify"},
+        {"questions", json::array({"Was style.css modified?"})},
+        {"steps",
+         json::array({step("s1", "file_patch",
+                           {{"path", "css/style.css"},
+                            {"edits", {{{"find", "background: #ffffff;"}, {"replace", "background: #ff0000;"}}}}},
+                           {contains("css/style.css", "background")})})},
+        {"then", "finish"},
+        {"final_answer", "style.css was modified."}};
+    std::string script = reply(plan) + questions_reply({"Is the page background dark green?"}, kGreenGoal) +
+                         answers_reply({"no", "yes"}, "Is the page background dark green?");
+    auto r = env.run(kGreenGoal, script);
+    json j = report_of(r);
+    CHECK(j["verdict"] != "success");
+    CHECK(j["verdict"] == "partial");
+    CHECK(j["verdict_by"] == "tier2");
+    CHECK(r.exit_code == 1);
+    REQUIRE(j["tier2"].is_object());
+    CHECK(j["tier2"]["answers"].size() == 2);
+  }
+
+  // Case 19 of 22: a guard-like --expect ("the tests still pass") made a no-op "already satisfied". A
+  // --guard names what must still hold: it never makes a run already satisfied.
+  TEST_CASE("round 2: a passing --guard never makes a no-op run already satisfied") {
+    Env env;
+    write_file(env.ws + "/test.sh", "grep -q 'font-family' css/style.css\n");
+    json plan = plan_of("modify", {step("s1", "file_read", {{"path", "css/style.css"}})});
+    auto r = env.exec(env.plan_file(plan.dump()),
+                      {"--goal", kGreenGoal, "--guard", R"({"type": "command_succeeds", "command": "sh test.sh"})"});
+    json j = report_of(r);
+    CHECK(j["verdict"] == "fail");
+    CHECK(r.exit_code == 2);
+    bool guard_seen = false;
+    for (const auto& a : j["assertions"]) {
+      if (a.value("guard", false)) {
+        guard_seen = true;
+        CHECK(a["passed"] == true);
+      }
+    }
+    CHECK(guard_seen);
+  }
+
+  // Case 20 of 22: a modify goal declared `inspect` by the planner, backed by that guard (here from the
+  // config's "guard"). A guard never backs an inspect answer.
+  TEST_CASE("round 2: a modify goal the planner calls inspect, backed only by a config guard, is not success") {
+    Env env;
+    write_file(env.ws + "/test.sh", "grep -q 'font-family' css/style.css\n");
+    write_file(env.ws + "/.candor/config.json",
+               json({{"guard", json::array({{{"type", "command_succeeds"}, {"command", "sh test.sh"}}})}}).dump());
+    json plan = {{"goal_kind", "inspect"},
+                 {"steps", json::array({step("s1", "file_read", {{"path", "css/style.css"}})})},
+                 {"then", "finish"},
+                 {"final_answer", "The background is already fine; nothing needs changing."}};
+    auto r = env.run(kGreenGoal, reply(plan), {"--judge", "never"});
+    json j = report_of(r);
+    CHECK(j["verdict"] != "success");
+    CHECK(j["verdict"] == "partial");
+    CHECK(r.exit_code == 1);
+    bool guard_seen = false;
+    for (const auto& a : j["assertions"]) guard_seen |= a.value("guard", false);
+    CHECK(guard_seen);
+  }
+
+  // Case 21 of 22: a step plants packages/web/.candor/config.json; the next run with -C packages/web was
+  // "already satisfied" by the planted expectation, recorded as by: user. A config a recorded run
+  // wrote is refused (65) unless the user says --trust-config.
+  TEST_CASE("round 2: a .candor/config.json a recorded run planted below the root is refused by the next run there") {
+    Env env;
+    std::string planted = json({{"expect", json::array({file_exists("index.html")})}}).dump();
+    json plan = plan_of(
+        "modify",
+        {green_patch(), shell("s2",
+                              "mkdir -p packages/web/.candor && echo '<html></html>' > packages/web/index.html && "
+                              "echo '" +
+                                  planted + "' > packages/web/.candor/config.json")});
+    json first = report_of(env.exec(env.plan_file(plan.dump()), {"--goal", kGreenGoal}));
+    CHECK(first["verdict"] != "success");
+    REQUIRE(exists(env.ws + "/packages/web/.candor/config.json"));
+
+    std::string web = env.ws + "/packages/web";
+    std::string noop = env.plan_file(plan_of("modify", {step("s1", "file_read", {{"path", "index.html"}})}).dump());
+    auto next = env.candor({"exec", noop, "-C", web, "--json", "--goal", "Build the web package"});
+    CAPTURE(next.out);
+    CAPTURE(next.err);
+    CHECK(next.exit_code == 65);
+    CHECK(next.out.find("\"success\"") == std::string::npos);
+
+    auto trusted = env.candor({"exec", noop, "-C", web, "--json", "--goal", "Build the web package", "--trust-config"});
+    CAPTURE(trusted.out);
+    CAPTURE(trusted.err);
+    CHECK(trusted.exit_code != 65);
+    CHECK(trusted.exit_code != 64);
+    json t = json::parse(trusted.out, nullptr, false);
+    REQUIRE(t.is_object());
+    CHECK(last_assertion(t, "file_exists", "index.html") != nullptr);
+  }
+
+  // Case 22 of 22: deleting data/app.sqlite3 and rewriting app.local.yml (both ignored) beside a covered
+  // edit. Files that existed under ignored paths are watched, and undo gives them back; a new file
+  // under an ignored path stays unlisted.
+  TEST_CASE(
+      "round 2: ignored files that existed are watched: deleting and rewriting them are mutations, and undo restores "
+      "them") {
+    Env env;
+    const std::string db = std::string("SQLite format 3\0", 16) + std::string(4080, '\x01');
+    write_file(env.ws + "/.gitignore", "data/\n*.local.yml\n");
+    write_file(env.ws + "/data/app.sqlite3", db);
+    write_file(env.ws + "/app.local.yml", "auth: true\n");
+    json plan = plan_of(
+        "modify",
+        {green_patch(),
+         shell("s2", "rm data/app.sqlite3 && echo 'auth: false' > app.local.yml && echo tmp > data/cache.tmp")});
+    auto r = env.exec(env.plan_file(plan.dump()), {"--goal", kGreenGoal});
+    json j = report_of(r);
+    CHECK(j["verdict"] != "success");
+    CHECK(j["verdict"] == "partial");
+    CHECK(r.exit_code == 1);
+    const json* sqlite = mutation(j, "data/app.sqlite3");
+    REQUIRE(sqlite != nullptr);
+    CHECK((*sqlite)["change"] == "deleted");
+    const json* local = mutation(j, "app.local.yml");
+    REQUIRE(local != nullptr);
+    CHECK((*local)["change"] == "modified");
+    CHECK(mutation(j, "data/cache.tmp") == nullptr);  // new, under an ignored path: build output, unlisted
+
+    auto undo = env.candor({"undo", j["run_id"]});
+    CAPTURE(undo.out);
+    CAPTURE(undo.err);
+    CHECK(undo.exit_code == 0);
+    REQUIRE(exists(env.ws + "/data/app.sqlite3"));
+    CHECK(read_file(env.ws + "/data/app.sqlite3") == db);
+    CHECK(read_file(env.ws + "/app.local.yml") == "auth: true\n");
+  }
+}
