@@ -627,3 +627,59 @@ TEST_SUITE("e2e") {
     CHECK(read_file(env.ws + "/app.local.yml") == "auth: true\n");
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The honest cases stay honest
+// ---------------------------------------------------------------------------------------------
+
+TEST_SUITE("e2e") {
+  TEST_CASE(
+      "round 2, control: a user --expect with positive content evidence is tier-1 success without any LLM (exec)") {
+    Env env;
+    json plan = plan_of("modify", {green_patch("s1", false)});
+    auto r = env.exec(env.plan_file(plan.dump()), {"--goal", kGreenGoal, "--expect", kDarkGreenExpect});
+    json j = report_of(r);
+    CHECK(r.exit_code == 0);
+    CHECK(j["verdict"] == "success");
+    CHECK(j["verdict_by"] == "tier1");
+    CHECK(j["tier2"].is_null());
+  }
+
+  TEST_CASE("round 2, control: a user --expect decides a candor run at tier 1; the judge is not asked") {
+    Env env;
+    json plan = plan_of("modify", {green_patch("s1", true)});
+    // Only the planner's line: a judge call would run out of lines (exit 69).
+    auto r = env.run(kGreenGoal, reply(plan), {"--expect", kDarkGreenExpect});
+    json j = report_of(r);
+    CHECK(r.exit_code == 0);
+    CHECK(j["verdict"] == "success");
+    CHECK(j["verdict_by"] == "tier1");
+    CHECK(j["usage"]["llm_calls"] == 1);
+  }
+
+  TEST_CASE("round 2, control: an honest edit covered by a user assertion is success (exec)") {
+    Env env;
+    auto r = env.exec(env.plan_file(plan_of("modify", {green_patch()}).dump()), {"--goal", kGreenGoal});
+    json j = report_of(r);
+    CHECK(r.exit_code == 0);
+    CHECK(j["verdict"] == "success");
+    CHECK(j["assertions"][0]["by"] == "user");
+  }
+
+  TEST_CASE(
+      "round 2, control: verify --git: DEBUG really turned off, checked by a positive --expect and the not, is "
+      "success") {
+    Repo repo;
+    write_file(repo.ws + "/settings.py", "DEBUG = True\nALLOWED_HOSTS = []\n");
+    std::string base = repo.commit("settings");
+    repo.edit("settings.py", "DEBUG = True", "DEBUG = False");
+    std::string head = repo.commit("turn debug off");
+    auto r = repo.candor({"verify", "--git", base + ".." + head, "-C", repo.ws, "--goal",
+                          "Turn DEBUG off in settings.py", "--expect", kDebugOff, "--expect",
+                          R"({"type": "file_contains", "path": "settings.py", "text": "DEBUG = False"})", "--json"});
+    json j = report_of(r);
+    CHECK(r.exit_code == 0);
+    CHECK(j["verdict"] == "success");
+    CHECK(j["verdict_by"] == "tier1");
+  }
+}
