@@ -70,7 +70,7 @@ int exec_command(const ExecArgs& args) {
   } else if (plan->final_answer) {
     ex.set_final_answer(*plan->final_answer);
   }
-  std::string goal_failure = ex.run_goal_assertions(s.expects());
+  std::string goal_failure = ex.run_goal_assertions(s.expects(), s.guards());
   if (detail.empty() && !goal_failure.empty()) detail = goal_failure;
   remove_interrupt_handler();
   int code = s.finish(ex.finish(status, exhausted, detail), args.json, judge.get(), *verify::parse_judge_policy(args.judge),

@@ -129,6 +129,10 @@ int main(int argc, char** argv) {
     cmd->add_option("-C,--workspace", s.workspace, "workspace folder (default: .)");
     cmd->add_option("--store", s.store_dir, "run store folder (default: $CANDOR_HOME or ~/.local/state/candor)");
     cmd->add_option("--expect", s.expects, "goal-level assertion JSON, checked at the end (repeatable)");
+    cmd->add_option("--guard", s.guards,
+                    "assertion JSON that must still hold (\"the tests still pass\"): its failure makes the run partial; it never "
+                    "decides success (repeatable)");
+    cmd->add_flag("--trust-config", s.trust_config, "use a .candor/config.json that a recorded run's step wrote (refused otherwise)");
     cmd->add_option("--max-steps", s.max_steps, "step budget (default 50)")->check(whole_number(1, 100000, "steps"));
     cmd->add_option("--timeout", s.timeout_s, "time budget in seconds (default 600)")->check(whole_number(1, 604800, "seconds"));
     cmd->add_flag("--allow-network", s.allow_network, "let shell steps use the network (closed by default)");

@@ -59,7 +59,7 @@ int run_command(const RunArgs& args) {
   planner_options.reviewed = !criterion.empty();
   if (!sa.kind.empty()) planner_options.kind = parse_goal_kind(sa.kind);
   planner::Planner planner(**provider, s.catalog(), executor::recording_hooks(s.executor(), s.trajectory()), planner_options);
-  executor::RunLoop loop(s.executor(), planner, s.workspace(), s.trajectory(), {args.goal, s.expects(), 200});
+  executor::RunLoop loop(s.executor(), planner, s.workspace(), s.trajectory(), {args.goal, s.expects(), s.guards(), 200});
   std::unique_ptr<executor::Reviewer> reviewer;
   if (!criterion.empty()) {
     reviewer = std::make_unique<executor::Reviewer>(**provider, s.tools(), s.workspace(), s.options().network, s.trajectory(),

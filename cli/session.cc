@@ -11,12 +11,15 @@
 
 #include <fmt/format.h>
 
+#include "cli/commands.h"
+#include "cli/config_provenance.h"
 #include "cli/finish_run.h"
 #include "core/git_ptr.h"
 #include "core/glob.h"
 #include "sandbox/credential_registry.h"
 #include "sandbox/leftovers.h"
 #include "sandbox/workspace_policy.h"
+#include "verify/judge_run.h"
 #include "verify/tier1.h"
 #include "verify/verdict.h"
 
@@ -37,14 +40,15 @@ Status check_store_outside(const std::string& store_dir, const std::string& work
 }  // namespace
 
 Result<std::vector<nlohmann::json>> parse_expects(const std::vector<std::string>& texts, const std::vector<nlohmann::json>& from_config,
-                                                  const planner::Catalog& catalog, const std::string& config_where) {
+                                                  const planner::Catalog& catalog, const std::string& config_where,
+                                                  const std::string& key) {
   std::vector<nlohmann::json> out;
   for (std::size_t i = 0; i < from_config.size(); ++i) {
-    TRY_STATUS(planner::validate_assertion(from_config[i], catalog, fmt::format("{}: expect[{}]", config_where, i)));
+    TRY_STATUS(planner::validate_assertion(from_config[i], catalog, fmt::format("{}: {}[{}]", config_where, key, i)));
     out.push_back(from_config[i]);
   }
   for (std::size_t i = 0; i < texts.size(); ++i) {
-    std::string where = fmt::format("--expect #{}", i + 1);
+    std::string where = fmt::format("--{} #{}", key, i + 1);
     TRY(nlohmann::json a, planner::parse_json_text(texts[i], where));
     TRY_STATUS(planner::validate_assertion(a, catalog, where));
     out.push_back(a);
@@ -116,6 +120,10 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   TRY_STATUS(assertions::add_external_evaluators(s->evaluators_, config.evaluators, ".candor/config.json"));
   s->catalog_ = executor::make_catalog(s->tools_, s->evaluators_);
   TRY(s->expects_, parse_expects(args.expects, config.expect, s->catalog_, ".candor/config.json"));
+  TRY(s->guards_, parse_expects(args.guards, config.guard, s->catalog_, ".candor/config.json", "guard"));
+  if (config.file_text) {
+    TRY_STATUS(check_config_provenance(*s->store_, s->workspace_->root(), *config.file_text, args.trust_config));
+  }
   if (!args.acceptance_file.empty()) {
     TRY(std::string text, read_text_file(args.acceptance_file));
     TRY(s->acceptance_, verify::parse_acceptance_spec_text(text, s->tools_.names(), args.acceptance_file));
@@ -193,35 +201,29 @@ void Session::check_acceptance(RunFacts& facts) {
 }
 
 int Session::finish(const RunFacts& given, bool json, llm::Provider* judge, verify::JudgePolicy policy,
-                    const std::vector<std::string>& questions) {
+                    const std::vector<std::string>& planner_questions) {
   RunFacts facts = given;
   check_acceptance(facts);
   verify::Tier1Result tier1 = verify::evaluate_tier1(facts);
-  verify::JudgeOutcome outcome;
+  verify::JudgeRun judged;
   if (judge != nullptr && verify::should_ask_judge(tier1, policy)) {
-    double left = std::max(30.0, facts.budget.limits.timeout_s - facts.budget.used.elapsed_s);
     {
       ProgressWait waiting(options_.progress, WaitKind::kJudge);
-      auto evidence = verify::gather_evidence(snapshots_->trees(), facts, questions, {}, workspace_->credentials());
-      outcome = verify::ask_judge(*judge, facts.goal, verify::judge_questions(facts.goal, questions), evidence,
-                                  std::chrono::milliseconds(static_cast<long long>(left * 1000)));
+      judged = verify::judge_run(*judge, snapshots_->trees(), facts,
+                                 {.questions = {}, .planner_questions = planner_questions, .credentials = workspace_->credentials()});
     }
-    for (const auto& call : outcome.call_log) {
-      nlohmann::json data = {{"role", call.role},
-                             {"input_tokens", call.input_tokens},
-                             {"output_tokens", call.output_tokens},
-                             {"ok", call.ok}};
-      if (!call.ok) data["error"] = call.error;
-      trajectory_->record("llm_call", data);
-    }
-    nlohmann::json event = verify::to_json(outcome);
-    trajectory_->record("judge", event);
-    if (facts.provider.empty()) facts.provider = judge->describe();  // exec: the judge is the run's only LLM
+    verify::record_judge_run(judged, judge->describe(), *trajectory_, facts);
   }
   if (!trajectory_->sink_error().empty()) {
     std::fprintf(stderr, "candor: warning: some events were not stored: %s\n", trajectory_->sink_error().c_str());
   }
-  return finish_run(*store_, facts, created_at_, json, tier1, outcome.asked ? &outcome : nullptr);
+  const verify::JudgeOutcome& outcome = judged.outcome;
+  int code = finish_run(*store_, facts, created_at_, json, tier1, outcome.asked ? &outcome : nullptr);
+  if (outcome.provider_failed) {
+    std::fprintf(stderr, "candor: the judge's LLM provider (%s) failed: %s\n", judge->describe().c_str(), outcome.error.c_str());
+    return kExitUnavailable;
+  }
+  return code;
 }
 
 }  // namespace candor::cli

@@ -30,6 +30,8 @@ struct SessionArgs {
   std::string workspace = ".";
   std::string store_dir;  // "" = default
   std::vector<std::string> expects;
+  std::vector<std::string> guards;  // --guard: what must still hold (never evidence of the goal)
+  bool trust_config = false;        // --trust-config: use a .candor/config.json a recorded run wrote
   std::optional<int> max_replans, max_steps, timeout_s;
   std::optional<std::int64_t> max_tokens;
   bool quiet = false;                    // -q: no progress on stderr
@@ -53,6 +55,7 @@ class Session {
   const executor::ToolRegistry& tools() const { return tools_; }
   const sandbox::Workspace& workspace() const { return *workspace_; }
   const std::vector<nlohmann::json>& expects() const { return expects_; }
+  const std::vector<nlohmann::json>& guards() const { return guards_; }
   // The values of the run's credentials, masked wherever text leaves candor; the provider of the
   // run's LLM calls masks its requests with it (llm::ProviderOptions::masker).
   const std::shared_ptr<const SecretMasker>& masker() const { return masker_; }
@@ -72,8 +75,10 @@ class Session {
   // and never touches status or verdict.
   void check_acceptance(RunFacts& facts);
 
+  // The judge's questions come from the goal alone (verify/judge_run.h); `planner_questions` are
+  // shown to it as the planner's reading. A judge whose provider failed: exit 69, the verdict stored.
   int finish(const RunFacts& facts, bool json, llm::Provider* judge = nullptr,
-             verify::JudgePolicy policy = verify::JudgePolicy::kAuto, const std::vector<std::string>& questions = {});
+             verify::JudgePolicy policy = verify::JudgePolicy::kAuto, const std::vector<std::string>& planner_questions = {});
 
  private:
   Session() = default;
@@ -82,6 +87,7 @@ class Session {
   planner::Catalog catalog_;
   std::unique_ptr<sandbox::Workspace> workspace_;
   std::vector<nlohmann::json> expects_;
+  std::vector<nlohmann::json> guards_;
   executor::ExecutorOptions options_;
   sandbox::SandboxPolicy sandbox_policy_;
   std::shared_ptr<const SecretMasker> masker_;
@@ -103,9 +109,11 @@ Status check_scope_option(const std::vector<std::string>& scope);
 Result<std::string> read_text_file(const std::string& path, std::size_t max_bytes = kMaxDocumentBytes);
 
 // The goal-level assertions of a run: the config's `expect` (from `config_where`), then each
-// --expect text, all validated against `catalog`; errors name the one that is wrong.
+// --expect text, all validated against `catalog`; errors name the one that is wrong. `key` says
+// which list: "expect" (config `expect`, --expect) or "guard" (config `guard`, --guard).
 Result<std::vector<nlohmann::json>> parse_expects(const std::vector<std::string>& texts, const std::vector<nlohmann::json>& from_config,
-                                                  const planner::Catalog& catalog, const std::string& config_where);
+                                                  const planner::Catalog& catalog, const std::string& config_where,
+                                                  const std::string& key = "expect");
 
 // Whether `path` is `dir` or lies beneath it, symlinks resolved (for the parts that exist).
 bool path_within(const std::string& path, const std::string& dir);

@@ -19,6 +19,7 @@
 #include "verify/acceptance.h"
 #include "verify/git_range.h"
 #include "verify/judge.h"
+#include "verify/judge_run.h"
 #include "verify/tier1.h"
 #include "verify/verdict.h"
 
@@ -209,30 +210,13 @@ int verify_git_command(const VerifyArgs& args) {
   }
 
   verify::Tier1Result tier1 = verify::evaluate_tier1(facts);
-  verify::JudgeOutcome outcome;
+  verify::JudgeRun judged;
   if (judge != nullptr && verify::should_ask_judge(tier1, policy)) {
-    std::vector<std::string> questions = args.questions;
-    auto log_call = [&](const verify::JudgeCall& call) {
-      nlohmann::json data = {{"role", call.role}, {"input_tokens", call.input_tokens}, {"output_tokens", call.output_tokens}, {"ok", call.ok}};
-      if (!call.ok) data["error"] = call.error;
-      trajectory.record("llm_call", data);
-    };
-    if (questions.empty()) {
-      // Fixed before the judge sees any evidence: the call below holds the goal and nothing else.
-      verify::Decomposition d = verify::decompose_goal(*judge, *goal, std::chrono::minutes(2));
-      log_call(d.call);
-      facts.usage.llm_calls++;  // the judge's own calls are counted with its outcome
-      facts.usage.input_tokens += d.call.input_tokens;
-      facts.usage.output_tokens += d.call.output_tokens;
-      trajectory.record("judge_questions", {{"questions", d.questions}, {"decomposed", d.decomposed}, {"error", d.error}, {"prompt", d.prompt}});
-      questions = d.questions;
-    }
-    auto evidence = verify::gather_evidence(trees, facts, questions);
-    outcome = verify::ask_judge(*judge, facts.goal, questions, evidence, std::chrono::minutes(5));
-    for (const auto& call : outcome.call_log) log_call(call);
-    trajectory.record("judge", verify::to_json(outcome));
+    judged = verify::judge_run(*judge, trees, facts, {.questions = args.questions, .planner_questions = {}, .credentials = nullptr});
+    verify::record_judge_run(judged, judge->describe(), trajectory, facts);
     facts.provider = judge->describe();
   }
+  const verify::JudgeOutcome& outcome = judged.outcome;
   // BASE was resolved once, before anything ran; a name moved since is said (the verdict is
   // about the commit recorded).
   if (std::string moved = (*repo)->base_moved(*range); !moved.empty()) {
@@ -241,7 +225,12 @@ int verify_git_command(const VerifyArgs& args) {
   }
   trajectory.record("run_ended", {{"status", to_string(facts.status)}});
   ReportFormat format = args.json ? ReportFormat::kJson : args.markdown ? ReportFormat::kMarkdown : ReportFormat::kTerminal;
-  return finish_run(**store, facts, created_at, format, tier1, outcome.asked ? &outcome : nullptr);
+  int code = finish_run(**store, facts, created_at, format, tier1, outcome.asked ? &outcome : nullptr);
+  if (outcome.provider_failed) {
+    std::fprintf(stderr, "candor: the judge's LLM provider (%s) failed: %s\n", judge->describe().c_str(), outcome.error.c_str());
+    return kExitUnavailable;
+  }
+  return code;
 }
 
 }  // namespace candor::cli

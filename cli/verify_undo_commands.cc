@@ -17,6 +17,7 @@
 #include "verify/acceptance.h"
 #include "verify/git_range.h"
 #include "verify/judge.h"
+#include "verify/judge_run.h"
 #include "verify/replay.h"
 #include "verify/run_credentials.h"
 #include "verify/snapshot.h"
@@ -102,31 +103,47 @@ int verify_command(const VerifyArgs& args) {
   if (ask) {
     auto provider = llm::make_provider(provider_choice.spec, {});
     if (!provider.ok()) return report_error(provider.error());
-    std::vector<std::string> questions;
+    // The questions an earlier judge of this run was given or fixed from the goal, when there was
+    // one; the planner's round-1 questions are its reading of the goal, shown as evidence.
+    verify::JudgeRunInputs inputs;
     for (const auto& e : l.run.events) {
       if (e.type == "plan" && e.data.value("round", 0) == 1 && e.data.contains("plan") && e.data["plan"].is_object()) {
-        questions = e.data["plan"].value("questions", std::vector<std::string>{});
+        inputs.planner_questions = e.data["plan"].value("questions", std::vector<std::string>{});
+      }
+      if (e.type == "judge_questions") inputs.questions = e.data.value("questions", std::vector<std::string>{});
+      if (e.type == "judge" && e.data.contains("answers") && e.data["answers"].is_array() && !e.data["answers"].empty()) {
+        inputs.questions.clear();
+        for (const auto& a : e.data["answers"]) inputs.questions.push_back(json_str(a, "text"));
       }
     }
     auto progress = stderr_progress(args.quiet);
     ProgressWait waiting(progress.get(), WaitKind::kJudge);
-    std::vector<verify::EvidencePiece> evidence;
+    std::shared_ptr<const sandbox::CredentialRegistry> credentials;
+    std::unique_ptr<verify::GitRepository> repo;
+    std::unique_ptr<verify::SnapshotStore> snapshots;
+    const verify::GitTrees* trees = nullptr;
+    std::optional<verify::GitTrees> opened;
     if (l.facts.source == "git") {
       // The trees are the repository's own commits, not snapshots in the store.
-      for (const auto& e : l.run.events) {
-        if (e.type == "judge_questions") questions = e.data.value("questions", std::vector<std::string>{});
+      if (auto r = verify::GitRepository::open(l.facts.workspace); r.ok()) {
+        repo = std::move(r.value());
+        opened = repo->trees();
       }
-      auto repo = verify::GitRepository::open(l.facts.workspace);
-      if (repo.ok() && l.finished) evidence = verify::gather_evidence((*repo)->trees(), l.facts, questions);
-    } else {
-      auto snapshots = verify::SnapshotStore::open(l.store->dir(), l.facts.workspace);
-      if (snapshots.ok() && l.finished) {
-        // This process did not see the run start: its credentials are read back from the snapshot.
-        auto credentials = verify::run_credentials((*snapshots)->trees(), l.facts, ::environ);
-        evidence = verify::gather_evidence((*snapshots)->trees(), l.facts, questions, {}, credentials.get());
-      }
+    } else if (auto s = verify::SnapshotStore::open(l.store->dir(), l.facts.workspace); s.ok()) {
+      snapshots = std::move(s.value());
+      opened = snapshots->trees();
+      // This process did not see the run start: its credentials are read back from the snapshot.
+      credentials = verify::run_credentials(*opened, l.facts, ::environ);
+      inputs.credentials = credentials.get();
     }
-    judge = verify::ask_judge(**provider, l.facts.goal, verify::judge_questions(l.facts.goal, questions), evidence, std::chrono::minutes(5));
+    if (opened && l.finished) trees = &*opened;
+    if (trees != nullptr) {
+      verify::JudgeRun judged = verify::judge_run(**provider, *trees, l.facts, inputs);
+      judge = std::move(judged.outcome);
+    } else {
+      judge.asked = true;
+      judge.error = "the run's snapshots could not be read, so the judge was shown nothing";
+    }
     if (l.facts.provider.empty()) l.facts.provider = (*provider)->describe();  // a run that used no LLM before
   }
   verify::Decision decision = verify::decide(tier1, judge.asked ? &judge : nullptr, l.facts.goal_validations);
@@ -149,6 +166,10 @@ int verify_command(const VerifyArgs& args) {
   } else {
     if (!l.finished) std::printf("run %s never ended: verified from its %zu recorded events\n\n", l.facts.run_id.c_str(), l.run.events.size());
     std::fputs(report::render_terminal(report, {report::want_color(1), 80}).c_str(), stdout);
+  }
+  if (judge.provider_failed) {
+    std::fprintf(stderr, "candor: the judge's LLM provider failed: %s\n", judge.error.c_str());
+    return kExitUnavailable;
   }
   return exit_code_for(decision.verdict, l.facts.acceptance);
 }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "assertions/empty_file_source.h"
 #include "executor/snapshot_files.h"
 #include "sandbox/step_temp_dir.h"
 #include "sandbox/workspace.h"
@@ -69,10 +70,18 @@ ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann
       r.passed = o.passed;
       r.message = o.message;
       r.by = Provenance::kUser;
+      r.reads_step = in.evaluators.reads_step(a);
       if (o.passed && !o.path.empty() && in.evaluators.reads_files(a)) {
         ctx.files = &base;
         assertions::Outcome before = in.evaluators.evaluate(a, ctx);
         r.discriminating = !before.passed && !before.error;
+        if (*r.discriminating) {
+          // Positive evidence: the same check on HEAD's files with an empty file at its path.
+          assertions::EmptyFileAt empty(o.path, &head, *workspace);
+          ctx.files = &empty;
+          assertions::Outcome on_empty = in.evaluators.evaluate(a, ctx);
+          r.positive = in.evaluators.proves_content(a) && !on_empty.passed && !on_empty.error;
+        }
       }
     }
     nlohmann::json event = to_json(r);

@@ -230,9 +230,9 @@ Result<WorkspaceConfig> parse_config(const nlohmann::json& j) {
         return invalid("output_cap_bytes", "expected an integer from 1024 to 67108864");
       }
       c.output_cap_bytes = value.get<std::size_t>();
-    } else if (key == "expect") {
-      if (!value.is_array()) return invalid("expect", "expected an array of assertions");
-      for (const auto& a : value) c.expect.push_back(a);
+    } else if (key == "expect" || key == "guard") {
+      if (!value.is_array()) return invalid(key, "expected an array of assertions");
+      for (const auto& a : value) (key == "expect" ? c.expect : c.guard).push_back(a);
     } else if (key == "sandbox") {
       TRY_STATUS(parse_sandbox(value, c.sandbox));
     } else if (key == "evaluators") {
@@ -250,7 +250,7 @@ Result<WorkspaceConfig> parse_config(const nlohmann::json& j) {
     } else if (key == "sensitive") {
       TRY(c.sensitive, glob_list(value, "sensitive"));
     } else {
-      return invalid(key, fmt::format("unknown field \"{}\" (expected one of: network, budget, output_cap_bytes, expect, sandbox, "
+      return invalid(key, fmt::format("unknown field \"{}\" (expected one of: network, budget, output_cap_bytes, expect, guard, sandbox, "
                                       "secrets, evaluators, snapshot, scope, sensitive)",
                                       key));
     }
@@ -300,7 +300,9 @@ Result<WorkspaceConfig> load_config(const std::string& workspace_root) {
     // Read no further than one byte past the limit parse_config_text holds documents to.
     if (text.size() > kMaxDocumentBytes) break;
   }
-  return parse_config_text(text, path);
+  TRY(WorkspaceConfig config, parse_config_text(text, path));
+  config.file_text = std::move(text);
+  return config;
 }
 
 void apply_config_budget(const WorkspaceConfig& config, BudgetLimits& limits) {

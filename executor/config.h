@@ -22,6 +22,12 @@ struct WorkspaceConfig {
   std::optional<std::int64_t> max_tokens;
   std::optional<std::size_t> output_cap_bytes;
   std::vector<nlohmann::json> expect;  // goal-level assertions, validated by the caller's catalog
+  // "guard": what must still hold (the tests still pass): checked as the goal's assertions are, but
+  // never evidence of the goal (DESIGN.md, Trust boundary: Guards are not goals).
+  std::vector<nlohmann::json> guard;
+  // The file's bytes as read (load_config), when there was one: who wrote them is asked of the
+  // store (a config a recorded run's step planted is the agent's, not the user's).
+  std::optional<std::string> file_text;
   // "sandbox": allow_network, pass_env, read_paths, limits; the paths it protects are filled in
   // by make_sandbox_policy() once the workspace is open.
   sandbox::SandboxPolicy sandbox;

@@ -109,7 +109,7 @@ Stop RunLoop::rounds(Result<planner::Plan> plan) {
     // also stagnant (re-reading what it read and changing nothing is what verifying looks like).
     std::string failure = outcome.failure;
     if (outcome.all_passed && plan->then == planner::Then::kFinish) {
-      std::string goal_failure = ex_.run_goal_assertions(options_.expects);
+      std::string goal_failure = ex_.run_goal_assertions(options_.expects, options_.guards);
       if (goal_failure.empty()) {
         if (plan->final_answer) ex_.set_final_answer(*plan->final_answer);
         return {RunStatus::kCompleted, BudgetKind::kNone, ""};

@@ -19,6 +19,7 @@ namespace candor::executor {
 struct LoopOptions {
   std::string goal;
   std::vector<nlohmann::json> expects;  // goal-level assertions, checked when a plan finishes
+  std::vector<nlohmann::json> guards;   // what must still hold, checked with them (never evidence of the goal)
   std::size_t overview_entries = 200;   // the workspace tree in the first prompt
 };
 

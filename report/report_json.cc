@@ -12,10 +12,15 @@ nlohmann::json pair(std::int64_t used, std::int64_t limit) { return nlohmann::js
 }  // namespace
 
 std::string assertion_provenance(const nlohmann::json& a) {
-  std::string out = "by " + json_str(a, "by", "planner");
+  bool guard = a.contains("guard") && a["guard"].is_boolean() && a["guard"].get<bool>();
+  std::string out = (guard ? "guard by " : "by ") + json_str(a, "by", "planner");
   if (a.contains("discriminating") && a["discriminating"].is_boolean()) {
     out += a["discriminating"].get<bool>() ? " · discriminating" : " · passed before the run too";
   }
+  if (a.contains("positive") && a["positive"].is_boolean()) {
+    out += a["positive"].get<bool>() ? " · fails on an empty file" : " · not evidence of content";
+  }
+  if (a.contains("final_check") && a["final_check"].is_boolean() && a["final_check"].get<bool>()) out += " · re-checked at the end";
   return out;
 }
 
@@ -45,14 +50,9 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
   for (const auto& s : tier1.signals.suspicious) suspicious.push_back(verify::to_json(s));
   nlohmann::json assertions = nlohmann::json::array();
   for (const auto& a : f.assertions) {
-    assertions.push_back({{"step", a.step.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.step)},
-                          {"round", a.round},
-                          {"type", a.type},
-                          {"path", a.path.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.path)},
-                          {"passed", a.passed},
-                          {"message", a.message},
-                          {"by", to_string(a.by)},
-                          {"discriminating", a.discriminating ? nlohmann::json(*a.discriminating) : nlohmann::json(nullptr)}});
+    nlohmann::json j = to_json(a);
+    for (const char* internal : {"seq", "assertion", "reads_step"}) j.erase(internal);
+    assertions.push_back(std::move(j));
   }
   nlohmann::json validations = nlohmann::json::array();
   for (const auto& g : f.goal_validations) validations.push_back(to_json(g));

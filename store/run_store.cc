@@ -271,6 +271,17 @@ Result<std::string> RunStore::resolve(const std::string& ref) const {
   return ids.front();
 }
 
+Result<std::vector<std::string>> RunStore::runs_whose_facts_mention(const std::string& text) const {
+  Stmt s(db_, "SELECT id FROM runs WHERE facts_json IS NOT NULL AND instr(facts_json, ?1) > 0 ORDER BY created_at DESC, id DESC");
+  if (!s.ok()) return db_error(db_, "prepare");
+  s.bind(1, text);
+  std::vector<std::string> ids;
+  int rc;
+  while ((rc = s.step()) == SQLITE_ROW) ids.push_back(s.text(0));
+  if (rc != SQLITE_DONE) return db_error(db_, "listing the runs that name " + text);
+  return ids;
+}
+
 Result<StoredRun> RunStore::load(const std::string& id) const {
   StoredRun run;
   {

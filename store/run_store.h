@@ -87,6 +87,9 @@ class RunStore final : public EventSink {
   // matches are an error naming them.
   Result<std::string> resolve(const std::string& ref) const;
   Result<StoredRun> load(const std::string& id) const;
+  // The finished runs whose recorded facts hold `text` anywhere (a path a mutation names), newest
+  // first: a cheap filter before loading them.
+  Result<std::vector<std::string>> runs_whose_facts_mention(const std::string& text) const;
   Result<std::int64_t> count_runs() const;
 
   // Removes the runs and their events, a few runs per transaction, so that a live run writing

@@ -85,7 +85,9 @@ std::vector<EvidencePiece> gather_evidence(const GitTrees& snapshots, const RunF
       add({"diff", m.path, std::string(sandbox::kContentWithheld)});
       continue;
     }
-    auto patch = snapshots.patch_text(facts.snapshot_before, facts.snapshot_after, m.path, caps.diff_per_file);
+    // A committed change's diff is the commits' (the workspace's file may be as it was).
+    auto patch = m.committed ? snapshots.patch_text(facts.commits_from_tree, facts.commits_to_tree, m.path, caps.diff_per_file)
+                             : snapshots.patch_text(facts.snapshot_before, facts.snapshot_after, m.path, caps.diff_per_file);
     add({"diff", m.path, patch.ok() ? *patch : "(diff unavailable: " + patch.error().message + ")"});
   }
   for (const auto& m : facts.mutations) {
@@ -203,6 +205,7 @@ JudgeOutcome ask_judge(llm::Provider& provider, const std::string& goal, const s
                             reply.ok() ? reply->output_tokens : 0, reply.ok() ? "" : reply.error().message});
     if (!reply.ok()) {
       out.error = reply.error().message;
+      out.provider_failed = reply.error().code == ErrorCode::kUnavailable;
       return out;
     }
     out.input_tokens += reply->input_tokens;

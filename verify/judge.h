@@ -21,7 +21,7 @@ enum class JudgePolicy { kAuto, kAlways, kNever };
 std::optional<JudgePolicy> parse_judge_policy(const std::string& s);
 
 struct EvidencePiece {
-  std::string kind;  // diff | file | final_answer
+  std::string kind;  // diff | file | final_answer | planner_reading | note
   std::string path;  // "" for final_answer
   std::string text;
 };
@@ -79,6 +79,9 @@ struct JudgeOutcome {
   std::vector<std::string> questions;
   std::vector<JudgeAnswer> answers;
   std::string error;
+  // The provider could not be reached (not a malformed reply): the process exits 69, as for the
+  // planner and the reviewer, with the verdict recorded.
+  bool provider_failed = false;
   std::int64_t input_tokens = 0, output_tokens = 0;
   int calls = 0;
   std::vector<JudgeCall> call_log;

@@ -1,0 +1,66 @@
+#include "verify/judge_run.h"
+
+#include <algorithm>
+
+namespace candor::verify {
+namespace {
+
+nlohmann::json call_event(const JudgeCall& call) {
+  nlohmann::json data = {{"role", call.role}, {"input_tokens", call.input_tokens}, {"output_tokens", call.output_tokens}, {"ok", call.ok}};
+  if (!call.ok) data["error"] = call.error;
+  return data;
+}
+
+}  // namespace
+
+std::chrono::milliseconds judge_time(const RunFacts& facts) {
+  double left = facts.budget.limits.timeout_s - facts.budget.used.elapsed_s;
+  return std::chrono::milliseconds(static_cast<long long>(std::clamp(left, 30.0, 300.0) * 1000));
+}
+
+std::vector<std::string> with_unrequested_change_question(std::vector<std::string> given, const std::string& goal) {
+  given.erase(std::remove(given.begin(), given.end(), kUnrequestedChangeQuestion), given.end());
+  if (given.empty()) given = judge_questions(goal, {});
+  given.push_back(kUnrequestedChangeQuestion);
+  return given;
+}
+
+JudgeRun judge_run(llm::Provider& provider, const GitTrees& trees, const RunFacts& facts, const JudgeRunInputs& in) {
+  JudgeRun out;
+  auto started = std::chrono::steady_clock::now();
+  std::chrono::milliseconds budget = judge_time(facts);
+  std::vector<std::string> questions = in.questions;
+  if (questions.empty()) {
+    out.decomposition = decompose_goal(provider, facts.goal, budget / 3);
+    questions = out.decomposition->questions;
+  }
+  questions = with_unrequested_change_question(std::move(questions), facts.goal);
+  std::vector<std::string> named = questions;
+  named.insert(named.end(), in.planner_questions.begin(), in.planner_questions.end());
+  std::vector<EvidencePiece> evidence = gather_evidence(trees, facts, named, {}, in.credentials);
+  if (!in.planner_questions.empty()) {
+    std::string reading;
+    for (const auto& q : in.planner_questions) reading += "- " + q + "\n";
+    evidence.insert(evidence.begin(), {"planner_reading", "", "The planner's own questions (its reading of the goal, not the goal):\n" + reading});
+  }
+  auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+  out.outcome = ask_judge(provider, facts.goal, questions, evidence, std::max(budget - spent, std::chrono::milliseconds(10000)));
+  return out;
+}
+
+void record_judge_run(const JudgeRun& run, const std::string& provider_name, Trajectory& trajectory, RunFacts& facts) {
+  if (run.decomposition) {
+    const Decomposition& d = *run.decomposition;
+    trajectory.record("llm_call", call_event(d.call));
+    facts.usage.llm_calls++;
+    facts.usage.input_tokens += d.call.input_tokens;
+    facts.usage.output_tokens += d.call.output_tokens;
+    trajectory.record("judge_questions",
+                      {{"questions", d.questions}, {"decomposed", d.decomposed}, {"error", d.error}, {"prompt", d.prompt}});
+  }
+  for (const auto& call : run.outcome.call_log) trajectory.record("llm_call", call_event(call));
+  trajectory.record("judge", to_json(run.outcome));
+  if (facts.provider.empty()) facts.provider = provider_name;
+}
+
+}  // namespace candor::verify

@@ -1,0 +1,54 @@
+// The whole tier-2 pass over a run, whatever produced it (`run`, `exec`, `verify RUN`,
+// `verify --git`): the questions fixed from the goal alone, before any evidence exists (a
+// goal-only call), the question about unrequested changes every judge is asked, the evidence, the
+// answers, and what of it the run records. The planner's own questions are its reading of the goal:
+// shown to the judge as evidence, never the questions it answers.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/trajectory.h"
+#include "verify/judge.h"
+
+namespace candor::verify {
+
+// Asked last of every judge, so that a change the goal did not ask for is a "no" (answered yes
+// when nothing else changed).
+inline constexpr const char* kUnrequestedChangeQuestion =
+    "Did the run leave alone everything the goal did not ask to change (no file changed, added or deleted that the goal "
+    "did not call for)?";
+
+struct JudgeRunInputs {
+  // Given (`verify --git --question`) or recorded by an earlier judge of the run (`verify RUN`);
+  // empty: the goal is decomposed now, by a call that sees the goal and nothing else.
+  std::vector<std::string> questions;
+  // The planner's questions (round 1's plan): evidence of what the model meant.
+  std::vector<std::string> planner_questions;
+  const sandbox::CredentialRegistry* credentials = nullptr;  // borrowed; may be null
+};
+
+struct JudgeRun {
+  std::optional<Decomposition> decomposition;  // when the questions were decomposed here
+  JudgeOutcome outcome;
+};
+
+// How long the judge may take: the run's time left, at least 30 s (it is asked after the loop,
+// whose budget may be spent) and at most 5 minutes.
+std::chrono::milliseconds judge_time(const RunFacts& facts);
+
+// REQUIRES: `trees` holds the run's trees (its snapshots; the repository's commits for a `git` run).
+JudgeRun judge_run(llm::Provider& provider, const GitTrees& trees, const RunFacts& facts, const JudgeRunInputs& in);
+
+// The questions the judge answers: `given` (or the goal itself when there are none), with
+// kUnrequestedChangeQuestion last, once.
+std::vector<std::string> with_unrequested_change_question(std::vector<std::string> given, const std::string& goal);
+
+// Records the pass in the run's trajectory (each LLM call, the questions and how they were fixed,
+// the judge's answers) and counts the decomposition's usage in `facts` (the judge's own is counted
+// from its outcome); names the judge as the run's provider when it had none.
+void record_judge_run(const JudgeRun& run, const std::string& provider_name, Trajectory& trajectory, RunFacts& facts);
+
+}  // namespace candor::verify
