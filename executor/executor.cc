@@ -279,8 +279,10 @@ std::vector<std::string> Executor::scan_for_changes(const std::string& step_id,
   // Only the step's own tool can have written since the last scan when no process has started
   // since (none outlives what started it): a tool that names what it wrote is believed, since it is
   // candor's code, not the agent's. A large workspace is then not walked after every file_write.
+  // Either way what the tool wrote is held, under a path .gitignore ignores too: a file tool's own
+  // write is always a mutation (DESIGN.md, "Snapshots see everything").
   bool only_named = wrote.has_value() && scanned_ && processes == processes_at_scan_;
-  auto scan = only_named ? deps_.snapshots.scan_paths(*wrote) : deps_.snapshots.scan();
+  auto scan = only_named ? deps_.snapshots.scan_paths(*wrote) : deps_.snapshots.scan(wrote.value_or(std::vector<std::string>{}));
   if (!scan.ok()) {
     scanned_ = false;
     if (scan_error_.empty()) scan_error_ = scan.error().message;

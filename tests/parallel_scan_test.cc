@@ -1,6 +1,8 @@
-// Scans that read on worker threads: the snapshot is what git itself would hold (git add -A, the
-// oracle), with files changed between the walk and the reads or during them; the ignore
-// prefilter never lets a path git ignores through; read_files under a tight budget and on errors.
+// Scans that read on worker threads: the snapshot is what git itself would hold (the oracle: git
+// add -A --force for a run's first scan, which records ignored files too; then git add -A on that
+// index, which keeps watching them and adds no new ignored file), with files changed between the
+// walk and the reads or during them; the ignore prefilter never lets a path git ignores through;
+// read_files under a tight budget and on errors.
 #include <doctest/doctest.h>
 
 #include <sys/stat.h>
@@ -28,27 +30,33 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The tree git makes of `ws` as it is now (git add -A into a fresh index, in a repository kept
-// outside the workspace so the scan under test never meets it).
-std::string tree_git_makes(const std::string& ws) {
+// A repository kept outside the workspace (so the scan under test never meets it) whose work tree
+// is `ws`: `add(force)` runs git add -A (--force: ignored files too) into its index and returns
+// the tree git writes of it.
+struct GitOracle {
+  std::string ws;
   std::string git_dir = make_temp_dir("oracle") + "/repo.git";
-  REQUIRE(run_command({"/usr/bin/git", "init", "-q", "--bare", git_dir}).exit_code == 0);
-  std::vector<std::string> env = {"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent", "GIT_DIR=" + git_dir, "GIT_WORK_TREE=" + ws};
-  REQUIRE(run_command({"/usr/bin/git", "-c", "core.excludesFile=/dev/null", "-c", "core.bare=false", "add", "-A"}, env, ws).exit_code == 0);
-  auto tree = run_command({"/usr/bin/git", "write-tree"}, env, ws);
-  REQUIRE(tree.exit_code == 0);
-  return tree.out.substr(0, 40);
-}
+  std::string add(bool force) {
+    if (!candor::testing::exists(git_dir)) REQUIRE(run_command({"/usr/bin/git", "init", "-q", "--bare", git_dir}).exit_code == 0);
+    std::vector<std::string> env = {"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent", "GIT_DIR=" + git_dir, "GIT_WORK_TREE=" + ws};
+    std::vector<std::string> add = {"/usr/bin/git", "-c", "core.excludesFile=/dev/null", "-c", "core.bare=false", "add", "-A"};
+    if (force) add.push_back("--force");
+    REQUIRE(run_command(add, env, ws).exit_code == 0);
+    auto tree = run_command({"/usr/bin/git", "write-tree"}, env, ws);
+    REQUIRE(tree.exit_code == 0);
+    return tree.out.substr(0, 40);
+  }
+};
+
+// The tree a run's first scan of `ws` as it is now holds: every file, ignored ones too.
+std::string tree_git_makes(const std::string& ws) { return GitOracle{ws}.add(true); }
 
 const std::vector<std::string> kNames = {"a.txt", "b.log", "c.tmp", "Makefile", "run.sh", "x1", "keep.log", "data.bin"};
 
-// A workspace of about `files` files in nested folders: random contents (empty, small, some
-// larger), some executable, some symlinks, and .gitignore files with rules that match some.
-std::string random_workspace(std::mt19937& rng, int files) {
-  std::string ws = make_temp_dir("ws");
-  write_file(ws + "/.gitignore", "*.log\n!keep.log\nbuild/\n/top/\n");
-  write_file(ws + "/d1/.gitignore", "x*\n*.tmp\n");
-  for (int i = 0; i < files; ++i) {
+// Adds about `files` files to `ws`, named from `first` on, in nested folders: random contents
+// (empty, small, some larger), some executable, some symlinks.
+void add_random_files(std::mt19937& rng, const std::string& ws, int files, int first = 0) {
+  for (int i = first; i < first + files; ++i) {
     std::string dir = "d" + std::to_string(rng() % 4) + "/s" + std::to_string(rng() % 5) + (rng() % 3 == 0 ? "/build" : "");
     if (rng() % 10 == 0) dir = "top";
     std::string path = ws + "/" + dir + "/" + std::to_string(i) + "-" + kNames[rng() % kNames.size()];
@@ -67,6 +75,14 @@ std::string random_workspace(std::mt19937& rng, int files) {
     write_file(path, content);
     if (rng() % 5 == 0) fs::permissions(path, fs::perms::owner_exec, fs::perm_options::add);
   }
+}
+
+// A workspace of about `files` random files, and .gitignore files with rules that match some.
+std::string random_workspace(std::mt19937& rng, int files) {
+  std::string ws = make_temp_dir("ws");
+  write_file(ws + "/.gitignore", "*.log\n!keep.log\nbuild/\n/top/\n");
+  write_file(ws + "/d1/.gitignore", "x*\n*.tmp\n");
+  add_random_files(rng, ws, files);
   return ws;
 }
 
@@ -89,7 +105,7 @@ std::vector<std::string> files_in(const std::string& ws) {
 }  // namespace
 
 TEST_SUITE("verify") {
-  TEST_CASE("a scan reading on worker threads holds what git add -A holds, with files changed after its walk") {
+  TEST_CASE("a first scan reading on worker threads holds what git add -A --force holds, with files changed after its walk") {
     std::mt19937 rng(20261122);
     for (int round = 0; round < 3; ++round) {
       CAPTURE(round);
@@ -163,6 +179,31 @@ TEST_SUITE("verify") {
     REQUIRE(snap->freeze_ignore_rules({}).ok());
     REQUIRE(snap->scan().ok());
     CHECK(snap->write_tree().value() == tree_git_makes(ws));
+  }
+
+  TEST_CASE("a later scan on worker threads holds what git add -A does on an index of every file there at the start") {
+    // Files that were there at the start are watched wherever they are, ignored or not; new ones
+    // are taken in only where the start's .gitignore files do not ignore them (git adds no new
+    // ignored file, and keeps updating and removing the ones its index holds).
+    std::mt19937 rng(20261127);
+    std::string ws = random_workspace(rng, 400);
+    auto snap = open_store(ws);
+    REQUIRE(snap->scan().ok());
+    REQUIRE(snap->freeze_ignore_rules({}).ok());
+    GitOracle oracle{ws};
+    CHECK(snap->write_tree().value() == oracle.add(true));
+    std::vector<std::string> files = files_in(ws);
+    for (std::size_t i = 0; i < files.size(); i += 3) {
+      std::string path = ws + "/" + files[i];
+      if (i % 2 == 0) {
+        write_file(path, "changed " + std::to_string(i) + "\n");
+      } else {
+        fs::remove(path);
+      }
+    }
+    add_random_files(rng, ws, 400, 1000);
+    REQUIRE(snap->scan().ok());
+    CHECK(snap->write_tree().value() == oracle.add(false));
   }
 
   TEST_CASE("property: the ignore prefilter lets through every path git ignores") {

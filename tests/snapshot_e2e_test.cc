@@ -276,3 +276,103 @@ TEST_SUITE("e2e") {
     CHECK(read_file(html).find("original notes") != std::string::npos);
   }
 }
+
+namespace {
+
+// A change to a file git ignores (DESIGN.md, "Snapshots see everything"): `git init` and commit
+// the workspace when `with_repository`, so that the first snapshot is seeded from its index.
+void commit_workspace(const Env& env) {
+  auto git = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"/usr/bin/git", "-C", env.ws, "-c", "user.name=t", "-c", "user.email=t@localhost"});
+    auto r = run_command(args, {"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent"});
+    CAPTURE(r.err);
+    REQUIRE(r.exit_code == 0);
+  };
+  git({"init", "-q"});
+  git({"add", "-A"});
+  git({"commit", "-qm", "base"});
+}
+
+const json* mutation_of(const json& report, const std::string& path) {
+  for (const auto& m : report["mutations"]) {
+    if (m["path"] == path) return &m;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_SUITE("e2e") {
+  TEST_CASE("issue 28: deleting and rewriting files .gitignore matches, beside a covered edit, is not a success; undo restores them") {
+    for (bool with_repository : {false, true}) {
+      CAPTURE(with_repository);
+      Env env;
+      std::string db = std::string("SQLite format 3\0", 16);
+      for (int i = 0; i < 5000; ++i) db += static_cast<char>((i * 131 + 7) % 256);
+      const std::string yml = "database: data/app.sqlite3\npassword_file: none\n";
+      write_file(env.ws + "/.gitignore", "data/\n*.local.yml\n");
+      write_file(env.ws + "/data/app.sqlite3", db);
+      write_file(env.ws + "/app.local.yml", yml);
+      if (with_repository) commit_workspace(env);
+      std::string plan = env.plan_file(R"({"goal_kind": "modify", "steps": [
+          {"id": "s1", "tool": "file_patch", "args": {"path": "css/style.css",
+             "edits": [{"find": "background: #ffffff;", "replace": "background: #006400;"}]},
+           "assert": [{"type": "file_contains", "path": "css/style.css", "text": "#006400"}]},
+          {"id": "s2", "tool": "shell", "args": {"command": "rm data/app.sqlite3 && printf 'database: /srv/prod.sqlite3\\n' > app.local.yml"}}
+          ], "then": "finish"})");
+      json run = parse_stdout(env.exec(plan, {"--judge", "never"}));
+      REQUIRE(run["step_results"][1]["ok"] == true);
+      CHECK(run["verdict"] != "success");
+      const json* deleted = mutation_of(run, "data/app.sqlite3");
+      const json* rewritten = mutation_of(run, "app.local.yml");
+      REQUIRE(deleted != nullptr);
+      REQUIRE(rewritten != nullptr);
+      CHECK((*deleted)["change"] == "deleted");
+      CHECK((*rewritten)["change"] == "modified");
+      CHECK((*deleted)["steps"] == json::array({"s2"}));
+      CHECK((*rewritten)["steps"] == json::array({"s2"}));
+      auto undo = env.candor({"undo", run["run_id"]});
+      CAPTURE(undo.out + undo.err);
+      CHECK(undo.exit_code == 0);
+      CHECK(read_file(env.ws + "/data/app.sqlite3") == db);
+      CHECK(read_file(env.ws + "/app.local.yml") == yml);
+      CHECK(read_file(env.ws + "/css/style.css").find("#ffffff") != std::string::npos);
+    }
+  }
+
+  TEST_CASE("issue 28: an honest file_patch of a file .gitignore matches, checked by the user's assertion, is a success") {
+    Env env;
+    write_file(env.ws + "/.gitignore", "config/local.yml\n");
+    write_file(env.ws + "/config/local.yml", "debug: false\nport: 8080\n");
+    std::string plan = env.plan_file(R"({"goal_kind": "modify", "steps": [
+        {"id": "s1", "tool": "file_patch", "args": {"path": "config/local.yml",
+           "edits": [{"find": "debug: false", "replace": "debug: true"}]},
+         "assert": [{"type": "file_contains", "path": "config/local.yml", "text": "debug: true"}]}
+        ], "then": "finish"})");
+    json run = parse_stdout(env.exec(plan, {"--judge", "never"}));
+    CHECK(run["verdict"] == "success");
+    const json* patched = mutation_of(run, "config/local.yml");
+    REQUIRE(patched != nullptr);
+    CHECK((*patched)["change"] == "modified");
+    CHECK((*patched)["steps"] == json::array({"s1"}));
+  }
+
+  TEST_CASE("what a step builds under an ignored path stays unlisted; a file tool's new file there is listed") {
+    // s2's assertion runs a process: the scan after s3 walks the whole workspace, and must still
+    // hold what s3's tool wrote.
+    Env env;
+    write_file(env.ws + "/.gitignore", "build/\n");
+    std::string plan = env.plan_file(R"({"goal_kind": "modify", "steps": [
+        {"id": "s1", "tool": "file_patch", "args": {"path": "css/style.css",
+           "edits": [{"find": "background: #ffffff;", "replace": "background: #006400;"}]},
+         "assert": [{"type": "file_contains", "path": "css/style.css", "text": "#006400"}]},
+        {"id": "s2", "tool": "shell", "args": {"command": "mkdir -p build && echo obj > build/site.o"},
+         "assert": [{"type": "command_succeeds", "command": "test -f build/site.o"}]},
+        {"id": "s3", "tool": "file_write", "args": {"path": "build/notes.txt", "content": "by the agent\n"}}
+        ], "then": "finish"})");
+    json run = parse_stdout(env.exec(plan, {"--judge", "never"}));
+    CHECK(mutation_of(run, "build/site.o") == nullptr);
+    REQUIRE(mutation_of(run, "build/notes.txt") != nullptr);
+    CHECK((*mutation_of(run, "build/notes.txt"))["change"] == "added");
+  }
+}

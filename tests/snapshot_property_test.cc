@@ -1,7 +1,8 @@
 // Properties of scans: after any sequence of changes, the snapshot holds exactly the files a walk
-// from scratch finds that the ignore rules of the run's start do not exclude (the oracle is the
-// git command line, asked about a copy of the starting .gitignore files); and a first snapshot
-// seeded from the workspace's own git index is the snapshot a store without that index takes.
+// from scratch finds that the ignore rules of the run's start do not exclude, or that a snapshot
+// of the run held before (the oracle is the git command line, asked about a copy of the starting
+// .gitignore files); and a first snapshot seeded from the workspace's own git index is the
+// snapshot a store without that index takes.
 #include <doctest/doctest.h>
 
 #include <fcntl.h>
@@ -91,12 +92,16 @@ const std::vector<std::string> kPatterns = {"*", "*.txt", "a*", "d/", "e/", "!*.
 }  // namespace
 
 TEST_SUITE("verify") {
-  TEST_CASE("property: incremental scans hold what a walk from scratch under the start's ignore rules finds") {
+  TEST_CASE("property: incremental scans hold what a walk from scratch finds that the start's ignore rules do not exclude or the run held") {
     std::string ws = make_temp_dir("ws");
     write_file(ws + "/.gitignore", "*.log\nbuild/\n/top.tmp\n!keep.log\n");
     write_file(ws + "/d/.gitignore", "x*\n");
     write_file(ws + "/gen/.gitignore", "*\n");
     write_file(ws + "/a.txt", "a\n");
+    // Ignored, and there at the start: watched (DESIGN.md, "Snapshots see everything").
+    write_file(ws + "/b.log", "b\n");
+    write_file(ws + "/build/o.txt", "o\n");
+    write_file(ws + "/d/x1", "x\n");
     std::string rules = make_temp_dir("rules");  // the starting .gitignore files, for the oracle
     REQUIRE(run_command({"/usr/bin/git", "init", "-q", rules}).exit_code == 0);
     for (const auto& g : {".gitignore", "d/.gitignore", "gen/.gitignore"})
@@ -106,6 +111,12 @@ TEST_SUITE("verify") {
     REQUIRE(snap.ok());
     REQUIRE((*snap)->scan().ok());
     REQUIRE((*snap)->freeze_ignore_rules({}).ok());
+    // Every path a snapshot of this run has held: the snapshot before the run holds every file.
+    std::set<std::string> held_ever = tree_files(**snap, (*snap)->write_tree().value());
+    {
+      auto all = walk_from_scratch(ws);
+      CHECK(held_ever == std::set<std::string>(all.begin(), all.end()));
+    }
     std::mt19937 rng(20240612);
     for (int i = 0; i < 200; ++i) {
       CAPTURE(i);
@@ -140,7 +151,12 @@ TEST_SUITE("verify") {
       }
       CAPTURE(change);
       REQUIRE((*snap)->scan().ok());
-      std::set<std::string> expected = not_ignored(rules, walk_from_scratch(ws));
+      std::vector<std::string> now = walk_from_scratch(ws);
+      std::set<std::string> expected = not_ignored(rules, now);
+      for (const auto& f : now) {
+        if (held_ever.count(f) != 0) expected.insert(f);
+      }
+      held_ever.insert(expected.begin(), expected.end());
       std::set<std::string> held = tree_files(**snap, (*snap)->write_tree().value());
       CHECK(missing_from(expected, held) == "");  // files the snapshot lost
       CHECK(missing_from(held, expected) == "");  // files it holds that it should not

@@ -1,7 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <thread>
 #include <random>
 #include <set>
@@ -122,7 +125,7 @@ TEST_SUITE("verify") {
     }
   }
 
-  TEST_CASE("git workspaces: .gitignore is respected and the workspace's own .git is untouched") {
+  TEST_CASE("git workspaces: what .gitignore matches is recorded at the start, not made later; the workspace's own .git is untouched") {
     std::string ws = make_temp_dir("repo");
     REQUIRE(run_command({"/usr/bin/git", "init", "-q", ws}).exit_code == 0);
     write_file(ws + "/.gitignore", "build/\n*.log\n");
@@ -136,7 +139,8 @@ TEST_SUITE("verify") {
     REQUIRE(snap.ok());
     auto s0 = (*snap)->scan();
     REQUIRE(s0.ok());
-    CHECK((*s0) == std::vector<std::string>{".gitignore", "src.c"});
+    CHECK((*s0) == std::vector<std::string>{".gitignore", "build/out.o", "debug.log", "src.c"});
+    REQUIRE((*snap)->write_tree().ok());  // the snapshot before the run
     write_file(ws + "/build/more.o", "obj");
     write_file(ws + "/src.c", "int main(){return 0;}\n");
     auto s1 = (*snap)->scan();
@@ -258,10 +262,16 @@ TEST_SUITE("verify") {
 
 TEST_SUITE("verify") {
   TEST_CASE("incremental scans agree with a snapshot taken from scratch, through many kinds of change") {
+    // The ignored paths are there at the start: watched through the run, whatever happens to them
+    // (deleted and made again, a folder in their place), as a first scan from scratch takes them in.
     std::string ws = make_temp_dir("ws");
     write_file(ws + "/.gitignore", "*.tmp\nignored/\n");
+    write_file(ws + "/g.tmp", "start\n");
+    write_file(ws + "/ignored/x", "start\n");
     auto snap = verify::SnapshotStore::open(make_temp_dir("store"), ws);
     REQUIRE((*snap)->scan().ok());
+    REQUIRE((*snap)->freeze_ignore_rules({}).ok());
+    REQUIRE((*snap)->write_tree().ok());
     std::mt19937 rng(42);
     std::vector<std::string> names = {"a", "b", "d/c", "d/e/f", "g.tmp", "ignored/x", "h"};
     for (int round = 0; round < 60; ++round) {
@@ -287,11 +297,6 @@ TEST_SUITE("verify") {
       }
       auto incremental = (*snap)->scan();
       REQUIRE(incremental.ok());
-      for (const auto& p : *incremental) {
-        CAPTURE(p);
-        CHECK(p.find(".tmp") == std::string::npos);
-        CHECK(p.rfind("ignored/", 0) != 0);
-      }
       auto fresh = verify::SnapshotStore::open(make_temp_dir("fresh"), ws);
       REQUIRE((*fresh)->scan().ok());
       CHECK((*snap)->write_tree().value() == (*fresh)->write_tree().value());
@@ -372,7 +377,8 @@ TEST_SUITE("verify") {
     write_file(ws + "/lib/a.c", "int a;\n");
     auto snap = open_frozen(ws);
     std::string t0 = snap->write_tree().value();
-    CHECK(tree_files(*snap, t0) == std::set<std::string>{".gitignore", "lib/.gitignore", "lib/a.c"});
+    // build/.gitignore is there at the start: recorded, though its own rule ignores it.
+    CHECK(tree_files(*snap, t0) == std::set<std::string>{".gitignore", "build/.gitignore", "lib/.gitignore", "lib/a.c"});
 
     write_file(ws + "/node_modules/x/index.js", "x\n");
     write_file(ws + "/lib/new.log", "log\n");
@@ -502,5 +508,172 @@ TEST_SUITE("verify") {
       }
       CHECK(loose == 0);
     }
+  }
+}
+
+namespace {
+
+std::map<std::string, std::string> changes_of(const verify::SnapshotStore& snap, const std::string& from, const std::string& to) {
+  auto muts = snap.diff(from, to);
+  REQUIRE(muts.ok());
+  std::map<std::string, std::string> out;
+  for (const auto& m : *muts) out[m.path] = m.change;
+  return out;
+}
+
+}  // namespace
+
+// DESIGN.md, "Snapshots see everything": ignored means "not committed", not "does not matter".
+TEST_SUITE("verify") {
+  TEST_CASE("a file under an ignored path present at the start is watched: its modification, deletion and mode change are changes; a new one there is not") {
+    for (bool with_repository : {false, true}) {
+      CAPTURE(with_repository);
+      std::string ws = make_temp_dir("ws");
+      write_file(ws + "/.gitignore", "data/\n*.local.yml\nbuild/\n");
+      write_file(ws + "/src.c", "int main(){}\n");
+      write_file(ws + "/data/app.sqlite3", std::string("SQLite format 3\0\x01\x02", 18));
+      write_file(ws + "/data/deep/cache.bin", "cache\n");
+      write_file(ws + "/app.local.yml", "db: data/app.sqlite3\n");
+      write_file(ws + "/build/out.o", "obj\n");
+      // A .gitignore inside an ignored folder is never read (git does not descend there): it
+      // re-includes nothing.
+      write_file(ws + "/build/.gitignore", "!*\n");
+      if (with_repository) {
+        REQUIRE(run_command({"/usr/bin/git", "init", "-q", ws}).exit_code == 0);
+        REQUIRE(run_command({"/usr/bin/git", "-C", ws, "add", "-A"}).exit_code == 0);
+      }
+      auto snap = open_frozen(ws);
+      std::string t0 = snap->write_tree().value();
+      CHECK(tree_files(*snap, t0) == std::set<std::string>{".gitignore", "app.local.yml", "build/.gitignore", "build/out.o",
+                                                           "data/app.sqlite3", "data/deep/cache.bin", "src.c"});
+
+      fs::remove(ws + "/data/app.sqlite3");
+      write_file(ws + "/app.local.yml", "db: elsewhere\n");
+      fs::permissions(ws + "/data/deep/cache.bin", fs::perms::owner_exec, fs::perm_options::add);
+      write_file(ws + "/build/new.o", "new\n");  // build output: not listed
+      write_file(ws + "/build/sub/more.o", "more\n");
+      write_file(ws + "/data/new.db", "new\n");
+      write_file(ws + "/other.local.yml", "new\n");
+      CHECK(snap->scan().value() == std::vector<std::string>{"app.local.yml", "data/app.sqlite3", "data/deep/cache.bin"});
+      std::string t1 = snap->write_tree().value();
+      CHECK(changes_of(*snap, t0, t1) == std::map<std::string, std::string>{
+                                             {"app.local.yml", "modified"}, {"data/app.sqlite3", "deleted"}, {"data/deep/cache.bin", "modified"}});
+      CHECK(snap->read(t0, "data/app.sqlite3").value() == std::optional<std::string>(std::string("SQLite format 3\0\x01\x02", 18)));
+
+      // Put back where it was (a whole folder gone and made again, too): the path is still watched.
+      write_file(ws + "/data/app.sqlite3", "rewritten\n");
+      fs::remove_all(ws + "/build");
+      CHECK(snap->scan().value() == std::vector<std::string>{"build/.gitignore", "build/out.o", "data/app.sqlite3"});
+      write_file(ws + "/build/out.o", "obj\n");
+      write_file(ws + "/build/new.o", "new\n");
+      CHECK(snap->scan().value() == std::vector<std::string>{"build/out.o"});
+      std::string t2 = snap->write_tree().value();
+      CHECK(changes_of(*snap, t0, t2) == std::map<std::string, std::string>{{"app.local.yml", "modified"},
+                                                                            {"build/.gitignore", "deleted"},
+                                                                            {"data/app.sqlite3", "modified"},
+                                                                            {"data/deep/cache.bin", "modified"}});
+    }
+  }
+
+  TEST_CASE("a FIFO under an ignored path there at the start is watched like a file; one made there later is not listed") {
+    std::string ws = make_temp_dir("ws");
+    write_file(ws + "/.gitignore", "tmp/\n");
+    fs::create_directories(ws + "/tmp/sockets");
+    REQUIRE(::mkfifo((ws + "/tmp/sockets/app.fifo").c_str(), 0644) == 0);  // the only entry of its folder
+    auto snap = open_frozen(ws);
+    REQUIRE(snap->write_tree().ok());
+    REQUIRE(snap->scan().ok());
+    CHECK(snap->special_changes().empty());  // not "gone" because a later walk skipped its folder
+    REQUIRE(::mkfifo((ws + "/tmp/new.fifo").c_str(), 0644) == 0);
+    REQUIRE(snap->scan().ok());
+    CHECK(snap->special_changes().empty());
+    fs::remove(ws + "/tmp/sockets/app.fifo");
+    REQUIRE(snap->scan().ok());
+    auto changes = snap->special_changes();
+    REQUIRE(changes.size() == 1);
+    CHECK(changes[0].path == "tmp/sockets/app.fifo");
+    CHECK(changes[0].after.mode == 0);
+  }
+
+  TEST_CASE("config snapshot.ignore paths are never watched, not after a file tool's write either; paths only .gitignore matches are") {
+    std::string ws = make_temp_dir("ws");
+    write_file(ws + "/.gitignore", "cache/\nbuild/\n");
+    write_file(ws + "/cache/a.bin", "a\n");  // ignored by both
+    write_file(ws + "/tmp/b.txt", "b\n");    // by the config alone
+    write_file(ws + "/build/c.o", "c\n");    // by .gitignore alone: watched
+    write_file(ws + "/keep.txt", "keep\n");
+    for (bool given_to_open : {true, false}) {
+      CAPTURE(given_to_open);
+      const std::vector<std::string> config = {"cache/", "/tmp/"};
+      auto opened = verify::SnapshotStore::open(make_temp_dir("store"), ws, given_to_open ? config : std::vector<std::string>{});
+      REQUIRE(opened.ok());
+      auto& snap = *opened;
+      REQUIRE(snap->scan().ok());
+      REQUIRE(snap->freeze_ignore_rules(config).ok());
+      std::string t0 = snap->write_tree().value();
+      CHECK(tree_files(*snap, t0) == std::set<std::string>{".gitignore", "build/c.o", "keep.txt"});
+      write_file(ws + "/cache/a.bin", "changed\n");
+      fs::remove(ws + "/tmp/b.txt");
+      write_file(ws + "/build/c.o", "changed\n");
+      CHECK(snap->scan().value() == std::vector<std::string>{"build/c.o"});
+      write_file(ws + "/tmp/b.txt", "by a tool\n");
+      CHECK(snap->scan_paths({"tmp/b.txt"}).value().empty());
+      CHECK(snap->scan({"cache/a.bin"}).value().empty());
+      write_file(ws + "/cache/a.bin", "a\n");
+      write_file(ws + "/tmp/b.txt", "b\n");
+      write_file(ws + "/build/c.o", "c\n");
+    }
+  }
+
+  TEST_CASE("a file tool's own write to an ignored path is a change, a new file too, through either kind of scan") {
+    std::string ws = make_temp_dir("ws");
+    write_file(ws + "/.gitignore", "build/\n*.local.yml\n");
+    write_file(ws + "/a.txt", "a\n");
+    auto snap = open_frozen(ws);
+    std::string t0 = snap->write_tree().value();
+    write_file(ws + "/config.local.yml", "by file_write\n");
+    CHECK(snap->scan_paths({"config.local.yml"}).value() == std::vector<std::string>{"config.local.yml"});
+    // After a process, the whole workspace is scanned; what the tool said it wrote is still held,
+    // what the process made beside it under an ignored path is not.
+    write_file(ws + "/build/deep/tool.o", "by file_write\n");
+    write_file(ws + "/build/deep/process.o", "by make\n");
+    CHECK(snap->scan({"build/deep/tool.o"}).value() == std::vector<std::string>{"build/deep/tool.o"});
+    // Held from then on: a later change to it is seen by any scan.
+    write_file(ws + "/build/deep/tool.o", "changed by a process\n");
+    CHECK(snap->scan().value() == std::vector<std::string>{"build/deep/tool.o"});
+    std::string t1 = snap->write_tree().value();
+    CHECK(changes_of(*snap, t0, t1) == std::map<std::string, std::string>{{"build/deep/tool.o", "added"}, {"config.local.yml", "added"}});
+  }
+
+  TEST_CASE("a file one run made under an ignored path is there at the next run's start: that run watches it") {
+    std::string ws = make_temp_dir("ws");
+    std::string store = make_temp_dir("store");
+    write_file(ws + "/.gitignore", "build/\n");
+    write_file(ws + "/a.txt", "a\n");
+    auto run_start = [&] {
+      auto snap = verify::SnapshotStore::open(store, ws);
+      REQUIRE(snap.ok());
+      REQUIRE((*snap)->scan().ok());
+      REQUIRE((*snap)->freeze_ignore_rules({}).ok());
+      std::string before = (*snap)->write_tree().value();
+      return std::make_pair(std::move(*snap), before);
+    };
+    {
+      auto [snap, before] = run_start();
+      write_file(ws + "/build/gen.o", "made by run 1\n");
+      CHECK(snap->scan().value().empty());
+      CHECK(changes_of(*snap, before, snap->write_tree().value()).empty());
+      REQUIRE(snap->flush().ok());
+    }
+    auto [snap, before] = run_start();
+    CHECK(tree_files(*snap, before) == std::set<std::string>{".gitignore", "a.txt", "build/gen.o"});
+    write_file(ws + "/build/gen.o", "changed by run 2\n");
+    CHECK(snap->scan().value() == std::vector<std::string>{"build/gen.o"});
+    CHECK(changes_of(*snap, before, snap->write_tree().value()) == std::map<std::string, std::string>{{"build/gen.o", "modified"}});
+    REQUIRE(snap->flush().ok());
+    // And the run after that, warm (every path in the saved index), still watches it.
+    auto [third, third_before] = run_start();
+    fs::remove(ws + "/build/gen.o");
+    CHECK(third->scan().value() == std::vector<std::string>{"build/gen.o"});
   }
 }

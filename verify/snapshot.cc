@@ -230,18 +230,23 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() {
       index.set_full_mode(pos, f.full_mode);  // its own entry: no other thread writes it
     }
   };
-  // A folder with nothing tracked is entered when the rules do not ignore it (a workspace without
-  // a repository is all such folders); the handle deciding is shared, so its decisions are taken
-  // in turn. What is not entered (ignored, or the store itself) is not looked into at all.
+  // A folder with nothing tracked (a workspace without a repository is all such folders) is
+  // entered unless the rules of this scan exclude it: before the snapshot before the run, config
+  // snapshot.ignore alone (what existed under a path .gitignore ignores is recorded too); after
+  // it, the frozen rules, unless those first scans listed it (its mode, and the FIFOs or sockets
+  // in it, are watched) or the snapshot held a path beneath it in this run. The handle deciding
+  // is shared, so its decisions are taken in turn. What is not entered (excluded, or the store
+  // itself) is not looked into at all.
   std::mutex ignore_mu;
   auto enter = [&](std::string_view dir) {
     if (index.has_prefix(dir)) return true;
     std::string path(dir);
     if (path == skip_dir) return false;
+    if (started && (folder_modes_start.count(path) != 0 || watched_beneath(dir))) return true;
     std::lock_guard<std::mutex> lock(ignore_mu);
-    return !is_ignored(path);
+    return started ? !is_ignored(path) : !excluded_by_config(path);
   };
-  // The files of a folder with nothing tracked are all unknown: read (unless ignored) whatever
+  // The files of a folder with nothing tracked are all unknown: read (unless excluded) whatever
   // their stat, which the read then takes from the file it opened.
   WalkOptions options;
   options.stat_files_in = [this](std::string_view dir) { return index.has_prefix(dir); };
@@ -264,14 +269,17 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() {
   return out;
 }
 
-Result<std::vector<std::string>> SnapshotStore::scan() {
+Result<std::vector<std::string>> SnapshotStore::scan(const std::vector<std::string>& written) {
   Impl& m = *impl_;
+  if (m.config_rules.get() == nullptr) TRY_STATUS(m.open_config_rules(repo_path_));
   m.scanned = true;
   Impl::Walked w = m.walk();
   if (std::find(w.unread.begin(), w.unread.end(), "./") != w.unread.end()) {
     return make_error(ErrorCode::kIo, "snapshot: cannot list the workspace " + m.workdir);
   }
-  if (m.frozen.get() == nullptr) TRY_STATUS(m.fix_rules(w.gitignores, repo_path_));
+  if (m.frozen.get() == nullptr) TRY_STATUS(m.fix_rules(std::move(w.gitignores), repo_path_));
+  // Before the snapshot before the run the walk took in all but snapshot.ignore's paths already.
+  if (m.started) m.take_in_forced(w, written);
   if (m.after_walk_hook) m.after_walk_hook();
 
   // 3. Update the index: hash what may have changed; a stat-only change (touch) is no change.
@@ -283,6 +291,7 @@ Result<std::vector<std::string>> SnapshotStore::scan() {
   for (const auto& path : w.deleted) {
     if (hidden_by_unread(w.unread, path)) continue;  // not seen is not gone
     m.access_seen_changing(path, m.index.at(m.index.find(path)));
+    m.note_gone(path);
     gone.push_back(path);
     changed.push_back(path);
   }
@@ -313,8 +322,9 @@ Result<std::vector<std::string>> SnapshotStore::scan_paths(const std::vector<std
       Opened folder = m.root->open(path.substr(0, slash), O_PATH | O_DIRECTORY);
       if (!folder.fd.valid()) return scan();
     }
+    // What the tool wrote is held whatever .gitignore says (snapshot.ignore still decides).
     bool tracked = m.index.find(path) != StatIndex::npos;
-    (tracked ? w.candidates : w.unknown).push_back(path);
+    (tracked ? w.candidates : w.forced).push_back(path);
     looked_at.push_back(path);
   }
   std::vector<std::string> changed;
@@ -330,25 +340,63 @@ Result<std::vector<std::string>> SnapshotStore::scan_paths(const std::vector<std
   return changed;
 }
 
-Status SnapshotStore::Impl::open_rules_handle(const std::string& repo_path, const std::set<std::string>& patterns, Repo& handle) const {
+Status SnapshotStore::Impl::open_rules_handle(const std::string& repo_path, const std::string& rules_dir,
+                                              const std::set<std::string>& patterns, Repo& handle) const {
   if (git_repository_open_bare(handle.out(), repo_path.c_str()) != 0) return git_failure("open " + repo_path);
   TRY_STATUS(use_own_config(handle.get(), repo_path, repo_path));
-  if (git_repository_set_workdir(handle.get(), shadow.path().c_str(), 0) != 0) return git_failure("set workdir");
+  if (git_repository_set_workdir(handle.get(), rules_dir.c_str(), 0) != 0) return git_failure("set workdir");
   return add_rules(handle.get(), std::vector<std::string>(patterns.begin(), patterns.end()));
 }
 
-// Copies the .gitignore files into the shadow and opens the handle that reads them.
-Status SnapshotStore::Impl::fix_rules(const std::vector<std::string>& gitignores, const std::string& repo_path) {
+Status SnapshotStore::Impl::open_config_rules(const std::string& repo_path) {
+  TRY(no_gitignores, IgnoreShadow::create(repo_path));
+  return open_rules_handle(repo_path, no_gitignores.path(), extras_fixed ? frozen_ignore : open_ignore, config_rules);
+}
+
+// Copies the .gitignore files into the shadow and opens the handle that reads them. Shallowest
+// first, and not one in a folder the rules copied before it (or snapshot.ignore) ignore: git never
+// reads a .gitignore there (it does not look into an ignored folder, and what such a file
+// re-includes stays ignored); the first scan's walk met it because it records ignored folders too.
+Status SnapshotStore::Impl::fix_rules(std::vector<std::string> gitignores, const std::string& repo_path) {
   TRY(shadow, IgnoreShadow::create(repo_path));
+  Repo copied_so_far;  // decides while the copies are made; `frozen` is opened on all of them
+  TRY_STATUS(open_rules_handle(repo_path, shadow.path(), open_ignore, copied_so_far));
+  auto depth = [](const std::string& p) { return std::count(p.begin(), p.end(), '/'); };
+  std::sort(gitignores.begin(), gitignores.end(), [&depth](const std::string& a, const std::string& b) {
+    auto da = depth(a), db = depth(b);
+    return da != db ? da < db : a < b;
+  });
+  constexpr std::string_view kName = ".gitignore";
   std::vector<std::string> not_copied;
   for (const auto& rel : gitignores) {
+    std::string folder = rel.substr(0, rel.size() - kName.size());  // "" or "dir/"
+    int ignored = 0;
+    if (!folder.empty() && git_ignore_path_is_ignored(&ignored, copied_so_far.get(), folder.c_str()) == 0 && ignored == 1) continue;
     if (shadow.copy(*root, rel) == Entry::Kind::kUnreadable) not_copied.push_back(rel);
   }
   add_unread(not_copied);
   Repo handle;
-  TRY_STATUS(open_rules_handle(repo_path, open_ignore, handle));
+  TRY_STATUS(open_rules_handle(repo_path, shadow.path(), open_ignore, handle));
   std::swap(frozen.p, handle.p);
   return ok_status();
+}
+
+void SnapshotStore::Impl::take_in_forced(Walked& w, const std::vector<std::string>& written) const {
+  std::set<std::string, std::less<>> wanted;
+  for (const auto& path : written) {
+    if (!path.empty() && path != "." && snapshot_may_hold(path, skip_dir) && index.find(path) == StatIndex::npos) wanted.insert(path);
+  }
+  if (wanted.empty() && watched_gone.empty()) return;
+  std::vector<std::string> unknown;
+  unknown.reserve(w.unknown.size());
+  for (auto& path : w.unknown) {
+    bool forced = wanted.erase(path) > 0 || watched_gone.count(path) > 0;
+    (forced ? w.forced : unknown).push_back(std::move(path));
+  }
+  w.unknown = std::move(unknown);
+  // Written where the walk did not look (a folder the frozen rules ignore, where the snapshot holds
+  // nothing): read all the same. One that is not there is nothing.
+  for (const auto& path : wanted) w.forced.push_back(path);
 }
 
 Status SnapshotStore::freeze_ignore_rules(const std::vector<std::string>& extra_patterns) {
@@ -358,8 +406,10 @@ Status SnapshotStore::freeze_ignore_rules(const std::vector<std::string>& extra_
   m.extras_fixed = true;
   m.frozen_ignore = std::set<std::string>(extra_patterns.begin(), extra_patterns.end());
   if (m.frozen_ignore == m.open_ignore && is_subset(m.frozen_ignore, m.index_ignore)) return ok_status();
-  if (git_ignore_clear_internal_rules(m.frozen.get()) != 0) return git_failure("clear snapshot.ignore rules");
-  TRY_STATUS(add_rules(m.frozen.get(), extra_patterns));
+  for (git_repository* rules : {m.frozen.get(), m.config_rules.get()}) {
+    if (git_ignore_clear_internal_rules(rules) != 0) return git_failure("clear snapshot.ignore rules");
+    TRY_STATUS(add_rules(rules, extra_patterns));
+  }
   // The first scan followed open()'s patterns; one it did not follow, or that the saved index
   // was not pruned with, may match entries, which then leave the index (a check per entry, so
   // only then).
@@ -369,13 +419,14 @@ Status SnapshotStore::freeze_ignore_rules(const std::vector<std::string>& extra_
   return ok_status();
 }
 
-// Entries the frozen rules ignore leave the index, so the snapshot holds what a walk from
-// scratch under these rules would find.
+// Entries config snapshot.ignore excludes leave the index, so the snapshot holds what a first
+// scan from scratch under these patterns would find. Those only .gitignore ignores stay: ignored
+// is not unwatched (scan()).
 Status SnapshotStore::Impl::drop_ignored() {
   std::vector<std::string> drop;
   for (std::size_t i = 0; i < index.size(); ++i) {
     std::string path(index.at(i).path);
-    if (is_ignored(path)) drop.push_back(std::move(path));
+    if (excluded_by_config(path)) drop.push_back(std::move(path));
   }
   index.remove_all(std::vector<std::string_view>(drop.begin(), drop.end()));
   if (!drop.empty()) {
@@ -401,7 +452,11 @@ void SnapshotStore::Impl::note_folders(const Walked& w) {
   folder_modes_now = std::move(now);
   if (!started) folder_modes_start = folder_modes_now;
   std::map<std::string, Access> specials;
-  for (const auto& s : w.specials) specials[s.path] = {s.mode, s.uid, s.gid};
+  for (const auto& s : w.specials) {
+    // Like a new file, one made during the run where the frozen rules ignore it is not listed.
+    if (started && specials_start.count(s.path) == 0 && is_ignored(s.path)) continue;
+    specials[s.path] = {s.mode, s.uid, s.gid};
+  }
   // One in a folder the walk could not list is not gone.
   for (const auto& [path, access] : specials_now) {
     if (hidden_by_unread(w.unread, path)) specials.insert({path, access});

@@ -33,10 +33,11 @@ class SnapshotStore {
  public:
   // Opens or creates the snapshot repository for `workspace_root` (absolute) beneath
   // `store_dir`/snapshots/, and holds its RepositoryLock (shared) until it goes: `candor gc` leaves
-  // the repository alone meanwhile (and this waits while a gc holds it). Follows the workspace's .gitignore files (not the user's global
-  // excludes) and `extra_ignore` (config snapshot.ignore: gitignore patterns relative to the
-  // root, given here so the first scan already leaves them out); any `.git` and the root's
-  // .candor are never part of a snapshot.
+  // the repository alone meanwhile (and this waits while a gc holds it). Follows the workspace's
+  // .gitignore files (not the user's global excludes; scan() says what they decide) and
+  // `extra_ignore` (config snapshot.ignore: gitignore patterns relative to the root, given here
+  // so the first scan already leaves them out); any `.git` and the root's .candor are never part
+  // of a snapshot.
   static Result<std::unique_ptr<SnapshotStore>> open(const std::string& store_dir, const std::string& workspace_root,
                                                      const std::vector<std::string>& extra_ignore = {});
   ~SnapshotStore();
@@ -47,13 +48,20 @@ class SnapshotStore {
   // from the previous scan, sorted. This is the call made after every step that may write. A path
   // it cannot read goes to unread() and its entries stay as they were; kIo only when the
   // workspace itself cannot be listed, or the repository cannot be written.
-  Result<std::vector<std::string>> scan();
+  // Ignored means "not committed", not "does not matter" (DESIGN.md, "Snapshots see everything"):
+  // the scans before the first write_tree() (the snapshot before the run) take in every file but
+  // those config snapshot.ignore excludes, in folders .gitignore ignores too. Later scans watch
+  // every path the snapshot has held in this run (changed, deleted, made again), and take in a
+  // path it has not held only when the frozen .gitignore rules do not ignore it (build output
+  // stays out) or it is in `written`: what candor's file tools wrote since the last scan, taken
+  // in whatever .gitignore says (snapshot.ignore still excludes it).
+  Result<std::vector<std::string>> scan(const std::vector<std::string>& written = {});
 
   // scan() for when only candor's own file tools can have written since the last scan (no process
-  // has run since) and `paths` are all they wrote: looks at these alone, as a full scan would (the
-  // frozen ignore rules decide for a path the index does not hold). A path reached through a
-  // symlinked folder, or whose folder is gone, may have been written elsewhere: then the whole
-  // workspace is scanned. REQUIRES: a scan() before, in this run.
+  // has run since) and `paths` are all they wrote: looks at these alone, as scan(paths) would (a
+  // path the index does not hold is taken in unless config snapshot.ignore excludes it). A path
+  // reached through a symlinked folder, or whose folder is gone, may have been written elsewhere:
+  // then the whole workspace is scanned. REQUIRES: a scan() before, in this run.
   Result<std::vector<std::string>> scan_paths(const std::vector<std::string>& paths);
 
   // Writes the tree of the index as of the last scan and returns its id: the snapshot. While no
@@ -67,9 +75,10 @@ class SnapshotStore {
   Status flush();
 
   // Fixes the ignore rules for the rest of the run: the .gitignore files as the first scan found
-  // them (it copies them right after its walk) plus `extra_patterns` (config snapshot.ignore),
-  // which replace those given to open(). Entries these rules ignore leave the index when the
-  // first scan may have taken them in.
+  // them (it copies them right after its walk; not those in folders the others ignore, which git
+  // never reads) plus `extra_patterns` (config snapshot.ignore), which replace those given to
+  // open(). Entries `extra_patterns` exclude leave the index when the first scan may have taken
+  // them in; entries only the .gitignore files ignore stay (see scan()).
   // REQUIRES: called once, right after the run's first scan and before its first write_tree().
   Status freeze_ignore_rules(const std::vector<std::string>& extra_patterns);
 

@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -73,10 +74,11 @@ struct SnapshotStore::Impl {
   std::string tree_base;
   std::set<std::string> changed_since_base;
   // The ignore rules, fixed by the first scan once its walk is done: a second handle on this
-  // repository whose work tree is a private copy of the .gitignore files that walk met. Every
-  // ignore decision after that walk is this handle's, so later .gitignore edits change nothing,
-  // and no decision follows a symlink (libgit2 stats a path to tell a folder; in the copy, a
-  // path that is not a folder with a .gitignore does not exist).
+  // repository whose work tree is a private copy of the .gitignore files that walk met (but those
+  // in folders the others ignore, which git never reads: fix_rules()). Every .gitignore decision
+  // after that walk is this handle's, so later .gitignore edits change nothing, and no decision
+  // follows a symlink (libgit2 stats a path to tell a folder; in the copy, a path that is not a
+  // folder with a .gitignore does not exist).
   IgnoreShadow shadow;  // declared before `frozen`: outlives the handle reading it
   Repo frozen;
   bool extras_fixed = false;           // freeze_ignore_rules() was called
@@ -87,6 +89,18 @@ struct SnapshotStore::Impl {
   // once freeze_ignore_rules() has changed them.
   std::shared_ptr<const IgnorePrefilter> prefilter;
   bool prefilter_frozen = false;  // loaded with the frozen patterns
+  // Config snapshot.ignore alone (with the store's info/exclude and libgit2's own rules), made by
+  // the run's first scan: what the scans before the snapshot before the run leave out (ignored
+  // means "not committed", not "does not matter": they take in what .gitignore ignores), and all
+  // that decides for a path a file tool wrote or the snapshot held earlier in the run. A handle
+  // like `frozen` whose work tree is an empty private folder, so that no .gitignore is read.
+  IgnoreShadow no_gitignores;  // declared before `config_rules`: outlives the handle reading it
+  Repo config_rules;
+  std::shared_ptr<const IgnorePrefilter> config_prefilter;
+  bool config_prefilter_frozen = false;
+  // Paths the snapshot held after the snapshot before the run that a scan found gone: still
+  // watched, so one made again is taken in whatever .gitignore says (and its folder entered).
+  std::set<std::string, std::less<>> watched_gone;
   // Whole modes (DESIGN: a mode change is a mutation). Folders as the first scans (those before
   // the first tree, the snapshot before the run) and the latest full scan listed them; for files,
   // the mode at those first scans of every path whose mode changed or that went since.
@@ -114,6 +128,22 @@ struct SnapshotStore::Impl {
     int ignored = 0;
     return git_ignore_path_is_ignored(&ignored, ignore_rules(), path.c_str()) == 0 && ignored == 1;
   }
+  // Whether config snapshot.ignore (as config_rules hold it now) excludes `path`.
+  // REQUIRES: open_config_rules().
+  bool excluded_by_config(const std::string& path) const {
+    int ignored = 0;
+    return git_ignore_path_is_ignored(&ignored, config_rules.get(), path.c_str()) == 0 && ignored == 1;
+  }
+  Status open_config_rules(const std::string& repo_path);
+  // A path the snapshot held since the start is gone: watched still.
+  void note_gone(std::string_view path) {
+    if (started) watched_gone.emplace(path);
+  }
+  // Whether a path of watched_gone lies beneath `dir` ("a/b/").
+  bool watched_beneath(std::string_view dir) const {
+    auto it = watched_gone.lower_bound(dir);
+    return it != watched_gone.end() && std::string_view(*it).substr(0, dir.size()) == dir;
+  }
   void add_unread(const std::vector<std::string>& paths) {
     if (paths.empty()) return;
     unread_set.insert(paths.begin(), paths.end());
@@ -123,18 +153,26 @@ struct SnapshotStore::Impl {
   Walked walk();  // also records the whole modes it saw in the index
   // The folders and `.git` entries a full scan's walk met (its modes; the repositories inside).
   void note_folders(const Walked& w);
-  Status fix_rules(const std::vector<std::string>& gitignores, const std::string& repo_path);
-  // A handle on the shadow with `patterns` on top: what `frozen` decides, for another thread.
-  Status open_rules_handle(const std::string& repo_path, const std::set<std::string>& patterns, Repo& handle) const;
+  Status fix_rules(std::vector<std::string> gitignores, const std::string& repo_path);
+  // A handle whose work tree is `rules_dir` (the shadow: what `frozen` decides; the empty folder:
+  // what `config_rules` decides) with `patterns` on top, for another thread.
+  Status open_rules_handle(const std::string& repo_path, const std::string& rules_dir, const std::set<std::string>& patterns,
+                           Repo& handle) const;
+  // After a walk that followed the frozen rules: the paths the index does not hold that are read
+  // whatever .gitignore says (those of `written`, those of watched_gone) go from `unknown`, or
+  // from nowhere when the walk did not enter their folder, to `forced`.
+  void take_in_forced(Walked& w, const std::vector<std::string>& written) const;
   // Reads (and hashes) what the walk found that may have changed or that the index does not hold,
   // on worker threads, and puts it into the index here; collects the paths whose content or mode
-  // changed into `changed` (unsorted), what could not be read into `unread`.
+  // changed into `changed` (unsorted), what could not be read into `unread`. A path of `unknown`
+  // is read unless the rules of this scan ignore it (before the snapshot before the run: config
+  // snapshot.ignore alone; after it: the frozen rules), one of `forced` unless snapshot.ignore does.
   Status stage_walked(Walked& w, const std::string& repo_path, std::vector<std::string>& changed, std::vector<std::string>& unread);
   Status pack() {
     unpacked_bytes = 0;
     return packs.write_pack();
   }
-  Status drop_ignored();
+  Status drop_ignored();  // the entries config snapshot.ignore excludes
   // The index's contents changed at `paths`: its tree is built again from the last one known,
   // writing only the folders that hold them (tree_update.h), and the file is written.
   template <typename Paths>
@@ -164,6 +202,8 @@ struct SnapshotStore::Impl {
 struct SnapshotStore::Impl::Walked {
   std::vector<std::string> candidates;  // tracked paths whose content must be looked at
   std::vector<std::string> unknown;     // paths not in the index (ignored or untracked)
+  // Paths not in the index read whatever .gitignore says (take_in_forced()).
+  std::vector<std::string> forced;
   std::vector<std::string> deleted;     // tracked paths the walk did not meet
   std::vector<std::string> unread;      // what the walk could not look at
   std::set<std::string> racy;

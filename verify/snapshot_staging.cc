@@ -103,9 +103,10 @@ Result<Entry::Kind> stage(const BeneathRoot& root, const BlobSink& sink, StatInd
 }
 
 // What the prefilter needs of the rules a handle from open_rules_handle follows: the .gitignore
-// copies in `shadow`, the store's info/exclude and core.excludesFile, `patterns`, libgit2's own.
-// A file it cannot read makes every path one to ask libgit2 about.
-IgnorePrefilter load_prefilter(const std::string& repo_path, const std::string& shadow, const std::set<std::string>& patterns) {
+// copies in `rules_dir` (the shadow; none in config_rules' empty folder), the store's info/exclude
+// and core.excludesFile, `patterns`, libgit2's own. A file it cannot read makes every path one to
+// ask libgit2 about.
+IgnorePrefilter load_prefilter(const std::string& repo_path, const std::string& rules_dir, const std::set<std::string>& patterns) {
   IgnorePrefilter prefilter;
   auto add_file = [&prefilter](const std::filesystem::path& file) {
     std::ifstream in(file, std::ios::binary);
@@ -119,7 +120,7 @@ IgnorePrefilter load_prefilter(const std::string& repo_path, const std::string& 
     prefilter.add(text.str());
   };
   std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(shadow, ec); !ec && it != std::filesystem::recursive_directory_iterator();
+  for (auto it = std::filesystem::recursive_directory_iterator(rules_dir, ec); !ec && it != std::filesystem::recursive_directory_iterator();
        it.increment(ec)) {
     if (it->path().filename() == ".gitignore") add_file(it->path());
   }
@@ -135,29 +136,44 @@ IgnorePrefilter load_prefilter(const std::string& repo_path, const std::string& 
 
 Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path, std::vector<std::string>& changed,
                                          std::vector<std::string>& unread) {
+  // Which rules decide for a path the index does not hold: before the snapshot before the run,
+  // config snapshot.ignore alone (what exists under a path .gitignore ignores is recorded); after
+  // it, the frozen rules, and snapshot.ignore alone for `forced`. A worker decides with a handle
+  // of its own on those rules as they are now; the scan's thread with `config_rules` or `frozen`.
+  const bool config_only = !started;
+  const std::set<std::string>& patterns = extras_fixed ? frozen_ignore : open_ignore;
+  auto loaded = [&](bool config) {
+    std::shared_ptr<const IgnorePrefilter>& filter = config ? config_prefilter : prefilter;
+    bool& filter_frozen = config ? config_prefilter_frozen : prefilter_frozen;
+    if (!filter || filter_frozen != extras_fixed) {
+      filter = std::make_shared<const IgnorePrefilter>(load_prefilter(repo_path, config ? no_gitignores.path() : shadow.path(), patterns));
+      filter_frozen = extras_fixed;
+    }
+    return filter;
+  };
+  if (!w.forced.empty()) {
+    auto filter = loaded(true);
+    std::erase_if(w.forced, [&](const std::string& path) { return filter->may_be_ignored(path) && excluded_by_config(path); });
+  }
   std::vector<FileReadRequest> requests;
-  requests.reserve(w.candidates.size() + w.unknown.size());
+  requests.reserve(w.candidates.size() + w.unknown.size() + w.forced.size());
   for (auto& path : w.candidates) requests.push_back({std::move(path), false});
   for (auto& path : w.unknown) requests.push_back({std::move(path), true});
+  for (auto& path : w.forced) requests.push_back({std::move(path), false});
   const std::size_t tracked = w.candidates.size();
-  // A worker decides with a handle of its own on the rules `frozen` holds now; the scan's thread
-  // with `frozen`.
-  const std::set<std::string>& patterns = extras_fixed ? frozen_ignore : open_ignore;
   FileReadOptions options;
   options.threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
   options.buffered_max = kBufferedMax;
   options.budget = kPackEvery;
   options.deadline = deadline;
-  if (!w.unknown.empty() && (!prefilter || prefilter_frozen != extras_fixed)) {
-    prefilter = std::make_shared<const IgnorePrefilter>(load_prefilter(repo_path, shadow.path(), patterns));
-    prefilter_frozen = extras_fixed;
-  }
-  options.make_ignore_check = [this, &repo_path, &patterns, prefilter = prefilter](bool calling_thread) -> Result<IgnoreCheck> {
+  std::shared_ptr<const IgnorePrefilter> filter = w.unknown.empty() ? nullptr : loaded(config_only);
+  const std::string& rules_dir = config_only ? no_gitignores.path() : shadow.path();
+  options.make_ignore_check = [this, &repo_path, &patterns, &rules_dir, config_only, prefilter = filter](bool calling_thread) -> Result<IgnoreCheck> {
     std::shared_ptr<Repo> own_rules;
-    git_repository* rules = frozen.get();
+    git_repository* rules = config_only ? config_rules.get() : frozen.get();
     if (!calling_thread) {
       own_rules = std::make_shared<Repo>();
-      TRY_STATUS(open_rules_handle(repo_path, patterns, *own_rules));
+      TRY_STATUS(open_rules_handle(repo_path, rules_dir, patterns, *own_rules));
       rules = own_rules->get();
     }
     return IgnoreCheck([own_rules, rules, prefilter](const std::string& path) {
@@ -218,6 +234,7 @@ Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path
     } else if (!is_tracked) {
       if (kind != Entry::Kind::kGone) changed.push_back(path);
     } else if (kind == Entry::Kind::kGone) {
+      note_gone(path);
       index.remove(path);
       changed.push_back(path);
     } else if (!same) {
