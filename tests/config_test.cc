@@ -46,7 +46,7 @@ TEST_SUITE("executor") {
              {R"({"network": {"allow_hosts": [""]}})", "network.allow_hosts[0]: expected a non-empty host name"},
              {R"({"network": {"allow": []}})", "network.allow: unknown field \"allow\" (expected: allow_hosts)"},
              {R"({"output_cap_bytes": 10})", "output_cap_bytes: expected an integer from 1024 to 67108864"},
-             {R"({"evaluatorz": {}})", "evaluatorz: unknown field \"evaluatorz\" (expected one of: network, budget, output_cap_bytes, expect, sandbox, secrets, evaluators, snapshot, scope, sensitive)"},
+             {R"({"evaluatorz": {}})", "evaluatorz: unknown field \"evaluatorz\" (expected one of: network, budget, output_cap_bytes, expect, guard, sandbox, secrets, evaluators, snapshot, scope, sensitive)"},
              {R"({"scope": "css/**"})", "scope: expected an array of strings"},
              {R"({"sensitive": [""]})", "sensitive[0]: expected a non-empty string"},
              {R"({"sandbox": {"allow_network": "yes"}})", "sandbox.allow_network: expected true or false"},

@@ -42,7 +42,8 @@ RunFacts patched_run(bool covered) {
   a.path = covered ? "css/style.css" : "";
   a.passed = true;
   a.seq = 4;
-  if (covered) a.discriminating = true;
+  a.by = Provenance::kUser;
+  if (covered) a.discriminating = a.positive = true;
   f.assertions.push_back(a);
   return f;
 }

@@ -43,6 +43,12 @@ json answers(std::vector<std::string> yes_no) {
   return {{"answers", a}};
 }
 
+// The goal-only call that fixes the judge's questions before any evidence exists.
+json decomposed(std::vector<std::string> questions) { return {{"questions", questions}}; }
+
+// A user --expect that covers the stylesheet's change at tier 1 (a planner's own check does not).
+const std::vector<std::string> kExpectGreen = {"--expect", R"({"type": "file_contains", "path": "css/style.css", "text": "background: #006400;"})"};
+
 json request(const std::string& dir, int n) { return json::parse(read_file(dir + "/req-" + std::to_string(n) + ".json")); }
 
 // The command provider's documented estimate, a token per four bytes plus one, of what call N sent
@@ -63,11 +69,14 @@ TEST_SUITE("e2e") {
       std::string verdict;
       int exit_code;
     };
-    for (const auto& row : std::vector<Row>{{{"yes", "yes"}, "success", 0}, {{"yes", "no"}, "partial", 1}, {{"no", "no"}, "fail", 2}}) {
+    // The third answer is the question every judge is asked: was nothing else changed?
+    for (const auto& row : std::vector<Row>{{{"yes", "yes", "yes"}, "success", 0}, {{"yes", "no", "yes"}, "partial", 1},
+                                            {{"no", "no", "no"}, "fail", 2}}) {
       CAPTURE(row.verdict);
       Env env;
       auto r = env.run("Make the background dark green",
-                       line(unchecked_patch({"Is the background dark green?", "Is the text readable?"})) +
+                       line(unchecked_patch({"Is the planner's own question answered?"})) +
+                           line(decomposed({"Is the background dark green?", "Is the text readable?"}), "Make the background dark green") +
                            line(answers(row.answers), "kind=\"diff\" path=\"css/style.css\""));
       CHECK(r.exit_code == row.exit_code);
       json j = parse_stdout(r);
@@ -75,29 +84,30 @@ TEST_SUITE("e2e") {
       CHECK(j["verdict_by"] == "tier2");
       CHECK(j["tier1"]["verdict"] == "ambiguous");
       REQUIRE(j["tier2"].is_object());
-      CHECK(j["tier2"]["answers"].size() == 2);
+      CHECK(j["tier2"]["answers"].size() == 3);
       CHECK(j["tier2"]["answers"][0]["text"] == "Is the background dark green?");
+      CHECK(j["tier2"]["answers"][2]["text"].get<std::string>().find("leave alone everything the goal did not ask") != std::string::npos);
       CHECK(j["tier2"]["verdict"] == row.verdict);
-      CHECK(j["usage"]["llm_calls"] == 2);
+      CHECK(j["usage"]["llm_calls"] == 3);
     }
   }
 
   TEST_CASE("judge: malformed twice leaves the run partial, unverified") {
     Env env;
-    auto r = env.run("Make it green", line(unchecked_patch({"Green?"})) + json{{"reply", "Looks fine."}}.dump() + "\n" +
-                                          json{{"reply", "{\"answers\": \"yes\"}"}}.dump() + "\n");
+    auto r = env.run("Make it green", line(unchecked_patch({"Green?"})) + line(decomposed({"Green?"})) +
+                                          json{{"reply", "Looks fine."}}.dump() + "\n" + json{{"reply", "{\"answers\": \"yes\"}"}}.dump() + "\n");
     CHECK(r.exit_code == 1);
     json j = parse_stdout(r);
     CHECK(j["verdict"] == "partial");
     CHECK(j["verdict_by"] == "tier1");
     CHECK(j["reasons"][0].get<std::string>().rfind("unverified: tier 1 could not confirm the goal and the judge did not answer", 0) == 0);
     CHECK(j["tier2"]["verdict"].is_null());
-    CHECK(j["usage"]["llm_calls"] == 3);
+    CHECK(j["usage"]["llm_calls"] == 4);
   }
 
-  TEST_CASE("judge: a fully asserted success makes no judge call (the script has no line for one)") {
+  TEST_CASE("judge: a success the user's own --expect proves makes no judge call (the script has no line for one)") {
     Env env;
-    auto r = env.run("Make it green", line(checked_patch("s1", "background: #ffffff;", "background: #006400;")));
+    auto r = env.run("Make it green", line(checked_patch("s1", "background: #ffffff;", "background: #006400;")), kExpectGreen);
     CHECK(r.exit_code == 0);
     json j = parse_stdout(r);
     CHECK(j["verdict"] == "success");
@@ -109,7 +119,8 @@ TEST_SUITE("e2e") {
     Env env;
     json discovery = {{"goal_kind", "modify"}, {"questions", {"Green?"}},
                       {"steps", {{{"id", "s1"}, {"tool", "file_read"}, {"args", {{"path", "index.html"}}}}}}, {"then", "replan"}};
-    auto r = env.run("Make it green", line(discovery) + line(answers({"yes"})), {"--judge", "always", "--max-replans", "0"});
+    auto r = env.run("Make it green", line(discovery) + line(decomposed({"Green?"})) + line(answers({"yes", "yes"})),
+                     {"--judge", "always", "--max-replans", "0"});
     CHECK(r.exit_code == 1);
     json j = parse_stdout(r);
     CHECK(j["status"] == "budget_exhausted");
@@ -129,7 +140,8 @@ TEST_SUITE("e2e") {
         checked_patch("s2", "color: #666666;", "color: #dddddd;"),
         {{"verdict", "pass"}, {"reason", "background #006400, footer #dddddd"}},
     });
-    auto r = env.candor({"run", "Make the background dark green", "-C", env.ws, "--llm", llm, "--criterion", criterion, "--json"});
+    auto r = env.candor({"run", "Make the background dark green", "-C", env.ws, "--llm", llm, "--criterion", criterion, "--json",
+                         kExpectGreen[0], kExpectGreen[1]});
     CHECK(r.exit_code == 0);
     json j = parse_stdout(r);
     CHECK(j["verdict"] == "success");
@@ -179,7 +191,9 @@ TEST_SUITE("e2e") {
     std::string script = line(checked_patch("s1", "background: #ffffff;", "background: #006400;")) +
                          line({{"tool", "file_write"}, {"args", {{"path", "css/style.css"}, {"content", "hacked"}}}}) +
                          line({{"verdict", "pass"}, {"reason", "background is #006400"}}, "Refused: file_write is not available to the reviewer");
-    auto r = env.run("Make it green", script, {"--criterion", "dark green background"});
+    std::vector<std::string> args = {"--criterion", "dark green background"};
+    args.insert(args.end(), kExpectGreen.begin(), kExpectGreen.end());
+    auto r = env.run("Make it green", script, args);
     CHECK(r.exit_code == 0);
     json j = parse_stdout(r);
     CHECK(j["verdict"] == "success");

@@ -72,7 +72,7 @@ TEST_SUITE("e2e") {
     CHECK(j["assertions"][0]["passed"] == true);
     CHECK(j["assertions"][0]["by"] == "user");
     CHECK(j["assertions"][0]["discriminating"] == false);
-    CHECK(reasons_of(j).find("css/style.css changed, but no passing assertion") != std::string::npos);
+    CHECK(reasons_of(j).find("css/style.css (modified): no passing assertion") != std::string::npos);
   }
 
   TEST_CASE("verdict: the same patch checked by the new colour is success: the check failed before the run") {
@@ -85,7 +85,9 @@ TEST_SUITE("e2e") {
     CHECK(j["assertions"][0]["discriminating"] == true);
   }
 
-  TEST_CASE("verdict: file_exists on a file that always existed covers nothing; on a new file it does") {
+  // Changed in issue 28: file_exists on a new file proves no content (it passes on an empty file),
+  // so it covers nothing either; it is still discriminating.
+  TEST_CASE("verdict: file_exists covers nothing: not on a file that always existed, not on a new file") {
     Env env;
     json plan = modify_plan({patch_step("s1", "#ffffff", "#ff0000", {{{"type", "file_exists"}, {"path", "css/style.css"}}}),
                    {{"id", "s2"},
@@ -95,9 +97,10 @@ TEST_SUITE("e2e") {
     auto r = env.exec(env.plan_file(plan.dump()));
     json j = parse_stdout(r);
     CHECK(j["verdict"] == "partial");
-    CHECK(j["signals"]["uncovered"] == json::array({"css/style.css"}));
+    CHECK(j["signals"]["uncovered"] == json::array({"css/style.css", "notes.txt"}));
     CHECK(j["assertions"][0]["discriminating"] == false);
     CHECK(j["assertions"][1]["discriminating"] == true);
+    CHECK(j["assertions"][1]["positive"] == false);
   }
 
   TEST_CASE("verdict: a deletion is covered by a discriminating not file_exists") {
@@ -172,7 +175,9 @@ TEST_SUITE("e2e") {
                  {"then", "finish"},
                  {"final_answer", "The title is 'Totally Wrong'."}};
     // The judge's prompt must carry index.html although it did not change: the question names it.
-    std::string script = reply(plan) + reply(judge_reply({"no"}), "<title>");
+    // The judge's questions come from the goal alone; the planner's are shown to it as its reading.
+    std::string script = reply(plan) + reply({{"questions", {"Does the answer give the page's real title?"}}}, "What is the page's title?") +
+                         reply(judge_reply({"no", "yes"}), "<title>");
     auto r = env.run("What is the page's title?", script);
     json j = parse_stdout(r);
     CAPTURE(r.err);
@@ -184,7 +189,7 @@ TEST_SUITE("e2e") {
     int judge_calls = 0;
     for (const auto& e : events_of(env, j["run_id"])) judge_calls += e.type == "llm_call" && e.data.value("role", "") == "judge";
     CHECK(judge_calls == 1);
-    CHECK(j["usage"]["llm_calls"] == 2);
+    CHECK(j["usage"]["llm_calls"] == 3);
     // verify without the judge recomputes tier 1 alone, and says that it differs from the stored verdict.
     auto again = env.candor({"verify", j["run_id"], "--json", "--judge", "never"});
     CHECK(parse_stdout(again)["verdict"] == "partial");
@@ -260,7 +265,8 @@ TEST_SUITE("e2e") {
     json plan = modify_plan({patch_step("s1", "background: #ffffff;", "background: #006400;", {contains("css/style.css", "#006400")})});
     std::string script = reply(plan);
     for (int i = 0; i < 9; ++i) script += json({{"reply", "I am still thinking about it."}}).dump() + "\n";
-    auto r = env.run("Change the background to dark green", script, {"--criterion", "the footer stays readable"});
+    auto r = env.run("Change the background to dark green", script,
+                     {"--criterion", "the footer stays readable", "--expect", contains("css/style.css", "#006400").dump()});
     json j = parse_stdout(r);
     CAPTURE(r.err);
     CHECK(j["status"] == "completed");

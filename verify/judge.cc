@@ -276,11 +276,17 @@ Decomposition decompose_goal(llm::Provider& provider, const std::string& goal, s
   return out;
 }
 
-Verdict verdict_of(const std::vector<JudgeAnswer>& answers) {
+Verdict verdict_of(const JudgeOutcome& judge) {
+  const auto& answers = judge.answers;
+  auto about_goal = [&](const JudgeAnswer& a) {
+    return !(a.question >= 1 && a.question <= static_cast<int>(judge.questions.size()) &&
+             judge.questions[a.question - 1] == kUnrequestedChangeQuestion);
+  };
   bool all_yes = std::all_of(answers.begin(), answers.end(), [](const JudgeAnswer& a) { return a.yes; });
-  bool all_no = std::none_of(answers.begin(), answers.end(), [](const JudgeAnswer& a) { return a.yes; });
+  bool any_goal = std::any_of(answers.begin(), answers.end(), about_goal);
+  bool goal_all_no = std::none_of(answers.begin(), answers.end(), [&](const JudgeAnswer& a) { return about_goal(a) && a.yes; });
   if (all_yes && !answers.empty()) return Verdict::kSuccess;
-  if (all_no) return Verdict::kFail;
+  if (goal_all_no && (any_goal || answers.empty())) return Verdict::kFail;
   return Verdict::kPartial;
 }
 
@@ -293,7 +299,7 @@ nlohmann::json to_json(const JudgeOutcome& j) {
                        {"reason", a.reason}});
   }
   nlohmann::json out = {{"answers", answers},
-                        {"verdict", j.answered ? nlohmann::json(to_string(verdict_of(j.answers))) : nlohmann::json(nullptr)},
+                        {"verdict", j.answered ? nlohmann::json(to_string(verdict_of(j))) : nlohmann::json(nullptr)},
                         {"calls", j.calls},
                         {"input_tokens", j.input_tokens},
                         {"output_tokens", j.output_tokens}};

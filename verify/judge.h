@@ -108,8 +108,15 @@ Decomposition decompose_goal(llm::Provider& provider, const std::string& goal, s
 // {"questions": ["...", ...]}: 1 to 8 non-empty strings.
 Result<std::vector<std::string>> parse_questions_reply(const std::string& reply);
 
-// all yes -> success; all no -> fail; otherwise partial.
-Verdict verdict_of(const std::vector<JudgeAnswer>& answers);
+// Asked last of every judge, so that a change the goal did not ask for is a "no" (answered yes
+// when nothing else changed).
+inline constexpr const char* kUnrequestedChangeQuestion =
+    "Did the run leave alone everything the goal did not ask to change (no file changed, added or deleted that the goal "
+    "did not call for)?";
+
+// All yes -> success; every answer about the goal itself "no" -> fail (that nothing else changed
+// does not make a goal not achieved at all any better); otherwise partial.
+Verdict verdict_of(const JudgeOutcome& judge);
 
 nlohmann::json to_json(const JudgeOutcome& j);
 

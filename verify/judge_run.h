@@ -15,12 +15,6 @@
 
 namespace candor::verify {
 
-// Asked last of every judge, so that a change the goal did not ask for is a "no" (answered yes
-// when nothing else changed).
-inline constexpr const char* kUnrequestedChangeQuestion =
-    "Did the run leave alone everything the goal did not ask to change (no file changed, added or deleted that the goal "
-    "did not call for)?";
-
 struct JudgeRunInputs {
   // Given (`verify --git --question`) or recorded by an earlier judge of the run (`verify RUN`);
   // empty: the goal is decomposed now, by a call that sees the goal and nothing else.

@@ -53,7 +53,7 @@ std::vector<std::string> warnings_of(const RunFacts& f, const Tier1Result& tier1
   // made this quadratic (minutes after the run ended).
   std::unordered_set<std::string> supporting;
   if (tier1.verdict == Verdict::kSuccess) supporting.insert(tier1.reasons.begin(), tier1.reasons.end());
-  if (judge != nullptr && judge->asked && judge->answered && verdict_of(judge->answers) == Verdict::kSuccess) {
+  if (judge != nullptr && judge->asked && judge->answered && verdict_of(*judge) == Verdict::kSuccess) {
     for (const auto& r : judge_reasons(*judge)) supporting.insert(r);
   }
   std::vector<std::string> out;

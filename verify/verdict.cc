@@ -39,7 +39,7 @@ Decision decide(const Tier1Result& tier1, const JudgeOutcome* judge, const std::
   bool asked = judge != nullptr && judge->asked;
   if (!tier1.verdict) {
     if (asked && judge->answered) {
-      d.verdict = verdict_of(judge->answers);
+      d.verdict = verdict_of(*judge);
       d.by = "tier2";
       d.reasons = judge_reasons(*judge);
       d.reasons.insert(d.reasons.end(), tier1.reasons.begin(), tier1.reasons.end());
@@ -50,8 +50,8 @@ Decision decide(const Tier1Result& tier1, const JudgeOutcome* judge, const std::
   } else {
     d.verdict = *tier1.verdict;
     d.reasons = tier1.reasons;
-    if (asked && judge->answered && rank(verdict_of(judge->answers)) < rank(d.verdict)) {
-      d.verdict = verdict_of(judge->answers);
+    if (asked && judge->answered && rank(verdict_of(*judge)) < rank(d.verdict)) {
+      d.verdict = verdict_of(*judge);
       d.by = "tier2";
       std::vector<std::string> reasons = judge_reasons(*judge);
       reasons.insert(reasons.end(), tier1.reasons.begin(), tier1.reasons.end());
