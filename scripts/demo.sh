@@ -18,7 +18,7 @@ patch_rc=$?
 banner "2. candor exec plans/discover.json: read four files, then ask to replan"
 "$candor" exec "$here/examples/dark-green/plans/discover.json" -C "$work/site" --goal "Change the background to dark green"
 discover_rc=$?
-banner "3. candor run, planner replies recorded in replies.jsonl (the script provider: offline)"
+banner "3. candor run, LLM replies recorded in replies.jsonl (the script provider: offline). The planner checked its own work, which is not proof: the judge, asked questions fixed from the goal alone, decides (tier 2)"
 cp -r "$here/examples/dark-green/site" "$work/site2"
 "$candor" run "Change the background to dark green" -C "$work/site2" --llm "script:$here/examples/dark-green/replies.jsonl"
 run_rc=$?
