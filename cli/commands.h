@@ -85,6 +85,7 @@ struct VerifyArgs {
   std::string goal_file;
   std::string kind;  // "" = modify
   std::vector<std::string> expects;
+  std::vector<std::string> guards;
   std::vector<std::string> questions;
   std::vector<std::string> scope;
   std::string criterion;  // with --git: checked by the independent reviewer over HEAD's files

@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
   // The options `run` and `exec` share: where, what is stored, the goal-level checks, budgets.
   auto add_session_options = [](CLI::App* cmd, SessionArgs& s) {
     cmd->add_option("-C,--workspace", s.workspace, "workspace folder (default: .)");
-    cmd->add_option("--store", s.store_dir, "run store folder (default: $CANDOR_HOME or ~/.local/state/candor)");
+    cmd->add_option("--store", s.store_dir, "run store folder (default: $CANDOR_HOME, else $XDG_STATE_HOME/candor, else ~/.local/state/candor)");
     cmd->add_option("--expect", s.expects, "goal-level assertion JSON, checked at the end (repeatable)");
     cmd->add_option("--guard", s.guards,
                     "assertion JSON that must still hold (\"the tests still pass\"): its failure makes the run partial; it never "
@@ -208,6 +208,8 @@ int main(int argc, char** argv) {
   verify_cmd->add_option("--goal-file", verify.goal_file, "with --git: the goal, from a file (an issue's text)");
   verify_cmd->add_option("--kind", verify.kind, "with --git: modify (default) or inspect")->check(CLI::IsMember({"modify", "inspect"}));
   verify_cmd->add_option("--expect", verify.expects, "with --git: assertion JSON checked on the change's result (repeatable)");
+  verify_cmd->add_option("--guard", verify.guards,
+                         "with --git: assertion JSON that must still hold on the change's result; never evidence of the goal (repeatable)");
   verify_cmd->add_option("--question", verify.questions, "with --git: a yes/no question for the judge (repeatable; default: the goal decomposed)");
   verify_cmd->add_option("--scope", verify.scope, "with --git: GLOB, a path the change may touch (repeatable); a change elsewhere blocks success");
   verify_cmd->add_flag("--markdown", verify.markdown, "with --git: print the report as Markdown, for a pull-request comment");
@@ -263,7 +265,7 @@ int main(int argc, char** argv) {
   undo_cmd->footer(examples("candor undo last", "candor undo a89108 --force"));
   evaluators_cmd->footer(examples("candor evaluators", "candor evaluators -C ./site --json"));
   assert_cmd->footer(examples("candor assert '{\"type\": \"file_exists\", \"path\": \"index.html\"}' -C ./site",
-                              "candor assert '{\"type\": \"command_succeeds\", \"cmd\": \"make test\"}' --json"));
+                              "candor assert '{\"type\": \"command_succeeds\", \"command\": \"make test\"}' --json"));
   doctor_cmd->footer(examples("candor doctor", "candor doctor --json"));
   gc_cmd->footer(examples("candor gc --older-than 90d --dry-run", "candor gc --keep 50 --json"));
 

@@ -210,7 +210,10 @@ int Session::finish(const RunFacts& given, bool json, llm::Provider* judge, veri
     {
       ProgressWait waiting(options_.progress, WaitKind::kJudge);
       judged = verify::judge_run(*judge, snapshots_->trees(), facts,
-                                 {.questions = {}, .planner_questions = planner_questions, .credentials = workspace_->credentials()});
+                                 {.questions = {},
+                                  .planner_questions = planner_questions,
+                                  .credentials = workspace_->credentials(),
+                                  .time = verify::judge_time(facts)});
     }
     verify::record_judge_run(judged, judge->describe(), *trajectory_, facts);
   }

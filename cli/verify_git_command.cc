@@ -127,6 +127,8 @@ int verify_git_command(const VerifyArgs& args) {
   planner::Catalog catalog = executor::make_catalog(tools, evaluators);
   auto expects = parse_expects(args.expects, config->expect, catalog, config_where);
   if (!expects.ok()) return report_error(expects.error());
+  auto guards = parse_expects(args.guards, config->guard, catalog, config_where, "guard");
+  if (!guards.ok()) return report_error(guards.error());
 
   // The judge: --llm, else the environment's provider; --judge auto unless told otherwise.
   verify::JudgePolicy policy = args.judge_given ? *verify::parse_judge_policy(args.judge) : verify::JudgePolicy::kAuto;
@@ -192,7 +194,7 @@ int verify_git_command(const VerifyArgs& args) {
 
   executor::ChangeCheckInputs inputs{trees, range->base_tree, range->head_tree, evaluators,
                                      sandbox::SecretFilter(config->secrets_allow), config->network, config->sandbox};
-  executor::ChangeCheck checked = executor::check_change(inputs, *expects, trajectory);
+  executor::ChangeCheck checked = executor::check_change(inputs, *expects, trajectory, *guards);
   facts.assertions = std::move(checked.assertions);
   facts.sandbox = checked.sandbox;
   facts.status = RunStatus::kCompleted;
@@ -212,7 +214,7 @@ int verify_git_command(const VerifyArgs& args) {
   verify::Tier1Result tier1 = verify::evaluate_tier1(facts);
   verify::JudgeRun judged;
   if (judge != nullptr && verify::should_ask_judge(tier1, policy)) {
-    judged = verify::judge_run(*judge, trees, facts, {.questions = args.questions, .planner_questions = {}, .credentials = nullptr});
+    judged = verify::judge_run(*judge, trees, facts, {.questions = args.questions, .planner_questions = {}, .credentials = nullptr, .time = verify::judge_time(facts)});
     verify::record_judge_run(judged, judge->describe(), trajectory, facts);
     facts.provider = judge->describe();
   }

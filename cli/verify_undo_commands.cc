@@ -105,7 +105,9 @@ int verify_command(const VerifyArgs& args) {
     if (!provider.ok()) return report_error(provider.error());
     // The questions an earlier judge of this run was given or fixed from the goal, when there was
     // one; the planner's round-1 questions are its reading of the goal, shown as evidence.
-    verify::JudgeRunInputs inputs;
+    // A new process, after the run: the judge gets the run's whole time budget again.
+    verify::JudgeRunInputs inputs{.questions = {}, .planner_questions = {}, .credentials = nullptr,
+                                  .time = std::chrono::seconds(l.facts.budget.limits.timeout_s)};
     for (const auto& e : l.run.events) {
       if (e.type == "plan" && e.data.value("round", 0) == 1 && e.data.contains("plan") && e.data["plan"].is_object()) {
         inputs.planner_questions = e.data["plan"].value("questions", std::vector<std::string>{});

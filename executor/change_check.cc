@@ -24,8 +24,11 @@ AssertionRecord failed_record(const nlohmann::json& a, const std::string& why) {
 
 }  // namespace
 
-ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann::json>& expects, Trajectory& trajectory) {
+ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann::json>& expects_only, Trajectory& trajectory,
+                         const std::vector<nlohmann::json>& guards) {
   ChangeCheck out;
+  std::vector<nlohmann::json> expects = expects_only;
+  expects.insert(expects.end(), guards.begin(), guards.end());
   bool runs_programs = false;
   for (const auto& a : expects) runs_programs |= !in.evaluators.reads_files(a);
 
@@ -55,7 +58,8 @@ ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann
   SnapshotFiles head(in.trees, in.head_tree, in.secrets, "in the change's result (HEAD)");
   SnapshotFiles base(in.trees, in.base_tree, in.secrets, "before the change (BASE)");
 
-  for (const auto& a : expects) {
+  for (std::size_t i = 0; i < expects.size(); ++i) {
+    const nlohmann::json& a = expects[i];
     AssertionRecord r;
     if (!workspace) {
       r = failed_record(a, "could not be checked: " + setup_error);
@@ -84,6 +88,7 @@ ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann
         }
       }
     }
+    r.guard = i >= expects_only.size();
     nlohmann::json event = to_json(r);
     event.erase("seq");
     r.seq = trajectory.record("assertion", event).seq;

@@ -15,7 +15,7 @@ nlohmann::json call_event(const JudgeCall& call) {
 
 std::chrono::milliseconds judge_time(const RunFacts& facts) {
   double left = facts.budget.limits.timeout_s - facts.budget.used.elapsed_s;
-  return std::chrono::milliseconds(static_cast<long long>(std::clamp(left, 30.0, 300.0) * 1000));
+  return std::chrono::milliseconds(static_cast<long long>(std::max(left, 0.0) * 1000));
 }
 
 std::vector<std::string> with_unrequested_change_question(std::vector<std::string> given, const std::string& goal) {
@@ -28,7 +28,12 @@ std::vector<std::string> with_unrequested_change_question(std::vector<std::strin
 JudgeRun judge_run(llm::Provider& provider, const GitTrees& trees, const RunFacts& facts, const JudgeRunInputs& in) {
   JudgeRun out;
   auto started = std::chrono::steady_clock::now();
-  std::chrono::milliseconds budget = judge_time(facts);
+  std::chrono::milliseconds budget = in.time;
+  if (budget < std::chrono::seconds(1)) {
+    out.outcome.asked = true;
+    out.outcome.error = "the time budget ran out before the judge could be asked";
+    return out;
+  }
   std::vector<std::string> questions = in.questions;
   if (questions.empty()) {
     out.decomposition = decompose_goal(provider, facts.goal, budget / 3);
@@ -44,7 +49,7 @@ JudgeRun judge_run(llm::Provider& provider, const GitTrees& trees, const RunFact
     evidence.insert(evidence.begin(), {"planner_reading", "", "The planner's own questions (its reading of the goal, not the goal):\n" + reading});
   }
   auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
-  out.outcome = ask_judge(provider, facts.goal, questions, evidence, std::max(budget - spent, std::chrono::milliseconds(10000)));
+  out.outcome = ask_judge(provider, facts.goal, questions, evidence, std::max(budget - spent, std::chrono::milliseconds(1000)));
   return out;
 }
 

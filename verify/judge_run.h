@@ -22,6 +22,9 @@ struct JudgeRunInputs {
   // The planner's questions (round 1's plan): evidence of what the model meant.
   std::vector<std::string> planner_questions;
   const sandbox::CredentialRegistry* credentials = nullptr;  // borrowed; may be null
+  // What the judge may take, both calls together (judge_time for a run that just ended; a later
+  // `verify RUN` is a new process with the run's whole time budget). Under a second: not asked.
+  std::chrono::milliseconds time{0};
 };
 
 struct JudgeRun {
@@ -29,8 +32,8 @@ struct JudgeRun {
   JudgeOutcome outcome;
 };
 
-// How long the judge may take: the run's time left, at least 30 s (it is asked after the loop,
-// whose budget may be spent) and at most 5 minutes.
+// The run's time budget left after its loop (DESIGN.md: the time budget bounds the judge too),
+// never negative.
 std::chrono::milliseconds judge_time(const RunFacts& facts);
 
 // REQUIRES: `trees` holds the run's trees (its snapshots; the repository's commits for a `git` run).
