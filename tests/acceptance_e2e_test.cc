@@ -61,10 +61,14 @@ TEST_SUITE("e2e") {
                              commit_step()}},
                   {"then", "finish"},
                   {"final_answer", "Fixed add.sh; all tests passing, committed."}};
-    auto r = env.run("Fix the failing test", reply(first), {"--acceptance", spec});
+    // The user's own expectation proves the fix at tier 1 (the planner's checks alone would leave
+    // the run to the judge: they are the model's words).
+    auto r = env.run("Fix the failing test", reply(first),
+                     {"--acceptance", spec, "--expect", R"({"type": "file_contains", "path": "add.sh", "text": "$1 + $2"})"});
     json j = parse_stdout(r);
     CHECK(j["status"] == "completed");
     CHECK(j["verdict"] == "success");
+    CHECK(j["verdict_by"] == "tier1");
     REQUIRE(j["acceptance"].is_object());
     CHECK(j["acceptance"]["passed"] == true);
     CHECK(j["acceptance"]["checkpoints"][0]["matched"] == true);
@@ -85,7 +89,9 @@ TEST_SUITE("e2e") {
     std::string spec = env.plan_file(kFixTestSpec);
     json plan = {{"goal_kind", "modify"}, {"steps", {fix_step(), commit_step()}}, {"then", "finish"},
                  {"final_answer", "Fixed; tests passing."}};
-    auto with_spec = env.run("Fix the failing test", reply(plan), {"--acceptance", spec});
+    // The user's --expect decides at tier 1 in both runs, so that the verdict alone would exit 0.
+    const std::string expect = R"({"type": "file_contains", "path": "add.sh", "text": "$1 + $2"})";
+    auto with_spec = env.run("Fix the failing test", reply(plan), {"--acceptance", spec, "--expect", expect});
     json j = parse_stdout(with_spec);
     REQUIRE(j["acceptance"].is_object());
     CHECK(j["acceptance"]["passed"] == false);
@@ -96,12 +102,13 @@ TEST_SUITE("e2e") {
     // The verdict stays tier 1's: the same run without a spec gets the same verdict and exit code.
     Env control;
     control.ws = failing_repo();
-    auto without = control.run("Fix the failing test", reply(plan));
+    auto without = control.run("Fix the failing test", reply(plan), {"--expect", expect});
     json c = parse_stdout(without);
     CHECK(c["acceptance"].is_null());
     CHECK(j["verdict"] == c["verdict"]);
     CHECK(j["verdict_by"] == "tier1");
     // ... but the exit code says the spec did not pass: 3 where the verdict alone would exit 0.
+    CHECK(without.exit_code == 0);
     CHECK(with_spec.exit_code == (without.exit_code == 0 ? 3 : without.exit_code));
     auto shown = env.candor({"report", "last"});
     CHECK(shown.out.find("✗ ran_tests: no ToolCalled shell event") != std::string::npos);

@@ -178,7 +178,10 @@ TEST_SUITE("e2e") {
 
     Env ran;
     json plan = json::parse(read_file(example_plan("patch.json")));
-    auto r = ran.run("Make it dark green", json{{"reply_json", plan}}.dump() + "\n", {"--acceptance", spec, "--judge", "never"});
+    // The user's --expect proves the change at tier 1 (the planner's own checks alone never do).
+    auto r = ran.run("Make it dark green", json{{"reply_json", plan}}.dump() + "\n",
+                     {"--acceptance", spec, "--judge", "never", "--expect",
+                      R"({"type": "file_contains", "path": "css/style.css", "text": "background: #006400;"})"});
     CHECK(r.exit_code == 3);
     CHECK(parse_stdout(r)["verdict"] == "success");
 

@@ -28,11 +28,15 @@ json step(const std::string& id, const std::string& tool, const json& args) {
 json shell(const std::string& id, const std::string& command) { return step(id, "shell", {{"command", command}}); }
 json read(const std::string& id, const std::string& path) { return step(id, "file_read", {{"path", path}}); }
 
-// Round 1 runs `steps`; round 2 looks at index.html and finishes; the judge says yes.
+// Round 1 runs `steps`; round 2 looks at index.html and finishes; the judge turns the goal into one
+// question (a call that sees only the goal), then says yes to it and to the question candor appends.
+// Prompts: 0 and 1 the planner's, 2 the goal-only call, 3 the judge's.
 std::vector<json> two_rounds(const std::vector<json>& steps) {
   return {{{"goal_kind", "modify"}, {"questions", {"Are the notes in place?"}}, {"steps", json(steps)}, {"then", "replan"}},
           {{"steps", {read("look", "index.html")}}, {"then", "finish"}, {"final_answer", "Done."}},
-          {{"answers", {{{"question", 1}, {"answer", "yes"}, {"reason", "the diff"}}}}}};
+          {{"questions", {"Are the notes in place?"}}},
+          {{"answers", {{{"question", 1}, {"answer", "yes"}, {"reason", "the diff"}},
+                        {{"question", 2}, {"answer", "yes"}, {"reason", "the diff"}}}}}};
 }
 
 struct Outcome {
@@ -112,7 +116,7 @@ TEST_SUITE("e2e") {
     REQUIRE(peek != nullptr);
     CHECK((*peek)["ok"] == false);
     CHECK((*peek)["error"].get<std::string>().find("aws-notes/credentials looks like a credential file") != std::string::npos);
-    REQUIRE(o.prompts.size() == 3);
+    REQUIRE(o.prompts.size() == 4);
     for (const auto& p : o.prompts) {
       CAPTURE(p);
       CHECK(p.find(kMarker) == std::string::npos);
@@ -130,8 +134,8 @@ TEST_SUITE("e2e") {
     REQUIRE(added != nullptr);
     CHECK((*added)["change"] == "added");
     CHECK(added->value("credential", false));
-    REQUIRE(o.prompts.size() == 3);
-    const std::string& judge = o.prompts[2];
+    REQUIRE(o.prompts.size() == 4);
+    const std::string& judge = o.prompts[3];
     CHECK(judge.find("path=\\\"aws-notes/credentials\\\">\\n" + std::string(kWithheld)) != std::string::npos);
     CHECK(judge.find(kMarker) == std::string::npos);
     std::string html = check_renderings_hide(env, kMarker);
@@ -153,8 +157,8 @@ TEST_SUITE("e2e") {
     const json* copy = mutation(o.report, "notes.txt");
     REQUIRE(copy != nullptr);
     CHECK(copy->value("credential", false));
-    REQUIRE(o.prompts.size() == 3);
-    CHECK(o.prompts[2].find("path=\\\"notes.txt\\\">\\n" + std::string(kWithheld)) != std::string::npos);
+    REQUIRE(o.prompts.size() == 4);
+    CHECK(o.prompts[3].find("path=\\\"notes.txt\\\">\\n" + std::string(kWithheld)) != std::string::npos);
     for (const auto& p : o.prompts) CHECK(p.find(kMarker) == std::string::npos);
     CHECK(o.stdout_text.find(kMarker) == std::string::npos);
     CHECK(html_withholds(check_renderings_hide(env, kMarker), "notes.txt"));
@@ -168,7 +172,7 @@ TEST_SUITE("e2e") {
     const json* show = step_result(o.report, "show");
     REQUIRE(show != nullptr);
     CHECK((*show)["ok"] == true);
-    REQUIRE(o.prompts.size() == 3);
+    REQUIRE(o.prompts.size() == 4);
     CHECK(o.prompts[1].find("DB_PASSWORD=***") != std::string::npos);  // the step's output, as the planner saw it
     CHECK(o.prompts[1].find("NODE_ENV=production") != std::string::npos);  // configuration, not a secret: kept
     for (const auto& p : o.prompts) CHECK(p.find(kMarker) == std::string::npos);
@@ -187,7 +191,7 @@ TEST_SUITE("e2e") {
     const json* peek = step_result(o.report, "peek");
     REQUIRE(peek != nullptr);
     CHECK((*peek)["ok"] == true);  // an ordinary file: read, with the value masked
-    REQUIRE(o.prompts.size() == 3);
+    REQUIRE(o.prompts.size() == 4);
     CHECK(o.prompts[1].find("password = ***") != std::string::npos);
     for (const auto& p : o.prompts) CHECK(p.find(kMarker) == std::string::npos);
     CHECK(o.stdout_text.find(kMarker) == std::string::npos);

@@ -31,8 +31,11 @@ std::vector<json> five_runs(Env& env) {
   out.push_back(parse_stdout(env.exec(nothing)));
   Env judged;
   judged.store = env.store;
-  out.push_back(parse_stdout(judged.run("Make it green", line(patch_plan(false)) +
-                                                             line({{"answers", {{{"question", 1}, {"answer", "yes"}}, {{"question", 2}, {"answer", "no"}, {"reason", "grey on green"}}}}}))));
+  // The judge's questions come from a goal-only call; its third answer is the question candor appends.
+  out.push_back(parse_stdout(judged.run("Make it green", line(patch_plan(false)) + line({{"questions", {"Dark green?", "Readable?"}}}) +
+                                                             line({{"answers", {{{"question", 1}, {"answer", "yes"}},
+                                                                                {{"question", 2}, {"answer", "no"}, {"reason", "grey on green"}},
+                                                                                {{"question", 3}, {"answer", "yes"}}}}}))));
   Env reviewed;
   reviewed.store = env.store;
   out.push_back(parse_stdout(reviewed.run("Make it green", line(patch_plan(true)) + line({{"verdict", "fail"}, {"reason", "footer unreadable"}}),

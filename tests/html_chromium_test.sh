@@ -27,19 +27,24 @@ cat > "$work/plan.json" <<'JSON'
    "assert": [{"type": "file_contains", "path": "css/style.css", "text": "#006400"}]}],
  "then": "finish"}
 JSON
+# The judge's goal-only call fixes its questions; its answers end with the question candor appends.
 cat > "$work/judge1.jsonl" <<'JSON'
-{"reply_json": {"answers": [{"question": 1, "answer": "yes", "reason": "style.css sets #006400"}]}}
+{"reply_json": {"questions": ["Is the background dark green?"]}}
+{"reply_json": {"answers": [{"question": 1, "answer": "yes", "reason": "style.css sets #006400"}, {"question": 2, "answer": "yes", "reason": "nothing else changed"}]}}
 JSON
 "$candor" exec "$work/plan.json" -C "$work/site" --goal "Dark green <b>background</b>" --llm "script:$work/judge1.jsonl" \
   --judge always >/dev/null
 "$candor" report last --html "$work/report.html"
 
-# Run 2: round 1's assertion fails (the planner expected the wrong colour), round 2 re-reads and
-# finishes with a check that covers nothing, so tier 1 is unsure and the judge decides.
+# Run 2: round 1's assertion fails (the planner wrote a colour name, then checked for the hex), round
+# 2 patches the hex in and checks it; the round-1 check passes when made again at the end, so no
+# failure is left, but only the planner's own checks back the change: tier 1 is unsure and the judge
+# decides, on the questions its goal-only call gave (the third answer is the question candor appends).
 cat > "$work/replies.jsonl" <<'JSON'
-{"reply_json": {"goal_kind": "modify", "questions": ["Is the page background dark green?", "Is the <em>text</em> still readable?"], "steps": [{"id": "s1", "tool": "file_patch", "why": "make <i>the</i> background dark green", "args": {"path": "css/style.css", "edits": [{"find": "background: #ffffff;", "replace": "background: #006400;"}]}, "assert": [{"type": "file_contains", "path": "css/style.css", "text": "#00ff00"}]}, {"id": "s2", "tool": "file_read", "why": "never reached", "args": {"path": "index.html"}}], "then": "finish"}}
-{"reply_json": {"steps": [{"id": "s3", "tool": "file_read", "why": "check the colour that is really there", "args": {"path": "css/style.css"}, "assert": [{"type": "output_contains", "text": "#006400"}]}], "then": "finish", "final_answer": "The background is dark green."}}
-{"reply_json": {"answers": [{"question": 1, "answer": "yes", "reason": "style.css now sets #006400"}, {"question": 2, "answer": "yes", "reason": "the <b>text</b> colour is unchanged"}]}}
+{"reply_json": {"goal_kind": "modify", "questions": ["Is the page background dark green?"], "steps": [{"id": "s1", "tool": "file_patch", "why": "make <i>the</i> background dark green", "args": {"path": "css/style.css", "edits": [{"find": "background: #ffffff;", "replace": "background: darkgreen;"}]}, "assert": [{"type": "file_contains", "path": "css/style.css", "text": "#006400"}]}, {"id": "s2", "tool": "file_read", "why": "never reached", "args": {"path": "index.html"}}], "then": "finish"}}
+{"reply_json": {"steps": [{"id": "s3", "tool": "file_patch", "why": "write the colour as the hex the check wants", "args": {"path": "css/style.css", "edits": [{"find": "background: darkgreen;", "replace": "background: #006400;"}]}, "assert": [{"type": "file_contains", "path": "css/style.css", "text": "#006400"}]}], "then": "finish", "final_answer": "The background is dark green."}}
+{"reply_json": {"questions": ["Is the page background dark green?", "Is the <em>text</em> still readable?"]}}
+{"reply_json": {"answers": [{"question": 1, "answer": "yes", "reason": "style.css now sets #006400"}, {"question": 2, "answer": "yes", "reason": "the <b>text</b> colour is unchanged"}, {"question": 3, "answer": "yes", "reason": "only style.css changed"}]}}
 JSON
 "$candor" run "Make the background dark green" -C "$work/site2" --llm "script:$work/replies.jsonl" -q >/dev/null || true
 "$candor" report last --html "$work/report2.html"
@@ -92,8 +97,8 @@ absent dom.html "no warning count on a clean success" 'id="banner-warnings"'
 check dom2.html "the judge's answers beside the verdict" '<section id="judge" class="judge-decided"><h2>The judge decided (tier 2)</h2>'
 before dom2.html "the judge's answers come before the reasons" 'id="judge-answers"' 'id="reasons"'
 check dom2.html "the judge's question, answer and reason, escaped" '<td>Is the &lt;em&gt;text&lt;/em&gt; still readable?</td><td class="ok">✓ yes</td><td>the &lt;b&gt;text&lt;/b&gt; colour is unchanged</td>'
-check dom2.html "a warning, marked in words" '<li class="warning"><span class="mark">⚠ warning:</span> css/style.css changed, but no passing assertion'
-check dom2.html "the judge's yes supports" '<li class="support"><span class="mark">✓ supports:</span> the judge answered yes to 2 of 2 questions</li>'
+check dom2.html "a warning, marked in words" '<li class="warning"><span class="mark">⚠ warning:</span> css/style.css (modified) is covered only by the planner'"'"'s own checks'
+check dom2.html "the judge's yes supports" '<li class="support"><span class="mark">✓ supports:</span> the judge answered yes to 3 of 3 questions</li>'
 check dom2.html "round 1: first plan" '<tr class="round"><th colspan="5">Round 1 · <span class="plan-reason">first plan</span>'
 check dom2.html "round 2: the replan reason" '<tr class="round"><th colspan="5">Round 2 · <span class="replan-reason">replanned because: '
 check dom2.html "the replan reason names the failed assertion" 'replanned because: step s1'

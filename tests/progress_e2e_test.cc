@@ -121,9 +121,13 @@ TEST_SUITE("e2e") {
   TEST_CASE("progress on a terminal: verify shows the judge's wait, and -q hides it") {
     Env env;
     REQUIRE(env.exec(sleeping_plan(env, 0)).exit_code < 64);
-    json judge = {{"answers", {{{"question", 1}, {"answer", "yes"}, {"reason", "from the page"}}}}};
+    // The run had no judge: verify first turns the goal into questions, then the judge answers them
+    // and the question candor appends.
+    json questions = {{"questions", {"Did it sleep?"}}};
+    json judge = {{"answers", {{{"question", 1}, {"answer", "yes"}, {"reason", "from the page"}},
+                               {{"question", 2}, {"answer", "yes"}, {"reason", "from the page"}}}}};
     std::string script = make_temp_dir("script") + "/replies.jsonl";
-    write_file(script, json{{"reply_json", judge}}.dump() + "\n" + json{{"reply_json", judge}}.dump() + "\n");
+    write_file(script, json{{"reply_json", questions}}.dump() + "\n" + json{{"reply_json", judge}}.dump() + "\n");
     auto shown = env.in_terminal({"verify", "last", "--judge", "always", "--llm", "script:" + script, "--json"});
     CAPTURE(shown.out);
     // Drawn first, erased before anything else is written.
@@ -144,10 +148,12 @@ TEST_SUITE("e2e") {
                  {"then", "finish"},
                  {"final_answer", "Done."}};
     json review = {{"verdict", "pass"}, {"reason", "the background is #006400"}};
-    json judge = {{"answers", {{{"question", 1}, {"answer", "yes"}, {"reason", "from the diff"}}}}};
+    json questions = {{"questions", {"Is the background dark green?"}}};
+    json judge = {{"answers", {{{"question", 1}, {"answer", "yes"}, {"reason", "from the diff"}},
+                               {{"question", 2}, {"answer", "yes"}, {"reason", "from the diff"}}}}};
     std::string script = make_temp_dir("script") + "/replies.jsonl";
     write_file(script, json{{"reply_json", plan}}.dump() + "\n" + json{{"reply_json", review}}.dump() + "\n" +
-                           json{{"reply_json", judge}}.dump() + "\n");
+                           json{{"reply_json", questions}}.dump() + "\n" + json{{"reply_json", judge}}.dump() + "\n");
     auto r = env.in_terminal({"run", "Make the background dark green", "-C", env.ws, "--llm", "script:" + script, "--criterion",
                               "the background is dark green", "--judge", "always", "--json"});
     CAPTURE(r.out);

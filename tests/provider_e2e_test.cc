@@ -17,7 +17,8 @@ using nlohmann::json;
 
 namespace {
 
-// A plan that makes the background dark green and checks it: success at tier 1, one LLM call.
+// A plan that makes the background dark green and checks it: with the user's kExpectGreen, success
+// at tier 1, one LLM call (the planner's own check alone would leave the run to the judge).
 std::string checked_plan_reply() {
   json plan = {{"goal_kind", "modify"},
                {"steps",
@@ -37,7 +38,13 @@ std::string unchecked_plan(Env& env) {
          "edits": [{"find": "background: #ffffff;", "replace": "background: #006400;"}]}}], "then": "finish"})");
 }
 
-const std::string kYes = R"({"answers": [{"question": 1, "answer": "yes", "reason": "the diff sets #006400"}]})";
+const std::string kExpect = "--expect";
+const std::string kExpectGreen = R"({"type": "file_contains", "path": "css/style.css", "text": "background: #006400;"})";
+
+// The judge's two calls: the goal-only call that fixes its questions, then the answers (the last to
+// the question candor appends).
+const std::string kQuestions = R"({"questions": ["Is the page background dark green?"]})";
+const std::string kYes = R"({"answers": [{"question": 1, "answer": "yes", "reason": "the diff sets #006400"}, {"question": 2, "answer": "yes", "reason": "nothing else changed"}]})";
 
 std::string planted_key(const std::string& what) { return "sk-" + what + "-PLANTED-" + std::to_string(::getpid()) + "-do-not-leak"; }
 
@@ -65,7 +72,7 @@ TEST_SUITE("e2e") {
     // An OpenAI endpoint too: the Anthropic key comes first.
     env.env.insert(env.env.end(), {"ANTHROPIC_API_KEY=" + key, "ANTHROPIC_BASE_URL=" + server.base_url(),
                                    "OPENAI_BASE_URL=" + server.base_url() + "/v1"});
-    auto r = env.candor({"run", "Make the background dark green", "-C", env.ws, "--json"});
+    auto r = env.candor({"run", "Make the background dark green", "-C", env.ws, "--json", kExpect, kExpectGreen});
     CHECK(r.exit_code == 0);
     json j = parse_stdout(r);
     CHECK(j["verdict"] == "success");
@@ -87,7 +94,7 @@ TEST_SUITE("e2e") {
     server.set_replies({checked_plan_reply()});
     Env env;
     env.env.push_back("OPENAI_BASE_URL=" + server.base_url() + "/v1");
-    auto r = env.candor({"run", "Make the background dark green", "-C", env.ws, "--json"});
+    auto r = env.candor({"run", "Make the background dark green", "-C", env.ws, "--json", kExpect, kExpectGreen});
     CHECK(r.exit_code == 0);
     json j = parse_stdout(r);
     CHECK(j["verdict"] == "success");
@@ -98,7 +105,7 @@ TEST_SUITE("e2e") {
     const std::string key = planted_key("openai");
     Env keyed;
     keyed.env.insert(keyed.env.end(), {"OPENAI_API_KEY=" + key, "OPENAI_BASE_URL=" + server.base_url() + "/v1"});
-    auto k = keyed.candor({"run", "Make the background dark green", "-C", keyed.ws, "--json"});
+    auto k = keyed.candor({"run", "Make the background dark green", "-C", keyed.ws, "--json", kExpect, kExpectGreen});
     CHECK(k.exit_code == 0);
     CHECK(parse_stdout(k)["provider"] == "openai:gpt-4o-mini");
     CHECK(server.last_header("authorization") == "Bearer " + key);
@@ -113,14 +120,14 @@ TEST_SUITE("e2e") {
     write_file(script, json{{"reply", checked_plan_reply()}}.dump() + "\n");
     env.env.insert(env.env.end(), {"ANTHROPIC_API_KEY=" + planted_key("ant"), "ANTHROPIC_BASE_URL=" + server.base_url(),
                                    "OPENAI_BASE_URL=" + server.base_url() + "/v1", "CANDOR_LLM=script:" + script});
-    auto r = env.candor({"run", "Make the background dark green", "-C", env.ws, "--json"});
+    auto r = env.candor({"run", "Make the background dark green", "-C", env.ws, "--json", kExpect, kExpectGreen});
     CHECK(r.exit_code == 0);
     CHECK(parse_stdout(r)["provider"] == "script:" + script);
     CHECK(server.requests() == 0);
 
     Env again;
     again.env = env.env;
-    auto flag = again.candor({"run", "Make the background dark green", "-C", again.ws, "--llm", "openai:local-model", "--json"});
+    auto flag = again.candor({"run", "Make the background dark green", "-C", again.ws, "--llm", "openai:local-model", "--json", kExpect, kExpectGreen});
     CHECK(flag.exit_code == 0);
     CHECK(parse_stdout(flag)["provider"] == "openai:local-model");
     CHECK(server.requests() == 1);
@@ -144,7 +151,7 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("provider: exec's judge and verify --judge come from the same environment") {
     LlmServer server;
-    server.set_replies({kYes});
+    server.set_replies({kQuestions, kYes, kQuestions, kYes});
     const std::string key = planted_key("ant");
     std::vector<std::string> anthropic = {"ANTHROPIC_API_KEY=" + key, "ANTHROPIC_BASE_URL=" + server.base_url()};
 
@@ -156,7 +163,7 @@ TEST_SUITE("e2e") {
     CHECK(j["verdict"] == "success");
     CHECK(j["verdict_by"] == "tier2");
     CHECK(j["provider"] == "anthropic:claude-sonnet-4-5");
-    CHECK(server.requests() == 1);
+    CHECK(server.requests() == 2);
 
     // Without a provider, exec asks no judge and names none; verify --judge then needs one.
     Env bare;
@@ -174,7 +181,7 @@ TEST_SUITE("e2e") {
     json v = parse_stdout(verified);
     CHECK(v["verdict_by"] == "tier2");
     CHECK(v["provider"] == "anthropic:claude-sonnet-4-5");
-    CHECK(server.requests() == 2);
+    CHECK(server.requests() == 4);  // the run had no judge: verify asks the goal-only call too
     check_no_key(env, key, {judged});
     check_no_key(bare, key, {verified, refused});
   }

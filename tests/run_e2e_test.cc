@@ -56,6 +56,11 @@ json merged(json a, const json& b) {
   return a;
 }
 
+// The user's own expectation of the change: it decides at tier 1, where the planner's checks
+// alone (the model's words) would leave the run to the judge.
+const std::vector<std::string> kExpectGreen = {"--expect",
+                                               R"({"type": "file_contains", "path": "css/style.css", "text": "background: #006400;"})"};
+
 int llm_calls_in_store(const std::string& store_dir, const std::string& run_id) {
   auto store = store::RunStore::open(store_dir);
   auto run = (*store)->load(run_id);
@@ -90,7 +95,7 @@ TEST_SUITE("e2e") {
         line(merged(json{{"goal_kind", "modify"}, {"questions", {"Dark green?"}}}, patch_plan("s1", "background: #ffffff;", "background: darkgreen;", "#006400"))) +
         line(patch_plan("s2", "background: darkgreen;", "background: #006400;", "#006400"),
              "assertion file_contains failed: css/style.css does not contain \"#006400\"");
-    auto r = env.run("Change the background to dark green", script);
+    auto r = env.run("Change the background to dark green", script, kExpectGreen);
     CHECK(r.exit_code == 0);
     json j = parse_stdout(r);
     CHECK(j["verdict"] == "success");
@@ -104,7 +109,8 @@ TEST_SUITE("e2e") {
     std::string good = line(merged(json{{"goal_kind", "modify"}}, patch_plan("s1", "background: #ffffff;", "background: #006400;", "#006400")));
     auto repaired = env.run("Make it green", json{{"reply", "Sure! I'll change the background."}}.dump() + "\n" +
                                                  json{{"reply", "```json\n" + json::parse(good)["reply_json"].dump() + "\n```"},
-                                                      {"expect", "not a valid plan: the reply contains no JSON object"}}.dump() + "\n");
+                                                      {"expect", "not a valid plan: the reply contains no JSON object"}}.dump() + "\n",
+                             kExpectGreen);
     CHECK(repaired.exit_code == 0);
     CHECK(parse_stdout(repaired)["usage"]["llm_calls"] == 2);
 
@@ -183,7 +189,8 @@ TEST_SUITE("e2e") {
     server.set_replies({"```json\n" + first.dump() + "\n```"});
     Env env;
     env.env = {"NO_COLOR=1", "ANTHROPIC_API_KEY=" + key, "ANTHROPIC_BASE_URL=" + server.base_url()};
-    auto r = env.candor({"run", "Make the background dark green", "-C", env.ws, "--llm", "anthropic:test-model", "--json"});
+    auto r = env.candor({"run", "Make the background dark green", "-C", env.ws, "--llm", "anthropic:test-model", "--json",
+                         kExpectGreen[0], kExpectGreen[1]});
     CHECK(r.exit_code == 0);
     json j = parse_stdout(r);
     CHECK(j["verdict"] == "success");

@@ -13,10 +13,13 @@ using nlohmann::json;
 
 namespace {
 
-std::string shell_plan(const std::string& command, const std::string& extra_assert = "") {
+std::string shell_plan(const std::string& command, const std::vector<std::string>& asserts) {
   json step = {{"id", "s1"}, {"tool", "shell"}, {"args", {{"command", command}}}};
-  if (!extra_assert.empty()) step["assert"] = json::array({json::parse(extra_assert)});
+  for (const auto& a : asserts) step["assert"].push_back(json::parse(a));
   return json({{"goal_kind", "modify"}, {"steps", json::array({step})}, {"then", "finish"}}).dump();
+}
+std::string shell_plan(const std::string& command, const std::string& extra_assert = "") {
+  return shell_plan(command, extra_assert.empty() ? std::vector<std::string>{} : std::vector<std::string>{extra_assert});
 }
 
 
@@ -45,7 +48,7 @@ TEST_SUITE("e2e") {
     LoopbackListener listener;
     int port = listener.port();
     std::string plan = env.plan_file(shell_plan(fmt::format("bash -c 'exec 3<>/dev/tcp/127.0.0.1/{}' && echo connected > net.txt", port),
-                                                R"({"type": "file_exists", "path": "net.txt"})"));
+                                                R"({"type": "file_contains", "path": "net.txt", "text": "connected"})"));
     auto denied = env.exec(plan);
     CHECK(denied.exit_code != 0);
     CHECK_FALSE(exists(env.ws + "/net.txt"));
@@ -60,8 +63,10 @@ TEST_SUITE("e2e") {
   TEST_CASE("an API key planted in candor's environment is not visible to a shell step") {
     Env env;
     env.env.push_back("OPENAI_API_KEY=sk-planted-e2e");
+    // file_not_contains alone passes on an empty file and covers nothing; PATH= is positive evidence.
     auto r = env.exec(env.plan_file(shell_plan("test -z \"$OPENAI_API_KEY\" && env > env.txt",
-                                               R"({"type": "file_not_contains", "path": "env.txt", "text": "sk-planted"})")));
+                                               std::vector<std::string>{R"({"type": "file_not_contains", "path": "env.txt", "text": "sk-planted"})",
+                                                                        R"({"type": "file_contains", "path": "env.txt", "text": "PATH="})"})));
     CHECK(r.exit_code == 0);
     CHECK(read_file(env.ws + "/env.txt").find("sk-planted") == std::string::npos);
     CHECK(read_file(env.ws + "/env.txt").find("PATH=") != std::string::npos);

@@ -67,7 +67,9 @@ TEST_SUITE("e2e") {
                     step("s7", "file_write", {{"path", ".env"}, {"content", "DB_PASSWORD=rotated\n"}})}},
          {"then", "finish"},
          {"final_answer", "Rotated."}},
-        {{"answers", {{{"question", 1}, {"answer", "yes"}, {"reason", "the diff"}}}}},
+        // The judge: a goal-only call fixes its questions, then it answers them and the one candor appends.
+        {{"questions", {"Is the database password in .env rotated?"}}},
+        {{"answers", {{{"question", 1}, {"answer", "yes"}, {"reason", "the diff"}}, {{"question", 2}, {"answer", "yes"}, {"reason", "the diff"}}}}},
     };
     auto r = env.candor({"run", "Rotate the database password in .env", "-C", env.ws, "--llm", replay_provider(dir, replies),
                          "--judge", "always", "--max-replans", "5", "--pass-env", "DEPLOY_TOKEN", "--json"});
@@ -77,7 +79,7 @@ TEST_SUITE("e2e") {
     CHECK(read_file(env.ws + "/.env") == "DB_PASSWORD=rotated\n");
     std::vector<std::string> prompts;
     for (int i = 0; std::filesystem::exists(dir + fmt::format("/req-{}.json", i)); ++i) prompts.push_back(read_file(dir + fmt::format("/req-{}.json", i)));
-    REQUIRE(prompts.size() == 5);
+    REQUIRE(prompts.size() == 6);
     for (const auto& p : prompts) {
       CAPTURE(p);
       CHECK(p.find(kMarker) == std::string::npos);
@@ -91,10 +93,16 @@ TEST_SUITE("e2e") {
     std::vector<json> env_checks;
     for (const auto& a : report["assertions"])
       if (a["path"] == ".env" && a["type"] == "file_contains") env_checks.push_back(a);
-    REQUIRE(env_checks.size() == 2);
+    // The two guesses of round 2, then each made once more at the end of the run (final_check: its
+    // last evaluation failed): four records that all read the same.
+    REQUIRE(env_checks.size() == 4);
+    CHECK(env_checks[2].value("final_check", false));
+    CHECK(env_checks[3].value("final_check", false));
     CHECK(env_checks[0]["passed"] == false);
-    CHECK(env_checks[0]["passed"] == env_checks[1]["passed"]);
-    CHECK(env_checks[0]["message"] == env_checks[1]["message"]);
+    for (const auto& c : env_checks) {
+      CHECK(c["passed"] == env_checks[0]["passed"]);
+      CHECK(c["message"] == env_checks[0]["message"]);
+    }
     bool prod_not_made = false;  // json_valid's parse error would quote the file
     for (const auto& a : report["assertions"])
       prod_not_made |= a["path"] == "deploy/PROD.ENV" && a["passed"] == false &&
@@ -104,7 +112,8 @@ TEST_SUITE("e2e") {
     CHECK(prompts[2].find("PATH=") != std::string::npos);
     CHECK(prompts[3].find("looks like a credential file") != std::string::npos);
     CHECK(prompts[3].find("occurs") == std::string::npos);
-    CHECK(prompts[4].find("credential file changed (content withheld)") != std::string::npos);  // the judge's diff
+    CHECK(prompts[4].find("credential file changed") == std::string::npos);  // the goal-only call sees no change
+    CHECK(prompts[5].find("credential file changed (content withheld)") != std::string::npos);  // the judge's diff
     CHECK(r.out.find(kMarker) == std::string::npos);
 
     auto md = env.candor({"report", "last", "--markdown"});

@@ -489,7 +489,8 @@ TEST_SUITE("e2e") {
 
   // Case 18 of 22: the planner picks its own judge questions ("Was style.css modified?") and a red
   // background is success at tier 2. The judge's questions come from a goal-only call, and one
-  // more is always appended: n+1 answers.
+  // more is always appended: n+1 answers. Every answer about the goal is "no" (only the appended
+  // question is "yes": nothing else changed), so the verdict is fail (verify/judge.h, verdict_of).
   TEST_CASE("round 2: the judge answers the goal's questions, not the planner's: a red background is not success") {
     Env env;
     json plan = {
@@ -507,11 +508,12 @@ TEST_SUITE("e2e") {
     auto r = env.run(kGreenGoal, script);
     json j = report_of(r);
     CHECK(j["verdict"] != "success");
-    CHECK(j["verdict"] == "partial");
+    CHECK(j["verdict"] == "fail");
     CHECK(j["verdict_by"] == "tier2");
-    CHECK(r.exit_code == 1);
+    CHECK(r.exit_code == 2);
     REQUIRE(j["tier2"].is_object());
     CHECK(j["tier2"]["answers"].size() == 2);
+    CHECK(j["tier2"]["answers"][0]["text"] == "Is the page background dark green?");
   }
 
   // Case 19 of 22: a guard-like --expect ("the tests still pass") made a no-op "already satisfied". A

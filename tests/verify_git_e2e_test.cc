@@ -75,7 +75,7 @@ TEST_SUITE("e2e") {
     json j = parse_stdout(r);
     CHECK(j["verdict"] == "partial");
     CHECK(j["assertions"][0]["discriminating"] == false);
-    CHECK(any_reason_has(j, "css/style.css changed, but no passing assertion"));
+    CHECK(any_reason_has(j, "css/style.css (modified): no passing assertion"));
   }
 
   TEST_CASE("verify --git: a change that does not do the job is partial, naming the failed expectation") {
@@ -261,7 +261,7 @@ TEST_SUITE("e2e") {
     std::string script = make_temp_dir("script") + "/replies.jsonl";
     write_file(script,
                R"({"reply_json": {"questions": ["Is the page background dark green?", "Is the text still readable?"]}})" "\n"
-               R"({"expect": "background: #006400", "reply_json": {"answers": [{"question": 1, "answer": "yes", "reason": "the diff sets #006400"}, {"question": 2, "answer": "yes", "reason": "text colour unchanged"}]}})" "\n");
+               R"({"expect": "background: #006400", "reply_json": {"answers": [{"question": 1, "answer": "yes", "reason": "the diff sets #006400"}, {"question": 2, "answer": "yes", "reason": "text colour unchanged"}, {"question": 3, "answer": "yes", "reason": "nothing else changed"}]}})" "\n");
     auto r = repo.verify(base + ".." + head, {"--llm", "script:" + script, "--json"});
     CAPTURE(r.err);
     CHECK(r.exit_code == 0);

@@ -218,7 +218,8 @@ open(index, 'wb').write(data + hashlib.sha1(data).digest())
     write_file(repo.ws + "/.env", "API_TOKEN=new-s3cr3t-2222\n");
     std::string dir = make_temp_dir("llm");
     std::string provider = replay_provider(dir, {{{"questions", {"Is the background dark green?"}}},
-                                                 {{"answers", {{{"question", 1}, {"answer", "yes"}, {"reason", "the diff says so"}}}}}});
+                                                 {{"answers", {{{"question", 1}, {"answer", "yes"}, {"reason", "the diff says so"}},
+                                                               {{"question", 2}, {"answer", "yes"}, {"reason", "the diff says so"}}}}}});
     auto r = repo.verify("main..", {"--expect", R"({"type": "file_contains", "path": ".env", "text": "API_TOKEN=new-"})", "--llm", provider, "--json"});
     CAPTURE(r.err);
     json j = parse_stdout(r);

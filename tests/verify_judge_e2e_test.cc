@@ -24,7 +24,13 @@ json inspect_plan() {
           {"final_answer", "The title is in index.html."}};
 }
 
-json judge_yes() { return {{"answers", {{{"question", 1}, {"answer", "yes"}, {"reason", "the answer names it"}}}}}; }
+// The judge's goal-only call, then its answers: one per question, the last to the question candor
+// appends.
+json judge_questions() { return {{"questions", {"Does the answer give the page's title?"}}}; }
+json judge_yes() {
+  return {{"answers", {{{"question", 1}, {"answer", "yes"}, {"reason", "the answer names it"}},
+                       {{"question", 2}, {"answer", "yes"}, {"reason", "nothing changed"}}}}};
+}
 
 std::string script_file(const std::string& text) {
   std::string path = make_temp_dir("judge") + "/replies.jsonl";
@@ -48,14 +54,15 @@ json run_started_of(const Env& env, const std::string& run_id) {
 TEST_SUITE("e2e") {
   TEST_CASE("verify: without --judge it asks the judge as the run was recorded (always), and agrees with the stored verdict") {
     Env env;
-    auto r = env.run("What is the page's title?", reply(inspect_plan()) + reply(judge_yes()), {"--judge", "always"});
+    auto r = env.run("What is the page's title?", reply(inspect_plan()) + reply(judge_questions()) + reply(judge_yes()), {"--judge", "always"});
     json stored = parse_stdout(r);
     REQUIRE(stored["verdict"] == "success");
     REQUIRE(stored["verdict_by"] == "tier2");
     CHECK(stored["judge_policy"] == "always");
     CHECK(run_started_of(env, stored["run_id"]).value("judge_policy", "") == "always");
 
-    // The judge is asked again (the script's one reply is its answer) and says yes again.
+    // The judge is asked again with the questions the run's judge recorded (no goal-only call: the
+    // script's one reply is its answer) and says yes again.
     auto again = env.candor({"verify", stored["run_id"], "--json", "--llm", "script:" + script_file(reply(judge_yes()))});
     json j = parse_stdout(again);
     CAPTURE(again.err);
@@ -91,7 +98,7 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("verify: a recorded judge with no LLM named here falls back to tier 1 and says so") {
     Env env;
-    auto r = env.run("What is the page's title?", reply(inspect_plan()) + reply(judge_yes()), {"--judge", "auto"});
+    auto r = env.run("What is the page's title?", reply(inspect_plan()) + reply(judge_questions()) + reply(judge_yes()), {"--judge", "auto"});
     json stored = parse_stdout(r);
     REQUIRE(stored["verdict_by"] == "tier2");
     auto again = env.candor({"verify", stored["run_id"], "--json"});
