@@ -31,7 +31,7 @@ class NullSink final : public EventSink {
 };
 
 const std::vector<std::string> kWords = {"red", "green", "blue", "dark", "#006400"};
-const std::vector<std::string> kPaths = {"a.txt", "b.txt", "css/c.txt", "new.txt"};
+const std::vector<std::string> kPaths = {"a.txt", "b.txt", "css/c.txt", "new.txt", "long.txt"};
 
 using Files = std::map<std::string, std::string>;
 
@@ -57,6 +57,8 @@ Case random_case(std::mt19937& rng) {
   auto pick = [&](const std::vector<std::string>& from) { return from[rng() % from.size()]; };
   Case c;
   c.initial = {{"a.txt", "red " + pick(kWords) + "\n"}, {"b.txt", "green blue\n"}, {"css/c.txt", pick(kWords) + "\n"}};
+  // A file a write of one line empties of most of its lines: a removal for the judge.
+  for (int i = 0; i < 20; ++i) c.initial["long.txt"] += pick(kWords) + " line " + std::to_string(i) + "\n";
   int steps = 1 + static_cast<int>(rng() % 4);
   for (int i = 0; i < steps; ++i) {
     std::string path = pick(kPaths);
@@ -108,7 +110,7 @@ TEST_SUITE("executor") {
     executor::ToolRegistry tools = executor::builtin_tools();
     assertions::Registry evaluators = assertions::builtin_evaluators();
     planner::Catalog catalog = executor::make_catalog(tools, evaluators);
-    int successes = 0, non_discriminating_passes = 0, checked_mutations = 0, not_positive_passes = 0;
+    int successes = 0, non_discriminating_passes = 0, checked_mutations = 0, not_positive_passes = 0, removals_held_back = 0;
     for (int iteration = 0; iteration < 300; ++iteration) {
       Case c = random_case(rng);
       CAPTURE(iteration);
@@ -139,6 +141,7 @@ TEST_SUITE("executor") {
         if (a.passed && a.positive == std::optional<bool>(false)) ++not_positive_passes;
       }
       verify::Tier1Result t1 = verify::evaluate_tier1(f);
+      for (const auto& gap : t1.signals.coverage_gaps) removals_held_back += gap.find("more lines than it gained") != std::string::npos;
       if (t1.verdict != Verdict::kSuccess) continue;
       ++successes;
       for (const auto& m : f.mutations) {
@@ -153,13 +156,17 @@ TEST_SUITE("executor") {
           return !not_exists && a.assertion.value("type", "") != "file_exists" && !holds_on(a.assertion, empty);
         });
         CHECK(proved);
+        // Removed content is the judge's: no tier-1 success holds a net removal past max(3, 10%).
+        if (m.change == "modified") CHECK(m.lines_removed - m.lines_added <= std::max(3, m.lines_before / 10));
       }
     }
     // The property must have been put to the test, both ways.
     MESSAGE("successes " << successes << ", mutations checked " << checked_mutations << ", non-discriminating passes "
-                         << non_discriminating_passes << ", discriminating passes that are not positive evidence " << not_positive_passes);
+                         << non_discriminating_passes << ", discriminating passes that are not positive evidence " << not_positive_passes
+                         << ", removals held back for the judge " << removals_held_back);
     CHECK(successes >= 10);
     CHECK(non_discriminating_passes >= 10);
     CHECK(not_positive_passes >= 10);
+    CHECK(removals_held_back >= 5);
   }
 }

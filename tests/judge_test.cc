@@ -5,6 +5,7 @@
 #include "tests/fake_provider.h"
 #include "tests/test_support.h"
 #include "verify/judge.h"
+#include "verify/judge_run.h"
 #include "verify/snapshot.h"
 #include "verify/verdict.h"
 
@@ -193,5 +194,80 @@ TEST_SUITE("verify") {
     CHECK(fake.seen[1].role == "judge_repair");
     CHECK(out.error == "the judge's reply was malformed: question 1 has no answer (twice)");
     CHECK(verify::judge_questions("Make it green", {}) == std::vector<std::string>{"Was this goal fully achieved: \"Make it green\"?"});
+  }
+
+  TEST_CASE("the judge's verdict: the question about unrequested changes never makes a goal not met any better") {
+    struct Row {
+      std::vector<bool> goal_answers;
+      bool left_alone;
+      Verdict verdict;
+    };
+    for (const auto& row : std::vector<Row>{{{true, true}, true, Verdict::kSuccess},
+                                            {{true, true}, false, Verdict::kPartial},  // the goal met, and more changed
+                                            {{true, false}, true, Verdict::kPartial},
+                                            {{false, false}, true, Verdict::kFail},     // a goal not met at all
+                                            {{false, false}, false, Verdict::kFail},
+                                            {{false}, true, Verdict::kFail}}) {
+      verify::JudgeOutcome j = judged(row.goal_answers);
+      j.questions.push_back(verify::kUnrequestedChangeQuestion);
+      j.answers.push_back({static_cast<int>(j.questions.size()), row.left_alone, ""});
+      CAPTURE(row.goal_answers.size());
+      CAPTURE(row.left_alone);
+      CHECK(verify::verdict_of(j) == row.verdict);
+    }
+    CHECK(verify::with_unrequested_change_question({"A?", verify::kUnrequestedChangeQuestion}, "g") ==
+          std::vector<std::string>{"A?", verify::kUnrequestedChangeQuestion});
+    CHECK(verify::with_unrequested_change_question({}, "Make it green").front() == "Was this goal fully achieved: \"Make it green\"?");
+  }
+
+  TEST_CASE("judge_run: the questions come from a call that sees the goal alone; the planner's are evidence; the time bounds it") {
+    std::string root = candor::testing::make_temp_dir("jr-ws"), store = candor::testing::make_temp_dir("jr-store");
+    candor::testing::write_file(root + "/css/style.css", "body { background: #fff; }\n");
+    auto snaps = verify::SnapshotStore::open(store, root);
+    REQUIRE(snaps.ok());
+    REQUIRE((*snaps)->scan().ok());
+    auto before = (*snaps)->write_tree();
+    candor::testing::write_file(root + "/css/style.css", "body { background: #ff0000; }\n");
+    REQUIRE((*snaps)->scan().ok());
+    auto after = (*snaps)->write_tree();
+    REQUIRE(before.ok());
+    REQUIRE(after.ok());
+    RunFacts f;
+    f.goal = "Change the background to dark green";
+    f.snapshot_before = *before;
+    f.snapshot_after = *after;
+    f.mutations = *(*snaps)->diff(*before, *after);
+    FakeProvider fake;
+    fake.replies = {R"({"questions": ["Is the page background dark green?"]})",
+                    R"({"answers": [{"question": 1, "answer": "no", "reason": "red"}, {"question": 2, "answer": "yes", "reason": ""}]})"};
+    verify::JudgeRun run = verify::judge_run(fake, (*snaps)->trees(), f,
+                                             {.questions = {}, .planner_questions = {"Was style.css modified?"}, .credentials = nullptr,
+                                              .time = std::chrono::seconds(60)});
+    REQUIRE(fake.seen.size() == 2);
+    std::string decompose = fake.seen[0].messages.front().content;
+    CHECK(decompose.find("Change the background to dark green") != std::string::npos);
+    CHECK(decompose.find("ff0000") == std::string::npos);           // no evidence before the questions are fixed
+    CHECK(decompose.find("Was style.css modified?") == std::string::npos);  // nor the planner's reading
+    std::string judge = fake.seen[1].messages.front().content;
+    CHECK(judge.find("1. Is the page background dark green?") != std::string::npos);
+    CHECK(judge.find("2. Did the run leave alone everything") != std::string::npos);
+    CHECK(judge.find("kind=\"planner_reading\"") != std::string::npos);  // shown, fenced as data
+    CHECK(judge.find("1. Was style.css modified?") == std::string::npos);   // never a question
+    REQUIRE(run.decomposition.has_value());
+    CHECK(run.decomposition->decomposed);
+    CHECK(verify::verdict_of(run.outcome) == Verdict::kFail);
+
+    FakeProvider none;
+    verify::JudgeRun late = verify::judge_run(none, (*snaps)->trees(), f, {.questions = {"Q?"}, .planner_questions = {}, .credentials = nullptr,
+                                                                          .time = std::chrono::milliseconds(300)});
+    CHECK(none.seen.empty());
+    CHECK(late.outcome.asked);
+    CHECK_FALSE(late.outcome.answered);
+    CHECK(late.outcome.error == "the time budget ran out before the judge could be asked");
+
+    FakeProvider down;  // no reply left: the provider cannot be reached
+    verify::JudgeRun failed = verify::judge_run(down, (*snaps)->trees(), f, {.questions = {"Q?"}, .planner_questions = {}, .credentials = nullptr,
+                                                                            .time = std::chrono::seconds(5)});
+    CHECK(failed.outcome.provider_failed);
   }
 }
