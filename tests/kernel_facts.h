@@ -23,6 +23,20 @@ const KernelFacts& kernel_facts();
 // A TEST_CASE decorator: `TEST_CASE("..." * needs(kernel_facts().landlock_abi > 0, "Landlock"))`
 // skips the case where the feature is missing, and main.cc's listener prints the case and what
 // it needs, so a missing feature shows as a skip rather than as a pass with no assertions.
+// Built with AddressSanitizer (make sanitize): its shadow memory takes terabytes of address space,
+// so a test that bounds candor's memory with `ulimit -v` cannot run it.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kAddressSanitizer = true;
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+
 struct needs {
   bool available;
   const char* feature;
