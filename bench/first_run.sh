@@ -93,8 +93,12 @@ echo
 row "figure" "value" "ratio (target)"
 row "git status --porcelain (median of 3)" "${git_status} s" ""
 row "git add -A into a fresh index (median of 3)" "${git_add} s" ""
-r=$(ratio "$first" "$git_status"); row "candor first run, git workspace (median of 3)" "${first} s" "${r}x git status (<= 3.0: $(check "$r" 3.0))"
-r=$(ratio "$warm" "$git_status"); row "candor warm run, same store (median of 3)" "${warm} s" "${r}x git status (<= 1.5: $(check "$r" 1.5))"
+# Every run ends with a full walk of the workspace (DESIGN.md: the final scan always runs; a
+# read-only step can have had a process outside candor's sight write), so a warm run walks twice
+# where git status looks once: the targets allow that second walk (issue 15's were 3.0x and 1.5x,
+# set when a run after file tools alone ended without it).
+r=$(ratio "$first" "$git_status"); row "candor first run, git workspace (median of 3)" "${first} s" "${r}x git status (<= 3.5: $(check "$r" 3.5))"
+r=$(ratio "$warm" "$git_status"); row "candor warm run, same store (median of 3)" "${warm} s" "${r}x git status (<= 2.5: $(check "$r" 2.5))"
 r=$(ratio "$norepo" "$git_add"); row "candor first run, no repository (median of 3)" "${norepo} s" "${r}x git add -A (<= 1.0: $(check "$r" 1.0))"
 row "repository packed (git gc)" "${pack_kib} KiB" ""
 r=$(ratio "$store_kib" "$pack_kib"); row "store after the first run" "${store_kib} KiB" "${r}x the pack (<= 2.0: $(check "$r" 2.0)); ${store_files} files"
