@@ -19,12 +19,12 @@
 #include "llm/provider.h"
 #include "sandbox/process_sandbox.h"
 #include "sandbox/secret_files.h"
-#include "verify/git_trees.h"
+#include "snapshot/trees.h"
 
 namespace candor::executor {
 
 struct ChangeCheckInputs {
-  verify::GitTrees trees;
+  snapshot::GitTrees trees;
   std::string base_tree;
   std::string head_tree;
   const assertions::Registry& evaluators;

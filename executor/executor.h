@@ -20,8 +20,7 @@
 #include "executor/tool.h"
 #include "planner/plan.h"
 #include "sandbox/workspace.h"
-#include "verify/protected_paths.h"
-#include "verify/snapshot.h"
+#include "snapshot/store.h"
 
 namespace candor::executor {
 
@@ -45,7 +44,7 @@ struct ExecutorOptions {
 // Everything the executor uses, borrowed; all must outlive it.
 struct ExecutorDeps {
   const sandbox::Workspace& workspace;
-  verify::SnapshotStore& snapshots;
+  snapshot::SnapshotStore& snapshots;
   const ToolRegistry& tools;
   const assertions::Registry& evaluators;
   Clock& clock;
@@ -143,7 +142,7 @@ class Executor {
   // tool wrote alone only while no process has started since.
   std::uint64_t processes_at_scan_ = 0;
   // .git/ and .candor/ as they were when the run began; compared at the end.
-  std::optional<verify::ProtectedState> protected_before_;
+  std::optional<snapshot::ProtectedState> protected_before_;
   // Attribution of workspace changes: path -> steps that changed it, and the seq after which its
   // last change was seen.
   std::map<std::string, std::vector<std::string>> changed_by_;

@@ -13,10 +13,9 @@
 #include "report/formats.h"
 #include "sandbox/credential_registry.h"
 #include "sandbox/workspace_policy.h"
+#include "snapshot/store.h"
 #include "tests/test_support.h"
 #include "verify/judge.h"
-#include "verify/run_credentials.h"
-#include "verify/snapshot.h"
 
 using namespace candor;
 using candor::testing::make_temp_dir;
@@ -135,7 +134,7 @@ TEST_SUITE("executor") {
     Started s;
     write_file(s.root + "/notes.txt", kEnv);  // a copy that existed before the run
     s.start();
-    auto snaps = verify::SnapshotStore::open(make_temp_dir("store"), s.ws->root());
+    auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), s.ws->root());
     REQUIRE(snaps.ok());
     REQUIRE((*snaps)->scan().ok());
     std::string tree = (*snaps)->write_tree().value();
@@ -186,7 +185,7 @@ TEST_SUITE("verify") {
   TEST_CASE("judge evidence: a mutation flagged credential is withheld, and other pieces are masked") {
     Started s;
     s.start();
-    auto snaps = verify::SnapshotStore::open(make_temp_dir("store"), s.ws->root());
+    auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), s.ws->root());
     REQUIRE(snaps.ok());
     REQUIRE((*snaps)->scan().ok());
     RunFacts facts;
@@ -210,7 +209,7 @@ TEST_SUITE("verify") {
     CHECK(masked);
     // A later process knows the run by its facts: the values come back from the pre-run snapshot.
     facts.credential_files = {".aws/credentials", ".env"};
-    auto later = verify::run_credentials((*snaps)->trees(), facts, nullptr);
+    auto later = snapshot::run_credentials((*snaps)->trees(), facts, nullptr);
     CHECK(later->masker()->mask("hunter2-s3cr3t-db AKIAEXAMPLEs3cr3t7Q") == "*** ***");
     CHECK(later->unread().empty());
   }

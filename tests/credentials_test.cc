@@ -18,9 +18,9 @@
 #include "executor/tool.h"
 #include "report/formats.h"
 #include "sandbox/secret_files.h"
+#include "snapshot/store.h"
 #include "tests/test_support.h"
 #include "verify/judge.h"
-#include "verify/snapshot.h"
 
 using namespace candor;
 using candor::testing::make_temp_dir;
@@ -182,7 +182,7 @@ TEST_SUITE("executor") {
 
   TEST_CASE("the pre-run snapshot as a file source flags credential files and materialises them empty") {
     Leaky f;
-    auto snaps = verify::SnapshotStore::open(make_temp_dir("store"), f.ws->root());
+    auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), f.ws->root());
     REQUIRE(snaps.ok());
     REQUIRE((*snaps)->scan().ok());
     std::string tree = (*snaps)->write_tree().value();
@@ -243,7 +243,7 @@ TEST_SUITE("verify") {
     std::string root = make_temp_dir("ws");
     write_file(root + "/.env", kEnv);
     write_file(root + "/app.txt", "one\n");
-    auto snaps = verify::SnapshotStore::open(make_temp_dir("store"), root);
+    auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), root);
     REQUIRE(snaps.ok());
     REQUIRE((*snaps)->scan().ok());
     RunFacts facts;
