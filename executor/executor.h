@@ -13,11 +13,11 @@
 
 #include "assertions/evaluator.h"
 #include "core/clock.h"
-#include "core/http_client.h"
 #include "core/progress.h"
 #include "core/run_record.h"
 #include "core/trajectory.h"
 #include "executor/tool.h"
+#include "net/http_client.h"
 #include "planner/plan.h"
 #include "sandbox/workspace.h"
 #include "snapshot/store.h"
@@ -27,7 +27,7 @@ namespace candor::executor {
 struct ExecutorOptions {
   BudgetLimits limits;
   std::size_t output_cap = kDefaultOutputCap;
-  NetworkPolicy network;
+  net::NetworkPolicy network;
   std::size_t observation_cap = 8 * 1024;  // per step, in RoundOutcome::observations
   ProgressObserver* progress = nullptr;     // borrowed; may be null
   const std::atomic<bool>* cancel = nullptr;  // borrowed; set by Ctrl-C

@@ -96,7 +96,7 @@ TEST_SUITE("sandbox") {
     CHECK(s.ws->read_file("same-size.txt", 1 << 20).value() == other);
     CHECK(s.ws->read_file("empty.txt", 10).value().empty());
     // The tools that read: file_read refuses, file_search does not search it.
-    NetworkPolicy network;
+    net::NetworkPolicy network;
     executor::ToolRegistry tools = executor::builtin_tools();
     executor::ToolContext ctx{*s.ws, network, kDefaultOutputCap, std::chrono::milliseconds(60000)};
     auto read = tools.find("file_read")->run({{"path", "notes.txt"}}, ctx);
@@ -165,7 +165,7 @@ TEST_SUITE("executor") {
     s.start();
     fs::rename(s.root + "/.env", s.root + "/env.txt");
     write_file(s.root + "/notes.md", "notes\n");
-    NetworkPolicy network;
+    net::NetworkPolicy network;
     executor::ToolRegistry tools = executor::builtin_tools();
     executor::ToolContext ctx{*s.ws, network, kDefaultOutputCap, std::chrono::milliseconds(60000)};
     auto diff = tools.find("git_diff")->run(json::object(), ctx);

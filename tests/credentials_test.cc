@@ -40,7 +40,7 @@ struct Leaky {
   std::unique_ptr<sandbox::Workspace> ws;
   executor::ToolRegistry tools = executor::builtin_tools();
   assertions::Registry evaluators = assertions::builtin_evaluators();
-  NetworkPolicy network;
+  net::NetworkPolicy network;
 
   Leaky() {
     write_file(root + "/.env", kEnv);
@@ -157,7 +157,7 @@ TEST_SUITE("executor") {
     auto ws = sandbox::Workspace::open(root);
     REQUIRE(ws.ok());
     executor::ToolRegistry tools = executor::builtin_tools();
-    NetworkPolicy network;
+    net::NetworkPolicy network;
     executor::ToolContext ctx{**ws, network, kDefaultOutputCap, std::chrono::milliseconds(60000)};
     auto diff = tools.find("git_diff")->run(json::object(), ctx);
     REQUIRE(diff.ok);

@@ -1,5 +1,5 @@
-// The one HTTP transport (libcurl). Used by the http_get tool, the http_200 assertion and, later,
-// the LLM providers.
+// The one HTTP transport (libcurl). Used by the http_get tool, the http_200 assertion and the LLM
+// providers (llm/http_provider.cc).
 #pragma once
 
 #include <atomic>
@@ -9,7 +9,7 @@
 
 #include "core/result.h"
 
-namespace candor {
+namespace candor::net {
 
 struct NetworkPolicy {
   // Hosts (exact names or literal addresses) that may be reached although they are not loopback.
@@ -48,4 +48,4 @@ Result<std::string> url_host(const std::string& url);
 // True for "localhost", 127.0.0.0/8 and ::1 literals.
 bool is_loopback_host(const std::string& host);
 
-}  // namespace candor
+}  // namespace candor::net

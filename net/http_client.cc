@@ -1,4 +1,4 @@
-#include "core/http_client.h"
+#include "net/http_client.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -11,7 +11,7 @@
 #include <curl/curl.h>
 #include <fmt/format.h>
 
-namespace candor {
+namespace candor::net {
 namespace {
 
 void global_init_once() {
@@ -159,4 +159,4 @@ Result<HttpResponse> http_request(const HttpRequest& request, const NetworkPolic
   return response;
 }
 
-}  // namespace candor
+}  // namespace candor::net
