@@ -11,10 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/arg_schema.h"
-#include "core/http_client.h"
-#include "core/result.h"
 #include "assertions/file_source.h"
+#include "core/arg_schema.h"
+#include "core/result.h"
+#include "net/http_client.h"
 #include "sandbox/process_sandbox.h"
 #include "sandbox/workspace.h"
 
@@ -36,7 +36,7 @@ class Registry;
 
 struct Context {
   const sandbox::Workspace& workspace;
-  const NetworkPolicy& network;
+  const net::NetworkPolicy& network;
   const StepView* step = nullptr;  // borrowed; null for goal-level assertions
   BaselineReader baseline;         // may be empty: file_unchanged then fails saying so
   // Borrowed; the process sandbox for commands (command_succeeds, external evaluators). Null: the

@@ -3,7 +3,7 @@
 
 #include "assertions/builtins.h"
 #include "assertions/workspace_repository.h"
-#include "core/git_ptr.h"
+#include "snapshot/git_ptr.h"
 
 namespace candor::assertions {
 namespace {

@@ -64,7 +64,7 @@ class SocketOpen final : public Evaluator {
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
     int port = a.at("port").get<int>();
     std::string host = a.value("host", "127.0.0.1");
-    if (!is_loopback_host(host) && !ctx.network.allows(host)) {
+    if (!net::is_loopback_host(host) && !ctx.network.allows(host)) {
       return {false, fmt::format("{} is not a loopback host and the config does not allow it", host), ""};
     }
     std::string err = try_connect(host, port);
@@ -81,11 +81,11 @@ class Http200 final : public Evaluator {
     return s;
   }
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
-    HttpRequest req;
+    net::HttpRequest req;
     req.url = a.at("url").get<std::string>();
     req.total_timeout_ms = 10000;
     req.max_body_bytes = 0;
-    auto resp = http_request(req, ctx.network);
+    auto resp = net::http_request(req, ctx.network);
     if (!resp.ok()) return {false, fmt::format("GET {}: {}", req.url, resp.error().message), ""};
     return {resp->status == 200, fmt::format("GET {} returned {}", req.url, resp->status), ""};
   }

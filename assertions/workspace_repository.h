@@ -8,8 +8,8 @@
 
 #include <string>
 
-#include "core/git_ptr.h"
 #include "sandbox/workspace.h"
+#include "snapshot/git_ptr.h"
 
 namespace candor::assertions {
 

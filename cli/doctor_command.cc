@@ -9,10 +9,10 @@
 
 #include "cli/commands.h"
 #include "core/disk_usage.h"
-#include "store/run_store.h"
-#include "verify/snapshot_gc.h"
 #include "sandbox/pids_cgroup.h"
 #include "sandbox/process_sandbox.h"
+#include "snapshot/gc.h"
+#include "store/run_store.h"
 
 namespace candor::cli {
 namespace {
@@ -73,7 +73,7 @@ nlohmann::json store_facts(const std::string& given) {
   std::string dir = given.empty() ? store::default_store_dir() : given;
   nlohmann::json j = {{"path", dir}, {"exists", std::filesystem::exists(dir + "/candor.db")}};
   if (!j["exists"].get<bool>()) return j;
-  verify::SnapshotUsage snapshots = verify::snapshot_usage(dir);
+  snapshot::SnapshotUsage snapshots = snapshot::snapshot_usage(dir);
   DiskUsage database{};
   for (const char* name : {"/candor.db", "/candor.db-wal", "/candor.db-shm"}) database.bytes += disk_usage(dir + name).bytes;
   j["bytes"] = disk_usage(dir).bytes;

@@ -11,11 +11,10 @@
 #include "core/clock.h"
 #include "core/disk_usage.h"
 #include "report/escape.h"
+#include "snapshot/gc.h"
+#include "snapshot/store.h"
 #include "store/retention.h"
 #include "store/run_store.h"
-#include "verify/repository_lock.h"
-#include "verify/snapshot.h"
-#include "verify/snapshot_gc.h"
 
 namespace candor::cli {
 namespace {
@@ -45,9 +44,9 @@ Result<store::RetentionPolicy> policy_from(const GcArgs& args) {
 
 // Everything the store holds, read as the snapshot gc needs it; in a dry run, as if the chosen
 // runs were gone.
-Result<verify::RunsInStore> runs_in_store(const store::RunStore& store, const std::set<std::string>& leaving) {
+Result<snapshot::RunsInStore> runs_in_store(const store::RunStore& store, const std::set<std::string>& leaving) {
   TRY(auto runs, store.list(INT_MAX));
-  verify::RunsInStore out;
+  snapshot::RunsInStore out;
   for (const auto& r : runs) {
     if (leaving.count(r.id) != 0) continue;
     out.run_ids.insert(r.id);
@@ -56,10 +55,10 @@ Result<verify::RunsInStore> runs_in_store(const store::RunStore& store, const st
   return out;
 }
 
-nlohmann::json to_json(const verify::RepositoryGc& r) {
+nlohmann::json to_json(const snapshot::RepositoryGc& r) {
   nlohmann::json j = {{"path", r.path},
                       {"workspace", r.workspace},
-                      {"outcome", verify::to_string(r.outcome)},
+                      {"outcome", snapshot::to_string(r.outcome)},
                       {"refs_removed", r.refs_removed},
                       {"objects_before", r.objects_before},
                       {"objects_after", r.objects_after},
@@ -74,22 +73,22 @@ struct Totals {
   std::size_t objects_removed = 0, not_in_store = 0, packed = 0, removed = 0, in_use = 0, failed = 0;
 };
 
-Totals totals_of(const verify::SnapshotGc& gc) {
+Totals totals_of(const snapshot::SnapshotGc& gc) {
   Totals t;
   for (const auto& r : gc.repositories) {
-    if (r.outcome != verify::RepositoryGc::Outcome::kInUse && r.outcome != verify::RepositoryGc::Outcome::kFailed) {
+    if (r.outcome != snapshot::RepositoryGc::Outcome::kInUse && r.outcome != snapshot::RepositoryGc::Outcome::kFailed) {
       t.objects_removed += r.objects_before > r.objects_after ? r.objects_before - r.objects_after : 0;
     }
     t.not_in_store += r.not_in_store;
-    t.packed += r.outcome == verify::RepositoryGc::Outcome::kPacked;
-    t.removed += r.outcome == verify::RepositoryGc::Outcome::kRemoved;
-    t.in_use += r.outcome == verify::RepositoryGc::Outcome::kInUse;
-    t.failed += r.outcome == verify::RepositoryGc::Outcome::kFailed;
+    t.packed += r.outcome == snapshot::RepositoryGc::Outcome::kPacked;
+    t.removed += r.outcome == snapshot::RepositoryGc::Outcome::kRemoved;
+    t.in_use += r.outcome == snapshot::RepositoryGc::Outcome::kInUse;
+    t.failed += r.outcome == snapshot::RepositoryGc::Outcome::kFailed;
   }
   return t;
 }
 
-void print_text(const GcArgs& args, const Plan& plan, const verify::SnapshotGc& gc, std::uint64_t before,
+void print_text(const GcArgs& args, const Plan& plan, const snapshot::SnapshotGc& gc, std::uint64_t before,
                 std::optional<std::uint64_t> after, bool shrinks) {
   const char* verb = args.dry_run ? "would remove" : "removed";
   const auto& removed = plan.choice.remove;
@@ -122,7 +121,7 @@ void print_text(const GcArgs& args, const Plan& plan, const verify::SnapshotGc& 
   }
 }
 
-nlohmann::json json_of(const GcArgs& args, const Plan& plan, const verify::SnapshotGc& gc, std::uint64_t before,
+nlohmann::json json_of(const GcArgs& args, const Plan& plan, const snapshot::SnapshotGc& gc, std::uint64_t before,
                        std::optional<std::uint64_t> after, bool shrinks) {
   nlohmann::json removed = nlohmann::json::array(), live = nlohmann::json::array(), repos = nlohmann::json::array();
   for (const auto& r : plan.choice.remove) {
@@ -173,7 +172,7 @@ int gc_command(const GcArgs& args) {
   // A run that has not ended is still running when its process holds its snapshots' lock (held
   // from before the run is recorded until after it ends); otherwise it was killed.
   auto maybe_live = [&](const store::RunSummary& r) {
-    return verify::RepositoryLock::held_by_others(verify::snapshot_repository_path(plan.dir, r.workspace));
+    return snapshot::repository_in_use(snapshot::snapshot_repository_path(plan.dir, r.workspace));
   };
   SystemClock clock;
   plan.choice = store::choose_runs_to_remove(*runs, *policy, clock.wall(), maybe_live);
@@ -188,7 +187,7 @@ int gc_command(const GcArgs& args) {
     if (Status s = plan.store->remove_runs(ids); !s.ok()) return report_error(s.error());
   }
   std::set<std::string> leaving = args.dry_run ? plan.removed : std::set<std::string>();
-  verify::SnapshotGc gc = verify::collect_snapshots(
+  snapshot::SnapshotGc gc = snapshot::collect_snapshots(
       plan.dir, plan.removed, [&] { return runs_in_store(*plan.store, leaving); }, {.dry_run = args.dry_run, .at_step = nullptr});
   bool shrinks = false;
   std::optional<std::uint64_t> after;
@@ -198,7 +197,7 @@ int gc_command(const GcArgs& args) {
     after = disk_usage(plan.dir).bytes;
   }
   for (const auto& r : gc.repositories) {
-    if (r.outcome == verify::RepositoryGc::Outcome::kFailed) std::fprintf(stderr, "candor: %s\n", report::terminal_safe(r.error, true).c_str());
+    if (r.outcome == snapshot::RepositoryGc::Outcome::kFailed) std::fprintf(stderr, "candor: %s\n", report::terminal_safe(r.error, true).c_str());
   }
   if (args.json) {
     std::puts(json_of(args, plan, gc, before, after, shrinks).dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());

@@ -5,13 +5,12 @@
 
 #include "assertions/evaluator.h"
 #include "cli/commands.h"
-#include "report/report.h"
-#include "store/run_store.h"
 #include "report/escape.h"
 #include "report/formats.h"
+#include "report/report.h"
 #include "sandbox/secret_files.h"
-#include "verify/run_credentials.h"
-#include "verify/snapshot.h"
+#include "snapshot/store.h"
+#include "store/run_store.h"
 
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -221,11 +220,11 @@ int report_command(const ReportArgs& args) {
   if (!args.html_file.empty()) {
     std::map<std::string, std::string> diffs;
     auto facts = run_facts_from_json(run->facts);
-    auto snapshots = facts.ok() ? verify::SnapshotStore::open((*store)->dir(), facts->workspace)
-                                : Result<std::unique_ptr<verify::SnapshotStore>>(facts.error());
+    auto snapshots = facts.ok() ? snapshot::SnapshotStore::open((*store)->dir(), facts->workspace)
+                                : Result<std::unique_ptr<snapshot::SnapshotStore>>(facts.error());
     if (facts.ok() && snapshots.ok()) {
       // This process did not see the run start: its credentials are read back from the snapshot.
-      auto credentials = verify::run_credentials((*snapshots)->trees(), *facts, ::environ);
+      auto credentials = snapshot::run_credentials((*snapshots)->trees(), *facts, ::environ);
       for (const auto& m : facts->mutations) {
         if (m.credential || sandbox::looks_secret(m.path)) continue;  // render_html withholds it; do not even load it
         auto patch = (*snapshots)->patch_text(facts->snapshot_before, facts->snapshot_after, m.path, 64 * 1024);

@@ -14,7 +14,6 @@
 #include "cli/commands.h"
 #include "cli/config_provenance.h"
 #include "cli/finish_run.h"
-#include "core/git_ptr.h"
 #include "core/glob.h"
 #include "sandbox/credential_registry.h"
 #include "sandbox/leftovers.h"
@@ -96,7 +95,7 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   // walk, the snapshot store's opening): libgit2's initialisation (it loads the TLS certificates) and the
   // sandbox probe (it forks children and waits for them). Both are joined before this returns.
   const sandbox::Mechanisms mechanisms = sandbox::mechanisms_from_environment();
-  std::future<void> git_ready = std::async(std::launch::async, git_init_once);
+  std::future<void> git_ready = std::async(std::launch::async, snapshot::init_git_once);
   std::future<sandbox::Protections> probed = std::async(std::launch::async, [mechanisms] { return sandbox::probe_protections(mechanisms); });
   std::string store_dir = args.store_dir.empty() ? store::default_store_dir() : args.store_dir;
   TRY_STATUS(check_store_outside(store_dir, args.workspace));
@@ -112,9 +111,9 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   s->workspace_ = std::move(workspace.value());
   // The snapshot store's opening (its index: a stat per file of a large workspace, read back) needs
   // nothing of what follows, and runs beside the run store's opening and the credential walk below.
-  std::future<Result<std::unique_ptr<verify::SnapshotStore>>> snapshots =
+  std::future<Result<std::unique_ptr<snapshot::SnapshotStore>>> snapshots =
       std::async(std::launch::async, [store_path, root = s->workspace_->root(), ignore = config.snapshot_ignore] {
-        return verify::SnapshotStore::open(store_path, root, ignore);
+        return snapshot::SnapshotStore::open(store_path, root, ignore);
       });
   TRY(s->store_, store::RunStore::open(store_dir));
   TRY_STATUS(assertions::add_external_evaluators(s->evaluators_, config.evaluators, ".candor/config.json"));

@@ -17,12 +17,12 @@
 #include "executor/executor.h"
 #include "executor/tool.h"
 #include "llm/provider.h"
-#include "verify/acceptance.h"
-#include "verify/judge.h"
 #include "planner/plan.h"
 #include "sandbox/workspace.h"
+#include "snapshot/store.h"
 #include "store/run_store.h"
-#include "verify/snapshot.h"
+#include "verify/acceptance.h"
+#include "verify/judge.h"
 
 namespace candor::cli {
 
@@ -93,7 +93,7 @@ class Session {
   std::shared_ptr<const SecretMasker> masker_;
   std::optional<verify::AcceptanceSpec> acceptance_;
   std::unique_ptr<store::RunStore> store_;
-  std::unique_ptr<verify::SnapshotStore> snapshots_;
+  std::unique_ptr<snapshot::SnapshotStore> snapshots_;
   SystemClock clock_;
   std::string created_at_;
   std::unique_ptr<Trajectory> trajectory_;

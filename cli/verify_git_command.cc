@@ -15,9 +15,9 @@
 #include "import/trajectory_import.h"
 #include "llm/provider.h"
 #include "planner/plan.h"
+#include "snapshot/range.h"
 #include "store/run_store.h"
 #include "verify/acceptance.h"
-#include "verify/git_range.h"
 #include "verify/judge.h"
 #include "verify/judge_run.h"
 #include "verify/tier1.h"
@@ -30,7 +30,7 @@ constexpr const char* kConfigPath = ".candor/config.json";
 
 // BASE's configuration: what the repository trusted before the change. The change's own edits to
 // .candor/ are a sensitive-path finding, never configuration. `where` names it in errors.
-Result<executor::WorkspaceConfig> config_from_base(const verify::GitTrees& trees, const verify::GitRange& range,
+Result<executor::WorkspaceConfig> config_from_base(const snapshot::GitTrees& trees, const snapshot::GitRange& range,
                                                    const std::string& where) {
   TRY(auto text, trees.read(range.base_tree, kConfigPath));
   if (!text) return executor::WorkspaceConfig{};
@@ -80,7 +80,7 @@ std::string folder_inside(const std::string& folder, const std::string& root) {
 
 // The report's `git` object. A working tree has no commit: `head` is null and `worktree` true;
 // `head_tree` is the id of the tree it was read as, which the repository does not hold.
-nlohmann::json git_record(const verify::GitRange& range) {
+nlohmann::json git_record(const snapshot::GitRange& range) {
   nlohmann::json git = {{"range", range.spec}, {"base", range.base_commit}, {"head", range.head_commit},
                         {"base_tree", range.base_tree}, {"head_tree", range.head_tree}};
   if (range.worktree) {
@@ -102,16 +102,16 @@ int verify_git_command(const VerifyArgs& args) {
   if (!criterion.ok()) return report_error(criterion.error());
   auto acceptance = acceptance_of(args);
   if (!acceptance.ok()) return report_error(acceptance.error());
-  auto repo = verify::GitRepository::open(args.repo);
+  auto repo = snapshot::GitRepository::open(args.repo);
   if (!repo.ok()) return report_error(repo.error());
-  verify::GitTrees trees = (*repo)->trees();
+  snapshot::GitTrees trees = (*repo)->trees();
   auto range = (*repo)->resolve(args.git_range);
   if (!range.ok()) return report_error(range.error());
   std::string config_where = fmt::format("{}:{}", range->base_commit.substr(0, 12), kConfigPath);
   auto config = config_from_base(trees, *range, config_where);
   if (!config.ok()) return report_error(config.error());
   std::string store_dir = args.store_dir.empty() ? store::default_store_dir() : args.store_dir;
-  verify::WorktreeRead worktree;
+  snapshot::WorktreeRead worktree;
   if (range->worktree) {
     // BASE..: the working tree, with BASE's ignore rules (its .gitignore files and config).
     auto read = (*repo)->read_worktree(*range, config->snapshot_ignore, folder_inside(store_dir, (*repo)->root()));

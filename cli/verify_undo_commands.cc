@@ -8,19 +8,18 @@
 #include "cli/commands.h"
 #include "cli/finish_run.h"
 #include "cli/progress_output.h"
+#include "cli/session.h"
 #include "executor/undo.h"
 #include "llm/provider.h"
 #include "report/escape.h"
 #include "report/report.h"
+#include "snapshot/range.h"
+#include "snapshot/store.h"
 #include "store/run_store.h"
-#include "cli/session.h"
 #include "verify/acceptance.h"
-#include "verify/git_range.h"
 #include "verify/judge.h"
 #include "verify/judge_run.h"
 #include "verify/replay.h"
-#include "verify/run_credentials.h"
-#include "verify/snapshot.h"
 #include "verify/tier1.h"
 #include "verify/verdict.h"
 
@@ -121,21 +120,21 @@ int verify_command(const VerifyArgs& args) {
     auto progress = stderr_progress(args.quiet);
     ProgressWait waiting(progress.get(), WaitKind::kJudge);
     std::shared_ptr<const sandbox::CredentialRegistry> credentials;
-    std::unique_ptr<verify::GitRepository> repo;
-    std::unique_ptr<verify::SnapshotStore> snapshots;
-    const verify::GitTrees* trees = nullptr;
-    std::optional<verify::GitTrees> opened;
+    std::unique_ptr<snapshot::GitRepository> repo;
+    std::unique_ptr<snapshot::SnapshotStore> snapshots;
+    const snapshot::GitTrees* trees = nullptr;
+    std::optional<snapshot::GitTrees> opened;
     if (l.facts.source == "git") {
       // The trees are the repository's own commits, not snapshots in the store.
-      if (auto r = verify::GitRepository::open(l.facts.workspace); r.ok()) {
+      if (auto r = snapshot::GitRepository::open(l.facts.workspace); r.ok()) {
         repo = std::move(r.value());
         opened = repo->trees();
       }
-    } else if (auto s = verify::SnapshotStore::open(l.store->dir(), l.facts.workspace); s.ok()) {
+    } else if (auto s = snapshot::SnapshotStore::open(l.store->dir(), l.facts.workspace); s.ok()) {
       snapshots = std::move(s.value());
       opened = snapshots->trees();
       // This process did not see the run start: its credentials are read back from the snapshot.
-      credentials = verify::run_credentials(*opened, l.facts, ::environ);
+      credentials = snapshot::run_credentials(*opened, l.facts, ::environ);
       inputs.credentials = credentials.get();
     }
     if (opened && l.finished) trees = &*opened;
@@ -203,7 +202,7 @@ int undo_command(const UndoArgs& args) {
   }
   auto workspace = sandbox::Workspace::open(l.facts.workspace, {.force_fallback = false, .protected_dirs = {l.store->dir()}, .secrets = {}});
   if (!workspace.ok()) return report_error(make_error(ErrorCode::kInvalidInput, workspace.error().message));
-  auto snapshots = verify::SnapshotStore::open(l.store->dir(), (*workspace)->root());
+  auto snapshots = snapshot::SnapshotStore::open(l.store->dir(), (*workspace)->root());
   if (!snapshots.ok()) return report_error(snapshots.error());
   auto undone = executor::undo_run(l.facts, **workspace, **snapshots, args.force);
   if (!undone.ok()) return report_error(undone.error());

@@ -48,7 +48,7 @@ Error invalid(std::string message) { return make_error(ErrorCode::kInvalidInput,
 // `[:` without its `:]` a literal '['). Returns the set and where the expression ends.
 // With `case_fold` every letter in the set brings its other case, before a negation: `[!a]` then
 // matches neither 'a' nor 'A'. (git folds the text only, so its `[!A]` matches 'A' when folding;
-// nothing candor matches with case folded depends on that: see verify/ignore_prefilter.cc.)
+// nothing candor matches with case folded depends on that: see snapshot/ignore_prefilter.cc.)
 Result<std::pair<std::bitset<256>, std::size_t>> read_bracket(std::string_view p, std::size_t open, bool case_fold) {
   auto unclosed = [&] {
     return invalid(fmt::format("the '[' at offset {} is never closed (write \\[ for a literal '[')", open));

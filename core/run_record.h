@@ -222,7 +222,7 @@ struct RunFacts {
   int umask = -1;
   // The credential files when the run started (workspace-relative, sorted): names only. A later
   // `candor report --html` or `candor verify` reads them from the pre-run snapshot to mask their
-  // values again (verify/run_credentials.h), having no other way to know them.
+  // values again (snapshot/store.h, run_credentials), having no other way to know them.
   std::vector<std::string> credential_files;
   // The commits the run's git_commit steps made, as two trees: the HEAD the first was made on (git's
   // empty tree for a first commit) and the last one's. Both "" when no commit was made.

@@ -11,25 +11,25 @@
 #include <nlohmann/json.hpp>
 
 #include "assertions/evaluator.h"
-#include "core/http_client.h"
 #include "core/run_record.h"
 #include "core/trajectory.h"
 #include "executor/reviewer.h"
 #include "executor/tool.h"
 #include "llm/provider.h"
+#include "net/http_client.h"
 #include "sandbox/process_sandbox.h"
 #include "sandbox/secret_files.h"
-#include "verify/git_trees.h"
+#include "snapshot/trees.h"
 
 namespace candor::executor {
 
 struct ChangeCheckInputs {
-  verify::GitTrees trees;
+  snapshot::GitTrees trees;
   std::string base_tree;
   std::string head_tree;
   const assertions::Registry& evaluators;
   sandbox::SecretFilter secrets;
-  NetworkPolicy network;
+  net::NetworkPolicy network;
   sandbox::SandboxPolicy sandbox;  // for programs; its workspace paths are filled in per checkout
 };
 

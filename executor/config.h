@@ -7,16 +7,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/http_client.h"
-#include "core/result.h"
 #include "assertions/external.h"
+#include "core/result.h"
 #include "core/run_record.h"
+#include "net/http_client.h"
 #include "sandbox/process_sandbox.h"
 
 namespace candor::executor {
 
 struct WorkspaceConfig {
-  NetworkPolicy network;
+  net::NetworkPolicy network;
   // Budget values the config sets; the command line overrides them.
   std::optional<int> max_replans, max_steps, timeout_s;
   std::optional<std::int64_t> max_tokens;

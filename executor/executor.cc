@@ -77,7 +77,7 @@ Status Executor::begin(const std::string& run_id, const std::string& goal) {
   if (!scan.ok()) return scan.error().wrap("snapshot before the run");
   TRY_STATUS(deps_.snapshots.freeze_ignore_rules(options_.snapshot_ignore));
   // After the first scan, which found the repositories nested in the workspace.
-  auto protected_state = verify::capture_protected_state(deps_.workspace.root(), deps_.snapshots.nested_git());
+  auto protected_state = snapshot::capture_protected_state(deps_.workspace.root(), deps_.snapshots.nested_git());
   if (!protected_state.ok()) return protected_state.error().wrap("protected paths before the run");
   protected_before_ = std::move(protected_state.value());
   auto tree = deps_.snapshots.write_tree();
@@ -301,7 +301,7 @@ std::vector<std::string> Executor::scan_for_changes(const std::string& step_id,
 }
 
 assertions::Context Executor::assertion_context(const assertions::StepView* step) const {
-  verify::SnapshotStore& snapshots = deps_.snapshots;
+  snapshot::SnapshotStore& snapshots = deps_.snapshots;
   std::string before = facts_.snapshot_before;
   // The planner's checks and the user's alike end with the run's time.
   return assertions::Context{.workspace = deps_.workspace,
@@ -471,8 +471,8 @@ RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::str
 }
 
 void Executor::record_modes() {
-  const verify::SnapshotStore& s = deps_.snapshots;
-  using Access = verify::SnapshotStore::Access;
+  const snapshot::SnapshotStore& s = deps_.snapshots;
+  using Access = snapshot::SnapshotStore::Access;
   const std::string runner = fmt::format("{}:{}", ::geteuid(), ::getegid());
   auto owner = [](const Access& a) { return fmt::format("{}:{}", a.uid, a.gid); };
   // The whole modes the scans saw, where they saw them; else git's, from the tree diff. The owner
@@ -569,12 +569,12 @@ void Executor::record_scan_coverage() {
     facts_.protected_changes.push_back(fmt::format("`{}` ({}) is a .candor folder or lies in one, which no step may change", m.path, m.change));
   }
   if (protected_before_) {
-    auto after = verify::capture_protected_state(deps_.workspace.root(), deps_.snapshots.nested_git());
+    auto after = snapshot::capture_protected_state(deps_.workspace.root(), deps_.snapshots.nested_git());
     if (after.ok()) {
       // git_commit's own writes (objects, index, refs, logs) are the history the tool records.
       bool history_recorded = std::any_of(facts_.steps.begin(), facts_.steps.end(),
                                           [](const StepRecord& s) { return s.tool == "git_commit" && s.ok; });
-      auto changes = verify::protected_changes(*protected_before_, *after, history_recorded);
+      auto changes = snapshot::protected_changes(*protected_before_, *after, history_recorded);
       facts_.protected_changes.insert(facts_.protected_changes.end(), changes.begin(), changes.end());
       unread.insert(unread.end(), after->unread.begin(), after->unread.end());
     } else {

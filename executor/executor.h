@@ -13,22 +13,21 @@
 
 #include "assertions/evaluator.h"
 #include "core/clock.h"
-#include "core/http_client.h"
 #include "core/progress.h"
 #include "core/run_record.h"
 #include "core/trajectory.h"
 #include "executor/tool.h"
+#include "net/http_client.h"
 #include "planner/plan.h"
 #include "sandbox/workspace.h"
-#include "verify/protected_paths.h"
-#include "verify/snapshot.h"
+#include "snapshot/store.h"
 
 namespace candor::executor {
 
 struct ExecutorOptions {
   BudgetLimits limits;
   std::size_t output_cap = kDefaultOutputCap;
-  NetworkPolicy network;
+  net::NetworkPolicy network;
   std::size_t observation_cap = 8 * 1024;  // per step, in RoundOutcome::observations
   ProgressObserver* progress = nullptr;     // borrowed; may be null
   const std::atomic<bool>* cancel = nullptr;  // borrowed; set by Ctrl-C
@@ -45,7 +44,7 @@ struct ExecutorOptions {
 // Everything the executor uses, borrowed; all must outlive it.
 struct ExecutorDeps {
   const sandbox::Workspace& workspace;
-  verify::SnapshotStore& snapshots;
+  snapshot::SnapshotStore& snapshots;
   const ToolRegistry& tools;
   const assertions::Registry& evaluators;
   Clock& clock;
@@ -143,7 +142,7 @@ class Executor {
   // tool wrote alone only while no process has started since.
   std::uint64_t processes_at_scan_ = 0;
   // .git/ and .candor/ as they were when the run began; compared at the end.
-  std::optional<verify::ProtectedState> protected_before_;
+  std::optional<snapshot::ProtectedState> protected_before_;
   // Attribution of workspace changes: path -> steps that changed it, and the seq after which its
   // last change was seen.
   std::map<std::string, std::vector<std::string>> changed_by_;

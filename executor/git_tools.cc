@@ -12,10 +12,10 @@
 #include <fmt/format.h>
 
 #include "assertions/workspace_repository.h"
-#include "core/git_ptr.h"
 #include "executor/tool.h"
 #include "sandbox/credential_registry.h"
-#include "verify/git_trees.h"
+#include "snapshot/git_ptr.h"
+#include "snapshot/trees.h"
 
 namespace candor::executor {
 namespace {
@@ -258,7 +258,7 @@ class GitCommit final : public Tool {
     if (parent.p != nullptr) {
       git_oid_tostr(from, sizeof(from), git_commit_tree_id(parent.p));
     } else {
-      std::snprintf(from, sizeof(from), "%s", verify::kEmptyTree);
+      std::snprintf(from, sizeof(from), "%s", snapshot::kEmptyTree);
     }
     std::string left_out;
     for (const auto& p : filter.skipped) left_out += (left_out.empty() ? "" : ", ") + p;

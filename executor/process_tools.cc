@@ -3,9 +3,9 @@
 
 #include <fmt/format.h>
 
-#include "sandbox/workspace_policy.h"
 #include "executor/tool.h"
 #include "sandbox/process.h"
+#include "sandbox/workspace_policy.h"
 
 namespace candor::executor {
 namespace {
@@ -80,11 +80,11 @@ class HttpGet final : public Tool {
   bool effect() const override { return false; }
   std::string target(const nlohmann::json& args) const override { return args.value("url", ""); }
   ToolResult run(const nlohmann::json& args, const ToolContext& ctx) const override {
-    HttpRequest req;
+    net::HttpRequest req;
     req.url = args.at("url").get<std::string>();
     req.max_body_bytes = ctx.output_cap;
     req.total_timeout_ms = std::clamp<long>(static_cast<long>(ctx.time_left.count()), 1, 30000);
-    auto resp = http_request(req, ctx.network);
+    auto resp = net::http_request(req, ctx.network);
     if (!resp.ok()) return ToolResult::failure(resp.error().message);
     CappedOutput out(ctx.output_cap + 64);
     out.append(fmt::format("HTTP {}\n", resp->status));

@@ -26,7 +26,7 @@ std::string read_only_tools(const ToolRegistry& tools) {
 }  // namespace
 
 Reviewer::Reviewer(llm::Provider& provider, const ToolRegistry& tools, const sandbox::Workspace& workspace,
-                   const NetworkPolicy& network, Trajectory& trajectory, ReviewerOptions options)
+                   const net::NetworkPolicy& network, Trajectory& trajectory, ReviewerOptions options)
     : provider_(provider), tools_(tools), workspace_(workspace), network_(network), trajectory_(trajectory),
       options_(std::move(options)) {}
 

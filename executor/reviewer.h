@@ -5,11 +5,11 @@
 #include <chrono>
 #include <string>
 
-#include "core/http_client.h"
 #include "core/run_record.h"
 #include "core/trajectory.h"
 #include "executor/tool.h"
 #include "llm/provider.h"
+#include "net/http_client.h"
 #include "sandbox/workspace.h"
 
 namespace candor::executor {
@@ -31,7 +31,7 @@ struct Review {
 class Reviewer {
  public:
   Reviewer(llm::Provider& provider, const ToolRegistry& tools, const sandbox::Workspace& workspace,
-           const NetworkPolicy& network, Trajectory& trajectory, ReviewerOptions options);
+           const net::NetworkPolicy& network, Trajectory& trajectory, ReviewerOptions options);
 
   // One review. Records `review_tool`, `review_refused` and `review` events. A reviewer that asks
   // for a tool that is not read-only is refused (the workspace is never written), told so, and
@@ -47,7 +47,7 @@ class Reviewer {
   llm::Provider& provider_;
   const ToolRegistry& tools_;
   const sandbox::Workspace& workspace_;
-  const NetworkPolicy& network_;
+  const net::NetworkPolicy& network_;
   Trajectory& trajectory_;
   ReviewerOptions options_;
 };

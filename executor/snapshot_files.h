@@ -9,7 +9,7 @@
 
 #include "assertions/file_source.h"
 #include "sandbox/credential_registry.h"
-#include "verify/git_trees.h"
+#include "snapshot/trees.h"
 
 namespace candor::executor {
 
@@ -20,7 +20,7 @@ namespace candor::executor {
 // file's bytes of the run's start is one under any name, as on the workspace.
 class SnapshotFiles final : public assertions::FileSource {
  public:
-  SnapshotFiles(verify::GitTrees trees, std::string tree, sandbox::SecretFilter secrets, std::string absent_phrase = "before the run",
+  SnapshotFiles(snapshot::GitTrees trees, std::string tree, sandbox::SecretFilter secrets, std::string absent_phrase = "before the run",
                 const sandbox::CredentialRegistry* credentials = nullptr)
       : trees_(trees), tree_(std::move(tree)), secrets_(std::move(secrets)), absent_phrase_(std::move(absent_phrase)),
         credentials_(credentials) {}
@@ -34,7 +34,7 @@ class SnapshotFiles final : public assertions::FileSource {
  private:
   Result<std::string> tree_path(const std::string& path) const;  // normalised, refused when escaping
   bool credential(const std::string& rel, std::string_view content) const;
-  verify::GitTrees trees_;
+  snapshot::GitTrees trees_;
   std::string tree_;
   sandbox::SecretFilter secrets_;
   std::string absent_phrase_;  // "before the run", "in BASE": how messages place the tree

@@ -11,10 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/arg_schema.h"
-#include "core/http_client.h"
 #include "assertions/evaluator.h"
+#include "core/arg_schema.h"
 #include "core/output_cap.h"
+#include "net/http_client.h"
 #include "planner/plan.h"
 #include "sandbox/process_sandbox.h"
 #include "sandbox/workspace.h"
@@ -51,7 +51,7 @@ struct ToolResult {
 
 struct ToolContext {
   const sandbox::Workspace& workspace;
-  const NetworkPolicy& network;
+  const net::NetworkPolicy& network;
   std::size_t output_cap = kDefaultOutputCap;
   std::chrono::milliseconds time_left{600000};  // of the run's time budget
   const std::atomic<bool>* cancel = nullptr;     // borrowed; Ctrl-C

@@ -11,7 +11,7 @@
 namespace candor::executor {
 namespace {
 
-using TreeFile = verify::SnapshotStore::TreeFile;
+using TreeFile = snapshot::SnapshotStore::TreeFile;
 
 // What is at `path` now: content and git mode of a file, plus its whole mode; nullopt when absent.
 struct Now {
@@ -59,7 +59,7 @@ unsigned restore_mode(const Mutation& m, const TreeFile& before) {
 
 }  // namespace
 
-Result<UndoResult> undo_run(const RunFacts& facts, const sandbox::Workspace& workspace, const verify::SnapshotStore& snapshots,
+Result<UndoResult> undo_run(const RunFacts& facts, const sandbox::Workspace& workspace, const snapshot::SnapshotStore& snapshots,
                             bool force) {
   if (facts.snapshot_before.empty() || facts.snapshot_after.empty()) {
     return make_error(ErrorCode::kInvalidInput, fmt::format("run {} has no complete snapshots to undo from", facts.run_id));

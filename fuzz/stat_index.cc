@@ -10,8 +10,8 @@
 #include <fstream>
 #include <string>
 
-#include "verify/sha1.h"
-#include "verify/stat_index.h"
+#include "snapshot/sha1.h"
+#include "snapshot/stat_index.h"
 
 using namespace candor;
 
@@ -25,7 +25,7 @@ const std::string& scratch() {
   return dir;
 }
 
-bool same(const verify::StatEntry& a, const verify::StatEntry& b) {
+bool same(const snapshot::StatEntry& a, const snapshot::StatEntry& b) {
   return a.path == b.path && a.ctime_s == b.ctime_s && a.ctime_ns == b.ctime_ns && a.mtime_s == b.mtime_s &&
          a.mtime_ns == b.mtime_ns && a.dev == b.dev && a.ino == b.ino && a.mode == b.mode && a.uid == b.uid && a.gid == b.gid &&
          a.size == b.size && git_oid_equal(&a.id, &b.id);
@@ -35,16 +35,16 @@ bool same(const verify::StatEntry& a, const verify::StatEntry& b) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string bytes(reinterpret_cast<const char*>(data), size);
-  verify::Sha1 sum;
+  snapshot::Sha1 sum;
   sum.update(bytes.data(), bytes.size());
   bytes += sum.final();
   const std::string in = scratch() + "/in", out = scratch() + "/out";
   std::ofstream(in, std::ios::binary | std::ios::trunc) << bytes;
-  auto loaded = verify::StatIndex::load(in);
+  auto loaded = snapshot::StatIndex::load(in);
   if (!loaded.ok()) return 0;
   ::unlink(out.c_str());
   if (!loaded->write(out).ok()) __builtin_trap();
-  auto again = verify::StatIndex::load(out);
+  auto again = snapshot::StatIndex::load(out);
   if (!again.ok() || again->size() != loaded->size()) __builtin_trap();
   for (std::size_t i = 0; i < loaded->size(); ++i) {
     if (!same(loaded->at(i), again->at(i))) __builtin_trap();

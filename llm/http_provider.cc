@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "core/http_client.h"
 #include "core/json_text.h"
+#include "net/http_client.h"
 
 namespace candor::llm {
 namespace {
@@ -37,7 +37,7 @@ class WireProvider : public Provider {
   explicit WireProvider(HttpProviderConfig config) : config_(std::move(config)) {}
 
   Result<Reply> complete(const Request& request) override {
-    HttpRequest http;
+    net::HttpRequest http;
     http.method = "POST";
     http.url = endpoint();
     http.headers = headers();
@@ -46,9 +46,9 @@ class WireProvider : public Provider {
     http.connect_timeout_ms = config_.connect_timeout_ms;
     http.max_body_bytes = 16 << 20;
     http.cancel = config_.options.cancel;
-    auto host = url_host(http.url);
+    auto host = net::url_host(http.url);
     if (!host.ok()) return make_error(ErrorCode::kUnavailable, fmt::format("{}: {}", name(), host.error().message));
-    NetworkPolicy policy{{*host}};  // the provider's own endpoint may be remote
+    net::NetworkPolicy policy{{*host}};  // the provider's own endpoint may be remote
 
     auto deadline = Clock::now() + request.deadline;
     std::chrono::milliseconds delay = config_.options.retry.first_delay;
@@ -60,7 +60,7 @@ class WireProvider : public Provider {
                                                                  last_error.empty() ? "no attempt made" : last_error)));
       }
       http.total_timeout_ms = static_cast<long>(left.count());
-      auto resp = http_request(http, policy);
+      auto resp = net::http_request(http, policy);
       if (resp.ok() && resp->status >= 200 && resp->status < 300) return parse(resp->body);
       bool retry = false;
       if (!resp.ok()) {

@@ -21,7 +21,7 @@ struct EvalFixture {
   std::string root = make_temp_dir("assert");
   std::unique_ptr<sandbox::Workspace> ws;
   assertions::Registry registry = assertions::builtin_evaluators();
-  NetworkPolicy network;
+  net::NetworkPolicy network;
   assertions::StepView step{"s1", "shell", "all 12 tests passed\n", 0};
   std::map<std::string, std::string> baseline{{"kept.txt", "same\n"}, {"edited.txt", "old\n"}, {"gone.txt", "bye\n"}};
 

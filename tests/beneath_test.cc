@@ -6,13 +6,13 @@
 #include <filesystem>
 #include <string>
 
+#include "snapshot/beneath.h"
 #include "tests/test_support.h"
-#include "verify/beneath.h"
 
 using namespace candor;
 using candor::testing::make_temp_dir;
 using candor::testing::write_file;
-using verify::Entry;
+using snapshot::Entry;
 namespace fs = std::filesystem;
 
 TEST_SUITE("verify") {
@@ -28,14 +28,14 @@ TEST_SUITE("verify") {
 
     for (bool fallback : {false, true}) {
       CAPTURE(fallback);
-      auto root = verify::BeneathRoot::open(ws, fallback);
+      auto root = snapshot::BeneathRoot::open(ws, fallback);
       REQUIRE(root.ok());
       if (!fallback && !root->uses_openat2()) MESSAGE("this kernel has no openat2: both rows use the fallback");
 
       Entry file = root->look("a/b/f.txt");
       REQUIRE(file.kind == Entry::Kind::kFile);
       std::string content;
-      REQUIRE(verify::read_to_end(file.fd.get(), content));
+      REQUIRE(snapshot::read_to_end(file.fd.get(), content));
       CHECK(content == "inside\n");
       CHECK(file.st.st_size == 7);
 
@@ -48,9 +48,9 @@ TEST_SUITE("verify") {
         CAPTURE(gone);
         CHECK(root->look(gone).kind == Entry::Kind::kGone);
       }
-      verify::Opened through = root->open("l/b", O_RDONLY | O_DIRECTORY);
+      snapshot::Opened through = root->open("l/b", O_RDONLY | O_DIRECTORY);
       CHECK_FALSE(through.fd.valid());
-      CHECK(verify::is_gone(through.error));
+      CHECK(snapshot::is_gone(through.error));
       CHECK(root->open("a/b", O_RDONLY | O_DIRECTORY).fd.valid());
     }
   }
@@ -66,13 +66,13 @@ TEST_SUITE("verify") {
 
     for (bool fallback : {false, true}) {
       CAPTURE(fallback);
-      auto root = verify::BeneathRoot::open(ws, fallback);
+      auto root = snapshot::BeneathRoot::open(ws, fallback);
       REQUIRE(root.ok());
-      verify::BeneathLooker looker(*root);
+      snapshot::BeneathLooker looker(*root);
       auto content = [](Entry e) {
         std::string out;
         REQUIRE(e.kind == Entry::Kind::kFile);
-        REQUIRE(verify::read_size(e.fd.get(), static_cast<std::size_t>(e.st.st_size), out));
+        REQUIRE(snapshot::read_size(e.fd.get(), static_cast<std::size_t>(e.st.st_size), out));
         return out;
       };
       CHECK(content(looker.look("a/f.txt")) == "one\n");
@@ -121,14 +121,14 @@ TEST_SUITE("verify") {
   TEST_CASE("read_size reads what the stat said, fewer bytes when the file ends before") {
     std::string ws = make_temp_dir("ws");
     write_file(ws + "/f", "0123456789");
-    auto root = verify::BeneathRoot::open(ws);
+    auto root = snapshot::BeneathRoot::open(ws);
     REQUIRE(root.ok());
     for (std::size_t size : {0u, 4u, 10u, 20u}) {
       CAPTURE(size);
-      verify::Opened f = root->open("f", O_RDONLY);
+      snapshot::Opened f = root->open("f", O_RDONLY);
       REQUIRE(f.fd.valid());
       std::string out = "stale";
-      REQUIRE(verify::read_size(f.fd.get(), size, out));
+      REQUIRE(snapshot::read_size(f.fd.get(), size, out));
       CHECK(out == std::string("0123456789").substr(0, size));
     }
   }

@@ -13,10 +13,9 @@
 #include "report/formats.h"
 #include "sandbox/credential_registry.h"
 #include "sandbox/workspace_policy.h"
+#include "snapshot/store.h"
 #include "tests/test_support.h"
 #include "verify/judge.h"
-#include "verify/run_credentials.h"
-#include "verify/snapshot.h"
 
 using namespace candor;
 using candor::testing::make_temp_dir;
@@ -97,7 +96,7 @@ TEST_SUITE("sandbox") {
     CHECK(s.ws->read_file("same-size.txt", 1 << 20).value() == other);
     CHECK(s.ws->read_file("empty.txt", 10).value().empty());
     // The tools that read: file_read refuses, file_search does not search it.
-    NetworkPolicy network;
+    net::NetworkPolicy network;
     executor::ToolRegistry tools = executor::builtin_tools();
     executor::ToolContext ctx{*s.ws, network, kDefaultOutputCap, std::chrono::milliseconds(60000)};
     auto read = tools.find("file_read")->run({{"path", "notes.txt"}}, ctx);
@@ -135,7 +134,7 @@ TEST_SUITE("executor") {
     Started s;
     write_file(s.root + "/notes.txt", kEnv);  // a copy that existed before the run
     s.start();
-    auto snaps = verify::SnapshotStore::open(make_temp_dir("store"), s.ws->root());
+    auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), s.ws->root());
     REQUIRE(snaps.ok());
     REQUIRE((*snaps)->scan().ok());
     std::string tree = (*snaps)->write_tree().value();
@@ -166,7 +165,7 @@ TEST_SUITE("executor") {
     s.start();
     fs::rename(s.root + "/.env", s.root + "/env.txt");
     write_file(s.root + "/notes.md", "notes\n");
-    NetworkPolicy network;
+    net::NetworkPolicy network;
     executor::ToolRegistry tools = executor::builtin_tools();
     executor::ToolContext ctx{*s.ws, network, kDefaultOutputCap, std::chrono::milliseconds(60000)};
     auto diff = tools.find("git_diff")->run(json::object(), ctx);
@@ -186,7 +185,7 @@ TEST_SUITE("verify") {
   TEST_CASE("judge evidence: a mutation flagged credential is withheld, and other pieces are masked") {
     Started s;
     s.start();
-    auto snaps = verify::SnapshotStore::open(make_temp_dir("store"), s.ws->root());
+    auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), s.ws->root());
     REQUIRE(snaps.ok());
     REQUIRE((*snaps)->scan().ok());
     RunFacts facts;
@@ -210,7 +209,7 @@ TEST_SUITE("verify") {
     CHECK(masked);
     // A later process knows the run by its facts: the values come back from the pre-run snapshot.
     facts.credential_files = {".aws/credentials", ".env"};
-    auto later = verify::run_credentials((*snaps)->trees(), facts, nullptr);
+    auto later = snapshot::run_credentials((*snaps)->trees(), facts, nullptr);
     CHECK(later->masker()->mask("hunter2-s3cr3t-db AKIAEXAMPLEs3cr3t7Q") == "*** ***");
     CHECK(later->unread().empty());
   }

@@ -18,9 +18,9 @@
 #include "executor/tool.h"
 #include "report/formats.h"
 #include "sandbox/secret_files.h"
+#include "snapshot/store.h"
 #include "tests/test_support.h"
 #include "verify/judge.h"
-#include "verify/snapshot.h"
 
 using namespace candor;
 using candor::testing::make_temp_dir;
@@ -40,7 +40,7 @@ struct Leaky {
   std::unique_ptr<sandbox::Workspace> ws;
   executor::ToolRegistry tools = executor::builtin_tools();
   assertions::Registry evaluators = assertions::builtin_evaluators();
-  NetworkPolicy network;
+  net::NetworkPolicy network;
 
   Leaky() {
     write_file(root + "/.env", kEnv);
@@ -157,7 +157,7 @@ TEST_SUITE("executor") {
     auto ws = sandbox::Workspace::open(root);
     REQUIRE(ws.ok());
     executor::ToolRegistry tools = executor::builtin_tools();
-    NetworkPolicy network;
+    net::NetworkPolicy network;
     executor::ToolContext ctx{**ws, network, kDefaultOutputCap, std::chrono::milliseconds(60000)};
     auto diff = tools.find("git_diff")->run(json::object(), ctx);
     REQUIRE(diff.ok);
@@ -182,7 +182,7 @@ TEST_SUITE("executor") {
 
   TEST_CASE("the pre-run snapshot as a file source flags credential files and materialises them empty") {
     Leaky f;
-    auto snaps = verify::SnapshotStore::open(make_temp_dir("store"), f.ws->root());
+    auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), f.ws->root());
     REQUIRE(snaps.ok());
     REQUIRE((*snaps)->scan().ok());
     std::string tree = (*snaps)->write_tree().value();
@@ -243,7 +243,7 @@ TEST_SUITE("verify") {
     std::string root = make_temp_dir("ws");
     write_file(root + "/.env", kEnv);
     write_file(root + "/app.txt", "one\n");
-    auto snaps = verify::SnapshotStore::open(make_temp_dir("store"), root);
+    auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), root);
     REQUIRE(snaps.ok());
     REQUIRE((*snaps)->scan().ok());
     RunFacts facts;

@@ -31,7 +31,7 @@ struct Fixture {
   std::string root = make_temp_dir("ws");
   std::unique_ptr<sandbox::Workspace> ws;
   assertions::Registry registry = assertions::builtin_evaluators();
-  NetworkPolicy network;
+  net::NetworkPolicy network;
   std::map<std::string, std::string> baseline{{"same.txt", "same\n"}, {"edited.txt", "old\n"}, {"gone.txt", "bye\n"}};
 
   Fixture() {

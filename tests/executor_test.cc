@@ -41,14 +41,14 @@ struct Harness {
   assertions::Registry evaluators = assertions::builtin_evaluators();
   planner::Catalog catalog = executor::make_catalog(tools, evaluators);
   std::unique_ptr<sandbox::Workspace> ws;
-  std::unique_ptr<verify::SnapshotStore> snaps;
+  std::unique_ptr<snapshot::SnapshotStore> snaps;
   std::unique_ptr<executor::Executor> ex;
 
   explicit Harness(BudgetLimits limits = {}, ProgressObserver* progress = nullptr) {
     write_file(root + "/css/style.css", "body {\n  background: #ffffff;\n}\n");
     write_file(root + "/index.html", "<p>hi</p>\n");
     ws = std::move(sandbox::Workspace::open(root).value());
-    snaps = std::move(verify::SnapshotStore::open(store, root).value());
+    snaps = std::move(snapshot::SnapshotStore::open(store, root).value());
     executor::ExecutorOptions options;
     options.limits = limits;
     options.progress = progress;

@@ -33,7 +33,7 @@ void git(const std::string& dir, std::vector<std::string> args) {
 struct GitFixture {
   std::unique_ptr<sandbox::Workspace> ws;
   executor::ToolRegistry tools = executor::builtin_tools();
-  NetworkPolicy network;
+  net::NetworkPolicy network;
 
   // Opening the workspace is what "the run starts" means here.
   void open(const std::string& root) { ws = std::move(sandbox::Workspace::open(root).value()); }

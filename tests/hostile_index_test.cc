@@ -14,17 +14,17 @@
 #include <string>
 #include <vector>
 
-#include "core/git_ptr.h"
+#include "snapshot/git_ptr.h"
+#include "snapshot/sha1.h"
+#include "snapshot/stat_index.h"
+#include "snapshot/store.h"
+#include "snapshot/workdir_walk.h"
 #include "tests/e2e_support.h"
-#include "verify/sha1.h"
-#include "verify/snapshot.h"
-#include "verify/stat_index.h"
-#include "verify/workdir_walk.h"
 
 using namespace candor;
 using namespace candor::testing;
 using nlohmann::json;
-using verify::StatEntry;
+using snapshot::StatEntry;
 namespace fs = std::filesystem;
 
 namespace {
@@ -47,7 +47,7 @@ std::string raw_index(const std::vector<StatEntry>& entries) {
     out += e.path;
     do out += '\0'; while ((out.size() - start) % 8 != 0);
   }
-  verify::Sha1 sum;
+  snapshot::Sha1 sum;
   sum.update(out.data(), out.size());
   return out + sum.final();
 }
@@ -56,7 +56,7 @@ std::string raw_index(const std::vector<StatEntry>& entries) {
 StatEntry vouching(const std::string& file, std::string_view path, const std::string& content) {
   struct stat st {};
   REQUIRE(::lstat(file.c_str(), &st) == 0);
-  return verify::stat_entry(st, blob_id(content), path);
+  return snapshot::stat_entry(st, blob_id(content), path);
 }
 
 // A workspace with a repository, `files` in it (path -> content), its index to be written by the test.
@@ -79,7 +79,7 @@ void write_workspace_index(const std::string& ws, const std::string& bytes) {
 // The content of `path` in the first snapshot a fresh store takes of `ws`; nullopt when the
 // snapshot has no such file.
 std::optional<std::string> first_snapshot_content(const std::string& ws, const std::string& path) {
-  auto snap = verify::SnapshotStore::open(make_temp_dir("store"), ws);
+  auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
   REQUIRE_MESSAGE(snap.ok(), snap.error().message);
   auto scanned = (*snap)->scan();
   REQUIRE_MESSAGE(scanned.ok(), scanned.error().message);
@@ -124,7 +124,7 @@ TEST_SUITE("verify") {
     CHECK(r.out == "f.txt\n");  // git's own verdict: changed, whatever its stat data say
     CHECK(first_snapshot_content(ws, "f.txt") == std::optional<std::string>(""));
 
-    verify::FileStat f{};
+    snapshot::FileStat f{};
     f.mode = entries[0].mode;
     f.size = 0;
     f.mtime_s = entries[0].mtime_s;
@@ -134,10 +134,10 @@ TEST_SUITE("verify") {
     f.ino = entries[0].ino;
     f.uid = entries[0].uid;
     f.gid = entries[0].gid;
-    CHECK(verify::stat_matches(entries[0], f));  // the empty blob: size 0 is its true size
+    CHECK(snapshot::stat_matches(entries[0], f));  // the empty blob: size 0 is its true size
     StatEntry smudged = entries[0];
     smudged.id = blob_id("abc\n");
-    CHECK_FALSE(verify::stat_matches(smudged, f));
+    CHECK_FALSE(snapshot::stat_matches(smudged, f));
   }
 
   TEST_CASE("hostile index: one too large to be git's (a sparse file of 64 GiB) seeds nothing, and the store opens") {

@@ -15,11 +15,11 @@
 #include <thread>
 #include <vector>
 
-#include "core/git_ptr.h"
+#include "snapshot/file_reads.h"
+#include "snapshot/git_ptr.h"
+#include "snapshot/ignore_prefilter.h"
+#include "snapshot/store.h"
 #include "tests/test_support.h"
-#include "verify/file_reads.h"
-#include "verify/ignore_prefilter.h"
-#include "verify/snapshot.h"
 
 using namespace candor;
 using candor::testing::make_temp_dir;
@@ -86,8 +86,8 @@ std::string random_workspace(std::mt19937& rng, int files) {
   return ws;
 }
 
-std::unique_ptr<verify::SnapshotStore> open_store(const std::string& ws) {
-  auto snap = verify::SnapshotStore::open(make_temp_dir("store"), ws);
+std::unique_ptr<snapshot::SnapshotStore> open_store(const std::string& ws) {
+  auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
   REQUIRE(snap.ok());
   return std::move(*snap);
 }
@@ -223,7 +223,7 @@ TEST_SUITE("verify") {
       CAPTURE(round);
       std::string rules = make_temp_dir("rules");
       REQUIRE(run_command({"/usr/bin/git", "init", "-q", rules}).exit_code == 0);
-      verify::IgnorePrefilter prefilter;
+      snapshot::IgnorePrefilter prefilter;
       for (const std::string& dir : {std::string(), std::string("d1/"), std::string("d1/e/")}) {
         std::string text;
         for (int k = 0; k < 3; ++k) text += patterns[rng() % patterns.size()] + "\n";
@@ -255,7 +255,7 @@ TEST_SUITE("verify") {
   }
 
   TEST_CASE("the ignore prefilter clears paths no rule can match") {
-    verify::IgnorePrefilter prefilter;
+    snapshot::IgnorePrefilter prefilter;
     prefilter.add("*.log\nbuild/\n!keep.txt\n# *.txt\n");
     CHECK_FALSE(prefilter.may_be_ignored("src/main.c"));
     CHECK_FALSE(prefilter.may_be_ignored("keep.txt"));
@@ -271,22 +271,22 @@ TEST_SUITE("verify") {
 
   TEST_CASE("read_files hands over every request once, under a budget smaller than one file") {
     std::string ws = make_temp_dir("ws");
-    std::vector<verify::FileReadRequest> requests;
+    std::vector<snapshot::FileReadRequest> requests;
     for (int i = 0; i < 200; ++i) {
       write_file(ws + "/f" + std::to_string(i), std::string(100 + i, 'x'));
       requests.push_back({"f" + std::to_string(i), false});
     }
     requests.push_back({"missing", false});
-    auto root = verify::BeneathRoot::open(ws);
+    auto root = snapshot::BeneathRoot::open(ws);
     REQUIRE(root.ok());
-    verify::FileReadOptions options;
+    snapshot::FileReadOptions options;
     options.threads = 4;
     options.budget = 1;
     std::vector<int> seen(requests.size(), 0);
-    Status done = verify::read_files(*root, requests, options, [&](verify::FileRead& read) {
+    Status done = snapshot::read_files(*root, requests, options, [&](snapshot::FileRead& read) {
       ++seen[read.request];
       if (read.request + 1 == requests.size()) {
-        CHECK(read.kind == verify::Entry::Kind::kGone);
+        CHECK(read.kind == snapshot::Entry::Kind::kGone);
       } else {
         CHECK(read.content == std::string(100 + read.request, 'x'));
         git_oid id = candor::testing::blob_id(read.content);
@@ -300,18 +300,18 @@ TEST_SUITE("verify") {
 
   TEST_CASE("read_files stops at the first error and returns it") {
     std::string ws = make_temp_dir("ws");
-    std::vector<verify::FileReadRequest> requests;
+    std::vector<snapshot::FileReadRequest> requests;
     for (int i = 0; i < 500; ++i) {
       write_file(ws + "/f" + std::to_string(i), "x");
       requests.push_back({"f" + std::to_string(i), true});
     }
-    auto root = verify::BeneathRoot::open(ws);
+    auto root = snapshot::BeneathRoot::open(ws);
     REQUIRE(root.ok());
-    verify::FileReadOptions options;
+    snapshot::FileReadOptions options;
     options.threads = 3;
-    options.make_ignore_check = [](bool) -> Result<verify::IgnoreCheck> { return verify::IgnoreCheck([](const std::string&) { return false; }); };
+    options.make_ignore_check = [](bool) -> Result<snapshot::IgnoreCheck> { return snapshot::IgnoreCheck([](const std::string&) { return false; }); };
     int taken = 0;
-    Status done = verify::read_files(*root, requests, options, [&](verify::FileRead&) -> Status {
+    Status done = snapshot::read_files(*root, requests, options, [&](snapshot::FileRead&) -> Status {
       if (++taken == 10) return make_error(ErrorCode::kIo, "disk full");
       return ok_status();
     });
@@ -319,8 +319,8 @@ TEST_SUITE("verify") {
     CHECK(done.error().message == "disk full");
     CHECK(taken == 10);
 
-    options.make_ignore_check = [](bool) -> Result<verify::IgnoreCheck> { return make_error(ErrorCode::kIo, "no rules"); };
-    done = verify::read_files(*root, requests, options, [&](verify::FileRead&) { return ok_status(); });
+    options.make_ignore_check = [](bool) -> Result<snapshot::IgnoreCheck> { return make_error(ErrorCode::kIo, "no rules"); };
+    done = snapshot::read_files(*root, requests, options, [&](snapshot::FileRead&) { return ok_status(); });
     REQUIRE_FALSE(done.ok());
     CHECK(done.error().message == "no rules");
   }

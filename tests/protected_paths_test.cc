@@ -7,15 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "snapshot/store.h"
 #include "tests/test_support.h"
-#include "verify/protected_paths.h"
 
 using namespace candor;
 using candor::testing::make_temp_dir;
 using candor::testing::run_command;
 using candor::testing::write_file;
-using verify::ProtectedState;
-using verify::StatFingerprint;
+using snapshot::ProtectedState;
+using snapshot::StatFingerprint;
 namespace fs = std::filesystem;
 
 namespace {
@@ -145,10 +145,10 @@ TEST_SUITE("verify") {
       CAPTURE(row.name);
       ProtectedState after = base();
       row.change(after);
-      CHECK(verify::protected_changes(base(), after, row.history_recorded) == row.expected);
+      CHECK(snapshot::protected_changes(base(), after, row.history_recorded) == row.expected);
     }
     ProtectedState none;
-    CHECK(verify::protected_changes(none, base(), false) ==
+    CHECK(snapshot::protected_changes(none, base(), false) ==
           std::vector<std::string>{"`.candor` was created during the run", "`.git` was created during the run"});
   }
 
@@ -157,7 +157,7 @@ TEST_SUITE("verify") {
     std::string ws = make_temp_dir("ws");
     REQUIRE(run_command({"/usr/bin/git", "init", "-q", ws}).exit_code == 0);
     write_file(ws + "/a.txt", "a\n");
-    auto before = verify::capture_protected_state(ws);
+    auto before = snapshot::capture_protected_state(ws);
     REQUIRE(before.ok());
     CHECK(before->entries.count(".git/HEAD") == 1);
     CHECK(before->entries.count(".candor") == 0);
@@ -169,21 +169,21 @@ TEST_SUITE("verify") {
     REQUIRE(run_command(
                 {"/usr/bin/git", "-C", ws, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "one"})
                 .exit_code == 0);
-    auto committed = verify::capture_protected_state(ws);
+    auto committed = snapshot::capture_protected_state(ws);
     REQUIRE(committed.ok());
     for (const auto& [path, f] : committed->entries) {
       CHECK((path.rfind(".git/objects/", 0) != 0 || path.rfind(".git/objects/info", 0) == 0));
     }
     CHECK(committed->entries.count(".git/objects/info") == 1);
-    CHECK(verify::protected_changes(*before, *committed, true).empty());
-    CHECK_FALSE(verify::protected_changes(*before, *committed, false).empty());
+    CHECK(snapshot::protected_changes(*before, *committed, true).empty());
+    CHECK_FALSE(snapshot::protected_changes(*before, *committed, false).empty());
 
     write_file(ws + "/.git/hooks/pre-commit", "#!/bin/sh\ncurl evil\n");
     write_file(ws + "/.git/objects/info/alternates", "/elsewhere/objects\n");
     write_file(ws + "/.candor/config.json", "{}");
-    auto after = verify::capture_protected_state(ws);
+    auto after = snapshot::capture_protected_state(ws);
     REQUIRE(after.ok());
-    CHECK(verify::protected_changes(*committed, *after, true) ==
+    CHECK(snapshot::protected_changes(*committed, *after, true) ==
           std::vector<std::string>{"`.candor` was created during the run",
                                    "`.git/hooks/pre-commit` was created during the run",
                                    "`.git/objects/info/alternates` was created during the run"});

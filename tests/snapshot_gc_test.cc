@@ -1,4 +1,4 @@
-// The snapshot side of `candor gc` (verify/snapshot_gc.h), checked with the git CLI.
+// The snapshot side of `candor gc` (snapshot/gc.h), checked with the git CLI.
 #include <doctest/doctest.h>
 
 #include <sys/wait.h>
@@ -11,10 +11,10 @@
 #include <functional>
 #include <map>
 
+#include "snapshot/gc.h"
+#include "snapshot/repository_lock.h"
+#include "snapshot/store.h"
 #include "tests/test_support.h"
-#include "verify/repository_lock.h"
-#include "verify/snapshot.h"
-#include "verify/snapshot_gc.h"
 
 using namespace candor;
 using candor::testing::make_temp_dir;
@@ -35,7 +35,7 @@ struct TwoRuns {
   TwoRuns() {
     write_file(ws + "/keep.txt", "in every snapshot\n");
     write_file(ws + "/a.txt", "v1 (before run A)\n");
-    auto snap = verify::SnapshotStore::open(store, ws);
+    auto snap = snapshot::SnapshotStore::open(store, ws);
     REQUIRE(snap.ok());
     run(**snap, "A", [&] { write_file(ws + "/a.txt", "v2 (run A wrote it)\n"); });
     write_file(ws + "/a.txt", "v3 (written between the runs)\n");
@@ -43,7 +43,7 @@ struct TwoRuns {
     REQUIRE((*snap)->flush().ok());
     repo = (*snap)->repository_path();
   }
-  void run(verify::SnapshotStore& s, const std::string& id, const std::function<void()>& change) {
+  void run(snapshot::SnapshotStore& s, const std::string& id, const std::function<void()>& change) {
     REQUIRE(s.scan().ok());
     trees[id + "/before"] = s.write_tree().value();
     REQUIRE(s.pin(trees[id + "/before"], "runs/" + id + "/before").ok());
@@ -52,8 +52,8 @@ struct TwoRuns {
     trees[id + "/after"] = s.write_tree().value();
     REQUIRE(s.pin(trees[id + "/after"], "runs/" + id + "/after").ok());
   }
-  std::function<Result<verify::RunsInStore>()> only_b() const {
-    return [ws = ws]() -> Result<verify::RunsInStore> { return verify::RunsInStore{{"B"}, {ws}}; };
+  std::function<Result<snapshot::RunsInStore>()> only_b() const {
+    return [ws = ws]() -> Result<snapshot::RunsInStore> { return snapshot::RunsInStore{{"B"}, {ws}}; };
   }
   candor::testing::CommandResult git(std::vector<std::string> args) const {
     args.insert(args.begin(), {"/usr/bin/git", "--git-dir=" + repo});
@@ -94,7 +94,7 @@ struct TwoRuns {
     auto fsck = git({"fsck", "--full", "--strict"});
     CAPTURE(fsck.err);
     CHECK(fsck.exit_code == 0);
-    auto snap = verify::SnapshotStore::open(store, ws);
+    auto snap = snapshot::SnapshotStore::open(store, ws);
     REQUIRE(snap.ok());
     CHECK((*snap)->read(trees.at("B/before"), "a.txt").value() == std::optional<std::string>("v3 (written between the runs)\n"));
     CHECK((*snap)->read(trees.at("B/after"), "b.txt").value() == std::optional<std::string>("run B wrote it\n"));
@@ -114,18 +114,18 @@ TEST_SUITE("verify") {
       // mtimes, so the next scan trusts the index rather than hashing the files again.
       write_file(s.ws + "/c.txt", "only the index names this\n");
       for (const auto& f : fs::directory_iterator(s.ws)) fs::last_write_time(f.path(), fs::file_time_type::clock::now() - std::chrono::hours(1));
-      auto snap = verify::SnapshotStore::open(s.store, s.ws);
+      auto snap = snapshot::SnapshotStore::open(s.store, s.ws);
       REQUIRE(snap.ok());
       REQUIRE((*snap)->scan().ok());
       REQUIRE((*snap)->write_tree().ok());
       REQUIRE((*snap)->flush().ok());
     }
     std::size_t objects_before = s.stored_objects();
-    auto gc = verify::collect_snapshots(s.store, {"A"}, s.only_b(), {});
+    auto gc = snapshot::collect_snapshots(s.store, {"A"}, s.only_b(), {});
     REQUIRE(gc.repositories.size() == 1);
     const auto& r = gc.repositories[0];
     CAPTURE(r.error);
-    CHECK(r.outcome == verify::RepositoryGc::Outcome::kPacked);
+    CHECK(r.outcome == snapshot::RepositoryGc::Outcome::kPacked);
     CHECK(r.workspace == s.ws);
     CHECK(r.refs_removed == 2);
     CHECK(r.objects_before == objects_before);
@@ -141,7 +141,7 @@ TEST_SUITE("verify") {
 
     // The index (the next run's stat cache) still names only objects the store holds: a run
     // after the gc whose workspace did not change reuses them without writing them again.
-    auto next = verify::SnapshotStore::open(s.store, s.ws);
+    auto next = snapshot::SnapshotStore::open(s.store, s.ws);
     REQUIRE(next.ok());
     REQUIRE((*next)->scan().ok());
     std::string tree = (*next)->write_tree().value();
@@ -161,8 +161,8 @@ TEST_SUITE("verify") {
     };
     REQUIRE(packs().size() == 1);
     auto written = fs::last_write_time(packs()[0]);
-    auto again = verify::collect_snapshots(s.store, {}, s.only_b(), {});
-    CHECK(again.repositories[0].outcome == verify::RepositoryGc::Outcome::kPacked);
+    auto again = snapshot::collect_snapshots(s.store, {}, s.only_b(), {});
+    CHECK(again.repositories[0].outcome == snapshot::RepositoryGc::Outcome::kPacked);
     CHECK(again.repositories[0].objects_after == r.objects_after);
     REQUIRE(packs().size() == 1);
     CHECK(fs::last_write_time(packs()[0]) == written);  // nothing to do: not rewritten
@@ -173,7 +173,7 @@ TEST_SUITE("verify") {
     TwoRuns s;
     auto refs = s.git({"for-each-ref"}).out;
     std::string objects = s.object_files();
-    auto gc = verify::collect_snapshots(s.store, {"A"}, s.only_b(), {.dry_run = true, .at_step = nullptr});
+    auto gc = snapshot::collect_snapshots(s.store, {"A"}, s.only_b(), {.dry_run = true, .at_step = nullptr});
     REQUIRE(gc.repositories.size() == 1);
     CHECK(gc.repositories[0].refs_removed == 2);
     CHECK(gc.repositories[0].objects_after < gc.repositories[0].objects_before);
@@ -184,24 +184,24 @@ TEST_SUITE("verify") {
 
   TEST_CASE("a repository a live process holds keeps its objects; only the removed runs' refs go") {
     TwoRuns s;
-    auto live = verify::SnapshotStore::open(s.store, s.ws);  // a run in progress on the workspace
+    auto live = snapshot::SnapshotStore::open(s.store, s.ws);  // a run in progress on the workspace
     REQUIRE(live.ok());
-    CHECK(verify::RepositoryLock::held_by_others(s.repo));
+    CHECK(snapshot::RepositoryLock::held_by_others(s.repo));
     std::string objects = s.object_files();
     bool asked = false;
-    auto gc = verify::collect_snapshots(s.store, {"A"}, [&]() -> Result<verify::RunsInStore> {
+    auto gc = snapshot::collect_snapshots(s.store, {"A"}, [&]() -> Result<snapshot::RunsInStore> {
       asked = true;
-      return verify::RunsInStore{};
+      return snapshot::RunsInStore{};
     }, {});
     REQUIRE(gc.repositories.size() == 1);
-    CHECK(gc.repositories[0].outcome == verify::RepositoryGc::Outcome::kInUse);
+    CHECK(gc.repositories[0].outcome == snapshot::RepositoryGc::Outcome::kInUse);
     CHECK(gc.repositories[0].refs_removed == 2);
     CHECK_FALSE(asked);  // "no run refers to it" is never concluded about a repository in use
     CHECK(fs::exists(s.repo));
     CHECK(s.object_files() == objects);
     CHECK(s.has_object("v1 (before run A)\n"));
     live.value().reset();
-    CHECK_FALSE(verify::RepositoryLock::held_by_others(s.repo));
+    CHECK_FALSE(snapshot::RepositoryLock::held_by_others(s.repo));
   }
 
   TEST_CASE("objects a kept snapshot names but the store lacks are skipped, never an error") {
@@ -212,10 +212,10 @@ TEST_SUITE("verify") {
                                               "/usr/bin/git --git-dir=" + s.repo + " mktree --missing"});
     REQUIRE(tree.exit_code == 0);
     s.git({"update-ref", "refs/candor/runs/B/ghost", tree.out.substr(0, 40)});
-    auto gc = verify::collect_snapshots(s.store, {"A"}, s.only_b(), {});
+    auto gc = snapshot::collect_snapshots(s.store, {"A"}, s.only_b(), {});
     REQUIRE(gc.repositories.size() == 1);
     CAPTURE(gc.repositories[0].error);
-    CHECK(gc.repositories[0].outcome == verify::RepositoryGc::Outcome::kPacked);
+    CHECK(gc.repositories[0].outcome == snapshot::RepositoryGc::Outcome::kPacked);
     CHECK(gc.repositories[0].not_in_store == 1);
     CHECK(s.has_object("v3 (written between the runs)\n"));
   }
@@ -232,16 +232,16 @@ TEST_SUITE("verify") {
     fs::last_write_time(leftover, fs::file_time_type::clock::now() - std::chrono::hours(1));
     std::string orphan_lock = s.store + "/snapshots/0123456789abcdef.git.in-use";
     write_file(orphan_lock, "");
-    auto gc = verify::collect_snapshots(s.store, {"A", "B"}, [] { return Result<verify::RunsInStore>(verify::RunsInStore{}); }, {});
+    auto gc = snapshot::collect_snapshots(s.store, {"A", "B"}, [] { return Result<snapshot::RunsInStore>(snapshot::RunsInStore{}); }, {});
     REQUIRE(gc.repositories.size() == 1);
-    CHECK(gc.repositories[0].outcome == verify::RepositoryGc::Outcome::kRemoved);
+    CHECK(gc.repositories[0].outcome == snapshot::RepositoryGc::Outcome::kRemoved);
     CHECK_FALSE(fs::exists(s.repo));
-    CHECK_FALSE(fs::exists(verify::repository_lock_path(s.repo)));
+    CHECK_FALSE(fs::exists(snapshot::repository_lock_path(s.repo)));
     CHECK_FALSE(fs::exists(leftover));
     CHECK_FALSE(fs::exists(orphan_lock));
     CHECK(gc.leftovers.size() == 2);
     // The workspace's next run starts a new repository as usual.
-    auto fresh = verify::SnapshotStore::open(s.store, s.ws);
+    auto fresh = snapshot::SnapshotStore::open(s.store, s.ws);
     REQUIRE(fresh.ok());
     REQUIRE((*fresh)->scan().ok());
     CHECK((*fresh)->write_tree().ok());
@@ -249,15 +249,15 @@ TEST_SUITE("verify") {
 
   TEST_CASE("a run opening its snapshots waits while gc holds the repository, and finds it again if gc removed it") {
     std::string repo = make_temp_dir("store") + "/snapshots/0123456789abcdef.git";
-    auto gc = verify::RepositoryLock::try_exclusive(repo);
+    auto gc = snapshot::RepositoryLock::try_exclusive(repo);
     REQUIRE(gc.ok());
     REQUIRE(gc->has_value());
-    CHECK(verify::RepositoryLock::held_by_others(repo));
-    CHECK_FALSE(verify::RepositoryLock::try_exclusive(repo).value().has_value());  // a second gc skips it
+    CHECK(snapshot::RepositoryLock::held_by_others(repo));
+    CHECK_FALSE(snapshot::RepositoryLock::try_exclusive(repo).value().has_value());  // a second gc skips it
     std::atomic<bool> got{false};
-    std::optional<verify::RepositoryLock> run_lock;
+    std::optional<snapshot::RepositoryLock> run_lock;
     std::thread run([&] {
-      auto lock = verify::RepositoryLock::shared(repo);
+      auto lock = snapshot::RepositoryLock::shared(repo);
       REQUIRE(lock.ok());
       run_lock.emplace(std::move(*lock));
       got = true;
@@ -268,19 +268,19 @@ TEST_SUITE("verify") {
     gc->reset();
     run.join();
     CHECK(got.load());
-    CHECK(fs::exists(verify::repository_lock_path(repo)));  // it holds a lock file that is there
-    CHECK_FALSE(verify::RepositoryLock::try_exclusive(repo).value().has_value());
+    CHECK(fs::exists(snapshot::repository_lock_path(repo)));  // it holds a lock file that is there
+    CHECK_FALSE(snapshot::RepositoryLock::try_exclusive(repo).value().has_value());
     run_lock.reset();
-    CHECK_FALSE(verify::RepositoryLock::held_by_others(repo));
+    CHECK_FALSE(snapshot::RepositoryLock::held_by_others(repo));
   }
 
   TEST_CASE("lock files a killed writer left do not stop the next gc") {
     TwoRuns s;
     write_file(s.repo + "/refs/candor/runs/A/before.lock", "");  // killed while removing that ref
     write_file(s.repo + "/index.lock", "");
-    auto gc = verify::collect_snapshots(s.store, {"A"}, s.only_b(), {});
+    auto gc = snapshot::collect_snapshots(s.store, {"A"}, s.only_b(), {});
     CAPTURE(gc.repositories[0].error);
-    CHECK(gc.repositories[0].outcome == verify::RepositoryGc::Outcome::kPacked);
+    CHECK(gc.repositories[0].outcome == snapshot::RepositoryGc::Outcome::kPacked);
     CHECK(gc.repositories[0].refs_removed == 2);
     CHECK_FALSE(fs::exists(s.repo + "/index.lock"));
     s.check_b_intact();
@@ -291,12 +291,12 @@ TEST_SUITE("verify") {
     std::string index = s.repo + "/index";
     std::string bytes = candor::testing::read_file(index);
     write_file(index, bytes.substr(0, bytes.size() / 3));
-    auto gc = verify::collect_snapshots(s.store, {"A"}, s.only_b(), {});
+    auto gc = snapshot::collect_snapshots(s.store, {"A"}, s.only_b(), {});
     CAPTURE(gc.repositories[0].error);
-    CHECK(gc.repositories[0].outcome == verify::RepositoryGc::Outcome::kPacked);
+    CHECK(gc.repositories[0].outcome == snapshot::RepositoryGc::Outcome::kPacked);
     s.check_b_intact();
     write_file(s.ws + "/c.txt", "after gc\n");
-    auto snap = verify::SnapshotStore::open(s.store, s.ws);
+    auto snap = snapshot::SnapshotStore::open(s.store, s.ws);
     REQUIRE(snap.ok());
     REQUIRE((*snap)->scan().ok());
     std::string tree = (*snap)->write_tree().value();
@@ -314,11 +314,11 @@ TEST_SUITE("verify") {
       REQUIRE(pid >= 0);
       if (pid == 0) {
         int n = 0;
-        verify::SnapshotGcOptions options;
+        snapshot::SnapshotGcOptions options;
         options.at_step = [&](const std::string&) {
           if (++n == kill_at) ::_exit(9);  // as abrupt as SIGKILL: no destructor, no flush
         };
-        verify::collect_snapshots(s.store, {"A"}, s.only_b(), options);
+        snapshot::collect_snapshots(s.store, {"A"}, s.only_b(), options);
         ::_exit(0);
       }
       int status = 0;
@@ -326,8 +326,8 @@ TEST_SUITE("verify") {
       REQUIRE(WIFEXITED(status));
       s.check_b_intact();
       // And the next gc finishes the job.
-      auto gc = verify::collect_snapshots(s.store, {}, s.only_b(), {});
-      CHECK(gc.repositories[0].outcome == verify::RepositoryGc::Outcome::kPacked);
+      auto gc = snapshot::collect_snapshots(s.store, {}, s.only_b(), {});
+      CHECK(gc.repositories[0].outcome == snapshot::RepositoryGc::Outcome::kPacked);
       CHECK(s.loose_objects() == 0);
       CHECK_FALSE(s.has_object("v2 (run A wrote it)\n"));
       s.check_b_intact();

@@ -16,9 +16,9 @@
 #include <tuple>
 #include <vector>
 
-#include "core/git_ptr.h"
+#include "snapshot/git_ptr.h"
+#include "snapshot/store.h"
 #include "tests/test_support.h"
-#include "verify/snapshot.h"
 
 using namespace candor;
 using candor::testing::CommandResult;
@@ -77,7 +77,7 @@ std::string missing_from(const std::set<std::string>& a, const std::set<std::str
   return out;
 }
 
-std::set<std::string> tree_files(const verify::SnapshotStore& snap, const std::string& tree) {
+std::set<std::string> tree_files(const snapshot::SnapshotStore& snap, const std::string& tree) {
   auto r = run_command({"/usr/bin/git", "--git-dir=" + snap.repository_path(), "ls-tree", "-r", "--name-only", tree});
   REQUIRE(r.exit_code == 0);
   return lines(r.out);
@@ -107,7 +107,7 @@ TEST_SUITE("verify") {
     for (const auto& g : {".gitignore", "d/.gitignore", "gen/.gitignore"})
       write_file(rules + "/" + g, candor::testing::read_file(ws + "/" + g));
 
-    auto snap = verify::SnapshotStore::open(make_temp_dir("store"), ws);
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
     REQUIRE(snap.ok());
     REQUIRE((*snap)->scan().ok());
     REQUIRE((*snap)->freeze_ignore_rules({}).ok());
@@ -182,7 +182,7 @@ std::int64_t now_s() { return std::chrono::duration_cast<std::chrono::seconds>(s
 
 // A first run's snapshot of `ws` in a store that has never seen it: the tree id and `git ls-tree -r`.
 std::pair<std::string, std::string> first_snapshot(const std::string& ws) {
-  auto snap = verify::SnapshotStore::open(make_temp_dir("store"), ws);
+  auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
   REQUIRE(snap.ok());
   REQUIRE((*snap)->scan().ok());
   REQUIRE((*snap)->freeze_ignore_rules({}).ok());
@@ -345,7 +345,7 @@ namespace {
 // given) and its scan, the after tree, the index saved. Returns the before and after listings.
 std::pair<std::string, std::string> one_run(const std::string& store, const std::string& ws, const std::string& step_file,
                                             std::string& before_tree, std::string& after_tree) {
-  auto snap = verify::SnapshotStore::open(store, ws);
+  auto snap = snapshot::SnapshotStore::open(store, ws);
   REQUIRE(snap.ok());
   REQUIRE((*snap)->scan().ok());
   REQUIRE((*snap)->freeze_ignore_rules({}).ok());
@@ -368,7 +368,7 @@ TEST_SUITE("verify") {
   TEST_CASE("property: a warm run's trees equal snapshots from scratch, whatever changed between runs or in the store") {
     std::string ws = tracked_workspace();
     std::string store = make_temp_dir("store");
-    std::string repo = verify::snapshot_repository_path(store, fs::canonical(ws).string());
+    std::string repo = snapshot::snapshot_repository_path(store, fs::canonical(ws).string());
     std::string old_index;  // a copy of the store's index from an earlier run, to put back
     std::mt19937 rng(20261123);
     for (int i = 0; i < 40; ++i) {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "snapshot/store.h"
 #include "tests/test_support.h"
-#include "verify/snapshot.h"
 
 using namespace candor;
 using candor::testing::make_temp_dir;
@@ -22,8 +22,8 @@ namespace {
 
 constexpr const char* kCanary = "CANARY: this file lies outside the workspace\n";
 
-std::unique_ptr<verify::SnapshotStore> open_scanned(const std::string& store, const std::string& ws) {
-  auto snap = verify::SnapshotStore::open(store, ws);
+std::unique_ptr<snapshot::SnapshotStore> open_scanned(const std::string& store, const std::string& ws) {
+  auto snap = snapshot::SnapshotStore::open(store, ws);
   REQUIRE(snap.ok());
   REQUIRE((*snap)->scan().ok());
   REQUIRE((*snap)->freeze_ignore_rules({}).ok());
@@ -50,7 +50,7 @@ ChildScan scan_as_nobody(const std::string& store, const std::string& ws) {
     if (::geteuid() == 0 && (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0)) {
       out = "error: cannot drop to nobody\n";
     } else {
-      auto snap = verify::SnapshotStore::open(store, ws);
+      auto snap = snapshot::SnapshotStore::open(store, ws);
       auto s = snap.ok() ? (*snap)->scan() : Result<std::vector<std::string>>(snap.error());
       out = s.ok() ? "ok\n" : "error: " + s.error().message + "\n";
       if (s.ok()) {
@@ -152,7 +152,7 @@ TEST_SUITE("verify") {
     write_file(ws + "/d/f.txt", "inside\n");
     write_file(ws + "/e/f.txt", "before\n");
     write_file(ws + "/run.sh", "#!/bin/sh\n");
-    auto snap = verify::SnapshotStore::open(make_temp_dir("store"), ws);
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
     REQUIRE(snap.ok());
     (*snap)->set_after_walk_hook_for_tests([&] {
       fs::remove(ws + "/pipe.txt");

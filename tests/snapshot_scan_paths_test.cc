@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "snapshot/store.h"
 #include "tests/test_support.h"
-#include "verify/snapshot.h"
 
 using namespace candor;
 using candor::testing::make_temp_dir;
@@ -18,8 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::unique_ptr<verify::SnapshotStore> first_scanned(const std::string& ws) {
-  auto snap = verify::SnapshotStore::open(make_temp_dir("store"), ws);
+std::unique_ptr<snapshot::SnapshotStore> first_scanned(const std::string& ws) {
+  auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
   REQUIRE(snap.ok());
   REQUIRE((*snap)->scan().ok());
   REQUIRE((*snap)->freeze_ignore_rules({}).ok());
@@ -100,7 +100,7 @@ TEST_SUITE("verify") {
     const std::vector<std::string> held = {".git~1/i", "a/.gitmodules", "con/aux.txt", "dot./f", "space /g"};
     for (const auto& n : refused) write_file(ws + "/" + n, n + "\n");
     for (const auto& n : held) write_file(ws + "/" + n, n + "\n");
-    auto snap = verify::SnapshotStore::open(make_temp_dir("store"), ws);
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
     REQUIRE(snap.ok());
     CHECK(scanned((*snap)->scan()) == held);
     CHECK((*snap)->unread() == refused);

@@ -9,8 +9,8 @@
 #include <random>
 #include <set>
 
+#include "snapshot/store.h"
 #include "tests/test_support.h"
-#include "verify/snapshot.h"
 
 using namespace candor;
 using candor::testing::make_temp_dir;
@@ -26,7 +26,7 @@ TEST_SUITE("verify") {
     write_file(ws + "/a.txt", "one\ntwo\nthree\n");
     write_file(ws + "/b.txt", "bee\n");
     write_file(ws + "/sub/c.txt", "sea\n");
-    auto snap = verify::SnapshotStore::open(store, ws);
+    auto snap = snapshot::SnapshotStore::open(store, ws);
     REQUIRE(snap.ok());
     auto s0 = (*snap)->scan();
     REQUIRE(s0.ok());
@@ -77,7 +77,7 @@ TEST_SUITE("verify") {
     write_file(ws + "/.gitattributes", "* binary\n*.txt -diff\n*.dat diff\n");
     write_file(ws + "/notes.txt", "one\ntwo\n");
     write_file(ws + "/real.dat", std::string("a\0b\n", 4));
-    auto snap = verify::SnapshotStore::open(make_temp_dir("store"), ws);
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
     REQUIRE(snap.ok());
     REQUIRE((*snap)->scan().ok());
     std::string t0 = (*snap)->write_tree().value();
@@ -113,7 +113,7 @@ TEST_SUITE("verify") {
   TEST_CASE("a same-size rewrite right after a scan is still seen") {
     std::string ws = make_temp_dir("ws");
     write_file(ws + "/f.txt", "aaaa\n");
-    auto snap = verify::SnapshotStore::open(make_temp_dir("store"), ws);
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
     REQUIRE(snap.ok());
     REQUIRE((*snap)->scan().ok());
     for (int i = 0; i < 20; ++i) {
@@ -135,7 +135,7 @@ TEST_SUITE("verify") {
     write_file(ws + "/.candor/config.json", "{}");
     auto git_before = candor::testing::tree_contents(ws + "/.git");
     std::string store = make_temp_dir("store");
-    auto snap = verify::SnapshotStore::open(store, ws);
+    auto snap = snapshot::SnapshotStore::open(store, ws);
     REQUIRE(snap.ok());
     auto s0 = (*snap)->scan();
     REQUIRE(s0.ok());
@@ -157,7 +157,7 @@ TEST_SUITE("verify") {
     std::string ws = make_temp_dir("ws");
     write_file(ws + "/.gitattributes", "* text=auto eol=lf\n");
     write_file(ws + "/crlf.txt", "a\r\nb\r\n");
-    auto snap = verify::SnapshotStore::open(make_temp_dir("store"), ws);
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
     REQUIRE(snap.ok());
     auto s = (*snap)->scan();
     REQUIRE(s.ok());
@@ -169,12 +169,12 @@ TEST_SUITE("verify") {
     std::string store = make_temp_dir("store");
     for (int i = 0; i < 50; ++i) write_file(ws + "/f" + std::to_string(i), std::to_string(i));
     {
-      auto snap = verify::SnapshotStore::open(store, ws);
+      auto snap = snapshot::SnapshotStore::open(store, ws);
       REQUIRE((*snap)->scan().ok());
       REQUIRE((*snap)->flush().ok());
     }
     write_file(ws + "/f7", "changed");
-    auto snap = verify::SnapshotStore::open(store, ws);
+    auto snap = snapshot::SnapshotStore::open(store, ws);
     auto s = (*snap)->scan();
     REQUIRE(s.ok());
     CHECK((*s) == std::vector<std::string>{"f7"});
@@ -187,7 +187,7 @@ TEST_SUITE("verify") {
     std::this_thread::sleep_for(std::chrono::seconds(3));  // past the racy window: stat data can vouch for them
     // Each run: open, scan, freeze, a step that writes `files`, scan, tree, flush; its trees.
     auto run = [&](const std::vector<std::string>& files, const std::string& content) {
-      auto snap = verify::SnapshotStore::open(store, ws);
+      auto snap = snapshot::SnapshotStore::open(store, ws);
       REQUIRE(snap.ok());
       REQUIRE((*snap)->scan().ok());
       REQUIRE((*snap)->freeze_ignore_rules({}).ok());
@@ -199,7 +199,7 @@ TEST_SUITE("verify") {
       return std::make_tuple(before, after, (*snap)->repository_path());
     };
     auto from_scratch = [&] {
-      auto fresh = verify::SnapshotStore::open(make_temp_dir("fresh"), ws);
+      auto fresh = snapshot::SnapshotStore::open(make_temp_dir("fresh"), ws);
       REQUIRE((*fresh)->scan().ok());
       return (*fresh)->write_tree().value();
     };
@@ -228,7 +228,7 @@ TEST_SUITE("verify") {
     write_file(ws + "/a.txt", "one\n");
     write_file(ws + "/b.txt", "bee\n");
     auto run = [&](const std::string& step_content) {
-      auto snap = verify::SnapshotStore::open(store, ws);
+      auto snap = snapshot::SnapshotStore::open(store, ws);
       REQUIRE(snap.ok());
       REQUIRE((*snap)->scan().ok());
       REQUIRE((*snap)->freeze_ignore_rules({}).ok());
@@ -268,7 +268,7 @@ TEST_SUITE("verify") {
     write_file(ws + "/.gitignore", "*.tmp\nignored/\n");
     write_file(ws + "/g.tmp", "start\n");
     write_file(ws + "/ignored/x", "start\n");
-    auto snap = verify::SnapshotStore::open(make_temp_dir("store"), ws);
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
     REQUIRE((*snap)->scan().ok());
     REQUIRE((*snap)->freeze_ignore_rules({}).ok());
     REQUIRE((*snap)->write_tree().ok());
@@ -297,7 +297,7 @@ TEST_SUITE("verify") {
       }
       auto incremental = (*snap)->scan();
       REQUIRE(incremental.ok());
-      auto fresh = verify::SnapshotStore::open(make_temp_dir("fresh"), ws);
+      auto fresh = snapshot::SnapshotStore::open(make_temp_dir("fresh"), ws);
       REQUIRE((*fresh)->scan().ok());
       CHECK((*snap)->write_tree().value() == (*fresh)->write_tree().value());
     }
@@ -306,7 +306,7 @@ TEST_SUITE("verify") {
   TEST_CASE("touching a file is not a change; changing its mode is") {
     std::string ws = make_temp_dir("ws");
     write_file(ws + "/run.sh", "echo hi\n");
-    auto snap = verify::SnapshotStore::open(make_temp_dir("store"), ws);
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
     REQUIRE((*snap)->scan().ok());
     fs::last_write_time(ws + "/run.sh", fs::file_time_type::clock::now() + std::chrono::seconds(5));
     CHECK((*snap)->scan().value().empty());
@@ -318,7 +318,7 @@ TEST_SUITE("verify") {
 namespace {
 
 // The files a tree holds, read back with the git command line (an oracle independent of libgit2).
-std::set<std::string> tree_files(const verify::SnapshotStore& snap, const std::string& tree) {
+std::set<std::string> tree_files(const snapshot::SnapshotStore& snap, const std::string& tree) {
   auto r = run_command({"/usr/bin/git", "--git-dir=" + snap.repository_path(), "ls-tree", "-r", "--name-only", tree});
   REQUIRE(r.exit_code == 0);
   std::set<std::string> out;
@@ -334,8 +334,8 @@ std::set<std::string> tree_files(const verify::SnapshotStore& snap, const std::s
   return out;
 }
 
-std::unique_ptr<verify::SnapshotStore> open_frozen(const std::string& ws, const std::vector<std::string>& extra = {}) {
-  auto snap = verify::SnapshotStore::open(make_temp_dir("store"), ws);
+std::unique_ptr<snapshot::SnapshotStore> open_frozen(const std::string& ws, const std::vector<std::string>& extra = {}) {
+  auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
   REQUIRE(snap.ok());
   REQUIRE((*snap)->scan().ok());
   REQUIRE((*snap)->freeze_ignore_rules(extra).ok());
@@ -411,19 +411,19 @@ TEST_SUITE("verify") {
     write_file(ws + "/deps/lib.js", "lib\n");
     write_file(ws + "/debug.log", "log\n");
     {
-      auto snap = verify::SnapshotStore::open(store, ws, {"deps/"});
+      auto snap = snapshot::SnapshotStore::open(store, ws, {"deps/"});
       REQUIRE(snap.ok());
       CHECK((*snap)->scan().value() == std::vector<std::string>{"debug.log", "keep.txt"});
       REQUIRE((*snap)->freeze_ignore_rules({"deps/"}).ok());
       REQUIRE((*snap)->flush().ok());
     }
-    auto snap = verify::SnapshotStore::open(store, ws, {"deps/", "*.log"});
+    auto snap = snapshot::SnapshotStore::open(store, ws, {"deps/", "*.log"});
     REQUIRE(snap.ok());
     REQUIRE((*snap)->scan().ok());
     REQUIRE((*snap)->freeze_ignore_rules({"deps/", "*.log"}).ok());
     CHECK(tree_files(**snap, (*snap)->write_tree().value()) == std::set<std::string>{"keep.txt"});
 
-    auto dropped = verify::SnapshotStore::open(make_temp_dir("store"), ws, {"*.log"});  // then the config lost it
+    auto dropped = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, {"*.log"});  // then the config lost it
     REQUIRE((*dropped)->scan().ok());
     REQUIRE((*dropped)->freeze_ignore_rules({}).ok());
     CHECK(tree_files(**dropped, (*dropped)->write_tree().value()) == std::set<std::string>{"debug.log", "deps/lib.js", "keep.txt"});
@@ -481,7 +481,7 @@ TEST_SUITE("verify") {
         std::this_thread::sleep_for(std::chrono::seconds(3));
       }
       std::string store = make_temp_dir("store");
-      auto snap = verify::SnapshotStore::open(store, ws);
+      auto snap = snapshot::SnapshotStore::open(store, ws);
       REQUIRE(snap.ok());
       REQUIRE((*snap)->scan().ok());
       REQUIRE((*snap)->freeze_ignore_rules({}).ok());
@@ -513,7 +513,7 @@ TEST_SUITE("verify") {
 
 namespace {
 
-std::map<std::string, std::string> changes_of(const verify::SnapshotStore& snap, const std::string& from, const std::string& to) {
+std::map<std::string, std::string> changes_of(const snapshot::SnapshotStore& snap, const std::string& from, const std::string& to) {
   auto muts = snap.diff(from, to);
   REQUIRE(muts.ok());
   std::map<std::string, std::string> out;
@@ -605,7 +605,7 @@ TEST_SUITE("verify") {
     for (bool given_to_open : {true, false}) {
       CAPTURE(given_to_open);
       const std::vector<std::string> config = {"cache/", "/tmp/"};
-      auto opened = verify::SnapshotStore::open(make_temp_dir("store"), ws, given_to_open ? config : std::vector<std::string>{});
+      auto opened = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, given_to_open ? config : std::vector<std::string>{});
       REQUIRE(opened.ok());
       auto& snap = *opened;
       REQUIRE(snap->scan().ok());
@@ -651,7 +651,7 @@ TEST_SUITE("verify") {
     write_file(ws + "/.gitignore", "build/\n");
     write_file(ws + "/a.txt", "a\n");
     auto run_start = [&] {
-      auto snap = verify::SnapshotStore::open(store, ws);
+      auto snap = snapshot::SnapshotStore::open(store, ws);
       REQUIRE(snap.ok());
       REQUIRE((*snap)->scan().ok());
       REQUIRE((*snap)->freeze_ignore_rules({}).ok());

@@ -11,19 +11,19 @@
 #include <string>
 #include <vector>
 
-#include "core/git_ptr.h"
+#include "snapshot/git_names.h"
+#include "snapshot/git_ptr.h"
+#include "snapshot/stat_index.h"
+#include "snapshot/store.h"
 #include "tests/test_support.h"
-#include "verify/git_names.h"
-#include "verify/snapshot.h"
-#include "verify/stat_index.h"
 
 using namespace candor;
 using candor::testing::make_temp_dir;
 using candor::testing::read_file;
 using candor::testing::run_command;
 using candor::testing::write_file;
-using verify::StatEntry;
-using verify::StatIndex;
+using snapshot::StatEntry;
+using snapshot::StatIndex;
 namespace fs = std::filesystem;
 
 namespace {
@@ -268,7 +268,7 @@ TEST_SUITE("verify") {
   }
 
   TEST_CASE("the names git refuses to hold are refused; the rest are held") {
-    verify::GitNameCheck names;
+    snapshot::GitNameCheck names;
     for (const char* held : {"src/a.txt", ".gitignore", "a/.gitmodules", "go.mod", "git/x", "gitx~1/a", ".github/workflows/ci.yml",
                              "docs/.git-blame-ignore-revs", "G/g"}) {
       const std::string path = held;
@@ -290,22 +290,22 @@ TEST_SUITE("verify") {
     std::string store = make_temp_dir("store");
     std::string tree;
     {
-      auto snap = verify::SnapshotStore::open(store, ws);
+      auto snap = snapshot::SnapshotStore::open(store, ws);
       REQUIRE(snap.ok());
       REQUIRE((*snap)->scan().ok());
       tree = (*snap)->write_tree().value();
       REQUIRE((*snap)->flush().ok());
     }
-    std::string index_file = verify::snapshot_repository_path(store, ws) + "/index";
+    std::string index_file = snapshot::snapshot_repository_path(store, ws) + "/index";
     std::string bytes = read_file(index_file);
     REQUIRE(bytes.size() > 40);
     write_file(index_file, bytes.substr(0, bytes.size() / 2));  // a crash mid-write, outside git's lock
     write_file(ws + "/d/b.txt", "b changed\n");
-    auto fresh = verify::SnapshotStore::open(make_temp_dir("fresh"), ws);
+    auto fresh = snapshot::SnapshotStore::open(make_temp_dir("fresh"), ws);
     REQUIRE(fresh.ok());
     REQUIRE((*fresh)->scan().ok());
     {
-      auto snap = verify::SnapshotStore::open(store, ws);
+      auto snap = snapshot::SnapshotStore::open(store, ws);
       REQUIRE_MESSAGE(snap.ok(), snap.error().message);
       REQUIRE((*snap)->scan().ok());
       std::string after = (*snap)->write_tree().value();

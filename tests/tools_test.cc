@@ -20,7 +20,7 @@ struct ToolFixture {
   std::string root = make_temp_dir("tools");
   std::unique_ptr<sandbox::Workspace> ws;
   executor::ToolRegistry tools = executor::builtin_tools();
-  NetworkPolicy network;
+  net::NetworkPolicy network;
   ToolFixture() {
     write_file(root + "/css/style.css", "body {\n  background: #ffffff;\n  color: #222;\n}\n");
     write_file(root + "/index.html", "<link href=\"css/style.css\">\n<p>background</p>\n");

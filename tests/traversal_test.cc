@@ -114,7 +114,7 @@ TEST_SUITE("sandbox") {
     for (const auto& c : canaries) canary_atimes.push_back(atime_of(c));
 
     executor::ToolRegistry tools = executor::builtin_tools();
-    NetworkPolicy network;
+    net::NetworkPolicy network;
     int refused = 0, confined = 0;
 
     for (bool fallback : {false, true}) {

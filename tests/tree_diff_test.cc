@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "snapshot/store.h"
 #include "tests/test_support.h"
-#include "verify/snapshot.h"
 
 using namespace candor;
 using candor::testing::make_temp_dir;
@@ -33,7 +33,7 @@ std::vector<std::string> git_diff(const std::string& repo, const std::string& fr
   return out;
 }
 
-std::vector<std::string> candor_diff(verify::SnapshotStore& snap, const std::string& from, const std::string& to) {
+std::vector<std::string> candor_diff(snapshot::SnapshotStore& snap, const std::string& from, const std::string& to) {
   auto muts = snap.diff(from, to);
   REQUIRE(muts.ok());
   std::vector<std::string> out;
@@ -47,7 +47,7 @@ std::vector<std::string> candor_diff(verify::SnapshotStore& snap, const std::str
 TEST_SUITE("verify") {
   TEST_CASE("tree diffs name what git diff-tree names: folders that became files and back, modes, links, whole folders") {
     std::string ws = make_temp_dir("ws");
-    auto snap = verify::SnapshotStore::open(make_temp_dir("store"), ws);
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
     REQUIRE(snap.ok());
     std::mt19937 rng(7);
     const std::vector<std::string> names = {"a", "b/c", "b/d/e", "b/d/f", "g/h", "g", "i/j/k/l", "top"};

@@ -1,0 +1,690 @@
+#include "snapshot/store.h"
+#include "snapshot/store_impl.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string_view>
+#include <thread>
+
+#include <fmt/format.h>
+#include <git2/sys/repository.h>
+
+#include "snapshot/beneath.h"
+#include "snapshot/git_ptr.h"
+#include "snapshot/ignore_prefilter.h"
+#include "snapshot/ignore_shadow.h"
+#include "snapshot/pack_writer.h"
+#include "snapshot/repository_lock.h"
+#include "snapshot/snapshot_objects.h"
+#include "snapshot/snapshot_repository.h"
+#include "snapshot/tree_update.h"
+#include "snapshot/workdir_walk.h"
+
+namespace candor::snapshot {
+namespace {
+
+void init_once() { git_init_once(); }
+
+
+std::string oid_str(const git_oid& oid) {
+  char buf[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(buf, sizeof(buf), &oid);
+  return buf;
+}
+
+Result<git_oid> parse_oid(const std::string& s) {
+  git_oid oid;
+  if (git_oid_fromstr(&oid, s.c_str()) != 0) return make_error(ErrorCode::kInvalidInput, "snapshot: bad tree id \"" + s + "\"");
+  return oid;
+}
+
+// Gitignore patterns relative to the workspace root, on top of the .gitignore files.
+Status add_rules(git_repository* repo, const std::vector<std::string>& patterns) {
+  std::string rules;
+  for (const auto& p : patterns) rules += p + "\n";
+  if (!rules.empty() && git_ignore_add_rule(repo, rules.c_str()) != 0) return git_failure("add snapshot.ignore rules");
+  return ok_status();
+}
+
+// Beside the index: the snapshot.ignore patterns it was last pruned with, one a line.
+constexpr const char* kIndexIgnore = "candor-index-ignore";
+
+std::set<std::string> read_patterns(const std::string& path) {
+  std::set<std::string> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) out.insert(line);
+  }
+  return out;
+}
+
+bool is_subset(const std::set<std::string>& a, const std::set<std::string>& b) {
+  return std::includes(b.begin(), b.end(), a.begin(), a.end());
+}
+
+// Whether a path can be in a snapshot at all, whatever the ignore rules say: the walk never
+// looks into a `.git` or the root's `.candor` (both fingerprinted apart: protected_paths.cc), or
+// the store (`skip_dir`). Nothing else is left out by its name.
+bool snapshot_may_hold(std::string_view path, std::string_view skip_dir) {
+  if (!skip_dir.empty() && path.substr(0, skip_dir.size()) == skip_dir) return false;
+  for (std::size_t start = 0; start <= path.size();) {
+    std::size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    std::string_view name = path.substr(start, end - start);
+    if (name == ".git" || (start == 0 && name == ".candor")) return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
+SnapshotStore::SnapshotStore(std::unique_ptr<Impl> impl, std::string repo_path)
+    : impl_(std::move(impl)), repo_path_(std::move(repo_path)) {}
+SnapshotStore::~SnapshotStore() = default;
+
+void init_git_once() { git_init_once(); }
+
+std::string snapshot_repository_path(const std::string& store_dir, const std::string& workspace_root) {
+  git_oid name_hash;
+  git_odb_hash(&name_hash, workspace_root.data(), workspace_root.size(), GIT_OBJECT_BLOB);
+  return fmt::format("{}/snapshots/{}.git", store_dir, oid_str(name_hash).substr(0, 16));
+}
+
+Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& store_dir, const std::string& workspace_root,
+                                                           const std::vector<std::string>& extra_ignore) {
+  init_once();
+  std::string repo_path = snapshot_repository_path(store_dir, workspace_root);
+  auto impl = std::make_unique<Impl>();
+  TRY(impl->in_use, RepositoryLock::shared(repo_path));
+  if (git_repository_open_bare(impl->repo.out(), repo_path.c_str()) != 0) {
+    TRY_STATUS(create_repository(repo_path, workspace_root));
+    if (git_repository_open_bare(impl->repo.out(), repo_path.c_str()) != 0) return git_failure("open " + repo_path);
+  }
+  TRY_STATUS(use_own_config(impl->repo.get(), repo_path, repo_path));
+  TRY_STATUS(refresh_exclude(repo_path));
+  TRY(impl->packs, PackedWrites::attach(impl->repo.get(), repo_path));
+  if (git_odb_open(impl->own.out(), (repo_path + "/objects").c_str()) != 0) return git_failure("open " + repo_path + "/objects");
+  // The workspace's own objects, read-only: what its index vouches for needs no copy (see scan()).
+  // Only a `.git` folder at the root; a `.git` file (a linked worktree, a submodule) is not used.
+  if (struct stat git_dir{}; ::lstat((workspace_root + "/.git").c_str(), &git_dir) == 0 && S_ISDIR(git_dir.st_mode)) {
+    GitOdb odb;
+    if (git_repository_odb(odb.out(), impl->repo.get()) != 0) return git_failure("open object database");
+    if (attach_workspace_objects(odb.get(), workspace_root + "/.git")) impl->workspace_index = workspace_root + "/.git/index";
+  }
+  // Reads and diffs of trees go through a handle on the same objects with no work tree: a diff
+  // looks up each path's attributes, and with a work tree libgit2 resolves every path there
+  // (realpath: a readlink per folder on its way, ~20 s for 10,000 files 100 folders deep) and reads
+  // the .gitattributes the agent wrote. The database is the very one the workspace's objects are
+  // attached to (above), so they are seen through it too.
+  {
+    GitOdb odb;
+    if (git_repository_odb(odb.out(), impl->repo.get()) != 0 || git_repository_wrap_odb(impl->trees_repo.out(), odb.get()) != 0) {
+      return git_failure("open the snapshot trees of " + repo_path);
+    }
+  }
+  // Point the store's repository at the workspace without writing a gitlink into it.
+  if (git_repository_set_workdir(impl->repo.get(), workspace_root.c_str(), 0) != 0) return git_failure("set workdir");
+  // libgit2 must not load the index file itself (an allocation per entry: what StatIndex avoids);
+  // its attribute lookups for diffs would. What they find in an empty index is nothing.
+  Index no_index;
+  if (git_index_new(no_index.out()) != 0 || git_repository_set_index(impl->repo.get(), no_index.get()) != 0) {
+    return git_failure("detach the index of " + repo_path);
+  }
+  // An index that cannot be read (cut short by a crash, say) is only a cache: the first scan
+  // hashes every file again, and flush() writes a good one in its place.
+  auto loaded = StatIndex::load(repo_path + "/index");
+  bool index_lost = !loaded.ok();
+  if (loaded.ok()) impl->index = std::move(*loaded);
+  TRY_STATUS(add_rules(impl->repo.get(), extra_ignore));
+  impl->open_ignore.insert(extra_ignore.begin(), extra_ignore.end());
+  impl->index_ignore = read_patterns(repo_path + "/" + kIndexIgnore);
+  impl->workdir = workspace_root;
+  auto root = BeneathRoot::open(workspace_root);
+  if (!root.ok()) return root.error().wrap("snapshot");
+  impl->root.emplace(std::move(*root));
+  std::error_code ec;
+  auto store_abs = std::filesystem::weakly_canonical(store_dir, ec).string();
+  if (!ec && store_abs.rfind(workspace_root + "/", 0) == 0) impl->skip_dir = store_abs.substr(workspace_root.size() + 1) + "/";
+  impl->index_tree = read_index_tree(repo_path, impl->index.size(), impl->index.checksum(), impl->own.get());
+  impl->index_tree_saved = !impl->index_tree.empty();
+  // Entries saved no earlier than the index file itself are racy: their stat cannot prove them
+  // unchanged (git's rule), so the first scan re-hashes them.
+  for (std::string_view path : impl->index.racy()) impl->racy.emplace(path);
+  // A store that has never seen the workspace starts from what the workspace's own index vouches
+  // for, as git does: a file whose stat matches its entry (and is not racy) is not read by the
+  // first scan. Done here, where a run opens the store beside its credential walk.
+  if (index_lost) impl->contents_changed_everywhere();
+  if (Impl& m = *impl; m.index.empty() && !m.workspace_index.empty()) {
+    seed_from_index(m.index, m.workspace_index, m.racy, [&m](std::string_view path) { return snapshot_may_hold(path, m.skip_dir); });
+    m.contents_changed_everywhere();
+  }
+  return std::unique_ptr<SnapshotStore>(new SnapshotStore(std::move(impl), repo_path));
+}
+
+namespace {
+
+// Whether `path` lies in (or is) something this scan could not read: its entry stays as it was.
+bool hidden_by_unread(const std::vector<std::string>& unread, const std::string& path) {
+  for (const auto& u : unread) {
+    bool folder = u.back() == '/';
+    if (folder ? path.rfind(u, 0) == 0 : (path == u || path.rfind(u + "/", 0) == 0)) return true;
+  }
+  return false;
+}
+
+bool is_gitignore(std::string_view path) {
+  constexpr std::string_view kName = ".gitignore";
+  return path.size() >= kName.size() && path.substr(path.size() - kName.size()) == kName &&
+         (path.size() == kName.size() || path[path.size() - kName.size() - 1] == '/');
+}
+
+}  // namespace
+
+SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() {
+  // A file whose mtime is this close to the moment we look at it could change again within the
+  // same timestamp tick without its stat changing: such "racy" files are re-hashed next time.
+  std::int64_t racy_from = std::chrono::duration_cast<std::chrono::seconds>(
+                               std::chrono::system_clock::now().time_since_epoch()).count() - 2;
+  // Stat every file against the stat cache, in parallel. Each thread writes only its own bucket
+  // and its own bytes of `seen`.
+  struct Bucket {
+    std::vector<std::string> candidates, unknown, racy, gitignores;
+  };
+  unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+  std::vector<Bucket> buckets(threads);
+  bool collect_gitignores = frozen.get() == nullptr;  // the first scan
+  auto note = [&](Bucket& b, const FileStat& f) {
+    if (f.stated && (f.mtime_s >= racy_from || f.ctime_s >= racy_from)) b.racy.push_back(f.path);
+    if (collect_gitignores && is_gitignore(f.path)) b.gitignores.push_back(f.path);
+  };
+  std::vector<std::uint8_t> seen(index.size(), 0);
+  FileVisitor visit = [&](unsigned t, const FileStat& f) {
+    Bucket& b = buckets[t];
+    note(b, f);
+    std::size_t pos = index.find(f.path);
+    if (pos == StatIndex::npos) {
+      b.unknown.push_back(f.path);
+      return;
+    }
+    seen[pos] = 1;
+    const StatEntry& e = index.at(pos);
+    // A chmod moves ctime, so stat_matches fails for it already; the whole mode is compared too,
+    // since setuid or a group-write bit is a change git's two file modes cannot show.
+    bool mode_moved = f.stated && e.full_mode != 0 && (e.full_mode != f.full_mode || e.uid != f.uid || e.gid != f.gid);
+    if (!stat_matches(e, f) || mode_moved || racy.count(f.path) != 0) {
+      b.candidates.push_back(f.path);
+    } else if (f.stated) {
+      index.set_full_mode(pos, f.full_mode);  // its own entry: no other thread writes it
+    }
+  };
+  // A folder with nothing tracked (a workspace without a repository is all such folders) is
+  // entered unless the rules of this scan exclude it: before the snapshot before the run, config
+  // snapshot.ignore alone (what existed under a path .gitignore ignores is recorded too); after
+  // it, the frozen rules, unless those first scans listed it (its mode, and the FIFOs or sockets
+  // in it, are watched) or the snapshot held a path beneath it in this run. The handle deciding
+  // is shared, so its decisions are taken in turn. What is not entered (excluded, or the store
+  // itself) is not looked into at all.
+  std::mutex ignore_mu;
+  auto enter = [&](std::string_view dir) {
+    if (index.has_prefix(dir)) return true;
+    std::string path(dir);
+    if (path == skip_dir) return false;
+    if (started && (folder_modes_start.count(path) != 0 || watched_beneath(dir))) return true;
+    std::lock_guard<std::mutex> lock(ignore_mu);
+    return started ? !is_ignored(path) : !excluded_by_config(path);
+  };
+  // The files of a folder with nothing tracked are all unknown: read (unless excluded) whatever
+  // their stat, which the read then takes from the file it opened.
+  WalkOptions options;
+  options.stat_files_in = [this](std::string_view dir) { return index.has_prefix(dir); };
+  WalkResult walked = walk_workdir(*root, "", enter, visit, threads, options);
+  Walked out;
+  out.racy_from = racy_from;
+  out.unread = std::move(walked.unread);
+  out.folders = std::move(walked.folders);
+  out.git_entries = std::move(walked.git_entries);
+  out.specials = std::move(walked.specials);
+  for (std::size_t i = 0; i < index.size(); ++i) {
+    if (!seen[i]) out.deleted.emplace_back(index.at(i).path);
+  }
+  for (auto& b : buckets) {
+    out.candidates.insert(out.candidates.end(), b.candidates.begin(), b.candidates.end());
+    out.unknown.insert(out.unknown.end(), b.unknown.begin(), b.unknown.end());
+    out.racy.insert(b.racy.begin(), b.racy.end());
+    out.gitignores.insert(out.gitignores.end(), b.gitignores.begin(), b.gitignores.end());
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> SnapshotStore::scan(const std::vector<std::string>& written) {
+  Impl& m = *impl_;
+  if (m.config_rules.get() == nullptr) TRY_STATUS(m.open_config_rules(repo_path_));
+  m.scanned = true;
+  Impl::Walked w = m.walk();
+  if (std::find(w.unread.begin(), w.unread.end(), "./") != w.unread.end()) {
+    return make_error(ErrorCode::kIo, "snapshot: cannot list the workspace " + m.workdir);
+  }
+  if (m.frozen.get() == nullptr) TRY_STATUS(m.fix_rules(std::move(w.gitignores), repo_path_));
+  // Before the snapshot before the run the walk took in all but snapshot.ignore's paths already.
+  if (m.started) m.take_in_forced(w, written);
+  if (m.after_walk_hook) m.after_walk_hook();
+
+  // 3. Update the index: hash what may have changed; a stat-only change (touch) is no change.
+  std::vector<std::string> changed;
+  std::vector<std::string> unread = w.unread;
+  const std::size_t restated = w.candidates.size();  // their stat data at least is saved anew
+  TRY_STATUS(m.stage_walked(w, repo_path_, changed, unread));
+  std::vector<std::string_view> gone;
+  for (const auto& path : w.deleted) {
+    if (hidden_by_unread(w.unread, path)) continue;  // not seen is not gone
+    m.access_seen_changing(path, m.index.at(m.index.find(path)));
+    m.note_gone(path);
+    gone.push_back(path);
+    changed.push_back(path);
+  }
+  m.note_folders(w);
+  m.index.remove_all(std::move(gone));
+  m.racy = std::move(w.racy);
+  m.add_unread(unread);
+  m.entries_since_save += restated + changed.size();
+  if (!changed.empty()) m.contents_changed(changed);
+
+  // The index stays in memory between scans: rewriting a 100,000-entry index file (or its tree)
+  // after every step would cost more than the scan. write_tree() and flush() are for the ends.
+  std::sort(changed.begin(), changed.end());
+  changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
+  return changed;
+}
+
+Result<std::vector<std::string>> SnapshotStore::scan_paths(const std::vector<std::string>& paths) {
+  Impl& m = *impl_;
+  if (!m.scanned || m.frozen.get() == nullptr) return scan();
+  Impl::Walked w;
+  std::vector<std::string> looked_at;
+  for (const auto& path : paths) {
+    if (path.empty() || path == "." || path.front() == '/') return scan();
+    if (!snapshot_may_hold(path, m.skip_dir)) continue;  // no scan looks there
+    // The tool resolved the path itself: through a symlinked folder, what it wrote is elsewhere.
+    if (std::size_t slash = path.rfind('/'); slash != std::string::npos) {
+      Opened folder = m.root->open(path.substr(0, slash), O_PATH | O_DIRECTORY);
+      if (!folder.fd.valid()) return scan();
+    }
+    // What the tool wrote is held whatever .gitignore says (snapshot.ignore still decides).
+    bool tracked = m.index.find(path) != StatIndex::npos;
+    (tracked ? w.candidates : w.forced).push_back(path);
+    looked_at.push_back(path);
+  }
+  std::vector<std::string> changed;
+  std::vector<std::string> unread;
+  TRY_STATUS(m.stage_walked(w, repo_path_, changed, unread));
+  // Just written: its timestamp cannot vouch for it yet (see walk()).
+  m.racy.insert(looked_at.begin(), looked_at.end());
+  m.add_unread(unread);
+  m.entries_since_save += looked_at.size();
+  if (!changed.empty()) m.contents_changed(changed);
+  std::sort(changed.begin(), changed.end());
+  changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
+  return changed;
+}
+
+Status SnapshotStore::Impl::open_rules_handle(const std::string& repo_path, const std::string& rules_dir,
+                                              const std::set<std::string>& patterns, Repo& handle) const {
+  if (git_repository_open_bare(handle.out(), repo_path.c_str()) != 0) return git_failure("open " + repo_path);
+  TRY_STATUS(use_own_config(handle.get(), repo_path, repo_path));
+  if (git_repository_set_workdir(handle.get(), rules_dir.c_str(), 0) != 0) return git_failure("set workdir");
+  return add_rules(handle.get(), std::vector<std::string>(patterns.begin(), patterns.end()));
+}
+
+Status SnapshotStore::Impl::open_config_rules(const std::string& repo_path) {
+  TRY(no_gitignores, IgnoreShadow::create(repo_path));
+  return open_rules_handle(repo_path, no_gitignores.path(), extras_fixed ? frozen_ignore : open_ignore, config_rules);
+}
+
+// Copies the .gitignore files into the shadow and opens the handle that reads them. Shallowest
+// first, and not one in a folder the rules copied before it (or snapshot.ignore) ignore: git never
+// reads a .gitignore there (it does not look into an ignored folder, and what such a file
+// re-includes stays ignored); the first scan's walk met it because it records ignored folders too.
+Status SnapshotStore::Impl::fix_rules(std::vector<std::string> gitignores, const std::string& repo_path) {
+  TRY(shadow, IgnoreShadow::create(repo_path));
+  Repo copied_so_far;  // decides while the copies are made; `frozen` is opened on all of them
+  TRY_STATUS(open_rules_handle(repo_path, shadow.path(), open_ignore, copied_so_far));
+  auto depth = [](const std::string& p) { return std::count(p.begin(), p.end(), '/'); };
+  std::sort(gitignores.begin(), gitignores.end(), [&depth](const std::string& a, const std::string& b) {
+    auto da = depth(a), db = depth(b);
+    return da != db ? da < db : a < b;
+  });
+  constexpr std::string_view kName = ".gitignore";
+  std::vector<std::string> not_copied;
+  for (const auto& rel : gitignores) {
+    std::string folder = rel.substr(0, rel.size() - kName.size());  // "" or "dir/"
+    int ignored = 0;
+    if (!folder.empty() && git_ignore_path_is_ignored(&ignored, copied_so_far.get(), folder.c_str()) == 0 && ignored == 1) continue;
+    if (shadow.copy(*root, rel) == Entry::Kind::kUnreadable) not_copied.push_back(rel);
+  }
+  add_unread(not_copied);
+  Repo handle;
+  TRY_STATUS(open_rules_handle(repo_path, shadow.path(), open_ignore, handle));
+  std::swap(frozen.p, handle.p);
+  return ok_status();
+}
+
+void SnapshotStore::Impl::take_in_forced(Walked& w, const std::vector<std::string>& written) const {
+  std::set<std::string, std::less<>> wanted;
+  for (const auto& path : written) {
+    if (!path.empty() && path != "." && snapshot_may_hold(path, skip_dir) && index.find(path) == StatIndex::npos) wanted.insert(path);
+  }
+  if (wanted.empty() && watched_gone.empty()) return;
+  std::vector<std::string> unknown;
+  unknown.reserve(w.unknown.size());
+  for (auto& path : w.unknown) {
+    bool forced = wanted.erase(path) > 0 || watched_gone.count(path) > 0;
+    (forced ? w.forced : unknown).push_back(std::move(path));
+  }
+  w.unknown = std::move(unknown);
+  // Written where the walk did not look (a folder the frozen rules ignore, where the snapshot holds
+  // nothing): read all the same. One that is not there is nothing.
+  for (const auto& path : wanted) w.forced.push_back(path);
+}
+
+Status SnapshotStore::freeze_ignore_rules(const std::vector<std::string>& extra_patterns) {
+  Impl& m = *impl_;
+  if (m.frozen.get() == nullptr) return make_error(ErrorCode::kInternal, "snapshot: ignore rules frozen before the first scan");
+  if (m.extras_fixed) return make_error(ErrorCode::kInternal, "snapshot: the ignore rules are already frozen");
+  m.extras_fixed = true;
+  m.frozen_ignore = std::set<std::string>(extra_patterns.begin(), extra_patterns.end());
+  if (m.frozen_ignore == m.open_ignore && is_subset(m.frozen_ignore, m.index_ignore)) return ok_status();
+  for (git_repository* rules : {m.frozen.get(), m.config_rules.get()}) {
+    if (git_ignore_clear_internal_rules(rules) != 0) return git_failure("clear snapshot.ignore rules");
+    TRY_STATUS(add_rules(rules, extra_patterns));
+  }
+  // The first scan followed open()'s patterns; one it did not follow, or that the saved index
+  // was not pruned with, may match entries, which then leave the index (a check per entry, so
+  // only then).
+  if (!is_subset(m.frozen_ignore, m.open_ignore) || !is_subset(m.frozen_ignore, m.index_ignore)) TRY_STATUS(m.drop_ignored());
+  // A pattern of open()'s that is gone kept files out of the first scan: take them in now.
+  if (!is_subset(m.open_ignore, m.frozen_ignore)) TRY_STATUS(scan());
+  return ok_status();
+}
+
+// Entries config snapshot.ignore excludes leave the index, so the snapshot holds what a first
+// scan from scratch under these patterns would find. Those only .gitignore ignores stay: ignored
+// is not unwatched (scan()).
+Status SnapshotStore::Impl::drop_ignored() {
+  std::vector<std::string> drop;
+  for (std::size_t i = 0; i < index.size(); ++i) {
+    std::string path(index.at(i).path);
+    if (excluded_by_config(path)) drop.push_back(std::move(path));
+  }
+  index.remove_all(std::vector<std::string_view>(drop.begin(), drop.end()));
+  if (!drop.empty()) {
+    rewrite_index = true;
+    contents_changed(drop);
+  }
+  return ok_status();
+}
+
+const std::vector<std::string>& SnapshotStore::unread() const { return impl_->unread; }
+
+void SnapshotStore::set_deadline(std::optional<std::chrono::steady_clock::time_point> deadline) { impl_->deadline = deadline; }
+
+bool SnapshotStore::ran_out_of_time() const { return impl_->out_of_time; }
+
+void SnapshotStore::Impl::note_folders(const Walked& w) {
+  std::map<std::string, Access> now;
+  for (const auto& f : w.folders) now[f.path.empty() ? "./" : f.path] = {f.mode, f.uid, f.gid};
+  // A folder the walk could not list is not gone: what was known of it stands.
+  for (const auto& u : w.unread) {
+    if (auto it = folder_modes_now.find(u); it != folder_modes_now.end()) now.insert(*it);
+  }
+  folder_modes_now = std::move(now);
+  if (!started) folder_modes_start = folder_modes_now;
+  std::map<std::string, Access> specials;
+  for (const auto& s : w.specials) {
+    // Like a new file, one made during the run where the frozen rules ignore it is not listed.
+    if (started && specials_start.count(s.path) == 0 && is_ignored(s.path)) continue;
+    specials[s.path] = {s.mode, s.uid, s.gid};
+  }
+  // One in a folder the walk could not list is not gone.
+  for (const auto& [path, access] : specials_now) {
+    if (hidden_by_unread(w.unread, path)) specials.insert({path, access});
+  }
+  specials_now = std::move(specials);
+  if (!started) specials_start = specials_now;
+  for (const auto& g : w.git_entries) {
+    if (g != ".git") git_entries.insert(g);
+  }
+}
+
+std::vector<SnapshotStore::AccessChange> SnapshotStore::access_changes() const {
+  const Impl& m = *impl_;
+  std::vector<AccessChange> out;
+  for (const auto& [path, before] : m.file_modes_start) {
+    std::size_t pos = m.index.find(path);
+    if (pos == StatIndex::npos || m.index.at(pos).full_mode == 0) continue;  // gone: a deletion says it
+    Access after = Impl::access_of(m.index.at(pos));
+    if (after != before) out.push_back({path, before, after});
+  }
+  for (const auto& [path, before] : m.folder_modes_start) {
+    auto now = m.folder_modes_now.find(path);
+    if (now != m.folder_modes_now.end() && now->second != before) out.push_back({path, before, now->second});
+  }
+  std::sort(out.begin(), out.end(), [](const AccessChange& a, const AccessChange& b) { return a.path < b.path; });
+  return out;
+}
+
+std::vector<SnapshotStore::AccessChange> SnapshotStore::special_changes() const {
+  const Impl& m = *impl_;
+  std::vector<AccessChange> out;
+  for (const auto& [path, before] : m.specials_start) {
+    auto now = m.specials_now.find(path);
+    if (now == m.specials_now.end()) {
+      out.push_back({path, before, {}});
+    } else if (now->second != before) {
+      out.push_back({path, before, now->second});
+    }
+  }
+  for (const auto& [path, after] : m.specials_now) {
+    if (m.specials_start.count(path) == 0) out.push_back({path, {}, after});
+  }
+  std::sort(out.begin(), out.end(), [](const AccessChange& a, const AccessChange& b) { return a.path < b.path; });
+  return out;
+}
+
+std::vector<SnapshotStore::AccessChange> SnapshotStore::created_folders() const {
+  const Impl& m = *impl_;
+  std::vector<AccessChange> out;
+  for (const auto& [path, access] : m.folder_modes_now) {
+    if (m.folder_modes_start.count(path) == 0) out.push_back({path, {}, access});
+  }
+  return out;
+}
+
+std::optional<SnapshotStore::Access> SnapshotStore::access_now(const std::string& path) const {
+  const Impl& m = *impl_;
+  if (!path.empty() && path.back() == '/') {
+    auto it = m.folder_modes_now.find(path);
+    return it == m.folder_modes_now.end() ? std::nullopt : std::optional<Access>(it->second);
+  }
+  std::size_t pos = m.index.find(path);
+  if (pos == StatIndex::npos || m.index.at(pos).full_mode == 0) return std::nullopt;
+  return Impl::access_of(m.index.at(pos));
+}
+
+std::optional<SnapshotStore::Access> SnapshotStore::access_at_start(const std::string& path) const {
+  const Impl& m = *impl_;
+  if (!path.empty() && path.back() == '/') {
+    auto it = m.folder_modes_start.find(path);
+    return it == m.folder_modes_start.end() ? std::nullopt : std::optional<Access>(it->second);
+  }
+  if (auto it = m.file_modes_start.find(path); it != m.file_modes_start.end()) return it->second;
+  return access_now(path);  // unchanged since the start
+}
+
+const std::set<std::string>& SnapshotStore::nested_git() const { return impl_->git_entries; }
+
+void SnapshotStore::set_after_walk_hook_for_tests(std::function<void()> hook) { impl_->after_walk_hook = std::move(hook); }
+
+Result<std::string> SnapshotStore::write_tree() {
+  Impl& m = *impl_;
+  m.started = true;
+  if (!m.index_tree.empty()) return m.index_tree;  // nothing changed since it was built
+  git_oid tree;
+  {
+    TreeSink to_pack = [&m](const git_oid& id, std::string tree) {
+      m.unpacked_bytes += tree.size();
+      m.packs.add(id, GIT_OBJECT_TREE, std::move(tree));
+      return ok_status();
+    };
+    std::optional<git_oid> updated;
+    if (!m.tree_base.empty()) {
+      TRY(git_oid base, parse_oid(m.tree_base));
+      auto built = update_tree(m.repo.get(), m.index, base, m.changed_since_base, to_pack);
+      if (built.ok()) {
+        updated = *built;
+      } else if (built.error().code != ErrorCode::kNotFound) {
+        return built.error();
+      }
+    }
+    if (!updated) {
+      TRY(git_oid built, build_tree(m.repo.get(), m.index, to_pack));
+      updated = built;
+    }
+    tree = *updated;
+  }
+  m.tree_base.clear();
+  m.changed_since_base.clear();
+  TRY_STATUS(m.pack());  // on disk before anyone is told the tree's id
+  m.index_tree = oid_str(tree);
+  return m.index_tree;
+}
+
+Status SnapshotStore::flush() {
+  Impl& m = *impl_;
+  // The saved index names only objects on disk: the next run trusts it.
+  TRY_STATUS(m.pack());
+  // An index no scan changed (not even a stat) is left as it is: a warm run on an unchanged
+  // workspace writes nothing of its size. Nor is one whose scans changed a few entries of many
+  // (at most 1 in 100): the next run finds those again by their stat and hashes them, which costs
+  // less than writing the whole index; the tree and the ignore patterns saved beside it then stay
+  // as they are, since they describe the index as saved.
+  const std::size_t few = m.index.size() / 100;
+  if (m.index_dirty && !m.rewrite_index && m.entries_since_save <= few && m.frozen_ignore == m.index_ignore && !m.index.checksum().empty()) {
+    return ok_status();
+  }
+  if (m.index_dirty) {
+    TRY_STATUS(m.index.write(repo_path_ + "/index"));
+    m.index_dirty = false;
+    m.index_tree_saved = false;
+    m.entries_since_save = 0;
+    m.rewrite_index = false;
+  }
+  // The tree its contents make, for the next run (else that run builds it again when it needs it).
+  if (!m.index_tree.empty() && !m.index_tree_saved) {
+    TRY_STATUS(write_file_atomically(repo_path_, kIndexTree, m.index_tree + " " + m.index.checksum() + "\n"));
+    m.index_tree_saved = true;
+  }
+  if (!m.extras_fixed) return ok_status();
+  std::string text;
+  for (const auto& p : impl_->frozen_ignore) text += p + "\n";
+  std::ofstream out(repo_path_ + "/" + kIndexIgnore, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  // Without it the next run prunes the index once more: slower, not wrong.
+  if (!out) return make_error(ErrorCode::kIo, fmt::format("snapshot: cannot write {}/{}", repo_path_, kIndexIgnore));
+  return ok_status();
+}
+
+GitTrees SnapshotStore::trees() const { return GitTrees(impl_->trees_repo.get()); }
+
+Result<std::vector<Mutation>> SnapshotStore::diff(const std::string& from_tree, const std::string& to_tree) const {
+  return trees().diff(from_tree, to_tree);
+}
+
+Result<std::string> SnapshotStore::patch_text(const std::string& from_tree, const std::string& to_tree,
+                                              const std::string& path, std::size_t max_bytes) const {
+  return trees().patch_text(from_tree, to_tree, path, max_bytes);
+}
+
+Result<std::optional<SnapshotStore::TreeFile>> SnapshotStore::read_file(const std::string& tree_id, const std::string& path) const {
+  return trees().read_file(tree_id, path);
+}
+
+Result<std::optional<SnapshotStore::TreeEntryInfo>> SnapshotStore::stat(const std::string& tree_id,
+                                                                        const std::string& path) const {
+  return trees().stat(tree_id, path);
+}
+
+Result<std::optional<std::string>> SnapshotStore::read(const std::string& tree_id, const std::string& path) const {
+  return trees().read(tree_id, path);
+}
+
+Status SnapshotStore::retain(const std::vector<std::string>& trees, const std::vector<std::string>& paths) {
+  Impl& m = *impl_;
+  TRY_STATUS(m.pack());  // so the store's own objects are all on disk, where `own` looks
+  GitOdb odb;
+  if (git_repository_odb(odb.out(), m.repo.get()) != 0) return git_failure("open object database");
+  std::vector<std::string> lost;
+  for (const auto& tree_id : trees) {
+    TRY(git_oid id, parse_oid(tree_id));
+    // Each folder's tree looked up once, whatever the number of paths in it: a path looked up from
+    // the root reads every tree on its way, and 10,000 paths 100 folders deep made that 2,000,000.
+    std::map<std::string, GitTree> folders;
+    if (git_tree_lookup(folders[""].out(), m.repo.get(), &id) != 0) return git_failure("look up tree " + tree_id);
+    std::function<git_tree*(const std::string&)> folder = [&](const std::string& dir) -> git_tree* {
+      if (auto it = folders.find(dir); it != folders.end()) return it->second.get();
+      std::size_t slash = dir.rfind('/');
+      git_tree* parent = folder(slash == std::string::npos ? "" : dir.substr(0, slash));
+      GitTree& sub = folders[dir];
+      const git_tree_entry* e = parent != nullptr ? git_tree_entry_byname(parent, dir.substr(slash == std::string::npos ? 0 : slash + 1).c_str()) : nullptr;
+      if (e != nullptr && git_tree_entry_type(e) == GIT_OBJECT_TREE) (void)git_tree_lookup(sub.out(), m.repo.get(), git_tree_entry_id(e));
+      return sub.get();  // null: no such folder in this tree
+    };
+    for (const auto& path : paths) {
+      std::size_t slash = path.rfind('/');
+      git_tree* dir = folder(slash == std::string::npos ? "" : path.substr(0, slash));
+      const git_tree_entry* entry = dir != nullptr ? git_tree_entry_byname(dir, path.substr(slash == std::string::npos ? 0 : slash + 1).c_str()) : nullptr;
+      if (entry == nullptr) continue;  // not in this tree
+      const git_oid* blob = git_tree_entry_id(entry);
+      if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB || git_odb_exists(m.own.get(), blob)) continue;
+      GitPtr<git_odb_object, git_odb_object_free> object;
+      git_oid written;
+      if (git_odb_read(object.out(), odb.get(), blob) != 0) {
+        lost.push_back(path);
+        continue;
+      }
+      if (git_odb_write(&written, odb.get(), git_odb_object_data(object.get()), git_odb_object_size(object.get()),
+                        GIT_OBJECT_BLOB) != 0) {
+        return git_failure("copy the content of " + path);
+      }
+    }
+  }
+  m.add_unread(lost);
+  return m.pack();
+}
+
+Status SnapshotStore::pin(const std::string& tree, const std::string& name) {
+  TRY(git_oid id, parse_oid(tree));
+  GitReference ref;
+  std::string refname = "refs/candor/" + name;
+  if (git_reference_create(ref.out(), impl_->repo.get(), refname.c_str(), &id, 1, "candor snapshot") != 0) {
+    return git_failure("pin " + refname);
+  }
+  return ok_status();
+}
+
+}  // namespace candor::snapshot

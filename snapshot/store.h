@@ -1,0 +1,228 @@
+// Workspace snapshots in a git object database kept inside the run store, never in the
+// workspace's own .git. The index in the store is a stat cache: after the first scan, an
+// unchanged file costs one stat. The agent is untrusted, so nothing it writes blinds a scan: the
+// ignore rules are frozen at run start, nested repositories are walked like any folder, contents
+// are read through descriptors beneath the workspace, and what cannot be read is named.
+// snapshot/'s public face, with trees.h, range.h and gc.h; the rest of the folder is private to it.
+// Its sources use libgit2 (through snapshot/git_ptr.h); this header does not include it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "core/run_record.h"
+#include "snapshot/trees.h"
+
+namespace candor::sandbox {
+class CredentialRegistry;
+}  // namespace candor::sandbox
+
+namespace candor::snapshot {
+
+// libgit2's initialisation, once per process (it loads the TLS certificates). Everything here does
+// it before its first libgit2 call; a caller may do it earlier, beside other work.
+void init_git_once();
+
+// Where the snapshots of `workspace_root` (absolute) live in the store:
+// `store_dir`/snapshots/<hash of the path>.git.
+std::string snapshot_repository_path(const std::string& store_dir, const std::string& workspace_root);
+
+// Not thread-safe. One per run. Two runs on one workspace at once share the repository: objects
+// are safe to share, and each run keeps its index in memory and its frozen ignore rules in a
+// folder of its own. The index file is only a stat cache: the last flush() wins, and a flush()
+// that meets the other run's lock fails, which costs the next run's first scan time, nothing else.
+class SnapshotStore {
+ public:
+  // Opens or creates the snapshot repository for `workspace_root` (absolute) beneath
+  // `store_dir`/snapshots/, and holds its RepositoryLock (shared) until it goes: `candor gc` leaves
+  // the repository alone meanwhile (and this waits while a gc holds it). Follows the workspace's
+  // .gitignore files (not the user's global excludes; scan() says what they decide) and
+  // `extra_ignore` (config snapshot.ignore: gitignore patterns relative to the root, given here
+  // so the first scan already leaves them out); any `.git` and the root's .candor are never part
+  // of a snapshot.
+  static Result<std::unique_ptr<SnapshotStore>> open(const std::string& store_dir, const std::string& workspace_root,
+                                                     const std::vector<std::string>& extra_ignore = {});
+  ~SnapshotStore();
+  SnapshotStore(const SnapshotStore&) = delete;
+  SnapshotStore& operator=(const SnapshotStore&) = delete;
+
+  // Brings the index (in memory) up to date with the workspace. Returns the paths that differ
+  // from the previous scan, sorted. This is the call made after every step that may write. A path
+  // it cannot read goes to unread() and its entries stay as they were; kIo only when the
+  // workspace itself cannot be listed, or the repository cannot be written.
+  // Ignored means "not committed", not "does not matter" (DESIGN.md, "Snapshots see everything"):
+  // the scans before the first write_tree() (the snapshot before the run) take in every file but
+  // those config snapshot.ignore excludes, in folders .gitignore ignores too. Later scans watch
+  // every path the snapshot has held in this run (changed, deleted, made again), and take in a
+  // path it has not held only when the frozen .gitignore rules do not ignore it (build output
+  // stays out) or it is in `written`: what candor's file tools wrote since the last scan, taken
+  // in whatever .gitignore says (snapshot.ignore still excludes it).
+  Result<std::vector<std::string>> scan(const std::vector<std::string>& written = {});
+
+  // scan() for when only candor's own file tools can have written since the last scan (no process
+  // has run since) and `paths` are all they wrote: looks at these alone, as scan(paths) would (a
+  // path the index does not hold is taken in unless config snapshot.ignore excludes it). A path
+  // reached through a symlinked folder, or whose folder is gone, may have been written elsewhere:
+  // then the whole workspace is scanned. REQUIRES: a scan() before, in this run.
+  Result<std::vector<std::string>> scan_paths(const std::vector<std::string>& paths);
+
+  // Writes the tree of the index as of the last scan and returns its id: the snapshot. While no
+  // scan has changed the index's contents since it was last built (in this run, or saved with
+  // the index by the last flush), the same id, without building it again.
+  Result<std::string> write_tree();
+
+  // Saves the index, the stat cache that makes the next run's first scan cheap, with the
+  // snapshot.ignore patterns it was pruned with and the tree its contents make. An index no scan
+  // changed is not written again.
+  Status flush();
+
+  // Fixes the ignore rules for the rest of the run: the .gitignore files as the first scan found
+  // them (it copies them right after its walk; not those in folders the others ignore, which git
+  // never reads) plus `extra_patterns` (config snapshot.ignore), which replace those given to
+  // open(). Entries `extra_patterns` exclude leave the index when the first scan may have taken
+  // them in; entries only the .gitignore files ignore stay (see scan()).
+  // REQUIRES: called once, right after the run's first scan and before its first write_tree().
+  Status freeze_ignore_rules(const std::vector<std::string>& extra_patterns);
+
+  // Paths the scans of this run could not read, sorted, each once: folders end in '/'. Non-empty
+  // means the snapshots are incomplete.
+  const std::vector<std::string>& unread() const;
+
+  // Scans from now on read no file they have not begun by `deadline` (a large file streamed is
+  // given up within a megabyte of it): what they leave goes to unread(), and ran_out_of_time()
+  // says so. nullopt: no deadline. The walk itself (a stat per file) is not cut short.
+  void set_deadline(std::optional<std::chrono::steady_clock::time_point> deadline);
+  bool ran_out_of_time() const;
+
+  // Who may do what with a path: its whole mode (type, permission bits, setuid/setgid/sticky) and
+  // its owner. git's trees hold only 644/755: a step that makes a file setuid, a folder
+  // world-writable or gives the workspace to another user changes nothing git shows.
+  struct Access {
+    std::uint32_t mode = 0;  // st_mode
+    std::uint32_t uid = 0, gid = 0;
+    bool operator==(const Access&) const = default;
+  };
+  struct AccessChange {
+    std::string path;  // a folder's ends in '/' (the root is "./")
+    Access before, after;  // before.mode 0: the path was not there
+  };
+  // Files and folders present at the scans before the first write_tree() (the snapshot before the
+  // run) and at the latest scan, whose mode or owner differs, in path order.
+  std::vector<AccessChange> access_changes() const;
+  // Folders the latest full scan listed that those first scans did not.
+  std::vector<AccessChange> created_folders() const;
+  // FIFOs, sockets and devices (no tree holds them) made, removed or changed since those first
+  // scans: `before.mode` 0 for one made, `after.mode` 0 for one gone.
+  std::vector<AccessChange> special_changes() const;
+  // The access of `path` (a folder's ending in '/') at the latest scan that looked at it, and at
+  // the run's first scans; nullopt when not known. access_at_start() of a path that did not exist
+  // then is meaningless: ask only for paths that did.
+  std::optional<Access> access_now(const std::string& path) const;
+  std::optional<Access> access_at_start(const std::string& path) const;
+  // Every `.git` (folder, file or link) the full scans met below the root ("vendor/lib/.git"):
+  // never walked into, but fingerprinted by the caller as a protected path.
+  const std::set<std::string>& nested_git() const;
+
+  // For tests: called by scan() after the walk and before file contents are read, so a test can
+  // change the workspace in that window as a racing process could.
+  void set_after_walk_hook_for_tests(std::function<void()> hook);
+
+  // The net change from `from_tree` to `to_tree`: added/modified/deleted, sizes, line counts.
+  // `steps` and `last_change_seq` are left for the caller to attribute.
+  Result<std::vector<Mutation>> diff(const std::string& from_tree, const std::string& to_tree) const;
+
+  // Unified diff text of one path between two trees, for people and the judge. Capped.
+  Result<std::string> patch_text(const std::string& from_tree, const std::string& to_tree,
+                                 const std::string& path, std::size_t max_bytes) const;
+
+  using TreeFile = snapshot::TreeFile;
+  using TreeEntryInfo = snapshot::TreeEntryInfo;
+  // `path` in `tree` with its mode; nullopt when the path is not in it.
+  Result<std::optional<TreeFile>> read_file(const std::string& tree, const std::string& path) const;
+  // What is at `path` in `tree`: nullopt when nothing is. "." is the tree itself.
+  Result<std::optional<TreeEntryInfo>> stat(const std::string& tree, const std::string& path) const;
+
+  // Reads and diffs of the snapshot trees (what the methods above go through).
+  GitTrees trees() const;
+
+  // Content of `path` in `tree`; nullopt when the path is not in it.
+  Result<std::optional<std::string>> read(const std::string& tree, const std::string& path) const;
+
+  // Keeps `tree` reachable under refs/candor/<name>.
+  Status pin(const std::string& tree, const std::string& name);
+
+  // Copies into the store the contents of `paths` in each of `trees` that only the workspace's
+  // own repository holds (a first snapshot names the blobs its index vouches for without copying
+  // them), so the run can still be undone, diffed and judged after that repository is gc'd. A
+  // path whose content cannot be found anywhere goes to unread(). Call it with the mutated paths
+  // of a run, before and after.
+  Status retain(const std::vector<std::string>& trees, const std::vector<std::string>& paths);
+
+  const std::string& repository_path() const { return repo_path_; }
+
+ private:
+  struct Impl;
+  explicit SnapshotStore(std::unique_ptr<Impl> impl, std::string repo_path);
+  std::unique_ptr<Impl> impl_;
+  std::string repo_path_;
+};
+
+// The workspace's own `.git/` and `.candor/` (protected_paths.cc): no step may change them, except
+// for the history the git_commit tool records. Capturing only stats (no content is read); comparing
+// is pure. The `.git` entries nested below the root are those SnapshotStore::nested_git() names.
+
+// Enough of a stat to tell that an entry changed: a rewrite in place moves mtime/ctime, a
+// replacement by rename changes the inode, a chmod moves ctime.
+struct StatFingerprint {
+  char type = '?';  // 'f' file, 'd' folder, 'l' symlink, 'o' anything else
+  std::int64_t size = 0;
+  std::uint32_t mode = 0;
+  std::int64_t mtime_ns = 0, ctime_ns = 0;
+  std::uint64_t inode = 0;
+  bool operator==(const StatFingerprint&) const = default;
+};
+
+struct ProtectedState {
+  // Workspace-relative paths: ".git", ".git/HEAD", ".candor/config.json", ... (the roots too).
+  // Beneath `.git/objects/` only `info/` is looked at: objects alone change nothing a person
+  // sees, and there are many.
+  std::map<std::string, StatFingerprint> entries;
+  // Paths beneath the protected roots that could not be looked at, sorted.
+  std::vector<std::string> unread;
+};
+
+// Stats `.git` and `.candor` in `workspace_root` and every entry beneath them, and each of
+// `nested_git` (workspace-relative `.git` entries below the root, "vendor/lib/.git": a nested
+// repository's config can carry commands that a later `git status` there runs), without following
+// symlinks. A missing root is simply absent from `entries`. kIo only when the workspace itself
+// cannot be opened.
+Result<ProtectedState> capture_protected_state(const std::string& workspace_root, const std::set<std::string>& nested_git = {});
+
+// One sentence per change between two captures, for a person to act on, in path order:
+// "`.candor/config.json` was created during the run", "`.git/hooks/pre-commit` was modified",
+// "`.git/config` was deleted during the run". When `history_recorded` (a git_commit step ran), the
+// entries that recording a commit changes are allowed: .git/index, .git/logs/**, .git/COMMIT_EDITMSG,
+// .git/ORIG_HEAD, .git/refs/heads/**, .git/packed-refs (and the folders holding them).
+std::vector<std::string> protected_changes(const ProtectedState& before, const ProtectedState& after,
+                                           bool history_recorded);
+
+// The credentials of a run that has ended (run_credentials.cc), for a later process that renders or
+// judges it (`candor report --html`, `candor verify RUN`): that process did not see the run start,
+// and the workspace may have changed since. The credential files the run named at its start
+// (RunFacts::credential_files) are read back from its pre-run snapshot, which keeps their bytes;
+// the variables are this process's own.
+//
+// Never fails: a file the snapshot does not hold (left out by config `snapshot.ignore`) is said in
+// the registry's unread(), its values not masked.
+std::shared_ptr<const sandbox::CredentialRegistry> run_credentials(const GitTrees& trees, const RunFacts& facts,
+                                                                   char** environ_in);
+
+}  // namespace candor::snapshot
