@@ -60,7 +60,7 @@ std::vector<std::string> paths_named_in(const std::string& text) {
   return out;
 }
 
-std::vector<EvidencePiece> gather_evidence(const snapshot::GitTrees& snapshots, const RunFacts& facts,
+std::vector<EvidencePiece> gather_evidence(const TreeReader& snapshots, const RunFacts& facts,
                                            const std::vector<std::string>& questions, const EvidenceCaps& caps,
                                            const sandbox::CredentialRegistry* credentials) {
   std::vector<EvidencePiece> out;

@@ -11,9 +11,9 @@
 
 #include "core/result.h"
 #include "core/run_record.h"
+#include "core/tree_reader.h"
 #include "llm/provider.h"
 #include "sandbox/credential_registry.h"
-#include "snapshot/trees.h"
 
 namespace candor::verify {
 
@@ -38,7 +38,7 @@ struct EvidenceCaps {
 // file's change (Mutation::credential, or its name) is only "credential file changed (content
 // withheld)". `credentials` (may be null) are the run's: an unchanged file holding a credential's
 // content is left out, and every piece is masked with their values.
-std::vector<EvidencePiece> gather_evidence(const snapshot::GitTrees& snapshots, const RunFacts& facts,
+std::vector<EvidencePiece> gather_evidence(const TreeReader& snapshots, const RunFacts& facts,
                                            const std::vector<std::string>& questions = {}, const EvidenceCaps& caps = {},
                                            const sandbox::CredentialRegistry* credentials = nullptr);
 

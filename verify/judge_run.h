@@ -37,7 +37,7 @@ struct JudgeRun {
 std::chrono::milliseconds judge_time(const RunFacts& facts);
 
 // REQUIRES: `trees` holds the run's trees (its snapshots; the repository's commits for a `git` run).
-JudgeRun judge_run(llm::Provider& provider, const snapshot::GitTrees& trees, const RunFacts& facts, const JudgeRunInputs& in);
+JudgeRun judge_run(llm::Provider& provider, const TreeReader& trees, const RunFacts& facts, const JudgeRunInputs& in);
 
 // The questions the judge answers: `given` (or the goal itself when there are none), with
 // kUnrequestedChangeQuestion last, once.
