@@ -13,6 +13,7 @@
 #include "llm/provider.h"
 #include "report/escape.h"
 #include "report/report.h"
+#include "sandbox/credential_registry.h"
 #include "snapshot/range.h"
 #include "snapshot/store.h"
 #include "store/run_store.h"

@@ -9,7 +9,6 @@
 #include "core/arg_schema.h"
 #include "core/json_text.h"
 #include "llm/json_reply.h"
-#include "sandbox/secret_files.h"
 
 namespace candor::verify {
 namespace {
@@ -62,11 +61,11 @@ std::vector<std::string> paths_named_in(const std::string& text) {
 
 std::vector<EvidencePiece> gather_evidence(const TreeReader& snapshots, const RunFacts& facts,
                                            const std::vector<std::string>& questions, const EvidenceCaps& caps,
-                                           const sandbox::CredentialRegistry* credentials) {
+                                           const CredentialLookup* credentials) {
   std::vector<EvidencePiece> out;
   std::size_t total = 0;
   std::size_t left_out = 0;
-  auto withheld = [](const Mutation& m) { return m.credential || sandbox::looks_secret(m.path); };
+  auto withheld = [](const Mutation& m) { return m.credential || looks_secret(m.path); };
   auto add = [&](EvidencePiece piece) {
     // Where the evidence is made: a value of the run's credentials in a diff or an excerpt (a
     // committed copy, the same password hard-coded) never reaches the prompt.
@@ -82,7 +81,7 @@ std::vector<EvidencePiece> gather_evidence(const TreeReader& snapshots, const Ru
   for (const auto& m : facts.mutations) {
     if (facts.snapshot_before.empty() || facts.snapshot_after.empty()) break;
     if (withheld(m)) {
-      add({"diff", m.path, std::string(sandbox::kContentWithheld)});
+      add({"diff", m.path, std::string(kContentWithheld)});
       continue;
     }
     // A committed change's diff is the commits' (the workspace's file may be as it was).
@@ -104,7 +103,7 @@ std::vector<EvidencePiece> gather_evidence(const TreeReader& snapshots, const Ru
     if (tree.empty()) break;
     bool changed = std::any_of(facts.mutations.begin(), facts.mutations.end(),
                                [&](const Mutation& m) { return m.path == path; });
-    if (changed || sandbox::looks_secret(path)) continue;  // a credential's bytes never reach a prompt
+    if (changed || looks_secret(path)) continue;  // a credential's bytes never reach a prompt
     auto content = snapshots.read_file(tree, path);
     if (!content.ok() || !content->has_value() || (*content)->mode == 0120000) continue;
     if ((*content)->content.find('\0') != std::string::npos) continue;  // binary

@@ -9,11 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/credentials.h"
 #include "core/result.h"
 #include "core/run_record.h"
 #include "core/tree_reader.h"
 #include "llm/provider.h"
-#include "sandbox/credential_registry.h"
 
 namespace candor::verify {
 
@@ -40,7 +40,7 @@ struct EvidenceCaps {
 // content is left out, and every piece is masked with their values.
 std::vector<EvidencePiece> gather_evidence(const TreeReader& snapshots, const RunFacts& facts,
                                            const std::vector<std::string>& questions = {}, const EvidenceCaps& caps = {},
-                                           const sandbox::CredentialRegistry* credentials = nullptr);
+                                           const CredentialLookup* credentials = nullptr);
 
 // Workspace paths a text names ("index.html", "css/style.css"): words that look like a path, in
 // order of first mention, without duplicates. Whether they exist is the caller's question.
