@@ -51,18 +51,21 @@ ExecStop exec_stop(const executor::RoundOutcome& outcome, const planner::Plan& p
 
 // The judge is optional for exec: an explicit --llm must work; a provider the environment names
 // is used if it does. Null: no judge.
-Result<std::unique_ptr<llm::Provider>> exec_judge(const ExecRequest& request, const WorkspaceRun& w) {
+Result<std::unique_ptr<llm::Provider>> exec_judge(const ExecRequest& request, const WorkspaceRun& w, const ProviderFactory& make_provider) {
   llm::ProviderChoice choice = llm::choose_provider(request.llm);
   if (choice.spec.empty() || request.judge == "never") return std::unique_ptr<llm::Provider>();
   llm::ProviderOptions options;
   options.masker = w.masker();
-  auto provider = llm::make_provider(choice.spec, options);
+  auto provider = make_provider(choice.spec, options);
   if (provider.ok()) return std::move(provider.value());
   if (!request.llm.empty()) return provider.error();
   return std::unique_ptr<llm::Provider>();
 }
 
 }  // namespace
+
+Session::Session(RunObserver* observer, ProviderFactory make_provider)
+    : observer_(observer), make_provider_(make_provider ? std::move(make_provider) : ProviderFactory(llm::make_provider)) {}
 
 ExitCategory exit_category(Verdict verdict, const nlohmann::json& acceptance) {
   switch (verdict) {
@@ -96,7 +99,7 @@ Result<RunResult> Session::run(const RunRequest& request) {
   llm::ProviderOptions provider_options;
   provider_options.cancel = &cancelled_;
   provider_options.masker = w.masker();
-  TRY(std::unique_ptr<llm::Provider> provider, llm::make_provider(choice.spec, provider_options));
+  TRY(std::unique_ptr<llm::Provider> provider, make_provider_(choice.spec, provider_options));
   TRY(std::string criterion, criterion_of(request, w));
 
   w.options().judge_policy = request.judge;
@@ -141,7 +144,7 @@ Result<RunResult> Session::exec(const ExecRequest& request) {
     parse.fixed_by = "--kind";
   }
   TRY(planner::Plan plan, planner::parse_plan_text(text, w.catalog(), request.plan_file, parse));
-  TRY(std::unique_ptr<llm::Provider> judge, exec_judge(request, w));
+  TRY(std::unique_ptr<llm::Provider> judge, exec_judge(request, w, make_provider_));
 
   std::string goal = request.goal.empty() ? "exec " + request.plan_file : request.goal;
   w.options().plan_assertions_by = Provenance::kUser;  // the person who gave the plan wrote its checks

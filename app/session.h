@@ -8,6 +8,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +20,7 @@
 #include "core/result.h"
 #include "core/run_record.h"
 #include "executor/undo.h"
+#include "llm/provider.h"
 #include "verify/judge.h"
 #include "verify/verdict.h"
 
@@ -148,12 +151,17 @@ struct VerifyResult : RunResult {
   std::size_t events = 0;  // the events recorded for it
 };
 
+// How a Session makes the LLM provider a PROVIDER[:MODEL] spec names (the planner's, the judge's,
+// the reviewer's). The default is llm::make_provider; a test passes its own fake.
+using ProviderFactory = std::function<Result<std::unique_ptr<llm::Provider>>(const std::string& spec, const llm::ProviderOptions& options)>;
+
 // One caller's use of candor. A call opens what it needs (the workspace, the stores, the
 // repository), runs, and closes it; calls are not made concurrently on one Session.
 class Session {
  public:
-  // `observer` is borrowed, may be null, and must outlive every call.
-  explicit Session(RunObserver* observer = nullptr) : observer_(observer) {}
+  // `observer` is borrowed, may be null, and must outlive every call. `make_provider` empty:
+  // llm::make_provider.
+  explicit Session(RunObserver* observer = nullptr, ProviderFactory make_provider = {});
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
@@ -178,6 +186,7 @@ class Session {
 
  private:
   RunObserver* observer_;
+  ProviderFactory make_provider_;
   std::atomic<bool> cancelled_{false};
   static_assert(std::atomic<bool>::is_always_lock_free, "cancel() must be async-signal-safe");
 };

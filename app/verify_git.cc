@@ -189,8 +189,8 @@ Result<Inputs> read_inputs(const VerifyGitRequest& request) {
 
 // HEAD checked: the user's assertions (BASE's tree for the discriminating check), the transcript's
 // acceptance, and with a criterion one review of the change's result by the judge's LLM.
-Status check_head(const Inputs& in, const Change& c, const Checks& checks, const llm::ProviderChoice& choice, Trajectory& trajectory,
-                  RunFacts& facts) {
+Status check_head(const Inputs& in, const Change& c, const Checks& checks, const llm::ProviderChoice& choice,
+                  const ProviderFactory& make_provider, Trajectory& trajectory, RunFacts& facts) {
   executor::ChangeCheckInputs inputs{c.repo->trees(), c.range.base_tree, c.range.head_tree, checks.evaluators,
                                      sandbox::SecretFilter(c.config.secrets_allow), c.config.network, c.config.sandbox};
   executor::ChangeCheck checked = executor::check_change(inputs, checks.expects, trajectory, checks.guards);
@@ -201,7 +201,7 @@ Status check_head(const Inputs& in, const Change& c, const Checks& checks, const
   if (facts.acceptance.is_object()) trajectory.record("acceptance", facts.acceptance);
   if (in.criterion.empty()) return ok_status();
   if (choice.spec.empty()) return make_error(ErrorCode::kUsage, std::string("--criterion needs an LLM provider: ") + llm::kNoProviderHint);
-  TRY(std::unique_ptr<llm::Provider> reviewer, llm::make_provider(choice.spec, {}));
+  TRY(std::unique_ptr<llm::Provider> reviewer, make_provider(choice.spec, {}));
   executor::Review review = executor::review_change(inputs, *reviewer, checks.tools, in.criterion, in.goal, trajectory);
   facts.goal_validations.push_back(review.validation);
   if (facts.provider.empty()) facts.provider = reviewer->describe();
@@ -230,7 +230,7 @@ Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
   std::unique_ptr<llm::Provider> judge;
   llm::ProviderChoice choice = llm::choose_provider(request.llm);
   if (!choice.spec.empty() && policy != verify::JudgePolicy::kNever) {
-    TRY(judge, llm::make_provider(choice.spec, {}));
+    TRY(judge, make_provider_(choice.spec, {}));
   }
 
   TRY(std::unique_ptr<store::RunStore> store, store::RunStore::open(in.store_dir));
@@ -242,7 +242,7 @@ Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
   Trajectory trajectory(run_id, clock, &sink);
   RunFacts facts = start_facts(request, c, run_id, in.goal, trajectory);
   TRY_STATUS(record_change_step(c, trajectory, facts));
-  TRY_STATUS(check_head(in, c, checks, choice, trajectory, facts));
+  TRY_STATUS(check_head(in, c, checks, choice, make_provider_, trajectory, facts));
 
   RunEnd end{.facts = std::move(facts),
              .created_at = created_at,

@@ -75,8 +75,9 @@ void open_trees(const RecordedRun& l, OpenedTrees& opened, JudgeSetup& setup) {
 // trees. Owns what the JudgeSetup it returns borrows.
 class RecordedJudge {
  public:
-  RecordedJudge(const RecordedRun& l, JudgeChoice& choice, llm::ProviderChoice provider, RunObserver* observer)
-      : l_(l), choice_(choice), provider_choice_(std::move(provider)), observer_(observer) {}
+  RecordedJudge(const RecordedRun& l, JudgeChoice& choice, llm::ProviderChoice provider, const ProviderFactory& make_provider,
+                RunObserver* observer)
+      : l_(l), choice_(choice), provider_choice_(std::move(provider)), make_provider_(make_provider), observer_(observer) {}
 
   Result<JudgeSetup> open() {
     if (l_.facts.source == "git" && l_.facts.git.is_object() && l_.facts.git.value("worktree", false)) {
@@ -97,7 +98,7 @@ class RecordedJudge {
       choice_ = {"never", "no LLM provider"};
       return JudgeSetup{};
     }
-    TRY(provider_, llm::make_provider(provider_choice_.spec, {}));
+    TRY(provider_, make_provider_(provider_choice_.spec, {}));
     JudgeSetup setup{.provider = provider_.get(), .trees = std::nullopt, .questions = {}, .planner_questions = {}, .credentials = nullptr};
     questions_from_events(l_.run.events, setup);
     open_trees(l_, opened_, setup);
@@ -112,6 +113,7 @@ class RecordedJudge {
   const RecordedRun& l_;
   JudgeChoice& choice_;
   llm::ProviderChoice provider_choice_;
+  const ProviderFactory& make_provider_;
   RunObserver* observer_;
   std::unique_ptr<llm::Provider> provider_;
   OpenedTrees opened_;
@@ -141,7 +143,7 @@ Result<VerifyResult> Session::verify(const VerifyRequest& request) {
   }
   TRY(RecordedRun l, load_recorded_run(request.store_dir, request.run));
   JudgeChoice choice = judge_choice(request.judge, l.facts.judge_policy);
-  RecordedJudge judge(l, choice, llm::choose_provider(request.llm), observer_);
+  RecordedJudge judge(l, choice, llm::choose_provider(request.llm), make_provider_, observer_);
   RunEnd end{.facts = l.facts,
              .created_at = l.run.summary.created_at,
              .trajectory = nullptr,
