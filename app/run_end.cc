@@ -15,7 +15,7 @@ namespace {
 // Best-effort: a failure is recorded, never thrown, and never touches status or verdict.
 void check_acceptance(const verify::AcceptanceSpec& spec, const std::vector<Event>& events, Trajectory* trajectory, RunFacts& facts) {
   try {
-    verify::AcceptanceReport report = verify::evaluate_acceptance(spec, verify::stream_from_events(events));
+    verify::AcceptanceReport report = verify::evaluate_acceptance(spec, stream_from_events(events));
     facts.acceptance = verify::to_json(report);
     if (trajectory != nullptr) trajectory->record("acceptance", facts.acceptance);
   } catch (const std::exception& e) {

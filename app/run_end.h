@@ -10,13 +10,13 @@
 
 #include "app/observer.h"
 #include "app/session.h"
+#include "core/credentials.h"
 #include "core/trajectory.h"
 #include "llm/provider.h"
-#include "sandbox/credential_registry.h"
 #include "snapshot/trees.h"
 #include "store/run_store.h"
 #include "verify/acceptance.h"
-#include "verify/judge.h"
+#include "verify/judge_outcome.h"
 
 namespace candor::app {
 
@@ -26,7 +26,7 @@ struct JudgeSetup {
   std::optional<snapshot::GitTrees> trees;     // none: the run's trees cannot be read (the judge is shown nothing)
   std::vector<std::string> questions;         // verify::JudgeRunInputs
   std::vector<std::string> planner_questions;
-  const sandbox::CredentialRegistry* credentials = nullptr;
+  const CredentialLookup* credentials = nullptr;
 };
 
 struct RunEnd {

@@ -21,7 +21,7 @@
 #include "core/run_record.h"
 #include "executor/undo.h"
 #include "llm/provider.h"
-#include "verify/judge.h"
+#include "verify/judge_outcome.h"
 #include "verify/verdict.h"
 
 namespace candor::app {

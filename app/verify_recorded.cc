@@ -10,6 +10,7 @@
 #include "core/arg_schema.h"
 #include "executor/tool.h"
 #include "executor/undo.h"
+#include "sandbox/credential_registry.h"
 #include "snapshot/range.h"
 #include "snapshot/store.h"
 #include "verify/replay.h"

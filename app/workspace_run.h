@@ -24,7 +24,7 @@
 #include "snapshot/store.h"
 #include "store/run_store.h"
 #include "verify/acceptance.h"
-#include "verify/judge.h"
+#include "verify/judge_outcome.h"
 
 namespace candor::app {
 

@@ -25,7 +25,7 @@ std::vector<std::string> with_unrequested_change_question(std::vector<std::strin
   return given;
 }
 
-JudgeRun judge_run(llm::Provider& provider, const snapshot::GitTrees& trees, const RunFacts& facts, const JudgeRunInputs& in) {
+JudgeRun judge_run(llm::Provider& provider, const TreeReader& trees, const RunFacts& facts, const JudgeRunInputs& in) {
   JudgeRun out;
   auto started = std::chrono::steady_clock::now();
   std::chrono::milliseconds budget = in.time;
