@@ -4,22 +4,30 @@
 
 #include <fmt/format.h>
 
+#include "app/inputs.h"
 #include "cli/commands.h"
-#include "cli/session.h"
+#include "cli/options.h"
 #include "executor/tool.h"
 #include "import/trajectory_import.h"
 #include "report/report.h"
 #include "verify/acceptance.h"
 
 namespace candor::cli {
+namespace {
 
+struct CheckArgs {
+  std::string spec_file;
+  std::string format;  // "" = candor's own tools
+};
+
+// The tools an acceptance spec is checked against: candor's ("") or an import format's.
 std::vector<std::string> tools_for_format(const std::string& format) {
   if (format.empty()) return executor::builtin_tools().names();
   return import::tool_catalogue(*import::parse_format(format));
 }
 
 Result<verify::AcceptanceSpec> load_acceptance_spec(const std::string& file, const std::string& format) {
-  TRY(std::string text, read_text_file(file));
+  TRY(std::string text, app::read_text_file(file));
   return verify::parse_acceptance_spec_text(text, tools_for_format(format), file);
 }
 
@@ -34,18 +42,21 @@ int check_command(const CheckArgs& args) {
   return kExitSuccess;
 }
 
-int verify_trajectory_command(const VerifyArgs& args) {
-  if (args.format.empty()) return report_error(make_error(ErrorCode::kUsage, "--trajectory needs --format (claude-code, swe-agent, openhands, codex)"));
-  import::Format format = *import::parse_format(args.format);
+}  // namespace
+
+int verify_trajectory_command(const std::string& trajectory_file, const std::string& format_name, const std::string& acceptance_file,
+                              bool json) {
+  if (format_name.empty()) return report_error(make_error(ErrorCode::kUsage, "--trajectory needs --format (claude-code, swe-agent, openhands, codex)"));
+  import::Format format = *import::parse_format(format_name);
   std::optional<verify::AcceptanceSpec> spec;
-  if (!args.acceptance_file.empty()) {
-    auto loaded = load_acceptance_spec(args.acceptance_file, args.format);
+  if (!acceptance_file.empty()) {
+    auto loaded = load_acceptance_spec(acceptance_file, format_name);
     if (!loaded.ok()) return report_error(loaded.error());
     spec = std::move(*loaded);
   }
-  auto text = read_text_file(args.trajectory_file, kMaxTranscriptBytes);
+  auto text = app::read_text_file(trajectory_file, kMaxTranscriptBytes);
   if (!text.ok()) return report_error(text.error());
-  auto imported = import::import_trajectory(*text, format, args.trajectory_file);
+  auto imported = import::import_trajectory(*text, format, trajectory_file);
   if (!imported.ok()) return report_error(imported.error());
   int calls = 0, results = 0, finals = 0;
   for (const auto& e : imported->events) {
@@ -53,8 +64,8 @@ int verify_trajectory_command(const VerifyArgs& args) {
     results += e.kind == TrajectoryEvent::Kind::kToolResult;
     finals += e.kind == TrajectoryEvent::Kind::kFinalAnswer;
   }
-  nlohmann::json report = {{"trajectory", args.trajectory_file},
-                           {"format", args.format},
+  nlohmann::json report = {{"trajectory", trajectory_file},
+                           {"format", format_name},
                            {"records", imported->records},
                            {"events", {{"tool_called", calls}, {"tool_result", results}, {"final_answer", finals}}},
                            {"skipped", imported->skipped},
@@ -62,19 +73,29 @@ int verify_trajectory_command(const VerifyArgs& args) {
                            {"goal_actions_executed", imported->goal_actions_executed},
                            {"acceptance", nullptr}};
   if (spec) report["acceptance"] = verify::to_json(verify::evaluate_acceptance(*spec, imported->events));
-  if (args.json) {
+  if (json) {
     std::puts(report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {
     int skipped = 0;
     for (const auto& [type, n] : imported->skipped) skipped += n;
     std::printf("%s (%s): %d records; %d tool calls, %d results, %d final answer%s; %d records skipped%s\n",
-                args.trajectory_file.c_str(), args.format.c_str(), imported->records, calls, results, finals,
+                trajectory_file.c_str(), format_name.c_str(), imported->records, calls, results, finals,
                 finals == 1 ? "" : "s", skipped, imported->truncated_last_line ? "; the last line was truncated" : "");
     std::printf("goal actions: %s\n", imported->goal_actions_executed ? "yes (an effect tool ran)" : "none ran");
     if (spec) std::fputs(report::render_acceptance(report["acceptance"]).c_str(), stdout);
   }
   if (!spec) return kExitSuccess;
   return report["acceptance"]["passed"].get<bool>() ? kExitSuccess : kExitAcceptanceNotPassed;
+}
+
+Subcommand add_check_command(CLI::App& app) {
+  auto args = std::make_shared<CheckArgs>();
+  auto* cmd = app.add_subcommand("check", "validate an acceptance spec without running anything");
+  cmd->add_option("spec", args->spec_file, "acceptance spec JSON")->required();
+  cmd->add_option("--format", args->format, "check against this agent's tools instead of candor's: claude-code, swe-agent, openhands, codex")
+      ->check(CLI::IsMember({"claude-code", "swe-agent", "openhands", "codex"}));
+  cmd->footer(examples("candor check spec.json", "candor check spec.json --format swe-agent"));
+  return {cmd, [args] { return check_command(*args); }, nullptr};
 }
 
 }  // namespace candor::cli

@@ -6,6 +6,7 @@
 
 #include "assertions/external.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "core/json_text.h"
 #include "executor/config.h"
 #include "report/escape.h"
@@ -16,14 +17,24 @@
 namespace candor::cli {
 namespace {
 
+struct EvaluatorsArgs {
+  std::string workspace = ".";
+  bool json = false;
+};
+
+struct AssertArgs {
+  std::vector<std::string> assertions;  // JSON texts
+  std::string workspace = ".";
+  bool allow_network = false;
+  bool json = false;
+};
+
 // The built-ins plus the workspace's external evaluators; a missing config is none.
 Result<assertions::Registry> registry_for(const executor::WorkspaceConfig& config) {
   assertions::Registry registry = assertions::builtin_evaluators();
   TRY_STATUS(assertions::add_external_evaluators(registry, config.evaluators, ".candor/config.json"));
   return registry;
 }
-
-}  // namespace
 
 int evaluators_command(const EvaluatorsArgs& args) {
   auto config = executor::load_config(args.workspace);
@@ -76,6 +87,29 @@ int assert_command(const AssertArgs& args) {
   }
   if (args.json) std::puts(nlohmann::json({{"passed", all}, {"results", results}}).dump(2).c_str());
   return all ? kExitSuccess : kExitFail;
+}
+
+}  // namespace
+
+Subcommand add_evaluators_command(CLI::App& app) {
+  auto args = std::make_shared<EvaluatorsArgs>();
+  auto* cmd = app.add_subcommand("evaluators", "the assertion types available, with their arguments");
+  cmd->add_option("-C,--workspace", args->workspace, "include this workspace's external evaluators (default: .)");
+  cmd->add_flag("--json", args->json, "print JSON");
+  cmd->footer(examples("candor evaluators", "candor evaluators -C ./site --json"));
+  return {cmd, [args] { return evaluators_command(*args); }, nullptr};
+}
+
+Subcommand add_assert_command(CLI::App& app) {
+  auto args = std::make_shared<AssertArgs>();
+  auto* cmd = app.add_subcommand("assert", "check assertions against a workspace, without a run (exit 0 only if all pass)");
+  cmd->add_option("assertion", args->assertions, "assertion JSON, e.g. '{\"type\": \"file_exists\", \"path\": \"a\"}'")->required();
+  cmd->add_option("-C,--workspace", args->workspace, "workspace folder (default: .)");
+  cmd->add_flag("--allow-network", args->allow_network, "let commands use the network");
+  cmd->add_flag("--json", args->json, "print JSON");
+  cmd->footer(examples("candor assert '{\"type\": \"file_exists\", \"path\": \"index.html\"}' -C ./site",
+                       "candor assert '{\"type\": \"command_succeeds\", \"command\": \"make test\"}' --json"));
+  return {cmd, [args] { return assert_command(*args); }, nullptr};
 }
 
 }  // namespace candor::cli

@@ -1,14 +1,17 @@
-// The `candor` subcommands. main.cc parses arguments (CLI11) and calls these; each returns the
-// process exit code of DESIGN.md.
+// The `candor` subcommands. Each registers itself on the CLI11 app (its options, help and
+// examples) and returns what runs it once parsed; main.cc calls the registrations in --help's
+// order, parses, and runs the one given. Every handler returns the process exit code of DESIGN.md.
 #pragma once
 
 #include <chrono>
-#include <cstdint>
+#include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "cli/session.h"
+#include <CLI/CLI.hpp>
+
 #include "core/result.h"
 
 namespace candor::cli {
@@ -29,126 +32,39 @@ enum ExitCode {
 // Prints "candor: <message>" to stderr and returns the exit code for the error's code.
 int report_error(const Error& error);
 
-struct ExecArgs {
-  std::string plan_file;
-  std::string goal;  // "" = "exec <plan file>"
-  std::string llm;   // for the judge only; "" = llm::choose_provider's choice, if any
-  std::string judge = "auto";
-  bool json = false;
-  SessionArgs session;
+// A subcommand as registered: its CLI11 node, and what runs it once parsed.
+struct Subcommand {
+  CLI::App* cmd = nullptr;
+  std::function<int()> run;
+  // Called after a successful parse, before anything else: wipes the value of a secret option
+  // (--criterion) from candor's own argv (what /proc/<pid>/cmdline shows every process).
+  std::function<void(int argc, char** argv)> scrub;
 };
 
-struct RunArgs {
-  std::string goal;
-  std::string llm;  // PROVIDER[:MODEL]; "" = llm::choose_provider's choice
-  std::string judge = "auto";
-  std::string criterion;
-  std::string criterion_file;
-  int max_goal_attempts = 5;
-  bool json = false;
-  SessionArgs session;
-};
-
-struct RunsArgs {
-  std::string store_dir;
-  int limit = 20;
-  std::string verdict;  // "" = any
-  std::string since;    // "2d", "12h", "30m", or an RFC 3339 time; "" = any
-  bool json = false;
-};
-
-struct ReportArgs {
-  std::string run = "last";
-  std::string store_dir;
-  bool json = false;
-  bool markdown = false;
-  bool verbose = false;
-  std::string html_file;
-  std::string junit_file;
-};
-
-struct VerifyArgs {
-  std::string run = "last";
-  std::string store_dir;
-  std::string judge;  // "" = the policy the run was recorded with (never for older runs)
-  std::string llm;
-  bool json = false;
-  std::string acceptance_file;
-  std::string trajectory_file;  // with `format`: another agent's transcript instead of a run
-  std::string format;
-  bool quiet = false;  // -q: no "judge… N s" on a terminal while the judge is asked
-  bool judge_given = false;  // --judge was on the command line
-  // `verify --git RANGE`: a change made elsewhere (verify_git_command).
-  std::string git_range;
-  std::string repo = ".";
-  std::string goal;
-  std::string goal_file;
-  std::string kind;  // "" = modify
-  std::vector<std::string> expects;
-  std::vector<std::string> guards;
-  std::vector<std::string> questions;
-  std::vector<std::string> scope;
-  std::string criterion;  // with --git: checked by the independent reviewer over HEAD's files
-  std::string criterion_file;
-  bool markdown = false;
-};
-
-struct CheckArgs {
-  std::string spec_file;
-  std::string format;  // "" = candor's own tools
-};
-
-struct UndoArgs {
-  std::string run;
-  std::string store_dir;
-  bool force = false;
-};
-
-struct EvaluatorsArgs {
-  std::string workspace = ".";
-  bool json = false;
-};
-
-struct GcArgs {
-  std::string store_dir;
-  std::optional<int> keep;  // --keep N: the newest N runs stay
-  std::string older_than;   // --older-than AGE ("90d"): older runs go; "" = any age
-  bool dry_run = false;
-  bool json = false;
-};
-
-struct DoctorArgs {
-  std::string store_dir;
-  bool json = false;
-};
-
-struct AssertArgs {
-  std::vector<std::string> assertions;  // JSON texts
-  std::string workspace = ".";
-  bool allow_network = false;
-  bool json = false;
-};
-
-int exec_command(const ExecArgs& args);
-int run_command(const RunArgs& args);
-int runs_command(const RunsArgs& args);
-int report_command(const ReportArgs& args);
-int evaluators_command(const EvaluatorsArgs& args);
-// 0 when every assertion passed, 2 when any failed, 65 when one is invalid.
-int assert_command(const AssertArgs& args);
-int verify_command(const VerifyArgs& args);
-int undo_command(const UndoArgs& args);
-// 0 when every protection is available, 1 when some are missing.
-int doctor_command(const DoctorArgs& args);
-// 0 when done, 64 without --keep or --older-than, 70 when a snapshot repository could not be collected.
-int gc_command(const GcArgs& args);
+Subcommand add_run_command(CLI::App& app);
+Subcommand add_exec_command(CLI::App& app);
+Subcommand add_runs_command(CLI::App& app);
+Subcommand add_report_command(CLI::App& app);
+// `verify RUN`, `verify --git RANGE` and `verify --trajectory FILE --format F`.
+Subcommand add_verify_command(CLI::App& app);
 // 0 when the spec is valid for the agent's tools, 65 otherwise.
-int check_command(const CheckArgs& args);
-int verify_trajectory_command(const VerifyArgs& args);
-// `candor verify --git RANGE --goal TEXT`: another agent's commits, verified and stored as a run.
-int verify_git_command(const VerifyArgs& args);
-// The tools an acceptance spec is checked against: candor's ("") or an import format's.
-std::vector<std::string> tools_for_format(const std::string& format);
+Subcommand add_check_command(CLI::App& app);
+Subcommand add_undo_command(CLI::App& app);
+Subcommand add_evaluators_command(CLI::App& app);
+// 0 when every assertion passed, 2 when any failed, 65 when one is invalid.
+Subcommand add_assert_command(CLI::App& app);
+// 0 when every protection is available, 1 when some are missing.
+Subcommand add_doctor_command(CLI::App& app);
+// 0 when done, 64 without --keep or --older-than, 70 when a snapshot repository could not be collected.
+Subcommand add_gc_command(CLI::App& app);
+
+// Overwrites in argv the value given to `option` ("--option VALUE" or "--option=VALUE").
+void wipe_option_value(int argc, char** argv, const std::string& option);
+
+// `verify --trajectory FILE --format F`: another agent's transcript, read and checked against an
+// acceptance spec (acceptance_commands.cc).
+int verify_trajectory_command(const std::string& trajectory_file, const std::string& format, const std::string& acceptance_file,
+                              bool json);
 
 // The width to fit output to: $COLUMNS when set, else the terminal's (ioctl) when `fd` is one,
 // else 80.

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "core/disk_usage.h"
 #include "sandbox/pids_cgroup.h"
 #include "sandbox/process_sandbox.h"
@@ -16,6 +17,11 @@
 
 namespace candor::cli {
 namespace {
+
+struct DoctorArgs {
+  std::string store_dir;
+  bool json = false;
+};
 
 struct Line {
   std::string name;
@@ -114,8 +120,6 @@ void print_store(const nlohmann::json& s) {
   }
 }
 
-}  // namespace
-
 int doctor_command(const DoctorArgs& args) {
   bool json = args.json;
   sandbox::Protections p = sandbox::probe_protections(sandbox::mechanisms_from_environment());
@@ -141,6 +145,17 @@ int doctor_command(const DoctorArgs& args) {
     print_store(store_facts(args.store_dir));
   }
   return p.missing().empty() ? kExitSuccess : kExitPartial;
+}
+
+}  // namespace
+
+Subcommand add_doctor_command(CLI::App& app) {
+  auto args = std::make_shared<DoctorArgs>();
+  auto* cmd = app.add_subcommand("doctor", "which sandbox protections this machine gives shell steps, and the run store's size");
+  cmd->add_option("--store", args->store_dir, "run store folder");
+  cmd->add_flag("--json", args->json, "print JSON");
+  cmd->footer(examples("candor doctor", "candor doctor --json"));
+  return {cmd, [args] { return doctor_command(*args); }, nullptr};
 }
 
 }  // namespace candor::cli

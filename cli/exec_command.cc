@@ -1,81 +1,44 @@
 // `candor exec PLAN.json`: one given plan, no planner, no replans.
+#include "app/session.h"
 #include "cli/commands.h"
-#include "cli/finish_run.h"
-#include "cli/progress_output.h"
-#include "cli/session.h"
+#include "cli/observer.h"
+#include "cli/options.h"
+#include "cli/run_output.h"
 
 namespace candor::cli {
+namespace {
+
+struct ExecArgs {
+  app::ExecRequest request;
+  bool json = false;
+  bool quiet = false;
+};
 
 int exec_command(const ExecArgs& args) {
-  auto progress = stderr_progress(args.session.quiet);
-  SessionArgs sa = args.session;
-  sa.progress = progress.get();
-  sa.max_replans = 0;  // exec never replans
-  sa.cancel = &interrupted();
-  auto session = Session::open(sa);
-  if (!session.ok()) return report_error(session.error());
-  Session& s = **session;
-  if (progress != nullptr) progress->set_masker(s.masker());
+  StderrObserver observer(args.quiet);
+  app::Session session(&observer);
+  observer.cancel_on_interrupt(&session);
+  auto result = session.exec(args.request);
+  if (!result.ok()) return report_error(result.error());
+  return print_run_result(*result, args.json ? ReportFormat::kJson : ReportFormat::kTerminal);
+}
 
-  auto text = read_text_file(args.plan_file);
-  if (!text.ok()) return report_error(text.error());
-  planner::ParseOptions parse;
-  if (!sa.kind.empty()) {
-    parse.fixed_kind = parse_goal_kind(sa.kind);
-    parse.fixed_by = "--kind";
-  }
-  auto plan = planner::parse_plan_text(*text, s.catalog(), args.plan_file, parse);
-  if (!plan.ok()) return report_error(plan.error());
+}  // namespace
 
-  // The judge is optional for exec: an explicit --llm must work; a provider the environment names
-  // is used if it does.
-  std::unique_ptr<llm::Provider> judge;
-  llm::ProviderChoice choice = llm::choose_provider(args.llm);
-  if (!choice.spec.empty() && args.judge != "never") {
-    llm::ProviderOptions options;
-    options.masker = s.masker();
-    auto provider = llm::make_provider(choice.spec, options);
-    if (provider.ok()) {
-      judge = std::move(provider.value());
-    } else if (!args.llm.empty()) {
-      return report_error(provider.error());
-    }
-  }
-
-  std::string goal = args.goal.empty() ? "exec " + args.plan_file : args.goal;
-  s.options().plan_assertions_by = Provenance::kUser;
-  s.options().judge_policy = judge ? args.judge : "never";  // no LLM to ask: the verdict is the judge-less one  // the person who gave the plan wrote its checks
-  install_interrupt_handler();
-  if (Status started = s.start(goal); !started.ok()) return report_error(started.error());
-  executor::Executor& ex = s.executor();
-  ex.facts().source = "exec";
-  ex.set_goal_kind(plan->goal_kind.value_or(GoalKind::kModify), parse.fixed_kind ? "--kind" : "the plan");
-  s.trajectory().record("plan", {{"round", 1}, {"plan", plan->source}});
-
-  executor::RoundOutcome outcome = ex.run_round(*plan, 1);
-  RunStatus status = RunStatus::kCompleted;
-  BudgetKind exhausted = BudgetKind::kNone;
-  std::string detail;
-  if (outcome.cancelled) {
-    status = RunStatus::kCancelled;
-    detail = "cancelled (Ctrl-C)";
-  } else if (!outcome.all_passed) {
-    status = RunStatus::kBudgetExhausted;
-    exhausted = outcome.budget_hit != BudgetKind::kNone ? outcome.budget_hit : BudgetKind::kReplans;
-    detail = outcome.failure + (outcome.budget_hit == BudgetKind::kNone ? " (candor exec allows no replan)" : "");
-  } else if (plan->then == planner::Then::kReplan) {
-    status = RunStatus::kBudgetExhausted;
-    exhausted = BudgetKind::kReplans;
-    detail = "the plan ends with then: replan, and candor exec allows no replan";
-  } else if (plan->final_answer) {
-    ex.set_final_answer(*plan->final_answer);
-  }
-  std::string goal_failure = ex.run_goal_assertions(s.expects(), s.guards());
-  if (detail.empty() && !goal_failure.empty()) detail = goal_failure;
-  remove_interrupt_handler();
-  int code = s.finish(ex.finish(status, exhausted, detail), args.json, judge.get(), *verify::parse_judge_policy(args.judge),
-                      plan->questions);
-  return interrupted().load() ? kExitCancelled : code;
+Subcommand add_exec_command(CLI::App& app) {
+  auto args = std::make_shared<ExecArgs>();
+  app::ExecRequest& exec = args->request;
+  auto* cmd = app.add_subcommand("exec", "execute a given plan, then verify (no planner, no replans)");
+  cmd->add_option("plan", exec.plan_file, "plan JSON file (DESIGN.md: Plan)")->required();
+  cmd->add_option("--goal", exec.goal, "the goal text to record (default: exec PLAN)");
+  add_workspace_options(cmd, exec.workspace, args->quiet);
+  cmd->add_option("--llm", exec.llm, "PROVIDER[:MODEL] for the tier-2 judge (" + llm_default() + "; with none, no judge)");
+  cmd->add_option("--judge", exec.judge, "tier 2: auto (when tier 1 is ambiguous), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->add_flag("--json", args->json, "print the report as JSON");
+  cmd->footer(examples("candor exec plan.json -C ./site",
+                       "candor exec plan.json -C ./site --json --expect '{\"type\": \"file_exists\", \"path\": \"index.html\"}'"));
+  return {cmd, [args] { return exec_command(*args); }, nullptr};
 }
 
 }  // namespace candor::cli

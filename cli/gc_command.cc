@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "core/clock.h"
 #include "core/disk_usage.h"
 #include "report/escape.h"
@@ -18,6 +19,14 @@
 
 namespace candor::cli {
 namespace {
+
+struct GcArgs {
+  std::string store_dir;
+  std::optional<int> keep;  // --keep N: the newest N runs stay
+  std::string older_than;   // --older-than AGE ("90d"): older runs go; "" = any age
+  bool dry_run = false;
+  bool json = false;
+};
 
 struct Plan {
   std::string dir;
@@ -147,8 +156,6 @@ nlohmann::json json_of(const GcArgs& args, const Plan& plan, const snapshot::Sna
           {"database_shrinks", shrinks}};
 }
 
-}  // namespace
-
 int gc_command(const GcArgs& args) {
   auto policy = policy_from(args);
   if (!policy.ok()) return report_error(policy.error());
@@ -205,6 +212,20 @@ int gc_command(const GcArgs& args) {
     print_text(args, plan, gc, before, after, shrinks);
   }
   return totals_of(gc).failed > 0 ? kExitInternal : kExitSuccess;
+}
+
+}  // namespace
+
+Subcommand add_gc_command(CLI::App& app) {
+  auto args = std::make_shared<GcArgs>();
+  auto* cmd = app.add_subcommand("gc", "remove old runs and the snapshots only they used (one of --keep, --older-than is required)");
+  cmd->add_option("--keep", args->keep, "keep the newest N runs, remove the others")->check(whole_number(0, 100000000, "runs"));
+  cmd->add_option("--older-than", args->older_than, "remove runs older than this: 90d, 12h, 30m (with --keep: only those both remove)");
+  cmd->add_flag("--dry-run", args->dry_run, "say what would be removed; remove nothing");
+  cmd->add_option("--store", args->store_dir, "run store folder");
+  cmd->add_flag("--json", args->json, "print JSON");
+  cmd->footer(examples("candor gc --older-than 90d --dry-run", "candor gc --keep 50 --json"));
+  return {cmd, [args] { return gc_command(*args); }, nullptr};
 }
 
 }  // namespace candor::cli

@@ -1,10 +1,11 @@
-// `candor runs`, `candor report`, `candor evaluators`, and the error-to-exit-code mapping.
+// `candor runs` and `candor report`: the recorded runs, and one run's report in any rendering.
 #include <cstdio>
 
 #include <fmt/format.h>
 
 #include "assertions/evaluator.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "report/escape.h"
 #include "report/formats.h"
 #include "report/report.h"
@@ -130,17 +131,25 @@ Result<std::string> since_cutoff(const std::string& since, std::chrono::system_c
   return make_error(ErrorCode::kUsage, fmt::format("--since \"{}\": expected 2d, 12h, 30m, 45s or an RFC 3339 time", since));
 }
 
-int report_error(const Error& error) {
-  std::fprintf(stderr, "candor: %s\n", report::terminal_safe(error.message, true).c_str());
-  switch (error.code) {
-    case ErrorCode::kUsage: return kExitUsage;
-    case ErrorCode::kInvalidInput:
-    case ErrorCode::kNotFound: return kExitInvalidInput;
-    case ErrorCode::kUnavailable: return kExitUnavailable;
-    case ErrorCode::kRefused: return kExitRefused;
-    default: return kExitInternal;
-  }
-}
+namespace {
+
+struct RunsArgs {
+  std::string store_dir;
+  int limit = 20;
+  std::string verdict;  // "" = any
+  std::string since;    // "2d", "12h", "30m", or an RFC 3339 time; "" = any
+  bool json = false;
+};
+
+struct ReportArgs {
+  std::string run = "last";
+  std::string store_dir;
+  bool json = false;
+  bool markdown = false;
+  bool verbose = false;
+  std::string html_file;
+  std::string junit_file;
+};
 
 int runs_command(const RunsArgs& args) {
   auto store = open_store(args.store_dir);
@@ -238,6 +247,34 @@ int report_command(const ReportArgs& args) {
     if (Status s = write_output(args.junit_file, report::render_junit({run->report})); !s.ok()) return report_error(s.error());
   }
   return kExitSuccess;
+}
+
+}  // namespace
+
+Subcommand add_runs_command(CLI::App& app) {
+  auto args = std::make_shared<RunsArgs>();
+  auto* cmd = app.add_subcommand("runs", "recorded runs, newest first");
+  cmd->add_option("--store", args->store_dir, "run store folder");
+  cmd->add_option("--limit", args->limit, "how many runs (default 20)")->check(whole_number(1, 1000000, "runs"));
+  cmd->add_option("--verdict", args->verdict, "only runs with this verdict")->check(CLI::IsMember({"success", "partial", "fail"}));
+  cmd->add_option("--since", args->since, "only runs newer than this: 2d, 12h, 30m, or an RFC 3339 time");
+  cmd->add_flag("--json", args->json, "print JSON");
+  cmd->footer(examples("candor runs", "candor runs --verdict partial --since 2d --json"));
+  return {cmd, [args] { return runs_command(*args); }, nullptr};
+}
+
+Subcommand add_report_command(CLI::App& app) {
+  auto args = std::make_shared<ReportArgs>();
+  auto* cmd = app.add_subcommand("report", "a run's report (default: the latest)");
+  cmd->add_option("run", args->run, "run id, a unique prefix or suffix (the random part), or last");
+  cmd->add_option("--store", args->store_dir, "run store folder");
+  cmd->add_flag("--json", args->json, "print the report JSON");
+  cmd->add_flag("--markdown", args->markdown, "print Markdown for a pull-request comment");
+  cmd->add_option("--html", args->html_file, "write one self-contained HTML file");
+  cmd->add_option("--junit", args->junit_file, "write JUnit XML");
+  cmd->add_flag("-v,--verbose", args->verbose, "add every step with its capped output");
+  cmd->footer(examples("candor report", "candor report a89108 --html report.html"));
+  return {cmd, [args] { return report_command(*args); }, nullptr};
 }
 
 }  // namespace candor::cli

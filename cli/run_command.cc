@@ -1,86 +1,52 @@
 // `candor run "GOAL"`: the planner loop over a workspace.
-#include <csignal>
-
-#include <fmt/format.h>
-
+#include "app/session.h"
 #include "cli/commands.h"
-#include "cli/finish_run.h"
-#include "cli/progress_output.h"
-#include "cli/session.h"
-#include "executor/goal_gate.h"
-#include "executor/run_loop.h"
-#include "llm/provider.h"
-#include "report/escape.h"
-#include "report/report.h"
+#include "cli/observer.h"
+#include "cli/options.h"
+#include "cli/run_output.h"
 
 namespace candor::cli {
+namespace {
+
+struct RunArgs {
+  app::RunRequest request;
+  bool json = false;
+  bool quiet = false;
+};
 
 int run_command(const RunArgs& args) {
-  llm::ProviderChoice choice = llm::choose_provider(args.llm);
-  if (choice.spec.empty()) return report_error(make_error(ErrorCode::kUsage, std::string("no LLM provider: ") + llm::kNoProviderHint));
-  if (args.goal.find_first_not_of(" \t\n") == std::string::npos) {
-    return report_error(make_error(ErrorCode::kUsage, "the goal is empty"));
-  }
-  auto progress = stderr_progress(args.session.quiet);
+  StderrObserver observer(args.quiet);
+  app::Session session(&observer);
+  observer.cancel_on_interrupt(&session);
+  auto result = session.run(args.request);
+  if (!result.ok()) return report_error(result.error());
+  return print_run_result(*result, args.json ? ReportFormat::kJson : ReportFormat::kTerminal);
+}
 
-  SessionArgs sa = args.session;
-  sa.progress = progress.get();
-  sa.cancel = &interrupted();
-  auto session = Session::open(sa);
-  if (!session.ok()) return report_error(session.error());
-  Session& s = **session;
-  if (progress != nullptr) progress->set_masker(s.masker());
+}  // namespace
 
-  llm::ProviderOptions provider_options;
-  provider_options.cancel = &interrupted();
-  provider_options.masker = s.masker();
-  auto provider = llm::make_provider(choice.spec, provider_options);
-  if (!provider.ok()) return report_error(provider.error());
-
-  std::string criterion = args.criterion;  // main() has already wiped it from candor's argv
-  if (!args.criterion_file.empty()) {
-    if (!criterion.empty()) return report_error(make_error(ErrorCode::kUsage, "give --criterion or --criterion-file, not both"));
-    // The worker's steps can read the whole workspace; a criterion kept there is no secret.
-    if (path_within(args.criterion_file, s.workspace().root())) {
-      return report_error(make_error(ErrorCode::kUsage, fmt::format("--criterion-file {} lies inside the workspace {}, where the "
-                                                                    "worker's steps can read it: keep it outside",
-                                                                    args.criterion_file, s.workspace().root())));
-    }
-    auto text = read_text_file(args.criterion_file);
-    if (!text.ok()) return report_error(text.error());
-    criterion = *text;
-    s.hide_from_steps(args.criterion_file);
-  }
-
-  s.options().judge_policy = args.judge;
-  install_interrupt_handler();
-  if (Status started = s.start(args.goal); !started.ok()) return report_error(started.error());
-  planner::PlannerOptions planner_options;
-  planner_options.reviewed = !criterion.empty();
-  if (!sa.kind.empty()) planner_options.kind = parse_goal_kind(sa.kind);
-  planner::Planner planner(**provider, s.catalog(), executor::recording_hooks(s.executor(), s.trajectory()), planner_options);
-  executor::RunLoop loop(s.executor(), planner, s.workspace(), s.trajectory(), {args.goal, s.expects(), s.guards(), 200});
-  std::unique_ptr<executor::Reviewer> reviewer;
-  if (!criterion.empty()) {
-    reviewer = std::make_unique<executor::Reviewer>(**provider, s.tools(), s.workspace(), s.options().network, s.trajectory(),
-                                                    executor::ReviewerOptions{criterion, 8, 16 * 1024});
-  }
-  executor::GoalResult result = executor::run_goal(loop, s.executor(), reviewer.get(), args.max_goal_attempts, args.goal);
-  remove_interrupt_handler();
-  result.facts.provider = (*provider)->describe();
-  int code = s.finish(result.facts, args.json, provider->get(), *verify::parse_judge_policy(args.judge), planner.questions());
-  if (result.provider_failed) {
-    std::fprintf(stderr, "candor: the LLM provider (%s) failed: %s\n", (*provider)->describe().c_str(),
-                 report::terminal_safe(result.facts.status_detail, true).c_str());
-    return interrupted().load() ? kExitCancelled : kExitUnavailable;
-  }
-  if (result.input_refused) {
-    // DESIGN: a reply past the JSON limits is refused input (exit 65); the run is still recorded.
-    std::fprintf(stderr, "candor: the planner's reply was refused: %s\n",
-                 report::terminal_safe(result.facts.status_detail, true).c_str());
-    return interrupted().load() ? kExitCancelled : kExitInvalidInput;
-  }
-  return interrupted().load() ? kExitCancelled : code;
+Subcommand add_run_command(CLI::App& app) {
+  auto args = std::make_shared<RunArgs>();
+  app::RunRequest& run = args->request;
+  auto* cmd = app.add_subcommand("run", "plan, execute and verify a goal with an LLM planner");
+  cmd->add_option("goal", run.goal, "the goal, in words")->required();
+  cmd->add_option("--llm", run.llm, "PROVIDER[:MODEL]: anthropic, openai, script:FILE, command:PROG (" + llm_default() + ")");
+  add_workspace_options(cmd, run.workspace, args->quiet);
+  cmd->add_option("--max-replans", run.workspace.max_replans, "replan budget (default 3)")->check(whole_number(0, 1000, "replans"));
+  cmd->add_option("--max-tokens", run.workspace.max_tokens, "token budget (default 200000)")->check(whole_number(1, 1LL << 40, "tokens"));
+  cmd->add_option("--judge", run.judge, "tier 2: auto (when tier 1 is ambiguous), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->add_option("--criterion", run.criterion, "a criterion the worker never sees, checked by an independent reviewer");
+  cmd->add_option("--criterion-file", run.criterion_file, "the reviewer's criterion, from a file");
+  cmd->add_option("--max-goal-attempts", run.max_goal_attempts, "reviews before giving up (default 5)")->check(whole_number(1, 100, "attempts"));
+  cmd->add_flag("--json", args->json, "print the report as JSON");
+  cmd->footer(examples("candor run \"Change the background to dark green\" -C ./site",
+                       "candor run \"Fix the failing test\" --llm openai:qwen2.5-coder --timeout 300"));
+  // The criterion is wiped from candor's argv once parsed (run() has its copy).
+  auto scrub = [args](int argc, char** argv) {
+    if (!args->request.criterion.empty()) wipe_option_value(argc, argv, "--criterion");
+  };
+  return {cmd, [args] { return run_command(*args); }, scrub};
 }
 
 }  // namespace candor::cli

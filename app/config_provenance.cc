@@ -1,14 +1,14 @@
-#include "cli/config_provenance.h"
+#include "app/config_provenance.h"
 
-#include <cstdio>
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
 
-#include "cli/session.h"
+#include "app/inputs.h"
 #include "snapshot/store.h"
 
-namespace candor::cli {
+namespace candor::app {
 namespace {
 
 // `.candor/config.json` of `workspace_root` as a path of the workspace `run_root`, when it lies in it.
@@ -25,7 +25,7 @@ std::optional<std::string> config_path_in(const std::string& workspace_root, con
 }  // namespace
 
 Status check_config_provenance(const store::RunStore& store, const std::string& workspace_root, const std::string& config_text,
-                               bool trusted) {
+                               bool trusted, RunObserver* observer) {
   TRY(std::vector<std::string> ids, store.runs_whose_facts_mention(".candor/config.json"));
   for (const auto& id : ids) {
     TRY(store::StoredRun run, store.load(id));
@@ -46,8 +46,9 @@ Status check_config_provenance(const store::RunStore& store, const std::string& 
     for (const auto& s : written->steps) steps += (steps.empty() ? "" : ", ") + s;
     std::string who = fmt::format("run {}{}", id, steps.empty() ? "" : " (step " + steps + ")");
     if (trusted) {
-      std::fprintf(stderr, "candor: warning: %s/.candor/config.json was written by %s; used as given (--trust-config)\n",
-                   workspace_root.c_str(), who.c_str());
+      if (observer != nullptr) {
+        observer->warning(fmt::format("warning: {}/.candor/config.json was written by {}; used as given (--trust-config)", workspace_root, who));
+      }
       return ok_status();
     }
     return make_error(ErrorCode::kInvalidInput,
@@ -58,4 +59,4 @@ Status check_config_provenance(const store::RunStore& store, const std::string& 
   return ok_status();
 }
 
-}  // namespace candor::cli
+}  // namespace candor::app

@@ -6,16 +6,17 @@
 
 #include <string>
 
+#include "app/observer.h"
 #include "core/result.h"
 #include "store/run_store.h"
 
-namespace candor::cli {
+namespace candor::app {
 
 // kInvalidInput (exit 65) naming the run, its steps and what to do when the newest recorded run
 // that wrote `workspace_root`/.candor/config.json (not undone since) left exactly `config_text`
-// there; with `trusted` (--trust-config) a warning on stderr instead. A config the user edited
-// since (other bytes) is theirs.
+// there; with `trusted` (--trust-config) a warning to `observer` (may be null) instead. A config
+// the user edited since (other bytes) is theirs.
 Status check_config_provenance(const store::RunStore& store, const std::string& workspace_root, const std::string& config_text,
-                               bool trusted);
+                               bool trusted, RunObserver* observer);
 
-}  // namespace candor::cli
+}  // namespace candor::app

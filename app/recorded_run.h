@@ -1,0 +1,23 @@
+// A run read back from the store, for what works from a recorded run (`verify RUN`, `undo`).
+// Private to app/.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/run_record.h"
+#include "store/run_store.h"
+
+namespace candor::app {
+
+struct RecordedRun {
+  std::unique_ptr<store::RunStore> store;
+  store::StoredRun run;
+  RunFacts facts;         // stored, or rebuilt from the events of a run that never ended
+  bool finished = false;  // the run has stored facts (it reached run_ended)
+};
+
+// `ref`: an id, a unique prefix or suffix, or "last", in the store at `store_dir` ("" = default).
+Result<RecordedRun> load_recorded_run(const std::string& store_dir, const std::string& ref);
+
+}  // namespace candor::app

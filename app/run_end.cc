@@ -1,0 +1,96 @@
+#include "app/run_end.h"
+
+#include <chrono>
+#include <exception>
+
+#include "core/events.h"
+#include "report/report.h"
+#include "verify/judge_run.h"
+#include "verify/tier1.h"
+#include "verify/verdict.h"
+
+namespace candor::app {
+namespace {
+
+// Evaluated once over the run's events, however the run ended; recorded when the run just ended.
+// Best-effort: a failure is recorded, never thrown, and never touches status or verdict.
+void check_acceptance(const verify::AcceptanceSpec& spec, const std::vector<Event>& events, Trajectory* trajectory, RunFacts& facts) {
+  try {
+    verify::AcceptanceReport report = verify::evaluate_acceptance(spec, stream_from_events(events));
+    facts.acceptance = verify::to_json(report);
+    if (trajectory != nullptr) trajectory->record(event::kAcceptance, facts.acceptance);
+  } catch (const std::exception& e) {
+    // A bug in acceptance must not cost the run its verdict: say so and go on.
+    facts.acceptance = {{"passed", false}, {"error", std::string("acceptance could not be evaluated: ") + e.what()}, {"checkpoints", nlohmann::json::array()}};
+    if (trajectory != nullptr) trajectory->record(event::kAcceptanceError, {{"error", e.what()}});
+  }
+}
+
+// The one judge-time rule: a run that just ended leaves the judge what its time budget has left
+// (DESIGN.md: the time budget bounds the judge too); a later `verify RUN` is a new process, after
+// the run, and gives it the run's whole budget again.
+std::chrono::milliseconds judge_time(const RunFacts& facts, bool just_ended) {
+  if (just_ended) return verify::judge_time(facts);
+  return std::chrono::seconds(facts.budget.limits.timeout_s);
+}
+
+// Asks the judge (shown as a wait) and records the pass when the run just ended.
+void ask_judge(const JudgeSetup& setup, RunEnd& end, RunObserver* observer, RunResult& out) {
+  const bool just_ended = end.trajectory != nullptr;
+  verify::JudgeRun judged;
+  {
+    ProgressWait waiting(observer, WaitKind::kJudge);
+    if (setup.trees) {
+      verify::JudgeRunInputs inputs{.questions = setup.questions,
+                                    .planner_questions = end.facts.planner_questions,
+                                    .credentials = setup.credentials,
+                                    .time = judge_time(end.facts, just_ended)};
+      judged = verify::judge_run(*setup.provider, *setup.trees, end.facts, inputs);
+    } else {
+      judged.outcome.asked = true;
+      judged.outcome.error = "the run's snapshots could not be read, so the judge was shown nothing";
+    }
+  }
+  out.judge_provider = setup.provider->describe();
+  if (just_ended) verify::record_judge_run(judged, out.judge_provider, *end.trajectory, end.facts);
+  if (end.facts.provider.empty()) end.facts.provider = out.judge_provider;  // a run that used no LLM before
+  out.judge = std::move(judged.outcome);
+}
+
+}  // namespace
+
+Status ObservedSink::append(const std::string& run_id, const Event& event) {
+  Status stored = store_.append(run_id, event);
+  if (observer_ != nullptr) observer_->event(event);
+  return stored;
+}
+
+Result<RunResult> end_run(RunEnd end, RunObserver* observer) {
+  RunResult out;
+  RunFacts& facts = end.facts;
+  if (end.acceptance != nullptr) check_acceptance(*end.acceptance, *end.events, end.trajectory, facts);
+  verify::Tier1Result tier1 = verify::evaluate_tier1(facts);
+  if (end.judge && verify::should_ask_judge(tier1, end.policy)) {
+    TRY(JudgeSetup setup, end.judge());
+    if (setup.provider != nullptr) ask_judge(setup, end, observer, out);
+  }
+  if (end.before_verdict) end.before_verdict(facts);
+  if (end.trajectory != nullptr && !end.trajectory->sink_error().empty() && observer != nullptr) {
+    observer->warning("warning: some events were not stored: " + end.trajectory->sink_error());
+  }
+  const verify::JudgeOutcome* judge = out.judge.asked ? &out.judge : nullptr;
+  out.decision = verify::decide(tier1, judge, facts.goal_validations);
+  out.report = report::build_report(facts, tier1, out.decision, end.created_at, judge);
+  if (end.store != nullptr) {
+    // Masked once, here, where the report is made: what is printed is what is stored (the store
+    // masks again, as its own guard).
+    if (end.store->masker() != nullptr) end.store->masker()->mask_json(out.report);
+    out.stored = end.store->finish_run(facts.run_id, {to_string(facts.status), to_string(out.decision.verdict), out.decision.by,
+                                                      to_json(facts), out.report});
+  }
+  out.exit = out.judge.provider_failed ? ExitCategory::kUnavailable : exit_category(out.decision.verdict, facts.acceptance);
+  out.facts = std::move(facts);
+  return out;
+}
+
+}  // namespace candor::app

@@ -1,0 +1,64 @@
+// `undo RUN`: the workspace files a recorded run changed, written back from its snapshot.
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "app/recorded_run.h"
+#include "app/session.h"
+#include "core/arg_schema.h"
+#include "sandbox/workspace.h"
+#include "snapshot/store.h"
+
+namespace candor::app {
+namespace {
+
+// A run undo cannot work on: one that never ended (no snapshot after it), or a `git` run, whose
+// change is git's to take back.
+Status check_undoable(const RecordedRun& l) {
+  if (!l.finished) {
+    return make_error(ErrorCode::kInvalidInput, fmt::format("run {} never ended, so it has no snapshot after it to undo from", l.facts.run_id));
+  }
+  if (l.facts.source != "git") return ok_status();
+  bool worktree = l.facts.git.is_object() && l.facts.git.value("worktree", false);
+  return make_error(ErrorCode::kInvalidInput,
+                    worktree ? fmt::format("run {} verified the working tree against {}, it changed no files itself: put them back with git "
+                                           "(git restore, git clean)",
+                                           l.facts.run_id, json_str(l.facts.git, "range"))
+                             : fmt::format("run {} verified commits ({}), it changed no files itself: undo them with git (git revert)",
+                                           l.facts.run_id, json_str(l.facts.git, "range")));
+}
+
+// The undo recorded as a late event and in the run's stored report.
+Status record_undo(store::RunStore& store, const std::string& run_id, const executor::UndoResult& undone) {
+  std::string at = format_timestamp(std::chrono::system_clock::now());
+  nlohmann::json failed = nlohmann::json::array();
+  for (const auto& f : undone.failed) failed.push_back({{"path", f.path}, {"reason", f.reason}});
+  nlohmann::json record = {{"restored", undone.restored}, {"removed", undone.removed}, {"modes", undone.modes},
+                           {"skipped", undone.skipped},   {"failed", failed},          {"forced_over", undone.drifted}};
+  TRY_STATUS(store.append_late(run_id, "undo", record, at));
+  record["at"] = at;
+  return store.set_undone(run_id, record);
+}
+
+}  // namespace
+
+Result<UndoResult> Session::undo(const UndoRequest& request) {
+  TRY(RecordedRun l, load_recorded_run(request.store_dir, request.run));
+  TRY_STATUS(check_undoable(l));
+  UndoResult out;
+  out.run_id = l.facts.run_id;
+  if (const auto& was = l.run.report.is_object() ? l.run.report.value("undone", nlohmann::json()) : nlohmann::json();
+      was.is_object() && !request.force) {
+    out.already_undone = was;
+    return out;
+  }
+  auto workspace = sandbox::Workspace::open(l.facts.workspace, {.force_fallback = false, .protected_dirs = {l.store->dir()}, .secrets = {}});
+  if (!workspace.ok()) return make_error(ErrorCode::kInvalidInput, workspace.error().message);
+  TRY(auto snapshots, snapshot::SnapshotStore::open(l.store->dir(), (*workspace)->root()));
+  TRY(out.undone, executor::undo_run(l.facts, **workspace, *snapshots, request.force));
+  out.recorded = record_undo(*l.store, l.facts.run_id, out.undone);
+  out.exit = out.undone.failed.empty() ? ExitCategory::kSuccess : ExitCategory::kInternal;
+  return out;
+}
+
+}  // namespace candor::app

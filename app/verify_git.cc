@@ -1,0 +1,265 @@
+// `verify --git RANGE --goal GOAL`: a change made by anyone (another agent's pull request),
+// verified by the same rules as a run and stored as one (`source: "git"`). The change is untrusted
+// input (DESIGN.md, Trust boundary): the configuration comes from BASE, never from the change.
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "app/inputs.h"
+#include "app/run_end.h"
+#include "app/session.h"
+#include "core/events.h"
+#include "executor/change_check.h"
+#include "executor/config.h"
+#include "executor/tool.h"
+#include "import/trajectory_import.h"
+#include "llm/provider.h"
+#include "snapshot/range.h"
+#include "store/run_store.h"
+#include "verify/acceptance.h"
+
+namespace candor::app {
+namespace {
+
+constexpr const char* kConfigPath = ".candor/config.json";
+
+Result<std::string> goal_of(const VerifyGitRequest& request) {
+  if (!request.goal.empty() && !request.goal_file.empty()) return make_error(ErrorCode::kUsage, "--goal and --goal-file: give one");
+  if (!request.goal_file.empty()) {
+    TRY(std::string text, read_text_file(request.goal_file));
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+      return make_error(ErrorCode::kInvalidInput, fmt::format("--goal-file {}: the file is empty", request.goal_file));
+    }
+    return text;
+  }
+  if (request.goal.empty()) return make_error(ErrorCode::kUsage, "--git needs the goal the change was made for: --goal TEXT or --goal-file FILE");
+  return request.goal;
+}
+
+Result<std::string> criterion_of(const VerifyGitRequest& request) {
+  if (!request.criterion.empty() && !request.criterion_file.empty()) return make_error(ErrorCode::kUsage, "give --criterion or --criterion-file, not both");
+  if (request.criterion_file.empty()) return request.criterion;
+  return read_text_file(request.criterion_file);
+}
+
+// The agent's transcript against the acceptance spec, when both are given.
+Result<nlohmann::json> acceptance_of(const VerifyGitRequest& request) {
+  if (request.acceptance_file.empty()) return nlohmann::json();
+  if (request.trajectory_file.empty() || request.format.empty()) {
+    return make_error(ErrorCode::kUsage, "--git with --acceptance needs the agent's transcript: --trajectory FILE --format FORMAT");
+  }
+  import::Format format = *import::parse_format(request.format);
+  TRY(std::string spec_text, read_text_file(request.acceptance_file));
+  TRY(verify::AcceptanceSpec spec, verify::parse_acceptance_spec_text(spec_text, import::tool_catalogue(format), request.acceptance_file));
+  TRY(std::string text, read_text_file(request.trajectory_file, kMaxTranscriptBytes));
+  TRY(auto imported, import::import_trajectory(text, format, request.trajectory_file));
+  return verify::to_json(verify::evaluate_acceptance(spec, imported.events));
+}
+
+// "dir/" when `folder` lies inside `root`, else "".
+std::string folder_inside(const std::string& folder, const std::string& root) {
+  std::error_code ec;
+  std::string abs = std::filesystem::weakly_canonical(folder, ec).string();
+  if (ec || abs.rfind(root + "/", 0) != 0) return "";
+  return abs.substr(root.size() + 1) + "/";
+}
+
+// The report's `git` object. A working tree has no commit: `head` is null and `worktree` true;
+// `head_tree` is the id of the tree it was read as, which the repository does not hold.
+nlohmann::json git_record(const snapshot::GitRange& range) {
+  nlohmann::json git = {{"range", range.spec}, {"base", range.base_commit}, {"head", range.head_commit},
+                        {"base_tree", range.base_tree}, {"head_tree", range.head_tree}};
+  if (range.worktree) {
+    git["head"] = nullptr;
+    git["worktree"] = true;
+  }
+  if (!range.base_name.empty()) git["base_name"] = range.base_name;
+  if (!range.warnings.empty()) git["warnings"] = range.warnings;
+  return git;
+}
+
+// The change as the repository holds it: the range resolved once, BASE's configuration (what the
+// repository trusted before the change; the change's own edits to .candor/ are a sensitive-path
+// finding, never configuration), and for BASE.. the working tree read with BASE's ignore rules.
+struct Change {
+  std::unique_ptr<snapshot::GitRepository> repo;
+  snapshot::GitRange range;
+  std::string config_where;  // names BASE's config in errors
+  executor::WorkspaceConfig config;
+  snapshot::WorktreeRead worktree;
+};
+
+Result<Change> open_change(const VerifyGitRequest& request, const std::string& store_dir) {
+  Change c;
+  TRY(c.repo, snapshot::GitRepository::open(request.repo));
+  snapshot::GitTrees trees = c.repo->trees();
+  TRY(c.range, c.repo->resolve(request.range));
+  c.config_where = fmt::format("{}:{}", c.range.base_commit.substr(0, 12), kConfigPath);
+  TRY(auto text, trees.read(c.range.base_tree, kConfigPath));
+  if (text) {
+    TRY(c.config, executor::parse_config_text(*text, c.config_where));
+  }
+  if (c.range.worktree) {
+    TRY(c.worktree, c.repo->read_worktree(c.range, c.config.snapshot_ignore, folder_inside(store_dir, c.repo->root())));
+  }
+  return c;
+}
+
+// The run's facts before anything is checked, and its first events.
+RunFacts start_facts(const VerifyGitRequest& request, const Change& c, const std::string& run_id, const std::string& goal,
+                     Trajectory& trajectory) {
+  RunFacts facts;
+  facts.run_id = run_id;
+  facts.source = "git";
+  facts.goal = goal;
+  facts.goal_kind = request.kind.empty() ? GoalKind::kModify : *parse_goal_kind(request.kind);
+  facts.workspace = c.repo->root();
+  facts.snapshot_before = c.range.base_tree;
+  facts.snapshot_after = c.range.head_tree;
+  facts.git = git_record(c.range);
+  facts.scan.unread = c.worktree.unread;
+  facts.scan.complete = c.worktree.unread.empty();
+  facts.scope = c.config.scope;
+  facts.scope.insert(facts.scope.end(), request.scope.begin(), request.scope.end());
+  facts.sensitive = c.config.sensitive;
+  facts.budget.limits.max_replans = 0;
+  trajectory.record(event::kRunStarted, {{"goal", goal}, {"workspace", facts.workspace}, {"snapshot_before", facts.snapshot_before},
+                                    {"source", "git"}, {"git", facts.git}});
+  if (c.range.worktree) {
+    trajectory.record(event::kWorktreeRead, {{"tree", c.range.head_tree}, {"files_hashed", c.worktree.hashed}, {"unread", c.worktree.unread}});
+  }
+  trajectory.record(event::kGoalKind, {{"kind", to_string(facts.goal_kind)}, {"by", request.kind.empty() ? "default" : "--kind"}});
+  return facts;
+}
+
+// The change is one step: its every mutation is an effect (DESIGN.md, verify --git).
+Status record_change_step(const Change& c, Trajectory& trajectory, RunFacts& facts) {
+  TRY(auto mutations, c.repo->trees().diff(c.range.base_tree, c.range.head_tree, {.detect_renames = true}));
+  StepRecord change;
+  change.id = "change";
+  change.tool = "git";
+  change.target = c.range.spec;
+  change.effect_tool = true;
+  change.ok = true;
+  for (const auto& m : mutations) change.changed_paths.push_back(m.path);
+  std::int64_t changed_seq = trajectory.record(event::kWorkspaceChanged, {{"step", "change"}, {"paths", change.changed_paths}}).seq;
+  change.seq = changed_seq;
+  facts.steps = {change};
+  facts.steps_planned = 1;
+  facts.budget.used.steps = 1;
+  for (auto m : mutations) {
+    m.steps = {"change"};
+    m.last_change_seq = changed_seq;
+    facts.mutations.push_back(std::move(m));
+  }
+  return ok_status();
+}
+
+// What the run is checked with, from BASE's config and the request.
+struct Checks {
+  assertions::Registry evaluators = assertions::builtin_evaluators();
+  executor::ToolRegistry tools = executor::builtin_tools();
+  std::vector<nlohmann::json> expects, guards;
+};
+
+Status read_checks(const VerifyGitRequest& request, const Change& c, Checks& checks) {
+  TRY_STATUS(assertions::add_external_evaluators(checks.evaluators, c.config.evaluators, c.config_where));
+  planner::Catalog catalog = executor::make_catalog(checks.tools, checks.evaluators);
+  TRY(checks.expects, parse_expects(request.expects, c.config.expect, catalog, c.config_where));
+  TRY(checks.guards, parse_expects(request.guards, c.config.guard, catalog, c.config_where, "guard"));
+  return ok_status();
+}
+
+// What the request names, read before anything is opened.
+struct Inputs {
+  std::string goal;
+  std::string criterion;
+  nlohmann::json acceptance;  // the transcript checked against the spec; null without --acceptance
+  std::string store_dir;
+};
+
+Result<Inputs> read_inputs(const VerifyGitRequest& request) {
+  TRY_STATUS(check_scope_option(request.scope));
+  Inputs in;
+  TRY(in.goal, goal_of(request));
+  TRY(in.criterion, criterion_of(request));
+  TRY(in.acceptance, acceptance_of(request));
+  in.store_dir = request.store_dir.empty() ? store::default_store_dir() : request.store_dir;
+  return in;
+}
+
+// HEAD checked: the user's assertions (BASE's tree for the discriminating check), the transcript's
+// acceptance, and with a criterion one review of the change's result by the judge's LLM.
+Status check_head(const Inputs& in, const Change& c, const Checks& checks, const llm::ProviderChoice& choice,
+                  const ProviderFactory& make_provider, Trajectory& trajectory, RunFacts& facts) {
+  executor::ChangeCheckInputs inputs{c.repo->trees(), c.range.base_tree, c.range.head_tree, checks.evaluators,
+                                     sandbox::SecretFilter(c.config.secrets_allow), c.config.network, c.config.sandbox};
+  executor::ChangeCheck checked = executor::check_change(inputs, checks.expects, trajectory, checks.guards);
+  facts.assertions = std::move(checked.assertions);
+  facts.sandbox = checked.sandbox;
+  facts.status = RunStatus::kCompleted;
+  facts.acceptance = in.acceptance;
+  if (facts.acceptance.is_object()) trajectory.record(event::kAcceptance, facts.acceptance);
+  if (in.criterion.empty()) return ok_status();
+  if (choice.spec.empty()) return make_error(ErrorCode::kUsage, std::string("--criterion needs an LLM provider: ") + llm::kNoProviderHint);
+  TRY(std::unique_ptr<llm::Provider> reviewer, make_provider(choice.spec, {}));
+  executor::Review review = executor::review_change(inputs, *reviewer, checks.tools, in.criterion, in.goal, trajectory);
+  facts.goal_validations.push_back(review.validation);
+  if (facts.provider.empty()) facts.provider = reviewer->describe();
+  return ok_status();
+}
+
+// After the judge: BASE was resolved once, before anything ran; a name moved since is said (the
+// verdict is about the commit recorded). Then the run's end is recorded.
+void record_end(const Change& c, Trajectory& trajectory, RunFacts& facts) {
+  if (std::string moved = c.repo->base_moved(c.range); !moved.empty()) {
+    facts.git["warnings"].push_back(moved);
+    trajectory.record(event::kBaseMoved, {{"base_name", c.range.base_name}, {"warning", moved}});
+  }
+  trajectory.record(event::kRunEnded, {{"status", to_string(facts.status)}});
+}
+
+}  // namespace
+
+Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
+  TRY(Inputs in, read_inputs(request));
+  TRY(Change c, open_change(request, in.store_dir));
+  Checks checks;
+  TRY_STATUS(read_checks(request, c, checks));
+  // The judge: --llm, else the environment's provider; --judge auto unless told otherwise.
+  verify::JudgePolicy policy = request.judge.empty() ? verify::JudgePolicy::kAuto : *verify::parse_judge_policy(request.judge);
+  std::unique_ptr<llm::Provider> judge;
+  llm::ProviderChoice choice = llm::choose_provider(request.llm);
+  if (!choice.spec.empty() && policy != verify::JudgePolicy::kNever) {
+    TRY(judge, make_provider_(choice.spec, {}));
+  }
+
+  TRY(std::unique_ptr<store::RunStore> store, store::RunStore::open(in.store_dir));
+  SystemClock clock;
+  auto now = clock.wall();
+  std::string created_at = format_timestamp(now);
+  TRY(std::string run_id, store->create_new_run(now, created_at, in.goal, c.repo->root()));
+  ObservedSink sink(*store, observer_);
+  Trajectory trajectory(run_id, clock, &sink);
+  RunFacts facts = start_facts(request, c, run_id, in.goal, trajectory);
+  TRY_STATUS(record_change_step(c, trajectory, facts));
+  TRY_STATUS(check_head(in, c, checks, choice, make_provider_, trajectory, facts));
+
+  RunEnd end{.facts = std::move(facts),
+             .created_at = created_at,
+             .trajectory = &trajectory,
+             .store = store.get(),
+             .acceptance = nullptr,
+             .events = nullptr,
+             .policy = policy,
+             .judge = nullptr,
+             .before_verdict = [&](RunFacts& f) { record_end(c, trajectory, f); }};
+  if (judge != nullptr) {
+    end.judge = [&]() -> Result<JudgeSetup> {
+      return JudgeSetup{.provider = judge.get(), .trees = c.repo->trees(), .questions = request.questions, .credentials = nullptr};
+    };
+  }
+  return end_run(std::move(end), observer_);
+}
+
+}  // namespace candor::app

@@ -1,0 +1,179 @@
+#include "app/workspace_run.h"
+
+#include <filesystem>
+#include <future>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "app/config_provenance.h"
+#include "app/inputs.h"
+#include "sandbox/credential_registry.h"
+#include "sandbox/leftovers.h"
+#include "sandbox/workspace_policy.h"
+
+namespace candor::app {
+namespace {
+
+// A store inside the workspace would be open to every step: a step can rename the folders above
+// it and then delete it, and Landlock cannot keep a folder of a writable one unreadable.
+Status check_store_outside(const std::string& store_dir, const std::string& workspace) {
+  if (!path_within(store_dir, workspace) && !path_within(workspace, store_dir)) return ok_status();
+  return make_error(ErrorCode::kUsage,
+                    fmt::format("the run store {} and the workspace {} overlap: the store must lie outside the workspace, "
+                                "where no step can reach it (--store DIR, or CANDOR_HOME)",
+                                std::filesystem::weakly_canonical(store_dir).string(), std::filesystem::weakly_canonical(workspace).string()));
+}
+
+// The budgets and the config's settings the executor takes, --max-* over the config's.
+void apply_options(const WorkspaceOptions& args, const executor::WorkspaceConfig& config, executor::ExecutorOptions& o) {
+  executor::apply_config_budget(config, o.limits);
+  if (args.max_replans) o.limits.max_replans = *args.max_replans;
+  if (args.max_steps) o.limits.max_steps = *args.max_steps;
+  if (args.max_tokens) o.limits.max_tokens = *args.max_tokens;
+  if (args.timeout_s) o.limits.timeout_s = *args.timeout_s;
+  if (config.output_cap_bytes) o.output_cap = *config.output_cap_bytes;
+  o.network = config.network;
+  o.snapshot_ignore = config.snapshot_ignore;
+  o.scope = config.scope;
+  o.scope.insert(o.scope.end(), args.scope.begin(), args.scope.end());
+  o.sensitive = config.sensitive;
+}
+
+// --require-sandbox: kRefused naming what this machine cannot give shell steps.
+Status check_required_protections(const WorkspaceOptions& args, const sandbox::Protections& protections) {
+  if (!args.require_sandbox || protections.missing().empty()) return ok_status();
+  std::string missing;
+  for (const auto& m : protections.missing()) missing += (missing.empty() ? "" : ", ") + m;
+  return make_error(ErrorCode::kRefused,
+                    fmt::format("--require-sandbox: this machine cannot give shell steps every protection (missing: {}); "
+                                "`candor doctor` says why",
+                                missing));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<WorkspaceRun>> WorkspaceRun::open(const WorkspaceOptions& args, RunObserver* observer,
+                                                         const std::atomic<bool>* cancel) {
+  TRY_STATUS(check_scope_option(args.scope));
+  std::unique_ptr<WorkspaceRun> s(new WorkspaceRun());
+  s->observer_ = observer;
+  // A candor that was killed left its steps' temporary folders and cgroups behind: removed now.
+  for (const auto& error : sandbox::remove_leftovers().errors) {
+    if (observer != nullptr) observer->warning("could not remove what a killed run left: " + error);
+  }
+  // Two fixed costs of every start need nothing of what follows and run beside it (the credential
+  // walk, the snapshot store's opening): libgit2's initialisation (it loads the TLS certificates) and the
+  // sandbox probe (it forks children and waits for them). Both are joined before this returns.
+  const sandbox::Mechanisms mechanisms = sandbox::mechanisms_from_environment();
+  std::future<void> git_ready = std::async(std::launch::async, snapshot::init_git_once);
+  std::future<sandbox::Protections> probed = std::async(std::launch::async, [mechanisms] { return sandbox::probe_protections(mechanisms); });
+  std::string store_dir = args.store_dir.empty() ? store::default_store_dir() : args.store_dir;
+  TRY_STATUS(check_store_outside(store_dir, args.workspace));
+  TRY(std::string store_path, store::prepare_store_dir(store_dir));
+  // Read before the workspace opens: which credential files it allows is fixed at open.
+  TRY(executor::WorkspaceConfig config, executor::load_config(args.workspace));
+  // The store is outside the workspace; named here, it is read-only to a step in a mount namespace
+  // even where Landlock is missing.
+  auto workspace = sandbox::Workspace::open(args.workspace, {.force_fallback = false,
+                                                             .protected_dirs = {store_path},
+                                                             .secrets = sandbox::SecretFilter(config.secrets_allow)});
+  if (!workspace.ok()) return make_error(ErrorCode::kInvalidInput, workspace.error().message);
+  s->workspace_ = std::move(workspace.value());
+  // The snapshot store's opening (its index: a stat per file of a large workspace, read back) needs
+  // nothing of what follows, and runs beside the run store's opening and the credential walk below.
+  std::future<Result<std::unique_ptr<snapshot::SnapshotStore>>> snapshots =
+      std::async(std::launch::async, [store_path, root = s->workspace_->root(), ignore = config.snapshot_ignore] {
+        return snapshot::SnapshotStore::open(store_path, root, ignore);
+      });
+  TRY(s->store_, store::RunStore::open(store_dir));
+  TRY_STATUS(s->read_config(args, config));
+  apply_options(args, config, s->options_);
+  s->sandbox_policy_ = sandbox::make_sandbox_policy(*s->workspace_, config.sandbox);
+  s->read_credentials(args, mechanisms);
+  s->options_.progress = observer;
+  s->options_.cancel = cancel;
+
+  TRY(s->snapshots_, snapshots.get());
+  sandbox::Protections protections = sandbox::expected_protections(s->sandbox_policy_, probed.get());
+  TRY_STATUS(check_required_protections(args, protections));
+  s->options_.sandbox_protections = protections.to_json();
+  return s;
+}
+
+Status WorkspaceRun::read_config(const WorkspaceOptions& args, const executor::WorkspaceConfig& config) {
+  TRY_STATUS(assertions::add_external_evaluators(evaluators_, config.evaluators, ".candor/config.json"));
+  catalog_ = executor::make_catalog(tools_, evaluators_);
+  TRY(expects_, parse_expects(args.expects, config.expect, catalog_, ".candor/config.json"));
+  TRY(guards_, parse_expects(args.guards, config.guard, catalog_, ".candor/config.json", "guard"));
+  if (config.file_text) {
+    TRY_STATUS(check_config_provenance(*store_, workspace_->root(), *config.file_text, args.trust_config, observer_));
+  }
+  if (!args.acceptance_file.empty()) {
+    TRY(std::string text, read_text_file(args.acceptance_file));
+    TRY(acceptance_, verify::parse_acceptance_spec_text(text, tools_.names(), args.acceptance_file));
+  }
+  return ok_status();
+}
+
+void WorkspaceRun::read_credentials(const WorkspaceOptions& args, const sandbox::Mechanisms& mechanisms) {
+  sandbox::SandboxPolicy& policy = sandbox_policy_;
+  policy.hidden_paths.push_back(store_->dir());
+  if (args.allow_network) policy.allow_network = true;
+  policy.pass_env.insert(policy.pass_env.end(), args.pass_env.begin(), args.pass_env.end());
+  policy.require_all = args.require_sandbox;
+  policy.mechanisms = mechanisms;
+  options_.process_sandbox = &policy;
+  // Before anything reads through the workspace: the credential files the walk above found, by
+  // inode and content, and the values to mask (theirs and the scrubbed variables').
+  std::shared_ptr<const sandbox::CredentialRegistry> credentials = sandbox::read_credentials(*workspace_, policy, ::environ);
+  for (const auto& unread : credentials->unread()) {
+    if (observer_ != nullptr) observer_->warning("warning: credential file " + unread + ": its values are not masked");
+  }
+  workspace_->set_credentials(credentials);
+  masker_ = credentials->masker();
+  store_->set_masker(masker_);
+}
+
+Status WorkspaceRun::start(const std::string& goal) {
+  auto now = clock_.wall();
+  created_at_ = format_timestamp(now);
+  TRY(std::string run_id, store_->create_new_run(now, created_at_, goal, workspace_->root()));
+  sink_ = std::make_unique<ObservedSink>(*store_, observer_);
+  trajectory_ = std::make_unique<Trajectory>(run_id, clock_, sink_.get(), masker_);
+  executor_ = std::make_unique<executor::Executor>(
+      executor::ExecutorDeps{*workspace_, *snapshots_, tools_, evaluators_, clock_, *trajectory_}, options_);
+  return executor_->begin(run_id, goal);
+}
+
+Result<RunResult> WorkspaceRun::end_not_started(const Error& why) {
+  TRY(RunResult ended, finish(executor_->finish(RunStatus::kError, BudgetKind::kNone, why.message), nullptr,
+                              verify::JudgePolicy::kAuto));
+  ended.not_started = why;
+  ended.exit = exit_category(why);
+  return ended;
+}
+
+Result<RunResult> WorkspaceRun::finish(const RunFacts& facts, llm::Provider* judge, verify::JudgePolicy policy) {
+  RunEnd end{.facts = facts,
+             .created_at = created_at_,
+             .trajectory = trajectory_.get(),
+             .store = store_.get(),
+             .acceptance = acceptance_ ? &*acceptance_ : nullptr,
+             .events = &trajectory_->events(),
+             .policy = policy,
+             .judge = nullptr,
+             .before_verdict = nullptr};
+  if (judge != nullptr) {
+    end.judge = [this, judge]() -> Result<JudgeSetup> {
+      return JudgeSetup{.provider = judge,
+                        .trees = snapshots_->trees(),
+                        .questions = {},
+                        .credentials = workspace_->credentials()};
+    };
+  }
+  return end_run(std::move(end), observer_);
+}
+
+}  // namespace candor::app

@@ -1,0 +1,26 @@
+// What the subcommands' registrations share: validators, the examples footer, the options of
+// `run` and `exec`.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "app/session.h"
+
+namespace candor::cli {
+
+// llm::choose_provider's rule, for the --llm help texts.
+std::string llm_default();
+
+// A whole number from lo to hi; the error says what was expected, not just "not in range".
+CLI::Validator whole_number(long long lo, long long hi, const std::string& unit);
+
+// The footer of a subcommand's --help: two example command lines.
+std::string examples(const std::string& a, const std::string& b);
+
+// The options `run` and `exec` share: where, what is stored, the goal-level checks, budgets;
+// -q,--quiet sets `quiet`.
+void add_workspace_options(CLI::App* cmd, app::WorkspaceOptions& options, bool& quiet);
+
+}  // namespace candor::cli
