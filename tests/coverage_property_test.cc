@@ -13,17 +13,12 @@
 #include "verify/tier1.h"
 
 using namespace candor;
+using candor::testing::FakeClock;
 using candor::testing::make_temp_dir;
 using candor::testing::write_file;
 using nlohmann::json;
 
 namespace {
-
-class StillClock final : public Clock {
- public:
-  std::chrono::system_clock::time_point wall() override { return std::chrono::system_clock::from_time_t(1795000000); }
-  std::chrono::steady_clock::time_point monotonic() override { return std::chrono::steady_clock::time_point{}; }
-};
 
 class NullSink final : public EventSink {
  public:
@@ -121,7 +116,7 @@ TEST_SUITE("executor") {
       auto snaps = snapshot::SnapshotStore::open(store, root);
       REQUIRE(ws.ok());
       REQUIRE(snaps.ok());
-      StillClock clock;
+      FakeClock clock;  // never advanced
       NullSink sink;
       Trajectory trajectory("run1", clock, &sink);
       executor::ExecutorOptions options;

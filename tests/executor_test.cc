@@ -5,19 +5,13 @@
 #include "verify/tier1.h"
 
 using namespace candor;
+using candor::testing::FakeClock;
 using candor::testing::make_temp_dir;
 using candor::testing::read_file;
 using candor::testing::write_file;
 using nlohmann::json;
 
 namespace {
-
-class FakeClock final : public Clock {
- public:
-  std::chrono::system_clock::time_point wall() override { return std::chrono::system_clock::from_time_t(1795000000) + offset; }
-  std::chrono::steady_clock::time_point monotonic() override { return std::chrono::steady_clock::time_point{} + offset; }
-  std::chrono::seconds offset{0};
-};
 
 // Records what it was given; fails on demand (a full disk, a locked database).
 class RecordingSink final : public EventSink {
@@ -162,7 +156,7 @@ TEST_SUITE("executor") {
     CHECK(outcome.failure == "the steps budget ran out before step s2");
 
     Harness t(BudgetLimits{0, 50, 1000, 60});
-    t.clock.offset = std::chrono::seconds(61);
+    t.clock.advance(std::chrono::seconds(61));
     auto timed = t.ex->run_round(t.plan(R"([{"id": "s1", "tool": "file_list", "args": {}}])"), 1);
     CHECK(timed.budget_hit == BudgetKind::kTimeout);
     RunFacts f = t.ex->finish(RunStatus::kBudgetExhausted, timed.budget_hit, timed.failure);
