@@ -23,9 +23,10 @@
 #include "verify/judge.h"
 
 using namespace candor;
+using candor::testing::git;
 using candor::testing::make_temp_dir;
 using candor::testing::read_file;
-using candor::testing::run_command;
+using candor::testing::run_git;
 using candor::testing::write_file;
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -63,16 +64,6 @@ struct Leaky {
 };
 
 bool leaks(const std::string& text) { return text.find(kSecret) != std::string::npos || text.find("s3cr3t") != std::string::npos; }
-
-std::vector<std::string> git_env() {
-  return {"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e", "HOME=/nonexistent"};
-}
-void git(const std::string& dir, std::vector<std::string> args) {
-  args.insert(args.begin(), "/usr/bin/git");
-  auto r = run_command(args, git_env(), dir);
-  CAPTURE(r.err);
-  REQUIRE(r.exit_code == 0);
-}
 
 }  // namespace
 
@@ -175,7 +166,7 @@ TEST_SUITE("executor") {
     auto log = tools.find("git_log")->run(json::object(), ctx);
     CHECK_FALSE(leaks(log.output));
     // Nothing the agent can read back from .git (a shell step can) holds the credential.
-    auto grep = run_command({"/usr/bin/git", "grep", "-I", "s3cr3t", "HEAD"}, git_env(), root);
+    auto grep = run_git(root, {"grep", "-I", "s3cr3t", "HEAD"});
     CAPTURE(grep.out);
     CHECK(grep.out.empty());
   }

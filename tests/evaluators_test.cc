@@ -18,9 +18,9 @@ std::unique_ptr<Evaluator> make_css_color_is();  // examples/evaluators/cpp/css_
 
 using namespace candor;
 using candor::testing::exists;
+using candor::testing::git;
 using candor::testing::make_temp_dir;
 using candor::testing::read_file;
-using candor::testing::run_command;
 using candor::testing::source_root;
 using candor::testing::write_file;
 using nlohmann::json;
@@ -197,10 +197,9 @@ TEST_SUITE("assertions") {
     auto none = f.eval({{"type", "git_clean"}});
     CHECK_FALSE(none.passed);
     CHECK(none.message.rfind("the workspace is not in a git repository", 0) == 0);
-    std::vector<std::string> env = {"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e"};
-    REQUIRE(run_command({"/usr/bin/git", "init", "-q"}, env, f.root).exit_code == 0);
-    REQUIRE(run_command({"/usr/bin/git", "add", "-A"}, env, f.root).exit_code == 0);
-    REQUIRE(run_command({"/usr/bin/git", "commit", "-q", "-m", "init"}, env, f.root).exit_code == 0);
+    git(f.root, {"init", "-q"});
+    git(f.root, {"add", "-A"});
+    git(f.root, {"commit", "-q", "-m", "init"});
     f.open();
     auto clean = f.eval({{"type", "git_clean"}});
     CHECK(clean.passed);

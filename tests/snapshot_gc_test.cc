@@ -56,8 +56,8 @@ struct TwoRuns {
     return [ws = ws]() -> Result<snapshot::RunsInStore> { return snapshot::RunsInStore{{"B"}, {ws}}; };
   }
   candor::testing::CommandResult git(std::vector<std::string> args) const {
-    args.insert(args.begin(), {"/usr/bin/git", "--git-dir=" + repo});
-    return run_command(args, {"HOME=/nonexistent", "GIT_CONFIG_NOSYSTEM=1"});
+    args.insert(args.begin(), "--git-dir=" + repo);
+    return candor::testing::run_git("", std::move(args));
   }
   bool has_object(const std::string& content) const {
     std::string file = make_temp_dir("blob") + "/f";

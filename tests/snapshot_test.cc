@@ -466,16 +466,11 @@ TEST_SUITE("verify") {
       std::string big(300000, 'x');  // a size that takes four bytes of a pack entry's header
       for (std::size_t i = 0; i < big.size(); i += 7) big[i] = static_cast<char>('a' + i % 26);
       write_file(ws + "/big.bin", big);
-      std::vector<std::string> git = {"/usr/bin/git", "-C", ws, "-c", "user.name=t", "-c", "user.email=t@localhost"};
-      auto run_git = [&](std::vector<std::string> args) {
-        args.insert(args.begin(), git.begin(), git.end());
-        REQUIRE(run_command(args, {"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent"}).exit_code == 0);
-      };
       if (with_repository) {
         for (const char* f : {"/a.txt", "/d/b.txt"}) fs::last_write_time(ws + f, fs::last_write_time(ws + f) - std::chrono::hours(1));
-        run_git({"init", "-q"});
-        run_git({"add", "-A"});
-        run_git({"commit", "-qm", "base"});
+        testing::git(ws, {"init", "-q"});
+        testing::git(ws, {"add", "-A"});
+        testing::git(ws, {"commit", "-qm", "base"});
         // Past the two seconds in which a scan distrusts a recent ctime, so that the store never
         // holds d/b.txt's content: its trees name a blob only the workspace had.
         std::this_thread::sleep_for(std::chrono::seconds(3));
@@ -495,8 +490,7 @@ TEST_SUITE("verify") {
       REQUIRE((*snap)->retain({before, after}, {"a.txt", "c.txt"}).ok());
       REQUIRE((*snap)->flush().ok());
       if (with_repository) fs::remove_all(ws + "/.git");  // what the run needs was copied
-      auto fsck = run_command({"/usr/bin/git", "--git-dir=" + (*snap)->repository_path(), "fsck", "--no-progress"},
-                              {"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent"});
+      auto fsck = testing::run_git("", {"--git-dir=" + (*snap)->repository_path(), "fsck", "--no-progress"});
       CAPTURE(fsck.out + fsck.err);
       CHECK(fsck.exit_code == 0);
       CHECK((*snap)->read(before, "a.txt").value() == std::optional<std::string>("a\n"));

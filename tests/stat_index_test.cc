@@ -129,9 +129,8 @@ TEST_SUITE("verify") {
     write_file(repo + "/src/a.txt", "a\n");
     write_file(repo + "/src/b.txt", "b\n");
     write_file(repo + "/top.txt", "t\n");
-    const std::vector<std::string> who = {"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t"};
-    REQUIRE(run_command({"/usr/bin/git", "-C", repo, "add", "-A"}).exit_code == 0);
-    REQUIRE(run_command({"/usr/bin/git", "-C", repo, "commit", "-q", "-m", "one"}, who).exit_code == 0);
+    candor::testing::git(repo, {"add", "-A"});
+    candor::testing::git(repo, {"commit", "-q", "-m", "one"});
     // A commit leaves a tree-cache extension after the entries.
     std::string index_file = repo + "/.git/index";
     REQUIRE(read_file(index_file).find("TREE") != std::string::npos);

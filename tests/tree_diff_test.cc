@@ -14,7 +14,6 @@
 
 using namespace candor;
 using candor::testing::make_temp_dir;
-using candor::testing::run_command;
 using candor::testing::write_file;
 namespace fs = std::filesystem;
 
@@ -23,8 +22,7 @@ namespace {
 // "A path", "D path", "M path" lines, sorted, as git diff-tree -r --name-status says them (a
 // type change, T, is a modification).
 std::vector<std::string> git_diff(const std::string& repo, const std::string& from, const std::string& to) {
-  auto r = run_command({"/usr/bin/git", "--git-dir=" + repo, "diff-tree", "-r", "--no-renames", "--name-status", from, to},
-                       {"HOME=/nonexistent", "GIT_CONFIG_NOSYSTEM=1"});
+  auto r = candor::testing::run_git("", {"--git-dir=" + repo, "diff-tree", "-r", "--no-renames", "--name-status", from, to});
   REQUIRE(r.exit_code == 0);
   std::vector<std::string> out;
   std::istringstream in(r.out);
