@@ -67,15 +67,18 @@ TEST_SUITE("store") {
   }
 
   TEST_CASE("the default store is outside the workspace, overridable by CANDOR_HOME") {
-    ::setenv("CANDOR_HOME", "/tmp/candor-home-test", 1);
-    CHECK(store::default_store_dir() == "/tmp/candor-home-test");
-    ::unsetenv("CANDOR_HOME");
-    ::setenv("XDG_STATE_HOME", "/tmp/xdg", 1);
-    CHECK(store::default_store_dir() == "/tmp/xdg/candor");
-    ::unsetenv("XDG_STATE_HOME");
-    std::string home = std::getenv("HOME") ? std::getenv("HOME") : "";
-    ::setenv("HOME", "/home/someone", 1);
+    using testing::ScopedEnv;
+    {
+      ScopedEnv home("CANDOR_HOME", "/tmp/candor-home-test");
+      CHECK(store::default_store_dir() == "/tmp/candor-home-test");
+    }
+    ScopedEnv no_home("CANDOR_HOME", std::nullopt);
+    {
+      ScopedEnv state("XDG_STATE_HOME", "/tmp/xdg");
+      CHECK(store::default_store_dir() == "/tmp/xdg/candor");
+    }
+    ScopedEnv no_state("XDG_STATE_HOME", std::nullopt);
+    ScopedEnv home("HOME", "/home/someone");
     CHECK(store::default_store_dir() == "/home/someone/.local/state/candor");
-    ::setenv("HOME", home.c_str(), 1);
   }
 }
