@@ -25,6 +25,7 @@
 using namespace candor;
 using candor::testing::git;
 using candor::testing::make_temp_dir;
+using candor::testing::make_workspace;
 using candor::testing::read_file;
 using candor::testing::run_git;
 using candor::testing::write_file;
@@ -231,9 +232,7 @@ TEST_SUITE("assertions") {
 
 TEST_SUITE("verify") {
   TEST_CASE("judge evidence withholds a credential file's diff and content, before and after") {
-    std::string root = make_temp_dir("ws");
-    write_file(root + "/.env", kEnv);
-    write_file(root + "/app.txt", "one\n");
+    std::string root = make_workspace({{".env", kEnv}, {"app.txt", "one\n"}});
     auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), root);
     REQUIRE(snaps.ok());
     REQUIRE((*snaps)->scan().ok());

@@ -7,6 +7,7 @@
 using namespace candor;
 using candor::testing::FakeClock;
 using candor::testing::make_temp_dir;
+using candor::testing::make_workspace;
 using candor::testing::read_file;
 using candor::testing::write_file;
 using nlohmann::json;
@@ -26,7 +27,7 @@ class RecordingSink final : public EventSink {
 };
 
 struct Harness {
-  std::string root = make_temp_dir("ws");
+  std::string root = make_workspace(candor::testing::tiny_site());
   std::string store = make_temp_dir("store");
   FakeClock clock;
   RecordingSink sink;
@@ -39,8 +40,6 @@ struct Harness {
   std::unique_ptr<executor::Executor> ex;
 
   explicit Harness(BudgetLimits limits = {}, ProgressObserver* progress = nullptr) {
-    write_file(root + "/css/style.css", "body {\n  background: #ffffff;\n}\n");
-    write_file(root + "/index.html", "<p>hi</p>\n");
     ws = std::move(sandbox::Workspace::open(root).value());
     snaps = std::move(snapshot::SnapshotStore::open(store, root).value());
     executor::ExecutorOptions options;

@@ -22,6 +22,7 @@
 
 using namespace candor;
 using candor::testing::make_temp_dir;
+using candor::testing::make_workspace;
 using candor::testing::run_command;
 using candor::testing::run_git;
 using candor::testing::write_file;
@@ -93,11 +94,10 @@ const std::vector<std::string> kPatterns = {"*", "*.txt", "a*", "d/", "e/", "!*.
 
 TEST_SUITE("verify") {
   TEST_CASE("property: incremental scans hold what a walk from scratch finds that the start's ignore rules do not exclude or the run held") {
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/.gitignore", "*.log\nbuild/\n/top.tmp\n!keep.log\n");
-    write_file(ws + "/d/.gitignore", "x*\n");
-    write_file(ws + "/gen/.gitignore", "*\n");
-    write_file(ws + "/a.txt", "a\n");
+    std::string ws = make_workspace({{".gitignore", "*.log\nbuild/\n/top.tmp\n!keep.log\n"},
+                                     {"d/.gitignore", "x*\n"},
+                                     {"gen/.gitignore", "*\n"},
+                                     {"a.txt", "a\n"}});
     // Ignored, and there at the start: watched (DESIGN.md, "Snapshots see everything").
     write_file(ws + "/b.log", "b\n");
     write_file(ws + "/build/o.txt", "o\n");
@@ -296,9 +296,7 @@ TEST_SUITE("verify") {
 
   TEST_CASE("a first snapshot trusts the workspace's index as git does: a stat match outside the racy window only") {
     // The index is made to lie: b.txt's entry carries b.txt's exact stat and a.txt's content.
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/a.txt", "content of a\n");
-    write_file(ws + "/b.txt", "content of b\n");
+    std::string ws = make_workspace({{"a.txt", "content of a\n"}, {"b.txt", "content of b\n"}});
     REQUIRE(run_git(ws, {"init", "-q"}).exit_code == 0);
     REQUIRE(run_git(ws, {"add", "-A"}).exit_code == 0);
     std::int64_t file_time = now_s() - 100;

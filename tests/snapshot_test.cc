@@ -14,6 +14,7 @@
 
 using namespace candor;
 using candor::testing::make_temp_dir;
+using candor::testing::make_workspace;
 using candor::testing::read_file;
 using candor::testing::run_command;
 using candor::testing::write_file;
@@ -22,10 +23,7 @@ namespace fs = std::filesystem;
 TEST_SUITE("verify") {
   TEST_CASE("scans report what changed since the last scan; diffs give sizes and line counts") {
     std::string store = make_temp_dir("store");
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/a.txt", "one\ntwo\nthree\n");
-    write_file(ws + "/b.txt", "bee\n");
-    write_file(ws + "/sub/c.txt", "sea\n");
+    std::string ws = make_workspace({{"a.txt", "one\ntwo\nthree\n"}, {"b.txt", "bee\n"}, {"sub/c.txt", "sea\n"}});
     auto snap = snapshot::SnapshotStore::open(store, ws);
     REQUIRE(snap.ok());
     auto s0 = (*snap)->scan();
@@ -73,10 +71,9 @@ TEST_SUITE("verify") {
     // The agent writes the workspace, .gitattributes included: `binary` or `-diff` there made
     // libgit2 report a text file as binary with sizes of 0 and no lines, and give the judge and the
     // HTML report "Binary files differ" instead of the change.
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/.gitattributes", "* binary\n*.txt -diff\n*.dat diff\n");
-    write_file(ws + "/notes.txt", "one\ntwo\n");
-    write_file(ws + "/real.dat", std::string("a\0b\n", 4));
+    std::string ws = make_workspace({{".gitattributes", "* binary\n*.txt -diff\n*.dat diff\n"},
+                                     {"notes.txt", "one\ntwo\n"},
+                                     {"real.dat", std::string("a\0b\n", 4)}});
     auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
     REQUIRE(snap.ok());
     REQUIRE((*snap)->scan().ok());
@@ -154,9 +151,7 @@ TEST_SUITE("verify") {
   }
 
   TEST_CASE(".gitattributes filters do not alter what a snapshot holds") {
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/.gitattributes", "* text=auto eol=lf\n");
-    write_file(ws + "/crlf.txt", "a\r\nb\r\n");
+    std::string ws = make_workspace({{".gitattributes", "* text=auto eol=lf\n"}, {"crlf.txt", "a\r\nb\r\n"}});
     auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
     REQUIRE(snap.ok());
     auto s = (*snap)->scan();
@@ -264,10 +259,8 @@ TEST_SUITE("verify") {
   TEST_CASE("incremental scans agree with a snapshot taken from scratch, through many kinds of change") {
     // The ignored paths are there at the start: watched through the run, whatever happens to them
     // (deleted and made again, a folder in their place), as a first scan from scratch takes them in.
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/.gitignore", "*.tmp\nignored/\n");
-    write_file(ws + "/g.tmp", "start\n");
-    write_file(ws + "/ignored/x", "start\n");
+    std::string ws =
+        make_workspace({{".gitignore", "*.tmp\nignored/\n"}, {"g.tmp", "start\n"}, {"ignored/x", "start\n"}});
     auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
     REQUIRE((*snap)->scan().ok());
     REQUIRE((*snap)->freeze_ignore_rules({}).ok());
@@ -346,9 +339,7 @@ std::unique_ptr<snapshot::SnapshotStore> open_frozen(const std::string& ws, cons
 
 TEST_SUITE("verify") {
   TEST_CASE("a .gitignore written after the rules were frozen hides nothing") {
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/a.txt", "a\n");
-    write_file(ws + "/sub/b.txt", "b\n");
+    std::string ws = make_workspace({{"a.txt", "a\n"}, {"sub/b.txt", "b\n"}});
     auto snap = open_frozen(ws);
     std::string t0 = snap->write_tree().value();
 
@@ -370,9 +361,7 @@ TEST_SUITE("verify") {
   }
 
   TEST_CASE("ignore rules present at the start keep ignoring, even after their .gitignore is edited or deleted") {
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/.gitignore", "node_modules/\n");
-    write_file(ws + "/lib/.gitignore", "*.log\n");
+    std::string ws = make_workspace({{".gitignore", "node_modules/\n"}, {"lib/.gitignore", "*.log\n"}});
     write_file(ws + "/build/.gitignore", "*\n");  // meson's build folders ignore themselves
     write_file(ws + "/lib/a.c", "int a;\n");
     auto snap = open_frozen(ws);
@@ -393,9 +382,7 @@ TEST_SUITE("verify") {
   }
 
   TEST_CASE("snapshot.ignore patterns apply from the freeze on, to files already there too") {
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/old.tmp", "old\n");
-    write_file(ws + "/keep.txt", "keep\n");
+    std::string ws = make_workspace({{"old.tmp", "old\n"}, {"keep.txt", "keep\n"}});
     auto snap = open_frozen(ws, {"*.tmp", "/cache/"});
     CHECK(tree_files(*snap, snap->write_tree().value()) == std::set<std::string>{"keep.txt"});
     write_file(ws + "/d/b.tmp", "tmp\n");
@@ -430,9 +417,7 @@ TEST_SUITE("verify") {
   }
 
   TEST_CASE("a symlink named like an ignored folder is a file to the ignore rules, in the first scan as later (as in git)") {
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/.gitignore", "deps/\n");
-    write_file(ws + "/real/lib.js", "lib\n");
+    std::string ws = make_workspace({{".gitignore", "deps/\n"}, {"real/lib.js", "lib\n"}});
     fs::create_directory_symlink("real", ws + "/deps");
     auto snap = open_frozen(ws);
     CHECK(tree_files(*snap, snap->write_tree().value()) == std::set<std::string>{".gitignore", "deps", "real/lib.js"});
@@ -459,10 +444,7 @@ TEST_SUITE("verify") {
   TEST_CASE("the snapshot repository is one git fsck accepts, whether or not the workspace has a repository") {
     for (bool with_repository : {false, true}) {
       CAPTURE(with_repository);
-      std::string ws = make_temp_dir("ws");
-      write_file(ws + "/a.txt", "a\n");
-      write_file(ws + "/d/b.txt", "b\n");
-      write_file(ws + "/empty", "");
+      std::string ws = make_workspace({{"a.txt", "a\n"}, {"d/b.txt", "b\n"}, {"empty", ""}});
       std::string big(300000, 'x');  // a size that takes four bytes of a pack entry's header
       for (std::size_t i = 0; i < big.size(); i += 7) big[i] = static_cast<char>('a' + i % 26);
       write_file(ws + "/big.bin", big);
@@ -522,13 +504,12 @@ TEST_SUITE("verify") {
   TEST_CASE("a file under an ignored path present at the start is watched: its modification, deletion and mode change are changes; a new one there is not") {
     for (bool with_repository : {false, true}) {
       CAPTURE(with_repository);
-      std::string ws = make_temp_dir("ws");
-      write_file(ws + "/.gitignore", "data/\n*.local.yml\nbuild/\n");
-      write_file(ws + "/src.c", "int main(){}\n");
-      write_file(ws + "/data/app.sqlite3", std::string("SQLite format 3\0\x01\x02", 18));
-      write_file(ws + "/data/deep/cache.bin", "cache\n");
-      write_file(ws + "/app.local.yml", "db: data/app.sqlite3\n");
-      write_file(ws + "/build/out.o", "obj\n");
+      std::string ws = make_workspace({{".gitignore", "data/\n*.local.yml\nbuild/\n"},
+                                       {"src.c", "int main(){}\n"},
+                                       {"data/app.sqlite3", std::string("SQLite format 3\0\x01\x02", 18)},
+                                       {"data/deep/cache.bin", "cache\n"},
+                                       {"app.local.yml", "db: data/app.sqlite3\n"},
+                                       {"build/out.o", "obj\n"}});
       // A .gitignore inside an ignored folder is never read (git does not descend there): it
       // re-includes nothing.
       write_file(ws + "/build/.gitignore", "!*\n");
@@ -620,9 +601,7 @@ TEST_SUITE("verify") {
   }
 
   TEST_CASE("a file tool's own write to an ignored path is a change, a new file too, through either kind of scan") {
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/.gitignore", "build/\n*.local.yml\n");
-    write_file(ws + "/a.txt", "a\n");
+    std::string ws = make_workspace({{".gitignore", "build/\n*.local.yml\n"}, {"a.txt", "a\n"}});
     auto snap = open_frozen(ws);
     std::string t0 = snap->write_tree().value();
     write_file(ws + "/config.local.yml", "by file_write\n");

@@ -19,6 +19,7 @@
 
 using namespace candor;
 using candor::testing::make_temp_dir;
+using candor::testing::make_workspace;
 using candor::testing::read_file;
 using candor::testing::run_command;
 using candor::testing::write_file;
@@ -283,9 +284,7 @@ TEST_SUITE("verify") {
   }
 
   TEST_CASE("a store whose index was damaged starts over: the next snapshot is what a fresh store makes") {
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/a.txt", "a\n");
-    write_file(ws + "/d/b.txt", "b\n");
+    std::string ws = make_workspace({{"a.txt", "a\n"}, {"d/b.txt", "b\n"}});
     std::string store = make_temp_dir("store");
     std::string tree;
     {
