@@ -115,7 +115,8 @@ TEST_SUITE("e2e") {
     write_file(shared + "/notes.txt", "READABLE-NOTES");
     write_file(env.ws + "/.candor/config.json", json({{"sandbox", {{"read_paths", {shared}}}}}).dump());
     std::string command = fmt::format("cat {0}/notes.txt; cat {0}/criterion.txt; echo end", shared);
-    std::string script = reply(shell_plan(command, {"READABLE-NOTES"})) + reply({{"verdict", "pass"}, {"reason", "fine"}});
+    std::string script =
+        reply(shell_plan(command, {"READABLE-NOTES"})) + reply({{"verdict", "pass"}, {"reason", "fine"}});
     json j = parse_stdout(env.run("Make it green", script, {"--criterion-file", shared + "/criterion.txt"}));
     std::string output = step_output(env.store, j["run_id"], "s1");
     CAPTURE(output);
@@ -150,7 +151,8 @@ TEST_SUITE("e2e") {
     CHECK_FALSE(exists(env.ws + "/state"));
   }
 
-  TEST_CASE("the default store under ~/.local/state stays unreadable although ~/.local/bin on PATH opens ~/.local" * kLandlock) {
+  TEST_CASE("the default store under ~/.local/state stays unreadable although ~/.local/bin on PATH opens ~/.local" *
+            kLandlock) {
     Env env;
     write_file(env.ws + "/.env", "DB_PASSWORD=hunter2\n");
     std::string home = make_temp_dir("home");

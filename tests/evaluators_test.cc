@@ -270,7 +270,8 @@ TEST_SUITE("assertions") {
     CHECK(escape.passed);
   }
 
-  TEST_CASE("an external evaluator cannot write inside the workspace: a checker does not change what it checks" * kLandlock) {
+  TEST_CASE("an external evaluator cannot write inside the workspace: a checker does not change what it checks" *
+            kLandlock) {
     Fixture f;
     f.add_external("writes_inside", "echo x > inside.txt; echo '{\"passed\": true}'\n");
     f.open();

@@ -31,7 +31,9 @@ const char* const kHostilePlan = R"plan({
 
 const char* const kHostileGoal = "\x1b]0;goal\x07# Forged | goal ![x](http://evil/x.png)";
 
-CommandResult exec_hostile_plan(Env& env) { return env.candor({"exec", env.plan_file(kHostilePlan), "-C", env.ws, "--goal", kHostileGoal}); }
+CommandResult exec_hostile_plan(Env& env) {
+  return env.candor({"exec", env.plan_file(kHostilePlan), "-C", env.ws, "--goal", kHostileGoal});
+}
 
 // `report --markdown` of the store's last run. It used to loop forever on a '|' in a cell: bounded
 // here by timeout(1).
@@ -84,7 +86,8 @@ TEST_SUITE("e2e") {
     CHECK(runs.out.find('\x1b') == std::string::npos);
   }
 
-  TEST_CASE("hostile file names and output: a GFM renderer makes no heading, image, link or tag of report --markdown" * kCmarkGfm) {
+  TEST_CASE("hostile file names and output: a GFM renderer makes no heading, image, link or tag of report --markdown" *
+            kCmarkGfm) {
     Env env;
     REQUIRE(exec_hostile_plan(env).exit_code <= 2);
     auto md = markdown_report(env);

@@ -26,10 +26,10 @@
 
 using namespace candor;
 using namespace std::chrono_literals;
-using candor::testing::kernel_facts;
-using candor::testing::needs;
 using candor::testing::exists;
+using candor::testing::kernel_facts;
 using candor::testing::make_temp_dir;
+using candor::testing::needs;
 using candor::testing::read_file;
 using candor::testing::write_file;
 
@@ -115,7 +115,8 @@ TEST_SUITE("sandbox") {
     check_zombie_thread_stops(step);
   }
 
-  TEST_CASE("threads of a process whose main thread ended do not outlive their step, through the cgroup alone" * kPidsCgroup) {
+  TEST_CASE("threads of a process whose main thread ended do not outlive their step, through the cgroup alone" *
+            kPidsCgroup) {
     Step step;
     step.policy.mechanisms.namespaces = false;
     check_zombie_thread_stops(step, "cgroup");

@@ -276,7 +276,8 @@ TEST_SUITE("sandbox") {
   }
 
   // Signals are scoped from Landlock ABI 6; below it the SIGSTOP would reach this test process.
-  TEST_CASE("a step cannot signal candor" * needs(kernel_facts().landlock_abi >= 6, "Landlock ABI 6 (scoped signals)")) {
+  TEST_CASE("a step cannot signal candor" *
+            needs(kernel_facts().landlock_abi >= 6, "Landlock ABI 6 (scoped signals)")) {
     Box box;
     auto r = box.run(fmt::format("kill -STOP {}; echo kill=$?", ::getpid()));
     REQUIRE(r.ok());
