@@ -112,9 +112,10 @@ Result<std::unique_ptr<Session>> Session::open(const SessionArgs& args) {
   // The snapshot store's opening (its index: a stat per file of a large workspace, read back) needs
   // nothing of what follows, and runs beside the run store's opening and the credential walk below.
   std::future<Result<std::unique_ptr<snapshot::SnapshotStore>>> snapshots =
-      std::async(std::launch::async, [store_path, root = s->workspace_->root(), ignore = config.snapshot_ignore] {
-        return snapshot::SnapshotStore::open(store_path, root, ignore);
-      });
+      std::async(std::launch::async,
+                 [store_path, root = s->workspace_->root(), ignore = config.snapshot_ignore, &clock = s->clock_] {
+                   return snapshot::SnapshotStore::open(store_path, root, clock, ignore);
+                 });
   TRY(s->store_, store::RunStore::open(store_dir));
   TRY_STATUS(assertions::add_external_evaluators(s->evaluators_, config.evaluators, ".candor/config.json"));
   s->catalog_ = executor::make_catalog(s->tools_, s->evaluators_);

@@ -9,6 +9,7 @@
 #include "cli/finish_run.h"
 #include "cli/progress_output.h"
 #include "cli/session.h"
+#include "core/clock.h"
 #include "executor/undo.h"
 #include "llm/provider.h"
 #include "report/escape.h"
@@ -130,7 +131,7 @@ int verify_command(const VerifyArgs& args) {
         repo = std::move(r.value());
         opened = repo->trees();
       }
-    } else if (auto s = snapshot::SnapshotStore::open(l.store->dir(), l.facts.workspace); s.ok()) {
+    } else if (auto s = snapshot::SnapshotStore::open(l.store->dir(), l.facts.workspace, system_clock()); s.ok()) {
       snapshots = std::move(s.value());
       opened = snapshots->trees();
       // This process did not see the run start: its credentials are read back from the snapshot.
@@ -202,7 +203,7 @@ int undo_command(const UndoArgs& args) {
   }
   auto workspace = sandbox::Workspace::open(l.facts.workspace, {.force_fallback = false, .protected_dirs = {l.store->dir()}, .secrets = {}});
   if (!workspace.ok()) return report_error(make_error(ErrorCode::kInvalidInput, workspace.error().message));
-  auto snapshots = snapshot::SnapshotStore::open(l.store->dir(), (*workspace)->root());
+  auto snapshots = snapshot::SnapshotStore::open(l.store->dir(), (*workspace)->root(), system_clock());
   if (!snapshots.ok()) return report_error(snapshots.error());
   auto undone = executor::undo_run(l.facts, **workspace, **snapshots, args.force);
   if (!undone.ok()) return report_error(undone.error());

@@ -113,7 +113,7 @@ TEST_SUITE("executor") {
       std::string root = make_temp_dir("prop-ws"), store = make_temp_dir("prop-store");
       for (const auto& [path, content] : c.initial) write_file(root + "/" + path, content);
       auto ws = sandbox::Workspace::open(root);
-      auto snaps = snapshot::SnapshotStore::open(store, root);
+      auto snaps = snapshot::SnapshotStore::open(store, root, system_clock());
       REQUIRE(ws.ok());
       REQUIRE(snaps.ok());
       FakeClock clock;  // never advanced

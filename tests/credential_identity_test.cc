@@ -135,7 +135,7 @@ TEST_SUITE("executor") {
     Started s;
     write_file(s.root + "/notes.txt", kEnv);  // a copy that existed before the run
     s.start();
-    auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), s.ws->root());
+    auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), s.ws->root(), system_clock());
     REQUIRE(snaps.ok());
     REQUIRE((*snaps)->scan().ok());
     std::string tree = (*snaps)->write_tree().value();
@@ -178,7 +178,7 @@ TEST_SUITE("verify") {
   TEST_CASE("judge evidence: a mutation flagged credential is withheld, and other pieces are masked") {
     Started s;
     s.start();
-    auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), s.ws->root());
+    auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), s.ws->root(), system_clock());
     REQUIRE(snaps.ok());
     REQUIRE((*snaps)->scan().ok());
     RunFacts facts;

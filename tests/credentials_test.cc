@@ -174,7 +174,7 @@ TEST_SUITE("executor") {
 
   TEST_CASE("the pre-run snapshot as a file source flags credential files and materialises them empty") {
     Leaky f;
-    auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), f.ws->root());
+    auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), f.ws->root(), system_clock());
     REQUIRE(snaps.ok());
     REQUIRE((*snaps)->scan().ok());
     std::string tree = (*snaps)->write_tree().value();
@@ -233,7 +233,7 @@ TEST_SUITE("assertions") {
 TEST_SUITE("verify") {
   TEST_CASE("judge evidence withholds a credential file's diff and content, before and after") {
     std::string root = make_workspace({{".env", kEnv}, {"app.txt", "one\n"}});
-    auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), root);
+    auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), root, system_clock());
     REQUIRE(snaps.ok());
     REQUIRE((*snaps)->scan().ok());
     RunFacts facts;

@@ -41,7 +41,7 @@ struct Harness {
 
   explicit Harness(BudgetLimits limits = {}, ProgressObserver* progress = nullptr) {
     ws = std::move(sandbox::Workspace::open(root).value());
-    snaps = std::move(snapshot::SnapshotStore::open(store, root).value());
+    snaps = std::move(snapshot::SnapshotStore::open(store, root, system_clock()).value());
     executor::ExecutorOptions options;
     options.limits = limits;
     options.progress = progress;

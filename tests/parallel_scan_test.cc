@@ -87,7 +87,7 @@ std::string random_workspace(std::mt19937& rng, int files) {
 }
 
 std::unique_ptr<snapshot::SnapshotStore> open_store(const std::string& ws) {
-  auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+  auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
   REQUIRE(snap.ok());
   return std::move(*snap);
 }

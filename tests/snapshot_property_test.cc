@@ -107,7 +107,7 @@ TEST_SUITE("verify") {
     for (const auto& g : {".gitignore", "d/.gitignore", "gen/.gitignore"})
       write_file(rules + "/" + g, candor::testing::read_file(ws + "/" + g));
 
-    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
     REQUIRE(snap.ok());
     REQUIRE((*snap)->scan().ok());
     REQUIRE((*snap)->freeze_ignore_rules({}).ok());
@@ -177,7 +177,7 @@ std::int64_t now_s() { return std::chrono::duration_cast<std::chrono::seconds>(s
 
 // A first run's snapshot of `ws` in a store that has never seen it: the tree id and `git ls-tree -r`.
 std::pair<std::string, std::string> first_snapshot(const std::string& ws) {
-  auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+  auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
   REQUIRE(snap.ok());
   REQUIRE((*snap)->scan().ok());
   REQUIRE((*snap)->freeze_ignore_rules({}).ok());
@@ -338,7 +338,7 @@ namespace {
 // given) and its scan, the after tree, the index saved. Returns the before and after listings.
 std::pair<std::string, std::string> one_run(const std::string& store, const std::string& ws, const std::string& step_file,
                                             std::string& before_tree, std::string& after_tree) {
-  auto snap = snapshot::SnapshotStore::open(store, ws);
+  auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
   REQUIRE(snap.ok());
   REQUIRE((*snap)->scan().ok());
   REQUIRE((*snap)->freeze_ignore_rules({}).ok());

@@ -24,7 +24,7 @@ namespace {
 constexpr const char* kCanary = "CANARY: this file lies outside the workspace\n";
 
 std::unique_ptr<snapshot::SnapshotStore> open_scanned(const std::string& store, const std::string& ws) {
-  auto snap = snapshot::SnapshotStore::open(store, ws);
+  auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
   REQUIRE(snap.ok());
   REQUIRE((*snap)->scan().ok());
   REQUIRE((*snap)->freeze_ignore_rules({}).ok());
@@ -51,7 +51,7 @@ ChildScan scan_as_nobody(const std::string& store, const std::string& ws) {
     if (::geteuid() == 0 && (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0)) {
       out = "error: cannot drop to nobody\n";
     } else {
-      auto snap = snapshot::SnapshotStore::open(store, ws);
+      auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
       auto s = snap.ok() ? (*snap)->scan() : Result<std::vector<std::string>>(snap.error());
       out = s.ok() ? "ok\n" : "error: " + s.error().message + "\n";
       if (s.ok()) {
@@ -152,7 +152,7 @@ TEST_SUITE("verify") {
                                      {"d/f.txt", "inside\n"},
                                      {"e/f.txt", "before\n"},
                                      {"run.sh", "#!/bin/sh\n"}});
-    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
     REQUIRE(snap.ok());
     (*snap)->set_after_walk_hook_for_tests([&] {
       fs::remove(ws + "/pipe.txt");

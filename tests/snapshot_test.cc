@@ -5,7 +5,6 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
-#include <thread>
 #include <random>
 #include <set>
 
@@ -24,7 +23,7 @@ TEST_SUITE("verify") {
   TEST_CASE("scans report what changed since the last scan; diffs give sizes and line counts") {
     std::string store = make_temp_dir("store");
     std::string ws = make_workspace({{"a.txt", "one\ntwo\nthree\n"}, {"b.txt", "bee\n"}, {"sub/c.txt", "sea\n"}});
-    auto snap = snapshot::SnapshotStore::open(store, ws);
+    auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
     REQUIRE(snap.ok());
     auto s0 = (*snap)->scan();
     REQUIRE(s0.ok());
@@ -74,7 +73,7 @@ TEST_SUITE("verify") {
     std::string ws = make_workspace({{".gitattributes", "* binary\n*.txt -diff\n*.dat diff\n"},
                                      {"notes.txt", "one\ntwo\n"},
                                      {"real.dat", std::string("a\0b\n", 4)}});
-    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
     REQUIRE(snap.ok());
     REQUIRE((*snap)->scan().ok());
     std::string t0 = (*snap)->write_tree().value();
@@ -110,7 +109,7 @@ TEST_SUITE("verify") {
   TEST_CASE("a same-size rewrite right after a scan is still seen") {
     std::string ws = make_temp_dir("ws");
     write_file(ws + "/f.txt", "aaaa\n");
-    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
     REQUIRE(snap.ok());
     REQUIRE((*snap)->scan().ok());
     for (int i = 0; i < 20; ++i) {
@@ -132,7 +131,7 @@ TEST_SUITE("verify") {
     write_file(ws + "/.candor/config.json", "{}");
     auto git_before = candor::testing::tree_contents(ws + "/.git");
     std::string store = make_temp_dir("store");
-    auto snap = snapshot::SnapshotStore::open(store, ws);
+    auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
     REQUIRE(snap.ok());
     auto s0 = (*snap)->scan();
     REQUIRE(s0.ok());
@@ -152,7 +151,7 @@ TEST_SUITE("verify") {
 
   TEST_CASE(".gitattributes filters do not alter what a snapshot holds") {
     std::string ws = make_workspace({{".gitattributes", "* text=auto eol=lf\n"}, {"crlf.txt", "a\r\nb\r\n"}});
-    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
     REQUIRE(snap.ok());
     auto s = (*snap)->scan();
     REQUIRE(s.ok());
@@ -164,12 +163,12 @@ TEST_SUITE("verify") {
     std::string store = make_temp_dir("store");
     for (int i = 0; i < 50; ++i) write_file(ws + "/f" + std::to_string(i), std::to_string(i));
     {
-      auto snap = snapshot::SnapshotStore::open(store, ws);
+      auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
       REQUIRE((*snap)->scan().ok());
       REQUIRE((*snap)->flush().ok());
     }
     write_file(ws + "/f7", "changed");
-    auto snap = snapshot::SnapshotStore::open(store, ws);
+    auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
     auto s = (*snap)->scan();
     REQUIRE(s.ok());
     CHECK((*s) == std::vector<std::string>{"f7"});
@@ -179,10 +178,16 @@ TEST_SUITE("verify") {
     std::string ws = make_temp_dir("ws");
     std::string store = make_temp_dir("store");
     for (int i = 0; i < 300; ++i) write_file(ws + "/d" + std::to_string(i % 7) + "/f" + std::to_string(i), std::to_string(i) + "\n");
-    std::this_thread::sleep_for(std::chrono::seconds(3));  // past the racy window: stat data can vouch for them
+    // Past the racy windows, so that stat data can vouch for the files: their mtimes an hour old
+    // (older than the saved index file), and a clock past the two seconds in which a scan distrusts
+    // the ctime that setting them gave.
+    for (const auto& e : fs::recursive_directory_iterator(ws))
+      fs::last_write_time(e.path(), fs::last_write_time(e.path()) - std::chrono::hours(1));
+    testing::FakeClock clock(std::chrono::system_clock::now());
+    clock.advance(std::chrono::seconds(3));
     // Each run: open, scan, freeze, a step that writes `files`, scan, tree, flush; its trees.
     auto run = [&](const std::vector<std::string>& files, const std::string& content) {
-      auto snap = snapshot::SnapshotStore::open(store, ws);
+      auto snap = snapshot::SnapshotStore::open(store, ws, clock);
       REQUIRE(snap.ok());
       REQUIRE((*snap)->scan().ok());
       REQUIRE((*snap)->freeze_ignore_rules({}).ok());
@@ -194,7 +199,7 @@ TEST_SUITE("verify") {
       return std::make_tuple(before, after, (*snap)->repository_path());
     };
     auto from_scratch = [&] {
-      auto fresh = snapshot::SnapshotStore::open(make_temp_dir("fresh"), ws);
+      auto fresh = snapshot::SnapshotStore::open(make_temp_dir("fresh"), ws, clock);
       REQUIRE((*fresh)->scan().ok());
       return (*fresh)->write_tree().value();
     };
@@ -223,7 +228,7 @@ TEST_SUITE("verify") {
     write_file(ws + "/a.txt", "one\n");
     write_file(ws + "/b.txt", "bee\n");
     auto run = [&](const std::string& step_content) {
-      auto snap = snapshot::SnapshotStore::open(store, ws);
+      auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
       REQUIRE(snap.ok());
       REQUIRE((*snap)->scan().ok());
       REQUIRE((*snap)->freeze_ignore_rules({}).ok());
@@ -261,7 +266,7 @@ TEST_SUITE("verify") {
     // (deleted and made again, a folder in their place), as a first scan from scratch takes them in.
     std::string ws =
         make_workspace({{".gitignore", "*.tmp\nignored/\n"}, {"g.tmp", "start\n"}, {"ignored/x", "start\n"}});
-    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
     REQUIRE((*snap)->scan().ok());
     REQUIRE((*snap)->freeze_ignore_rules({}).ok());
     REQUIRE((*snap)->write_tree().ok());
@@ -290,7 +295,7 @@ TEST_SUITE("verify") {
       }
       auto incremental = (*snap)->scan();
       REQUIRE(incremental.ok());
-      auto fresh = snapshot::SnapshotStore::open(make_temp_dir("fresh"), ws);
+      auto fresh = snapshot::SnapshotStore::open(make_temp_dir("fresh"), ws, system_clock());
       REQUIRE((*fresh)->scan().ok());
       CHECK((*snap)->write_tree().value() == (*fresh)->write_tree().value());
     }
@@ -299,7 +304,7 @@ TEST_SUITE("verify") {
   TEST_CASE("touching a file is not a change; changing its mode is") {
     std::string ws = make_temp_dir("ws");
     write_file(ws + "/run.sh", "echo hi\n");
-    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
     REQUIRE((*snap)->scan().ok());
     fs::last_write_time(ws + "/run.sh", fs::file_time_type::clock::now() + std::chrono::seconds(5));
     CHECK((*snap)->scan().value().empty());
@@ -328,7 +333,7 @@ std::set<std::string> tree_files(const snapshot::SnapshotStore& snap, const std:
 }
 
 std::unique_ptr<snapshot::SnapshotStore> open_frozen(const std::string& ws, const std::vector<std::string>& extra = {}) {
-  auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+  auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
   REQUIRE(snap.ok());
   REQUIRE((*snap)->scan().ok());
   REQUIRE((*snap)->freeze_ignore_rules(extra).ok());
@@ -398,19 +403,20 @@ TEST_SUITE("verify") {
     write_file(ws + "/deps/lib.js", "lib\n");
     write_file(ws + "/debug.log", "log\n");
     {
-      auto snap = snapshot::SnapshotStore::open(store, ws, {"deps/"});
+      auto snap = snapshot::SnapshotStore::open(store, ws, system_clock(), {"deps/"});
       REQUIRE(snap.ok());
       CHECK((*snap)->scan().value() == std::vector<std::string>{"debug.log", "keep.txt"});
       REQUIRE((*snap)->freeze_ignore_rules({"deps/"}).ok());
       REQUIRE((*snap)->flush().ok());
     }
-    auto snap = snapshot::SnapshotStore::open(store, ws, {"deps/", "*.log"});
+    auto snap = snapshot::SnapshotStore::open(store, ws, system_clock(), {"deps/", "*.log"});
     REQUIRE(snap.ok());
     REQUIRE((*snap)->scan().ok());
     REQUIRE((*snap)->freeze_ignore_rules({"deps/", "*.log"}).ok());
     CHECK(tree_files(**snap, (*snap)->write_tree().value()) == std::set<std::string>{"keep.txt"});
 
-    auto dropped = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, {"*.log"});  // then the config lost it
+    auto dropped = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock(),
+                                                 {"*.log"});  // then the config lost it
     REQUIRE((*dropped)->scan().ok());
     REQUIRE((*dropped)->freeze_ignore_rules({}).ok());
     CHECK(tree_files(**dropped, (*dropped)->write_tree().value()) == std::set<std::string>{"debug.log", "deps/lib.js", "keep.txt"});
@@ -453,12 +459,14 @@ TEST_SUITE("verify") {
         testing::git(ws, {"init", "-q"});
         testing::git(ws, {"add", "-A"});
         testing::git(ws, {"commit", "-qm", "base"});
-        // Past the two seconds in which a scan distrusts a recent ctime, so that the store never
-        // holds d/b.txt's content: its trees name a blob only the workspace had.
-        std::this_thread::sleep_for(std::chrono::seconds(3));
       }
+      // With the repository, a clock past the two seconds in which a scan distrusts a recent ctime
+      // (setting the mtimes moved it), so that the store never holds d/b.txt's content: its trees
+      // name a blob only the workspace had.
+      testing::FakeClock clock(std::chrono::system_clock::now());
+      if (with_repository) clock.advance(std::chrono::seconds(3));
       std::string store = make_temp_dir("store");
-      auto snap = snapshot::SnapshotStore::open(store, ws);
+      auto snap = snapshot::SnapshotStore::open(store, ws, clock);
       REQUIRE(snap.ok());
       REQUIRE((*snap)->scan().ok());
       REQUIRE((*snap)->freeze_ignore_rules({}).ok());
@@ -477,6 +485,9 @@ TEST_SUITE("verify") {
       CHECK(fsck.exit_code == 0);
       CHECK((*snap)->read(before, "a.txt").value() == std::optional<std::string>("a\n"));
       CHECK((*snap)->read(after, "big.bin").value() == std::optional<std::string>(big));
+      // What the clock decides: d/b.txt, vouched for by the workspace's index and never read, is in no
+      // object the store holds once that repository is gone.
+      CHECK((*snap)->read(before, "d/b.txt").ok() == !with_repository);
       // Objects go to packs, not a file each.
       int loose = 0;
       for (const auto& e : fs::recursive_directory_iterator((*snap)->repository_path() + "/objects")) {
@@ -580,7 +591,8 @@ TEST_SUITE("verify") {
     for (bool given_to_open : {true, false}) {
       CAPTURE(given_to_open);
       const std::vector<std::string> config = {"cache/", "/tmp/"};
-      auto opened = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, given_to_open ? config : std::vector<std::string>{});
+      auto opened = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock(),
+                                                  given_to_open ? config : std::vector<std::string>{});
       REQUIRE(opened.ok());
       auto& snap = *opened;
       REQUIRE(snap->scan().ok());
@@ -624,7 +636,7 @@ TEST_SUITE("verify") {
     write_file(ws + "/.gitignore", "build/\n");
     write_file(ws + "/a.txt", "a\n");
     auto run_start = [&] {
-      auto snap = snapshot::SnapshotStore::open(store, ws);
+      auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
       REQUIRE(snap.ok());
       REQUIRE((*snap)->scan().ok());
       REQUIRE((*snap)->freeze_ignore_rules({}).ok());

@@ -288,7 +288,7 @@ TEST_SUITE("verify") {
     std::string store = make_temp_dir("store");
     std::string tree;
     {
-      auto snap = snapshot::SnapshotStore::open(store, ws);
+      auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
       REQUIRE(snap.ok());
       REQUIRE((*snap)->scan().ok());
       tree = (*snap)->write_tree().value();
@@ -299,11 +299,11 @@ TEST_SUITE("verify") {
     REQUIRE(bytes.size() > 40);
     write_file(index_file, bytes.substr(0, bytes.size() / 2));  // a crash mid-write, outside git's lock
     write_file(ws + "/d/b.txt", "b changed\n");
-    auto fresh = snapshot::SnapshotStore::open(make_temp_dir("fresh"), ws);
+    auto fresh = snapshot::SnapshotStore::open(make_temp_dir("fresh"), ws, system_clock());
     REQUIRE(fresh.ok());
     REQUIRE((*fresh)->scan().ok());
     {
-      auto snap = snapshot::SnapshotStore::open(store, ws);
+      auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
       REQUIRE_MESSAGE(snap.ok(), snap.error().message);
       REQUIRE((*snap)->scan().ok());
       std::string after = (*snap)->write_tree().value();

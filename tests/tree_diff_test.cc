@@ -45,7 +45,7 @@ std::vector<std::string> candor_diff(snapshot::SnapshotStore& snap, const std::s
 TEST_SUITE("verify") {
   TEST_CASE("tree diffs name what git diff-tree names: folders that became files and back, modes, links, whole folders") {
     std::string ws = make_temp_dir("ws");
-    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
     REQUIRE(snap.ok());
     std::mt19937 rng(7);
     const std::vector<std::string> names = {"a", "b/c", "b/d/e", "b/d/f", "g/h", "g", "i/j/k/l", "top"};
