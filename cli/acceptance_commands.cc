@@ -49,9 +49,9 @@ int verify_trajectory_command(const VerifyArgs& args) {
   if (!imported.ok()) return report_error(imported.error());
   int calls = 0, results = 0, finals = 0;
   for (const auto& e : imported->events) {
-    calls += e.kind == verify::TrajectoryEvent::Kind::kToolCalled;
-    results += e.kind == verify::TrajectoryEvent::Kind::kToolResult;
-    finals += e.kind == verify::TrajectoryEvent::Kind::kFinalAnswer;
+    calls += e.kind == TrajectoryEvent::Kind::kToolCalled;
+    results += e.kind == TrajectoryEvent::Kind::kToolResult;
+    finals += e.kind == TrajectoryEvent::Kind::kFinalAnswer;
   }
   nlohmann::json report = {{"trajectory", args.trajectory_file},
                            {"format", args.format},

@@ -9,6 +9,7 @@
 #include "report/escape.h"
 #include "report/formats.h"
 #include "report/report.h"
+#include "sandbox/credential_registry.h"
 #include "sandbox/secret_files.h"
 #include "snapshot/store.h"
 #include "store/run_store.h"

@@ -190,7 +190,7 @@ Status Session::start(const std::string& goal) {
 void Session::check_acceptance(RunFacts& facts) {
   if (!acceptance_ || trajectory_ == nullptr) return;
   try {
-    verify::AcceptanceReport report = verify::evaluate_acceptance(*acceptance_, verify::stream_from_events(trajectory_->events()));
+    verify::AcceptanceReport report = verify::evaluate_acceptance(*acceptance_, stream_from_events(trajectory_->events()));
     facts.acceptance = verify::to_json(report);
     trajectory_->record("acceptance", facts.acceptance);
   } catch (const std::exception& e) {

@@ -14,6 +14,7 @@
 #include "llm/provider.h"
 #include "report/escape.h"
 #include "report/report.h"
+#include "sandbox/credential_registry.h"
 #include "snapshot/range.h"
 #include "snapshot/store.h"
 #include "store/run_store.h"
@@ -76,7 +77,7 @@ int verify_command(const VerifyArgs& args) {
   auto loaded = load(args.store_dir, args.run);
   if (!loaded.ok()) return report_error(loaded.error());
   Loaded& l = *loaded;
-  if (spec) l.facts.acceptance = verify::to_json(verify::evaluate_acceptance(*spec, verify::stream_from_events(l.run.events)));
+  if (spec) l.facts.acceptance = verify::to_json(verify::evaluate_acceptance(*spec, stream_from_events(l.run.events)));
   verify::Tier1Result tier1 = verify::evaluate_tier1(l.facts);
   JudgeChoice choice = judge_choice(args.judge, l.facts.judge_policy);
   llm::ProviderChoice provider_choice = llm::choose_provider(args.llm);

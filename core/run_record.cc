@@ -264,6 +264,7 @@ nlohmann::json to_json(const RunFacts& f) {
           {"elapsed_s", f.budget.used.elapsed_s}}},
         {"exhausted", to_string(f.budget.exhausted)}}},
       {"final_answer", opt_string(f.final_answer)},
+      {"planner_questions", f.planner_questions},
       {"last_round", f.last_round},
       {"usage",
        {{"llm_calls", f.usage.llm_calls},
@@ -365,6 +366,10 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
     f.budget.exhausted = parse_budget_kind(b.value("exhausted", "")).value_or(BudgetKind::kNone);
     if (j.contains("final_answer") && j["final_answer"].is_string()) {
       f.final_answer = j["final_answer"].get<std::string>();
+    }
+    if (j.contains("planner_questions") && j["planner_questions"].is_array()) {
+      for (const auto& q : j["planner_questions"])
+        if (q.is_string()) f.planner_questions.push_back(q.get<std::string>());
     }
     f.last_round = j.value("last_round", 1);
     if (j.contains("usage")) {

@@ -196,6 +196,9 @@ struct RunFacts {
   std::vector<Mutation> mutations;
   BudgetState budget;
   std::optional<std::string> final_answer;
+  // Round 1's questions: the planner's own reading of the goal. The judge is shown them as that
+  // reading, never asked them (the agent does not write its own exam).
+  std::vector<std::string> planner_questions;
   int last_round = 1;
   Usage usage;
   std::string snapshot_before;  // tree id

@@ -1,5 +1,10 @@
 #include "core/trajectory.h"
 
+#include <map>
+
+#include "core/arg_schema.h"
+#include "core/events.h"
+
 namespace candor {
 
 nlohmann::json Event::to_json() const {
@@ -39,6 +44,30 @@ const Event& Trajectory::record(const std::string& type, nlohmann::json data) {
     if (!s.ok() && sink_error_.empty()) sink_error_ = s.error().message;
   }
   return events_.back();
+}
+
+std::vector<TrajectoryEvent> stream_from_events(const std::vector<Event>& events) {
+  std::vector<TrajectoryEvent> out;
+  std::map<std::string, nlohmann::json> input_of_step;
+  for (const auto& e : events) {
+    const auto& d = e.data;
+    if (e.type == event::kToolCalled) {
+      TrajectoryEvent t{e.seq, TrajectoryEvent::Kind::kToolCalled, json_str(d, "tool"),
+                        d.contains("input") ? d["input"] : nlohmann::json::object(), nullptr, ""};
+      input_of_step[json_str(d, "step")] = t.input;
+      out.push_back(std::move(t));
+    } else if (e.type == event::kToolResult) {
+      nlohmann::json result = d;
+      result.erase("step");
+      result.erase("tool");
+      auto it = input_of_step.find(json_str(d, "step"));
+      out.push_back({e.seq, TrajectoryEvent::Kind::kToolResult, json_str(d, "tool"),
+                     it != input_of_step.end() ? it->second : nlohmann::json::object(), result, ""});
+    } else if (e.type == event::kFinalAnswer) {
+      out.push_back({e.seq, TrajectoryEvent::Kind::kFinalAnswer, "", nlohmann::json::object(), nullptr, json_str(d, "text")});
+    }
+  }
+  return out;
 }
 
 }  // namespace candor

@@ -58,4 +58,18 @@ class Trajectory {
   std::string sink_error_;
 };
 
+// One event of the common stream (candor's own events, or an imported agent's).
+struct TrajectoryEvent {
+  enum class Kind { kToolCalled, kToolResult, kFinalAnswer };
+  std::int64_t seq = 0;
+  Kind kind = Kind::kToolCalled;
+  std::string tool;
+  nlohmann::json input = nlohmann::json::object();  // the call's input (also on its result, when known)
+  nlohmann::json result;                            // ToolResult: {ok, output, exit_code, error, ...}
+  std::string text;                                 // FinalAnswer
+};
+
+// candor's stored events (tool_called, tool_result, final_answer) as the common stream.
+std::vector<TrajectoryEvent> stream_from_events(const std::vector<Event>& events);
+
 }  // namespace candor

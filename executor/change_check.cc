@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "assertions/empty_file_source.h"
+#include "core/events.h"
 #include "executor/snapshot_files.h"
 #include "sandbox/step_temp_dir.h"
 #include "sandbox/workspace.h"
@@ -91,7 +92,7 @@ ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann
     r.guard = i >= expects_only.size();
     nlohmann::json event = to_json(r);
     event.erase("seq");
-    r.seq = trajectory.record("assertion", event).seq;
+    r.seq = trajectory.record(event::kAssertion, event).seq;
     out.assertions.push_back(std::move(r));
   }
   return out;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "assertions/empty_file_source.h"
+#include "core/events.h"
 #include "executor/snapshot_files.h"
 #include "sandbox/credential_registry.h"
 #include "sandbox/process.h"
@@ -85,7 +86,7 @@ Status Executor::begin(const std::string& run_id, const std::string& goal) {
   facts_.snapshot_before = *tree;
   note_scan(processes);
   TRY_STATUS(deps_.snapshots.pin(*tree, "runs/" + run_id + "/before"));
-  deps_.trajectory.record("run_started", {{"goal", goal},
+  deps_.trajectory.record(event::kRunStarted, {{"goal", goal},
                                           {"workspace", deps_.workspace.root()},
                                           {"snapshot_before", *tree},
                                           {"limits",
@@ -124,12 +125,12 @@ bool Executor::budget_left(BudgetKind& which) const {
 
 void Executor::set_goal_kind(GoalKind kind, const std::string& by) {
   facts_.goal_kind = kind;
-  deps_.trajectory.record("goal_kind", {{"kind", to_string(kind)}, {"by", by}});
+  deps_.trajectory.record(event::kGoalKind, {{"kind", to_string(kind)}, {"by", by}});
 }
 
 void Executor::set_final_answer(const std::string& text) {
   facts_.final_answer = text;
-  deps_.trajectory.record("final_answer", {{"text", text}});
+  deps_.trajectory.record(event::kFinalAnswer, {{"text", text}});
 }
 
 RoundOutcome Executor::run_round(const planner::Plan& plan, int round) {
@@ -180,8 +181,14 @@ StepRecord Executor::run_step(const planner::PlanStep& step, int round, RoundOut
   rec.effect_tool = tool->effect();
   rec.effect_on_files = tool->effect_on_files();
   if (options_.progress != nullptr) options_.progress->step_started(rec);
-  deps_.trajectory.record("step_started", {{"step", step.id}, {"round", round}, {"tool", step.tool}, {"why", step.why}});
-  deps_.trajectory.record("tool_called", {{"step", step.id}, {"tool", step.tool}, {"input", step.args}});
+  deps_.trajectory.record(event::kStepStarted, {{"step", step.id}, {"round", round}, {"tool", step.tool}, {"why", step.why}});
+  // The registry's facts about the call, so that replay needs no tool table of its own.
+  deps_.trajectory.record(event::kToolCalled, {{"step", step.id},
+                                               {"tool", step.tool},
+                                               {"input", step.args},
+                                               {"target", rec.target},
+                                               {"effect", rec.effect_tool},
+                                               {"effect_on_files", rec.effect_on_files}});
 
   double left_s = std::max(0.0, options_.limits.timeout_s - elapsed_s());
   ToolContext ctx{deps_.workspace, options_.network, options_.output_cap,
@@ -286,12 +293,12 @@ std::vector<std::string> Executor::scan_for_changes(const std::string& step_id,
   if (!scan.ok()) {
     scanned_ = false;
     if (scan_error_.empty()) scan_error_ = scan.error().message;
-    deps_.trajectory.record("scan_failed", {{"step", step_id}, {"error", scan.error().message}});
+    deps_.trajectory.record(event::kScanFailed, {{"step", step_id}, {"error", scan.error().message}});
     return {};
   }
   note_scan(processes);
   if (scan->empty()) return {};
-  const Event& ev = deps_.trajectory.record("workspace_changed", {{"step", step_id}, {"paths", *scan}});
+  const Event& ev = deps_.trajectory.record(event::kWorkspaceChanged, {{"step", step_id}, {"paths", *scan}});
   for (const auto& p : *scan) {
     auto& steps = changed_by_[p];
     if (steps.empty() || steps.back() != step_id) steps.push_back(step_id);
@@ -361,7 +368,7 @@ AssertionRecord Executor::evaluate(const nlohmann::json& assertion, const assert
   }
   nlohmann::json event = to_json(ar);
   event.erase("seq");
-  const Event& ev = deps_.trajectory.record("assertion", event);
+  const Event& ev = deps_.trajectory.record(event::kAssertion, event);
   ar.seq = ev.seq;
   facts_.assertions.push_back(ar);
   return ar;
@@ -413,7 +420,7 @@ RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::str
   if (scanned_ && !after.ok() && scan_error_.empty()) scan_error_ = after.error().message;
   if (after.ok()) {
     if (Status saved = deps_.snapshots.flush(); !saved.ok()) {
-      deps_.trajectory.record("scan_failed", {{"step", nullptr}, {"error", saved.error().message}});  // only slower next time
+      deps_.trajectory.record(event::kScanFailed, {{"step", nullptr}, {"error", saved.error().message}});  // only slower next time
     }
     facts_.snapshot_after = *after;
     (void)deps_.snapshots.pin(*after, "runs/" + facts_.run_id + "/after");
@@ -461,7 +468,7 @@ RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::str
     facts_.status_detail = "could not observe the workspace: " + scan_error_;
   }
   facts_.budget.used.elapsed_s = elapsed_s();
-  deps_.trajectory.record("run_ended", {{"status", to_string(facts_.status)},
+  deps_.trajectory.record(event::kRunEnded, {{"status", to_string(facts_.status)},
                                         {"detail", facts_.status_detail},
                                         {"exhausted", to_string(exhausted)},
                                         {"snapshot_after", facts_.snapshot_after},

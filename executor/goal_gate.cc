@@ -19,10 +19,7 @@ GoalResult run_goal(RunLoop& loop, Executor& ex, Reviewer* reviewer, int max_att
       }();
       RunFacts& f = ex.facts();
       f.goal_validations.push_back(review.validation);
-      f.usage.llm_calls += review.calls;
-      f.usage.input_tokens += review.validation.input_tokens;
-      f.usage.output_tokens += review.validation.output_tokens;
-      f.budget.used.tokens += review.validation.input_tokens + review.validation.output_tokens;
+      for (const LlmCall& call : review.llm_calls) count_llm_call(f, call);
       // A pass ends the reviews; so does no verdict (turn limit, invalid replies, provider down):
       // the reviewer rejected nothing, so the worker is not sent back, and the verdict will say
       // "unverified by the reviewer".

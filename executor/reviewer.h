@@ -5,6 +5,7 @@
 #include <chrono>
 #include <string>
 
+#include "core/events.h"
 #include "core/run_record.h"
 #include "core/trajectory.h"
 #include "executor/tool.h"
@@ -25,6 +26,8 @@ struct Review {
   bool provider_failed = false;
   int turns = 0;
   int calls = 0;  // LLM calls made
+  // Each call as recorded (its llm_call event): the caller counts them in the run's usage.
+  std::vector<LlmCall> llm_calls;
 };
 
 // Borrows everything; not thread-safe.

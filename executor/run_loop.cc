@@ -1,5 +1,7 @@
 #include "executor/run_loop.h"
 
+#include "core/events.h"
+
 #include <fmt/format.h>
 
 namespace candor::executor {
@@ -27,21 +29,16 @@ std::string workspace_overview(const sandbox::Workspace& workspace, std::size_t 
 planner::PlannerHooks recording_hooks(Executor& ex, Trajectory& trajectory) {
   planner::PlannerHooks hooks;
   hooks.on_call = [&ex, &trajectory](const planner::CallRecord& c) {
-    RunFacts& f = ex.facts();
-    f.usage.llm_calls++;
-    f.usage.input_tokens += c.reply.input_tokens;
-    f.usage.output_tokens += c.reply.output_tokens;
-    f.budget.used.tokens += c.reply.input_tokens + c.reply.output_tokens;
-    nlohmann::json data = {{"role", c.role},
-                           {"input_tokens", c.reply.input_tokens},
-                           {"output_tokens", c.reply.output_tokens},
-                           {"usage_estimated", c.reply.usage_estimated},
-                           {"ok", c.ok}};
-    if (!c.ok) data["error"] = c.error;
-    trajectory.record("llm_call", data);
+    record_llm_call(trajectory, ex.facts(),
+                    {.role = c.role,
+                     .ok = c.ok,
+                     .input_tokens = c.reply.input_tokens,
+                     .output_tokens = c.reply.output_tokens,
+                     .usage_estimated = c.reply.usage_estimated,
+                     .error = c.ok ? "" : c.error});
   };
   hooks.on_cut = [&trajectory](const planner::ContextCut& cut) {
-    trajectory.record("context_trimmed", {{"round", cut.round}, {"bytes", cut.bytes}});
+    trajectory.record(event::kContextTrimmed, {{"round", cut.round}, {"bytes", cut.bytes}});
   };
   return hooks;
 }
@@ -74,7 +71,7 @@ Stop RunLoop::start() {
 }
 
 Stop RunLoop::resume_after_review(const std::string& reason) {
-  trajectory_.record("replan", {{"round", round_ + 1}, {"reason", "independent review failed"}});
+  trajectory_.record(event::kReplan, {{"round", round_ + 1}, {"reason", "independent review failed"}});
   ex_.note("the independent reviewer sent the work back");
   std::string failure = "An independent reviewer checked the work and found the goal not met: " + reason;
   return rounds(replan(round_, failure, nlohmann::json::array(), ""));
@@ -92,7 +89,8 @@ Stop RunLoop::rounds(Result<planner::Plan> plan) {
   for (;;) {
     if (!plan.ok()) return planner_failed(plan.error());
     int round = ++round_;
-    trajectory_.record("plan", {{"round", round}, {"plan", plan->source}});
+    trajectory_.record(event::kPlan, {{"round", round}, {"plan", plan->source}});
+    if (round == 1) ex_.facts().planner_questions = plan->questions;
     if (tokens_spent()) {
       return {RunStatus::kBudgetExhausted, BudgetKind::kTokens,
               fmt::format("the token budget ran out ({} of {}) before round {} ran", ex_.facts().budget.used.tokens,
@@ -133,7 +131,7 @@ Stop RunLoop::rounds(Result<planner::Plan> plan) {
               fmt::format("three rounds in a row (the last {}) changed nothing and repeated earlier calls", round)};
     }
     if (stagnant_streak_ == 2) {
-      trajectory_.record("stagnation", {{"round", round}, {"rounds_in_a_row", 2}});
+      trajectory_.record(event::kStagnation, {{"round", round}, {"rounds_in_a_row", 2}});
       ex_.note("two rounds in a row changed nothing and repeated earlier calls; a third ends the run");
       notes = "NOTE: the last two rounds changed nothing and only repeated earlier calls with identical input. "
               "A third such round ends the run. Make progress: change something, or finish.";
@@ -150,7 +148,7 @@ Stop RunLoop::rounds(Result<planner::Plan> plan) {
               fmt::format("the token budget ran out ({} of {})", ex_.facts().budget.used.tokens, limits.max_tokens)};
     }
     ex_.facts().budget.used.replans++;
-    trajectory_.record("replan", {{"round", round + 1}, {"reason", reason}});
+    trajectory_.record(event::kReplan, {{"round", round + 1}, {"reason", reason}});
     ex_.note("replan: " + reason);
     plan = replan(round, failure, outcome.observations, notes);
   }

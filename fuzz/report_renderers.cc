@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "sandbox/secret_files.h"
+#include "core/credentials.h"
 #include "report/formats.h"
 #include "report/progress.h"
 #include "report/escape.h"
@@ -122,7 +122,7 @@ void fuzz_strings(const std::string& text) {
   std::vector<std::string> plain_words;
   // A credential file's name is rendered with "content withheld" beside it: a plain word keeps
   // that property, so the two reports still have one shape.
-  for (const auto& one : s) plain_words.push_back(sandbox::looks_secret(one) ? std::string(".env") : std::string(one.size(), 'a'));
+  for (const auto& one : s) plain_words.push_back(looks_secret(one) ? std::string(".env") : std::string(one.size(), 'a'));
 
   std::string md = report::render_markdown(report_of(s));
   check_markdown(md);

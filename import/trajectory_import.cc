@@ -10,7 +10,6 @@
 namespace candor::import {
 namespace {
 
-using verify::TrajectoryEvent;
 using Kind = TrajectoryEvent::Kind;
 
 struct Builder {

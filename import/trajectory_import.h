@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "verify/acceptance.h"
+#include "core/trajectory.h"
 
 namespace candor::import {
 
@@ -27,11 +27,11 @@ const std::vector<std::string>& tool_catalogue(Format format);
 // Whether a call changes files (a goal action), by the format's own tools: Write/Edit for Claude
 // Code, edit/create/insert for SWE-agent, str_replace_editor except `view` for OpenHands,
 // apply_patch for Codex. A shell command's effect cannot be seen in a transcript, so it does not count.
-bool is_effect_call(Format format, const verify::TrajectoryEvent& call);
+bool is_effect_call(Format format, const TrajectoryEvent& call);
 
 struct ImportedTrajectory {
   Format format = Format::kClaudeCode;
-  std::vector<verify::TrajectoryEvent> events;  // seq = 1, 2, ... in file order
+  std::vector<TrajectoryEvent> events;  // seq = 1, 2, ... in file order
   int records = 0;                              // lines or items read
   std::map<std::string, int> skipped;           // record types not used, with counts
   bool truncated_last_line = false;             // a JSONL file whose last line was cut off

@@ -5,12 +5,12 @@
 
 #include <fmt/format.h>
 
+#include "core/credentials.h"
 #include "report/escape.h"
 #include "report/fields.h"
 #include "report/formats.h"
 #include "report/html_parts.h"
 #include "report/report.h"
-#include "sandbox/secret_files.h"
 
 namespace candor::report {
 namespace {
@@ -168,8 +168,8 @@ std::string changes_section(const nlohmann::json& r, const std::map<std::string,
     std::string path = str(m, "path");
     out += fmt::format("<h3><code>{}</code> {} +{} −{}</h3>", e(path), e(str(m, "change")), json_int(m, "lines_added"), json_int(m, "lines_removed"));
     auto it = diffs.find(path);
-    if (json_bool(m, "credential") || sandbox::looks_secret(path)) {
-      out += "<p class=\"muted\">" + e(std::string(sandbox::kContentWithheld)) + "</p>";  // whatever `diffs` holds
+    if (json_bool(m, "credential") || looks_secret(path)) {
+      out += "<p class=\"muted\">" + e(std::string(kContentWithheld)) + "</p>";  // whatever `diffs` holds
     } else {
       out += it != diffs.end() ? render_diff(it->second) : "<p class=\"muted\">(no diff stored)</p>";
     }

@@ -3,6 +3,7 @@
 // too. Every string in it is the agent's: escaped, and never placed in an attribute.
 #include <fmt/format.h>
 
+#include "core/events.h"
 #include "report/escape.h"
 #include "report/fields.h"
 #include "report/formats.h"
@@ -53,9 +54,9 @@ std::vector<Round> rounds_of(const std::vector<Event>& events) {
   };
   for (const auto& ev : events) {
     const auto& d = ev.data;
-    if (ev.type == "replan") {
+    if (ev.type == event::kReplan) {
       pending_reason = json_str(d, "reason");
-    } else if (ev.type == "plan") {
+    } else if (ev.type == event::kPlan) {
       Round r;
       r.number = json_int(d, "round", static_cast<std::int64_t>(rounds.size()) + 1);
       r.reason = std::move(pending_reason);
@@ -69,22 +70,22 @@ std::vector<Round> rounds_of(const std::vector<Event>& events) {
         r.steps.push_back(std::move(row));
       }
       rounds.push_back(std::move(r));
-    } else if (ev.type == "step_started") {
+    } else if (ev.type == event::kStepStarted) {
       StepRow& s = row_of(current(), json_str(d, "step"));
       s.started = true;
       if (s.tool.empty()) s.tool = json_str(d, "tool");
       if (s.why.empty()) s.why = json_str(d, "why");
-    } else if (ev.type == "tool_called") {
+    } else if (ev.type == event::kToolCalled) {
       StepRow& s = row_of(current(), json_str(d, "step"));
       s.started = true;
       s.tool = json_str(d, "tool");
       s.target = target_of(json_field(d, "input"));
-    } else if (ev.type == "tool_result") {
+    } else if (ev.type == event::kToolResult) {
       StepRow& s = row_of(current(), json_str(d, "step"));
       s.started = s.has_result = true;
       s.ok = json_bool(d, "ok");
       s.error = json_str(d, "error");
-    } else if (ev.type == "assertion" && json_field(d, "step").is_string()) {
+    } else if (ev.type == event::kAssertion && json_field(d, "step").is_string()) {
       StepRow& s = row_of(current(), json_str(d, "step"));
       if (json_bool(d, "passed")) {
         ++s.passed_assertions;

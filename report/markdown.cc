@@ -4,11 +4,11 @@
 
 #include <fmt/format.h>
 
+#include "core/credentials.h"
 #include "report/escape.h"
 #include "report/fields.h"
 #include "report/formats.h"
 #include "report/report.h"
-#include "sandbox/secret_files.h"
 
 namespace candor::report {
 namespace {
@@ -24,7 +24,7 @@ std::string changes_table(const nlohmann::json& mutations) {
     std::string steps;
     for (const auto& s : json_list(m, "steps")) steps += (steps.empty() ? "" : ", ") + json_text(s);
     std::string change = text(m, "change");
-    if (json_bool(m, "credential") || sandbox::looks_secret(json_str(m, "path"))) change += " · " + std::string(sandbox::kContentWithheld);
+    if (json_bool(m, "credential") || looks_secret(json_str(m, "path"))) change += " · " + std::string(kContentWithheld);
     out += fmt::format("| {} | {} | +{} −{} | {} → {} | {} |\n", code_cell(json_str(m, "path")), change,
                        json_int(m, "lines_added"), json_int(m, "lines_removed"), json_int(m, "bytes_before"),
                        json_int(m, "bytes_after"), markdown_text(steps));

@@ -1,6 +1,7 @@
 // The step log of `report --verbose`: each step with its tool, target, outcome and capped output.
 #include <fmt/format.h>
 
+#include "core/events.h"
 #include "report/escape.h"
 #include "report/fields.h"
 #include "report/formats.h"
@@ -13,12 +14,12 @@ std::string render_step_log(const std::vector<Event>& events, std::size_t output
   auto safe = [](const nlohmann::json& j, const char* key) { return terminal_safe(json_str(j, key)); };
   std::string out;
   for (const auto& ev : events) {
-    if (ev.type == "plan") out += fmt::format("round {}\n", json_int(ev.data, "round"));
-    if (ev.type == "tool_called") {
+    if (ev.type == event::kPlan) out += fmt::format("round {}\n", json_int(ev.data, "round"));
+    if (ev.type == event::kToolCalled) {
       std::string input = json_field(ev.data, "input").dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       out += fmt::format("  {} {} {}\n", safe(ev.data, "step"), safe(ev.data, "tool"), shorten(terminal_safe(input), 100));
     }
-    if (ev.type == "tool_result") {
+    if (ev.type == event::kToolResult) {
       bool ok = json_bool(ev.data, "ok");
       std::string mark = ok ? "ok" : "FAILED: " + safe(ev.data, "error");
       if (color) mark = ok ? "\033[32m" + mark + "\033[0m" : "\033[31m" + mark + "\033[0m";
@@ -33,7 +34,7 @@ std::string render_step_log(const std::vector<Event>& events, std::size_t output
         pos = nl == std::string::npos ? output.size() : nl + 1;
       }
     }
-    if (ev.type == "assertion") {
+    if (ev.type == event::kAssertion) {
       out += fmt::format("    {} {}: {}\n", json_bool(ev.data, "passed") ? "pass" : "FAIL", safe(ev.data, "type"), safe(ev.data, "message"));
     }
   }

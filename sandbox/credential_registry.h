@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/credentials.h"
 #include "core/secret_masker.h"
 #include "sandbox/process_sandbox.h"
 
@@ -25,8 +26,8 @@ class Workspace;
 // MiB); a larger one is a credential by its name and inode only.
 inline constexpr std::size_t kMaxContentIdentity = 16 << 20;
 
-// Thread-compatible; const after it is built.
-class CredentialRegistry {
+// Thread-compatible; const after it is built. What the judge asks of it is core's CredentialLookup.
+class CredentialRegistry final : public CredentialLookup {
  public:
   CredentialRegistry() : masker_(std::make_shared<SecretMasker>()) {}
 
@@ -50,13 +51,13 @@ class CredentialRegistry {
   // Whether a content of `size` bytes could be a credential's: the test before any hashing.
   bool has_size(std::uint64_t size) const { return sizes_.count(size) != 0; }
   bool has_content_id(const std::string& blob_id) const { return content_ids_.count(blob_id) != 0; }
-  bool has_content(std::string_view bytes) const;
+  bool has_content(std::string_view bytes) const override;
 
   // The credential files' paths at run start, sorted (names are no secret: reports show them).
   const std::set<std::string>& paths() const { return paths_; }
   // "PATH: why" for each credential file whose content could not be read: its values are not masked.
   const std::vector<std::string>& unread() const { return unread_; }
-  std::shared_ptr<const SecretMasker> masker() const { return masker_; }
+  std::shared_ptr<const SecretMasker> masker() const override { return masker_; }
 
  private:
   std::set<FileIdentity> identities_;

@@ -1,5 +1,6 @@
-// Owning handles for libgit2 objects, and its last error as text: shared by the snapshots, the git
-// assertions and the git tools. Header-only, so only the files that use libgit2 include <git2.h>.
+// Owning handles for libgit2 objects, and its last error as text. Private to snapshot/ (and its
+// tests): the only folder that uses libgit2. Header-only, so only the files that use libgit2
+// include <git2.h>.
 #pragma once
 
 #include <git2.h>
@@ -48,17 +49,6 @@ inline void git_init_once() {
 inline std::string git_last_error() {
   const git_error* e = git_error_last();
   return e != nullptr && e->message != nullptr ? e->message : "unknown libgit2 error";
-}
-
-// "untracked", "added", "deleted", "renamed", "conflicted", "type changed" or "modified".
-inline const char* git_status_word(unsigned flags) {
-  if (flags & GIT_STATUS_WT_NEW) return "untracked";
-  if (flags & GIT_STATUS_INDEX_NEW) return "added";
-  if (flags & (GIT_STATUS_WT_DELETED | GIT_STATUS_INDEX_DELETED)) return "deleted";
-  if (flags & (GIT_STATUS_WT_RENAMED | GIT_STATUS_INDEX_RENAMED)) return "renamed";
-  if (flags & GIT_STATUS_CONFLICTED) return "conflicted";
-  if (flags & (GIT_STATUS_WT_TYPECHANGE | GIT_STATUS_INDEX_TYPECHANGE)) return "type changed";
-  return "modified";
 }
 
 }  // namespace candor

@@ -3,7 +3,8 @@
 // unchanged file costs one stat. The agent is untrusted, so nothing it writes blinds a scan: the
 // ignore rules are frozen at run start, nested repositories are walked like any folder, contents
 // are read through descriptors beneath the workspace, and what cannot be read is named.
-// snapshot/'s public face, with trees.h, range.h and gc.h; the rest of the folder is private to it.
+// snapshot/'s public face, with trees.h, range.h, gc.h and workspace_git.h; the rest of the folder is
+// private to it.
 // Its sources use libgit2 (through snapshot/git_ptr.h); this header does not include it.
 #pragma once
 

@@ -515,12 +515,6 @@ Result<std::optional<TreeEntryInfo>> GitTrees::stat(const std::string& tree_id, 
   return std::optional<TreeEntryInfo>(info);
 }
 
-Result<std::optional<std::string>> GitTrees::read(const std::string& tree_id, const std::string& path) const {
-  TRY(auto file, read_file(tree_id, path));
-  if (!file) return std::optional<std::string>();
-  return std::optional<std::string>(std::move(file->content));
-}
-
 Status GitTrees::checkout(const std::string& tree_id, const std::string& folder) const {
   GitTree tree;
   TRY_STATUS(lookup_tree(repo_, tree_id, tree));

@@ -10,6 +10,7 @@
 
 #include "core/result.h"
 #include "core/run_record.h"
+#include "core/tree_reader.h"
 
 struct git_repository;
 
@@ -19,16 +20,9 @@ namespace candor::snapshot {
 // (a root commit's "parent"), so nothing has to be written to a repository to diff against it.
 inline constexpr const char* kEmptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
-struct TreeFile {
-  std::string content;
-  unsigned mode = 0100644;  // git mode: 0100644, 0100755, 0120000 (symlink)
-};
-
-struct TreeEntryInfo {
-  bool directory = false;
-  std::int64_t size = 0;    // blob size; 0 for a directory
-  unsigned mode = 0040000;  // git mode
-};
+// The tree reader's types (core/tree_reader.h), by their names here too.
+using candor::TreeEntryInfo;
+using candor::TreeFile;
 
 struct DiffOptions {
   // A path removed and another added with (nearly) the same content become one rename: the added
@@ -37,8 +31,8 @@ struct DiffOptions {
 };
 
 // Borrows `repo`, which must outlive it. Thread-compatible (libgit2 handles are not shared across
-// threads by callers here).
-class GitTrees {
+// threads by callers here). The tree reader the judge reads a run's trees through.
+class GitTrees final : public TreeReader {
  public:
   explicit GitTrees(git_repository* repo) : repo_(repo) {}
 
@@ -49,16 +43,15 @@ class GitTrees {
 
   // Unified diff text of one path between two trees, for people and the judge. Capped.
   Result<std::string> patch_text(const std::string& from_tree, const std::string& to_tree, const std::string& path,
-                                 std::size_t max_bytes) const;
+                                 std::size_t max_bytes) const override;
 
   // `path` in `tree` with its mode; nullopt when the path is not in it (or is a folder).
-  Result<std::optional<TreeFile>> read_file(const std::string& tree, const std::string& path) const;
+  Result<std::optional<TreeFile>> read_file(const std::string& tree, const std::string& path) const override;
 
   // What is at `path` in `tree`: nullopt when nothing is. "." is the tree itself.
-  Result<std::optional<TreeEntryInfo>> stat(const std::string& tree, const std::string& path) const;
+  Result<std::optional<TreeEntryInfo>> stat(const std::string& tree, const std::string& path) const override;
 
-  // Content of `path` in `tree`; nullopt when the path is not in it.
-  Result<std::optional<std::string>> read(const std::string& tree, const std::string& path) const;
+  // read(tree, path): the content of `path` in `tree` (TreeReader's).
 
   // Writes the files of `tree` beneath `folder` (which must exist and be empty): a checkout that
   // touches no index, no HEAD and no work tree of the repository. Symbolic links are written as

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "core/events.h"
 #include "executor/goal_gate.h"
 #include "tests/executor_harness.h"
 #include "tests/fake_provider.h"
@@ -69,7 +70,7 @@ TEST_SUITE("executor") {
     CHECK(result.facts.status == RunStatus::kCompleted);
     CHECK(result.facts.goal_validations.empty());
     CHECK_FALSE(result.provider_failed);
-    CHECK(w.h.events("run_ended").size() == 1);
+    CHECK(w.h.events(event::kRunEnded).size() == 1);
   }
 
   TEST_CASE("run_goal: each failed review sends the worker back with the reason, until max_attempts reviews failed") {
@@ -121,7 +122,7 @@ TEST_SUITE("executor") {
     CHECK(result.facts.goal_validations[1].verdict == ReviewVerdict::kPass);
     CHECK(result.facts.goal_validations[1].reason == "all green now");
     CHECK(g.w.llm.seen.size() == 2);
-    CHECK(g.w.h.events("review").size() == 2);
+    CHECK(g.w.h.events(event::kReview).size() == 2);
   }
 
   TEST_CASE("run_goal: a review with no verdict sends nobody back; an unreachable reviewer marks provider_failed") {

@@ -3,12 +3,13 @@
 #include <doctest/doctest.h>
 
 #include "import/trajectory_import.h"
+#include "verify/acceptance.h"
 #include "tests/test_support.h"
 
 using namespace candor;
 using candor::testing::data_dir;
 using candor::testing::read_file;
-using Kind = verify::TrajectoryEvent::Kind;
+using Kind = TrajectoryEvent::Kind;
 
 namespace {
 

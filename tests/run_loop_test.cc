@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/events.h"
 #include "executor/run_loop.h"
 #include "tests/executor_harness.h"
 #include "tests/test_support.h"
@@ -88,9 +89,9 @@ TEST_SUITE("executor") {
     const RunFacts& f = w.h.ex->facts();
     CHECK(f.budget.used.replans == 2);
     CHECK(f.steps.size() == 3);
-    CHECK(w.h.events("plan").size() == 3);
-    CHECK(w.h.events("replan").size() == 2);
-    CHECK(w.h.events("llm_call").size() == 3);
+    CHECK(w.h.events(event::kPlan).size() == 3);
+    CHECK(w.h.events(event::kReplan).size() == 2);
+    CHECK(w.h.events(event::kLlmCall).size() == 3);
     for (std::size_t call : {1u, 2u}) {
       CAPTURE(call);
       CHECK(w.llm.seen[call].messages.back().role == "user");
@@ -154,7 +155,7 @@ TEST_SUITE("executor") {
     CHECK(stop.exhausted == BudgetKind::kStagnation);
     CHECK(stop.detail == "three rounds in a row (the last 4) changed nothing and repeated earlier calls");
     CHECK(w.llm.seen.size() == 4);
-    auto warnings = w.h.events("stagnation");
+    auto warnings = w.h.events(event::kStagnation);
     REQUIRE(warnings.size() == 1);
     CHECK(warnings[0].data["round"] == 3);
     // Told after round 3, not before: round 2 was the first repeat.
@@ -191,7 +192,7 @@ TEST_SUITE("executor") {
     CHECK_FALSE(stop.input_refused);
     CHECK(stop.detail == "fake: no reply left");
     CHECK(w.h.ex->facts().steps.empty());
-    auto calls = w.h.events("llm_call");
+    auto calls = w.h.events(event::kLlmCall);
     REQUIRE(calls.size() == 1);
     CHECK(calls[0].data["ok"] == false);
   }

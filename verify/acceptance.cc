@@ -353,30 +353,6 @@ Result<AcceptanceSpec> parse_acceptance_spec_text(const std::string& text, const
   return spec;
 }
 
-std::vector<TrajectoryEvent> stream_from_events(const std::vector<Event>& events) {
-  std::vector<TrajectoryEvent> out;
-  std::map<std::string, nlohmann::json> input_of_step;
-  for (const auto& e : events) {
-    const auto& d = e.data;
-    if (e.type == "tool_called") {
-      TrajectoryEvent t{e.seq, TrajectoryEvent::Kind::kToolCalled, json_str(d, "tool"),
-                        d.contains("input") ? d["input"] : nlohmann::json::object(), nullptr, ""};
-      input_of_step[json_str(d, "step")] = t.input;
-      out.push_back(std::move(t));
-    } else if (e.type == "tool_result") {
-      nlohmann::json result = d;
-      result.erase("step");
-      result.erase("tool");
-      auto it = input_of_step.find(json_str(d, "step"));
-      out.push_back({e.seq, TrajectoryEvent::Kind::kToolResult, json_str(d, "tool"),
-                     it != input_of_step.end() ? it->second : nlohmann::json::object(), result, ""});
-    } else if (e.type == "final_answer") {
-      out.push_back({e.seq, TrajectoryEvent::Kind::kFinalAnswer, "", nlohmann::json::object(), nullptr, json_str(d, "text")});
-    }
-  }
-  return out;
-}
-
 AcceptanceReport evaluate_acceptance(const AcceptanceSpec& spec, const std::vector<TrajectoryEvent>& events) {
   std::optional<std::string> final_answer;
   for (const auto& e : events)

@@ -9,7 +9,6 @@
 #include "core/arg_schema.h"
 #include "core/json_text.h"
 #include "llm/json_reply.h"
-#include "sandbox/secret_files.h"
 
 namespace candor::verify {
 namespace {
@@ -26,12 +25,6 @@ std::string random_nonce() {
 
 }  // namespace
 
-std::optional<JudgePolicy> parse_judge_policy(const std::string& s) {
-  if (s == "auto") return JudgePolicy::kAuto;
-  if (s == "always") return JudgePolicy::kAlways;
-  if (s == "never") return JudgePolicy::kNever;
-  return std::nullopt;
-}
 
 std::vector<std::string> paths_named_in(const std::string& text) {
   std::vector<std::string> out;
@@ -60,13 +53,13 @@ std::vector<std::string> paths_named_in(const std::string& text) {
   return out;
 }
 
-std::vector<EvidencePiece> gather_evidence(const snapshot::GitTrees& snapshots, const RunFacts& facts,
+std::vector<EvidencePiece> gather_evidence(const TreeReader& snapshots, const RunFacts& facts,
                                            const std::vector<std::string>& questions, const EvidenceCaps& caps,
-                                           const sandbox::CredentialRegistry* credentials) {
+                                           const CredentialLookup* credentials) {
   std::vector<EvidencePiece> out;
   std::size_t total = 0;
   std::size_t left_out = 0;
-  auto withheld = [](const Mutation& m) { return m.credential || sandbox::looks_secret(m.path); };
+  auto withheld = [](const Mutation& m) { return m.credential || looks_secret(m.path); };
   auto add = [&](EvidencePiece piece) {
     // Where the evidence is made: a value of the run's credentials in a diff or an excerpt (a
     // committed copy, the same password hard-coded) never reaches the prompt.
@@ -82,7 +75,7 @@ std::vector<EvidencePiece> gather_evidence(const snapshot::GitTrees& snapshots, 
   for (const auto& m : facts.mutations) {
     if (facts.snapshot_before.empty() || facts.snapshot_after.empty()) break;
     if (withheld(m)) {
-      add({"diff", m.path, std::string(sandbox::kContentWithheld)});
+      add({"diff", m.path, std::string(kContentWithheld)});
       continue;
     }
     // A committed change's diff is the commits' (the workspace's file may be as it was).
@@ -104,7 +97,7 @@ std::vector<EvidencePiece> gather_evidence(const snapshot::GitTrees& snapshots, 
     if (tree.empty()) break;
     bool changed = std::any_of(facts.mutations.begin(), facts.mutations.end(),
                                [&](const Mutation& m) { return m.path == path; });
-    if (changed || sandbox::looks_secret(path)) continue;  // a credential's bytes never reach a prompt
+    if (changed || looks_secret(path)) continue;  // a credential's bytes never reach a prompt
     auto content = snapshots.read_file(tree, path);
     if (!content.ok() || !content->has_value() || (*content)->mode == 0120000) continue;
     if ((*content)->content.find('\0') != std::string::npos) continue;  // binary
@@ -273,37 +266,6 @@ Decomposition decompose_goal(llm::Provider& provider, const std::string& goal, s
     out.error = questions.error().message;
     out.questions = judge_questions(goal, {});
   }
-  return out;
-}
-
-Verdict verdict_of(const JudgeOutcome& judge) {
-  const auto& answers = judge.answers;
-  auto about_goal = [&](const JudgeAnswer& a) {
-    return !(a.question >= 1 && a.question <= static_cast<int>(judge.questions.size()) &&
-             judge.questions[a.question - 1] == kUnrequestedChangeQuestion);
-  };
-  bool all_yes = std::all_of(answers.begin(), answers.end(), [](const JudgeAnswer& a) { return a.yes; });
-  bool any_goal = std::any_of(answers.begin(), answers.end(), about_goal);
-  bool goal_all_no = std::none_of(answers.begin(), answers.end(), [&](const JudgeAnswer& a) { return about_goal(a) && a.yes; });
-  if (all_yes && !answers.empty()) return Verdict::kSuccess;
-  if (goal_all_no && (any_goal || answers.empty())) return Verdict::kFail;
-  return Verdict::kPartial;
-}
-
-nlohmann::json to_json(const JudgeOutcome& j) {
-  nlohmann::json answers = nlohmann::json::array();
-  for (const auto& a : j.answers) {
-    answers.push_back({{"question", a.question},
-                       {"text", a.question >= 1 && a.question <= static_cast<int>(j.questions.size()) ? j.questions[a.question - 1] : ""},
-                       {"answer", a.yes ? "yes" : "no"},
-                       {"reason", a.reason}});
-  }
-  nlohmann::json out = {{"answers", answers},
-                        {"verdict", j.answered ? nlohmann::json(to_string(verdict_of(j))) : nlohmann::json(nullptr)},
-                        {"calls", j.calls},
-                        {"input_tokens", j.input_tokens},
-                        {"output_tokens", j.output_tokens}};
-  if (!j.answered) out["error"] = j.error;
   return out;
 }
 

@@ -9,16 +9,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/credentials.h"
 #include "core/result.h"
 #include "core/run_record.h"
+#include "core/tree_reader.h"
+#include "verify/judge_outcome.h"
 #include "llm/provider.h"
-#include "sandbox/credential_registry.h"
-#include "snapshot/trees.h"
 
 namespace candor::verify {
-
-enum class JudgePolicy { kAuto, kAlways, kNever };
-std::optional<JudgePolicy> parse_judge_policy(const std::string& s);
 
 struct EvidencePiece {
   std::string kind;  // diff | file | final_answer | planner_reading | note
@@ -38,19 +36,13 @@ struct EvidenceCaps {
 // file's change (Mutation::credential, or its name) is only "credential file changed (content
 // withheld)". `credentials` (may be null) are the run's: an unchanged file holding a credential's
 // content is left out, and every piece is masked with their values.
-std::vector<EvidencePiece> gather_evidence(const snapshot::GitTrees& snapshots, const RunFacts& facts,
+std::vector<EvidencePiece> gather_evidence(const TreeReader& snapshots, const RunFacts& facts,
                                            const std::vector<std::string>& questions = {}, const EvidenceCaps& caps = {},
-                                           const sandbox::CredentialRegistry* credentials = nullptr);
+                                           const CredentialLookup* credentials = nullptr);
 
 // Workspace paths a text names ("index.html", "css/style.css"): words that look like a path, in
 // order of first mention, without duplicates. Whether they exist is the caller's question.
 std::vector<std::string> paths_named_in(const std::string& text);
-
-struct JudgeAnswer {
-  int question = 0;  // 1-based
-  bool yes = false;
-  std::string reason;
-};
 
 struct JudgePrompt {
   std::string system;
@@ -64,28 +56,6 @@ JudgePrompt judge_prompt(const std::string& goal, const std::vector<std::string>
 // {"answers": [{"question": 1, "answer": "yes"|"no", "reason": "..."}]}: exactly one answer per
 // question. Accepts a code fence around it.
 Result<std::vector<JudgeAnswer>> parse_judge_reply(const std::string& reply, std::size_t questions);
-
-// One LLM call the judge made, for the trajectory's llm_call events.
-struct JudgeCall {
-  std::string role;  // judge | judge_repair
-  bool ok = false;
-  std::int64_t input_tokens = 0, output_tokens = 0;
-  std::string error;
-};
-
-struct JudgeOutcome {
-  bool asked = false;
-  bool answered = false;  // false: the judge failed (provider error or malformed twice)
-  std::vector<std::string> questions;
-  std::vector<JudgeAnswer> answers;
-  std::string error;
-  // The provider could not be reached (not a malformed reply): the process exits 69, as for the
-  // planner and the reviewer, with the verdict recorded.
-  bool provider_failed = false;
-  std::int64_t input_tokens = 0, output_tokens = 0;
-  int calls = 0;
-  std::vector<JudgeCall> call_log;
-};
 
 // Asks the judge: one call, one repair on a malformed reply.
 JudgeOutcome ask_judge(llm::Provider& provider, const std::string& goal, const std::vector<std::string>& questions,
@@ -107,17 +77,5 @@ struct Decomposition {
 Decomposition decompose_goal(llm::Provider& provider, const std::string& goal, std::chrono::milliseconds deadline);
 // {"questions": ["...", ...]}: 1 to 8 non-empty strings.
 Result<std::vector<std::string>> parse_questions_reply(const std::string& reply);
-
-// Asked last of every judge, so that a change the goal did not ask for is a "no" (answered yes
-// when nothing else changed).
-inline constexpr const char* kUnrequestedChangeQuestion =
-    "Did the run leave alone everything the goal did not ask to change (no file changed, added or deleted that the goal "
-    "did not call for)?";
-
-// All yes -> success; every answer about the goal itself "no" -> fail (that nothing else changed
-// does not make a goal not achieved at all any better); otherwise partial.
-Verdict verdict_of(const JudgeOutcome& judge);
-
-nlohmann::json to_json(const JudgeOutcome& j);
 
 }  // namespace candor::verify

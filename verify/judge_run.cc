@@ -2,13 +2,19 @@
 
 #include <algorithm>
 
+#include "core/events.h"
+
 namespace candor::verify {
 namespace {
 
-nlohmann::json call_event(const JudgeCall& call) {
-  nlohmann::json data = {{"role", call.role}, {"input_tokens", call.input_tokens}, {"output_tokens", call.output_tokens}, {"ok", call.ok}};
-  if (!call.ok) data["error"] = call.error;
-  return data;
+// The judge's calls verify the run rather than do it: counted in the usage, never in its budget.
+LlmCall as_llm_call(const JudgeCall& call) {
+  return {.role = call.role,
+          .ok = call.ok,
+          .input_tokens = call.input_tokens,
+          .output_tokens = call.output_tokens,
+          .error = call.ok ? "" : call.error,
+          .budgeted = false};
 }
 
 }  // namespace
@@ -25,7 +31,7 @@ std::vector<std::string> with_unrequested_change_question(std::vector<std::strin
   return given;
 }
 
-JudgeRun judge_run(llm::Provider& provider, const snapshot::GitTrees& trees, const RunFacts& facts, const JudgeRunInputs& in) {
+JudgeRun judge_run(llm::Provider& provider, const TreeReader& trees, const RunFacts& facts, const JudgeRunInputs& in) {
   JudgeRun out;
   auto started = std::chrono::steady_clock::now();
   std::chrono::milliseconds budget = in.time;
@@ -56,15 +62,13 @@ JudgeRun judge_run(llm::Provider& provider, const snapshot::GitTrees& trees, con
 void record_judge_run(const JudgeRun& run, const std::string& provider_name, Trajectory& trajectory, RunFacts& facts) {
   if (run.decomposition) {
     const Decomposition& d = *run.decomposition;
-    trajectory.record("llm_call", call_event(d.call));
-    facts.usage.llm_calls++;
-    facts.usage.input_tokens += d.call.input_tokens;
-    facts.usage.output_tokens += d.call.output_tokens;
-    trajectory.record("judge_questions",
+    record_llm_call(trajectory, facts, as_llm_call(d.call));
+    trajectory.record(event::kJudgeQuestions,
                       {{"questions", d.questions}, {"decomposed", d.decomposed}, {"error", d.error}, {"prompt", d.prompt}});
   }
-  for (const auto& call : run.outcome.call_log) trajectory.record("llm_call", call_event(call));
-  trajectory.record("judge", to_json(run.outcome));
+  // The answering calls are recorded, and counted by the report from the judge's outcome.
+  for (const auto& call : run.outcome.call_log) trajectory.record(event::kLlmCall, to_json(as_llm_call(call)));
+  trajectory.record(event::kJudge, to_json(run.outcome));
   if (facts.provider.empty()) facts.provider = provider_name;
 }
 

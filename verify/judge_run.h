@@ -21,7 +21,7 @@ struct JudgeRunInputs {
   std::vector<std::string> questions;
   // The planner's questions (round 1's plan): evidence of what the model meant.
   std::vector<std::string> planner_questions;
-  const sandbox::CredentialRegistry* credentials = nullptr;  // borrowed; may be null
+  const CredentialLookup* credentials = nullptr;  // borrowed; may be null
   // What the judge may take, both calls together (judge_time for a run that just ended; a later
   // `verify RUN` is a new process with the run's whole time budget). Under a second: not asked.
   std::chrono::milliseconds time{0};
@@ -37,7 +37,7 @@ struct JudgeRun {
 std::chrono::milliseconds judge_time(const RunFacts& facts);
 
 // REQUIRES: `trees` holds the run's trees (its snapshots; the repository's commits for a `git` run).
-JudgeRun judge_run(llm::Provider& provider, const snapshot::GitTrees& trees, const RunFacts& facts, const JudgeRunInputs& in);
+JudgeRun judge_run(llm::Provider& provider, const TreeReader& trees, const RunFacts& facts, const JudgeRunInputs& in);
 
 // The questions the judge answers: `given` (or the goal itself when there are none), with
 // kUnrequestedChangeQuestion last, once.

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/run_record.h"
-#include "verify/judge.h"
+#include "verify/judge_outcome.h"
 #include "verify/tier1.h"
 #include "verify/verdict.h"
 

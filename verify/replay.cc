@@ -5,20 +5,14 @@
 #include <fmt/format.h>
 
 #include "core/arg_schema.h"
+#include "core/events.h"
 
 namespace candor::verify {
 namespace {
 
-std::string target_of(const nlohmann::json& input) {
-  for (const char* key : {"path", "command", "url", "pattern"}) {
-    if (input.contains(key) && input[key].is_string()) return input[key].get<std::string>();
-  }
-  return "";
-}
-
-bool is_effect_tool(const std::string& tool) {
-  return tool == "file_write" || tool == "file_patch" || tool == "file_delete" || tool == "git_commit";
-}
+// A field of candor's own event, read without trusting its type (an older run's event lacks the
+// registry's facts: such a call is no effect, as unknown is never evidence).
+bool flag(const nlohmann::json& j, const char* key) { return j.contains(key) && j[key].is_boolean() && j[key].get<bool>(); }
 
 std::string str(const nlohmann::json& j, const char* key) { return json_str(j, key); }
 
@@ -35,8 +29,8 @@ RunFacts facts_from_events(const std::string& run_id, const std::vector<Event>& 
   bool kind_fixed = false;
   for (const auto& e : events) {
     const auto& d = e.data;
-    if (e.type == "acceptance" && d.is_object() && d.contains("passed")) f.acceptance = d;
-    if (e.type == "run_started") {
+    if (e.type == event::kAcceptance && d.is_object() && d.contains("passed")) f.acceptance = d;
+    if (e.type == event::kRunStarted) {
       f.goal = str(d, "goal");
       f.workspace = str(d, "workspace");
       f.snapshot_before = str(d, "snapshot_before");
@@ -47,11 +41,12 @@ RunFacts facts_from_events(const std::string& run_id, const std::vector<Event>& 
         f.budget.limits = {l.value("max_replans", 3), l.value("max_steps", 50), l.value("max_tokens", std::int64_t{200000}),
                            l.value("timeout_s", 600)};
       }
-    } else if (e.type == "goal_kind") {
+    } else if (e.type == event::kGoalKind) {
       // Fixed once (round 1 or --kind): a later plan's word does not change it.
       f.goal_kind = parse_goal_kind(str(d, "kind")).value_or(f.goal_kind);
       kind_fixed = true;
-    } else if (e.type == "plan") {
+    } else if (e.type == event::kPlan) {
+      const bool planned_before = f.steps_planned > 0 || !f.planner_questions.empty();
       const auto& plan = d.value("plan", nlohmann::json::object());
       if (plan.is_object()) {
         if (!kind_fixed && plan.contains("goal_kind") && plan["goal_kind"].is_string()) {
@@ -59,22 +54,26 @@ RunFacts facts_from_events(const std::string& run_id, const std::vector<Event>& 
           kind_fixed = true;
         }
         if (plan.contains("steps") && plan["steps"].is_array()) f.steps_planned += static_cast<int>(plan["steps"].size());
+        if (!planned_before && plan.contains("questions") && plan["questions"].is_array()) {  // round 1's
+          for (const auto& q : plan["questions"])
+            if (q.is_string()) f.planner_questions.push_back(q.get<std::string>());
+        }
       }
       f.last_round = d.value("round", f.last_round);
-    } else if (e.type == "tool_called") {
+    } else if (e.type == event::kToolCalled) {
       StepRecord s;
       s.id = str(d, "step");
       s.tool = str(d, "tool");
       s.round = f.last_round;
-      s.target = target_of(d.value("input", nlohmann::json::object()));
-      s.effect_tool = is_effect_tool(s.tool);
-      s.effect_on_files = s.tool != "git_commit";
+      s.target = str(d, "target");
+      s.effect_tool = flag(d, "effect");
+      s.effect_on_files = flag(d, "effect_on_files");
       s.error = "no result was recorded: the run ended during this step";
       s.seq = e.seq;
       step_index[s.id] = f.steps.size();
       f.steps.push_back(s);
       f.budget.used.steps++;
-    } else if (e.type == "tool_result") {
+    } else if (e.type == event::kToolResult) {
       auto it = step_index.find(str(d, "step"));
       if (it == step_index.end()) continue;
       StepRecord& s = f.steps[it->second];
@@ -82,7 +81,7 @@ RunFacts facts_from_events(const std::string& run_id, const std::vector<Event>& 
       s.error = str(d, "error");
       if (d.contains("exit_code") && d["exit_code"].is_number_integer()) s.exit_code = d["exit_code"].get<int>();
       s.seq = e.seq;
-    } else if (e.type == "workspace_changed") {
+    } else if (e.type == event::kWorkspaceChanged) {
       std::string step = str(d, "step");
       for (const auto& p : d.value("paths", nlohmann::json::array())) {
         std::string path = p.get<std::string>();
@@ -92,7 +91,7 @@ RunFacts facts_from_events(const std::string& run_id, const std::vector<Event>& 
         auto it = step_index.find(step);
         if (it != step_index.end()) f.steps[it->second].changed_paths.push_back(path);
       }
-    } else if (e.type == "assertion") {
+    } else if (e.type == event::kAssertion) {
       AssertionRecord a;
       a.round = f.last_round;
       read_assertion_fields(d, a);
@@ -101,16 +100,13 @@ RunFacts facts_from_events(const std::string& run_id, const std::vector<Event>& 
       // An exit_code_eq that passed excuses its shell step's non-zero exit, as in the executor.
       auto it = step_index.find(a.step);
       if (a.type == "exit_code_eq" && a.passed && it != step_index.end()) f.steps[it->second].ok = true;
-    } else if (e.type == "final_answer") {
+    } else if (e.type == event::kFinalAnswer) {
       f.final_answer = str(d, "text");
-    } else if (e.type == "replan") {
+    } else if (e.type == event::kReplan) {
       f.budget.used.replans++;
-    } else if (e.type == "llm_call") {
-      f.usage.llm_calls++;  // planner, repair, judge and reviewer calls: one event each
-      f.usage.input_tokens += d.value("input_tokens", std::int64_t{0});
-      f.usage.output_tokens += d.value("output_tokens", std::int64_t{0});
-      f.budget.used.tokens += d.value("input_tokens", std::int64_t{0}) + d.value("output_tokens", std::int64_t{0});
-    } else if (e.type == "run_ended") {
+    } else if (e.type == event::kLlmCall) {
+      count_llm_call(f, llm_call_from_json(d));  // planner, repair, judge and reviewer calls: one event each
+    } else if (e.type == event::kRunEnded) {
       ended = true;
       f.status = parse_run_status(str(d, "status")).value_or(RunStatus::kError);
       f.status_detail = str(d, "detail");
@@ -121,7 +117,7 @@ RunFacts facts_from_events(const std::string& run_id, const std::vector<Event>& 
         f.scan.unread = d["scan"].value("unread", std::vector<std::string>{});
       }
       f.protected_changes = d.value("protected_changes", std::vector<std::string>{});
-    } else if (e.type == "review") {
+    } else if (e.type == event::kReview) {
       GoalValidation g;
       g.attempt = d.value("attempt", 1);
       g.verdict = parse_review_verdict(str(d, "verdict")).value_or(ReviewVerdict::kNone);

@@ -1,0 +1,54 @@
+// Reading a tree of files by its id, whatever holds it: a file, what is at a path, and the diff of
+// one path between two trees. The snapshot store's trees and a repository's commits
+// (snapshot::GitTrees) implement it; the judge reads its evidence through it, so deciding needs no
+// git.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/result.h"
+
+namespace candor {
+
+struct TreeFile {
+  std::string content;
+  unsigned mode = 0100644;  // git mode: 0100644, 0100755, 0120000 (symlink)
+};
+
+struct TreeEntryInfo {
+  bool directory = false;
+  std::int64_t size = 0;    // blob size; 0 for a directory
+  unsigned mode = 0040000;  // git mode
+};
+
+class TreeReader {
+ public:
+  virtual ~TreeReader() = default;
+
+  // Unified diff text of one path between two trees, for people and the judge. Capped.
+  virtual Result<std::string> patch_text(const std::string& from_tree, const std::string& to_tree,
+                                         const std::string& path, std::size_t max_bytes) const = 0;
+
+  // `path` in `tree` with its mode; nullopt when the path is not in it (or is a folder).
+  virtual Result<std::optional<TreeFile>> read_file(const std::string& tree, const std::string& path) const = 0;
+
+  // What is at `path` in `tree`: nullopt when nothing is. "." is the tree itself.
+  virtual Result<std::optional<TreeEntryInfo>> stat(const std::string& tree, const std::string& path) const = 0;
+
+  // Content of `path` in `tree`; nullopt when the path is not in it.
+  Result<std::optional<std::string>> read(const std::string& tree, const std::string& path) const {
+    TRY(auto file, read_file(tree, path));
+    if (!file) return std::optional<std::string>();
+    return std::optional<std::string>(std::move(file->content));
+  }
+
+ protected:
+  TreeReader() = default;
+  TreeReader(const TreeReader&) = default;
+  TreeReader& operator=(const TreeReader&) = default;
+};
+
+}  // namespace candor

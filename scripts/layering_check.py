@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""The component layering of docs/design.md, checked against the code.
+
+Each folder is one library. A file may include headers of the folders its component may use (and
+its own), and third-party headers only of the libraries its component may use; each meson.build
+declares exactly the candor libraries its sources include. Run from the source root:
+
+    scripts/layering_check.py [ROOT]          exit 1 and one line per violation
+    scripts/layering_check.py --self-check    plants violations in a copy and expects each found
+"""
+import pathlib
+import re
+import shutil
+import sys
+import tempfile
+
+# folder -> (candor folders it may include, third-party libraries it may include). Read it as the
+# table in docs/design.md, "Components and layout"; the few edges the contract does not list are
+# in EXCEPTIONS below, each with its reason.
+ALLOWED = {
+    "core": ([], ["json", "fmt"]),
+    "net": (["core"], ["json", "fmt", "curl"]),
+    "sandbox": (["core"], ["json", "fmt", "seccomp", "crypto"]),
+    "snapshot": (["core", "sandbox"], ["json", "fmt", "git2", "crypto", "zlib"]),
+    "llm": (["core", "net"], ["json", "fmt"]),
+    "planner": (["core", "llm"], ["json", "fmt"]),
+    "assertions": (["core", "sandbox", "net", "snapshot"], ["json", "fmt", "re2", "dtl"]),
+    "executor": (["core", "sandbox", "assertions", "snapshot", "planner"], ["json", "fmt", "re2", "dtl"]),
+    "verify": (["core", "llm"], ["json", "fmt", "re2", "dtl"]),
+    "import": (["core"], ["json", "fmt"]),
+    "store": (["core"], ["json", "fmt", "sqlite"]),
+    "report": (["core", "verify"], ["json", "fmt", "dtl"]),
+    "app": (["core", "net", "sandbox", "snapshot", "llm", "planner", "assertions", "executor", "verify", "import",
+             "store", "report"], ["json", "fmt"]),
+    # The command: arguments -> app calls -> exit codes; it prints what app returns with report/'s
+    # renderers and reads core's value types.
+    "cli": (["app", "core", "report", "net", "sandbox", "snapshot", "llm", "planner", "assertions", "executor",
+             "verify", "import", "store"], ["json", "fmt", "cli11"]),
+}
+
+# Edges beyond the table, each with the reason it exists. Keep this list short and say each one in
+# the closing note of the change that adds it.
+EXCEPTIONS = {
+    ("core", "re2"): "a kRegex argument (core/arg_schema) is checked by the engine that will run it",
+    ("llm", "sandbox"): "the `command` provider runs its command through sandbox::run_process (deadline, output cap, group kill)",
+    ("executor", "llm"): "the round runner asks the planner's provider and the reviewer through llm::Provider",
+    ("executor", "net"): "the http_get tool and the reviewer's http_get go through net::HttpClient",
+}
+
+THIRD_PARTY = [
+    ("json", r"nlohmann/"),
+    ("fmt", r"fmt/"),
+    ("curl", r"curl/"),
+    ("seccomp", r"seccomp\.h"),
+    ("crypto", r"openssl/"),
+    ("git2", r"git2(\.h|/)"),
+    ("zlib", r"zlib\.h"),
+    ("re2", r"re2/"),
+    ("dtl", r"dtl/"),
+    ("sqlite", r"sqlite3\.h"),
+    ("cli11", r"CLI/"),
+]
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
+MESON_DEP = re.compile(r"\b([a-z]+)_dep\b")
+
+
+def uses_of(folder):
+    """(candor folders included, third-party libraries included), each -> first file:line."""
+    own, third = {}, {}
+    for f in sorted(list(folder.glob("*.h")) + list(folder.glob("*.cc"))):
+        text = f.read_text(errors="replace")
+        for m in INCLUDE.finditer(text):
+            where = f"{f.parent.name}/{f.name}:{text.count(chr(10), 0, m.start()) + 1}"
+            target = m.group(2)
+            if m.group(1) == '"' and "/" in target:
+                own.setdefault(target.split("/")[0], where)
+                continue
+            for lib, pattern in THIRD_PARTY:
+                if re.match(pattern, target):
+                    third.setdefault(lib, where)
+    return own, third
+
+
+def declared_in(folder):
+    """The candor libraries a folder's meson.build links (its X_dep names, its own declaration aside)."""
+    meson = folder / "meson.build"
+    if not meson.exists():
+        return None
+    text = re.sub(r"#[^\n]*", "", meson.read_text())
+    names = set(MESON_DEP.findall(text))
+    return {n for n in names if n in ALLOWED and n != folder.name}
+
+
+def check(root):
+    problems = []
+    for name, (folders, libs) in ALLOWED.items():
+        folder = root / name
+        if not folder.is_dir():
+            continue
+        own, third = uses_of(folder)
+        for other, where in sorted(own.items()):
+            if other == name or other not in ALLOWED:
+                continue
+            if other not in folders and (name, other) not in EXCEPTIONS:
+                problems.append(f"{where}: {name}/ may not include {other}/ (docs/design.md, Components and layout)")
+        for lib, where in sorted(third.items()):
+            if lib not in libs and (name, lib) not in EXCEPTIONS:
+                problems.append(f"{where}: {name}/ may not include {lib} headers")
+        declared = declared_in(folder)
+        if declared is None:
+            continue
+        included = {o for o in own if o != name and o in ALLOWED}
+        for extra in sorted(declared - included):
+            problems.append(f"{name}/meson.build: declares {extra}_dep, but no file of {name}/ includes {extra}/")
+        for missing in sorted(included - declared):
+            problems.append(f"{name}/meson.build: {name}/ includes {missing}/ ({own[missing]}) without declaring {missing}_dep")
+    for (name, what), _ in EXCEPTIONS.items():
+        folder = root / name
+        if not folder.is_dir():
+            continue
+        own, third = uses_of(folder)
+        if what not in own and what not in third:
+            problems.append(f"scripts/layering_check.py: the exception {name} -> {what} is no longer used: remove it")
+    return problems
+
+
+def self_check(root):
+    """Each planted violation must be reported; the clean copy must pass."""
+    plants = [
+        ("verify/planted.h", '#include "executor/tool.h"\n', "verify/ may not include executor/"),
+        ("core/planted.h", "#include <git2.h>\n", "core/ may not include git2 headers"),
+        ("import/planted.h", '#include "verify/judge.h"\n', "import/ may not include verify/"),
+        ("store/meson.build", "\n# a comment\nx = report_dep\n", "declares report_dep, but no file"),
+    ]
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = pathlib.Path(tmp) / "src"
+        for name in ALLOWED:
+            if (root / name).is_dir():
+                shutil.copytree(root / name, copy / name)
+        baseline = set(check(copy))
+        for path, text, expected in plants:
+            target = copy / path
+            before = target.read_text() if target.exists() else None
+            target.write_text((before or "") + text)
+            found = [p for p in check(copy) if p not in baseline]
+            if not any(expected in p for p in found):
+                failures.append(f"planting {path} was not reported (expected '{expected}', got {found})")
+            if before is None:
+                target.unlink()
+            else:
+                target.write_text(before)
+    return failures
+
+
+def main(argv):
+    if len(argv) > 1 and argv[1] == "--self-check":
+        root = pathlib.Path(argv[2] if len(argv) > 2 else ".")
+        failures = self_check(root)
+        for f in failures:
+            print("self-check: " + f)
+        print("self-check: " + ("ok" if not failures else f"{len(failures)} failure(s)"))
+        return 1 if failures else 0
+    root = pathlib.Path(argv[1] if len(argv) > 1 else ".")
+    problems = check(root)
+    for p in problems:
+        print(p)
+    if not problems:
+        print(f"layering: {sum(1 for n in ALLOWED if (root / n).is_dir())} components follow the table")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,45 @@
+#include "verify/judge_outcome.h"
+
+#include <algorithm>
+
+namespace candor::verify {
+
+std::optional<JudgePolicy> parse_judge_policy(const std::string& s) {
+  if (s == "auto") return JudgePolicy::kAuto;
+  if (s == "always") return JudgePolicy::kAlways;
+  if (s == "never") return JudgePolicy::kNever;
+  return std::nullopt;
+}
+
+Verdict verdict_of(const JudgeOutcome& judge) {
+  const auto& answers = judge.answers;
+  auto about_goal = [&](const JudgeAnswer& a) {
+    return !(a.question >= 1 && a.question <= static_cast<int>(judge.questions.size()) &&
+             judge.questions[a.question - 1] == kUnrequestedChangeQuestion);
+  };
+  bool all_yes = std::all_of(answers.begin(), answers.end(), [](const JudgeAnswer& a) { return a.yes; });
+  bool any_goal = std::any_of(answers.begin(), answers.end(), about_goal);
+  bool goal_all_no = std::none_of(answers.begin(), answers.end(), [&](const JudgeAnswer& a) { return about_goal(a) && a.yes; });
+  if (all_yes && !answers.empty()) return Verdict::kSuccess;
+  if (goal_all_no && (any_goal || answers.empty())) return Verdict::kFail;
+  return Verdict::kPartial;
+}
+
+nlohmann::json to_json(const JudgeOutcome& j) {
+  nlohmann::json answers = nlohmann::json::array();
+  for (const auto& a : j.answers) {
+    answers.push_back({{"question", a.question},
+                       {"text", a.question >= 1 && a.question <= static_cast<int>(j.questions.size()) ? j.questions[a.question - 1] : ""},
+                       {"answer", a.yes ? "yes" : "no"},
+                       {"reason", a.reason}});
+  }
+  nlohmann::json out = {{"answers", answers},
+                        {"verdict", j.answered ? nlohmann::json(to_string(verdict_of(j))) : nlohmann::json(nullptr)},
+                        {"calls", j.calls},
+                        {"input_tokens", j.input_tokens},
+                        {"output_tokens", j.output_tokens}};
+  if (!j.answered) out["error"] = j.error;
+  return out;
+}
+
+}  // namespace candor::verify

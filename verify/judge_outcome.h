@@ -1,0 +1,59 @@
+// What tier 2's judge answered, and what those answers mean: the value type tier 1's reasons, the
+// verdict and the report read. No LLM header here: asking is verify/judge.h's.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/run_record.h"
+
+namespace candor::verify {
+
+enum class JudgePolicy { kAuto, kAlways, kNever };
+std::optional<JudgePolicy> parse_judge_policy(const std::string& s);
+
+struct JudgeAnswer {
+  int question = 0;  // 1-based
+  bool yes = false;
+  std::string reason;
+};
+
+// One LLM call the judge made, for the trajectory's llm_call events.
+struct JudgeCall {
+  std::string role;  // judge | judge_repair
+  bool ok = false;
+  std::int64_t input_tokens = 0, output_tokens = 0;
+  std::string error;
+};
+
+struct JudgeOutcome {
+  bool asked = false;
+  bool answered = false;  // false: the judge failed (provider error or malformed twice)
+  std::vector<std::string> questions;
+  std::vector<JudgeAnswer> answers;
+  std::string error;
+  // The provider could not be reached (not a malformed reply): the process exits 69, as for the
+  // planner and the reviewer, with the verdict recorded.
+  bool provider_failed = false;
+  std::int64_t input_tokens = 0, output_tokens = 0;
+  int calls = 0;
+  std::vector<JudgeCall> call_log;
+};
+
+// Asked last of every judge, so that a change the goal did not ask for is a "no" (answered yes
+// when nothing else changed).
+inline constexpr const char* kUnrequestedChangeQuestion =
+    "Did the run leave alone everything the goal did not ask to change (no file changed, added or deleted that the goal "
+    "did not call for)?";
+
+// All yes -> success; every answer about the goal itself "no" -> fail (that nothing else changed
+// does not make a goal not achieved at all any better); otherwise partial.
+Verdict verdict_of(const JudgeOutcome& judge);
+
+nlohmann::json to_json(const JudgeOutcome& j);
+
+}  // namespace candor::verify
