@@ -6,6 +6,7 @@
 #include "assertions/evaluator.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "core/clock.h"
 #include "report/escape.h"
 #include "report/formats.h"
 #include "report/report.h"
@@ -230,7 +231,7 @@ int report_command(const ReportArgs& args) {
   if (!args.html_file.empty()) {
     std::map<std::string, std::string> diffs;
     auto facts = run_facts_from_json(run->facts);
-    auto snapshots = facts.ok() ? snapshot::SnapshotStore::open((*store)->dir(), facts->workspace)
+    auto snapshots = facts.ok() ? snapshot::SnapshotStore::open((*store)->dir(), facts->workspace, system_clock())
                                 : Result<std::unique_ptr<snapshot::SnapshotStore>>(facts.error());
     if (facts.ok() && snapshots.ok()) {
       // This process did not see the run start: its credentials are read back from the snapshot.

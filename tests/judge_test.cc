@@ -131,7 +131,7 @@ TEST_SUITE("verify") {
     candor::testing::write_file(root + "/index.html", "<link rel=\"stylesheet\" href=\"css/style.css\">\n");
     candor::testing::write_file(root + "/css/style.css", "body { background: #fff; }\n");
     candor::testing::write_file(root + "/config/.env", "API_KEY=sk-live-should-never-leave\n");
-    auto snaps = snapshot::SnapshotStore::open(store, root);
+    auto snaps = snapshot::SnapshotStore::open(store, root, system_clock());
     REQUIRE(snaps.ok());
     REQUIRE((*snaps)->scan().ok());
     auto before = (*snaps)->write_tree();
@@ -223,7 +223,7 @@ TEST_SUITE("verify") {
   TEST_CASE("judge_run: the questions come from a call that sees the goal alone; the planner's are evidence; the time bounds it") {
     std::string root = candor::testing::make_temp_dir("jr-ws"), store = candor::testing::make_temp_dir("jr-store");
     candor::testing::write_file(root + "/css/style.css", "body { background: #fff; }\n");
-    auto snaps = snapshot::SnapshotStore::open(store, root);
+    auto snaps = snapshot::SnapshotStore::open(store, root, system_clock());
     REQUIRE(snaps.ok());
     REQUIRE((*snaps)->scan().ok());
     auto before = (*snaps)->write_tree();
