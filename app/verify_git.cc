@@ -1,6 +1,7 @@
 // `verify --git RANGE --goal GOAL`: a change made by anyone (another agent's pull request),
 // verified by the same rules as a run and stored as one (`source: "git"`). The change is untrusted
 // input (DESIGN.md, Trust boundary): the configuration comes from BASE, never from the change.
+#include <chrono>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -123,6 +124,7 @@ RunFacts start_facts(const VerifyGitRequest& request, const Change& c, const std
   facts.scope.insert(facts.scope.end(), request.scope.begin(), request.scope.end());
   facts.sensitive = c.config.sensitive;
   facts.budget.limits.max_replans = 0;
+  if (request.timeout_s) facts.budget.limits.timeout_s = *request.timeout_s;
   trajectory.record(event::kRunStarted, {{"goal", goal}, {"workspace", facts.workspace}, {"snapshot_before", facts.snapshot_before},
                                     {"source", "git"}, {"git", facts.git}});
   if (c.range.worktree) {
@@ -222,6 +224,8 @@ void record_end(const Change& c, Trajectory& trajectory, RunFacts& facts) {
 }  // namespace
 
 Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
+  const auto started = std::chrono::steady_clock::now();
+  auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
   TRY(Inputs in, read_inputs(request));
   TRY(Change c, open_change(request, in.store_dir));
   Checks checks;
@@ -244,6 +248,10 @@ Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
   RunFacts facts = start_facts(request, c, run_id, in.goal, trajectory);
   TRY_STATUS(record_change_step(c, trajectory, facts));
   TRY_STATUS(check_head(in, c, checks, choice, make_provider_, trajectory, facts));
+  // Recorded as a run's is, so that `verify RUN` later asks (or does not ask) the judge the same way;
+  // without an LLM the verdict was the judge-less one.
+  facts.judge_policy = judge != nullptr ? (request.judge.empty() ? "auto" : request.judge) : "never";
+  facts.budget.used.elapsed_s = elapsed_s();  // what the judge's time is taken from
 
   RunEnd end{.facts = std::move(facts),
              .created_at = created_at,
@@ -253,7 +261,10 @@ Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
              .events = nullptr,
              .policy = policy,
              .judge = nullptr,
-             .before_verdict = [&](RunFacts& f) { record_end(c, trajectory, f); }};
+             .before_verdict = [&](RunFacts& f) {
+               f.budget.used.elapsed_s = elapsed_s();  // the judge's time included
+               record_end(c, trajectory, f);
+             }};
   if (judge != nullptr) {
     end.judge = [&]() -> Result<JudgeSetup> {
       return JudgeSetup{.provider = judge.get(), .trees = c.repo->trees(), .questions = request.questions, .credentials = nullptr};
