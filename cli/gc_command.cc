@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "app/age.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "core/clock.h"
@@ -39,7 +40,7 @@ Result<store::RetentionPolicy> policy_from(const GcArgs& args) {
   store::RetentionPolicy policy;
   if (args.keep) policy.keep = static_cast<std::size_t>(*args.keep);
   if (!args.older_than.empty()) {
-    auto age = parse_age(args.older_than);
+    auto age = app::parse_age(args.older_than);
     if (!age) return make_error(ErrorCode::kUsage, fmt::format("--older-than \"{}\": expected an age such as 90d, 12h, 30m", args.older_than));
     policy.older_than = *age;
   }
