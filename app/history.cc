@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "app/age.h"
+#include "core/clock.h"
 #include "core/run_record.h"
 #include "sandbox/credential_registry.h"
 #include "sandbox/secret_files.h"
@@ -49,7 +50,7 @@ std::map<std::string, std::string> report_diffs(const StoredReport& report) {
   std::map<std::string, std::string> diffs;
   auto facts = run_facts_from_json(report.run.facts);
   if (!facts.ok()) return diffs;
-  auto snapshots = snapshot::SnapshotStore::open(report.store_dir, facts->workspace);
+  auto snapshots = snapshot::SnapshotStore::open(report.store_dir, facts->workspace, system_clock());
   if (!snapshots.ok()) return diffs;
   // This process did not see the run start: its credentials are read back from the snapshot.
   auto credentials = snapshot::run_credentials((*snapshots)->trees(), *facts, ::environ);

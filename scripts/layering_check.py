@@ -7,6 +7,7 @@ declares exactly the candor libraries its sources include. Run from the source r
 
     scripts/layering_check.py [ROOT]          exit 1 and one line per violation
     scripts/layering_check.py --self-check    plants violations in a copy and expects each found
+    scripts/layering_check.py --graph [ROOT]  the include graph as it is (ARCHITECTURE.md's table)
 """
 import pathlib
 import re
@@ -154,7 +155,23 @@ def self_check(root):
     return failures
 
 
+def graph(root):
+    """One line per folder: the candor folders and the libraries its files include, as they are."""
+    lines = []
+    for name in ALLOWED:
+        folder = root / name
+        if not folder.is_dir():
+            continue
+        own, third = uses_of(folder)
+        folders = [o for o in ALLOWED if o in own and o != name]
+        lines.append(f"{name:<11} -> {', '.join(folders) or '-'}" + (f"   [{', '.join(sorted(third))}]" if third else ""))
+    return lines
+
+
 def main(argv):
+    if len(argv) > 1 and argv[1] == "--graph":
+        print("\n".join(graph(pathlib.Path(argv[2] if len(argv) > 2 else "."))))
+        return 0
     if len(argv) > 1 and argv[1] == "--self-check":
         root = pathlib.Path(argv[2] if len(argv) > 2 else ".")
         failures = self_check(root)

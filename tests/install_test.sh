@@ -2,9 +2,12 @@
 # `DESTDIR=... make install` into a scratch folder: the binary, the man page and the bash
 # completion land under the prefix; the installed binary says the project's version; the man page
 # has a section for every subcommand `candor --help` lists; the completion completes subcommands,
-# options and option values.
+# options and option values. libcandor: the library, its headers and its pkg-config file are
+# installed, and examples/embed compiles against the installed tree alone (not the source tree),
+# runs a plan and cancels a second run from another thread.
 #   install_test.sh BUILD_DIR   (env: CANDOR_SOURCE_ROOT; CANDOR_VERSION, CANDOR_PREFIX,
-#                                CANDOR_BINDIR, CANDOR_MANDIR, CANDOR_DATADIR: the build's settings)
+#                                CANDOR_BINDIR, CANDOR_MANDIR, CANDOR_DATADIR, CANDOR_LIBDIR,
+#                                CANDOR_INCLUDEDIR: the build's settings)
 set -euo pipefail
 build=${1:?} src=${CANDOR_SOURCE_ROOT:?}
 version=${CANDOR_VERSION:?} prefix=${CANDOR_PREFIX:?}
@@ -67,8 +70,36 @@ expect_completion "--verdict " candor runs --verd
 expect_completion "fail " candor runs --verdict f
 expect_completion "" candor run -C ""   # a folder: bash's own file completion (-o default)
 
+# libcandor, used the way a program that embeds it would: pkg-config, the installed headers only.
+libdir="$(installed "${CANDOR_LIBDIR:?}")"
+includedir="$(installed "${CANDOR_INCLUDEDIR:?}")"
+pc="$libdir/pkgconfig/candor.pc"
+[[ -f "$libdir/libcandor.so" ]] || fail "not installed: ${libdir#"$work/dest"}/libcandor.so"
+[[ -f "$includedir/candor/candor.h" ]] || fail "not installed: ${includedir#"$work/dest"}/candor/candor.h"
+[[ -f "$pc" ]] || fail "not installed: ${pc#"$work/dest"}"
+if [[ -f "$pc" ]]; then
+  grep -q '^Requires: nlohmann_json' "$pc" || fail "candor.pc does not make nlohmann_json public: $(grep Requires "$pc")"
+  pkg() { PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --define-variable=prefix="$work/dest$prefix" "$@" candor; }
+  [[ "$(pkg --modversion)" == "$version" ]] || fail "pkg-config --modversion candor gave '$(pkg --modversion)', expected $version"
+  # Compiled from a copy outside the source tree, with no -I of it: a header the umbrella needs but
+  # the install left out fails here.
+  cp "$src/examples/embed/embed.cc" "$work/embed.cc"
+  # shellcheck disable=SC2046  # pkg-config's words are separate arguments
+  if ! (cd "$work" && c++ -std=c++20 embed.cc $(pkg --cflags --libs) -o embed 2>"$work/embed-build.log"); then
+    cat "$work/embed-build.log"
+    fail "examples/embed does not compile against the installed libcandor"
+  elif ! LD_LIBRARY_PATH="$libdir" "$work/embed" >"$work/embed.log" 2>&1; then
+    cat "$work/embed.log"
+    fail "examples/embed did not run a plan and cancel a run"
+  else
+    grep -q '^run 1: .*verdict success' "$work/embed.log" || fail "embed: run 1 was not success: $(cat "$work/embed.log")"
+    grep -q 'event [0-9]* tool_called' "$work/embed.log" || fail "embed: the observer printed no tool_called event"
+    grep -q '^run 2: .*cancelled after' "$work/embed.log" || fail "embed: run 2 was not cancelled: $(cat "$work/embed.log")"
+  fi
+fi
+
 if [[ $failures -ne 0 ]]; then
   echo "$failures failure(s)"
   exit 1
 fi
-echo "installed and checked: bin/candor, man1/candor.1, bash-completion/completions/candor"
+echo "installed and checked: bin/candor, man1/candor.1, bash-completion/completions/candor, libcandor (embed: ok)"

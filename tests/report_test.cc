@@ -151,17 +151,16 @@ TEST_SUITE("report") {
   }
 
   TEST_CASE("colour only on a terminal, and NO_COLOR or TERM=dumb turns it off") {
-    std::string term = std::getenv("TERM") ? std::getenv("TERM") : "";
-    ::unsetenv("NO_COLOR");
-    ::setenv("TERM", "xterm", 1);
-    CHECK(report::want_color_for(true));
-    CHECK_FALSE(report::want_color_for(false));
-    ::setenv("NO_COLOR", "1", 1);
+    testing::ScopedEnv no_color("NO_COLOR", std::nullopt);
+    {
+      testing::ScopedEnv term("TERM", "xterm");
+      CHECK(report::want_color_for(true));
+      CHECK_FALSE(report::want_color_for(false));
+      testing::ScopedEnv asked("NO_COLOR", "1");
+      CHECK_FALSE(report::want_color_for(true));
+    }
+    testing::ScopedEnv term("TERM", "dumb");
     CHECK_FALSE(report::want_color_for(true));
-    ::unsetenv("NO_COLOR");
-    ::setenv("TERM", "dumb", 1);
-    CHECK_FALSE(report::want_color_for(true));
-    if (term.empty()) ::unsetenv("TERM"); else ::setenv("TERM", term.c_str(), 1);
   }
 }
 

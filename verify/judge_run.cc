@@ -54,8 +54,25 @@ JudgeRun judge_run(llm::Provider& provider, const TreeReader& trees, const RunFa
     for (const auto& q : in.planner_questions) reading += "- " + q + "\n";
     evidence.insert(evidence.begin(), {"planner_reading", "", "The planner's own questions (its reading of the goal, not the goal):\n" + reading});
   }
-  auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
-  out.outcome = ask_judge(provider, facts.goal, questions, evidence, std::max(budget - spent, std::chrono::milliseconds(1000)));
+  auto left = [&] {
+    return budget - std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+  };
+  EvidenceBatches plan = plan_batches(evidence, in.caps);
+  if (plan.batches.size() == 1) {
+    out.outcome = ask_judge(provider, facts.goal, questions, plan.batches[0], std::max(left(), std::chrono::milliseconds(1000)));
+    out.outcome.unseen_paths = plan.unseen_paths;
+    if (!out.outcome.answered) out.outcome.unseen_paths.insert(out.outcome.unseen_paths.end(), plan.diff_paths[0].begin(), plan.diff_paths[0].end());
+    return out;
+  }
+  // The same questions over each share of the change, while the time lasts; a share not asked is
+  // unseen, never assumed.
+  std::vector<JudgeOutcome> parts;
+  for (std::size_t k = 0; k < plan.batches.size(); ++k) {
+    if (left() < std::chrono::seconds(1)) break;
+    parts.push_back(ask_judge(provider, facts.goal, questions, plan.batches[k], left(), {k + 1, plan.batches.size()}));
+    if (parts.back().provider_failed) break;
+  }
+  out.outcome = combine_batches(questions, parts, plan);
   return out;
 }
 

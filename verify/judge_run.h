@@ -25,6 +25,7 @@ struct JudgeRunInputs {
   // What the judge may take, both calls together (judge_time for a run that just ended; a later
   // `verify RUN` is a new process with the run's whole time budget). Under a second: not asked.
   std::chrono::milliseconds time{0};
+  EvidenceCaps caps{};  // one prompt's size and how many prompts (tests make them small)
 };
 
 struct JudgeRun {
