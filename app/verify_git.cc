@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "app/acceptance_check.h"
 #include "app/inputs.h"
 #include "app/run_end.h"
 #include "app/session.h"
@@ -13,11 +14,9 @@
 #include "executor/change_check.h"
 #include "executor/config.h"
 #include "executor/tool.h"
-#include "import/trajectory_import.h"
 #include "llm/provider.h"
 #include "snapshot/range.h"
 #include "store/run_store.h"
-#include "verify/acceptance.h"
 
 namespace candor::app {
 namespace {
@@ -49,12 +48,7 @@ Result<nlohmann::json> acceptance_of(const VerifyGitRequest& request) {
   if (request.trajectory_file.empty() || request.format.empty()) {
     return make_error(ErrorCode::kUsage, "--git with --acceptance needs the agent's transcript: --trajectory FILE --format FORMAT");
   }
-  import::Format format = *import::parse_format(request.format);
-  TRY(std::string spec_text, read_text_file(request.acceptance_file));
-  TRY(verify::AcceptanceSpec spec, verify::parse_acceptance_spec_text(spec_text, import::tool_catalogue(format), request.acceptance_file));
-  TRY(std::string text, read_text_file(request.trajectory_file, kMaxTranscriptBytes));
-  TRY(auto imported, import::import_trajectory(text, format, request.trajectory_file));
-  return verify::to_json(verify::evaluate_acceptance(spec, imported.events));
+  return transcript_acceptance({request.trajectory_file, request.format, request.acceptance_file});
 }
 
 // "dir/" when `folder` lies inside `root`, else "".
