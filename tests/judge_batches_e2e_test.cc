@@ -95,6 +95,11 @@ TEST_SUITE("e2e") {
     CHECK(report["verdict"] == "success");
     CHECK(report["tier2"]["batches"] == prompts.size());
     CHECK(report["tier2"]["unseen_paths"].empty());
+    // Every judge call is in the run's usage, and stays there when the stored run is read again.
+    CHECK(report["usage"]["llm_calls"] == prompts.size());
+    CHECK(report["judge_policy"] == "always");
+    json again = parse_stdout(repo.candor({"verify", report["run_id"], "--json", "--judge", "never"}));
+    CHECK(again["usage"] == report["usage"]);
   }
 
   TEST_CASE("verify --git: one batch's no makes the run not success") {

@@ -76,16 +76,24 @@ JudgeRun judge_run(llm::Provider& provider, const TreeReader& trees, const RunFa
   return out;
 }
 
-void record_judge_run(const JudgeRun& run, const std::string& provider_name, Trajectory& trajectory, RunFacts& facts) {
+void record_judge_run(const JudgeRun& run, const std::string& provider_name, Trajectory* trajectory, RunFacts& facts) {
+  auto call = [&](const JudgeCall& c) {
+    if (trajectory != nullptr) {
+      record_llm_call(*trajectory, facts, as_llm_call(c));
+    } else {
+      count_llm_call(facts, as_llm_call(c));
+    }
+  };
   if (run.decomposition) {
     const Decomposition& d = *run.decomposition;
-    record_llm_call(trajectory, facts, as_llm_call(d.call));
-    trajectory.record(event::kJudgeQuestions,
-                      {{"questions", d.questions}, {"decomposed", d.decomposed}, {"error", d.error}, {"prompt", d.prompt}});
+    call(d.call);
+    if (trajectory != nullptr) {
+      trajectory->record(event::kJudgeQuestions,
+                         {{"questions", d.questions}, {"decomposed", d.decomposed}, {"error", d.error}, {"prompt", d.prompt}});
+    }
   }
-  // The answering calls are recorded, and counted by the report from the judge's outcome.
-  for (const auto& call : run.outcome.call_log) trajectory.record(event::kLlmCall, to_json(as_llm_call(call)));
-  trajectory.record(event::kJudge, to_json(run.outcome));
+  for (const auto& c : run.outcome.call_log) call(c);
+  if (trajectory != nullptr) trajectory->record(event::kJudge, to_json(run.outcome));
   if (facts.provider.empty()) facts.provider = provider_name;
 }
 
