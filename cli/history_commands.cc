@@ -117,13 +117,18 @@ struct ReportArgs {
   std::string junit_file;
 };
 
-// RUN AGE VERDICT STATUS WORKSPACE GOAL, the last two sharing what the terminal has left.
+// RUN AGE VERDICT STATUS WORKSPACE GOAL, the last two sharing what the terminal has left. Piped
+// (no terminal, no $COLUMNS), nothing is cut: runs of one workspace must stay told apart by goal.
 void print_runs_table(const std::vector<store::RunSummary>& runs) {
+  const char* columns = std::getenv("COLUMNS");
+  const bool fitted = ::isatty(STDOUT_FILENO) == 1 || (columns != nullptr && *columns != '\0');
   const std::size_t width = terminal_width(STDOUT_FILENO);
   const std::size_t fixed = 22 + 2 + 7 + 2 + 8 + 2 + 9 + 2;
   const std::size_t rest = width > fixed + 24 ? width - fixed : 24;
-  const std::size_t ws_width = std::clamp<std::size_t>(rest / 3, 10, 32);
-  const std::size_t goal_width = rest - ws_width - 2;
+  std::size_t widest_ws = 9;
+  for (const auto& r : runs) widest_ws = std::max(widest_ws, report::terminal_safe(home_relative(r.workspace)).size());
+  const std::size_t ws_width = fitted ? std::clamp<std::size_t>(rest / 3, 10, 32) : widest_ws;
+  const std::size_t goal_width = fitted ? rest - ws_width - 2 : std::string::npos;
   auto now = std::chrono::system_clock::now();
   std::printf("%s\n", (pad("RUN", 22) + "  " + pad("AGE", 7) + "  " + pad("VERDICT", 8) + "  " + pad("STATUS", 9) + "  " +
                        pad("WORKSPACE", ws_width) + "  GOAL").c_str());
