@@ -21,7 +21,7 @@ int check_command(const CheckArgs& args) {
   std::printf("%s: valid for %s: %zu checkpoint%s (%d essential), %s\n", args.spec_file.c_str(),
               args.format.empty() ? "candor" : args.format.c_str(), spec->checkpoints, spec->checkpoints == 1 ? "" : "s",
               spec->essential, spec->ordered ? "ordered" : "unordered");
-  return kExitSuccess;
+  return exit_code(app::ExitCategory::kSuccess);
 }
 
 // The transcript in a few lines, then the acceptance spec's checkpoints when there was one.
@@ -51,8 +51,8 @@ int verify_trajectory_command(const std::string& trajectory_file, const std::str
     print_trajectory(*report);
   }
   const nlohmann::json& acceptance = (*report)["acceptance"];
-  if (acceptance.is_null()) return kExitSuccess;
-  return acceptance["passed"].get<bool>() ? kExitSuccess : kExitAcceptanceNotPassed;
+  if (acceptance.is_null()) return exit_code(app::ExitCategory::kSuccess);
+  return acceptance["passed"].get<bool>() ? exit_code(app::ExitCategory::kSuccess) : exit_code(app::ExitCategory::kAcceptanceNotPassed);
 }
 
 Subcommand add_check_command(CLI::App& app) {

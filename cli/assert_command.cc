@@ -33,7 +33,7 @@ int evaluators_command(const EvaluatorsArgs& args) {
   } else {
     std::fputs(list->listing.c_str(), stdout);
   }
-  return kExitSuccess;
+  return exit_code(app::ExitCategory::kSuccess);
 }
 
 // PASS, FAIL or ERROR, the assertion's type and what was observed, as each is checked.
@@ -51,7 +51,7 @@ int assert_command(const AssertArgs& args) {
   auto result = app::check_assertions(args.request, print);
   if (!result.ok()) return report_error(result.error());
   if (args.json) std::puts(app::to_json(*result).dump(2).c_str());
-  return result->passed ? kExitSuccess : kExitFail;
+  return result->passed ? exit_code(app::ExitCategory::kSuccess) : exit_code(app::ExitCategory::kFail);
 }
 
 }  // namespace

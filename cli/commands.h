@@ -10,22 +10,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/session.h"
 #include "core/result.h"
 
 namespace candor::cli {
 
-enum ExitCode {
-  kExitSuccess = 0,
-  kExitPartial = 1,
-  kExitFail = 2,
-  kExitAcceptanceNotPassed = 3,  // success, but the acceptance spec did not pass
-  kExitUsage = 64,
-  kExitInvalidInput = 65,
-  kExitUnavailable = 69,
-  kExitInternal = 70,
-  kExitRefused = 77,    // --require-sandbox: the sandbox asked for is not available
-  kExitCancelled = 130,  // Ctrl-C: the run was still verified, recorded and printed
-};
+// DESIGN.md's exit codes are app::ExitCategory's values; this is how a handler returns one.
+constexpr int exit_code(app::ExitCategory category) { return static_cast<int>(category); }
 
 // Prints "candor: <message>" to stderr and returns the exit code for the error's code.
 int report_error(const Error& error);

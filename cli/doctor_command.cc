@@ -53,7 +53,7 @@ int doctor_command(const DoctorArgs& args) {
     }
     print_store(report.store);
   }
-  return report.missing.empty() ? kExitSuccess : kExitPartial;
+  return report.missing.empty() ? exit_code(app::ExitCategory::kSuccess) : exit_code(app::ExitCategory::kPartial);
 }
 
 }  // namespace

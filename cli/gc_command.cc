@@ -63,7 +63,7 @@ int gc_command(const GcArgs& args) {
     } else {
       std::printf("no run store at %s: nothing to collect\n", r.store.c_str());
     }
-    return kExitSuccess;
+    return exit_code(app::ExitCategory::kSuccess);
   }
   for (const auto& f : r.failures) std::fprintf(stderr, "candor: %s\n", report::terminal_safe(f, true).c_str());
   if (args.json) {
@@ -71,7 +71,7 @@ int gc_command(const GcArgs& args) {
   } else {
     print_text(r);
   }
-  return r.totals.failed > 0 ? kExitInternal : kExitSuccess;
+  return r.totals.failed > 0 ? exit_code(app::ExitCategory::kInternal) : exit_code(app::ExitCategory::kSuccess);
 }
 
 }  // namespace

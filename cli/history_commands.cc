@@ -153,7 +153,7 @@ int runs_command(const RunsArgs& args) {
   } else {
     print_runs_table(list->runs);
   }
-  return kExitSuccess;
+  return exit_code(app::ExitCategory::kSuccess);
 }
 
 // No run_ended: the process was killed, or is still running. Say what is known.
@@ -170,7 +170,7 @@ int print_never_ended(const app::StoredReport& r, bool json) {
   } else {
     std::puts(msg.c_str());
   }
-  return kExitPartial;
+  return exit_code(app::ExitCategory::kPartial);
 }
 
 void print_stored_report(const ReportArgs& args, const store::StoredRun& run) {
@@ -197,7 +197,7 @@ int report_command(const ReportArgs& args) {
   if (!args.junit_file.empty()) {
     if (Status s = write_output(args.junit_file, report::render_junit({run.report})); !s.ok()) return report_error(s.error());
   }
-  return kExitSuccess;
+  return exit_code(app::ExitCategory::kSuccess);
 }
 
 }  // namespace

@@ -66,7 +66,7 @@ std::string closest(const std::string& word, const std::vector<std::string>& nam
 
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "candor: %s\n", message.c_str());
-  return candor::cli::kExitUsage;
+  return candor::cli::exit_code(candor::app::ExitCategory::kUsage);
 }
 
 
@@ -168,10 +168,10 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
-    return kExitUsage;
+    return exit_code(candor::app::ExitCategory::kUsage);
   }
   for (const Subcommand& sub : subcommands) {
     if (sub.cmd->parsed()) return run_parsed(sub, argc, argv);
   }
-  return kExitUsage;
+  return exit_code(candor::app::ExitCategory::kUsage);
 }

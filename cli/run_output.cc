@@ -11,7 +11,7 @@ namespace candor::cli {
 
 int report_error(const Error& error) {
   std::fprintf(stderr, "candor: %s\n", report::terminal_safe(error.message, true).c_str());
-  return static_cast<int>(app::exit_category(error));
+  return exit_code(app::exit_category(error));
 }
 
 void print_report(const nlohmann::json& report, ReportFormat format) {
@@ -38,7 +38,7 @@ int print_run_result(const app::RunResult& r, ReportFormat format) {
     std::fprintf(stderr, "candor: the planner's reply was refused: %s\n", report::terminal_safe(r.facts.status_detail, true).c_str());
   }
   if (r.not_started) return report_error(*r.not_started);
-  return static_cast<int>(r.exit);
+  return exit_code(r.exit);
 }
 
 }  // namespace candor::cli

@@ -32,14 +32,14 @@ int undo_command(const app::UndoRequest& request) {
     std::printf("run %s was already undone at %s (%zu restored, %zu removed); nothing to do (--force undoes it again)\n",
                 r.run_id.c_str(), was.value("at", "?").c_str(), was.value("restored", nlohmann::json::array()).size(),
                 was.value("removed", nlohmann::json::array()).size());
-    return kExitSuccess;
+    return exit_code(app::ExitCategory::kSuccess);
   }
   print_undone(r);
   if (!r.recorded.ok()) std::fprintf(stderr, "candor: warning: the undo was not recorded: %s\n", r.recorded.error().message.c_str());
   if (!r.undone.failed.empty()) {
     std::fprintf(stderr, "candor: undo incomplete: %zu path(s) could not be restored\n", r.undone.failed.size());
   }
-  return static_cast<int>(r.exit);
+  return exit_code(r.exit);
 }
 
 }  // namespace

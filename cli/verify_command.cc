@@ -38,7 +38,7 @@ int verify_run(const VerifyArgs& args) {
     print_report(r.report, ReportFormat::kTerminal);
   }
   if (r.judge.provider_failed) std::fprintf(stderr, "candor: the judge's LLM provider failed: %s\n", r.judge.error.c_str());
-  return static_cast<int>(r.exit);
+  return exit_code(r.exit);
 }
 
 int verify_git(const VerifyArgs& args) {
