@@ -30,13 +30,33 @@ Result<sandbox::SandboxPolicy> policy_for(const Context& ctx, bool workspace_wri
 
 constexpr const char* kNoTimeLeft = "the run's time budget ran out";
 
+// `covers`: the paths a user's pass is evidence for, when it failed before the change (DESIGN.md,
+// Commands as evidence). The user's to give: the planner's prompt leaves it out.
+ArgSpec covers_arg() {
+  ArgSpec a{"covers", ArgType::kGlobs, false,
+            "globs of the paths a pass covers when the command failed before the change (a user's assertion only)"};
+  a.user_only = true;
+  return a;
+}
+
+// A declared-discriminating external evaluator's arguments take `covers` too (candor's, whatever
+// the config declared under that name).
+std::vector<ArgSpec> with_covers(std::vector<ArgSpec> args, bool discriminating) {
+  if (!discriminating) return args;
+  std::erase_if(args, [](const ArgSpec& a) { return a.name == "covers"; });
+  args.push_back(covers_arg());
+  return args;
+}
+
 class CommandSucceeds final : public Evaluator {
  public:
   const Signature& signature() const override {
-    static const Signature s{"command_succeeds",
-                             "a /bin/sh command, run sandboxed in the workspace (e.g. the test suite), exits 0",
-                             {{"command", ArgType::kString, true, "shell command"},
-                              {"timeout_s", ArgType::kInteger, false, "seconds before it is killed (default 120)", 1, 3600}}};
+    static const Signature s{.name = "command_succeeds",
+                             .description = "a /bin/sh command, run sandboxed in the workspace (e.g. the test suite), exits 0",
+                             .args = {{"command", ArgType::kString, true, "shell command"},
+                                      {"timeout_s", ArgType::kInteger, false, "seconds before it is killed (default 120)", 1, 3600},
+                                      covers_arg()},
+                             .command_evidence = true};
     return s;
   }
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
@@ -81,9 +101,10 @@ class External final : public Evaluator {
         signature_{.name = spec_.type,
                    .description = spec_.description.empty() ? fmt::format("external: {}", spec_.command.front())
                                                             : spec_.description,
-                   .args = spec_.args,
+                   .args = with_covers(spec_.args, spec_.discriminating),
                    .open_args = spec_.open_args,
-                   .reads_files = spec_.discriminating} {}
+                   .reads_files = spec_.discriminating,
+                   .command_evidence = spec_.discriminating} {}
   const Signature& signature() const override { return signature_; }
 
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {

@@ -12,7 +12,8 @@ TEST_SUITE("core") {
   TEST_CASE("validate_args reports the JSON path and what was wrong") {
     std::vector<ArgSpec> spec = {{"path", ArgType::kString, true, ""},
                                  {"depth", ArgType::kInteger, false, "", 1, 64},
-                                 {"edits", ArgType::kEdits, false, ""}};
+                                 {"edits", ArgType::kEdits, false, ""},
+                                 {"covers", ArgType::kGlobs, false, ""}};
     struct Row {
       json args;
       std::string message;  // "" = valid
@@ -22,7 +23,7 @@ TEST_SUITE("core") {
         {{{"path", "a"}, {"depth", 3}}, ""},
         {json::object(), "steps[0].args.path: missing required string argument"},
         {{{"path", 3}}, "steps[0].args.path: expected a string, got integer 3"},
-        {{{"path", "a"}, {"depht", 3}}, "steps[0].args.depht: unknown argument \"depht\" (known: path, depth, edits)"},
+        {{{"path", "a"}, {"depht", 3}}, "steps[0].args.depht: unknown argument \"depht\" (known: path, depth, edits, covers)"},
         {{{"path", "a"}, {"depth", 0}}, "steps[0].args.depth: must be between 1 and 64, got 0"},
         {{{"path", "a"}, {"depth", 2.5}}, "steps[0].args.depth: expected an integer, got number 2.5"},
         {{{"path", "a"}, {"edits", json::array()}}, "steps[0].args.edits: needs at least one edit"},
@@ -31,6 +32,11 @@ TEST_SUITE("core") {
         {{{"path", "a"}, {"edits", {{{"find", "x"}, {"replace", "y"}, {"count", 0}}}}},
          "steps[0].args.edits[0].count: must be at least 1, got 0"},
         {json::array(), "steps[0].args: expected an object, got array"},
+        {{{"path", "a"}, {"covers", {"src/**", "*.py"}}}, ""},
+        {{{"path", "a"}, {"covers", "src/**"}}, "steps[0].args.covers: expected a list of globs, got string \"src/**\""},
+        {{{"path", "a"}, {"covers", {"src/**", 3}}}, "steps[0].args.covers[1]: expected a glob string, got integer 3"},
+        {{{"path", "a"}, {"covers", {"src/[a"}}},
+         "steps[0].args.covers[0]: invalid glob \"src/[a\": the '[' at offset 4 is never closed (write \\[ for a literal '[')"},
     };
     for (const auto& row : rows) {
       CAPTURE(row.args.dump());
