@@ -11,12 +11,8 @@
 namespace candor::assertions {
 namespace {
 
-// The last `n` bytes of a process's output, for a message.
-std::string tail_of(const std::string& text, std::size_t n = 300) {
-  std::string t = text.size() > n ? "..." + text.substr(text.size() - n) : text;
-  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
-  return t;
-}
+// How much of a process's output a message quotes (the record keeps kOutputTail of it).
+constexpr std::size_t kMessageTail = 300;
 
 // The run's sandbox policy with the credential files found again now; an error when they cannot
 // all be (the program must not run).
@@ -83,14 +79,18 @@ class CommandSucceeds final : public Evaluator {
     if (run->timed_out) {
       return {false, fmt::format("`{}` did not finish within {} s and was killed", command, a.value("timeout_s", 120)), "", true};
     }
-    std::string output = run->output.text();
+    Outcome out;
+    out.output = run->output.tail(kOutputTail);
     if (run->signal != 0) {
-      return {false, fmt::format("`{}` was killed by signal {}: {}", command, run->signal, tail_of(output)), ""};
+      out.message = fmt::format("`{}` was killed by signal {}: {}", command, run->signal, run->output.tail(kMessageTail));
+      return out;
     }
-    if (run->exit_code != 0) {
-      return {false, fmt::format("`{}` exited {} after {:.1f} s: {}", command, run->exit_code, run->elapsed_s, tail_of(output)), ""};
-    }
-    return {true, fmt::format("`{}` exited 0 after {:.1f} s", command, run->elapsed_s), ""};
+    out.exit_code = run->exit_code;
+    out.passed = run->exit_code == 0;
+    out.message = out.passed ? fmt::format("`{}` exited 0 after {:.1f} s", command, run->elapsed_s)
+                             : fmt::format("`{}` exited {} after {:.1f} s: {}", command, run->exit_code, run->elapsed_s,
+                                           run->output.tail(kMessageTail));
+    return out;
   }
 };
 
@@ -148,7 +148,7 @@ class External final : public Evaluator {
     spec.sandbox = &policy;
     auto run = sandbox::run_process(spec);
     if (!run.ok()) return failed("could not be started: " + run.error().message);
-    std::string err = tail_of(run->errors.text(), 200);
+    std::string err = run->errors.tail(200);
     if (run->timed_out && *timeout < own) return failed(fmt::format("was stopped after {:.1f} s: {}", run->elapsed_s, kNoTimeLeft));
     if (run->timed_out) return failed(fmt::format("timed out after {:.1f} s and was killed", run->elapsed_s));
     if (run->signal != 0) return failed(fmt::format("crashed (signal {}){}", run->signal, err.empty() ? "" : ": " + err));

@@ -68,7 +68,14 @@ struct Outcome {
   // It read or stat'ed a credential file (set by Registry::evaluate): its message is withheld, and
   // even its pass/fail bit is an answer about the file's content.
   bool credential = false;
+  // A program it ran (command_succeeds): its exit code, and the tail of what it printed
+  // (kOutputTail bytes), passing or not.
+  std::optional<int> exit_code = std::nullopt;
+  std::string output = {};
 };
+
+// How much of a program's output an assertion record keeps: its end, where test runners summarise.
+inline constexpr std::size_t kOutputTail = 800;
 
 class Evaluator {
  public:
