@@ -22,6 +22,7 @@
 //     `jest.config.*`, `vitest.config.*`, `.mocharc*`, `karma.conf.*`, `phpunit.xml*`.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,11 @@ std::vector<std::string> shell_words(std::string_view command);
 // A path (normalised, workspace-relative) named like a test file or a test runner's
 // configuration, wherever it is.
 bool conventional_test_path(std::string_view path);
+
+// A discriminating command covers an added path only if it also fails with that path emptied; it
+// is run so for at most this many of the added paths its `covers` takes in, per evaluation (the
+// rest are not covered by it: the runs stay bounded).
+inline constexpr std::size_t kMaxEmptiedRuns = 8;
 
 // The files one command reads as its tests.
 class CommandTests {
