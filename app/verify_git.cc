@@ -194,6 +194,8 @@ Status check_head(const Inputs& in, const Change& c, const Checks& checks, const
                   const ProviderFactory& make_provider, Trajectory& trajectory, RunFacts& facts) {
   executor::ChangeCheckInputs inputs{c.repo->trees(), c.range.base_tree, c.range.head_tree, checks.evaluators,
                                      sandbox::SecretFilter(c.config.secrets_allow), c.config.network, c.config.sandbox};
+  for (const auto& m : facts.mutations) inputs.changed_paths.push_back(m.path);
+  inputs.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(facts.budget.limits.timeout_s);
   executor::ChangeCheck checked = executor::check_change(inputs, checks.expects, trajectory, checks.guards);
   facts.assertions = std::move(checked.assertions);
   facts.sandbox = checked.sandbox;
