@@ -102,6 +102,10 @@ TEST_SUITE("e2e") {
     CHECK(a["exit_code"] == 0);
     CHECK(a["output"].get<std::string>().find("OK") != std::string::npos);
     CHECK(a["covers"] == json::array({"src/**"}));
+    // Verified again from the stored facts: the runs before and after are kept.
+    auto again = repo.candor({"verify", "last", "--json"});
+    CHECK(again.exit_code == 0);
+    CHECK(parse_stdout(again)["verdict"] == "success");
     // The report shows both runs.
     auto shown = repo.candor({"report", "last"});
     CHECK(shown.out.find("before the change: exited 1") != std::string::npos);
