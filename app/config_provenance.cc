@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "app/inputs.h"
+#include "core/clock.h"
 #include "snapshot/store.h"
 
 namespace candor::app {
@@ -38,7 +39,7 @@ Status check_config_provenance(const store::RunStore& store, const std::string& 
                                 [&](const Mutation& m) { return m.path == *path && m.change != "deleted"; });
     if (written == facts->mutations.end()) continue;
     // The newest run that wrote it decides: did it leave these very bytes?
-    auto snapshots = snapshot::SnapshotStore::open(store.dir(), facts->workspace);
+    auto snapshots = snapshot::SnapshotStore::open(store.dir(), facts->workspace, system_clock());
     if (!snapshots.ok()) return snapshots.error().wrap(fmt::format("reading what run {} wrote to {}", id, *path));
     TRY(auto left, (*snapshots)->read(facts->snapshot_after, *path));
     if (!left || *left != config_text) return ok_status();  // changed since, by someone: the user's

@@ -52,8 +52,8 @@ void ask_judge(const JudgeSetup& setup, RunEnd& end, RunObserver* observer, RunR
     }
   }
   out.judge_provider = setup.provider->describe();
-  if (just_ended) verify::record_judge_run(judged, out.judge_provider, *end.trajectory, end.facts);
-  if (end.facts.provider.empty()) end.facts.provider = out.judge_provider;  // a run that used no LLM before
+  // Counted in the usage either way; recorded when the run just ended.
+  verify::record_judge_run(judged, out.judge_provider, just_ended ? end.trajectory : nullptr, end.facts);
   out.judge = std::move(judged.outcome);
 }
 

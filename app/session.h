@@ -101,6 +101,7 @@ struct VerifyGitRequest {
   std::vector<std::string> guards;
   std::vector<std::string> questions;
   std::vector<std::string> scope;
+  std::optional<int> timeout_s;  // the time budget (the judge, the commands); default the run's
   std::string criterion;  // checked by the independent reviewer over HEAD's files
   std::string criterion_file;
   std::string store_dir;

@@ -5,6 +5,7 @@
 
 #include "app/recorded_run.h"
 #include "app/session.h"
+#include "core/clock.h"
 #include "core/arg_schema.h"
 #include "sandbox/workspace.h"
 #include "snapshot/store.h"
@@ -54,7 +55,7 @@ Result<UndoResult> Session::undo(const UndoRequest& request) {
   }
   auto workspace = sandbox::Workspace::open(l.facts.workspace, {.force_fallback = false, .protected_dirs = {l.store->dir()}, .secrets = {}});
   if (!workspace.ok()) return make_error(ErrorCode::kInvalidInput, workspace.error().message);
-  TRY(auto snapshots, snapshot::SnapshotStore::open(l.store->dir(), (*workspace)->root()));
+  TRY(auto snapshots, snapshot::SnapshotStore::open(l.store->dir(), (*workspace)->root(), system_clock()));
   TRY(out.undone, executor::undo_run(l.facts, **workspace, *snapshots, request.force));
   out.recorded = record_undo(*l.store, l.facts.run_id, out.undone);
   out.exit = out.undone.failed.empty() ? ExitCategory::kSuccess : ExitCategory::kInternal;

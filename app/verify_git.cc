@@ -1,10 +1,12 @@
 // `verify --git RANGE --goal GOAL`: a change made by anyone (another agent's pull request),
 // verified by the same rules as a run and stored as one (`source: "git"`). The change is untrusted
 // input (DESIGN.md, Trust boundary): the configuration comes from BASE, never from the change.
+#include <chrono>
 #include <filesystem>
 
 #include <fmt/format.h>
 
+#include "app/acceptance_check.h"
 #include "app/inputs.h"
 #include "app/run_end.h"
 #include "app/session.h"
@@ -12,11 +14,9 @@
 #include "executor/change_check.h"
 #include "executor/config.h"
 #include "executor/tool.h"
-#include "import/trajectory_import.h"
 #include "llm/provider.h"
 #include "snapshot/range.h"
 #include "store/run_store.h"
-#include "verify/acceptance.h"
 
 namespace candor::app {
 namespace {
@@ -48,12 +48,7 @@ Result<nlohmann::json> acceptance_of(const VerifyGitRequest& request) {
   if (request.trajectory_file.empty() || request.format.empty()) {
     return make_error(ErrorCode::kUsage, "--git with --acceptance needs the agent's transcript: --trajectory FILE --format FORMAT");
   }
-  import::Format format = *import::parse_format(request.format);
-  TRY(std::string spec_text, read_text_file(request.acceptance_file));
-  TRY(verify::AcceptanceSpec spec, verify::parse_acceptance_spec_text(spec_text, import::tool_catalogue(format), request.acceptance_file));
-  TRY(std::string text, read_text_file(request.trajectory_file, kMaxTranscriptBytes));
-  TRY(auto imported, import::import_trajectory(text, format, request.trajectory_file));
-  return verify::to_json(verify::evaluate_acceptance(spec, imported.events));
+  return transcript_acceptance({request.trajectory_file, request.format, request.acceptance_file});
 }
 
 // "dir/" when `folder` lies inside `root`, else "".
@@ -123,6 +118,7 @@ RunFacts start_facts(const VerifyGitRequest& request, const Change& c, const std
   facts.scope.insert(facts.scope.end(), request.scope.begin(), request.scope.end());
   facts.sensitive = c.config.sensitive;
   facts.budget.limits.max_replans = 0;
+  if (request.timeout_s) facts.budget.limits.timeout_s = *request.timeout_s;
   trajectory.record(event::kRunStarted, {{"goal", goal}, {"workspace", facts.workspace}, {"snapshot_before", facts.snapshot_before},
                                     {"source", "git"}, {"git", facts.git}});
   if (c.range.worktree) {
@@ -190,12 +186,14 @@ Result<Inputs> read_inputs(const VerifyGitRequest& request) {
 
 // HEAD checked: the user's assertions (BASE's tree for the discriminating check), the transcript's
 // acceptance, and with a criterion one review of the change's result by the judge's LLM.
+// Programs (the user's commands, before the change and after) end with the time budget: `deadline`.
 Status check_head(const Inputs& in, const Change& c, const Checks& checks, const llm::ProviderChoice& choice,
-                  const ProviderFactory& make_provider, Trajectory& trajectory, RunFacts& facts) {
+                  const ProviderFactory& make_provider, std::chrono::steady_clock::time_point deadline, Trajectory& trajectory,
+                  RunFacts& facts) {
   executor::ChangeCheckInputs inputs{c.repo->trees(), c.range.base_tree, c.range.head_tree, checks.evaluators,
                                      sandbox::SecretFilter(c.config.secrets_allow), c.config.network, c.config.sandbox};
   for (const auto& m : facts.mutations) inputs.changed_paths.push_back(m.path);
-  inputs.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(facts.budget.limits.timeout_s);
+  inputs.deadline = deadline;
   executor::ChangeCheck checked = executor::check_change(inputs, checks.expects, trajectory, checks.guards);
   facts.assertions = std::move(checked.assertions);
   facts.sandbox = checked.sandbox;
@@ -224,6 +222,8 @@ void record_end(const Change& c, Trajectory& trajectory, RunFacts& facts) {
 }  // namespace
 
 Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
+  const auto started = std::chrono::steady_clock::now();
+  auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
   TRY(Inputs in, read_inputs(request));
   TRY(Change c, open_change(request, in.store_dir));
   Checks checks;
@@ -245,7 +245,12 @@ Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
   Trajectory trajectory(run_id, clock, &sink);
   RunFacts facts = start_facts(request, c, run_id, in.goal, trajectory);
   TRY_STATUS(record_change_step(c, trajectory, facts));
-  TRY_STATUS(check_head(in, c, checks, choice, make_provider_, trajectory, facts));
+  TRY_STATUS(check_head(in, c, checks, choice, make_provider_, started + std::chrono::seconds(facts.budget.limits.timeout_s),
+                        trajectory, facts));
+  // Recorded as a run's is, so that `verify RUN` later asks (or does not ask) the judge the same way;
+  // without an LLM the verdict was the judge-less one.
+  facts.judge_policy = judge != nullptr ? (request.judge.empty() ? "auto" : request.judge) : "never";
+  facts.budget.used.elapsed_s = elapsed_s();  // what the judge's time is taken from
 
   RunEnd end{.facts = std::move(facts),
              .created_at = created_at,
@@ -255,7 +260,10 @@ Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
              .events = nullptr,
              .policy = policy,
              .judge = nullptr,
-             .before_verdict = [&](RunFacts& f) { record_end(c, trajectory, f); }};
+             .before_verdict = [&](RunFacts& f) {
+               f.budget.used.elapsed_s = elapsed_s();  // the judge's time included
+               record_end(c, trajectory, f);
+             }};
   if (judge != nullptr) {
     end.judge = [&]() -> Result<JudgeSetup> {
       return JudgeSetup{.provider = judge.get(), .trees = c.repo->trees(), .questions = request.questions, .credentials = nullptr};

@@ -7,6 +7,7 @@
 #include "app/recorded_run.h"
 #include "app/run_end.h"
 #include "app/session.h"
+#include "core/clock.h"
 #include "core/events.h"
 #include "core/arg_schema.h"
 #include "executor/tool.h"
@@ -59,7 +60,7 @@ void open_trees(const RecordedRun& l, OpenedTrees& opened, JudgeSetup& setup) {
       opened.repo = std::move(r.value());
       trees = opened.repo->trees();
     }
-  } else if (auto s = snapshot::SnapshotStore::open(l.store->dir(), l.facts.workspace); s.ok()) {
+  } else if (auto s = snapshot::SnapshotStore::open(l.store->dir(), l.facts.workspace, system_clock()); s.ok()) {
     opened.snapshots = std::move(s.value());
     trees = opened.snapshots->trees();
     opened.credentials = snapshot::run_credentials(*trees, l.facts, ::environ);

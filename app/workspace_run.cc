@@ -84,8 +84,8 @@ Result<std::unique_ptr<WorkspaceRun>> WorkspaceRun::open(const WorkspaceOptions&
   // The snapshot store's opening (its index: a stat per file of a large workspace, read back) needs
   // nothing of what follows, and runs beside the run store's opening and the credential walk below.
   std::future<Result<std::unique_ptr<snapshot::SnapshotStore>>> snapshots =
-      std::async(std::launch::async, [store_path, root = s->workspace_->root(), ignore = config.snapshot_ignore] {
-        return snapshot::SnapshotStore::open(store_path, root, ignore);
+      std::async(std::launch::async, [store_path, root = s->workspace_->root(), ignore = config.snapshot_ignore, &clock = s->clock_] {
+        return snapshot::SnapshotStore::open(store_path, root, clock, ignore);
       });
   TRY(s->store_, store::RunStore::open(store_dir));
   TRY_STATUS(s->read_config(args, config));

@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
   using clock = std::chrono::steady_clock;
 
   auto t0 = clock::now();
-  auto snap = candor::snapshot::SnapshotStore::open(store, ws);
+  auto snap = candor::snapshot::SnapshotStore::open(store, ws, candor::system_clock());
   if (!snap.ok()) {
     std::fprintf(stderr, "%s\n", snap.error().message.c_str());
     return 70;

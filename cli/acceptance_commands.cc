@@ -2,15 +2,10 @@
 // and other agents' runs.
 #include <cstdio>
 
-#include <fmt/format.h>
-
-#include "app/inputs.h"
+#include "app/acceptance_check.h"
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "executor/tool.h"
-#include "import/trajectory_import.h"
 #include "report/report.h"
-#include "verify/acceptance.h"
 
 namespace candor::cli {
 namespace {
@@ -20,72 +15,44 @@ struct CheckArgs {
   std::string format;  // "" = candor's own tools
 };
 
-// The tools an acceptance spec is checked against: candor's ("") or an import format's.
-std::vector<std::string> tools_for_format(const std::string& format) {
-  if (format.empty()) return executor::builtin_tools().names();
-  return import::tool_catalogue(*import::parse_format(format));
-}
-
-Result<verify::AcceptanceSpec> load_acceptance_spec(const std::string& file, const std::string& format) {
-  TRY(std::string text, app::read_text_file(file));
-  return verify::parse_acceptance_spec_text(text, tools_for_format(format), file);
-}
-
 int check_command(const CheckArgs& args) {
-  auto spec = load_acceptance_spec(args.spec_file, args.format);
+  auto spec = app::check_acceptance_spec(args.spec_file, args.format);
   if (!spec.ok()) return report_error(spec.error());
-  int essential = 0;
-  for (const auto& c : spec->checkpoints) essential += c.essential ? 1 : 0;
   std::printf("%s: valid for %s: %zu checkpoint%s (%d essential), %s\n", args.spec_file.c_str(),
-              args.format.empty() ? "candor" : args.format.c_str(), spec->checkpoints.size(),
-              spec->checkpoints.size() == 1 ? "" : "s", essential, spec->ordered ? "ordered" : "unordered");
+              args.format.empty() ? "candor" : args.format.c_str(), spec->checkpoints, spec->checkpoints == 1 ? "" : "s",
+              spec->essential, spec->ordered ? "ordered" : "unordered");
   return kExitSuccess;
+}
+
+// The transcript in a few lines, then the acceptance spec's checkpoints when there was one.
+void print_trajectory(const nlohmann::json& report) {
+  int skipped = 0;
+  for (const auto& [type, n] : report["skipped"].items()) skipped += n.get<int>();
+  const nlohmann::json& events = report["events"];
+  int finals = events["final_answer"].get<int>();
+  bool truncated = report["truncated_last_line"].get<bool>();
+  std::printf("%s (%s): %d records; %d tool calls, %d results, %d final answer%s; %d records skipped%s\n",
+              report["trajectory"].get<std::string>().c_str(), report["format"].get<std::string>().c_str(), report["records"].get<int>(),
+              events["tool_called"].get<int>(), events["tool_result"].get<int>(), finals, finals == 1 ? "" : "s", skipped,
+              truncated ? "; the last line was truncated" : "");
+  std::printf("goal actions: %s\n", report["goal_actions_executed"].get<bool>() ? "yes (an effect tool ran)" : "none ran");
+  if (!report["acceptance"].is_null()) std::fputs(report::render_acceptance(report["acceptance"]).c_str(), stdout);
 }
 
 }  // namespace
 
 int verify_trajectory_command(const std::string& trajectory_file, const std::string& format_name, const std::string& acceptance_file,
                               bool json) {
-  if (format_name.empty()) return report_error(make_error(ErrorCode::kUsage, "--trajectory needs --format (claude-code, swe-agent, openhands, codex)"));
-  import::Format format = *import::parse_format(format_name);
-  std::optional<verify::AcceptanceSpec> spec;
-  if (!acceptance_file.empty()) {
-    auto loaded = load_acceptance_spec(acceptance_file, format_name);
-    if (!loaded.ok()) return report_error(loaded.error());
-    spec = std::move(*loaded);
-  }
-  auto text = app::read_text_file(trajectory_file, kMaxTranscriptBytes);
-  if (!text.ok()) return report_error(text.error());
-  auto imported = import::import_trajectory(*text, format, trajectory_file);
-  if (!imported.ok()) return report_error(imported.error());
-  int calls = 0, results = 0, finals = 0;
-  for (const auto& e : imported->events) {
-    calls += e.kind == TrajectoryEvent::Kind::kToolCalled;
-    results += e.kind == TrajectoryEvent::Kind::kToolResult;
-    finals += e.kind == TrajectoryEvent::Kind::kFinalAnswer;
-  }
-  nlohmann::json report = {{"trajectory", trajectory_file},
-                           {"format", format_name},
-                           {"records", imported->records},
-                           {"events", {{"tool_called", calls}, {"tool_result", results}, {"final_answer", finals}}},
-                           {"skipped", imported->skipped},
-                           {"truncated_last_line", imported->truncated_last_line},
-                           {"goal_actions_executed", imported->goal_actions_executed},
-                           {"acceptance", nullptr}};
-  if (spec) report["acceptance"] = verify::to_json(verify::evaluate_acceptance(*spec, imported->events));
+  auto report = app::verify_trajectory({trajectory_file, format_name, acceptance_file});
+  if (!report.ok()) return report_error(report.error());
   if (json) {
-    std::puts(report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    std::puts(report->dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {
-    int skipped = 0;
-    for (const auto& [type, n] : imported->skipped) skipped += n;
-    std::printf("%s (%s): %d records; %d tool calls, %d results, %d final answer%s; %d records skipped%s\n",
-                trajectory_file.c_str(), format_name.c_str(), imported->records, calls, results, finals,
-                finals == 1 ? "" : "s", skipped, imported->truncated_last_line ? "; the last line was truncated" : "");
-    std::printf("goal actions: %s\n", imported->goal_actions_executed ? "yes (an effect tool ran)" : "none ran");
-    if (spec) std::fputs(report::render_acceptance(report["acceptance"]).c_str(), stdout);
+    print_trajectory(*report);
   }
-  if (!spec) return kExitSuccess;
-  return report["acceptance"]["passed"].get<bool>() ? kExitSuccess : kExitAcceptanceNotPassed;
+  const nlohmann::json& acceptance = (*report)["acceptance"];
+  if (acceptance.is_null()) return kExitSuccess;
+  return acceptance["passed"].get<bool>() ? kExitSuccess : kExitAcceptanceNotPassed;
 }
 
 Subcommand add_check_command(CLI::App& app) {

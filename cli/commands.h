@@ -3,10 +3,8 @@
 // order, parses, and runs the one given. Every handler returns the process exit code of DESIGN.md.
 #pragma once
 
-#include <chrono>
 #include <cstddef>
 #include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,11 +67,5 @@ int verify_trajectory_command(const std::string& trajectory_file, const std::str
 // The width to fit output to: $COLUMNS when set, else the terminal's (ioctl) when `fd` is one,
 // else 80.
 std::size_t terminal_width(int fd);
-
-// "2d", "12h", "30m", "45s" -> that many seconds; nullopt for anything else.
-std::optional<std::chrono::seconds> parse_age(const std::string& text);
-
-// "2d" -> the RFC 3339 time two days before `now`; an RFC 3339 time is returned as it is.
-Result<std::string> since_cutoff(const std::string& since, std::chrono::system_clock::time_point now);
 
 }  // namespace candor::cli

@@ -1,37 +1,27 @@
 // `candor runs` and `candor report`: the recorded runs, and one run's report in any rendering.
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
 
 #include <fmt/format.h>
 
-#include "assertions/evaluator.h"
+#include "app/history.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "report/escape.h"
 #include "report/formats.h"
 #include "report/report.h"
-#include "sandbox/credential_registry.h"
-#include "sandbox/secret_files.h"
-#include "snapshot/store.h"
-#include "store/run_store.h"
-
-#include <sys/ioctl.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <cctype>
-#include <cerrno>
-#include <cstring>
-#include <cstdlib>
-#include <ctime>
-#include <fstream>
-#include <map>
 
 namespace candor::cli {
 namespace {
-
-Result<std::unique_ptr<store::RunStore>> open_store(const std::string& dir) {
-  return store::RunStore::open(dir.empty() ? store::default_store_dir() : dir);
-}
 
 Status write_output(const std::string& path, const std::string& text) {
   errno = 0;
@@ -111,39 +101,15 @@ std::size_t terminal_width(int fd) {
   return 80;
 }
 
-std::optional<std::chrono::seconds> parse_age(const std::string& text) {
-  if (text.size() < 2 || !std::isdigit(static_cast<unsigned char>(text[0]))) return std::nullopt;
-  std::string digits = text.substr(0, text.size() - 1);
-  if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() >= 9) return std::nullopt;
-  long n = std::stol(digits);
-  switch (text.back()) {
-    case 'd': return std::chrono::seconds(n * 86400);
-    case 'h': return std::chrono::seconds(n * 3600);
-    case 'm': return std::chrono::seconds(n * 60);
-    case 's': return std::chrono::seconds(n);
-    default: return std::nullopt;
-  }
-}
-
-Result<std::string> since_cutoff(const std::string& since, std::chrono::system_clock::time_point now) {
-  if (auto age = parse_age(since)) return format_timestamp(now - *age);
-  if (since.size() >= 10 && since[4] == '-' && since[7] == '-') return since;  // an RFC 3339 date or time
-  return make_error(ErrorCode::kUsage, fmt::format("--since \"{}\": expected 2d, 12h, 30m, 45s or an RFC 3339 time", since));
-}
-
 namespace {
 
 struct RunsArgs {
-  std::string store_dir;
-  int limit = 20;
-  std::string verdict;  // "" = any
-  std::string since;    // "2d", "12h", "30m", or an RFC 3339 time; "" = any
+  app::RunsRequest request;
   bool json = false;
 };
 
 struct ReportArgs {
-  std::string run = "last";
-  std::string store_dir;
+  app::ReportRequest request;
   bool json = false;
   bool markdown = false;
   bool verbose = false;
@@ -151,41 +117,22 @@ struct ReportArgs {
   std::string junit_file;
 };
 
-int runs_command(const RunsArgs& args) {
-  auto store = open_store(args.store_dir);
-  if (!store.ok()) return report_error(store.error());
-  std::string since;
-  if (!args.since.empty()) {
-    auto cutoff = since_cutoff(args.since, std::chrono::system_clock::now());
-    if (!cutoff.ok()) return report_error(cutoff.error());
-    since = *cutoff;
-  }
-  auto runs = (*store)->list(args.limit, args.verdict, since);
-  if (!runs.ok()) return report_error(runs.error());
-  if (args.json) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& r : *runs) {
-      out.push_back({{"run_id", r.id}, {"created_at", r.created_at}, {"goal", r.goal}, {"workspace", r.workspace},
-                     {"status", r.status}, {"verdict", r.verdict.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.verdict)},
-                     {"verdict_by", r.verdict_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.verdict_by)}});
-    }
-    std::puts(out.dump(2).c_str());
-    return kExitSuccess;
-  }
-  if (runs->empty()) {
-    std::printf("no runs recorded in %s\n", (*store)->dir().c_str());
-    return kExitSuccess;
-  }
-  // RUN AGE VERDICT STATUS WORKSPACE GOAL, the last two sharing what the terminal has left.
+// RUN AGE VERDICT STATUS WORKSPACE GOAL, the last two sharing what the terminal has left. Piped
+// (no terminal, no $COLUMNS), nothing is cut: runs of one workspace must stay told apart by goal.
+void print_runs_table(const std::vector<store::RunSummary>& runs) {
+  const char* columns = std::getenv("COLUMNS");
+  const bool fitted = ::isatty(STDOUT_FILENO) == 1 || (columns != nullptr && *columns != '\0');
   const std::size_t width = terminal_width(STDOUT_FILENO);
   const std::size_t fixed = 22 + 2 + 7 + 2 + 8 + 2 + 9 + 2;
   const std::size_t rest = width > fixed + 24 ? width - fixed : 24;
-  const std::size_t ws_width = std::clamp<std::size_t>(rest / 3, 10, 32);
-  const std::size_t goal_width = rest - ws_width - 2;
+  std::size_t widest_ws = 9;
+  for (const auto& r : runs) widest_ws = std::max(widest_ws, report::terminal_safe(home_relative(r.workspace)).size());
+  const std::size_t ws_width = fitted ? std::clamp<std::size_t>(rest / 3, 10, 32) : widest_ws;
+  const std::size_t goal_width = fitted ? rest - ws_width - 2 : std::string::npos;
   auto now = std::chrono::system_clock::now();
   std::printf("%s\n", (pad("RUN", 22) + "  " + pad("AGE", 7) + "  " + pad("VERDICT", 8) + "  " + pad("STATUS", 9) + "  " +
                        pad("WORKSPACE", ws_width) + "  GOAL").c_str());
-  for (const auto& r : *runs) {
+  for (const auto& r : runs) {
     std::string verdict = r.verdict.empty() ? "-" : r.verdict;
     std::string status = !r.undone_at.empty() ? "undone" : r.status == "budget_exhausted" ? "budget" : r.status;
     std::string goal = report::terminal_safe(r.goal);
@@ -194,57 +141,61 @@ int runs_command(const RunsArgs& args) {
                          "  " + pad(fit_left(report::terminal_safe(home_relative(r.workspace)), ws_width), ws_width) + "  " + fit(goal, goal_width))
                             .c_str());
   }
+}
+
+int runs_command(const RunsArgs& args) {
+  auto list = app::list_runs(args.request);
+  if (!list.ok()) return report_error(list.error());
+  if (args.json) {
+    std::puts(app::to_json(*list).dump(2).c_str());
+  } else if (list->runs.empty()) {
+    std::printf("no runs recorded in %s\n", list->store_dir.c_str());
+  } else {
+    print_runs_table(list->runs);
+  }
   return kExitSuccess;
 }
 
-int report_command(const ReportArgs& args) {
-  auto store = open_store(args.store_dir);
-  if (!store.ok()) return report_error(store.error());
-  auto id = (*store)->resolve(args.run);
-  if (!id.ok()) return report_error(id.error());
-  auto run = (*store)->load(*id);
-  if (!run.ok()) return report_error(run.error());
-  if (run->report.is_null() || run->report.is_discarded()) {
-    // No run_ended: the process was killed, or is still running. Say what is known.
-    std::string msg = fmt::format("run {} has no verdict: it never ended (killed, or still running); {} events recorded, "
-                                  "the last of type {}",
-                                  *id, run->events.size(), run->events.empty() ? "none" : run->events.back().type);
-    if (args.json) {
-      std::puts(nlohmann::json({{"run_id", *id}, {"goal", run->summary.goal}, {"status", run->summary.status},
-                                {"verdict", nullptr}, {"events", run->events.size()}, {"message", msg}})
-                    .dump(2)
-                    .c_str());
-    } else {
-      std::puts(msg.c_str());
-    }
-    return kExitPartial;
+// No run_ended: the process was killed, or is still running. Say what is known.
+int print_never_ended(const app::StoredReport& r, bool json) {
+  const store::StoredRun& run = r.run;
+  std::string msg = fmt::format("run {} has no verdict: it never ended (killed, or still running); {} events recorded, "
+                                "the last of type {}",
+                                r.run_id, run.events.size(), run.events.empty() ? "none" : run.events.back().type);
+  if (json) {
+    std::puts(nlohmann::json({{"run_id", r.run_id}, {"goal", run.summary.goal}, {"status", run.summary.status},
+                              {"verdict", nullptr}, {"events", run.events.size()}, {"message", msg}})
+                  .dump(2)
+                  .c_str());
+  } else {
+    std::puts(msg.c_str());
   }
+  return kExitPartial;
+}
+
+void print_stored_report(const ReportArgs& args, const store::StoredRun& run) {
   if (args.json) {
-    std::puts(run->report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    std::puts(run.report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else if (args.markdown) {
-    std::fputs(report::render_markdown(run->report).c_str(), stdout);
+    std::fputs(report::render_markdown(run.report).c_str(), stdout);
   } else if (args.html_file.empty() && args.junit_file.empty()) {
-    std::fputs(report::render_terminal(run->report, {report::want_color(1), 80}).c_str(), stdout);
-    if (args.verbose) std::fputs(("\nsteps\n" + report::render_step_log(run->events, 2000, report::want_color(1))).c_str(), stdout);
+    std::fputs(report::render_terminal(run.report, {report::want_color(1), 80}).c_str(), stdout);
+    if (args.verbose) std::fputs(("\nsteps\n" + report::render_step_log(run.events, 2000, report::want_color(1))).c_str(), stdout);
   }
+}
+
+int report_command(const ReportArgs& args) {
+  auto loaded = app::load_report(args.request);
+  if (!loaded.ok()) return report_error(loaded.error());
+  const store::StoredRun& run = loaded->run;
+  if (run.report.is_null() || run.report.is_discarded()) return print_never_ended(*loaded, args.json);
+  print_stored_report(args, run);
   if (!args.html_file.empty()) {
-    std::map<std::string, std::string> diffs;
-    auto facts = run_facts_from_json(run->facts);
-    auto snapshots = facts.ok() ? snapshot::SnapshotStore::open((*store)->dir(), facts->workspace)
-                                : Result<std::unique_ptr<snapshot::SnapshotStore>>(facts.error());
-    if (facts.ok() && snapshots.ok()) {
-      // This process did not see the run start: its credentials are read back from the snapshot.
-      auto credentials = snapshot::run_credentials((*snapshots)->trees(), *facts, ::environ);
-      for (const auto& m : facts->mutations) {
-        if (m.credential || sandbox::looks_secret(m.path)) continue;  // render_html withholds it; do not even load it
-        auto patch = (*snapshots)->patch_text(facts->snapshot_before, facts->snapshot_after, m.path, 64 * 1024);
-        if (patch.ok()) diffs[m.path] = credentials->masker()->mask(*patch);
-      }
-    }
-    if (Status s = write_output(args.html_file, report::render_html(run->report, run->events, diffs)); !s.ok()) return report_error(s.error());
+    std::string html = report::render_html(run.report, run.events, app::report_diffs(*loaded));
+    if (Status s = write_output(args.html_file, html); !s.ok()) return report_error(s.error());
   }
   if (!args.junit_file.empty()) {
-    if (Status s = write_output(args.junit_file, report::render_junit({run->report})); !s.ok()) return report_error(s.error());
+    if (Status s = write_output(args.junit_file, report::render_junit({run.report})); !s.ok()) return report_error(s.error());
   }
   return kExitSuccess;
 }
@@ -254,10 +205,10 @@ int report_command(const ReportArgs& args) {
 Subcommand add_runs_command(CLI::App& app) {
   auto args = std::make_shared<RunsArgs>();
   auto* cmd = app.add_subcommand("runs", "recorded runs, newest first");
-  cmd->add_option("--store", args->store_dir, "run store folder");
-  cmd->add_option("--limit", args->limit, "how many runs (default 20)")->check(whole_number(1, 1000000, "runs"));
-  cmd->add_option("--verdict", args->verdict, "only runs with this verdict")->check(CLI::IsMember({"success", "partial", "fail"}));
-  cmd->add_option("--since", args->since, "only runs newer than this: 2d, 12h, 30m, or an RFC 3339 time");
+  cmd->add_option("--store", args->request.store_dir, "run store folder");
+  cmd->add_option("--limit", args->request.limit, "how many runs (default 20)")->check(whole_number(1, 1000000, "runs"));
+  cmd->add_option("--verdict", args->request.verdict, "only runs with this verdict")->check(CLI::IsMember({"success", "partial", "fail"}));
+  cmd->add_option("--since", args->request.since, "only runs newer than this: 2d, 12h, 30m, or an RFC 3339 time");
   cmd->add_flag("--json", args->json, "print JSON");
   cmd->footer(examples("candor runs", "candor runs --verdict partial --since 2d --json"));
   return {cmd, [args] { return runs_command(*args); }, nullptr};
@@ -266,8 +217,8 @@ Subcommand add_runs_command(CLI::App& app) {
 Subcommand add_report_command(CLI::App& app) {
   auto args = std::make_shared<ReportArgs>();
   auto* cmd = app.add_subcommand("report", "a run's report (default: the latest)");
-  cmd->add_option("run", args->run, "run id, a unique prefix or suffix (the random part), or last");
-  cmd->add_option("--store", args->store_dir, "run store folder");
+  cmd->add_option("run", args->request.run, "run id, a unique prefix or suffix (the random part), or last");
+  cmd->add_option("--store", args->request.store_dir, "run store folder");
   cmd->add_flag("--json", args->json, "print the report JSON");
   cmd->add_flag("--markdown", args->markdown, "print Markdown for a pull-request comment");
   cmd->add_option("--html", args->html_file, "write one self-contained HTML file");

@@ -75,6 +75,8 @@ void add_git_options(CLI::App* cmd, app::VerifyGitRequest& git, bool& markdown) 
   cmd->add_option("--guard", git.guards,
                   "with --git: assertion JSON that must still hold on the change's result; never evidence of the goal (repeatable)");
   cmd->add_option("--question", git.questions, "with --git: a yes/no question for the judge (repeatable; default: the goal decomposed)");
+  cmd->add_option("--timeout", git.timeout_s, "with --git: the time budget in seconds (the judge and the commands included; default 600)")
+      ->check(CLI::Range(1, 86400));
   cmd->add_option("--scope", git.scope, "with --git: GLOB, a path the change may touch (repeatable); a change elsewhere blocks success");
   cmd->add_flag("--markdown", markdown, "with --git: print the report as Markdown, for a pull-request comment");
   cmd->add_option("--criterion", git.criterion, "with --git: a criterion an independent reviewer checks on the change's files");

@@ -6,6 +6,11 @@
 
 namespace candor {
 
+Clock& system_clock() {
+  static SystemClock clock;
+  return clock;
+}
+
 std::string format_timestamp(std::chrono::system_clock::time_point t) {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
   std::time_t secs = static_cast<std::time_t>(ms / 1000);

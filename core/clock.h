@@ -19,6 +19,10 @@ class SystemClock final : public Clock {
   std::chrono::steady_clock::time_point monotonic() override { return std::chrono::steady_clock::now(); }
 };
 
+// A SystemClock for the whole process (it holds no state, so sharing it is safe from any thread):
+// for a caller that lends a Clock to something that may outlive the caller's own scope.
+Clock& system_clock();
+
 // RFC 3339 UTC with milliseconds: 2026-11-22T03:16:07.123Z
 std::string format_timestamp(std::chrono::system_clock::time_point t);
 

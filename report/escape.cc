@@ -1,6 +1,7 @@
 #include "report/escape.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace candor::report {
 namespace {
@@ -74,10 +75,6 @@ void for_each_safe(std::string_view text, Emit emit, Newline newline) {
   }
 }
 
-bool is_ascii_punctuation(char c) {
-  return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') || (c >= '{' && c <= '~');
-}
-
 }  // namespace
 
 std::string terminal_safe(std::string_view text, bool keep_newlines) {
@@ -133,15 +130,39 @@ std::string fit_columns(std::string_view text, std::size_t columns) {
 }
 
 std::string markdown_text(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + text.size() / 4);
+  std::string safe;
+  safe.reserve(text.size());
   for_each_safe(
-      text,
-      [&](std::string_view piece) {
-        if (piece.size() == 1 && is_ascii_punctuation(piece[0])) out += '\\';
-        out += piece;
-      },
-      [&] { out += ' '; });
+      text, [&](std::string_view piece) { safe += piece; }, [&] { safe += ' '; });
+  auto lower_is = [&](std::size_t at, std::string_view word) {
+    if (at + word.size() > safe.size()) return false;
+    for (std::size_t k = 0; k < word.size(); ++k)
+      if (std::tolower(static_cast<unsigned char>(safe[at + k])) != word[k]) return false;
+    return true;
+  };
+  const std::size_t start = std::min(safe.find_first_not_of(' '), safe.size());
+  std::string out;
+  out.reserve(safe.size() + safe.size() / 8);
+  for (std::size_t i = 0; i < safe.size(); ++i) {
+    const char c = safe[i];
+    // What opens markup anywhere on a line: code, emphasis, links and images, raw HTML, entities,
+    // table pipes, strikethrough, math, e-mail autolinks.
+    bool escape = std::strchr("\\`*_[]<>|&~$@", c) != nullptr;
+    // What opens a block where the text starts a line: a heading, a list, a quote, a setext rule.
+    if (i == start && std::strchr("#-+=", c) != nullptr) escape = true;
+    if ((c == '.' || c == ')') && i > start &&
+        std::all_of(safe.begin() + static_cast<std::ptrdiff_t>(start), safe.begin() + static_cast<std::ptrdiff_t>(i),
+                    [](char d) { return std::isdigit(static_cast<unsigned char>(d)) != 0; })) {
+      escape = true;  // "1." or "1)": an ordered list
+    }
+    // Autolinks: "scheme://" and "www." (GitHub's extended ones).
+    if (c == ':' && safe.compare(i + 1, 2, "//") == 0) escape = true;
+    if (c == '.' && i >= 3 && lower_is(i - 3, "www") && (i == 3 || std::isalnum(static_cast<unsigned char>(safe[i - 4])) == 0)) {
+      escape = true;
+    }
+    if (escape) out += '\\';
+    out += c;
+  }
   return out;
 }
 

@@ -16,9 +16,11 @@ namespace candor::report {
 std::string terminal_safe(std::string_view text, bool keep_newlines = false);
 
 // For Markdown prose: a heading, a list item, a table cell. Control characters as terminal_safe
-// (a newline becomes a space: the text stays on its line), then every ASCII punctuation character
-// is backslash-escaped, so no heading, emphasis, link, image, autolink, raw HTML, entity or table
-// pipe can form; a renderer shows the text exactly as given.
+// (a newline becomes a space: the text stays on its line), then a backslash before each character
+// that could open markup there — `\ ` * _ [ ] < > | & ~ $ @` anywhere; `# - + =` and the `.`/`)` of
+// "1." where the text starts; the `:` of "scheme://" and the `.` of "www." — so no heading, list,
+// emphasis, link, image, autolink, raw HTML, entity, math or table pipe can form, and the rest
+// ("Fix #387: crash") reads as written.
 std::string markdown_text(std::string_view text);
 
 // At most `width` bytes: longer text is cut between UTF-8 characters and ends in "...".

@@ -154,9 +154,7 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
       {"acceptance", f.acceptance},
       {"final_answer", f.final_answer ? nlohmann::json(*f.final_answer) : nlohmann::json(nullptr)},
       {"usage",
-       {{"llm_calls", f.usage.llm_calls + (judge != nullptr ? judge->calls : 0)},
-        {"input_tokens", f.usage.input_tokens + (judge != nullptr ? judge->input_tokens : 0)},
-        {"output_tokens", f.usage.output_tokens + (judge != nullptr ? judge->output_tokens : 0)}}},
+       {{"llm_calls", f.usage.llm_calls}, {"input_tokens", f.usage.input_tokens}, {"output_tokens", f.usage.output_tokens}}},
   };
 }
 

@@ -105,7 +105,8 @@ std::string snapshot_repository_path(const std::string& store_dir, const std::st
   return fmt::format("{}/snapshots/{}.git", store_dir, oid_str(name_hash).substr(0, 16));
 }
 
-Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& store_dir, const std::string& workspace_root,
+Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& store_dir,
+                                                           const std::string& workspace_root, Clock& clock,
                                                            const std::vector<std::string>& extra_ignore) {
   init_once();
   std::string repo_path = snapshot_repository_path(store_dir, workspace_root);
@@ -154,6 +155,7 @@ Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& st
   impl->open_ignore.insert(extra_ignore.begin(), extra_ignore.end());
   impl->index_ignore = read_patterns(repo_path + "/" + kIndexIgnore);
   impl->workdir = workspace_root;
+  impl->clock = &clock;
   auto root = BeneathRoot::open(workspace_root);
   if (!root.ok()) return root.error().wrap("snapshot");
   impl->root.emplace(std::move(*root));
@@ -198,8 +200,8 @@ bool is_gitignore(std::string_view path) {
 SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() {
   // A file whose mtime is this close to the moment we look at it could change again within the
   // same timestamp tick without its stat changing: such "racy" files are re-hashed next time.
-  std::int64_t racy_from = std::chrono::duration_cast<std::chrono::seconds>(
-                               std::chrono::system_clock::now().time_since_epoch()).count() - 2;
+  std::int64_t racy_from =
+      std::chrono::duration_cast<std::chrono::seconds>(clock->wall().time_since_epoch()).count() - 2;
   // Stat every file against the stat cache, in parallel. Each thread writes only its own bucket
   // and its own bytes of `seen`.
   struct Bucket {

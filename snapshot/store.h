@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "core/clock.h"
 #include "core/result.h"
 #include "core/run_record.h"
 #include "snapshot/trees.h"
@@ -48,9 +49,11 @@ class SnapshotStore {
   // .gitignore files (not the user's global excludes; scan() says what they decide) and
   // `extra_ignore` (config snapshot.ignore: gitignore patterns relative to the root, given here
   // so the first scan already leaves them out); any `.git` and the root's .candor are never part
-  // of a snapshot.
+  // of a snapshot. `clock` (borrowed: it must outlive the store) says when a scan walks: a file
+  // whose mtime or ctime is within two seconds of its wall() then is racy (it could change again
+  // without its stat changing), so its stat data cannot vouch for it and the next scan reads it.
   static Result<std::unique_ptr<SnapshotStore>> open(const std::string& store_dir, const std::string& workspace_root,
-                                                     const std::vector<std::string>& extra_ignore = {});
+                                                     Clock& clock, const std::vector<std::string>& extra_ignore = {});
   ~SnapshotStore();
   SnapshotStore(const SnapshotStore&) = delete;
   SnapshotStore& operator=(const SnapshotStore&) = delete;

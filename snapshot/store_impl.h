@@ -56,6 +56,7 @@ struct SnapshotStore::Impl {
   bool scanned = false;               // a scan was made by this handle
   std::uint64_t unpacked_bytes = 0;   // written to memory since the last pack
   std::string workdir;
+  Clock* clock = nullptr;           // borrowed from open()'s caller: the time of a walk (racy files)
   std::optional<BeneathRoot> root;  // every read of the workspace starts here
   std::string skip_dir;             // the store itself, when it lies inside the workspace ("dir/")
   std::set<std::string> racy;       // paths whose stat cannot prove them unchanged

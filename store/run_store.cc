@@ -80,6 +80,17 @@ RunSummary summary_from(const Stmt& s) {
   return {s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.text(6), s.text(7)};
 }
 
+// JSON text as the store keeps it, parsed. Text that does not parse means a damaged store: an
+// error naming the run and `what`, never a value standing in for what was recorded.
+Result<nlohmann::json> parse_stored(const std::string& text, const std::string& run_id, const std::string& what) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) {
+    return make_error(ErrorCode::kIo,
+                      fmt::format("run store: run {}: the stored {} is not JSON (the store is damaged)", run_id, what));
+  }
+  return j;
+}
+
 }  // namespace
 
 std::string default_store_dir() {
@@ -221,7 +232,9 @@ Result<std::vector<RunSummary>> RunStore::list(int limit, const std::string& ver
   if (!s.ok()) return db_error(db_, "prepare");
   s.bind(1, verdict).bind(2, since).bind(3, static_cast<std::int64_t>(limit));
   std::vector<RunSummary> out;
-  while (s.step() == SQLITE_ROW) out.push_back(summary_from(s));
+  int rc;
+  while ((rc = s.step()) == SQLITE_ROW) out.push_back(summary_from(s));
+  if (rc != SQLITE_DONE) return db_error(db_, "list runs");  // the runs listed so far are not all of them
   return out;
 }
 
@@ -257,7 +270,10 @@ Result<std::string> RunStore::resolve(const std::string& ref) const {
   if (!s.ok()) return db_error(db_, "prepare");
   s.bind(1, ref);
   std::vector<std::string> ids;
-  while (s.step() == SQLITE_ROW) ids.push_back(s.text(0));
+  int rc;
+  while ((rc = s.step()) == SQLITE_ROW) ids.push_back(s.text(0));
+  // Cut short, the ids seen so far could make "no run matches" or a wrong unique match.
+  if (rc != SQLITE_DONE) return db_error(db_, fmt::format("look up run \"{}\"", ref));
   if (ids.empty()) return make_error(ErrorCode::kNotFound, fmt::format("no run matches \"{}\" in {}", ref, dir_));
   for (const auto& id : ids) {
     if (id == ref) return id;
@@ -290,23 +306,33 @@ Result<StoredRun> RunStore::load(const std::string& id) const {
                 "facts_json, report_json FROM runs WHERE id = ?");
     if (!s.ok()) return db_error(db_, "prepare");
     s.bind(1, id);
-    if (s.step() != SQLITE_ROW) return make_error(ErrorCode::kNotFound, "no run " + id);
+    int rc = s.step();
+    if (rc == SQLITE_DONE) return make_error(ErrorCode::kNotFound, "no run " + id);
+    if (rc != SQLITE_ROW) return db_error(db_, "load run " + id);
     run.summary = summary_from(s);
     std::string facts = s.text(8), report = s.text(9);
-    run.facts = facts.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(facts, nullptr, false);
-    run.report = report.empty() ? nlohmann::json(nullptr) : nlohmann::json::parse(report, nullptr, false);
+    // NULL (read as "") until the run ends.
+    if (!facts.empty()) {
+      TRY(run.facts, parse_stored(facts, id, "facts"));
+    }
+    if (!report.empty()) {
+      TRY(run.report, parse_stored(report, id, "report"));
+    }
   }
   Stmt s(db_, "SELECT seq, ts, type, data FROM events WHERE run_id = ? ORDER BY seq");
   if (!s.ok()) return db_error(db_, "prepare");
   s.bind(1, id);
-  while (s.step() == SQLITE_ROW) {
+  int rc;
+  while ((rc = s.step()) == SQLITE_ROW) {
     Event e;
     e.seq = s.int64(0);
     e.ts = s.text(1);
     e.type = s.text(2);
-    e.data = nlohmann::json::parse(s.text(3), nullptr, false);
+    TRY(e.data, parse_stored(s.text(3), id, fmt::format("event {}", e.seq)));
     run.events.push_back(std::move(e));
   }
+  // A run with its later events missing would read as a run that stopped there.
+  if (rc != SQLITE_DONE) return db_error(db_, fmt::format("load the events of run {}", id));
   return run;
 }
 

@@ -76,6 +76,9 @@ class RunStore final : public EventSink {
   Status append(const std::string& run_id, const Event& event) override;
   Status finish_run(const std::string& id, const RunVerdict& verdict);
 
+  // list, resolve and load: kIo when what they read cannot be read whole (a damaged page, a stored
+  // text that is not JSON, SQLite failing mid-query), never the part read so far as if it were all.
+
   // Newest first. `verdict` ("" = any) and `since` (an RFC 3339 time, "" = any) filter.
   Result<std::vector<RunSummary>> list(int limit, const std::string& verdict = "", const std::string& since = "") const;
   // Appends an event after the run's last one (for undo and verify, after the run ended).

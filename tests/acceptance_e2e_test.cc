@@ -11,18 +11,16 @@ using nlohmann::json;
 
 namespace {
 
-const std::vector<std::string> kGitEnv = {"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e"};
-
 // A repository whose test fails: add.sh subtracts.
 std::string failing_repo() {
   std::string dir = make_temp_dir("repo");
   write_file(dir + "/add.sh", "#!/bin/sh\necho $(($1 - $2))\n");
   write_file(dir + "/test.sh", "#!/bin/sh\n[ \"$(sh add.sh 2 3)\" = 5 ] && echo 'all tests passing' || { echo 'add: FAILED'; exit 1; }\n");
-  REQUIRE(run_command({"/usr/bin/git", "init", "-q"}, kGitEnv, dir).exit_code == 0);
-  REQUIRE(run_command({"/usr/bin/git", "config", "user.name", "Repo Owner"}, kGitEnv, dir).exit_code == 0);
-  REQUIRE(run_command({"/usr/bin/git", "config", "user.email", "owner@example.com"}, kGitEnv, dir).exit_code == 0);
-  REQUIRE(run_command({"/usr/bin/git", "add", "-A"}, kGitEnv, dir).exit_code == 0);
-  REQUIRE(run_command({"/usr/bin/git", "commit", "-q", "-m", "initial"}, kGitEnv, dir).exit_code == 0);
+  git(dir, {"init", "-q"});
+  git(dir, {"config", "user.name", "Repo Owner"});
+  git(dir, {"config", "user.email", "owner@example.com"});
+  git(dir, {"add", "-A"});
+  git(dir, {"commit", "-q", "-m", "initial"});
   return dir;
 }
 
@@ -75,8 +73,7 @@ TEST_SUITE("e2e") {
     CHECK(j["acceptance"]["checkpoints"][1]["matched"] == true);
     CHECK(j["acceptance"]["checkpoints"][2]["matched"] == true);
     // The commit is real: made through libgit2 with the repository's own author.
-    auto log = run_command({"/usr/bin/git", "log", "--format=%an|%s", "-1"}, kGitEnv, env.ws);
-    CHECK(log.out == "Repo Owner|Fix add\n");
+    CHECK(git(env.ws, {"log", "--format=%an|%s", "-1"}) == "Repo Owner|Fix add\n");
     CHECK(run_command({"/bin/sh", "test.sh"}, {}, env.ws).out == "all tests passing\n");
     // The terminal report shows it, and the run's events have it.
     auto shown = env.candor({"report", "last"});

@@ -11,6 +11,7 @@
 
 using namespace candor;
 using candor::testing::make_temp_dir;
+using candor::testing::make_workspace;
 using candor::testing::write_file;
 using snapshot::Entry;
 namespace fs = std::filesystem;
@@ -58,11 +59,8 @@ TEST_SUITE("verify") {
   TEST_CASE("a looker reads by name in a folder it opened beneath the root: what is there now, never through a symlink") {
     std::string outside = make_temp_dir("outside");
     write_file(outside + "/f.txt", "CANARY\n");
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/a/f.txt", "one\n");
-    write_file(ws + "/a/g.txt", "two\n");
-    write_file(ws + "/b/f.txt", "three\n");
-    write_file(ws + "/top.txt", "top\n");
+    std::string ws =
+        make_workspace({{"a/f.txt", "one\n"}, {"a/g.txt", "two\n"}, {"b/f.txt", "three\n"}, {"top.txt", "top\n"}});
 
     for (bool fallback : {false, true}) {
       CAPTURE(fallback);

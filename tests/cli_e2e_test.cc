@@ -142,6 +142,13 @@ TEST_SUITE("e2e") {
     CHECK(has(narrow.out, goal.substr(0, 12)));
     for (std::size_t at = 0, nl; (nl = narrow.out.find('\n', at)) != std::string::npos; at = nl + 1) CHECK(nl - at <= 100);
 
+    // Piped (no terminal, no COLUMNS): nothing is cut, so runs stay told apart by goal and workspace.
+    env.env.back() = "COLUMNS=";
+    auto piped = env.candor({"runs"});
+    CAPTURE(piped.out);
+    CHECK(has(piped.out, goal));
+    CHECK(has(piped.out, env.ws));
+
     json listed = parse_stdout(env.candor({"runs", "--json"}));
     REQUIRE(listed.size() == 1);
     std::set<std::string> keys;

@@ -12,9 +12,9 @@
 
 #include <fmt/format.h>
 
-#include "sandbox/landlock.h"
 #include "store/run_store.h"
 #include "tests/e2e_support.h"
+#include "tests/kernel_facts.h"
 
 using namespace candor;
 using namespace candor::testing;
@@ -62,11 +62,8 @@ struct MarkedProcess {
   }
 };
 
-bool have_landlock() {
-  if (sandbox::landlock_abi() > 0) return true;
-  MESSAGE("no Landlock here: a step reads whatever the user can, so there is nothing to check");
-  return false;
-}
+// Without Landlock a step reads whatever the user can, so there is nothing to check.
+const needs kLandlock{kernel_facts().landlock_abi > 0, "Landlock"};
 
 }  // namespace
 
@@ -100,7 +97,7 @@ TEST_SUITE("e2e") {
     }
   }
 
-  TEST_CASE("--criterion-file: refused inside the workspace; outside it, no step can read it even from a read path") {
+  TEST_CASE("--criterion-file inside the workspace is refused before anything is recorded") {
     Env env;
     write_file(env.ws + "/criterion.txt", "SECRET-CRITERION-FILE");
     std::string script = reply(shell_plan("true", {})) + reply({{"verdict", "pass"}, {"reason", "fine"}});
@@ -108,15 +105,18 @@ TEST_SUITE("e2e") {
     CHECK(inside.exit_code == 64);
     CHECK(inside.err.find("--criterion-file " + env.ws + "/criterion.txt lies inside the workspace") != std::string::npos);
     CHECK(env.candor({"runs", "--json"}).out.find("run_id") == std::string::npos);  // nothing recorded
+  }
 
-    if (!have_landlock()) return;
+  TEST_CASE("--criterion-file outside the workspace: no step can read it, even from a read path" * kLandlock) {
+    Env env;
     // Outside, in a folder the workspace's config makes readable to steps.
     std::string shared = make_temp_dir("shared");
     write_file(shared + "/criterion.txt", "SECRET-CRITERION-FILE");
     write_file(shared + "/notes.txt", "READABLE-NOTES");
     write_file(env.ws + "/.candor/config.json", json({{"sandbox", {{"read_paths", {shared}}}}}).dump());
     std::string command = fmt::format("cat {0}/notes.txt; cat {0}/criterion.txt; echo end", shared);
-    script = reply(shell_plan(command, {"READABLE-NOTES"})) + reply({{"verdict", "pass"}, {"reason", "fine"}});
+    std::string script =
+        reply(shell_plan(command, {"READABLE-NOTES"})) + reply({{"verdict", "pass"}, {"reason", "fine"}});
     json j = parse_stdout(env.run("Make it green", script, {"--criterion-file", shared + "/criterion.txt"}));
     std::string output = step_output(env.store, j["run_id"], "s1");
     CAPTURE(output);
@@ -151,8 +151,8 @@ TEST_SUITE("e2e") {
     CHECK_FALSE(exists(env.ws + "/state"));
   }
 
-  TEST_CASE("the default store under ~/.local/state stays unreadable although ~/.local/bin on PATH opens ~/.local") {
-    if (!have_landlock()) return;
+  TEST_CASE("the default store under ~/.local/state stays unreadable although ~/.local/bin on PATH opens ~/.local" *
+            kLandlock) {
     Env env;
     write_file(env.ws + "/.env", "DB_PASSWORD=hunter2\n");
     std::string home = make_temp_dir("home");

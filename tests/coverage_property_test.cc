@@ -16,17 +16,12 @@
 #include "verify/tier1.h"
 
 using namespace candor;
+using candor::testing::FakeClock;
 using candor::testing::make_temp_dir;
 using candor::testing::write_file;
 using nlohmann::json;
 
 namespace {
-
-class StillClock final : public Clock {
- public:
-  std::chrono::system_clock::time_point wall() override { return std::chrono::system_clock::from_time_t(1795000000); }
-  std::chrono::steady_clock::time_point monotonic() override { return std::chrono::steady_clock::time_point{}; }
-};
 
 class NullSink final : public EventSink {
  public:
@@ -205,10 +200,10 @@ TEST_SUITE("executor") {
       std::string root = make_temp_dir("prop-ws"), store = make_temp_dir("prop-store");
       for (const auto& [path, content] : c.initial) write_file(root + "/" + path, content);
       auto ws = sandbox::Workspace::open(root);
-      auto snaps = snapshot::SnapshotStore::open(store, root);
+      auto snaps = snapshot::SnapshotStore::open(store, root, system_clock());
       REQUIRE(ws.ok());
       REQUIRE(snaps.ok());
-      StillClock clock;
+      FakeClock clock;  // never advanced
       NullSink sink;
       Trajectory trajectory("run1", clock, &sink);
       executor::ExecutorOptions options;
@@ -303,10 +298,10 @@ TEST_SUITE("executor") {
       std::string root = make_temp_dir("prop-ws"), store = make_temp_dir("prop-store");
       for (const auto& [path, content] : c.initial) write_file(root + "/" + path, content);
       auto ws = sandbox::Workspace::open(root);
-      auto snaps = snapshot::SnapshotStore::open(store, root);
+      auto snaps = snapshot::SnapshotStore::open(store, root, system_clock());
       REQUIRE(ws.ok());
       REQUIRE(snaps.ok());
-      StillClock clock;
+      FakeClock clock;  // never advanced
       NullSink sink;
       Trajectory trajectory("run1", clock, &sink);
       executor::ExecutorOptions options;

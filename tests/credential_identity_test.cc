@@ -18,6 +18,7 @@
 #include "verify/judge.h"
 
 using namespace candor;
+using candor::testing::git;
 using candor::testing::make_temp_dir;
 using candor::testing::read_file;
 using candor::testing::run_command;
@@ -134,7 +135,7 @@ TEST_SUITE("executor") {
     Started s;
     write_file(s.root + "/notes.txt", kEnv);  // a copy that existed before the run
     s.start();
-    auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), s.ws->root());
+    auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), s.ws->root(), system_clock());
     REQUIRE(snaps.ok());
     REQUIRE((*snaps)->scan().ok());
     std::string tree = (*snaps)->write_tree().value();
@@ -151,17 +152,9 @@ TEST_SUITE("executor") {
 
   TEST_CASE("git_diff and git_commit treat a renamed credential file as one: withheld, left unstaged") {
     Started s;
-    auto git = [&](std::vector<std::string> args) {
-      args.insert(args.begin(), "/usr/bin/git");
-      auto r = run_command(args, {"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e",
-                                  "HOME=/nonexistent"}, s.root);
-      CAPTURE(r.err);
-      REQUIRE(r.exit_code == 0);
-      return r.out;
-    };
-    git({"init", "-q"});
-    git({"add", "app.txt"});
-    git({"commit", "-qm", "app"});
+    git(s.root, {"init", "-q"});
+    git(s.root, {"add", "app.txt"});
+    git(s.root, {"commit", "-qm", "app"});
     s.start();
     fs::rename(s.root + "/.env", s.root + "/env.txt");
     write_file(s.root + "/notes.md", "notes\n");
@@ -177,7 +170,7 @@ TEST_SUITE("executor") {
     REQUIRE(commit.ok);
     CHECK(commit.output.find("credential files left unstaged: ") != std::string::npos);
     CHECK(commit.output.find("env.txt") != std::string::npos);
-    CHECK(git({"ls-tree", "-r", "--name-only", "HEAD"}).find("env.txt") == std::string::npos);
+    CHECK(git(s.root, {"ls-tree", "-r", "--name-only", "HEAD"}).find("env.txt") == std::string::npos);
   }
 }
 
@@ -185,7 +178,7 @@ TEST_SUITE("verify") {
   TEST_CASE("judge evidence: a mutation flagged credential is withheld, and other pieces are masked") {
     Started s;
     s.start();
-    auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), s.ws->root());
+    auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), s.ws->root(), system_clock());
     REQUIRE(snaps.ok());
     REQUIRE((*snaps)->scan().ok());
     RunFacts facts;

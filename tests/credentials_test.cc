@@ -23,9 +23,11 @@
 #include "verify/judge.h"
 
 using namespace candor;
+using candor::testing::git;
 using candor::testing::make_temp_dir;
+using candor::testing::make_workspace;
 using candor::testing::read_file;
-using candor::testing::run_command;
+using candor::testing::run_git;
 using candor::testing::write_file;
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -63,16 +65,6 @@ struct Leaky {
 };
 
 bool leaks(const std::string& text) { return text.find(kSecret) != std::string::npos || text.find("s3cr3t") != std::string::npos; }
-
-std::vector<std::string> git_env() {
-  return {"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e", "HOME=/nonexistent"};
-}
-void git(const std::string& dir, std::vector<std::string> args) {
-  args.insert(args.begin(), "/usr/bin/git");
-  auto r = run_command(args, git_env(), dir);
-  CAPTURE(r.err);
-  REQUIRE(r.exit_code == 0);
-}
 
 }  // namespace
 
@@ -175,14 +167,14 @@ TEST_SUITE("executor") {
     auto log = tools.find("git_log")->run(json::object(), ctx);
     CHECK_FALSE(leaks(log.output));
     // Nothing the agent can read back from .git (a shell step can) holds the credential.
-    auto grep = run_command({"/usr/bin/git", "grep", "-I", "s3cr3t", "HEAD"}, git_env(), root);
+    auto grep = run_git(root, {"grep", "-I", "s3cr3t", "HEAD"});
     CAPTURE(grep.out);
     CHECK(grep.out.empty());
   }
 
   TEST_CASE("the pre-run snapshot as a file source flags credential files and materialises them empty") {
     Leaky f;
-    auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), f.ws->root());
+    auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), f.ws->root(), system_clock());
     REQUIRE(snaps.ok());
     REQUIRE((*snaps)->scan().ok());
     std::string tree = (*snaps)->write_tree().value();
@@ -240,10 +232,8 @@ TEST_SUITE("assertions") {
 
 TEST_SUITE("verify") {
   TEST_CASE("judge evidence withholds a credential file's diff and content, before and after") {
-    std::string root = make_temp_dir("ws");
-    write_file(root + "/.env", kEnv);
-    write_file(root + "/app.txt", "one\n");
-    auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), root);
+    std::string root = make_workspace({{".env", kEnv}, {"app.txt", "one\n"}});
+    auto snaps = snapshot::SnapshotStore::open(make_temp_dir("store"), root, system_clock());
     REQUIRE(snaps.ok());
     REQUIRE((*snaps)->scan().ok());
     RunFacts facts;

@@ -4,6 +4,7 @@
 // strace, every rename into the store checked against the syncs around it.
 #include <doctest/doctest.h>
 
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -25,11 +26,27 @@ struct Call {
 
 // strace -y prints a descriptor as 5</path>; rename as rename("from", "to").
 std::vector<Call> read_trace(const std::string& text) {
-  static const std::regex sync(R"re((fsync|fdatasync)\(\d+<([^>]*)>\) = 0)re");
-  static const std::regex rename(R"re(rename\("([^"]*)", "([^"]*)"\) = 0)re");
+  static const std::regex sync(R"re((fsync|fdatasync)\(\d+<([^>]*)>\)\s+= 0)re");
+  static const std::regex rename(R"re(rename\("([^"]*)", "([^"]*)"\)\s+= 0)re");
   std::vector<Call> calls;
   std::istringstream in(text);
+  // With -f, a call that another thread's call interrupts is printed in two lines,
+  // `PID fsync(5</p> <unfinished ...>` and later `PID <... fsync resumed>) = 0`: joined back here.
+  const std::string unfinished = " <unfinished ...>", resumed = " resumed>";
+  std::map<std::string, std::string> pending;  // by pid
   for (std::string line; std::getline(in, line);) {
+    std::string pid = line.substr(0, line.find(' '));
+    if (line.size() > unfinished.size() &&
+        line.compare(line.size() - unfinished.size(), unfinished.size(), unfinished) == 0) {
+      pending[pid] = line.substr(0, line.size() - unfinished.size());
+      continue;
+    }
+    if (auto it = pending.find(pid); it != pending.end() && line.find("<... ") != std::string::npos) {
+      std::size_t end = line.find(resumed);
+      if (end == std::string::npos) continue;
+      line = it->second + line.substr(end + resumed.size());
+      pending.erase(it);
+    }
     std::smatch m;
     if (std::regex_search(line, m, sync)) {
       calls.push_back({m[1], m[2], ""});

@@ -82,15 +82,24 @@ TEST_SUITE("report") {
     CHECK(report::terminal_safe("a\nb\x1b", true) == "a\nb␛");
   }
 
-  TEST_CASE("markdown_text escapes every ASCII punctuation character and keeps the text on its line") {
+  TEST_CASE("markdown_text escapes what could open markup, and only that, and keeps the text on its line") {
     const Row rows[] = {
         {"plain words", "plain words"},
+        {"Fix #387: the parser's crash (again), 1.2.0", "Fix #387: the parser's crash (again), 1.2.0"},
         {"# Forged heading", "\\# Forged heading"},
-        {"![x](http://evil/x.png)", "\\!\\[x\\]\\(http\\:\\/\\/evil\\/x\\.png\\)"},
+        {"  - forged item", "  \\- forged item"},
+        {"= rule", "\\= rule"},
+        {"12. forged", "12\\. forged"},
+        {"3) forged", "3\\) forged"},
+        {"![x](http://evil/x.png)", "!\\[x\\](http\\://evil/x.png)"},
+        {"see www.evil.example", "see www\\.evil.example"},
+        {"mail ops@evil.example", "mail ops\\@evil.example"},
+        {"**bold** _em_ ~~gone~~ `code` $x$", "\\*\\*bold\\*\\* \\_em\\_ \\~\\~gone\\~\\~ \\`code\\` \\$x\\$"},
         {"a|b", "a\\|b"},
         {"a\\|b", "a\\\\\\|b"},
-        {"<b>&amp;", "\\<b\\>\\&amp\\;"},
+        {"<b>&amp;", "\\<b\\>\\&amp;"},
         {"one\ntwo", "one two"},
+        {"one\n# two", "one # two"},
         {"\x1b[2J", "␛\\[2J"},
     };
     for (const auto& row : rows) {

@@ -1,68 +1,15 @@
 #include <doctest/doctest.h>
 
 #include "executor/executor.h"
+#include "tests/executor_harness.h"
 #include "tests/test_support.h"
 #include "verify/tier1.h"
 
 using namespace candor;
-using candor::testing::make_temp_dir;
+using candor::testing::Harness;
 using candor::testing::read_file;
 using candor::testing::write_file;
 using nlohmann::json;
-
-namespace {
-
-class FakeClock final : public Clock {
- public:
-  std::chrono::system_clock::time_point wall() override { return std::chrono::system_clock::from_time_t(1795000000) + offset; }
-  std::chrono::steady_clock::time_point monotonic() override { return std::chrono::steady_clock::time_point{} + offset; }
-  std::chrono::seconds offset{0};
-};
-
-// Records what it was given; fails on demand (a full disk, a locked database).
-class RecordingSink final : public EventSink {
- public:
-  Status append(const std::string&, const Event& e) override {
-    if (fail) return make_error(ErrorCode::kIo, "disk full");
-    types.push_back(e.type);
-    return ok_status();
-  }
-  std::vector<std::string> types;
-  bool fail = false;
-};
-
-struct Harness {
-  std::string root = make_temp_dir("ws");
-  std::string store = make_temp_dir("store");
-  FakeClock clock;
-  RecordingSink sink;
-  Trajectory trajectory{"run1", clock, &sink};
-  executor::ToolRegistry tools = executor::builtin_tools();
-  assertions::Registry evaluators = assertions::builtin_evaluators();
-  planner::Catalog catalog = executor::make_catalog(tools, evaluators);
-  std::unique_ptr<sandbox::Workspace> ws;
-  std::unique_ptr<snapshot::SnapshotStore> snaps;
-  std::unique_ptr<executor::Executor> ex;
-
-  explicit Harness(BudgetLimits limits = {}, ProgressObserver* progress = nullptr) {
-    write_file(root + "/css/style.css", "body {\n  background: #ffffff;\n}\n");
-    write_file(root + "/index.html", "<p>hi</p>\n");
-    ws = std::move(sandbox::Workspace::open(root).value());
-    snaps = std::move(snapshot::SnapshotStore::open(store, root).value());
-    executor::ExecutorOptions options;
-    options.limits = limits;
-    options.progress = progress;
-    ex = std::make_unique<executor::Executor>(executor::ExecutorDeps{*ws, *snaps, tools, evaluators, clock, trajectory}, options);
-    REQUIRE(ex->begin("run1", "goal").ok());
-  }
-  planner::Plan plan(const std::string& steps_json) {
-    auto p = planner::parse_plan(json{{"goal_kind", "modify"}, {"steps", json::parse(steps_json)}, {"then", "finish"}}, catalog);
-    REQUIRE(p.ok());
-    return *p;
-  }
-};
-
-}  // namespace
 
 TEST_SUITE("executor") {
   TEST_CASE("a no-op file_patch changes nothing, is suspicious, and the verdict is fail") {
@@ -162,7 +109,7 @@ TEST_SUITE("executor") {
     CHECK(outcome.failure == "the steps budget ran out before step s2");
 
     Harness t(BudgetLimits{0, 50, 1000, 60});
-    t.clock.offset = std::chrono::seconds(61);
+    t.clock.advance(std::chrono::seconds(61));
     auto timed = t.ex->run_round(t.plan(R"([{"id": "s1", "tool": "file_list", "args": {}}])"), 1);
     CHECK(timed.budget_hit == BudgetKind::kTimeout);
     RunFacts f = t.ex->finish(RunStatus::kBudgetExhausted, timed.budget_hit, timed.failure);

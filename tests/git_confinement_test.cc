@@ -12,23 +12,14 @@
 
 using namespace candor;
 using candor::testing::exists;
+using candor::testing::git;
 using candor::testing::make_temp_dir;
 using candor::testing::read_file;
-using candor::testing::run_command;
+using candor::testing::run_git;
 using candor::testing::write_file;
 using nlohmann::json;
 
 namespace {
-
-const std::vector<std::string> kGitEnv = {"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t",
-                                          "GIT_COMMITTER_EMAIL=t@e", "GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent"};
-
-void git(const std::string& dir, std::vector<std::string> args) {
-  args.insert(args.begin(), "/usr/bin/git");
-  auto r = run_command(args, kGitEnv, dir);
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-}
 
 struct GitFixture {
   std::unique_ptr<sandbox::Workspace> ws;
@@ -63,7 +54,7 @@ TEST_SUITE("executor") {
       CHECK_FALSE(r.ok);
       CHECK(r.error.find("no git repository at the workspace root") != std::string::npos);
     }
-    CHECK(run_command({"/usr/bin/git", "rev-parse", "--verify", "HEAD"}, kGitEnv, parent).exit_code != 0);
+    CHECK(run_git(parent, {"rev-parse", "--verify", "HEAD"}).exit_code != 0);
     auto clean = f.git_clean();
     CHECK_FALSE(clean.passed);
     CHECK(clean.message.find("no git repository at the workspace root") != std::string::npos);
@@ -78,7 +69,7 @@ TEST_SUITE("executor") {
     auto r = f.run("git_commit", {{"message", "planted"}});
     CHECK_FALSE(r.ok);
     CHECK(r.error.find("created during the run") != std::string::npos);
-    CHECK(run_command({"/usr/bin/git", "rev-parse", "--verify", "HEAD"}, kGitEnv, root).exit_code != 0);
+    CHECK(run_git(root, {"rev-parse", "--verify", "HEAD"}).exit_code != 0);
     auto clean = f.git_clean();
     CHECK_FALSE(clean.passed);
     CHECK(clean.message.find("created during the run") != std::string::npos);

@@ -22,21 +22,15 @@ struct Repo : Env {
     git({"init", "-q", "-b", "main"});
     commit("the site");
   }
-  CommandResult git(std::vector<std::string> args) {
-    args.insert(args.begin(), {"/usr/bin/git", "-C", ws});
-    auto r = run_command(args, {"HOME=/nonexistent", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=agent", "GIT_AUTHOR_EMAIL=agent@example.com",
-                                "GIT_COMMITTER_NAME=agent", "GIT_COMMITTER_EMAIL=agent@example.com"});
-    CAPTURE(r.err);
-    REQUIRE(r.exit_code == 0);
-    return r;
-  }
+  // git in the repository, REQUIREd to succeed (test_support.h's fixed identity): its stdout.
+  std::string git(std::vector<std::string> args) { return testing::git(ws, std::move(args)); }
   std::string commit(const std::string& message) {
     git({"add", "-A"});
     git({"commit", "-q", "--allow-empty", "-m", message});
     return head();
   }
   std::string head() {
-    std::string id = git({"rev-parse", "HEAD"}).out;
+    std::string id = git({"rev-parse", "HEAD"});
     return id.substr(0, id.find('\n'));
   }
   void edit(const std::string& path, const std::string& find, const std::string& replace) {

@@ -85,7 +85,7 @@ TEST_SUITE("e2e") {
     // Values specific to each run.
     CHECK(env.candor({"report", runs[0]["run_id"], "--markdown"}).out.find("| `css/style.css` | modified | +2 −2 | 206 → 206 | s3 |") != std::string::npos);
     std::string judged = env.candor({"report", runs[3]["run_id"], "--markdown"}).out;
-    CHECK(judged.find("- **no** — Readable\\? (grey on green)") != std::string::npos);
+    CHECK(judged.find("- **no** — Readable? (grey on green)") != std::string::npos);
     std::string reviewed = env.candor({"report", runs[4]["run_id"], "--markdown"}).out;
     CHECK(reviewed.find("- attempt 1: **fail** — footer unreadable") != std::string::npos);
     std::string html_path = make_temp_dir("html") + "/r.html";

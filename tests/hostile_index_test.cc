@@ -79,7 +79,7 @@ void write_workspace_index(const std::string& ws, const std::string& bytes) {
 // The content of `path` in the first snapshot a fresh store takes of `ws`; nullopt when the
 // snapshot has no such file.
 std::optional<std::string> first_snapshot_content(const std::string& ws, const std::string& path) {
-  auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+  auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
   REQUIRE_MESSAGE(snap.ok(), snap.error().message);
   auto scanned = (*snap)->scan();
   REQUIRE_MESSAGE(scanned.ok(), scanned.error().message);

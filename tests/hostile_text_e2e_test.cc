@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "tests/e2e_support.h"
+#include "tests/kernel_facts.h"
 #include "tests/render_check.h"
 
 using namespace candor::testing;
@@ -30,13 +31,26 @@ const char* const kHostilePlan = R"plan({
 
 const char* const kHostileGoal = "\x1b]0;goal\x07# Forged | goal ![x](http://evil/x.png)";
 
+CommandResult exec_hostile_plan(Env& env) {
+  return env.candor({"exec", env.plan_file(kHostilePlan), "-C", env.ws, "--goal", kHostileGoal});
+}
+
+// `report --markdown` of the store's last run. It used to loop forever on a '|' in a cell: bounded
+// here by timeout(1).
+CommandResult markdown_report(const Env& env) {
+  std::vector<std::string> e = env.env;
+  e.push_back("CANDOR_HOME=" + env.store);
+  return run_command({"/usr/bin/timeout", "20", candor_bin(), "report", "--markdown"}, e);
+}
+
+const needs kCmarkGfm{::access("/usr/bin/cmark-gfm", X_OK) == 0, "cmark-gfm (a GFM renderer)"};
+
 }  // namespace
 
 TEST_SUITE("e2e") {
   TEST_CASE("hostile file names and output: report --markdown ends and is inert, the terminal gets no escape sequence") {
     Env env;  // NO_COLOR=1: any ESC in the output is the agent's
-    std::string plan = env.plan_file(kHostilePlan);
-    auto ran = env.candor({"exec", plan, "-C", env.ws, "--goal", kHostileGoal});
+    auto ran = exec_hostile_plan(env);
     CAPTURE(ran.out);
     CAPTURE(ran.err);
     REQUIRE(ran.exit_code <= 2);  // a verdict, whichever
@@ -44,10 +58,7 @@ TEST_SUITE("e2e") {
     CHECK(ran.err.find('\x1b') == std::string::npos);
     CHECK(ran.out.find("␛]0;title␇␛[2J␛[1;32mSUCCESS␛[0m") != std::string::npos);
 
-    // The Markdown cell escaping used to loop forever on a '|': bounded here by timeout(1).
-    std::vector<std::string> e = env.env;
-    e.push_back("CANDOR_HOME=" + env.store);
-    auto md = run_command({"/usr/bin/timeout", "20", candor_bin(), "report", "--markdown"}, e);
+    auto md = markdown_report(env);
     REQUIRE(md.exit_code == 0);
     CAPTURE(md.out);
     CHECK_FALSE(has_raw_control(md.out));
@@ -64,21 +75,6 @@ TEST_SUITE("e2e") {
     CHECK(md.out.find("| `a|b") == std::string::npos);
     CHECK(md.out.find("| `a\\|b\\\\\\|c.txt` |") != std::string::npos);
 
-    // A real GFM renderer, when this machine has one, makes no heading, image, link or tag of it.
-    if (::access("/usr/bin/cmark-gfm", X_OK) == 0) {
-      std::string md_file = make_temp_dir("md") + "/report.md";
-      write_file(md_file, md.out);
-      auto html = run_command({"/usr/bin/cmark-gfm", "-e", "table", "-e", "autolink", "-e", "strikethrough", md_file});
-      CAPTURE(html.out);
-      CHECK(html.out.find("<img") == std::string::npos);
-      CHECK(html.out.find("<a ") == std::string::npos);
-      CHECK(html.out.find("<h1") == std::string::npos);
-      CHECK(html.out.find("<h3>") == html.out.rfind("<h3>"));
-      CHECK(html.out.find("<td><code># Forged heading</code></td>") != std::string::npos);
-    } else {
-      MESSAGE("cmark-gfm is not installed: the rendered-HTML checks did not run");
-    }
-
     auto terminal = env.candor({"report"});
     CHECK(terminal.exit_code == 0);
     CHECK(terminal.out.find('\x1b') == std::string::npos);
@@ -88,5 +84,22 @@ TEST_SUITE("e2e") {
     CHECK(verbose.out.find("    | ␛]0;title␇␛[2Jcleared") != std::string::npos);
     auto runs = env.candor({"runs"});
     CHECK(runs.out.find('\x1b') == std::string::npos);
+  }
+
+  TEST_CASE("hostile file names and output: a GFM renderer makes no heading, image, link or tag of report --markdown" *
+            kCmarkGfm) {
+    Env env;
+    REQUIRE(exec_hostile_plan(env).exit_code <= 2);
+    auto md = markdown_report(env);
+    REQUIRE(md.exit_code == 0);
+    std::string md_file = make_temp_dir("md") + "/report.md";
+    write_file(md_file, md.out);
+    auto html = run_command({"/usr/bin/cmark-gfm", "-e", "table", "-e", "autolink", "-e", "strikethrough", md_file});
+    CAPTURE(html.out);
+    CHECK(html.out.find("<img") == std::string::npos);
+    CHECK(html.out.find("<a ") == std::string::npos);
+    CHECK(html.out.find("<h1") == std::string::npos);
+    CHECK(html.out.find("<h3>") == html.out.rfind("<h3>"));
+    CHECK(html.out.find("<td><code># Forged heading</code></td>") != std::string::npos);
   }
 }

@@ -131,7 +131,7 @@ TEST_SUITE("verify") {
     candor::testing::write_file(root + "/index.html", "<link rel=\"stylesheet\" href=\"css/style.css\">\n");
     candor::testing::write_file(root + "/css/style.css", "body { background: #fff; }\n");
     candor::testing::write_file(root + "/config/.env", "API_KEY=sk-live-should-never-leave\n");
-    auto snaps = snapshot::SnapshotStore::open(store, root);
+    auto snaps = snapshot::SnapshotStore::open(store, root, system_clock());
     REQUIRE(snaps.ok());
     REQUIRE((*snaps)->scan().ok());
     auto before = (*snaps)->write_tree();
@@ -223,7 +223,7 @@ TEST_SUITE("verify") {
   TEST_CASE("judge_run: the questions come from a call that sees the goal alone; the planner's are evidence; the time bounds it") {
     std::string root = candor::testing::make_temp_dir("jr-ws"), store = candor::testing::make_temp_dir("jr-store");
     candor::testing::write_file(root + "/css/style.css", "body { background: #fff; }\n");
-    auto snaps = snapshot::SnapshotStore::open(store, root);
+    auto snaps = snapshot::SnapshotStore::open(store, root, system_clock());
     REQUIRE(snaps.ok());
     REQUIRE((*snaps)->scan().ok());
     auto before = (*snaps)->write_tree();
@@ -269,5 +269,97 @@ TEST_SUITE("verify") {
     verify::JudgeRun failed = verify::judge_run(down, (*snaps)->trees(), f, {.questions = {"Q?"}, .planner_questions = {}, .credentials = nullptr,
                                                                             .time = std::chrono::seconds(5)});
     CHECK(failed.outcome.provider_failed);
+  }
+}
+
+TEST_SUITE("verify") {
+  TEST_CASE("plan_batches: every diff in some batch, source before documentation, a large diff in parts") {
+    std::vector<verify::EvidencePiece> evidence = {
+        {"final_answer", "", "done", false},
+        {"diff", "README.md", std::string(300, 'r'), false},
+        {"diff", "src/a.py", std::string(300, 'a'), false},
+        {"diff", "docs/guide.rst", std::string(300, 'g'), false},
+        {"diff", "src/big.py", std::string(2500, 'b') + "\n" + std::string(500, 'c'), false},
+        {"diff", "src/cut.py", "diff --git a/src/cut.py b/src/cut.py\n(not shown: 3000000 bytes before, 3000001 after)", true},
+    };
+    verify::EvidenceCaps caps{.diff_per_file = 1 << 20, .excerpt_per_file = 100, .total = 1000, .max_batches = 12};
+    auto plan = verify::plan_batches(evidence, caps);
+    REQUIRE(plan.batches.size() >= 4);
+    CHECK(plan.batches[0][0].kind == "final_answer");  // the context opens the first batch
+    std::vector<std::string> order;
+    for (const auto& paths : plan.diff_paths)
+      for (const auto& p : paths)
+        if (std::find(order.begin(), order.end(), p) == order.end()) order.push_back(p);
+    // Every path is in a batch; the documentation comes last.
+    CHECK(order == std::vector<std::string>{"src/a.py", "src/big.py", "src/cut.py", "README.md", "docs/guide.rst"});
+    std::size_t parts = 0;
+    for (const auto& batch : plan.batches) {
+      std::size_t size = 0;
+      for (const auto& piece : batch) {
+        size += piece.text.size();
+        if (piece.path == "src/big.py") {
+          ++parts;
+          CHECK(piece.text.find("of this file's diff)") != std::string::npos);
+        }
+      }
+      CHECK(size <= caps.total + 64);  // a part's own header aside
+    }
+    CHECK(parts >= 2);
+    CHECK(plan.unseen_paths == std::vector<std::string>{"src/cut.py"});  // shown, but not whole
+
+    caps.max_batches = 2;
+    auto capped = verify::plan_batches(evidence, caps);
+    CHECK(capped.batches.size() == 2);
+    CHECK(std::find(capped.unseen_paths.begin(), capped.unseen_paths.end(), "docs/guide.rst") != capped.unseen_paths.end());
+  }
+
+  TEST_CASE("combine_batches: any no is no, some yes is yes, nothing shown is no; a part not asked is unseen") {
+    const std::vector<std::string> questions = {"Is the parser fixed?", verify::kUnrequestedChangeQuestion};
+    verify::EvidenceBatches plan;
+    plan.batches.resize(3);
+    plan.diff_paths = {{"src/parser.py"}, {"tests/test_parser.py"}, {"README.md"}};
+    auto part = [&](std::vector<std::string> answers) {
+      verify::JudgeOutcome o;
+      o.asked = o.answered = true;
+      o.calls = 1;
+      o.questions = questions;
+      for (std::size_t i = 0; i < answers.size(); ++i)
+        o.answers.push_back({static_cast<int>(i + 1), answers[i] == "yes", "r" + std::to_string(i), answers[i] == "not_shown"});
+      return o;
+    };
+    struct Row {
+      std::vector<std::vector<std::string>> parts;
+      Verdict verdict;
+      std::size_t unseen;
+    };
+    const Row rows[] = {
+        {{{"yes", "yes"}, {"not_shown", "yes"}, {"not_shown", "not_shown"}}, Verdict::kSuccess, 0},
+        {{{"yes", "yes"}, {"not_shown", "no"}, {"not_shown", "yes"}}, Verdict::kPartial, 0},   // one batch's no
+        {{{"not_shown", "yes"}, {"not_shown", "yes"}, {"not_shown", "yes"}}, Verdict::kFail, 0},  // the goal shown nowhere
+        {{{"no", "yes"}, {"no", "yes"}, {"not_shown", "yes"}}, Verdict::kFail, 0},
+        {{{"yes", "yes"}}, Verdict::kPartial, 2},  // the time ran out after part 1
+    };
+    for (const auto& row : rows) {
+      std::vector<verify::JudgeOutcome> parts;
+      for (const auto& p : row.parts) parts.push_back(part(p));
+      auto combined = verify::combine_batches(questions, parts, plan);
+      CAPTURE(combined.error);
+      CHECK(verify::verdict_of(combined) == row.verdict);
+      CHECK(combined.unseen_paths.size() == row.unseen);
+      CHECK(combined.calls == static_cast<int>(row.parts.size()));
+      CHECK(combined.batches == 3);
+    }
+  }
+
+  TEST_CASE("batch replies may say not_shown; a whole-change reply may not") {
+    std::string reply = R"({"answers": [{"question": 1, "answer": "not_shown", "reason": "elsewhere"}]})";
+    CHECK_FALSE(verify::parse_judge_reply(reply, 1).ok());
+    auto batch = verify::parse_judge_reply(reply, 1, true);
+    REQUIRE(batch.ok());
+    CHECK((*batch)[0].not_shown);
+    CHECK_FALSE((*batch)[0].yes);
+    auto prompt = verify::judge_prompt("g", {"q"}, {}, "n0nce", {2, 5});
+    CHECK(prompt.system.find("part 2 of 5") != std::string::npos);
+    CHECK(prompt.user.find("(part 2 of 5 of the change)") != std::string::npos);
   }
 }

@@ -216,17 +216,17 @@ TEST_SUITE("llm") {
   TEST_CASE("provider specs") {
     CHECK(llm::make_provider("gemini", {}).error().code == ErrorCode::kUsage);
     CHECK(llm::make_provider("script:", {}).error().code == ErrorCode::kUsage);
-    std::string saved = std::getenv("ANTHROPIC_API_KEY") ? std::getenv("ANTHROPIC_API_KEY") : "";
-    ::unsetenv("ANTHROPIC_API_KEY");
-    auto missing = llm::make_provider("anthropic", {});
-    REQUIRE_FALSE(missing.ok());
-    CHECK(missing.error().code == ErrorCode::kUnavailable);
-    CHECK(missing.error().message == "anthropic: ANTHROPIC_API_KEY is not set");
-    ::setenv("ANTHROPIC_API_KEY", "sk-ant-xyz-123456", 1);
+    {
+      testing::ScopedEnv no_key("ANTHROPIC_API_KEY", std::nullopt);
+      auto missing = llm::make_provider("anthropic", {});
+      REQUIRE_FALSE(missing.ok());
+      CHECK(missing.error().code == ErrorCode::kUnavailable);
+      CHECK(missing.error().message == "anthropic: ANTHROPIC_API_KEY is not set");
+    }
+    testing::ScopedEnv key("ANTHROPIC_API_KEY", "sk-ant-xyz-123456");
     auto ok = llm::make_provider("anthropic:claude-test", {});
     REQUIRE(ok.ok());
     CHECK((*ok)->describe() == "anthropic:claude-test");
-    if (saved.empty()) ::unsetenv("ANTHROPIC_API_KEY"); else ::setenv("ANTHROPIC_API_KEY", saved.c_str(), 1);
   }
 
   TEST_CASE("redact replaces keys of 8 characters or more, everywhere") {

@@ -23,6 +23,7 @@
 
 using namespace candor;
 using candor::testing::make_temp_dir;
+using candor::testing::make_workspace;
 using candor::testing::read_file;
 using candor::testing::run_command;
 using candor::testing::write_file;
@@ -79,15 +80,14 @@ void add_random_files(std::mt19937& rng, const std::string& ws, int files, int f
 
 // A workspace of about `files` random files, and .gitignore files with rules that match some.
 std::string random_workspace(std::mt19937& rng, int files) {
-  std::string ws = make_temp_dir("ws");
-  write_file(ws + "/.gitignore", "*.log\n!keep.log\nbuild/\n/top/\n");
-  write_file(ws + "/d1/.gitignore", "x*\n*.tmp\n");
+  std::string ws =
+      make_workspace({{".gitignore", "*.log\n!keep.log\nbuild/\n/top/\n"}, {"d1/.gitignore", "x*\n*.tmp\n"}});
   add_random_files(rng, ws, files);
   return ws;
 }
 
 std::unique_ptr<snapshot::SnapshotStore> open_store(const std::string& ws) {
-  auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+  auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
   REQUIRE(snap.ok());
   return std::move(*snap);
 }

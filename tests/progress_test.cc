@@ -8,19 +8,14 @@
 #include "report/progress.h"
 #include "report/status_line.h"
 #include "tests/render_check.h"
+#include "tests/test_support.h"
 
 using namespace candor;
+using candor::testing::FakeClock;
 using report::Activity;
 using std::chrono::seconds;
 
 namespace {
-
-class FakeClock final : public Clock {
- public:
-  std::chrono::system_clock::time_point wall() override { return std::chrono::system_clock::time_point{} + now; }
-  std::chrono::steady_clock::time_point monotonic() override { return std::chrono::steady_clock::time_point{} + now; }
-  std::chrono::milliseconds now{5000};
-};
 
 // What `draw` wrote through a TerminalProgress on a terminal (`tty`) with the live status line,
 // drawn only when the test calls tick().
@@ -131,17 +126,17 @@ TEST_SUITE("report") {
       p.round_started(1, 2);
       p.step_started(step("s1", "shell", "sleep 3"));
       p.tick();  // the same second: nothing drawn
-      clock.now += std::chrono::milliseconds(1000);
+      clock.advance(std::chrono::milliseconds(1000));
       p.tick();
-      clock.now += std::chrono::milliseconds(999);
+      clock.advance(std::chrono::milliseconds(999));
       p.tick();
-      clock.now += std::chrono::milliseconds(1);
+      clock.advance(std::chrono::milliseconds(1));
       p.tick();
       p.note("replan: \x1b[2Jsomething");
       p.step_finished(step("s1", "shell", "sleep 3"), {});
       p.tick();  // nothing runs: nothing drawn
       p.wait_started(WaitKind::kPlanner);
-      clock.now += std::chrono::seconds(12);
+      clock.advance(std::chrono::seconds(12));
       p.tick();
       p.wait_finished(WaitKind::kPlanner);
       p.wait_started(WaitKind::kJudge);
@@ -189,7 +184,7 @@ TEST_SUITE("report") {
     std::string out = drawn(false, clock, 80, [&](report::TerminalProgress& p) {
       p.round_started(1, 2);
       p.step_started(step("s1", "shell", "sleep 3"));
-      clock.now += std::chrono::seconds(2);
+      clock.advance(std::chrono::seconds(2));
       p.tick();
       p.step_finished(step("s1", "shell", "sleep 3"), {});
       p.step_started(failed);

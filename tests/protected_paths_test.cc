@@ -11,6 +11,7 @@
 #include "tests/test_support.h"
 
 using namespace candor;
+using candor::testing::git;
 using candor::testing::make_temp_dir;
 using candor::testing::run_command;
 using candor::testing::write_file;
@@ -164,11 +165,8 @@ TEST_SUITE("verify") {
     CHECK(before->unread.empty());
 
     // A commit writes objects, the index, refs and logs; nothing else a check should flag.
-    REQUIRE(run_command({"/usr/bin/git", "-C", ws, "-c", "user.name=t", "-c", "user.email=t@t", "add", "a.txt"})
-                .exit_code == 0);
-    REQUIRE(run_command(
-                {"/usr/bin/git", "-C", ws, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "one"})
-                .exit_code == 0);
+    git(ws, {"add", "a.txt"});
+    git(ws, {"commit", "-q", "-m", "one"});
     auto committed = snapshot::capture_protected_state(ws);
     REQUIRE(committed.ok());
     for (const auto& [path, f] : committed->entries) {

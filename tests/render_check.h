@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cctype>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -53,8 +54,10 @@ inline bool has_raw_control(const std::string& s) {
   return false;
 }
 
-// The Markdown that acts in a line: its ASCII punctuation outside backslash escapes and code
-// spans. A report's skeletons are the same whatever text the agent wrote, when that text is inert.
+// The Markdown that acts in a line: outside backslash escapes and code spans, the characters that
+// open markup anywhere (`* _ [ ] < > | & ~ $ @`), the `:` of "scheme://" and the `.` of "www."
+// (autolinks), and the line's first character when it opens a block (`# - + = >`). A
+// report's skeletons are the same whatever text the agent wrote, when that text is inert.
 inline std::string skeleton(const std::string& line) {
   std::string out;
   for (std::size_t i = 0; i < line.size(); ++i) {
@@ -76,7 +79,13 @@ inline std::string skeleton(const std::string& line) {
         out += "<code>";
         i = close + n - 1;
       }
-    } else if (std::ispunct(static_cast<unsigned char>(c))) {
+    } else if (std::strchr("*_[]<>|&~$@", c) != nullptr) {
+      out += c;
+    } else if (c == ':' && line.compare(i + 1, 2, "//") == 0) {
+      out += "://";
+    } else if (c == '.' && i >= 3 && line.compare(i - 3, 3, "www") == 0) {
+      out += "www.";
+    } else if (i == 0 && std::strchr("#-+=>", c) != nullptr) {
       out += c;
     }
   }

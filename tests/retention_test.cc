@@ -5,21 +5,15 @@
 
 #include <set>
 
-#include "core/clock.h"
 #include "store/retention.h"
 #include "store/run_store.h"
 #include "tests/test_support.h"
 
 using namespace candor;
 using namespace std::chrono_literals;
+using candor::testing::FakeClock;
 
 namespace {
-
-class FixedClock final : public Clock {
- public:
-  std::chrono::system_clock::time_point wall() override { return std::chrono::system_clock::from_time_t(1795000000); }
-  std::chrono::steady_clock::time_point monotonic() override { return {}; }
-};
 
 // Six runs, newest first, created 1 h, 1 d, 3 d, 10 d, 40 d and 100 d before the clock's now.
 std::vector<store::RunSummary> six_runs(Clock& clock) {
@@ -46,7 +40,7 @@ std::vector<std::string> ids(const std::vector<store::RunSummary>& runs) {
 
 TEST_SUITE("store") {
   TEST_CASE("gc removes the runs --keep and --older-than both let go, and never one that may still be running") {
-    FixedClock clock;
+    FakeClock clock;
     struct Row {
       const char* name;
       std::optional<std::size_t> keep;
@@ -75,7 +69,7 @@ TEST_SUITE("store") {
   }
 
   TEST_CASE("a run that never ended goes only when nobody may still be writing it") {
-    FixedClock clock;
+    FakeClock clock;
     auto runs = six_runs(clock);
     runs[3].status = "running";  // run4: killed long ago, or still going
     runs[4].status = "running";  // run5

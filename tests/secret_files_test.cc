@@ -17,10 +17,12 @@
 #include "sandbox/process_sandbox.h"
 #include "sandbox/secret_files.h"
 #include "sandbox/workspace_policy.h"
+#include "tests/kernel_facts.h"
 #include "tests/test_support.h"
 
 using namespace candor;
 using candor::testing::make_temp_dir;
+using candor::testing::needs;
 using candor::testing::write_file;
 
 TEST_SUITE("sandbox") {
@@ -62,10 +64,11 @@ TEST_SUITE("sandbox") {
     CHECK((*ws)->stat(deep + ".env")->credential);
   }
 
-  TEST_CASE("a folder of candor's own user it cannot open stops the credential scan; another user's does not") {
-    // Not as root (root opens every folder): as `nobody`, in a child. A step runs as the same user
-    // and could chmod its own folder open, reading a .env the scan never saw to mask.
-    if (::geteuid() != 0) return;  // needs to become another user; CI runs as root
+  // Not as root (root opens every folder): as `nobody`, in a child, so the test must start as root
+  // to become another user (CI runs as root). A step runs as the same user and could chmod its own
+  // folder open, reading a .env the scan never saw to mask.
+  TEST_CASE("a folder of candor's own user it cannot open stops the credential scan; another user's does not" *
+            needs(::geteuid() == 0, "root (to become another user)")) {
     char base_template[] = "/tmp/candor-nobody-XXXXXX";
     REQUIRE(::mkdtemp(base_template) != nullptr);
     std::string base = base_template;

@@ -193,26 +193,19 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("a run seeded from the workspace's repository can be undone and reported after that repository is gc'd") {
     Env env;
-    auto git = [&](std::vector<std::string> args) {
-      args.insert(args.begin(), {"/usr/bin/git", "-C", env.ws, "-c", "user.name=t", "-c", "user.email=t@localhost"});
-      auto r = run_command(args, {"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent"});
-      CAPTURE(r.err);
-      REQUIRE(r.exit_code == 0);
-      return r.out;
-    };
     write_file(env.ws + "/notes.txt", "original notes\n");
     write_file(env.ws + "/gone.txt", "to be deleted\n");
-    git({"init", "-q"});
+    git(env.ws, {"init", "-q"});
     // Old files, so the first snapshot takes their contents from the index instead of reading them.
     for (const auto& e : std::filesystem::recursive_directory_iterator(env.ws)) {
       std::filesystem::last_write_time(e.path(), std::filesystem::last_write_time(e.path()) - std::chrono::hours(1));
     }
-    git({"add", "-A"});
-    git({"commit", "-qm", "base"});
+    git(env.ws, {"add", "-A"});
+    git(env.ws, {"commit", "-qm", "base"});
     // Past the two seconds in which a scan distrusts a file whose ctime (just changed above) is
     // recent: otherwise the run's later scans hash every file again and the store holds them all.
     std::this_thread::sleep_for(std::chrono::seconds(3));
-    std::string notes_id = git({"rev-parse", "HEAD:notes.txt"}).substr(0, 40);
+    std::string notes_id = git(env.ws, {"rev-parse", "HEAD:notes.txt"}).substr(0, 40);
     std::string plan = env.plan_file(R"({"goal_kind": "modify", "steps": [
         {"id": "s1", "tool": "file_write", "args": {"path": "notes.txt", "content": "agent notes\n"}},
         {"id": "s2", "tool": "file_delete", "args": {"path": "gone.txt"}}], "then": "finish"})");
@@ -223,15 +216,15 @@ TEST_SUITE("e2e") {
 
     // The agent's work is committed on a new history and the old one is pruned: the blobs the
     // first snapshot named now exist nowhere but where candor copied them.
-    std::string branch = git({"symbolic-ref", "--short", "HEAD"});
+    std::string branch = git(env.ws, {"symbolic-ref", "--short", "HEAD"});
     branch.pop_back();
-    git({"checkout", "-q", "--orphan", "fresh"});
-    git({"add", "-A"});
-    git({"commit", "-qm", "fresh"});
-    git({"branch", "-q", "-D", branch});
-    git({"reflog", "expire", "--expire=now", "--all"});
-    git({"gc", "-q", "--prune=now"});
-    REQUIRE(run_command({"/usr/bin/git", "-C", env.ws, "cat-file", "-e", notes_id}).exit_code != 0);
+    git(env.ws, {"checkout", "-q", "--orphan", "fresh"});
+    git(env.ws, {"add", "-A"});
+    git(env.ws, {"commit", "-qm", "fresh"});
+    git(env.ws, {"branch", "-q", "-D", branch});
+    git(env.ws, {"reflog", "expire", "--expire=now", "--all"});
+    git(env.ws, {"gc", "-q", "--prune=now"});
+    REQUIRE(run_git(env.ws, {"cat-file", "-e", notes_id}).exit_code != 0);
 
     std::string html = make_temp_dir("report") + "/report.html";
     CHECK(env.candor({"report", id, "--html", html}).exit_code == 0);
@@ -248,8 +241,7 @@ TEST_SUITE("e2e") {
     for (const auto& e : std::filesystem::directory_iterator(env.store + "/snapshots")) {
       if (e.path().extension() != ".git") continue;
       ++repositories;
-      auto fsck = run_command({"/usr/bin/git", "--git-dir=" + e.path().string(), "fsck", "--no-progress"},
-                              {"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent"});
+      auto fsck = run_git("", {"--git-dir=" + e.path().string(), "fsck", "--no-progress"});
       CAPTURE(fsck.out + fsck.err);
       CHECK(fsck.exit_code == 0);
     }
@@ -267,8 +259,7 @@ TEST_SUITE("e2e") {
       }
       CHECK(packs == 1);
       CHECK(promised == packs);
-      auto fsck = run_command({"/usr/bin/git", "--git-dir=" + e.path().string(), "fsck", "--full", "--strict", "--no-progress"},
-                              {"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent"});
+      auto fsck = run_git("", {"--git-dir=" + e.path().string(), "fsck", "--full", "--strict", "--no-progress"});
       CAPTURE(fsck.out + fsck.err);
       CHECK(fsck.exit_code == 0);
     }
@@ -282,15 +273,9 @@ namespace {
 // A change to a file git ignores (DESIGN.md, "Snapshots see everything"): `git init` and commit
 // the workspace when `with_repository`, so that the first snapshot is seeded from its index.
 void commit_workspace(const Env& env) {
-  auto git = [&](std::vector<std::string> args) {
-    args.insert(args.begin(), {"/usr/bin/git", "-C", env.ws, "-c", "user.name=t", "-c", "user.email=t@localhost"});
-    auto r = run_command(args, {"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent"});
-    CAPTURE(r.err);
-    REQUIRE(r.exit_code == 0);
-  };
-  git({"init", "-q"});
-  git({"add", "-A"});
-  git({"commit", "-qm", "base"});
+  git(env.ws, {"init", "-q"});
+  git(env.ws, {"add", "-A"});
+  git(env.ws, {"commit", "-qm", "base"});
 }
 
 const json* mutation_of(const json& report, const std::string& path) {

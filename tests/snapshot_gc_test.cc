@@ -35,7 +35,7 @@ struct TwoRuns {
   TwoRuns() {
     write_file(ws + "/keep.txt", "in every snapshot\n");
     write_file(ws + "/a.txt", "v1 (before run A)\n");
-    auto snap = snapshot::SnapshotStore::open(store, ws);
+    auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
     REQUIRE(snap.ok());
     run(**snap, "A", [&] { write_file(ws + "/a.txt", "v2 (run A wrote it)\n"); });
     write_file(ws + "/a.txt", "v3 (written between the runs)\n");
@@ -56,8 +56,8 @@ struct TwoRuns {
     return [ws = ws]() -> Result<snapshot::RunsInStore> { return snapshot::RunsInStore{{"B"}, {ws}}; };
   }
   candor::testing::CommandResult git(std::vector<std::string> args) const {
-    args.insert(args.begin(), {"/usr/bin/git", "--git-dir=" + repo});
-    return run_command(args, {"HOME=/nonexistent", "GIT_CONFIG_NOSYSTEM=1"});
+    args.insert(args.begin(), "--git-dir=" + repo);
+    return candor::testing::run_git("", std::move(args));
   }
   bool has_object(const std::string& content) const {
     std::string file = make_temp_dir("blob") + "/f";
@@ -94,7 +94,7 @@ struct TwoRuns {
     auto fsck = git({"fsck", "--full", "--strict"});
     CAPTURE(fsck.err);
     CHECK(fsck.exit_code == 0);
-    auto snap = snapshot::SnapshotStore::open(store, ws);
+    auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
     REQUIRE(snap.ok());
     CHECK((*snap)->read(trees.at("B/before"), "a.txt").value() == std::optional<std::string>("v3 (written between the runs)\n"));
     CHECK((*snap)->read(trees.at("B/after"), "b.txt").value() == std::optional<std::string>("run B wrote it\n"));
@@ -114,7 +114,7 @@ TEST_SUITE("verify") {
       // mtimes, so the next scan trusts the index rather than hashing the files again.
       write_file(s.ws + "/c.txt", "only the index names this\n");
       for (const auto& f : fs::directory_iterator(s.ws)) fs::last_write_time(f.path(), fs::file_time_type::clock::now() - std::chrono::hours(1));
-      auto snap = snapshot::SnapshotStore::open(s.store, s.ws);
+      auto snap = snapshot::SnapshotStore::open(s.store, s.ws, system_clock());
       REQUIRE(snap.ok());
       REQUIRE((*snap)->scan().ok());
       REQUIRE((*snap)->write_tree().ok());
@@ -141,7 +141,7 @@ TEST_SUITE("verify") {
 
     // The index (the next run's stat cache) still names only objects the store holds: a run
     // after the gc whose workspace did not change reuses them without writing them again.
-    auto next = snapshot::SnapshotStore::open(s.store, s.ws);
+    auto next = snapshot::SnapshotStore::open(s.store, s.ws, system_clock());
     REQUIRE(next.ok());
     REQUIRE((*next)->scan().ok());
     std::string tree = (*next)->write_tree().value();
@@ -184,7 +184,7 @@ TEST_SUITE("verify") {
 
   TEST_CASE("a repository a live process holds keeps its objects; only the removed runs' refs go") {
     TwoRuns s;
-    auto live = snapshot::SnapshotStore::open(s.store, s.ws);  // a run in progress on the workspace
+    auto live = snapshot::SnapshotStore::open(s.store, s.ws, system_clock());  // a run in progress on the workspace
     REQUIRE(live.ok());
     CHECK(snapshot::RepositoryLock::held_by_others(s.repo));
     std::string objects = s.object_files();
@@ -241,7 +241,7 @@ TEST_SUITE("verify") {
     CHECK_FALSE(fs::exists(orphan_lock));
     CHECK(gc.leftovers.size() == 2);
     // The workspace's next run starts a new repository as usual.
-    auto fresh = snapshot::SnapshotStore::open(s.store, s.ws);
+    auto fresh = snapshot::SnapshotStore::open(s.store, s.ws, system_clock());
     REQUIRE(fresh.ok());
     REQUIRE((*fresh)->scan().ok());
     CHECK((*fresh)->write_tree().ok());
@@ -296,7 +296,7 @@ TEST_SUITE("verify") {
     CHECK(gc.repositories[0].outcome == snapshot::RepositoryGc::Outcome::kPacked);
     s.check_b_intact();
     write_file(s.ws + "/c.txt", "after gc\n");
-    auto snap = snapshot::SnapshotStore::open(s.store, s.ws);
+    auto snap = snapshot::SnapshotStore::open(s.store, s.ws, system_clock());
     REQUIRE(snap.ok());
     REQUIRE((*snap)->scan().ok());
     std::string tree = (*snap)->write_tree().value();

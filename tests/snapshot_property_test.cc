@@ -21,9 +21,10 @@
 #include "tests/test_support.h"
 
 using namespace candor;
-using candor::testing::CommandResult;
 using candor::testing::make_temp_dir;
+using candor::testing::make_workspace;
 using candor::testing::run_command;
+using candor::testing::run_git;
 using candor::testing::write_file;
 namespace fs = std::filesystem;
 
@@ -93,11 +94,10 @@ const std::vector<std::string> kPatterns = {"*", "*.txt", "a*", "d/", "e/", "!*.
 
 TEST_SUITE("verify") {
   TEST_CASE("property: incremental scans hold what a walk from scratch finds that the start's ignore rules do not exclude or the run held") {
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/.gitignore", "*.log\nbuild/\n/top.tmp\n!keep.log\n");
-    write_file(ws + "/d/.gitignore", "x*\n");
-    write_file(ws + "/gen/.gitignore", "*\n");
-    write_file(ws + "/a.txt", "a\n");
+    std::string ws = make_workspace({{".gitignore", "*.log\nbuild/\n/top.tmp\n!keep.log\n"},
+                                     {"d/.gitignore", "x*\n"},
+                                     {"gen/.gitignore", "*\n"},
+                                     {"a.txt", "a\n"}});
     // Ignored, and there at the start: watched (DESIGN.md, "Snapshots see everything").
     write_file(ws + "/b.log", "b\n");
     write_file(ws + "/build/o.txt", "o\n");
@@ -107,7 +107,7 @@ TEST_SUITE("verify") {
     for (const auto& g : {".gitignore", "d/.gitignore", "gen/.gitignore"})
       write_file(rules + "/" + g, candor::testing::read_file(ws + "/" + g));
 
-    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
     REQUIRE(snap.ok());
     REQUIRE((*snap)->scan().ok());
     REQUIRE((*snap)->freeze_ignore_rules({}).ok());
@@ -167,11 +167,6 @@ TEST_SUITE("verify") {
 
 namespace {
 
-CommandResult git(const std::string& ws, std::vector<std::string> args) {
-  args.insert(args.begin(), {"/usr/bin/git", "-C", ws, "-c", "user.name=t", "-c", "user.email=t@localhost"});
-  return run_command(args, {"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent"});
-}
-
 // Sets the mtime of `path` (not following a symlink) to `seconds` since the epoch.
 void set_mtime(const std::string& path, std::int64_t seconds, long nanoseconds = 0) {
   struct timespec times[2] = {{seconds, nanoseconds}, {seconds, nanoseconds}};
@@ -182,7 +177,7 @@ std::int64_t now_s() { return std::chrono::duration_cast<std::chrono::seconds>(s
 
 // A first run's snapshot of `ws` in a store that has never seen it: the tree id and `git ls-tree -r`.
 std::pair<std::string, std::string> first_snapshot(const std::string& ws) {
-  auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+  auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
   REQUIRE(snap.ok());
   REQUIRE((*snap)->scan().ok());
   REQUIRE((*snap)->freeze_ignore_rules({}).ok());
@@ -211,12 +206,12 @@ std::string tracked_workspace() {
   fs::create_symlink("a.txt", ws + "/link");
   write_file(ws + "/.gitignore", "*.log\n");
   write_file(ws + "/x.log", "ignored\n");
-  REQUIRE(git(ws, {"init", "-q"}).exit_code == 0);
+  REQUIRE(run_git(ws, {"init", "-q"}).exit_code == 0);
   for (const auto& f : kTracked) {
     if (fs::exists(fs::symlink_status(ws + "/" + f))) set_mtime(ws + "/" + f, now_s() - 100);
   }
-  REQUIRE(git(ws, {"add", "-A"}).exit_code == 0);
-  REQUIRE(git(ws, {"commit", "-qm", "base"}).exit_code == 0);
+  REQUIRE(run_git(ws, {"add", "-A"}).exit_code == 0);
+  REQUIRE(run_git(ws, {"commit", "-qm", "base"}).exit_code == 0);
   return ws;
 }
 
@@ -252,12 +247,12 @@ TEST_SUITE("verify") {
         case 1:  // a touch inside git's racy window: same content, the index written in the same second
           change = "touch and stage " + name;
           if (present) set_mtime(file, now_s());
-          git(ws, {"add", "-A", "--", name});
+          run_git(ws, {"add", "-A", "--", name});
           break;
         case 2:  // an edit right after staging, in the same second, with the same size
           change = "stage, then edit " + name;
           write_file(file, "staged " + std::to_string(rng() % 10) + "\n");
-          git(ws, {"add", "-A", "--", name});
+          run_git(ws, {"add", "-A", "--", name});
           write_file(file, "edited " + std::to_string(rng() % 10) + "\n");
           break;
         case 3:
@@ -266,7 +261,7 @@ TEST_SUITE("verify") {
           break;
         case 4:
           change = "stage the mode only " + name;
-          git(ws, {"update-index", rng() % 2 ? "--chmod=+x" : "--chmod=-x", "--", name});
+          run_git(ws, {"update-index", rng() % 2 ? "--chmod=+x" : "--chmod=-x", "--", name});
           break;
         case 5:
           change = "delete " + name;
@@ -275,20 +270,20 @@ TEST_SUITE("verify") {
         case 6:
           change = "stage " + name + " (not committed)";
           if (!present) write_file(file, "created " + name + "\n");
-          git(ws, {"add", "-A", "--", name});
+          run_git(ws, {"add", "-A", "--", name});
           break;
         case 7:
           change = "commit";
-          git(ws, {"commit", "-qam", "step"});
+          run_git(ws, {"commit", "-qam", "step"});
           break;
         case 8:
           change = "untrack " + name;
-          git(ws, {"rm", "-q", "--cached", "--", name});
+          run_git(ws, {"rm", "-q", "--cached", "--", name});
           break;
         case 9:
           change = "intent to add " + name;
           if (!present) write_file(file, "intended " + name + "\n");
-          git(ws, {"add", "-N", "--", name});
+          run_git(ws, {"add", "-N", "--", name});
           break;
       }
       CAPTURE(change);
@@ -301,11 +296,9 @@ TEST_SUITE("verify") {
 
   TEST_CASE("a first snapshot trusts the workspace's index as git does: a stat match outside the racy window only") {
     // The index is made to lie: b.txt's entry carries b.txt's exact stat and a.txt's content.
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/a.txt", "content of a\n");
-    write_file(ws + "/b.txt", "content of b\n");
-    REQUIRE(git(ws, {"init", "-q"}).exit_code == 0);
-    REQUIRE(git(ws, {"add", "-A"}).exit_code == 0);
+    std::string ws = make_workspace({{"a.txt", "content of a\n"}, {"b.txt", "content of b\n"}});
+    REQUIRE(run_git(ws, {"init", "-q"}).exit_code == 0);
+    REQUIRE(run_git(ws, {"add", "-A"}).exit_code == 0);
     std::int64_t file_time = now_s() - 100;
     set_mtime(ws + "/b.txt", file_time);
     struct stat st {};
@@ -324,7 +317,7 @@ TEST_SUITE("verify") {
       REQUIRE(git_index_write(index.get()) == 0);
     }
     auto b_in = [](const std::string& listing) { return listing.substr(listing.find("\tb.txt") - 40, 40); };
-    std::string a_id = git(ws, {"rev-parse", ":a.txt"}).out.substr(0, 40);
+    std::string a_id = run_git(ws, {"rev-parse", ":a.txt"}).out.substr(0, 40);
 
     // Written in the same second as the file's mtime: racy, so b.txt is read.
     set_mtime(ws + "/.git/index", file_time, 999999999);
@@ -345,7 +338,7 @@ namespace {
 // given) and its scan, the after tree, the index saved. Returns the before and after listings.
 std::pair<std::string, std::string> one_run(const std::string& store, const std::string& ws, const std::string& step_file,
                                             std::string& before_tree, std::string& after_tree) {
-  auto snap = snapshot::SnapshotStore::open(store, ws);
+  auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
   REQUIRE(snap.ok());
   REQUIRE((*snap)->scan().ok());
   REQUIRE((*snap)->freeze_ignore_rules({}).ok());
@@ -425,7 +418,7 @@ TEST_SUITE("verify") {
         }
         case 10:
           change = "stage " + name + " in the workspace's own index";
-          git(ws, {"add", "-A", "--", name});
+          run_git(ws, {"add", "-A", "--", name});
           break;
       }
       CAPTURE(change);

@@ -15,6 +15,7 @@
 
 using namespace candor;
 using candor::testing::make_temp_dir;
+using candor::testing::make_workspace;
 using candor::testing::write_file;
 namespace fs = std::filesystem;
 
@@ -23,7 +24,7 @@ namespace {
 constexpr const char* kCanary = "CANARY: this file lies outside the workspace\n";
 
 std::unique_ptr<snapshot::SnapshotStore> open_scanned(const std::string& store, const std::string& ws) {
-  auto snap = snapshot::SnapshotStore::open(store, ws);
+  auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
   REQUIRE(snap.ok());
   REQUIRE((*snap)->scan().ok());
   REQUIRE((*snap)->freeze_ignore_rules({}).ok());
@@ -50,7 +51,7 @@ ChildScan scan_as_nobody(const std::string& store, const std::string& ws) {
     if (::geteuid() == 0 && (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0)) {
       out = "error: cannot drop to nobody\n";
     } else {
-      auto snap = snapshot::SnapshotStore::open(store, ws);
+      auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
       auto s = snap.ok() ? (*snap)->scan() : Result<std::vector<std::string>>(snap.error());
       out = s.ok() ? "ok\n" : "error: " + s.error().message + "\n";
       if (s.ok()) {
@@ -145,14 +146,13 @@ TEST_SUITE("verify") {
     // Nothing is tracked: the walk takes files from the listing alone, and the read proves each.
     std::string outside = make_temp_dir("outside");
     write_file(outside + "/f.txt", kCanary);
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/pipe.txt", "a file, then a FIFO\n");
-    write_file(ws + "/link.txt", "a file, then a symlink\n");
-    write_file(ws + "/dir.txt", "a file, then a folder\n");
-    write_file(ws + "/d/f.txt", "inside\n");
-    write_file(ws + "/e/f.txt", "before\n");
-    write_file(ws + "/run.sh", "#!/bin/sh\n");
-    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+    std::string ws = make_workspace({{"pipe.txt", "a file, then a FIFO\n"},
+                                     {"link.txt", "a file, then a symlink\n"},
+                                     {"dir.txt", "a file, then a folder\n"},
+                                     {"d/f.txt", "inside\n"},
+                                     {"e/f.txt", "before\n"},
+                                     {"run.sh", "#!/bin/sh\n"}});
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
     REQUIRE(snap.ok());
     (*snap)->set_after_walk_hook_for_tests([&] {
       fs::remove(ws + "/pipe.txt");
@@ -187,9 +187,7 @@ TEST_SUITE("verify") {
   }
 
   TEST_CASE("a file that vanishes between the walk and the read is a deletion, not an unread path") {
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/f.txt", "one\n");
-    write_file(ws + "/g.txt", "two\n");
+    std::string ws = make_workspace({{"f.txt", "one\n"}, {"g.txt", "two\n"}});
     auto snap = open_scanned(make_temp_dir("store"), ws);
     write_file(ws + "/f.txt", "one, edited\n");
     snap->set_after_walk_hook_for_tests([&] { fs::remove(ws + "/f.txt"); });

@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::unique_ptr<snapshot::SnapshotStore> first_scanned(const std::string& ws) {
-  auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+  auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
   REQUIRE(snap.ok());
   REQUIRE((*snap)->scan().ok());
   REQUIRE((*snap)->freeze_ignore_rules({}).ok());
@@ -100,7 +100,7 @@ TEST_SUITE("verify") {
     const std::vector<std::string> held = {".git~1/i", "a/.gitmodules", "con/aux.txt", "dot./f", "space /g"};
     for (const auto& n : refused) write_file(ws + "/" + n, n + "\n");
     for (const auto& n : held) write_file(ws + "/" + n, n + "\n");
-    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
     REQUIRE(snap.ok());
     CHECK(scanned((*snap)->scan()) == held);
     CHECK((*snap)->unread() == refused);

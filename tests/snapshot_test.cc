@@ -5,7 +5,6 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
-#include <thread>
 #include <random>
 #include <set>
 
@@ -14,6 +13,7 @@
 
 using namespace candor;
 using candor::testing::make_temp_dir;
+using candor::testing::make_workspace;
 using candor::testing::read_file;
 using candor::testing::run_command;
 using candor::testing::write_file;
@@ -22,11 +22,8 @@ namespace fs = std::filesystem;
 TEST_SUITE("verify") {
   TEST_CASE("scans report what changed since the last scan; diffs give sizes and line counts") {
     std::string store = make_temp_dir("store");
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/a.txt", "one\ntwo\nthree\n");
-    write_file(ws + "/b.txt", "bee\n");
-    write_file(ws + "/sub/c.txt", "sea\n");
-    auto snap = snapshot::SnapshotStore::open(store, ws);
+    std::string ws = make_workspace({{"a.txt", "one\ntwo\nthree\n"}, {"b.txt", "bee\n"}, {"sub/c.txt", "sea\n"}});
+    auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
     REQUIRE(snap.ok());
     auto s0 = (*snap)->scan();
     REQUIRE(s0.ok());
@@ -73,11 +70,10 @@ TEST_SUITE("verify") {
     // The agent writes the workspace, .gitattributes included: `binary` or `-diff` there made
     // libgit2 report a text file as binary with sizes of 0 and no lines, and give the judge and the
     // HTML report "Binary files differ" instead of the change.
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/.gitattributes", "* binary\n*.txt -diff\n*.dat diff\n");
-    write_file(ws + "/notes.txt", "one\ntwo\n");
-    write_file(ws + "/real.dat", std::string("a\0b\n", 4));
-    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+    std::string ws = make_workspace({{".gitattributes", "* binary\n*.txt -diff\n*.dat diff\n"},
+                                     {"notes.txt", "one\ntwo\n"},
+                                     {"real.dat", std::string("a\0b\n", 4)}});
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
     REQUIRE(snap.ok());
     REQUIRE((*snap)->scan().ok());
     std::string t0 = (*snap)->write_tree().value();
@@ -113,7 +109,7 @@ TEST_SUITE("verify") {
   TEST_CASE("a same-size rewrite right after a scan is still seen") {
     std::string ws = make_temp_dir("ws");
     write_file(ws + "/f.txt", "aaaa\n");
-    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
     REQUIRE(snap.ok());
     REQUIRE((*snap)->scan().ok());
     for (int i = 0; i < 20; ++i) {
@@ -135,7 +131,7 @@ TEST_SUITE("verify") {
     write_file(ws + "/.candor/config.json", "{}");
     auto git_before = candor::testing::tree_contents(ws + "/.git");
     std::string store = make_temp_dir("store");
-    auto snap = snapshot::SnapshotStore::open(store, ws);
+    auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
     REQUIRE(snap.ok());
     auto s0 = (*snap)->scan();
     REQUIRE(s0.ok());
@@ -154,10 +150,8 @@ TEST_SUITE("verify") {
   }
 
   TEST_CASE(".gitattributes filters do not alter what a snapshot holds") {
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/.gitattributes", "* text=auto eol=lf\n");
-    write_file(ws + "/crlf.txt", "a\r\nb\r\n");
-    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+    std::string ws = make_workspace({{".gitattributes", "* text=auto eol=lf\n"}, {"crlf.txt", "a\r\nb\r\n"}});
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
     REQUIRE(snap.ok());
     auto s = (*snap)->scan();
     REQUIRE(s.ok());
@@ -169,12 +163,12 @@ TEST_SUITE("verify") {
     std::string store = make_temp_dir("store");
     for (int i = 0; i < 50; ++i) write_file(ws + "/f" + std::to_string(i), std::to_string(i));
     {
-      auto snap = snapshot::SnapshotStore::open(store, ws);
+      auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
       REQUIRE((*snap)->scan().ok());
       REQUIRE((*snap)->flush().ok());
     }
     write_file(ws + "/f7", "changed");
-    auto snap = snapshot::SnapshotStore::open(store, ws);
+    auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
     auto s = (*snap)->scan();
     REQUIRE(s.ok());
     CHECK((*s) == std::vector<std::string>{"f7"});
@@ -184,10 +178,16 @@ TEST_SUITE("verify") {
     std::string ws = make_temp_dir("ws");
     std::string store = make_temp_dir("store");
     for (int i = 0; i < 300; ++i) write_file(ws + "/d" + std::to_string(i % 7) + "/f" + std::to_string(i), std::to_string(i) + "\n");
-    std::this_thread::sleep_for(std::chrono::seconds(3));  // past the racy window: stat data can vouch for them
+    // Past the racy windows, so that stat data can vouch for the files: their mtimes an hour old
+    // (older than the saved index file), and a clock past the two seconds in which a scan distrusts
+    // the ctime that setting them gave.
+    for (const auto& e : fs::recursive_directory_iterator(ws))
+      fs::last_write_time(e.path(), fs::last_write_time(e.path()) - std::chrono::hours(1));
+    testing::FakeClock clock(std::chrono::system_clock::now());
+    clock.advance(std::chrono::seconds(3));
     // Each run: open, scan, freeze, a step that writes `files`, scan, tree, flush; its trees.
     auto run = [&](const std::vector<std::string>& files, const std::string& content) {
-      auto snap = snapshot::SnapshotStore::open(store, ws);
+      auto snap = snapshot::SnapshotStore::open(store, ws, clock);
       REQUIRE(snap.ok());
       REQUIRE((*snap)->scan().ok());
       REQUIRE((*snap)->freeze_ignore_rules({}).ok());
@@ -199,7 +199,7 @@ TEST_SUITE("verify") {
       return std::make_tuple(before, after, (*snap)->repository_path());
     };
     auto from_scratch = [&] {
-      auto fresh = snapshot::SnapshotStore::open(make_temp_dir("fresh"), ws);
+      auto fresh = snapshot::SnapshotStore::open(make_temp_dir("fresh"), ws, clock);
       REQUIRE((*fresh)->scan().ok());
       return (*fresh)->write_tree().value();
     };
@@ -228,7 +228,7 @@ TEST_SUITE("verify") {
     write_file(ws + "/a.txt", "one\n");
     write_file(ws + "/b.txt", "bee\n");
     auto run = [&](const std::string& step_content) {
-      auto snap = snapshot::SnapshotStore::open(store, ws);
+      auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
       REQUIRE(snap.ok());
       REQUIRE((*snap)->scan().ok());
       REQUIRE((*snap)->freeze_ignore_rules({}).ok());
@@ -264,11 +264,9 @@ TEST_SUITE("verify") {
   TEST_CASE("incremental scans agree with a snapshot taken from scratch, through many kinds of change") {
     // The ignored paths are there at the start: watched through the run, whatever happens to them
     // (deleted and made again, a folder in their place), as a first scan from scratch takes them in.
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/.gitignore", "*.tmp\nignored/\n");
-    write_file(ws + "/g.tmp", "start\n");
-    write_file(ws + "/ignored/x", "start\n");
-    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+    std::string ws =
+        make_workspace({{".gitignore", "*.tmp\nignored/\n"}, {"g.tmp", "start\n"}, {"ignored/x", "start\n"}});
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
     REQUIRE((*snap)->scan().ok());
     REQUIRE((*snap)->freeze_ignore_rules({}).ok());
     REQUIRE((*snap)->write_tree().ok());
@@ -297,7 +295,7 @@ TEST_SUITE("verify") {
       }
       auto incremental = (*snap)->scan();
       REQUIRE(incremental.ok());
-      auto fresh = snapshot::SnapshotStore::open(make_temp_dir("fresh"), ws);
+      auto fresh = snapshot::SnapshotStore::open(make_temp_dir("fresh"), ws, system_clock());
       REQUIRE((*fresh)->scan().ok());
       CHECK((*snap)->write_tree().value() == (*fresh)->write_tree().value());
     }
@@ -306,7 +304,7 @@ TEST_SUITE("verify") {
   TEST_CASE("touching a file is not a change; changing its mode is") {
     std::string ws = make_temp_dir("ws");
     write_file(ws + "/run.sh", "echo hi\n");
-    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
     REQUIRE((*snap)->scan().ok());
     fs::last_write_time(ws + "/run.sh", fs::file_time_type::clock::now() + std::chrono::seconds(5));
     CHECK((*snap)->scan().value().empty());
@@ -335,7 +333,7 @@ std::set<std::string> tree_files(const snapshot::SnapshotStore& snap, const std:
 }
 
 std::unique_ptr<snapshot::SnapshotStore> open_frozen(const std::string& ws, const std::vector<std::string>& extra = {}) {
-  auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+  auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
   REQUIRE(snap.ok());
   REQUIRE((*snap)->scan().ok());
   REQUIRE((*snap)->freeze_ignore_rules(extra).ok());
@@ -346,9 +344,7 @@ std::unique_ptr<snapshot::SnapshotStore> open_frozen(const std::string& ws, cons
 
 TEST_SUITE("verify") {
   TEST_CASE("a .gitignore written after the rules were frozen hides nothing") {
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/a.txt", "a\n");
-    write_file(ws + "/sub/b.txt", "b\n");
+    std::string ws = make_workspace({{"a.txt", "a\n"}, {"sub/b.txt", "b\n"}});
     auto snap = open_frozen(ws);
     std::string t0 = snap->write_tree().value();
 
@@ -370,9 +366,7 @@ TEST_SUITE("verify") {
   }
 
   TEST_CASE("ignore rules present at the start keep ignoring, even after their .gitignore is edited or deleted") {
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/.gitignore", "node_modules/\n");
-    write_file(ws + "/lib/.gitignore", "*.log\n");
+    std::string ws = make_workspace({{".gitignore", "node_modules/\n"}, {"lib/.gitignore", "*.log\n"}});
     write_file(ws + "/build/.gitignore", "*\n");  // meson's build folders ignore themselves
     write_file(ws + "/lib/a.c", "int a;\n");
     auto snap = open_frozen(ws);
@@ -393,9 +387,7 @@ TEST_SUITE("verify") {
   }
 
   TEST_CASE("snapshot.ignore patterns apply from the freeze on, to files already there too") {
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/old.tmp", "old\n");
-    write_file(ws + "/keep.txt", "keep\n");
+    std::string ws = make_workspace({{"old.tmp", "old\n"}, {"keep.txt", "keep\n"}});
     auto snap = open_frozen(ws, {"*.tmp", "/cache/"});
     CHECK(tree_files(*snap, snap->write_tree().value()) == std::set<std::string>{"keep.txt"});
     write_file(ws + "/d/b.tmp", "tmp\n");
@@ -411,28 +403,27 @@ TEST_SUITE("verify") {
     write_file(ws + "/deps/lib.js", "lib\n");
     write_file(ws + "/debug.log", "log\n");
     {
-      auto snap = snapshot::SnapshotStore::open(store, ws, {"deps/"});
+      auto snap = snapshot::SnapshotStore::open(store, ws, system_clock(), {"deps/"});
       REQUIRE(snap.ok());
       CHECK((*snap)->scan().value() == std::vector<std::string>{"debug.log", "keep.txt"});
       REQUIRE((*snap)->freeze_ignore_rules({"deps/"}).ok());
       REQUIRE((*snap)->flush().ok());
     }
-    auto snap = snapshot::SnapshotStore::open(store, ws, {"deps/", "*.log"});
+    auto snap = snapshot::SnapshotStore::open(store, ws, system_clock(), {"deps/", "*.log"});
     REQUIRE(snap.ok());
     REQUIRE((*snap)->scan().ok());
     REQUIRE((*snap)->freeze_ignore_rules({"deps/", "*.log"}).ok());
     CHECK(tree_files(**snap, (*snap)->write_tree().value()) == std::set<std::string>{"keep.txt"});
 
-    auto dropped = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, {"*.log"});  // then the config lost it
+    auto dropped = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock(),
+                                                 {"*.log"});  // then the config lost it
     REQUIRE((*dropped)->scan().ok());
     REQUIRE((*dropped)->freeze_ignore_rules({}).ok());
     CHECK(tree_files(**dropped, (*dropped)->write_tree().value()) == std::set<std::string>{"debug.log", "deps/lib.js", "keep.txt"});
   }
 
   TEST_CASE("a symlink named like an ignored folder is a file to the ignore rules, in the first scan as later (as in git)") {
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/.gitignore", "deps/\n");
-    write_file(ws + "/real/lib.js", "lib\n");
+    std::string ws = make_workspace({{".gitignore", "deps/\n"}, {"real/lib.js", "lib\n"}});
     fs::create_directory_symlink("real", ws + "/deps");
     auto snap = open_frozen(ws);
     CHECK(tree_files(*snap, snap->write_tree().value()) == std::set<std::string>{".gitignore", "deps", "real/lib.js"});
@@ -459,29 +450,23 @@ TEST_SUITE("verify") {
   TEST_CASE("the snapshot repository is one git fsck accepts, whether or not the workspace has a repository") {
     for (bool with_repository : {false, true}) {
       CAPTURE(with_repository);
-      std::string ws = make_temp_dir("ws");
-      write_file(ws + "/a.txt", "a\n");
-      write_file(ws + "/d/b.txt", "b\n");
-      write_file(ws + "/empty", "");
+      std::string ws = make_workspace({{"a.txt", "a\n"}, {"d/b.txt", "b\n"}, {"empty", ""}});
       std::string big(300000, 'x');  // a size that takes four bytes of a pack entry's header
       for (std::size_t i = 0; i < big.size(); i += 7) big[i] = static_cast<char>('a' + i % 26);
       write_file(ws + "/big.bin", big);
-      std::vector<std::string> git = {"/usr/bin/git", "-C", ws, "-c", "user.name=t", "-c", "user.email=t@localhost"};
-      auto run_git = [&](std::vector<std::string> args) {
-        args.insert(args.begin(), git.begin(), git.end());
-        REQUIRE(run_command(args, {"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent"}).exit_code == 0);
-      };
       if (with_repository) {
         for (const char* f : {"/a.txt", "/d/b.txt"}) fs::last_write_time(ws + f, fs::last_write_time(ws + f) - std::chrono::hours(1));
-        run_git({"init", "-q"});
-        run_git({"add", "-A"});
-        run_git({"commit", "-qm", "base"});
-        // Past the two seconds in which a scan distrusts a recent ctime, so that the store never
-        // holds d/b.txt's content: its trees name a blob only the workspace had.
-        std::this_thread::sleep_for(std::chrono::seconds(3));
+        testing::git(ws, {"init", "-q"});
+        testing::git(ws, {"add", "-A"});
+        testing::git(ws, {"commit", "-qm", "base"});
       }
+      // With the repository, a clock past the two seconds in which a scan distrusts a recent ctime
+      // (setting the mtimes moved it), so that the store never holds d/b.txt's content: its trees
+      // name a blob only the workspace had.
+      testing::FakeClock clock(std::chrono::system_clock::now());
+      if (with_repository) clock.advance(std::chrono::seconds(3));
       std::string store = make_temp_dir("store");
-      auto snap = snapshot::SnapshotStore::open(store, ws);
+      auto snap = snapshot::SnapshotStore::open(store, ws, clock);
       REQUIRE(snap.ok());
       REQUIRE((*snap)->scan().ok());
       REQUIRE((*snap)->freeze_ignore_rules({}).ok());
@@ -495,12 +480,14 @@ TEST_SUITE("verify") {
       REQUIRE((*snap)->retain({before, after}, {"a.txt", "c.txt"}).ok());
       REQUIRE((*snap)->flush().ok());
       if (with_repository) fs::remove_all(ws + "/.git");  // what the run needs was copied
-      auto fsck = run_command({"/usr/bin/git", "--git-dir=" + (*snap)->repository_path(), "fsck", "--no-progress"},
-                              {"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent"});
+      auto fsck = testing::run_git("", {"--git-dir=" + (*snap)->repository_path(), "fsck", "--no-progress"});
       CAPTURE(fsck.out + fsck.err);
       CHECK(fsck.exit_code == 0);
       CHECK((*snap)->read(before, "a.txt").value() == std::optional<std::string>("a\n"));
       CHECK((*snap)->read(after, "big.bin").value() == std::optional<std::string>(big));
+      // What the clock decides: d/b.txt, vouched for by the workspace's index and never read, is in no
+      // object the store holds once that repository is gone.
+      CHECK((*snap)->read(before, "d/b.txt").ok() == !with_repository);
       // Objects go to packs, not a file each.
       int loose = 0;
       for (const auto& e : fs::recursive_directory_iterator((*snap)->repository_path() + "/objects")) {
@@ -528,13 +515,12 @@ TEST_SUITE("verify") {
   TEST_CASE("a file under an ignored path present at the start is watched: its modification, deletion and mode change are changes; a new one there is not") {
     for (bool with_repository : {false, true}) {
       CAPTURE(with_repository);
-      std::string ws = make_temp_dir("ws");
-      write_file(ws + "/.gitignore", "data/\n*.local.yml\nbuild/\n");
-      write_file(ws + "/src.c", "int main(){}\n");
-      write_file(ws + "/data/app.sqlite3", std::string("SQLite format 3\0\x01\x02", 18));
-      write_file(ws + "/data/deep/cache.bin", "cache\n");
-      write_file(ws + "/app.local.yml", "db: data/app.sqlite3\n");
-      write_file(ws + "/build/out.o", "obj\n");
+      std::string ws = make_workspace({{".gitignore", "data/\n*.local.yml\nbuild/\n"},
+                                       {"src.c", "int main(){}\n"},
+                                       {"data/app.sqlite3", std::string("SQLite format 3\0\x01\x02", 18)},
+                                       {"data/deep/cache.bin", "cache\n"},
+                                       {"app.local.yml", "db: data/app.sqlite3\n"},
+                                       {"build/out.o", "obj\n"}});
       // A .gitignore inside an ignored folder is never read (git does not descend there): it
       // re-includes nothing.
       write_file(ws + "/build/.gitignore", "!*\n");
@@ -605,7 +591,8 @@ TEST_SUITE("verify") {
     for (bool given_to_open : {true, false}) {
       CAPTURE(given_to_open);
       const std::vector<std::string> config = {"cache/", "/tmp/"};
-      auto opened = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, given_to_open ? config : std::vector<std::string>{});
+      auto opened = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock(),
+                                                  given_to_open ? config : std::vector<std::string>{});
       REQUIRE(opened.ok());
       auto& snap = *opened;
       REQUIRE(snap->scan().ok());
@@ -626,9 +613,7 @@ TEST_SUITE("verify") {
   }
 
   TEST_CASE("a file tool's own write to an ignored path is a change, a new file too, through either kind of scan") {
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/.gitignore", "build/\n*.local.yml\n");
-    write_file(ws + "/a.txt", "a\n");
+    std::string ws = make_workspace({{".gitignore", "build/\n*.local.yml\n"}, {"a.txt", "a\n"}});
     auto snap = open_frozen(ws);
     std::string t0 = snap->write_tree().value();
     write_file(ws + "/config.local.yml", "by file_write\n");
@@ -651,7 +636,7 @@ TEST_SUITE("verify") {
     write_file(ws + "/.gitignore", "build/\n");
     write_file(ws + "/a.txt", "a\n");
     auto run_start = [&] {
-      auto snap = snapshot::SnapshotStore::open(store, ws);
+      auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
       REQUIRE(snap.ok());
       REQUIRE((*snap)->scan().ok());
       REQUIRE((*snap)->freeze_ignore_rules({}).ok());

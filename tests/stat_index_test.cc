@@ -19,6 +19,7 @@
 
 using namespace candor;
 using candor::testing::make_temp_dir;
+using candor::testing::make_workspace;
 using candor::testing::read_file;
 using candor::testing::run_command;
 using candor::testing::write_file;
@@ -129,9 +130,8 @@ TEST_SUITE("verify") {
     write_file(repo + "/src/a.txt", "a\n");
     write_file(repo + "/src/b.txt", "b\n");
     write_file(repo + "/top.txt", "t\n");
-    const std::vector<std::string> who = {"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t"};
-    REQUIRE(run_command({"/usr/bin/git", "-C", repo, "add", "-A"}).exit_code == 0);
-    REQUIRE(run_command({"/usr/bin/git", "-C", repo, "commit", "-q", "-m", "one"}, who).exit_code == 0);
+    candor::testing::git(repo, {"add", "-A"});
+    candor::testing::git(repo, {"commit", "-q", "-m", "one"});
     // A commit leaves a tree-cache extension after the entries.
     std::string index_file = repo + "/.git/index";
     REQUIRE(read_file(index_file).find("TREE") != std::string::npos);
@@ -284,13 +284,11 @@ TEST_SUITE("verify") {
   }
 
   TEST_CASE("a store whose index was damaged starts over: the next snapshot is what a fresh store makes") {
-    std::string ws = make_temp_dir("ws");
-    write_file(ws + "/a.txt", "a\n");
-    write_file(ws + "/d/b.txt", "b\n");
+    std::string ws = make_workspace({{"a.txt", "a\n"}, {"d/b.txt", "b\n"}});
     std::string store = make_temp_dir("store");
     std::string tree;
     {
-      auto snap = snapshot::SnapshotStore::open(store, ws);
+      auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
       REQUIRE(snap.ok());
       REQUIRE((*snap)->scan().ok());
       tree = (*snap)->write_tree().value();
@@ -301,11 +299,11 @@ TEST_SUITE("verify") {
     REQUIRE(bytes.size() > 40);
     write_file(index_file, bytes.substr(0, bytes.size() / 2));  // a crash mid-write, outside git's lock
     write_file(ws + "/d/b.txt", "b changed\n");
-    auto fresh = snapshot::SnapshotStore::open(make_temp_dir("fresh"), ws);
+    auto fresh = snapshot::SnapshotStore::open(make_temp_dir("fresh"), ws, system_clock());
     REQUIRE(fresh.ok());
     REQUIRE((*fresh)->scan().ok());
     {
-      auto snap = snapshot::SnapshotStore::open(store, ws);
+      auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
       REQUIRE_MESSAGE(snap.ok(), snap.error().message);
       REQUIRE((*snap)->scan().ok());
       std::string after = (*snap)->write_tree().value();

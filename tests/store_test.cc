@@ -1,9 +1,68 @@
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <string>
+
+#include <fmt/format.h>
+
 #include "store/run_store.h"
+#include "tests/kernel_facts.h"
 #include "tests/test_support.h"
 
 using namespace candor;
+using candor::testing::needs;
+using candor::testing::run_command;
+
+namespace {
+
+// The store's database is damaged from outside candor, as a bad disk or another program would
+// leave it, with python3's sqlite3 module (candor's tests include no <sqlite3.h>). The store must
+// be closed meanwhile: its last connection's close folded the write-ahead log into the file.
+const needs kPython{::access("/usr/bin/python3", X_OK) == 0, "/usr/bin/python3"};
+
+// Overwrites with 0xff the middle leaf page, in b-tree order, of `name` (a table or an index):
+// the rows before it read, the step that reaches it fails. Returns how many leaves it has.
+int damage_middle_leaf(const std::string& db, const std::string& name) {
+  const char* script =
+      "import sqlite3, sys\n"
+      "db, name = sys.argv[1], sys.argv[2]\n"
+      "c = sqlite3.connect(db)\n"
+      "pages = [r[0] for r in c.execute(\"SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY "
+      "path\", (name,))]\n"
+      "size = c.execute('PRAGMA page_size').fetchone()[0]\n"
+      "c.close()\n"
+      "with open(db, 'r+b') as f:\n"
+      "    f.seek((pages[len(pages) // 2] - 1) * size)\n"
+      "    f.write(b'\\xff' * size)\n"
+      "print(len(pages))\n";
+  auto r = run_command({"/usr/bin/python3", "-c", script, db, name});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  return std::stoi(r.out);
+}
+
+// Runs `sql` (one statement, `?` bound to `arg`) on the database and commits.
+void run_sql(const std::string& db, const std::string& sql, const std::string& arg) {
+  const char* script =
+      "import sqlite3, sys\n"
+      "c = sqlite3.connect(sys.argv[1])\n"
+      "c.execute(sys.argv[2], (sys.argv[3],))\n"
+      "c.commit()\n"
+      "c.close()\n";
+  auto r = run_command({"/usr/bin/python3", "-c", script, db, sql, arg});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+}
+
+Event event(std::int64_t seq, nlohmann::json data) {
+  Event e;
+  e.seq = seq;
+  e.ts = "2026-01-01T00:00:01.000Z";
+  e.type = "step_finished";
+  e.data = std::move(data);
+  return e;
+}
+
+}  // namespace
 
 TEST_SUITE("store") {
   TEST_CASE("runs and events are stored as they happen and listed newest first") {
@@ -67,15 +126,103 @@ TEST_SUITE("store") {
   }
 
   TEST_CASE("the default store is outside the workspace, overridable by CANDOR_HOME") {
-    ::setenv("CANDOR_HOME", "/tmp/candor-home-test", 1);
-    CHECK(store::default_store_dir() == "/tmp/candor-home-test");
-    ::unsetenv("CANDOR_HOME");
-    ::setenv("XDG_STATE_HOME", "/tmp/xdg", 1);
-    CHECK(store::default_store_dir() == "/tmp/xdg/candor");
-    ::unsetenv("XDG_STATE_HOME");
-    std::string home = std::getenv("HOME") ? std::getenv("HOME") : "";
-    ::setenv("HOME", "/home/someone", 1);
+    using testing::ScopedEnv;
+    {
+      ScopedEnv home("CANDOR_HOME", "/tmp/candor-home-test");
+      CHECK(store::default_store_dir() == "/tmp/candor-home-test");
+    }
+    ScopedEnv no_home("CANDOR_HOME", std::nullopt);
+    {
+      ScopedEnv state("XDG_STATE_HOME", "/tmp/xdg");
+      CHECK(store::default_store_dir() == "/tmp/xdg/candor");
+    }
+    ScopedEnv no_state("XDG_STATE_HOME", std::nullopt);
+    ScopedEnv home("HOME", "/home/someone");
     CHECK(store::default_store_dir() == "/home/someone/.local/state/candor");
-    ::setenv("HOME", home.c_str(), 1);
+  }
+
+  TEST_CASE(
+      "load fails, naming the run, when a page of its events cannot be read: a run cut short is not shown as whole" *
+      kPython) {
+    std::string dir = candor::testing::make_temp_dir("store");
+    const std::string id = "20260101T000000-aaaaaa";
+    {
+      auto store = store::RunStore::open(dir);
+      REQUIRE(store.ok());
+      REQUIRE((*store)->create_run(id, "2026-01-01T00:00:00.000Z", "many events", "/ws").ok());
+      for (int seq = 1; seq <= 400; ++seq)
+        REQUIRE((*store)->append(id, event(seq, {{"output", std::string(200, 'x')}})).ok());
+      REQUIRE((*store)->load(id)->events.size() == 400);
+    }
+    REQUIRE(damage_middle_leaf(dir + "/candor.db", "events") >= 3);
+    auto store = store::RunStore::open(dir);
+    REQUIRE(store.ok());
+    auto run = (*store)->load(id);
+    REQUIRE_FALSE(run.ok());
+    CHECK(run.error().code == ErrorCode::kIo);
+    CHECK(run.error().message.find(id) != std::string::npos);
+  }
+
+  TEST_CASE(
+      "list and resolve fail when a page of the runs cannot be read: never a shorter list, never \"no such run\"" *
+      kPython) {
+    std::string dir = candor::testing::make_temp_dir("store");
+    {
+      auto store = store::RunStore::open(dir);
+      REQUIRE(store.ok());
+      for (int i = 0; i < 300; ++i) {
+        std::string id = fmt::format("20260101T{:06}-{:06x}", i, i);
+        REQUIRE((*store)->create_run(id, fmt::format("2026-01-01T00:00:{:03}Z", i), std::string(200, 'g'), "/ws").ok());
+      }
+      REQUIRE((*store)->list(1000)->size() == 300);
+    }
+    // The rows and both ways of reaching them by id or time: whichever the queries walk.
+    for (const char* name : {"runs", "sqlite_autoindex_runs_1", "runs_by_created"}) {
+      CAPTURE(name);
+      REQUIRE(damage_middle_leaf(dir + "/candor.db", name) >= 3);
+    }
+    auto store = store::RunStore::open(dir);
+    REQUIRE(store.ok());
+    auto listed = (*store)->list(1000);
+    REQUIRE_FALSE(listed.ok());
+    CHECK(listed.error().code == ErrorCode::kIo);
+    auto resolved = (*store)->resolve("2099");  // matches none: every row must be looked at
+    REQUIRE_FALSE(resolved.ok());
+    CHECK(resolved.error().code == ErrorCode::kIo);
+  }
+
+  TEST_CASE("load fails, naming the run and what, when a stored event, facts or report is not JSON" * kPython) {
+    std::string dir = candor::testing::make_temp_dir("store");
+    const std::string bad_event = "20260101T000000-aaaaaa", bad_facts = "20260101T000000-bbbbbb",
+                      bad_report = "20260101T000000-cccccc";
+    {
+      auto store = store::RunStore::open(dir);
+      REQUIRE(store.ok());
+      for (const auto& id : {bad_event, bad_facts, bad_report}) {
+        REQUIRE((*store)->create_run(id, "2026-01-01T00:00:00.000Z", "goal", "/ws").ok());
+        for (int seq = 1; seq <= 3; ++seq) REQUIRE((*store)->append(id, event(seq, {{"n", seq}})).ok());
+        REQUIRE((*store)->finish_run(id, {"completed", "success", "tier1", {{"k", 1}}, {{"verdict", "success"}}}).ok());
+      }
+    }
+    std::string db = dir + "/candor.db";
+    run_sql(db, "UPDATE events SET data = '{\"n\": 2, \"cut' WHERE run_id = ? AND seq = 2", bad_event);
+    run_sql(db, "UPDATE runs SET facts_json = 'not json' WHERE id = ?", bad_facts);
+    run_sql(db, "UPDATE runs SET report_json = '{' WHERE id = ?", bad_report);
+    auto store = store::RunStore::open(dir);
+    REQUIRE(store.ok());
+    // The report is read by SQLite too (json_extract of its undone.at), which says "malformed JSON".
+    for (const auto& [id, what] : std::vector<std::pair<std::string, std::string>>{
+             {bad_event, "event 2"}, {bad_facts, "facts"}, {bad_report, "malformed JSON"}}) {
+      CAPTURE(id);
+      auto run = (*store)->load(id);
+      REQUIRE_FALSE(run.ok());
+      CHECK(run.error().code == ErrorCode::kIo);
+      CHECK(run.error().message.find(id) != std::string::npos);
+      CHECK(run.error().message.find(what) != std::string::npos);
+    }
+    // So is the list that shows when each run was undone: it stops at the damaged report.
+    auto listed = (*store)->list(10);
+    REQUIRE_FALSE(listed.ok());
+    CHECK(listed.error().code == ErrorCode::kIo);
   }
 }

@@ -13,14 +13,14 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <stdexcept>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <utility>
 #include <stdexcept>
+#include <utility>
 
+#include <doctest/doctest.h>
 #include <git2.h>
 
 namespace fs = std::filesystem;
@@ -68,9 +68,13 @@ std::string env_or(const char* name, const std::string& fallback) {
 
 }  // namespace
 
-ScopedEnv::ScopedEnv(std::string name, const std::string& value) : name_(std::move(name)) {
+ScopedEnv::ScopedEnv(std::string name, const std::optional<std::string>& value) : name_(std::move(name)) {
   if (const char* old = std::getenv(name_.c_str())) old_ = old;
-  ::setenv(name_.c_str(), value.c_str(), 1);
+  if (value) {
+    ::setenv(name_.c_str(), value->c_str(), 1);
+  } else {
+    ::unsetenv(name_.c_str());
+  }
 }
 
 ScopedEnv::~ScopedEnv() {
@@ -111,6 +115,18 @@ std::string make_temp_dir(const std::string& name) {
   std::string dir = g_scratch + "/" + std::to_string(++g_counter) + "-" + name;
   fs::create_directories(dir);
   return fs::canonical(dir).string();
+}
+
+std::string make_workspace(const std::map<std::string, std::string>& files, const std::string& name) {
+  std::string dir = make_temp_dir(name);
+  for (const auto& [path, content] : files) write_file(dir + "/" + path, content);
+  return dir;
+}
+
+const std::map<std::string, std::string>& tiny_site() {
+  static const std::map<std::string, std::string> site = {{"css/style.css", "body {\n  background: #ffffff;\n}\n"},
+                                                          {"index.html", "<p>hi</p>\n"}};
+  return site;
 }
 
 void write_file(const std::string& path, const std::string& content) {
@@ -166,6 +182,30 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::vecto
   r.out = read_file(out_path);
   r.err = read_file(err_path);
   return r;
+}
+
+const std::vector<std::string>& git_env() {
+  static const std::vector<std::string> env = {
+      "GIT_AUTHOR_NAME=candor-test", "GIT_AUTHOR_EMAIL=test@example.com", "GIT_COMMITTER_NAME=candor-test",
+      "GIT_COMMITTER_EMAIL=test@example.com", "HOME=/nonexistent", "XDG_CONFIG_HOME=", "GIT_CONFIG_NOSYSTEM=1"};
+  return env;
+}
+
+CommandResult run_git(const std::string& dir, std::vector<std::string> args, const std::vector<std::string>& extra_env) {
+  args.insert(args.begin(), "/usr/bin/git");
+  std::vector<std::string> env = git_env();
+  env.insert(env.end(), extra_env.begin(), extra_env.end());
+  return run_command(args, env, dir);
+}
+
+std::string git(const std::string& dir, std::vector<std::string> args) {
+  std::string command = "git";
+  for (const auto& a : args) command += " " + a;
+  CAPTURE(command);
+  auto r = run_git(dir, std::move(args));
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  return r.out;
 }
 
 CommandResult run_in_terminal(const std::vector<std::string>& argv, const std::vector<std::string>& env, unsigned short columns) {

@@ -1,12 +1,16 @@
-// Helpers shared by the tests: scratch folders, files, running the built binary.
+// The tests' fixture kit: scratch folders and workspaces, files, running the built binary and git,
+// a clock that moves only when told, environment variables set for a scope.
 #pragma once
 
 #include <git2/oid.h>
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "core/clock.h"
 
 namespace candor::testing {
 
@@ -16,6 +20,12 @@ void end_scratch(bool passed);
 
 // A fresh folder inside the current test case's scratch folder.
 std::string make_temp_dir(const std::string& name = "dir");
+
+// A fresh folder holding `files` (relative path -> content; folders made as needed): a workspace
+// as a test wants it, built in one line.
+std::string make_workspace(const std::map<std::string, std::string>& files, const std::string& name = "ws");
+// The smallest site: css/style.css (a white background) and index.html.
+const std::map<std::string, std::string>& tiny_site();
 
 void write_file(const std::string& path, const std::string& content);
 std::string read_file(const std::string& path);
@@ -38,6 +48,15 @@ struct CommandResult {
 CommandResult run_command(const std::vector<std::string>& argv, const std::vector<std::string>& env = {},
                           const std::string& cwd = "");
 
+// git for the tests: /usr/bin/git with a fixed author and committer, and neither the user's nor
+// the system's configuration, so what a test's git does never depends on who runs the tests.
+// The environment it runs with (NAME=VALUE, NAME= unsets), for a test that runs git itself.
+const std::vector<std::string>& git_env();
+// git `args` in `dir`, with git_env() and then `extra_env`; the result is returned, not checked.
+CommandResult run_git(const std::string& dir, std::vector<std::string> args, const std::vector<std::string>& extra_env = {});
+// The same, REQUIREd to succeed (git's stderr is shown when it does not): returns its stdout.
+std::string git(const std::string& dir, std::vector<std::string> args);
+
 // Runs argv with a pseudo-terminal of `columns` columns as its stdin, stdout and stderr (a person's
 // terminal, as far as the program can tell; no output processing, so "\n" is not turned into
 // "\r\n"). `out` is everything written to the terminal, in order; `err` stays empty.
@@ -59,11 +78,12 @@ class LoopbackListener {
   int port_ = 0;
 };
 
-// Sets an environment variable for the guard's lifetime and then puts back what was there (its old
-// value, or nothing), however the test case ends: a failed REQUIRE throws past any unsetenv.
+// Sets (or, given nullopt, unsets) an environment variable for the guard's lifetime and then puts
+// back what was there (its old value, or nothing), however the test case ends: a failed REQUIRE
+// throws past any hand-written restore.
 class ScopedEnv {
  public:
-  ScopedEnv(std::string name, const std::string& value);
+  ScopedEnv(std::string name, const std::optional<std::string>& value);
   ~ScopedEnv();
   ScopedEnv(const ScopedEnv&) = delete;
   ScopedEnv& operator=(const ScopedEnv&) = delete;
@@ -71,6 +91,24 @@ class ScopedEnv {
  private:
   std::string name_;
   std::optional<std::string> old_;
+};
+
+// A Clock that moves only when told: wall() starts at `start` (by default kStart,
+// 2026-11-18T11:06:40Z, so timestamps are the same every run) and monotonic() at its epoch; both
+// move by advance(). For budgets, timestamps and time windows without sleeping. A test that
+// compares the clock with files it wrote (a racy window) starts it at system_clock::now().
+class FakeClock final : public Clock {
+ public:
+  static constexpr std::chrono::seconds kStart{1795000000};
+  explicit FakeClock(std::chrono::system_clock::time_point start = std::chrono::system_clock::time_point(kStart))
+      : start_(start) {}
+  std::chrono::system_clock::time_point wall() override { return start_ + elapsed_; }
+  std::chrono::steady_clock::time_point monotonic() override { return std::chrono::steady_clock::time_point{} + elapsed_; }
+  void advance(std::chrono::nanoseconds by) { elapsed_ += by; }
+
+ private:
+  std::chrono::system_clock::time_point start_;
+  std::chrono::nanoseconds elapsed_{0};
 };
 
 // The built candor binary (CANDOR_BIN), the source root (CANDOR_SOURCE_ROOT), and the test data

@@ -14,7 +14,6 @@
 
 using namespace candor;
 using candor::testing::make_temp_dir;
-using candor::testing::run_command;
 using candor::testing::write_file;
 namespace fs = std::filesystem;
 
@@ -23,8 +22,7 @@ namespace {
 // "A path", "D path", "M path" lines, sorted, as git diff-tree -r --name-status says them (a
 // type change, T, is a modification).
 std::vector<std::string> git_diff(const std::string& repo, const std::string& from, const std::string& to) {
-  auto r = run_command({"/usr/bin/git", "--git-dir=" + repo, "diff-tree", "-r", "--no-renames", "--name-status", from, to},
-                       {"HOME=/nonexistent", "GIT_CONFIG_NOSYSTEM=1"});
+  auto r = candor::testing::run_git("", {"--git-dir=" + repo, "diff-tree", "-r", "--no-renames", "--name-status", from, to});
   REQUIRE(r.exit_code == 0);
   std::vector<std::string> out;
   std::istringstream in(r.out);
@@ -47,7 +45,7 @@ std::vector<std::string> candor_diff(snapshot::SnapshotStore& snap, const std::s
 TEST_SUITE("verify") {
   TEST_CASE("tree diffs name what git diff-tree names: folders that became files and back, modes, links, whole folders") {
     std::string ws = make_temp_dir("ws");
-    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws);
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
     REQUIRE(snap.ok());
     std::mt19937 rng(7);
     const std::vector<std::string> names = {"a", "b/c", "b/d/e", "b/d/f", "g/h", "g", "i/j/k/l", "top"};

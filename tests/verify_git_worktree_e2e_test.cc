@@ -127,7 +127,7 @@ open(index, 'wb').write(data + hashlib.sha1(data).digest())
     auto forged = run_command({"/usr/bin/python3", forge, repo.ws + "/.git/index", "index.html", repo.ws + "/index.html"});
     REQUIRE(forged.exit_code == 0);
     // The control: git itself is fooled (only the edit it was told of shows).
-    WARN(repo.git({"status", "--porcelain"}).out.find("index.html") == std::string::npos);
+    WARN(repo.git({"status", "--porcelain"}).find("index.html") == std::string::npos);
     json j = parse_stdout(repo.verify("main..", {"--expect", kDarkGreen, "--json", "--judge", "never"}));
     CHECK(mutated(j) == std::vector<std::string>{"css/style.css modified", "index.html modified"});
     CHECK(j["verdict"] != "success");

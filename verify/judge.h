@@ -22,12 +22,33 @@ struct EvidencePiece {
   std::string kind;  // diff | file | final_answer | planner_reading | note
   std::string path;  // "" for final_answer
   std::string text;
+  // A diff that does not show the whole change of its path (cut at diff_per_file, or too large for
+  // candor to diff): its path is never counted as seen.
+  bool partial = false;
 };
 
 struct EvidenceCaps {
-  std::size_t diff_per_file = 4096;
+  std::size_t diff_per_file = 256 * 1024;  // a diff past this is cut, and its path not seen whole
   std::size_t excerpt_per_file = 2048;
-  std::size_t total = 24 * 1024;
+  std::size_t total = 24 * 1024;  // one prompt's evidence: a batch
+  std::size_t max_batches = 12;   // beyond this many prompts, the rest of the change is unseen
+};
+
+// The evidence as the prompts that carry it. The context (the planner's reading, the final answer,
+// the files a question names, excerpts of changed files) opens the first batch, within half of it;
+// then every diff, source before documentation, a diff larger than a batch in parts of its own.
+struct EvidenceBatches {
+  std::vector<std::vector<EvidencePiece>> batches;
+  // Per batch, the paths whose diff (or a part of it) it holds.
+  std::vector<std::vector<std::string>> diff_paths;
+  // Paths no batch shows whole: a partial diff, or past max_batches.
+  std::vector<std::string> unseen_paths;
+};
+EvidenceBatches plan_batches(const std::vector<EvidencePiece>& evidence, const EvidenceCaps& caps);
+
+// A share of the change: prompt k of n (1-based). {1, 1}: the whole change in one prompt.
+struct JudgePart {
+  std::size_t index = 1, count = 1;
 };
 
 // Diff hunks of every mutation, excerpts of the changed files as they are now, excerpts of the
@@ -49,17 +70,25 @@ struct JudgePrompt {
   std::string user;
 };
 
-// `nonce` makes the evidence fences unforgeable by text inside the evidence.
+// `nonce` makes the evidence fences unforgeable by text inside the evidence. A part of several
+// asks for "not_shown" where that share of the change says nothing about a question.
 JudgePrompt judge_prompt(const std::string& goal, const std::vector<std::string>& questions,
-                         const std::vector<EvidencePiece>& evidence, const std::string& nonce);
+                         const std::vector<EvidencePiece>& evidence, const std::string& nonce, JudgePart part = {});
 
 // {"answers": [{"question": 1, "answer": "yes"|"no", "reason": "..."}]}: exactly one answer per
-// question. Accepts a code fence around it.
-Result<std::vector<JudgeAnswer>> parse_judge_reply(const std::string& reply, std::size_t questions);
+// question ("not_shown" too when `batch`). Accepts a code fence around it.
+Result<std::vector<JudgeAnswer>> parse_judge_reply(const std::string& reply, std::size_t questions, bool batch = false);
 
 // Asks the judge: one call, one repair on a malformed reply.
 JudgeOutcome ask_judge(llm::Provider& provider, const std::string& goal, const std::vector<std::string>& questions,
-                       const std::vector<EvidencePiece>& evidence, std::chrono::milliseconds deadline);
+                       const std::vector<EvidencePiece>& evidence, std::chrono::milliseconds deadline, JudgePart part = {});
+
+// The batches' answers as one: a question is "no" when any batch said no; else "yes" when some
+// batch showed it (the unrequested-change question: when no batch showed such a change); else "no"
+// (no share of the change showed it). `unseen_paths` is the batches' unseen plus the diffs of the
+// batches not answered. Calls, tokens and errors add up.
+JudgeOutcome combine_batches(const std::vector<std::string>& questions, const std::vector<JudgeOutcome>& parts,
+                             const EvidenceBatches& plan);
 
 // The questions to ask: those fixed in round 1, or, when the plan gave none, the goal itself.
 std::vector<std::string> judge_questions(const std::string& goal, const std::vector<std::string>& fixed);

@@ -20,7 +20,7 @@ Verdict verdict_of(const JudgeOutcome& judge) {
   bool all_yes = std::all_of(answers.begin(), answers.end(), [](const JudgeAnswer& a) { return a.yes; });
   bool any_goal = std::any_of(answers.begin(), answers.end(), about_goal);
   bool goal_all_no = std::none_of(answers.begin(), answers.end(), [&](const JudgeAnswer& a) { return about_goal(a) && a.yes; });
-  if (all_yes && !answers.empty()) return Verdict::kSuccess;
+  if (all_yes && !answers.empty()) return judge.unseen_paths.empty() ? Verdict::kSuccess : Verdict::kPartial;
   if (goal_all_no && (any_goal || answers.empty())) return Verdict::kFail;
   return Verdict::kPartial;
 }
@@ -37,7 +37,9 @@ nlohmann::json to_json(const JudgeOutcome& j) {
                         {"verdict", j.answered ? nlohmann::json(to_string(verdict_of(j))) : nlohmann::json(nullptr)},
                         {"calls", j.calls},
                         {"input_tokens", j.input_tokens},
-                        {"output_tokens", j.output_tokens}};
+                        {"output_tokens", j.output_tokens},
+                        {"batches", j.batches},
+                        {"unseen_paths", j.unseen_paths}};
   if (!j.answered) out["error"] = j.error;
   return out;
 }

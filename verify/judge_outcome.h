@@ -20,6 +20,9 @@ struct JudgeAnswer {
   int question = 0;  // 1-based
   bool yes = false;
   std::string reason;
+  // A batch's answer "not_shown": this share of the change says nothing about the question. Only a
+  // batch may answer so; the combined answer is yes or no (combine_batches).
+  bool not_shown = false;
 };
 
 // One LLM call the judge made, for the trajectory's llm_call events.
@@ -42,6 +45,12 @@ struct JudgeOutcome {
   std::int64_t input_tokens = 0, output_tokens = 0;
   int calls = 0;
   std::vector<JudgeCall> call_log;
+  // The change was shown in this many prompts (1: all of it at once).
+  int batches = 1;
+  // Mutated paths whose whole diff the judge never saw: a batch not asked (the time ran out, the
+  // batch cap), not answered, or a diff too large to show. Non-empty: at best `partial`, "judged on
+  // partial evidence" (DESIGN.md: the judge sees the whole change or says less).
+  std::vector<std::string> unseen_paths;
 };
 
 // Asked last of every judge, so that a change the goal did not ask for is a "no" (answered yes
@@ -51,7 +60,8 @@ inline constexpr const char* kUnrequestedChangeQuestion =
     "did not call for)?";
 
 // All yes -> success; every answer about the goal itself "no" -> fail (that nothing else changed
-// does not make a goal not achieved at all any better); otherwise partial.
+// does not make a goal not achieved at all any better); otherwise partial. Success with unseen
+// paths is partial.
 Verdict verdict_of(const JudgeOutcome& judge);
 
 nlohmann::json to_json(const JudgeOutcome& j);

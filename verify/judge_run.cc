@@ -54,21 +54,46 @@ JudgeRun judge_run(llm::Provider& provider, const TreeReader& trees, const RunFa
     for (const auto& q : in.planner_questions) reading += "- " + q + "\n";
     evidence.insert(evidence.begin(), {"planner_reading", "", "The planner's own questions (its reading of the goal, not the goal):\n" + reading});
   }
-  auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
-  out.outcome = ask_judge(provider, facts.goal, questions, evidence, std::max(budget - spent, std::chrono::milliseconds(1000)));
+  auto left = [&] {
+    return budget - std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+  };
+  EvidenceBatches plan = plan_batches(evidence, in.caps);
+  if (plan.batches.size() == 1) {
+    out.outcome = ask_judge(provider, facts.goal, questions, plan.batches[0], std::max(left(), std::chrono::milliseconds(1000)));
+    out.outcome.unseen_paths = plan.unseen_paths;
+    if (!out.outcome.answered) out.outcome.unseen_paths.insert(out.outcome.unseen_paths.end(), plan.diff_paths[0].begin(), plan.diff_paths[0].end());
+    return out;
+  }
+  // The same questions over each share of the change, while the time lasts; a share not asked is
+  // unseen, never assumed.
+  std::vector<JudgeOutcome> parts;
+  for (std::size_t k = 0; k < plan.batches.size(); ++k) {
+    if (left() < std::chrono::seconds(1)) break;
+    parts.push_back(ask_judge(provider, facts.goal, questions, plan.batches[k], left(), {k + 1, plan.batches.size()}));
+    if (parts.back().provider_failed) break;
+  }
+  out.outcome = combine_batches(questions, parts, plan);
   return out;
 }
 
-void record_judge_run(const JudgeRun& run, const std::string& provider_name, Trajectory& trajectory, RunFacts& facts) {
+void record_judge_run(const JudgeRun& run, const std::string& provider_name, Trajectory* trajectory, RunFacts& facts) {
+  auto call = [&](const JudgeCall& c) {
+    if (trajectory != nullptr) {
+      record_llm_call(*trajectory, facts, as_llm_call(c));
+    } else {
+      count_llm_call(facts, as_llm_call(c));
+    }
+  };
   if (run.decomposition) {
     const Decomposition& d = *run.decomposition;
-    record_llm_call(trajectory, facts, as_llm_call(d.call));
-    trajectory.record(event::kJudgeQuestions,
-                      {{"questions", d.questions}, {"decomposed", d.decomposed}, {"error", d.error}, {"prompt", d.prompt}});
+    call(d.call);
+    if (trajectory != nullptr) {
+      trajectory->record(event::kJudgeQuestions,
+                         {{"questions", d.questions}, {"decomposed", d.decomposed}, {"error", d.error}, {"prompt", d.prompt}});
+    }
   }
-  // The answering calls are recorded, and counted by the report from the judge's outcome.
-  for (const auto& call : run.outcome.call_log) trajectory.record(event::kLlmCall, to_json(as_llm_call(call)));
-  trajectory.record(event::kJudge, to_json(run.outcome));
+  for (const auto& c : run.outcome.call_log) call(c);
+  if (trajectory != nullptr) trajectory->record(event::kJudge, to_json(run.outcome));
   if (facts.provider.empty()) facts.provider = provider_name;
 }
 

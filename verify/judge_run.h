@@ -25,6 +25,7 @@ struct JudgeRunInputs {
   // What the judge may take, both calls together (judge_time for a run that just ended; a later
   // `verify RUN` is a new process with the run's whole time budget). Under a second: not asked.
   std::chrono::milliseconds time{0};
+  EvidenceCaps caps{};  // one prompt's size and how many prompts (tests make them small)
 };
 
 struct JudgeRun {
@@ -43,9 +44,10 @@ JudgeRun judge_run(llm::Provider& provider, const TreeReader& trees, const RunFa
 // kUnrequestedChangeQuestion last, once.
 std::vector<std::string> with_unrequested_change_question(std::vector<std::string> given, const std::string& goal);
 
-// Records the pass in the run's trajectory (each LLM call, the questions and how they were fixed,
-// the judge's answers) and counts the decomposition's usage in `facts` (the judge's own is counted
-// from its outcome); names the judge as the run's provider when it had none.
-void record_judge_run(const JudgeRun& run, const std::string& provider_name, Trajectory& trajectory, RunFacts& facts);
+// Counts every call of the pass in `facts.usage` (never in the run's token budget) and, when
+// `trajectory` is given (the run just ended), records the pass in it: each LLM call, the questions
+// and how they were fixed, the judge's answers. Names the judge as the run's provider when it had
+// none. `verify RUN` passes no trajectory: its judge is counted in the report, not recorded.
+void record_judge_run(const JudgeRun& run, const std::string& provider_name, Trajectory* trajectory, RunFacts& facts);
 
 }  // namespace candor::verify

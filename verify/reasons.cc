@@ -44,7 +44,16 @@ std::vector<std::string> judge_reasons(const JudgeOutcome& judge) {
       out.push_back(fmt::format("the judge answered no to \"{}\"{}", q, a.reason.empty() ? "" : ": " + a.reason));
     }
   }
-  out.insert(out.begin(), fmt::format("the judge answered yes to {} of {} questions", yes, judge.answers.size()));
+  out.insert(out.begin(), fmt::format("the judge answered yes to {} of {} questions{}", yes, judge.answers.size(),
+                                      judge.batches > 1 ? fmt::format(" over the change in {} parts", judge.batches) : ""));
+  if (!judge.unseen_paths.empty()) {
+    std::string named;
+    const std::size_t shown = std::min<std::size_t>(judge.unseen_paths.size(), 10);
+    for (std::size_t i = 0; i < shown; ++i) named += (i ? ", " : "") + judge.unseen_paths[i];
+    if (judge.unseen_paths.size() > shown) named += fmt::format(" and {} more", judge.unseen_paths.size() - shown);
+    out.push_back(fmt::format("judged on partial evidence: the judge never saw the whole diff of {} path{}: {}", judge.unseen_paths.size(),
+                              judge.unseen_paths.size() == 1 ? "" : "s", named));
+  }
   return out;
 }
 

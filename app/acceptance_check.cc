@@ -1,0 +1,85 @@
+#include "app/acceptance_check.h"
+
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "app/inputs.h"
+#include "executor/tool.h"
+#include "import/trajectory_import.h"
+#include "verify/acceptance.h"
+
+namespace candor::app {
+namespace {
+
+Result<import::Format> format_of(const std::string& name) {
+  if (auto format = import::parse_format(name)) return *format;
+  return make_error(ErrorCode::kUsage, fmt::format("unknown transcript format \"{}\" (claude-code, swe-agent, openhands, codex)", name));
+}
+
+// The tools an acceptance spec is checked against: candor's ("") or an import format's.
+Result<std::vector<std::string>> tools_for_format(const std::string& format) {
+  if (format.empty()) return executor::builtin_tools().names();
+  TRY(import::Format f, format_of(format));
+  return import::tool_catalogue(f);
+}
+
+Result<verify::AcceptanceSpec> load_acceptance_spec(const std::string& file, const std::string& format) {
+  TRY(std::vector<std::string> tools, tools_for_format(format));
+  TRY(std::string text, read_text_file(file));
+  return verify::parse_acceptance_spec_text(text, tools, file);
+}
+
+Result<import::ImportedTrajectory> import_trajectory_file(const std::string& file, const std::string& format) {
+  TRY(import::Format f, format_of(format));
+  TRY(std::string text, read_text_file(file, kMaxTranscriptBytes));
+  return import::import_trajectory(text, f, file);
+}
+
+nlohmann::json report_of(const TrajectoryRequest& request, const import::ImportedTrajectory& imported) {
+  int calls = 0, results = 0, finals = 0;
+  for (const auto& e : imported.events) {
+    calls += e.kind == TrajectoryEvent::Kind::kToolCalled;
+    results += e.kind == TrajectoryEvent::Kind::kToolResult;
+    finals += e.kind == TrajectoryEvent::Kind::kFinalAnswer;
+  }
+  return {{"trajectory", request.trajectory_file},
+          {"format", request.format},
+          {"records", imported.records},
+          {"events", {{"tool_called", calls}, {"tool_result", results}, {"final_answer", finals}}},
+          {"skipped", imported.skipped},
+          {"truncated_last_line", imported.truncated_last_line},
+          {"goal_actions_executed", imported.goal_actions_executed},
+          {"acceptance", nullptr}};
+}
+
+}  // namespace
+
+Result<SpecCheck> check_acceptance_spec(const std::string& spec_file, const std::string& format) {
+  TRY(verify::AcceptanceSpec spec, load_acceptance_spec(spec_file, format));
+  SpecCheck out;
+  out.checkpoints = spec.checkpoints.size();
+  for (const auto& c : spec.checkpoints) out.essential += c.essential ? 1 : 0;
+  out.ordered = spec.ordered;
+  return out;
+}
+
+Result<nlohmann::json> verify_trajectory(const TrajectoryRequest& request) {
+  if (request.format.empty()) return make_error(ErrorCode::kUsage, "--trajectory needs --format (claude-code, swe-agent, openhands, codex)");
+  std::optional<verify::AcceptanceSpec> spec;
+  if (!request.acceptance_file.empty()) {
+    TRY(spec, load_acceptance_spec(request.acceptance_file, request.format));
+  }
+  TRY(import::ImportedTrajectory imported, import_trajectory_file(request.trajectory_file, request.format));
+  nlohmann::json report = report_of(request, imported);
+  if (spec) report["acceptance"] = verify::to_json(verify::evaluate_acceptance(*spec, imported.events));
+  return report;
+}
+
+Result<nlohmann::json> transcript_acceptance(const TrajectoryRequest& request) {
+  TRY(verify::AcceptanceSpec spec, load_acceptance_spec(request.acceptance_file, request.format));
+  TRY(import::ImportedTrajectory imported, import_trajectory_file(request.trajectory_file, request.format));
+  return verify::to_json(verify::evaluate_acceptance(spec, imported.events));
+}
+
+}  // namespace candor::app

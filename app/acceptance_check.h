@@ -1,0 +1,42 @@
+// Acceptance specs on their own, and other agents' runs: `candor check SPEC` (is the spec valid
+// for these tools?) and `candor verify --trajectory FILE --format F` (another agent's transcript
+// read into candor's events and, with a spec, checked against it).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+
+namespace candor::app {
+
+// What `check` says of a valid spec.
+struct SpecCheck {
+  std::size_t checkpoints = 0;
+  int essential = 0;
+  bool ordered = false;
+};
+
+// `format` "": checked against candor's own tools; else an import format's (claude-code,
+// swe-agent, openhands, codex). kInvalidInput naming the file and what is wrong.
+Result<SpecCheck> check_acceptance_spec(const std::string& spec_file, const std::string& format);
+
+struct TrajectoryRequest {
+  std::string trajectory_file;
+  std::string format;           // required: claude-code, swe-agent, openhands, codex
+  std::string acceptance_file;  // "" = none: the transcript is only read
+};
+
+// The transcript's report, as `verify --trajectory --json` prints it: trajectory, format, records,
+// events {tool_called, tool_result, final_answer}, skipped (record type -> count),
+// truncated_last_line, goal_actions_executed, and acceptance (the spec's report; null without one).
+// kUsage without a format; errors of the spec or the transcript name the file.
+Result<nlohmann::json> verify_trajectory(const TrajectoryRequest& request);
+
+// Only the spec's report over the transcript (verify::to_json of the acceptance report), for
+// `verify --git` with --acceptance.
+Result<nlohmann::json> transcript_acceptance(const TrajectoryRequest& request);
+
+}  // namespace candor::app
