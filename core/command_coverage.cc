@@ -15,12 +15,15 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-bool is_operator(char c) { return c == ';' || c == '&' || c == '|' || c == '(' || c == ')' || c == '<' || c == '>' || c == '`'; }
+bool is_operator(char c) {
+  return c == ';' || c == '&' || c == '|' || c == '(' || c == ')' || c == '<' || c == '>' || c == '`';
+}
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 bool identifier(std::string_view s) {
   if (s.empty() || (std::isalpha(static_cast<unsigned char>(s[0])) == 0 && s[0] != '_')) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; });
 }
 
 std::vector<std::string> split(std::string_view s, char at) {
@@ -52,7 +55,8 @@ void add_dotted(const std::string& word, std::vector<std::string>& named) {
 // evaluator) its string arguments, the words it is told.
 std::vector<std::string> words_of(const nlohmann::json& assertion) {
   if (!assertion.is_object()) return {};
-  if (assertion.contains("command") && assertion["command"].is_string()) return shell_words(assertion["command"].get<std::string>());
+  if (assertion.contains("command") && assertion["command"].is_string())
+    return shell_words(assertion["command"].get<std::string>());
   std::vector<std::string> out;
   for (const auto& [key, value] : assertion.items()) {
     if (key == "type" || key == "covers") continue;
@@ -85,7 +89,9 @@ std::vector<std::string> shell_words(std::string_view command) {
     } else if (c == '"') {
       in_word = true;
       for (++i; i < command.size() && command[i] != '"'; ++i) {
-        if (command[i] == '\\' && i + 1 < command.size() && std::string_view("$`\"\\\n").find(command[i + 1]) != std::string_view::npos) ++i;
+        if (command[i] == '\\' && i + 1 < command.size() &&
+            std::string_view("$`\"\\\n").find(command[i + 1]) != std::string_view::npos)
+          ++i;
         word += command[i];
       }
     } else if (c == '\\' && i + 1 < command.size()) {
@@ -103,14 +109,16 @@ std::vector<std::string> shell_words(std::string_view command) {
 }
 
 bool conventional_test_path(std::string_view path) {
-  static constexpr std::array<std::string_view, 6> kFolders = {"test", "tests", "__tests__", "spec", "testdata", "__snapshots__"};
-  static constexpr std::array<std::string_view, 10> kNames = {"test.py",      "tests.py",   "conftest.py", "pytest.ini",
-                                                              "tox.ini",      "setup.cfg",  "pyproject.toml", "noxfile.py",
-                                                              "package.json", "GNUmakefile"};
-  static constexpr std::array<std::string_view, 5> kConfigPrefixes = {"jest.config.", "vitest.config.", ".mocharc", "karma.conf.",
-                                                                       "phpunit.xml"};
+  static constexpr std::array<std::string_view, 6> kFolders = {"test", "tests",    "__tests__",
+                                                               "spec", "testdata", "__snapshots__"};
+  static constexpr std::array<std::string_view, 10> kNames = {
+      "test.py",   "tests.py",       "conftest.py", "pytest.ini",   "tox.ini",
+      "setup.cfg", "pyproject.toml", "noxfile.py",  "package.json", "GNUmakefile"};
+  static constexpr std::array<std::string_view, 5> kConfigPrefixes = {"jest.config.", "vitest.config.", ".mocharc",
+                                                                      "karma.conf.", "phpunit.xml"};
   static constexpr std::array<std::string_view, 5> kInfixes = {"_test.", "_tests.", ".test.", ".spec.", "_spec."};
-  static constexpr std::array<std::string_view, 5> kSuffixes = {"Test.java", "Tests.java", "Test.kt", "Tests.kt", ".snap"};
+  static constexpr std::array<std::string_view, 5> kSuffixes = {"Test.java", "Tests.java", "Test.kt", "Tests.kt",
+                                                                ".snap"};
   std::vector<std::string> parts = split(path, '/');
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
     if (std::find(kFolders.begin(), kFolders.end(), parts[i]) != kFolders.end()) return true;
@@ -134,7 +142,8 @@ CommandTests::CommandTests(const nlohmann::json& assertion) {
   for (std::string word : words_of(assertion)) {
     if (word.empty() || word[0] == '-' || word[0] == '/' || word[0] == '~' || word[0] == '$') continue;
     if (word.find('=') != std::string::npos) continue;  // NAME=value, or an option's value
-    if (auto node = word.find("::"); node != std::string::npos) word.resize(node);  // pytest's tests/x.py::TestX::test_y
+    if (auto node = word.find("::"); node != std::string::npos)
+      word.resize(node);  // pytest's tests/x.py::TestX::test_y
     if (word.find_first_of("*?[") != std::string::npos) {
       if (PathGlob::compile(word, PathGlob::Anchor::kRoot).ok()) globs_.push_back(word);
       continue;

@@ -37,18 +37,21 @@ constexpr unsigned kGitLink = 0120000;
 
 }  // namespace
 
-ProgramRun CommandEvidence::run_on(const nlohmann::json& assertion, const assertions::StepView* step, const std::string& tree,
-                                   const std::string& emptied) const {
-  if (in_.deadline && std::chrono::steady_clock::now() >= *in_.deadline) return not_run("not run: the run's time budget ran out");
+ProgramRun CommandEvidence::run_on(const nlohmann::json& assertion, const assertions::StepView* step,
+                                   const std::string& tree, const std::string& emptied) const {
+  if (in_.deadline && std::chrono::steady_clock::now() >= *in_.deadline)
+    return not_run("not run: the run's time budget ran out");
   auto folder = sandbox::StepTempDir::create();
   if (!folder.ok()) return not_run("not run: " + folder.error().message);
   if (Status written = in_.trees.checkout(tree, folder->path()); !written.ok()) {
     return not_run("not run: the checkout could not be written: " + written.error().message);
   }
   if (!emptied.empty()) {
-    if (Status st = truncate_file(folder->path() + "/" + emptied); !st.ok()) return not_run("not run: " + st.error().message);
+    if (Status st = truncate_file(folder->path() + "/" + emptied); !st.ok())
+      return not_run("not run: " + st.error().message);
   }
-  auto workspace = sandbox::Workspace::open(folder->path(), {.force_fallback = false, .protected_dirs = {}, .secrets = in_.secrets});
+  auto workspace =
+      sandbox::Workspace::open(folder->path(), {.force_fallback = false, .protected_dirs = {}, .secrets = in_.secrets});
   if (!workspace.ok()) return not_run("not run: " + workspace.error().message);
   sandbox::SandboxPolicy policy = sandbox::make_sandbox_policy(**workspace, in_.sandbox);
   // The process sees credential files empty; the checkout need not hold their bytes either.
@@ -65,7 +68,11 @@ ProgramRun CommandEvidence::run_on(const nlohmann::json& assertion, const assert
                           .credential_seen = nullptr,
                           .deadline = in_.deadline};
   assertions::Outcome o = in_.evaluators.evaluate(assertion, ctx);
-  ProgramRun run{.passed = o.passed && !o.error, .error = o.error, .exit_code = o.exit_code, .output = o.output, .message = o.message};
+  ProgramRun run{.passed = o.passed && !o.error,
+                 .error = o.error,
+                 .exit_code = o.exit_code,
+                 .output = o.output,
+                 .message = o.message};
   if (in_.mask) {
     in_.mask(run.output);
     in_.mask(run.message);
@@ -73,7 +80,8 @@ ProgramRun CommandEvidence::run_on(const nlohmann::json& assertion, const assert
   return run;
 }
 
-void CommandEvidence::add(AssertionRecord& r, const assertions::StepView* step, const std::function<Result<std::string>()>& after_tree,
+void CommandEvidence::add(AssertionRecord& r, const assertions::StepView* step,
+                          const std::function<Result<std::string>()>& after_tree,
                           const std::vector<std::string>& changed) {
   if (!r.passed) return;
   nlohmann::json key = r.assertion;
@@ -95,7 +103,8 @@ void CommandEvidence::add(AssertionRecord& r, const assertions::StepView* step, 
     auto was = in_.trees.stat(before_tree_, path);
     if (!was.ok() || was->has_value()) continue;  // not added (or unknown: then not covered)
     if (!tree.ok()) {
-      r.emptied.push_back({path, not_run("not run: the state it passed on could not be written as a tree: " + tree.error().message)});
+      r.emptied.push_back(
+          {path, not_run("not run: the state it passed on could not be written as a tree: " + tree.error().message)});
       continue;
     }
     auto now = in_.trees.stat(*tree, path);

@@ -44,7 +44,8 @@ struct CommandEvidenceInputs {
 // Borrows what `in` borrows. Thread-compatible.
 class CommandEvidence {
  public:
-  CommandEvidence(CommandEvidenceInputs in, std::string before_tree) : in_(std::move(in)), before_tree_(std::move(before_tree)) {}
+  CommandEvidence(CommandEvidenceInputs in, std::string before_tree)
+      : in_(std::move(in)), before_tree_(std::move(before_tree)) {}
 
   // For `r`, a passing user command (Registry::command_evidence) that is not a guard: records
   // `before` and `discriminating`, and when it discriminates, `emptied`: one run per path of

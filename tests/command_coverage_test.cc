@@ -28,22 +28,45 @@ struct Row {
 
 TEST_SUITE("core") {
   TEST_CASE("shell_words: quotes, escapes and the shell's operators") {
-    CHECK(shell_words("python3 -m unittest tests.test_x") == std::vector<std::string>{"python3", "-m", "unittest", "tests.test_x"});
-    CHECK(shell_words("cd 'my dir' && pytest \"a b.py\"::t") == std::vector<std::string>{"cd", "my dir", "pytest", "a b.py::t"});
+    CHECK(shell_words("python3 -m unittest tests.test_x") ==
+          std::vector<std::string>{"python3", "-m", "unittest", "tests.test_x"});
+    CHECK(shell_words("cd 'my dir' && pytest \"a b.py\"::t") ==
+          std::vector<std::string>{"cd", "my dir", "pytest", "a b.py::t"});
     CHECK(shell_words("a\\ b;c|d>e<f(g)`h`") == std::vector<std::string>{"a b", "c", "d", "e", "f", "g", "h"});
     CHECK(shell_words("echo \"q\\\"q\" '' x") == std::vector<std::string>{"echo", "q\"q", "x"});
     CHECK(shell_words("  ").empty());
   }
 
   TEST_CASE("conventional test files and test-runner configuration, wherever they are") {
-    for (const char* p : {"tests/test_x.py", "test_x.py", "pkg/x_test.go", "src/a.test.ts", "src/a.spec.js", "spec/models/user_spec.rb",
-                          "web/__tests__/a.js", "src/test/java/FooTest.java", "FooTests.kt", "conftest.py", "pkg/conftest.py",
-                          "tests.py", "x/__snapshots__/a.js.snap", "go/testdata/in.txt", "pytest.ini", "pyproject.toml", "setup.cfg",
-                          "tox.ini", "package.json", "Makefile", "jest.config.js", ".mocharc.yml", "phpunit.xml.dist", "test/a.c"}) {
+    for (const char* p : {"tests/test_x.py",
+                          "test_x.py",
+                          "pkg/x_test.go",
+                          "src/a.test.ts",
+                          "src/a.spec.js",
+                          "spec/models/user_spec.rb",
+                          "web/__tests__/a.js",
+                          "src/test/java/FooTest.java",
+                          "FooTests.kt",
+                          "conftest.py",
+                          "pkg/conftest.py",
+                          "tests.py",
+                          "x/__snapshots__/a.js.snap",
+                          "go/testdata/in.txt",
+                          "pytest.ini",
+                          "pyproject.toml",
+                          "setup.cfg",
+                          "tox.ini",
+                          "package.json",
+                          "Makefile",
+                          "jest.config.js",
+                          ".mocharc.yml",
+                          "phpunit.xml.dist",
+                          "test/a.c"}) {
       CAPTURE(p);
       CHECK(conventional_test_path(p));
     }
-    for (const char* p : {"src/x.py", "src/testing.py", "latest.py", "contest.py", "src/attest/a.py", "README.md", "src/tests_helper.md"}) {
+    for (const char* p : {"src/x.py", "src/testing.py", "latest.py", "contest.py", "src/attest/a.py", "README.md",
+                          "src/tests_helper.md"}) {
       CAPTURE(p);
       CHECK_FALSE(conventional_test_path(p));
     }
@@ -62,12 +85,12 @@ TEST_SUITE("core") {
         {"pytest ./checks//x.py", "checks/x.py", false},                                    // normalised
         {"pytest checks/*_check.py", "checks/a_check.py", false},                           // a glob word
         {"pytest checks/*_check.py", "checks/a.py", true},
-        {"pytest .", "src/x.py", true},  // the workspace itself names no test file
+        {"pytest .", "src/x.py", true},                          // the workspace itself names no test file
         {"pytest --cov=src -k parse checks", "src/x.py", true},  // option values are not paths
-        {"PYTHONPATH=src pytest checks", "src/x.py", true},       // nor are variable assignments
-        {"cd src && pytest", "src/x.py", false},                  // a folder word, whatever it follows
-        {"sh run_checks.sh", "run_checks.sh", false},             // the script the command runs
-        {"make check", "Makefile", false},                        // what says how tests run
+        {"PYTHONPATH=src pytest checks", "src/x.py", true},      // nor are variable assignments
+        {"cd src && pytest", "src/x.py", false},                 // a folder word, whatever it follows
+        {"sh run_checks.sh", "run_checks.sh", false},            // the script the command runs
+        {"make check", "Makefile", false},                       // what says how tests run
         {"python3 -m unittest tests.test_x", "../outside.py", true},
         {"/usr/bin/pytest /abs/checks", "abs/checks/a.py", true},  // absolute paths are not the workspace's
     };
@@ -84,7 +107,8 @@ TEST_SUITE("core") {
     CHECK(command_may_cover(command("make check", json::array({"*.c"})), "lib/deep/b.c"));  // a bare name at any depth
     CHECK_FALSE(command_may_cover({{"type", "command_succeeds"}, {"command", "make check"}}, "src/a.c"));
     CHECK_FALSE(command_may_cover(command("make check", json::array()), "src/a.c"));
-    CHECK_FALSE(command_may_cover(command("make check", json::array({"src/["})), "src/a.c"));  // an invalid glob matches nothing
+    CHECK_FALSE(command_may_cover(command("make check", json::array({"src/["})),
+                                  "src/a.c"));  // an invalid glob matches nothing
     CHECK(covers_globs(command("x", json::array({"a/**", "b"}))) == std::vector<std::string>{"a/**", "b"});
   }
 

@@ -50,12 +50,15 @@ std::string replaced(std::string text, const std::string& find, const std::strin
 // The fix; the test weakened to `pass`; the test skipped.
 std::string fixed() { return replaced(kCalc, "a - b", "a + b"); }
 std::string weakened() { return replaced(kTestX, "self.assertEqual(add(2, 3), 5)", "pass"); }
-std::string skipped() { return replaced(kTestX, "    def test_add", "    @unittest.skip(\"flaky\")\n    def test_add"); }
+std::string skipped() {
+  return replaced(kTestX, "    def test_add", "    @unittest.skip(\"flaky\")\n    def test_add");
+}
 
 struct PyRepo : Repo {
   PyRepo() : Repo(python_project()) {}
   CommandResult verify_with(const std::string& range, const char* expect) {
-    return candor({"verify", "--git", range, "-C", ws, "--goal", "Fix add()", "--judge", "never", "--expect", expect, "--json"});
+    return candor(
+        {"verify", "--git", range, "-C", ws, "--goal", "Fix add()", "--judge", "never", "--expect", expect, "--json"});
   }
 };
 
@@ -112,7 +115,8 @@ TEST_SUITE("e2e") {
     CHECK(shown.out.find("FAILED (failures=1)") != std::string::npos);
   }
 
-  TEST_CASE("verify --git: the fix reverted and the test weakened to pass is not a success, and the reason names the test") {
+  TEST_CASE(
+      "verify --git: the fix reverted and the test weakened to pass is not a success, and the reason names the test") {
     PyRepo repo;
     std::string base = repo.head();
     write_file(repo.ws + "/tests/test_x.py", weakened());
@@ -160,15 +164,17 @@ TEST_SUITE("e2e") {
     const json& a = command_record(j);
     CHECK(a["discriminating"] == false);
     CHECK(a["before"]["passed"] == true);
-    CHECK(any_reason_has(j, "src/calc.py (modified): `python3 -m unittest tests.test_other` passed before the change too"));
+    CHECK(any_reason_has(
+        j, "src/calc.py (modified): `python3 -m unittest tests.test_other` passed before the change too"));
   }
 
   TEST_CASE("verify --git: an added file is covered only when the test fails with it emptied") {
     PyRepo repo;
     std::string base = repo.head();
     write_file(repo.ws + "/src/ops.py", "def plus(a, b):\n    return a + b\n");
-    write_file(repo.ws + "/src/calc.py", replaced(kCalc, "def add(a, b):\n    return a - b\n",
-                                                  "from src.ops import plus\n\n\ndef add(a, b):\n    return plus(a, b)\n"));
+    write_file(repo.ws + "/src/calc.py",
+               replaced(kCalc, "def add(a, b):\n    return a - b\n",
+                        "from src.ops import plus\n\n\ndef add(a, b):\n    return plus(a, b)\n"));
     std::string head = repo.commit("fix add with a helper module");
     json j = parse_stdout(repo.verify_with(base + ".." + head, kFailToPass));
     CHECK(j["verdict"] == "success");
@@ -184,7 +190,9 @@ TEST_SUITE("e2e") {
     CHECK(any_reason_has(j2, "src/unused.py (added): `python3 -m unittest tests.test_x` passes with it emptied"));
   }
 
-  TEST_CASE("exec: the FAIL_TO_PASS command decides the plan's fix, and refuses the weakened, the skipped and the kept-passing test") {
+  TEST_CASE(
+      "exec: the FAIL_TO_PASS command decides the plan's fix, and refuses the weakened, the skipped and the "
+      "kept-passing test") {
     {
       Env env(python_project());
       auto r = env.exec(env.plan_file(plan_writing("src/calc.py", fixed(), kFailToPass)), {"--judge", "never"});
@@ -204,7 +212,8 @@ TEST_SUITE("e2e") {
       json j = parse_stdout(r);
       CHECK(r.exit_code == 1);
       CHECK(j["verdict"] == "partial");
-      CHECK(any_reason_has(j, "tests/test_x.py (modified) is a test file that `python3 -m unittest tests.test_x` reads"));
+      CHECK(
+          any_reason_has(j, "tests/test_x.py (modified) is a test file that `python3 -m unittest tests.test_x` reads"));
     }
     {
       Env env(python_project());
@@ -221,7 +230,8 @@ TEST_SUITE("e2e") {
       json j = parse_stdout(r);
       CHECK(j["verdict"] == "partial");
       CHECK(command_record(j)["discriminating"] == false);
-      CHECK(any_reason_has(j, "src/calc.py (modified): `python3 -m unittest tests.test_other` passed before the change too"));
+      CHECK(any_reason_has(
+          j, "src/calc.py (modified): `python3 -m unittest tests.test_other` passed before the change too"));
     }
   }
 }
