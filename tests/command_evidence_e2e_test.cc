@@ -86,6 +86,40 @@ const json& command_record(const json& report) {
 }  // namespace
 
 TEST_SUITE("e2e") {
+  TEST_CASE(
+      "exec: an external evaluator declared discriminating, asked about no path, is a command: run before, covers, "
+      "never its tests") {
+    // A test-runner evaluator: runs `python3 -m unittest MODULE` where it is started, answers in JSON.
+    const std::string runner =
+        "import json, subprocess, sys\n"
+        "a = json.load(sys.stdin)['assertion']\n"
+        "r = subprocess.run([sys.executable, '-m', 'unittest', a['module']], capture_output=True, text=True)\n"
+        "print(json.dumps({'passed': r.returncode == 0, 'message': r.stderr.strip().splitlines()[-1]}))\n";
+    json config = {{"evaluators",
+                    {{"unit_suite",
+                      {{"command", {"python3", "-c", runner}},
+                       {"discriminating", true},
+                       {"args", {{"module", {{"type", "string"}, {"required", true}}}}}}}}}};
+    const char* check = R"({"type": "unit_suite", "module": "tests.test_x", "covers": ["src/**"]})";
+    {
+      Env env(python_project());
+      write_file(env.ws + "/.candor/config.json", config.dump());
+      json j = parse_stdout(env.exec(env.plan_file(plan_writing("src/calc.py", fixed(), check)), {"--judge", "never"}));
+      CHECK(j["verdict"] == "success");
+      REQUIRE(j["assertions"].size() == 1);
+      CHECK(j["assertions"][0]["discriminating"] == true);
+      CHECK(j["assertions"][0]["before"]["passed"] == false);
+    }
+    {
+      Env env(python_project());
+      write_file(env.ws + "/.candor/config.json", config.dump());
+      json j = parse_stdout(
+          env.exec(env.plan_file(plan_writing("tests/test_x.py", weakened(), check)), {"--judge", "never"}));
+      CHECK(j["verdict"] == "partial");
+      CHECK(any_reason_has(j, "tests/test_x.py (modified) is a test file that unit_suite reads"));
+    }
+  }
+
   TEST_CASE("verify --git: a real fix with a FAIL_TO_PASS test and covers is a success without any LLM") {
     PyRepo repo;
     std::string base = repo.head();
