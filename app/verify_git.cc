@@ -186,10 +186,14 @@ Result<Inputs> read_inputs(const VerifyGitRequest& request) {
 
 // HEAD checked: the user's assertions (BASE's tree for the discriminating check), the transcript's
 // acceptance, and with a criterion one review of the change's result by the judge's LLM.
+// Programs (the user's commands, before the change and after) end with the time budget: `deadline`.
 Status check_head(const Inputs& in, const Change& c, const Checks& checks, const llm::ProviderChoice& choice,
-                  const ProviderFactory& make_provider, Trajectory& trajectory, RunFacts& facts) {
+                  const ProviderFactory& make_provider, std::chrono::steady_clock::time_point deadline, Trajectory& trajectory,
+                  RunFacts& facts) {
   executor::ChangeCheckInputs inputs{c.repo->trees(), c.range.base_tree, c.range.head_tree, checks.evaluators,
                                      sandbox::SecretFilter(c.config.secrets_allow), c.config.network, c.config.sandbox};
+  for (const auto& m : facts.mutations) inputs.changed_paths.push_back(m.path);
+  inputs.deadline = deadline;
   executor::ChangeCheck checked = executor::check_change(inputs, checks.expects, trajectory, checks.guards);
   facts.assertions = std::move(checked.assertions);
   facts.sandbox = checked.sandbox;
@@ -241,7 +245,8 @@ Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
   Trajectory trajectory(run_id, clock, &sink);
   RunFacts facts = start_facts(request, c, run_id, in.goal, trajectory);
   TRY_STATUS(record_change_step(c, trajectory, facts));
-  TRY_STATUS(check_head(in, c, checks, choice, make_provider_, trajectory, facts));
+  TRY_STATUS(check_head(in, c, checks, choice, make_provider_, started + std::chrono::seconds(facts.budget.limits.timeout_s),
+                        trajectory, facts));
   // Recorded as a run's is, so that `verify RUN` later asks (or does not ask) the judge the same way;
   // without an LLM the verdict was the judge-less one.
   facts.judge_policy = judge != nullptr ? (request.judge.empty() ? "auto" : request.judge) : "never";

@@ -11,12 +11,8 @@
 namespace candor::assertions {
 namespace {
 
-// The last `n` bytes of a process's output, for a message.
-std::string tail_of(const std::string& text, std::size_t n = 300) {
-  std::string t = text.size() > n ? "..." + text.substr(text.size() - n) : text;
-  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
-  return t;
-}
+// How much of a process's output a message quotes (the record keeps kOutputTail of it).
+constexpr std::size_t kMessageTail = 300;
 
 // The run's sandbox policy with the credential files found again now; an error when they cannot
 // all be (the program must not run).
@@ -30,13 +26,33 @@ Result<sandbox::SandboxPolicy> policy_for(const Context& ctx, bool workspace_wri
 
 constexpr const char* kNoTimeLeft = "the run's time budget ran out";
 
+// `covers`: the paths a user's pass is evidence for, when it failed before the change (DESIGN.md,
+// Commands as evidence). The user's to give: the planner's prompt leaves it out.
+ArgSpec covers_arg() {
+  ArgSpec a{"covers", ArgType::kGlobs, false,
+            "globs of the paths a pass covers when the command failed before the change (a user's assertion only)"};
+  a.user_only = true;
+  return a;
+}
+
+// A declared-discriminating external evaluator's arguments take `covers` too (candor's, whatever
+// the config declared under that name).
+std::vector<ArgSpec> with_covers(std::vector<ArgSpec> args, bool discriminating) {
+  if (!discriminating) return args;
+  std::erase_if(args, [](const ArgSpec& a) { return a.name == "covers"; });
+  args.push_back(covers_arg());
+  return args;
+}
+
 class CommandSucceeds final : public Evaluator {
  public:
   const Signature& signature() const override {
-    static const Signature s{"command_succeeds",
-                             "a /bin/sh command, run sandboxed in the workspace (e.g. the test suite), exits 0",
-                             {{"command", ArgType::kString, true, "shell command"},
-                              {"timeout_s", ArgType::kInteger, false, "seconds before it is killed (default 120)", 1, 3600}}};
+    static const Signature s{.name = "command_succeeds",
+                             .description = "a /bin/sh command, run sandboxed in the workspace (e.g. the test suite), exits 0",
+                             .args = {{"command", ArgType::kString, true, "shell command"},
+                                      {"timeout_s", ArgType::kInteger, false, "seconds before it is killed (default 120)", 1, 3600},
+                                      covers_arg()},
+                             .command_evidence = true};
     return s;
   }
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
@@ -63,14 +79,18 @@ class CommandSucceeds final : public Evaluator {
     if (run->timed_out) {
       return {false, fmt::format("`{}` did not finish within {} s and was killed", command, a.value("timeout_s", 120)), "", true};
     }
-    std::string output = run->output.text();
+    Outcome out;
+    out.output = run->output.tail(kOutputTail);
     if (run->signal != 0) {
-      return {false, fmt::format("`{}` was killed by signal {}: {}", command, run->signal, tail_of(output)), ""};
+      out.message = fmt::format("`{}` was killed by signal {}: {}", command, run->signal, run->output.tail(kMessageTail));
+      return out;
     }
-    if (run->exit_code != 0) {
-      return {false, fmt::format("`{}` exited {} after {:.1f} s: {}", command, run->exit_code, run->elapsed_s, tail_of(output)), ""};
-    }
-    return {true, fmt::format("`{}` exited 0 after {:.1f} s", command, run->elapsed_s), ""};
+    out.exit_code = run->exit_code;
+    out.passed = run->exit_code == 0;
+    out.message = out.passed ? fmt::format("`{}` exited 0 after {:.1f} s", command, run->elapsed_s)
+                             : fmt::format("`{}` exited {} after {:.1f} s: {}", command, run->exit_code, run->elapsed_s,
+                                           run->output.tail(kMessageTail));
+    return out;
   }
 };
 
@@ -81,9 +101,10 @@ class External final : public Evaluator {
         signature_{.name = spec_.type,
                    .description = spec_.description.empty() ? fmt::format("external: {}", spec_.command.front())
                                                             : spec_.description,
-                   .args = spec_.args,
+                   .args = with_covers(spec_.args, spec_.discriminating),
                    .open_args = spec_.open_args,
-                   .reads_files = spec_.discriminating} {}
+                   .reads_files = spec_.discriminating,
+                   .command_evidence = spec_.discriminating} {}
   const Signature& signature() const override { return signature_; }
 
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
@@ -127,7 +148,7 @@ class External final : public Evaluator {
     spec.sandbox = &policy;
     auto run = sandbox::run_process(spec);
     if (!run.ok()) return failed("could not be started: " + run.error().message);
-    std::string err = tail_of(run->errors.text(), 200);
+    std::string err = run->errors.tail(200);
     if (run->timed_out && *timeout < own) return failed(fmt::format("was stopped after {:.1f} s: {}", run->elapsed_s, kNoTimeLeft));
     if (run->timed_out) return failed(fmt::format("timed out after {:.1f} s and was killed", run->elapsed_s));
     if (run->signal != 0) return failed(fmt::format("crashed (signal {}){}", run->signal, err.empty() ? "" : ": " + err));

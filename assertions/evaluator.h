@@ -68,7 +68,14 @@ struct Outcome {
   // It read or stat'ed a credential file (set by Registry::evaluate): its message is withheld, and
   // even its pass/fail bit is an answer about the file's content.
   bool credential = false;
+  // A program it ran (command_succeeds): its exit code, and the tail of what it printed
+  // (kOutputTail bytes), passing or not.
+  std::optional<int> exit_code = std::nullopt;
+  std::string output = {};
 };
+
+// How much of a program's output an assertion record keeps: its end, where test runners summarise.
+inline constexpr std::size_t kOutputTail = 800;
 
 class Evaluator {
  public:
@@ -103,6 +110,11 @@ class Registry {
   bool proves_content(const nlohmann::json& assertion) const;
   // Its evaluator (or one it wraps) declares `reads_step`: it checks the step, not the workspace.
   bool reads_step(const nlohmann::json& assertion) const;
+  // A program over the whole workspace whose user pass is evidence by the command rule (DESIGN.md,
+  // Commands as evidence): its evaluator declares `command_evidence` (command_succeeds, a
+  // discriminating external evaluator) and, for one that also reads files, the assertion names no
+  // `path` (with a path, the file rule applies).
+  bool command_evidence(const nlohmann::json& assertion) const;
 
  private:
   std::vector<std::unique_ptr<Evaluator>> evaluators_;

@@ -112,4 +112,10 @@ bool Registry::reads_step(const nlohmann::json& assertion) const {
   return false;
 }
 
+bool Registry::command_evidence(const nlohmann::json& assertion) const {
+  const Evaluator* e = find(json_str(assertion, "type"));
+  if (e == nullptr || !e->signature().command_evidence) return false;
+  return !e->signature().reads_files || json_str(assertion, "path").empty();
+}
+
 }  // namespace candor::assertions

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <re2/re2.h>
 
+#include "core/glob.h"
+
 namespace candor {
 namespace {
 
@@ -50,6 +52,19 @@ Status check_edits(const nlohmann::json& v, const std::string& path) {
   return ok_status();
 }
 
+// A list of globs: an invalid one is invalid input, never a glob that silently matches nothing.
+Status check_globs(const nlohmann::json& v, const std::string& path) {
+  if (!v.is_array()) return invalid(path, "expected a list of globs, got " + json_describe(v));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    std::string item = json_path_index(path, i);
+    if (!v[i].is_string()) return invalid(item, "expected a glob string, got " + json_describe(v[i]));
+    if (auto g = PathGlob::compile(v[i].get<std::string>()); !g.ok()) {
+      return invalid(item, fmt::format("invalid glob \"{}\": {}", v[i].get<std::string>(), g.error().message));
+    }
+  }
+  return ok_status();
+}
+
 Status check_value(const nlohmann::json& v, const ArgSpec& spec, const std::string& path) {
   switch (spec.type) {
     case ArgType::kString:
@@ -79,6 +94,8 @@ Status check_value(const nlohmann::json& v, const ArgSpec& spec, const std::stri
         return invalid(path, "expected an assertion object with a \"type\", got " + json_describe(v));
       }
       return ok_status();
+    case ArgType::kGlobs:
+      return check_globs(v, path);
   }
   return make_error(ErrorCode::kInternal, "unknown ArgType");
 }
@@ -94,6 +111,7 @@ const char* arg_type_name(ArgType type) {
     case ArgType::kRegex: return "regex";
     case ArgType::kJson: return "json";
     case ArgType::kAssertion: return "assertion";
+    case ArgType::kGlobs: return "globs";
   }
   return "?";
 }

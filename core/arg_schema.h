@@ -22,6 +22,7 @@ enum class ArgType {
   kRegex,      // a string that compiles as an RE2 pattern
   kJson,       // any JSON value
   kAssertion,  // an assertion object ({"type": ...}); its own arguments are checked by the caller
+  kGlobs,      // a list of globs (core/glob.h's PathGlob), each valid; an invalid one is invalid input
 };
 
 struct ArgSpec {
@@ -31,6 +32,9 @@ struct ArgSpec {
   std::string description;
   std::int64_t min = std::numeric_limits<std::int64_t>::min();  // kInteger only
   std::int64_t max = std::numeric_limits<std::int64_t>::max();  // kInteger only
+  // The user's to give, not the planner's: shown by `candor evaluators`, left out of the planner's
+  // prompt, and honoured on `user` assertions only (`covers`: what a user's command is evidence for).
+  bool user_only = false;
 };
 
 // A tool's or an evaluator's public face.
@@ -54,6 +58,11 @@ struct Signature {
   // code), not the workspace. Such a failure is its step's failure: it stands until a later step
   // with the same tool and target passes (tier-1 rule 5), and re-checking it proves nothing.
   bool reads_step = false;
+  // Evaluators only: a program run over the whole workspace (command_succeeds; an external evaluator
+  // declared discriminating, asked about no `path`). A user's pass is evaluated again on the state
+  // before the change, and, when it failed there, covers the mutated paths its `covers` globs match
+  // (DESIGN.md, Trust boundary: Commands as evidence).
+  bool command_evidence = false;
 };
 
 const char* arg_type_name(ArgType type);

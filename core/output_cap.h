@@ -20,11 +20,21 @@ class CappedOutput {
   std::size_t cap() const { return cap_; }
   // The kept bytes, followed, when truncated, by a line saying how much was cut.
   std::string text() const;
+  // The last `n` bytes of everything appended (at most kTailBytes), whatever the cap kept: where a
+  // test runner prints its summary ("OK (skipped=1)"). Starts at a line when it can.
+  std::string tail(std::size_t n) const;
+
+  static constexpr std::size_t kTailBytes = 4096;
 
  private:
   std::size_t cap_;
   std::size_t total_ = 0;
   std::string kept_;
+  std::string tail_;  // the last kTailBytes appended (up to 2x kTailBytes between trims)
 };
+
+// The last `n` bytes of `text`, starting at a line when one begins in them, with "..." in front when
+// something was cut and without trailing blanks: what a report shows of a program's output.
+std::string tail_of(const std::string& text, std::size_t n);
 
 }  // namespace candor

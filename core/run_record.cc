@@ -93,7 +93,38 @@ nlohmann::json to_json(const AssertionRecord& a) {
   if (a.guard) out["guard"] = true;
   if (a.final_check) out["final_check"] = true;
   if (a.reads_step) out["reads_step"] = true;
+  if (a.exit_code) out["exit_code"] = *a.exit_code;
+  if (!a.output.empty()) out["output"] = a.output;
+  if (a.before) out["before"] = to_json(*a.before);
+  if (!a.emptied.empty()) {
+    nlohmann::json emptied = nlohmann::json::array();
+    for (const auto& e : a.emptied) {
+      nlohmann::json j = to_json(e.run);
+      j["path"] = e.path;
+      emptied.push_back(std::move(j));
+    }
+    out["emptied"] = std::move(emptied);
+  }
   return out;
+}
+
+nlohmann::json to_json(const ProgramRun& r) {
+  nlohmann::json out = {{"passed", r.passed},
+                        {"exit_code", r.exit_code ? nlohmann::json(*r.exit_code) : nlohmann::json(nullptr)},
+                        {"output", r.output},
+                        {"message", r.message}};
+  if (r.error) out["error"] = true;
+  return out;
+}
+
+ProgramRun program_run_from_json(const nlohmann::json& j) {
+  ProgramRun r;
+  r.passed = j.contains("passed") && j["passed"].is_boolean() && j["passed"].get<bool>();
+  r.error = j.contains("error") && j["error"].is_boolean() && j["error"].get<bool>();
+  if (j.contains("exit_code") && j["exit_code"].is_number_integer()) r.exit_code = j["exit_code"].get<int>();
+  r.output = json_str(j, "output");
+  r.message = json_str(j, "message");
+  return r;
 }
 
 void read_assertion_fields(const nlohmann::json& a, AssertionRecord& r) {
@@ -110,6 +141,14 @@ void read_assertion_fields(const nlohmann::json& a, AssertionRecord& r) {
   r.guard = a.contains("guard") && a["guard"].is_boolean() && a["guard"].get<bool>();
   r.final_check = a.contains("final_check") && a["final_check"].is_boolean() && a["final_check"].get<bool>();
   r.reads_step = a.contains("reads_step") && a["reads_step"].is_boolean() && a["reads_step"].get<bool>();
+  if (a.contains("exit_code") && a["exit_code"].is_number_integer()) r.exit_code = a["exit_code"].get<int>();
+  r.output = json_str(a, "output");
+  if (a.contains("before") && a["before"].is_object()) r.before = program_run_from_json(a["before"]);
+  if (a.contains("emptied") && a["emptied"].is_array()) {
+    for (const auto& e : a["emptied"]) {
+      if (e.is_object() && e.contains("path") && e["path"].is_string()) r.emptied.push_back({e["path"].get<std::string>(), program_run_from_json(e)});
+    }
+  }
 }
 
 namespace {

@@ -74,6 +74,25 @@ struct StepRecord {
   std::int64_t seq = 0;                    // seq of the step's tool_result event
 };
 
+// One run of a program an assertion ran on another state than the workspace (DESIGN.md, Trust
+// boundary: Commands as evidence): on the state before the change, or with an added path emptied.
+struct ProgramRun {
+  bool passed = false;
+  // It could not be run (no checkout, no time left, a crash of candor's side): neither a pass nor a
+  // failure, so no evidence either way.
+  bool error = false;
+  std::optional<int> exit_code{};
+  std::string output{};   // the tail of what it printed
+  std::string message{};  // what was observed, in a sentence
+};
+
+// A discriminating user command run once more with one added path it covers emptied: its pass
+// there shows that the path's content is not what made it pass.
+struct EmptiedRun {
+  std::string path;
+  ProgramRun run;
+};
+
 struct AssertionRecord {
   std::string step{};  // step id, or "" for a goal-level (--expect) assertion
   int round = 1;
@@ -102,6 +121,17 @@ struct AssertionRecord {
   // About the step it follows (output_contains, exit_code_eq), not the workspace: its failure is the
   // step's failure (Signature::reads_step).
   bool reads_step = false;
+  // A program the assertion ran (command_succeeds): its exit code and the tail of what it printed,
+  // passing or not (a passing command's "OK (skipped=1)" must be visible).
+  std::optional<int> exit_code{};
+  std::string output{};
+  // A user's command evaluated again on the state before the change (the pre-run snapshot, BASE's
+  // tree): how it went there. nullopt when it was not (a failed one, a guard, the planner's).
+  // `discriminating` is then true when it failed there (and did not err), false otherwise.
+  std::optional<ProgramRun> before{};
+  // A discriminating user command: one run per added path its `covers` takes in (up to a cap),
+  // with that path emptied. Only an added path whose run here failed is covered by it.
+  std::vector<EmptiedRun> emptied{};
   bool goal_level() const { return step.empty(); }
 };
 
@@ -236,6 +266,8 @@ struct RunFacts {
 bool valid_utf8(std::string_view s);
 
 nlohmann::json to_json(const StepRecord& s);
+nlohmann::json to_json(const ProgramRun& r);
+ProgramRun program_run_from_json(const nlohmann::json& j);  // a field missing or of another type leaves its default
 nlohmann::json to_json(const AssertionRecord& a);
 // The fields of an `assertion` event or of a stored record, read back into `r` (seq left alone);
 // a field missing or of another type leaves its default.

@@ -6,6 +6,7 @@
 
 #include "assertions/empty_file_source.h"
 #include "core/events.h"
+#include "executor/command_evidence.h"
 #include "executor/snapshot_files.h"
 #include "sandbox/step_temp_dir.h"
 #include "sandbox/workspace.h"
@@ -58,6 +59,14 @@ ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann
   if (workspace && runs_programs) out.sandbox = sandbox::expected_protections(policy).to_json();
   SnapshotFiles head(in.trees, in.head_tree, in.secrets, "in the change's result (HEAD)");
   SnapshotFiles base(in.trees, in.base_tree, in.secrets, "before the change (BASE)");
+  CommandEvidence commands({.trees = in.trees,
+                            .evaluators = in.evaluators,
+                            .secrets = in.secrets,
+                            .network = in.network,
+                            .sandbox = in.sandbox,
+                            .deadline = in.deadline,
+                            .mask = nullptr},
+                           in.base_tree);
 
   for (std::size_t i = 0; i < expects.size(); ++i) {
     const nlohmann::json& a = expects[i];
@@ -68,6 +77,7 @@ ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann
       assertions::Context ctx{*workspace, in.network, nullptr,
                               [&](const std::string& path) { return in.trees.read(in.base_tree, path); }, &policy};
       ctx.files = &head;
+      ctx.deadline = in.deadline;
       assertions::Outcome o = in.evaluators.evaluate(a, ctx);
       r.type = json_str(a, "type");
       r.assertion = a;
@@ -76,7 +86,12 @@ ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann
       r.message = o.message;
       r.by = Provenance::kUser;
       r.reads_step = in.evaluators.reads_step(a);
-      if (o.passed && !o.path.empty() && in.evaluators.reads_files(a)) {
+      r.exit_code = o.exit_code;
+      r.output = o.output;
+      bool guard = i >= expects_only.size();
+      if (o.passed && !guard && o.path.empty() && in.evaluators.command_evidence(a)) {
+        commands.add(r, nullptr, [&]() -> Result<std::string> { return in.head_tree; }, in.changed_paths);
+      } else if (o.passed && !o.path.empty() && in.evaluators.reads_files(a)) {
         ctx.files = &base;
         assertions::Outcome before = in.evaluators.evaluate(a, ctx);
         r.discriminating = !before.passed && !before.error;

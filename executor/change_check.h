@@ -1,10 +1,13 @@
 // The user's assertions about a change made elsewhere (`candor verify --git`): evaluated on the
 // tree the change produced, and, for the discriminating check (DESIGN.md, Trust boundary), again on
 // the tree it started from. File assertions read blobs from the trees (no checkout); assertions
-// that run programs (command_succeeds, external evaluators) get a temporary checkout of each tree,
-// in the process sandbox, removed afterwards.
+// that run programs (command_succeeds, external evaluators) get a temporary checkout of HEAD's tree,
+// in the process sandbox, removed afterwards; a user's command that passed there is run again on a
+// checkout of BASE's tree (executor/command_evidence.h).
 #pragma once
 
+#include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +34,10 @@ struct ChangeCheckInputs {
   sandbox::SecretFilter secrets;
   net::NetworkPolicy network;
   sandbox::SandboxPolicy sandbox;  // for programs; its workspace paths are filled in per checkout
+  // The paths the change touched (the range's diff): what a user's command may cover.
+  std::vector<std::string> changed_paths = {};
+  // The run's time budget ends then: programs are stopped by it (nullopt: none).
+  std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt;
 };
 
 struct ChangeCheck {

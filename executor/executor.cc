@@ -360,11 +360,16 @@ AssertionRecord Executor::evaluate(const nlohmann::json& assertion, const assert
   ar.path = o.path;
   ar.passed = o.passed;
   ar.message = o.message;
+  ar.exit_code = o.exit_code;
+  ar.output = o.output;
+  mask(ar.output);
   if (o.passed && !o.path.empty() && deps_.evaluators.reads_files(assertion)) {
     ar.discriminating = fails_before_run(assertion, step);
     if (*ar.discriminating) {
       ar.positive = deps_.evaluators.proves_content(assertion) && fails_on_empty_file(assertion, o.path, step);
     }
+  } else if (o.passed && ar.by == Provenance::kUser && !ar.guard && deps_.evaluators.command_evidence(assertion)) {
+    add_command_evidence(ar, step);
   }
   nlohmann::json event = to_json(ar);
   event.erase("seq");
@@ -372,6 +377,24 @@ AssertionRecord Executor::evaluate(const nlohmann::json& assertion, const assert
   ar.seq = ev.seq;
   facts_.assertions.push_back(ar);
   return ar;
+}
+
+void Executor::add_command_evidence(AssertionRecord& ar, const assertions::StepView* step) {
+  if (facts_.snapshot_before.empty()) return;
+  if (!command_evidence_) {
+    CommandEvidenceInputs in{.trees = deps_.snapshots.trees(),
+                             .evaluators = deps_.evaluators,
+                             .secrets = deps_.workspace.secrets(),
+                             .network = options_.network,
+                             .sandbox = options_.process_sandbox != nullptr ? *options_.process_sandbox : sandbox::SandboxPolicy{},
+                             .deadline = steady_started_ + std::chrono::seconds(options_.limits.timeout_s),
+                             .mask = [this](std::string& text) { mask(text); }};
+    command_evidence_ = std::make_unique<CommandEvidence>(std::move(in), facts_.snapshot_before);
+  }
+  // What the steps changed so far; the state the command passed on is the latest scan's.
+  std::vector<std::string> changed;
+  for (const auto& [path, steps] : changed_by_) changed.push_back(path);
+  command_evidence_->add(ar, step, [this] { return deps_.snapshots.write_tree(); }, changed);
 }
 
 std::string Executor::run_goal_assertions(const std::vector<nlohmann::json>& expects, const std::vector<nlohmann::json>& guards) {

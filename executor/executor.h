@@ -16,6 +16,7 @@
 #include "core/progress.h"
 #include "core/run_record.h"
 #include "core/trajectory.h"
+#include "executor/command_evidence.h"
 #include "executor/tool.h"
 #include "net/http_client.h"
 #include "planner/plan.h"
@@ -129,8 +130,14 @@ class Executor {
   // (the rest of the workspace as it is now). True when it fails there.
   bool fails_on_empty_file(const nlohmann::json& assertion, const std::string& path, const assertions::StepView* step) const;
 
+  // A user's passing command, evaluated again before the change (and with added paths emptied).
+  void add_command_evidence(AssertionRecord& ar, const assertions::StepView* step);
+
   ExecutorDeps deps_;
   ExecutorOptions options_;
+  // Made at the first user command that passes (the pre-run snapshot is known by then); keeps the
+  // runs before the change, once per distinct command.
+  std::unique_ptr<CommandEvidence> command_evidence_;
   RunFacts facts_;
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point steady_started_;  // the same moment on the real clock, for scans' deadlines

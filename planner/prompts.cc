@@ -5,14 +5,15 @@
 namespace candor::planner {
 namespace {
 
+// The user's own arguments (ArgSpec::user_only, such as `covers`) are not offered to the planner.
 std::string describe_args(const std::vector<ArgSpec>& args) {
-  if (args.empty()) return "none";
   std::string out;
   for (const auto& a : args) {
+    if (a.user_only) continue;
     out += fmt::format("{}{} ({}{}{})", out.empty() ? "" : "; ", a.name, arg_type_name(a.type), a.required ? ", required" : "",
                        a.description.empty() ? "" : ": " + a.description);
   }
-  return out;
+  return out.empty() ? "none" : out;
 }
 
 }  // namespace

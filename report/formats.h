@@ -31,6 +31,16 @@ std::string render_step_log(const std::vector<Event>& events, std::size_t output
 // "by user · discriminating", "by planner · passed before the run too", "by planner".
 std::string assertion_provenance(const nlohmann::json& assertion);
 
+// The runs of a program an assertion ran (command_succeeds), for every rendering: before the
+// change (a user's command), after it, and with each added path emptied. Empty for an assertion
+// that ran none.
+struct ProgramRunLine {
+  std::string label;    // "before the change", "after", "with src/new.py emptied"
+  std::string outcome;  // "exited 1", "could not be run: ..."
+  std::vector<std::string> output;  // the last lines of its output, blank lines left out
+};
+std::vector<ProgramRunLine> program_runs(const nlohmann::json& assertion, std::size_t max_lines = 3);
+
 std::string escape_html(const std::string& s);
 std::string escape_xml(const std::string& s);
 

@@ -151,10 +151,18 @@ std::string assertions_section(const nlohmann::json& r) {
     const auto& d = json_field(a, "discriminating");
     std::string disc = !d.is_boolean() ? "—" : d.get<bool>() ? "yes: failed before the run" : "no: passed before the run too";
     const auto& step = json_field(a, "step");
+    // A command's runs: before the change, after it, with added paths emptied, each with the end of its output.
+    std::string runs;
+    for (const auto& run : program_runs(a, 6)) {
+      std::string output;
+      for (const auto& line : run.output) output += (output.empty() ? "" : "\n") + line;
+      runs += fmt::format("<div class=\"run\">{}: {}{}</div>", e(run.label), e(run.outcome),
+                          output.empty() ? "" : "<pre>" + e(output) + "</pre>");
+    }
     out += fmt::format(
-        "<tr><td class=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"by\">{}</td><td class=\"discriminating\">{}</td></tr>",
+        "<tr><td class=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}{}</td><td class=\"by\">{}</td><td class=\"discriminating\">{}</td></tr>",
         passed ? "ok" : "bad", passed ? "✓ pass" : "✗ FAIL", e(step.is_string() ? step.get<std::string>() : "goal"), e(str(a, "type")),
-        e(str(a, "message")), e(json_str(a, "by", "planner")), e(disc));
+        e(str(a, "message")), runs, e(json_str(a, "by", "planner")), e(disc));
   }
   if (assertions.empty()) out += "<tr><td colspan=\"6\" class=\"muted\">no assertion was evaluated</td></tr>";
   return out + "</table>\n";

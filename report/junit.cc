@@ -57,7 +57,13 @@ std::string render_junit(const std::vector<nlohmann::json>& reports) {
         ++failures;
         cases += fmt::format("<failure type=\"assertion\" message=\"{}\"/>", escape_xml(str(a, "message")));
       } else {
-        cases += fmt::format("<system-out>{} ({})</system-out>", escape_xml(str(a, "message")), escape_xml(assertion_provenance(a)));
+        std::string runs;
+        for (const auto& run : program_runs(a)) {
+          runs += "\n" + run.label + ": " + run.outcome;
+          for (const auto& line : run.output) runs += "\n  | " + line;
+        }
+        cases += fmt::format("<system-out>{} ({}){}</system-out>", escape_xml(str(a, "message")), escape_xml(assertion_provenance(a)),
+                             escape_xml(runs));
       }
       cases += "</testcase>\n";
     }

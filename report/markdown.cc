@@ -52,8 +52,14 @@ std::string assertions_table(const nlohmann::json& assertions) {
   if (assertions.empty()) return "";
   std::string out = "\n<details><summary>Assertions</summary>\n\n| | step | type | observed | evidence |\n|---|---|---|---|---|\n";
   for (const auto& a : assertions) {
-    out += fmt::format("| {} | {} | {} | {} | {} |\n", json_bool(a, "passed") ? "✅" : "❌", markdown_text(json_str(a, "step", "goal")),
-                       code_cell(json_str(a, "type")), text(a, "message"), markdown_text(assertion_provenance(a)));
+    // A command's runs (before the change, after, emptied), each with the last line of its output.
+    std::string runs;
+    for (const auto& run : program_runs(a, 1)) {
+      runs += "<br>" + markdown_text(run.label + ": " + run.outcome);
+      if (!run.output.empty()) runs += " " + code_cell(run.output.back());
+    }
+    out += fmt::format("| {} | {} | {} | {}{} | {} |\n", json_bool(a, "passed") ? "✅" : "❌", markdown_text(json_str(a, "step", "goal")),
+                       code_cell(json_str(a, "type")), text(a, "message"), runs, markdown_text(assertion_provenance(a)));
   }
   return out + "\n</details>\n";
 }

@@ -1,6 +1,9 @@
 #include "report/report.h"
 
+#include <fmt/format.h>
+
 #include "core/arg_schema.h"
+#include "report/fields.h"
 #include "report/formats.h"
 #include "verify/reasons.h"
 
@@ -21,6 +24,53 @@ std::string assertion_provenance(const nlohmann::json& a) {
     out += a["positive"].get<bool>() ? " · fails on an empty file" : " · not evidence of content";
   }
   if (a.contains("final_check") && a["final_check"].is_boolean() && a["final_check"].get<bool>()) out += " · re-checked at the end";
+  if (const auto& covers = json_field(a, "covers"); covers.is_array() && !covers.empty()) {
+    std::string globs;
+    for (const auto& g : covers) globs += (globs.empty() ? "" : ", ") + (g.is_string() ? g.get<std::string>() : g.dump());
+    out += " · covers " + globs;
+  }
+  return out;
+}
+
+namespace {
+
+std::vector<std::string> last_lines(const std::string& text, std::size_t n) {
+  std::vector<std::string> lines;
+  std::size_t end = text.size();
+  while (end > 0 && lines.size() < n) {
+    std::size_t start = text.rfind('\n', end - 1);
+    std::size_t from = start == std::string::npos ? 0 : start + 1;
+    std::string line = text.substr(from, end - from);
+    // Blank lines and rules ("-----", "=====") say nothing.
+    if (line.find_first_not_of(" \t\r-=_*~") != std::string::npos) lines.insert(lines.begin(), line);
+    if (start == std::string::npos) break;
+    end = start;
+  }
+  return lines;
+}
+
+ProgramRunLine run_line(std::string label, const nlohmann::json& run, std::size_t max_lines) {
+  ProgramRunLine line{std::move(label), "", last_lines(json_str(run, "output"), max_lines)};
+  const auto& code = json_field(run, "exit_code");
+  if (json_bool(run, "error")) {
+    line.outcome = "could not be run: " + json_str(run, "message");
+  } else if (code.is_number_integer()) {
+    line.outcome = fmt::format("exited {}", code.get<std::int64_t>());
+  } else {
+    line.outcome = json_str(run, "message");
+  }
+  return line;
+}
+
+}  // namespace
+
+std::vector<ProgramRunLine> program_runs(const nlohmann::json& a, std::size_t max_lines) {
+  std::vector<ProgramRunLine> out;
+  if (const auto& before = json_field(a, "before"); before.is_object()) out.push_back(run_line("before the change", before, max_lines));
+  if (!json_field(a, "exit_code").is_null() || !json_str(a, "output").empty()) out.push_back(run_line("after", a, max_lines));
+  for (const auto& e : json_list(a, "emptied")) out.push_back(run_line("with " + json_str(e, "path") + " emptied", e, max_lines));
+  // A command that ran only after (no run before) needs no label beside its own message.
+  if (out.size() == 1 && out[0].label == "after" && out[0].output.empty()) out.clear();
   return out;
 }
 
@@ -51,6 +101,8 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
   nlohmann::json assertions = nlohmann::json::array();
   for (const auto& a : f.assertions) {
     nlohmann::json j = to_json(a);
+    // What a user's command is said to cover (the planner's `covers` is not honoured, so not shown).
+    if (a.by == Provenance::kUser && a.assertion.is_object() && a.assertion.contains("covers")) j["covers"] = a.assertion["covers"];
     for (const char* internal : {"seq", "assertion", "reads_step"}) j.erase(internal);
     assertions.push_back(std::move(j));
   }

@@ -151,6 +151,11 @@ std::string checks_section(const nlohmann::json& r, const Style& st, std::size_t
       std::string mark = json_bool(a, "passed") ? st.green("ok  ") : st.red("FAIL");
       out += wrap(fmt::format("  {} {} {}: ", mark, str(a, "step", "goal"), str(a, "type")),
                   fmt::format("{} ({})", json_str(a, "message"), assertion_provenance(a)), 9, painted_w);
+      // A command's runs: before the change, after it, with added paths emptied; each with the end of its output.
+      for (const auto& run : program_runs(a)) {
+        out += wrap(std::string(9, ' ') + run.label + ": ", run.outcome, 11, w);
+        for (const auto& line : run.output) out += "           | " + st.dim(shorten(terminal_safe(line), w > 13 ? w - 13 : w)) + "\n";
+      }
     }
   }
   if (const auto& t2 = json_field(r, "tier2"); t2.is_object()) {

@@ -12,7 +12,8 @@ TEST_SUITE("core") {
   TEST_CASE("validate_args reports the JSON path and what was wrong") {
     std::vector<ArgSpec> spec = {{"path", ArgType::kString, true, ""},
                                  {"depth", ArgType::kInteger, false, "", 1, 64},
-                                 {"edits", ArgType::kEdits, false, ""}};
+                                 {"edits", ArgType::kEdits, false, ""},
+                                 {"covers", ArgType::kGlobs, false, ""}};
     struct Row {
       json args;
       std::string message;  // "" = valid
@@ -22,7 +23,7 @@ TEST_SUITE("core") {
         {{{"path", "a"}, {"depth", 3}}, ""},
         {json::object(), "steps[0].args.path: missing required string argument"},
         {{{"path", 3}}, "steps[0].args.path: expected a string, got integer 3"},
-        {{{"path", "a"}, {"depht", 3}}, "steps[0].args.depht: unknown argument \"depht\" (known: path, depth, edits)"},
+        {{{"path", "a"}, {"depht", 3}}, "steps[0].args.depht: unknown argument \"depht\" (known: path, depth, edits, covers)"},
         {{{"path", "a"}, {"depth", 0}}, "steps[0].args.depth: must be between 1 and 64, got 0"},
         {{{"path", "a"}, {"depth", 2.5}}, "steps[0].args.depth: expected an integer, got number 2.5"},
         {{{"path", "a"}, {"edits", json::array()}}, "steps[0].args.edits: needs at least one edit"},
@@ -31,6 +32,11 @@ TEST_SUITE("core") {
         {{{"path", "a"}, {"edits", {{{"find", "x"}, {"replace", "y"}, {"count", 0}}}}},
          "steps[0].args.edits[0].count: must be at least 1, got 0"},
         {json::array(), "steps[0].args: expected an object, got array"},
+        {{{"path", "a"}, {"covers", {"src/**", "*.py"}}}, ""},
+        {{{"path", "a"}, {"covers", "src/**"}}, "steps[0].args.covers: expected a list of globs, got string \"src/**\""},
+        {{{"path", "a"}, {"covers", {"src/**", 3}}}, "steps[0].args.covers[1]: expected a glob string, got integer 3"},
+        {{{"path", "a"}, {"covers", {"src/[a"}}},
+         "steps[0].args.covers[0]: invalid glob \"src/[a\": the '[' at offset 4 is never closed (write \\[ for a literal '[')"},
     };
     for (const auto& row : rows) {
       CAPTURE(row.args.dump());
@@ -68,6 +74,22 @@ TEST_SUITE("core") {
     CHECK(small.text() == "abc");
   }
 
+  TEST_CASE("capped output keeps its tail too, where test runners summarise") {
+    candor::CappedOutput out(10);
+    std::string noise(10000, 'x');
+    out.append("head\n" + noise + "\n");
+    out.append("Ran 1 test in 0.000s\n\nOK (skipped=1)\n");
+    CHECK(out.tail(40) == "...Ran 1 test in 0.000s\n\nOK (skipped=1)");  // from a line start, cut said
+    CHECK(out.tail(15) == "...OK (skipped=1)");
+    candor::CappedOutput small;
+    small.append("one\ntwo\n\n");
+    CHECK(small.tail(100) == "one\ntwo");  // nothing cut: no "..."
+    for (int i = 0; i < 5000; ++i) small.append("y");  // appended in small pieces: the tail stays bounded
+    CHECK(small.tail(3) == "...yyy");
+    CHECK(candor::tail_of("a\nbb\nccc\n", 5) == "...ccc");
+    CHECK(candor::tail_of(" \n", 5).empty());
+  }
+
   TEST_CASE("run facts survive a JSON round trip") {
     candor::RunFacts f;
     f.run_id = "r1";
@@ -80,6 +102,14 @@ TEST_SUITE("core") {
                             candor::Provenance::kUser, std::nullopt});
     f.assertions.push_back({"s2", 2, "file_contains", json{{"type", "file_contains"}, {"path", "a"}, {"text", "b"}}, "a", true,
                             "ok", 9, candor::Provenance::kPlanner, true});
+    candor::AssertionRecord command{"", 1, "command_succeeds", json{{"type", "command_succeeds"}, {"command", "make check"}}, "", true,
+                                    "`make check` exited 0", 10, candor::Provenance::kUser, true};
+    command.exit_code = 0;
+    command.output = "OK (skipped=1)";
+    command.before = candor::ProgramRun{false, false, 1, "FAILED (failures=1)", "`make check` exited 1"};
+    command.emptied = {{"src/new.c", candor::ProgramRun{false, false, 2, "undefined reference", "`make check` exited 2"}},
+                       {"src/b.c", candor::ProgramRun{false, true, std::nullopt, "", "not run: the run's time budget ran out"}}};
+    f.assertions.push_back(command);
     f.source = "exec";
     f.scan = {false, {"secret-dir"}};
     f.protected_changes = {".candor/config.json was created during the run"};
@@ -92,6 +122,15 @@ TEST_SUITE("core") {
     CHECK(back->steps[0].exit_code == 0);
     CHECK(back->assertions[0].by == candor::Provenance::kUser);
     CHECK(back->assertions[1].discriminating == std::optional<bool>(true));
+    CHECK(back->assertions[2].output == "OK (skipped=1)");
+    CHECK(back->assertions[2].exit_code == 0);
+    REQUIRE(back->assertions[2].before);
+    CHECK(back->assertions[2].before->exit_code == 1);
+    CHECK(back->assertions[2].before->output == "FAILED (failures=1)");
+    REQUIRE(back->assertions[2].emptied.size() == 2);
+    CHECK(back->assertions[2].emptied[1].path == "src/b.c");
+    CHECK(back->assertions[2].emptied[1].run.error);
+    CHECK_FALSE(back->assertions[1].before);
     CHECK(back->goal_validations[0].verdict == candor::ReviewVerdict::kNone);
     CHECK_FALSE(back->scan.complete);
     CHECK(back->goal_kind == candor::GoalKind::kInspect);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The CI examples (examples/ci/*.yml) run as written: the commands between their `# >>> candor` and
-# `# <<< candor` lines are run by bash, with the variables the CI service would set, on a
-# repository built here: an honest change passes the job with a success report, a change that
-# does nothing fails it.
+# `# <<< candor` lines are run by bash, with the variables the CI service would set (CANDOR_EXPECT
+# as the file sets it), on a repository built here, whose `make test` fails until the stylesheet
+# under src/ is dark green: an honest change passes the job with a success report, a change that
+# only weakens the test is not a success and says why, a change that does nothing fails the job.
 set -euo pipefail
 candor=${CANDOR_BIN:?} src=${CANDOR_SOURCE_ROOT:?}
 work=$(mktemp -d)
@@ -17,19 +18,24 @@ mkdir -p "$work/bin" && ln -s "$candor" "$work/bin/candor"
 export PATH="$work/bin:$PATH"
 
 repo="$work/repo"
-cp -r "$src/examples/dark-green/site" "$repo"
+mkdir -p "$repo/src" "$repo/tests"
+cp "$src/examples/dark-green/site/css/style.css" "$repo/src/style.css"
 chmod -R u+w "$repo"
 cd "$repo"
+# The test the issue names: it fails on BASE, and passes once the background is dark green.
+printf '#!/bin/sh\ngrep -q "background: #006400" src/style.css\n' > tests/test_style.sh
+printf 'test:\n\tsh tests/test_style.sh\n' > Makefile
 git init -q -b main
-mkdir -p .candor
-# The repository's own expectation, trusted because it is in BASE.
-echo '{"expect": [{"type": "file_contains", "path": "css/style.css", "text": "background: #006400"}]}' > .candor/config.json
 git add -A && git commit -qm base
 base=$(git rev-parse HEAD)
 git checkout -qb agent
-sed -i 's/background: #ffffff;/background: #006400;/' css/style.css
+sed -i 's/background: #ffffff;/background: #006400;/' src/style.css
 git commit -qam "dark green"
 good=$(git rev-parse HEAD)
+git checkout -q -b weak main
+printf '#!/bin/sh\ntrue\n' > tests/test_style.sh
+git commit -qam "make the test pass"
+weak=$(git rev-parse HEAD)
 git checkout -q main
 
 # run_block FILE BASE HEAD: the CI file's candor commands, as the service would run them.
@@ -38,7 +44,10 @@ run_block() {
   sed -n '/# >>> candor/,/# <<< candor/p' "$file" | sed 's/^ *//' >"$work/block.sh"
   [[ $(wc -l <"$work/block.sh") -ge 4 ]] || { fail "$file has no '# >>> candor' block"; return 99; }
   rm -f candor-report.md
-  BASE=$2 HEAD=$3 PR_BODY="Change the background to dark green" GITHUB_STEP_SUMMARY="$work/summary.md" \
+  local expect
+  expect=$(sed -n "s/^ *CANDOR_EXPECT: '\(.*\)'$/\1/p" "$file")
+  [[ -n $expect ]] || { fail "$file sets no CANDOR_EXPECT"; return 99; }
+  CANDOR_EXPECT=$expect BASE=$2 HEAD=$3 PR_BODY="Change the background to dark green" GITHUB_STEP_SUMMARY="$work/summary.md" \
     CI_MERGE_REQUEST_DIFF_BASE_SHA=$2 CI_COMMIT_SHA=$3 CI_MERGE_REQUEST_DESCRIPTION="Change the background to dark green" \
     bash -e "$work/block.sh" >"$work/out.txt" 2>&1
 }
@@ -53,6 +62,15 @@ for file in "$src/examples/ci/github-actions.yml" "$src/examples/ci/gitlab-ci.ym
   fi
   if [[ $name == github-actions.yml ]]; then
     grep -q 'candor: \*\*success\*\*' "$work/summary.md" || fail "$name: the report is not in the job summary"
+  fi
+  # The test weakened to pass: partial (the job passes; the report says the test file is unproven).
+  if run_block "$file" "$base" "$weak"; then
+    grep -q 'candor: \*\*partial\*\*' candor-report.md || fail "$name: the weakened test's report is not partial: $(head -3 candor-report.md)"
+    # (however the Markdown escapes the path)
+    grep 'is a test file that' candor-report.md | grep -q 'test.*_style.*sh' ||
+      fail "$name: the weakened test's report does not name the test file: $(head -20 candor-report.md)"
+  else
+    fail "$name: the job failed on a partial verdict: $(cat "$work/out.txt")"
   fi
   # The "change" is nothing at all: the verdict is fail, and the job fails.
   if run_block "$file" "$base" "$base"; then

@@ -5,9 +5,12 @@
 // files, independently of the executor's own checks.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <map>
 #include <random>
 
+#include "core/glob.h"
 #include "executor/executor.h"
 #include "tests/test_support.h"
 #include "verify/tier1.h"
@@ -97,9 +100,191 @@ Case random_case(std::mt19937& rng) {
   return c;
 }
 
+// The command rule (DESIGN.md, Commands as evidence): user commands that read the files themselves.
+// `grep -q W P` names its file (so it never covers P); `grep -rq W .` reads every file, naming none.
+struct Command {
+  json assertion;
+  std::string word;
+  std::string named;  // the path it names, "" when it reads the whole workspace
+};
+
+const std::vector<std::string> kCommandPaths = {"a.txt", "b.txt", "css/c.txt", "new.txt", "tests/t.txt"};
+
+// What the command's exit says about `files`, computed here: grep finds the word.
+bool command_holds(const Command& c, const Files& files) {
+  if (!c.named.empty()) {
+    auto it = files.find(c.named);
+    return it != files.end() && it->second.find(c.word) != std::string::npos;
+  }
+  return std::any_of(files.begin(), files.end(), [&](const auto& f) { return f.second.find(c.word) != std::string::npos; });
+}
+
+struct CommandCase {
+  Files initial;
+  json steps = json::array();
+  std::vector<Command> commands;
+};
+
+CommandCase random_command_case(std::mt19937& rng) {
+  auto pick = [&](const std::vector<std::string>& from) { return from[rng() % from.size()]; };
+  CommandCase c;
+  // "dark" and "#006400" are nowhere before the run: a command looking for them fails there.
+  c.initial = {{"a.txt", "red blue\n"}, {"b.txt", "green blue\n"}, {"css/c.txt", "red\n"}, {"tests/t.txt", "red\n"}};
+  int steps = 1 + static_cast<int>(rng() % 3);
+  for (int i = 0; i < steps; ++i) {
+    std::string path = pick(kCommandPaths);
+    std::string word = rng() % 3 == 0 ? pick(kWords) : pick({"dark", "#006400"});
+    json step = {{"id", "s" + std::to_string(i + 1)}};
+    json asserts = json::array();
+    bool honest = rng() % 3 == 0;  // mostly the commands' to prove
+    switch (rng() % 6) {
+      case 0:
+      case 1:
+      case 2:
+      case 3:
+        step["tool"] = "file_write";
+        step["args"] = {{"path", path}, {"content", word + "\n"}};
+        if (honest) asserts.push_back({{"type", "file_contains"}, {"path", path}, {"text", word}});
+        break;
+      case 4:
+        step["tool"] = "file_patch";
+        step["args"] = {{"path", path}, {"edits", {{{"find", pick(kWords)}, {"replace", word}}}}};
+        if (honest) asserts.push_back({{"type", "file_contains"}, {"path", path}, {"text", word}});
+        break;
+      default:
+        step["tool"] = "file_delete";
+        step["args"] = {{"path", path}};
+        if (honest) asserts.push_back({{"type", "not"}, {"assertion", {{"type", "file_exists"}, {"path", path}}}});
+    }
+    step["assert"] = asserts;
+    c.steps.push_back(step);
+  }
+  const std::vector<json> covers = {nullptr, json::array({"*.txt"}), json::array({"*.txt"}), json::array({"css/**"}),
+                                    json::array({"**"}), json::array({"**"}), json::array({"a.txt", "new.txt"})};
+  int n = 1 + static_cast<int>(rng() % 2);
+  for (int k = 0; k < n; ++k) {
+    Command cmd;
+    cmd.word = rng() % 4 == 0 ? pick(kWords) : pick({"dark", "#006400"});
+    bool whole = rng() % 3 != 0;
+    cmd.named = whole ? "" : pick(kCommandPaths);
+    std::string line = whole ? "grep -rq '" + cmd.word + "' ." : "grep -q '" + cmd.word + "' " + cmd.named;
+    cmd.assertion = {{"type", "command_succeeds"}, {"command", line}};
+    if (json g = covers[rng() % covers.size()]; !g.is_null()) cmd.assertion["covers"] = g;
+    c.commands.push_back(cmd);
+  }
+  return c;
+}
+
+// The files of the workspace now.
+Files files_in(const std::string& root) {
+  Files out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+    if (e.is_regular_file()) out[std::filesystem::relative(e.path(), root).string()] = candor::testing::read_file(e.path().string());
+  }
+  return out;
+}
+
 }  // namespace
 
 TEST_SUITE("executor") {
+  TEST_CASE("property: a path a command covers at tier 1 is one its user command failed on before, and needs, and does not read as a test") {
+    std::mt19937 rng(20261126);
+    executor::ToolRegistry tools = executor::builtin_tools();
+    assertions::Registry evaluators = assertions::builtin_evaluators();
+    planner::Catalog catalog = executor::make_catalog(tools, evaluators);
+    int successes = 0, covered_by_commands = 0, non_discriminating = 0, emptied_passes = 0, tests_held_back = 0;
+    for (int iteration = 0; iteration < 200; ++iteration) {
+      CommandCase c = random_command_case(rng);
+      CAPTURE(iteration);
+      CAPTURE(c.steps.dump());
+      std::string root = make_temp_dir("prop-ws"), store = make_temp_dir("prop-store");
+      for (const auto& [path, content] : c.initial) write_file(root + "/" + path, content);
+      auto ws = sandbox::Workspace::open(root);
+      auto snaps = snapshot::SnapshotStore::open(store, root, system_clock());
+      REQUIRE(ws.ok());
+      REQUIRE(snaps.ok());
+      FakeClock clock;  // never advanced
+      NullSink sink;
+      Trajectory trajectory("run1", clock, &sink);
+      executor::ExecutorOptions options;
+      options.plan_assertions_by = Provenance::kUser;
+      executor::Executor ex({**ws, **snaps, tools, evaluators, clock, trajectory}, options);
+      REQUIRE(ex.begin("run1", "goal").ok());
+      ex.set_goal_kind(GoalKind::kModify, "test");
+      auto plan = planner::parse_plan(json{{"goal_kind", "modify"}, {"steps", c.steps}, {"then", "finish"}}, catalog);
+      REQUIRE(plan.ok());
+      executor::RoundOutcome outcome = ex.run_round(*plan, 1);
+      std::vector<json> expects;
+      for (const auto& cmd : c.commands) expects.push_back(cmd.assertion);
+      ex.run_goal_assertions(expects);
+      Files final_files = files_in(root);
+      RunFacts f = ex.finish(outcome.all_passed ? RunStatus::kCompleted : RunStatus::kBudgetExhausted,
+                             outcome.all_passed ? BudgetKind::kNone : BudgetKind::kReplans, "");
+      auto command_of = [&](const AssertionRecord& a) -> const Command* {
+        for (const auto& cmd : c.commands) {
+          if (cmd.assertion == a.assertion) return &cmd;
+        }
+        return nullptr;
+      };
+      // The executor's runs agree with the oracle: before the run, and with an added path emptied.
+      for (const auto& a : f.assertions) {
+        const Command* cmd = command_of(a);
+        if (cmd == nullptr) continue;
+        CHECK(a.passed == command_holds(*cmd, final_files));
+        if (!a.passed) continue;
+        REQUIRE(a.before);
+        CHECK(a.before->passed == command_holds(*cmd, c.initial));
+        non_discriminating += a.discriminating == std::optional<bool>(false);
+        for (const auto& e : a.emptied) {
+          Files emptied = final_files;
+          emptied[e.path] = "";
+          CHECK(e.run.passed == command_holds(*cmd, emptied));
+          emptied_passes += e.run.passed;
+        }
+      }
+      verify::Tier1Result t1 = verify::evaluate_tier1(f);
+      for (const auto& gap : t1.signals.coverage_gaps) tests_held_back += gap.find("tests/t.txt (") == 0 && gap.find("is a test file") != std::string::npos;
+      if (t1.verdict != Verdict::kSuccess) continue;
+      ++successes;
+      for (const auto& m : f.mutations) {
+        CAPTURE(m.path);
+        Files empty = c.initial;
+        empty[m.path] = "";
+        bool by_file = std::any_of(f.assertions.begin(), f.assertions.end(), [&](const AssertionRecord& a) {
+          if (command_of(a) != nullptr || !a.passed || a.path != m.path || a.seq <= m.last_change_seq || holds_on(a.assertion, c.initial)) return false;
+          bool not_exists = a.assertion.value("type", "") == "not" && a.assertion["assertion"].value("type", "") == "file_exists";
+          if (m.change == "deleted") return not_exists;
+          return !not_exists && a.assertion.value("type", "") != "file_exists" && !holds_on(a.assertion, empty);
+        });
+        bool by_command = std::any_of(f.assertions.begin(), f.assertions.end(), [&](const AssertionRecord& a) {
+          const Command* cmd = command_of(a);
+          if (cmd == nullptr || !a.passed || a.seq <= m.last_change_seq || command_holds(*cmd, c.initial)) return false;
+          if (m.change == "deleted" || m.path == cmd->named || m.path.rfind("tests/", 0) == 0) return false;
+          bool matched = false;
+          if (a.assertion.contains("covers")) {
+            for (const auto& g : a.assertion["covers"]) matched |= path_glob_matches(g.get<std::string>(), m.path);
+          }
+          if (!matched) return false;
+          if (m.change != "added") return true;
+          Files emptied = final_files;
+          emptied[m.path] = "";
+          return !command_holds(*cmd, emptied);
+        });
+        CHECK((by_file || by_command));
+        covered_by_commands += by_command && !by_file;
+      }
+    }
+    MESSAGE("successes " << successes << ", paths covered by commands alone " << covered_by_commands << ", commands that passed before "
+                         << "the run too " << non_discriminating << ", emptied runs that still passed " << emptied_passes
+                         << ", test files held back " << tests_held_back);
+    CHECK(successes >= 5);
+    CHECK(covered_by_commands >= 5);
+    CHECK(non_discriminating >= 5);
+    CHECK(emptied_passes >= 3);
+    CHECK(tests_held_back >= 3);
+  }
+
+
   TEST_CASE("property: tier-1 success implies every mutated path has a pass that fails on the pre-run content") {
     std::mt19937 rng(20261122);
     executor::ToolRegistry tools = executor::builtin_tools();

@@ -15,9 +15,10 @@ namespace candor::testing {
 
 inline constexpr const char* kDarkGreen = R"({"type": "file_contains", "path": "css/style.css", "text": "background: #006400"})";
 
-// A repository holding the example site, one commit on `main`; `git()` runs git in it.
+// A repository holding the example site (or `from`), one commit on `main`; `git()` runs git in it.
 struct Repo : Env {
-  Repo() {
+  // `from`: the folder the first commit holds (the example site unless given).
+  explicit Repo(const std::string& from = source_root() + "/examples/dark-green/site") : Env(from) {
     git({"init", "-q", "-b", "main"});
     commit("the site");
   }

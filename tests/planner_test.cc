@@ -54,6 +54,9 @@ TEST_SUITE("planner") {
     CHECK(p.find("- shell [may change files]") != std::string::npos);
     CHECK(p.find("edits (edits, required") != std::string::npos);
     CHECK(p.find("not instructions to you") != std::string::npos);
+    // `covers` is the user's to give (ArgSpec::user_only): the planner is not offered it.
+    CHECK(p.find("command (string, required") != std::string::npos);
+    CHECK(p.find("covers") == std::string::npos);
   }
 
   TEST_CASE("an invalid reply gets one repair call carrying the validation error") {

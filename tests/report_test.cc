@@ -75,6 +75,49 @@ TEST_SUITE("report") {
     CHECK(junit.find("(by user · discriminating)") != std::string::npos);
   }
 
+  TEST_CASE("every rendering shows a command's runs before and after the change, with the end of each output") {
+    RunFacts f = discovery_run();
+    AssertionRecord command;
+    command.type = "command_succeeds";
+    command.assertion = {{"type", "command_succeeds"}, {"command", "python3 -m unittest tests.test_x"}, {"covers", {"src/**"}}};
+    command.passed = true;
+    command.message = "`python3 -m unittest tests.test_x` exited 0 after 0.1 s";
+    command.by = Provenance::kUser;
+    command.discriminating = true;
+    command.exit_code = 0;
+    command.output = "s\n----------------------------------------------------------------------\nRan 1 test in 0.000s\n\nOK (skipped=1)";
+    command.before = ProgramRun{false, false, 1, "Ran 1 test in 0.000s\n\nFAILED (failures=1)", "exited 1"};
+    command.emptied = {{"src/new.py", ProgramRun{false, false, 1, "ImportError: cannot import name 'add'", "exited 1"}}};
+    AssertionRecord planner = command;
+    planner.by = Provenance::kPlanner;
+    planner.before.reset();
+    planner.emptied.clear();
+    planner.discriminating.reset();
+    f.assertions = {command, planner};
+    auto t1 = verify::evaluate_tier1(f);
+    json r = report::build_report(f, t1, verify::decide_without_judge(t1), "2026-11-22T00:00:00.000Z");
+    CHECK(r["assertions"][0]["before"]["exit_code"] == 1);
+    CHECK(r["assertions"][0]["output"] == command.output);
+    CHECK(r["assertions"][0]["covers"] == json::array({"src/**"}));
+    CHECK_FALSE(r["assertions"][1].contains("covers"));  // the planner's covers is not honoured, so not shown
+    std::string terminal = report::render_terminal(r, {false, 200});
+    CAPTURE(terminal);
+    CHECK(terminal.find("(by user · discriminating · covers src/**)") != std::string::npos);
+    CHECK(terminal.find("before the change: exited 1\n           | Ran 1 test in 0.000s\n           | FAILED (failures=1)") !=
+          std::string::npos);
+    CHECK(terminal.find("after: exited 0\n           | s\n           | Ran 1 test in 0.000s\n           | OK (skipped=1)") !=
+          std::string::npos);
+    CHECK(terminal.find("with src/new.py emptied: exited 1") != std::string::npos);
+    CHECK(terminal.find("-----") == std::string::npos);  // rules say nothing
+    std::string markdown = report::render_markdown(r);
+    CHECK(markdown.find("before the change: exited 1 `FAILED (failures=1)`") != std::string::npos);
+    CHECK(markdown.find("after: exited 0 `OK (skipped=1)`") != std::string::npos);
+    std::string html = report::render_html(r, {}, {});
+    CHECK(html.find("<div class=\"run\">after: exited 0<pre>s\nRan 1 test in 0.000s\nOK (skipped=1)</pre></div>") != std::string::npos);
+    std::string junit = report::render_junit({r});
+    CHECK(junit.find("OK (skipped=1)") != std::string::npos);
+  }
+
   TEST_CASE("the JSON report has DESIGN.md's fields and values") {
     RunFacts f = discovery_run();
     auto t1 = verify::evaluate_tier1(f);

@@ -49,6 +49,24 @@ AssertionRecord expect(const std::string& path, bool passed, std::int64_t seq, i
   return a;
 }
 
+// A user's goal-level command (DESIGN.md, Commands as evidence) that passed after the change and,
+// unless a row says otherwise, failed before it (FAIL_TO_PASS).
+AssertionRecord command(std::int64_t seq, nlohmann::json covers = nlohmann::json::array({"src/**"}), bool failed_before = true) {
+  AssertionRecord a;
+  a.type = "command_succeeds";
+  a.assertion = {{"type", "command_succeeds"}, {"command", "python3 -m unittest tests.test_x"}};
+  if (!covers.is_null()) a.assertion["covers"] = covers;
+  a.passed = true;
+  a.message = "`python3 -m unittest tests.test_x` exited 0 after 0.1 s";
+  a.seq = seq;
+  a.by = Provenance::kUser;
+  a.exit_code = 0;
+  a.output = "Ran 1 test in 0.000s\n\nOK";
+  a.before = ProgramRun{!failed_before, false, failed_before ? 1 : 0, failed_before ? "FAILED (failures=1)" : "OK", ""};
+  a.discriminating = failed_before;
+  return a;
+}
+
 Mutation change(const std::string& path, std::int64_t seq, std::vector<std::string> steps) {
   Mutation m;
   m.path = path;
@@ -416,6 +434,98 @@ std::vector<Row> rows() {
     f.mutations = {m};
     out.push_back({"rule 7: a commit of a pending change counts as change (not rule 4), for the judge", f, std::nullopt, 7,
                    "README.md (modified, in a commit the run made)"});
+  }
+  // Commands as evidence (DESIGN.md, Trust boundary): the FAIL_TO_PASS test, `covers`, the test files.
+  {
+    RunFacts f = good_modify();
+    f.mutations = {change("src/x.py", 7, {"s2"})};
+    f.assertions = {command(20)};
+    out.push_back({"rule 6: a user's command that failed before and passes after covers the modified paths of its covers", f,
+                   Verdict::kSuccess, 6, "every changed file (1)"});
+    RunFacts kept = f;
+    kept.assertions = {command(20, nlohmann::json::array({"src/**"}), false)};
+    out.push_back({"rule 7: a command that passed before the change too covers nothing", kept, std::nullopt, 7,
+                   "src/x.py (modified): `python3 -m unittest tests.test_x` passed before the change too"});
+    RunFacts unknown = f;
+    unknown.assertions[0].before = ProgramRun{false, true, std::nullopt, "", "not run: the run's time budget ran out"};
+    unknown.assertions[0].discriminating = false;
+    out.push_back({"rule 7: a command whose run before the change could not be made covers nothing", unknown, std::nullopt, 7,
+                   "could not be run on the state before the change"});
+    RunFacts no_covers = f;
+    no_covers.assertions = {command(20, nullptr)};
+    out.push_back({"rule 7: a discriminating command without covers covers nothing", no_covers, std::nullopt, 7,
+                   "src/x.py (modified): no passing assertion"});
+    RunFacts elsewhere = f;
+    elsewhere.assertions = {command(20, nlohmann::json::array({"lib/**"}))};
+    out.push_back({"rule 7: a command covers only what its covers globs match", elsewhere, std::nullopt, 7,
+                   "src/x.py (modified): no passing assertion"});
+    RunFacts planner = f;
+    planner.assertions[0].by = Provenance::kPlanner;
+    out.push_back({"rule 7: the planner's covers is ignored", planner, std::nullopt, 7, "src/x.py (modified): no passing assertion"});
+    RunFacts early = f;
+    early.assertions[0].seq = 5;  // before the path's last change
+    out.push_back({"rule 7: a command evaluated before the path's last change covers nothing", early, std::nullopt, 7,
+                   "src/x.py (modified)"});
+    RunFacts guard = f;
+    guard.assertions[0].guard = true;
+    out.push_back({"rule 7: a passing guard command covers nothing", guard, std::nullopt, 7, "src/x.py (modified)"});
+    RunFacts deleted = f;
+    deleted.mutations[0].change = "deleted";
+    out.push_back({"rule 7: a command never covers a deletion (only not file_exists does)", deleted, std::nullopt, 7,
+                   "src/x.py (deleted): no passing `not file_exists`"});
+    RunFacts committed = f;
+    committed.mutations[0].committed = true;
+    out.push_back({"rule 7: a command never covers a change that lies only in a commit the run made", committed, std::nullopt, 7,
+                   "src/x.py (modified, in a commit the run made)"});
+    RunFacts removal = f;
+    removal.mutations[0].lines_removed = 14;
+    removal.mutations[0].lines_added = 1;
+    removal.mutations[0].lines_before = 15;
+    out.push_back({"rule 7: removed content is the judge's, whatever command passed", removal, std::nullopt, 7,
+                   "src/x.py lost 13 more lines than it gained"});
+  }
+  {
+    // The test the command runs, weakened or skipped, is never covered by that command.
+    RunFacts weakened = good_modify();
+    weakened.mutations = {change("tests/test_x.py", 7, {"s2"})};
+    weakened.assertions = {command(20, nlohmann::json::array({"**"}))};
+    out.push_back({"rule 7: a command never covers the test file it runs, whatever its covers says", weakened, std::nullopt, 7,
+                   "tests/test_x.py (modified) is a test file that `python3 -m unittest tests.test_x` reads"});
+    RunFacts named = good_modify();
+    named.mutations = {change("checks/parser_check.py", 7, {"s2"})};
+    named.assertions = {command(20, nlohmann::json::array({"**"}))};
+    named.assertions[0].assertion["command"] = "pytest checks/parser_check.py::test_new";
+    out.push_back({"rule 7: a test file the command names (a pytest node) is never covered by it", named, std::nullopt, 7,
+                   "checks/parser_check.py (modified) is a test file"});
+    RunFacts fixed_and_tested = good_modify();
+    fixed_and_tested.mutations = {change("src/x.py", 7, {"s2"}), change("tests/test_x.py", 7, {"s2"})};
+    fixed_and_tested.assertions = {command(20)};
+    out.push_back({"rule 7: the fix is covered, the test file it came with is not", fixed_and_tested, std::nullopt, 7,
+                   "tests/test_x.py (modified) is a test file"});
+    RunFacts own_evidence = fixed_and_tested;
+    own_evidence.assertions.push_back(check("", "tests/test_x.py", true, 21, 1, Provenance::kUser));
+    out.push_back({"rule 6: a test file covered by evidence of its own", own_evidence, Verdict::kSuccess, 6, "every changed file (2)"});
+  }
+  {
+    // An added path: the command must also fail with it emptied.
+    RunFacts f = good_modify();
+    f.mutations = {change("src/new.py", 7, {"s2"})};
+    f.mutations[0].change = "added";
+    f.assertions = {command(20)};
+    f.assertions[0].emptied = {{"src/new.py", ProgramRun{false, false, 1, "ImportError", ""}}};
+    out.push_back({"rule 6: an added path covered by a command that fails with it emptied", f, Verdict::kSuccess, 6,
+                   "every changed file (1)"});
+    RunFacts content_free = f;
+    content_free.assertions[0].emptied[0].run = ProgramRun{true, false, 0, "OK", ""};
+    out.push_back({"rule 7: an added path the command passes with, emptied, is not covered by it", content_free, std::nullopt, 7,
+                   "src/new.py (added): `python3 -m unittest tests.test_x` passes with it emptied"});
+    RunFacts unchecked = f;
+    unchecked.assertions[0].emptied.clear();  // past the cap of emptied runs
+    out.push_back({"rule 7: an added path never run emptied is not covered", unchecked, std::nullopt, 7,
+                   "src/new.py (added): `python3 -m unittest tests.test_x` was not run with it emptied"});
+    RunFacts erred = f;
+    erred.assertions[0].emptied[0].run = ProgramRun{false, true, std::nullopt, "", "not run: the run's time budget ran out"};
+    out.push_back({"rule 7: an emptied run that could not be made proves nothing", erred, std::nullopt, 7, "src/new.py (added)"});
   }
   return out;
 }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/arg_schema.h"
+#include "core/command_coverage.h"
 #include "verify/reasons.h"
 #include "verify/scope.h"
 
@@ -110,6 +111,56 @@ std::string removal_of(const Mutation& m) {
                      m.path, net, m.lines_removed, m.lines_added, m.lines_before);
 }
 
+// A user's command run before the change too (DESIGN.md, Commands as evidence) covers `m` when it
+// failed there and passes after the path's last change, one of its `covers` globs matches the path
+// and it does not read the path as a test (core/command_coverage.h); an added path also needs the
+// command to fail with it emptied. A deletion is shown only by `not file_exists`; a change that
+// lies only in a commit the run made may not be in the files the command ran on. The planner's
+// `covers` is not honoured.
+bool command_covers(const AssertionRecord& a, const Mutation& m) {
+  if (a.by != Provenance::kUser || !a.passed || !a.discriminating.value_or(false) || a.seq <= m.last_change_seq) return false;
+  if (m.change == "deleted" || m.committed || !command_may_cover(a.assertion, m.path)) return false;
+  if (m.change != "added") return true;
+  return std::any_of(a.emptied.begin(), a.emptied.end(),
+                     [&](const EmptiedRun& e) { return e.path == m.path && !e.run.passed && !e.run.error; });
+}
+
+// Why the user's passing commands do not cover `m`, when one of them says something about it: the
+// test file it runs, a pass before the change too, a run before that could not be made, an added
+// path it passes with emptied or was never run with emptied. "" when none does. `what` names the
+// mutation ("src/x.py (modified)").
+std::string command_gap(const RunFacts& f, const Mutation& m, const std::string& what) {
+  for (const auto& a : f.assertions) {
+    if (!a.before || a.by != Provenance::kUser || a.guard || !a.passed || a.seq <= m.last_change_seq) continue;
+    std::string cmd = a.assertion.contains("command") && a.assertion["command"].is_string()
+                          ? "`" + a.assertion["command"].get<std::string>() + "`"
+                          : a.type;
+    if (CommandTests(a.assertion).reads(m.path)) {
+      return fmt::format("{} is a test file that {} reads: a command never covers its own tests (a weakened or skipped test "
+                         "passes too), so it needs evidence of its own",
+                         what, cmd);
+    }
+    if (!command_may_cover(a.assertion, m.path) || m.change == "deleted" || m.committed) continue;
+    if (a.before->error) {
+      return fmt::format("{}: {} could not be run on the state before the change ({}), so its pass proves nothing about it", what, cmd,
+                         a.before->message);
+    }
+    if (!a.discriminating.value_or(false)) {
+      return fmt::format("{}: {} passed before the change too: it shows nothing broke, not what the change did", what, cmd);
+    }
+    if (m.change != "added") continue;
+    auto run = std::find_if(a.emptied.begin(), a.emptied.end(), [&](const EmptiedRun& e) { return e.path == m.path; });
+    if (run == a.emptied.end()) {
+      return fmt::format("{}: {} was not run with it emptied (at most {} added paths per command are), so nothing shows "
+                         "its content matters",
+                         what, cmd, kMaxEmptiedRuns);
+    }
+    if (run->run.error) return fmt::format("{}: {} could not be run with it emptied ({})", what, cmd, run->run.message);
+    if (run->run.passed) return fmt::format("{}: {} passes with it emptied, so its content is not what made it pass", what, cmd);
+  }
+  return "";
+}
+
 // A pass that is evidence about the change at `m` (DESIGN.md, Trust boundary): it read that path
 // after its last change and fails on the path's content before the run; for an added or modified
 // path it is a check of content that also fails on an empty file (positive evidence); a deletion is
@@ -117,6 +168,7 @@ std::string removal_of(const Mutation& m) {
 // change; a link, or a change whose lines could not be counted, is for the judge.
 bool covers(const AssertionRecord& a, const Mutation& m) {
   if (m.lines_by == "unknown" || is_symlink_mode(m.mode_after) || a.guard) return false;
+  if (a.before) return command_covers(a, m);
   if (!a.passed || !a.discriminating.value_or(false) || a.path.empty() || a.path != m.path || a.seq <= m.last_change_seq) return false;
   if (m.change == "deleted") return is_not_file_exists(a.assertion);
   return a.positive.value_or(false) && !is_not_file_exists(a.assertion);
@@ -233,6 +285,8 @@ Signals compute_signals(const RunFacts& f) {
       sig.coverage_gaps.push_back(fmt::format("{}: its lines could not be counted, so what it removed is unknown", what));
     } else if (is_symlink_mode(m.mode_after)) {
       sig.coverage_gaps.push_back(fmt::format("{} is a symbolic link now: what it leads to is for the judge to see", what));
+    } else if (std::string gap = command_gap(f, m, what); !gap.empty()) {
+      sig.coverage_gaps.push_back(gap);
     } else if (by_planner) {
       sig.coverage_gaps.push_back(fmt::format("{} is covered only by the planner's own checks, which show what the model meant, "
                                               "not what the user asked for",
@@ -363,7 +417,8 @@ Tier1Result evaluate_tier1(const RunFacts& f) {
       std::string paths;
       for (const auto& m : f.mutations) paths += (paths.empty() ? "" : ", ") + m.path;
       reasons.push_back(fmt::format("every changed file ({}) was checked after its last change by a passing assertion of the "
-                                    "user's that fails on the content from before the run and on an empty file: {}",
+                                    "user's that fails on the state from before the run and, where it proves content, on an "
+                                    "empty file: {}",
                                     f.mutations.size(), paths));
     } else {
       reasons.push_back(

@@ -1,0 +1,192 @@
+#include "core/command_coverage.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+#include "core/glob.h"
+#include "core/run_record.h"
+
+namespace candor {
+namespace {
+
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+bool is_operator(char c) {
+  return c == ';' || c == '&' || c == '|' || c == '(' || c == ')' || c == '<' || c == '>' || c == '`';
+}
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+bool identifier(std::string_view s) {
+  if (s.empty() || (std::isalpha(static_cast<unsigned char>(s[0])) == 0 && s[0] != '_')) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; });
+}
+
+std::vector<std::string> split(std::string_view s, char at) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (true) {
+    std::size_t j = s.find(at, i);
+    out.emplace_back(s.substr(i, j == std::string_view::npos ? std::string_view::npos : j - i));
+    if (j == std::string_view::npos) return out;
+    i = j + 1;
+  }
+}
+
+// `tests.test_x.TestX`: python -m unittest's and pytest --pyargs' names. Its module files are the
+// prefixes' (`tests.py`, `tests/test_x.py`, `tests/test_x/TestX.py`), the whole name a package.
+void add_dotted(const std::string& word, std::vector<std::string>& named) {
+  if (word.find('/') != std::string::npos || word.find('.') == std::string::npos) return;
+  std::vector<std::string> parts = split(word, '.');
+  if (!std::all_of(parts.begin(), parts.end(), [](const std::string& p) { return identifier(p); })) return;
+  std::string prefix;
+  for (const auto& p : parts) {
+    prefix += (prefix.empty() ? "" : "/") + p;
+    named.push_back(prefix + ".py");
+  }
+  named.push_back(prefix);
+}
+
+// The command line of an assertion: command_succeeds' `command`; for any other (an external
+// evaluator) its string arguments, the words it is told.
+std::vector<std::string> words_of(const nlohmann::json& assertion) {
+  if (!assertion.is_object()) return {};
+  if (assertion.contains("command") && assertion["command"].is_string())
+    return shell_words(assertion["command"].get<std::string>());
+  std::vector<std::string> out;
+  for (const auto& [key, value] : assertion.items()) {
+    if (key == "type" || key == "covers") continue;
+    if (value.is_string()) {
+      for (auto& w : shell_words(value.get<std::string>())) out.push_back(std::move(w));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> shell_words(std::string_view command) {
+  std::vector<std::string> out;
+  std::string word;
+  bool in_word = false;  // a word has begun (an empty quoted word is still none worth keeping)
+  auto end_word = [&] {
+    if (in_word && !word.empty()) out.push_back(word);
+    word.clear();
+    in_word = false;
+  };
+  for (std::size_t i = 0; i < command.size(); ++i) {
+    char c = command[i];
+    if (c == '\'') {
+      std::size_t close = command.find('\'', i + 1);
+      if (close == std::string_view::npos) close = command.size();
+      word += command.substr(i + 1, close - i - 1);
+      in_word = true;
+      i = close;
+    } else if (c == '"') {
+      in_word = true;
+      for (++i; i < command.size() && command[i] != '"'; ++i) {
+        if (command[i] == '\\' && i + 1 < command.size() &&
+            std::string_view("$`\"\\\n").find(command[i + 1]) != std::string_view::npos)
+          ++i;
+        word += command[i];
+      }
+    } else if (c == '\\' && i + 1 < command.size()) {
+      word += command[++i];
+      in_word = true;
+    } else if (is_blank(c) || is_operator(c)) {
+      end_word();
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  end_word();
+  return out;
+}
+
+bool conventional_test_path(std::string_view path) {
+  static constexpr std::array<std::string_view, 6> kFolders = {"test", "tests",    "__tests__",
+                                                               "spec", "testdata", "__snapshots__"};
+  static constexpr std::array<std::string_view, 10> kNames = {
+      "test.py",   "tests.py",       "conftest.py", "pytest.ini",   "tox.ini",
+      "setup.cfg", "pyproject.toml", "noxfile.py",  "package.json", "GNUmakefile"};
+  static constexpr std::array<std::string_view, 5> kConfigPrefixes = {"jest.config.", "vitest.config.", ".mocharc",
+                                                                      "karma.conf.", "phpunit.xml"};
+  static constexpr std::array<std::string_view, 5> kInfixes = {"_test.", "_tests.", ".test.", ".spec.", "_spec."};
+  static constexpr std::array<std::string_view, 5> kSuffixes = {"Test.java", "Tests.java", "Test.kt", "Tests.kt",
+                                                                ".snap"};
+  std::vector<std::string> parts = split(path, '/');
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    if (std::find(kFolders.begin(), kFolders.end(), parts[i]) != kFolders.end()) return true;
+  }
+  std::string_view name = parts.back();
+  if (starts_with(name, "test_") || name == "Makefile" || name == "makefile") return true;
+  if (std::find(kNames.begin(), kNames.end(), name) != kNames.end()) return true;
+  for (auto p : kConfigPrefixes) {
+    if (starts_with(name, p)) return true;
+  }
+  for (auto s : kSuffixes) {
+    if (ends_with(name, s)) return true;
+  }
+  for (auto infix : kInfixes) {
+    if (name.find(infix) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+CommandTests::CommandTests(const nlohmann::json& assertion) {
+  for (std::string word : words_of(assertion)) {
+    if (word.empty() || word[0] == '-' || word[0] == '/' || word[0] == '~' || word[0] == '$') continue;
+    if (word.find('=') != std::string::npos) continue;  // NAME=value, or an option's value
+    if (auto node = word.find("::"); node != std::string::npos)
+      word.resize(node);  // pytest's tests/x.py::TestX::test_y
+    if (word.find_first_of("*?[") != std::string::npos) {
+      if (PathGlob::compile(word, PathGlob::Anchor::kRoot).ok()) globs_.push_back(word);
+      continue;
+    }
+    std::string path = normalize_relative_path(word);
+    if (path == "." || path == ".." || starts_with(path, "../")) continue;  // the workspace, or outside it
+    named_.push_back(path);
+    add_dotted(path, named_);
+  }
+  std::sort(named_.begin(), named_.end());
+  named_.erase(std::unique(named_.begin(), named_.end()), named_.end());
+}
+
+bool CommandTests::reads(std::string_view path) const {
+  for (const auto& n : named_) {
+    if (path == n || (starts_with(path, n) && path.size() > n.size() && path[n.size()] == '/')) return true;
+  }
+  for (const auto& g : globs_) {
+    auto glob = PathGlob::compile(g, PathGlob::Anchor::kRoot);
+    if (glob.ok() && glob->matches(path)) return true;
+  }
+  return conventional_test_path(path);
+}
+
+std::vector<std::string> covers_globs(const nlohmann::json& assertion) {
+  std::vector<std::string> out;
+  if (!assertion.is_object() || !assertion.contains("covers") || !assertion["covers"].is_array()) return out;
+  for (const auto& g : assertion["covers"]) {
+    if (g.is_string()) out.push_back(g.get<std::string>());
+  }
+  return out;
+}
+
+bool command_may_cover(const nlohmann::json& assertion, std::string_view path) {
+  bool matched = false;
+  for (const auto& g : covers_globs(assertion)) {
+    auto glob = PathGlob::compile(g);
+    if (glob.ok() && glob->matches(path)) {
+      matched = true;
+      break;
+    }
+  }
+  return matched && !CommandTests(assertion).reads(path);
+}
+
+}  // namespace candor

@@ -1,0 +1,72 @@
+// What a user's command may cover (DESIGN.md, Trust boundary: Commands as evidence). A command
+// that failed before the change and passes after it covers the mutated paths its `covers` globs
+// match, except the files it reads as its tests: a weakened or skipped test makes its own command
+// pass, so a test file's change must be covered by evidence of its own. Pure: no file system.
+//
+// The files a command reads as its tests are
+//   - the paths its words name: every word of the command line that is not an option (`-k`,
+//     `--name=value`), a variable assignment (`NAME=value`) or an absolute path, normalised
+//     (`./tests/x.py` is `tests/x.py`; a pytest node `tests/x.py::TestX::test_y` is its file), as
+//     the file of that name and as a folder with everything beneath it; a word with wildcards
+//     (`tests/test_*.py`) as the glob it is; a dotted name (`tests.test_x.TestX`, what
+//     `python -m unittest` takes) as the module files of its prefixes (`tests.py`,
+//     `tests/test_x.py`, `tests/test_x/TestX.py`) and the package folder of the whole name. The
+//     workspace itself (`.`) is not a test file: what a command finds there by itself is found by
+//     the names below;
+//   - the conventional test files, wherever they are: `test_*`, `*_test.*`, `*_tests.*`,
+//     `*.test.*`, `*.spec.*`, `*_spec.*`, `test.py`, `tests.py`, `*Test.java`/`*Tests.java`
+//     (and `.kt`), `conftest.py`, jest snapshots (`*.snap`), anything beneath a folder named
+//     `test`, `tests`, `__tests__`, `spec`, `testdata` or `__snapshots__`;
+//   - the files that say which tests run and how: `pytest.ini`, `tox.ini`, `setup.cfg`,
+//     `pyproject.toml`, `noxfile.py`, `package.json`, `Makefile`/`makefile`/`GNUmakefile`,
+//     `jest.config.*`, `vitest.config.*`, `.mocharc*`, `karma.conf.*`, `phpunit.xml*`.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace candor {
+
+// The words of a shell command line: quotes removed ('...' literal, "..." with \-escapes), split
+// at blanks and at the shell's operators (; & | ( ) < > and backquotes). Not a shell: no
+// expansion, no substitution; what it cannot read is split where it stands.
+std::vector<std::string> shell_words(std::string_view command);
+
+// A path (normalised, workspace-relative) named like a test file or a test runner's
+// configuration, wherever it is.
+bool conventional_test_path(std::string_view path);
+
+// A discriminating command covers an added path only if it also fails with that path emptied; it
+// is run so for at most this many of the added paths its `covers` takes in, per evaluation (the
+// rest are not covered by it: the runs stay bounded).
+inline constexpr std::size_t kMaxEmptiedRuns = 8;
+
+// The files one command reads as its tests.
+class CommandTests {
+ public:
+  // `assertion`: command_succeeds (its `command` is the command line) or an external evaluator
+  // (its string arguments are: the program is the config's, the arguments are what it is told).
+  explicit CommandTests(const nlohmann::json& assertion);
+
+  // `path`: normalised, workspace-relative.
+  bool reads(std::string_view path) const;
+  // The normalised paths its words name (files or folders), for messages and tests.
+  const std::vector<std::string>& named() const { return named_; }
+
+ private:
+  std::vector<std::string> named_;  // a file, or a folder and everything beneath it
+  std::vector<std::string> globs_;  // words with wildcards, matched as anchored globs
+};
+
+// The `covers` globs of an assertion ([] when it has none, or they are not a list of strings).
+std::vector<std::string> covers_globs(const nlohmann::json& assertion);
+
+// Whether a discriminating pass of `assertion` (a user's command) may cover `path`: one of its
+// `covers` globs matches the path, and the command does not read it as a test.
+bool command_may_cover(const nlohmann::json& assertion, std::string_view path);
+
+}  // namespace candor

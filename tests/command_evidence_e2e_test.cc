@@ -1,0 +1,273 @@
+// Commands as evidence (DESIGN.md, Trust boundary), end to end: a Python project with a failing
+// test (the user's FAIL_TO_PASS), changed by real commits verified with `verify --git`, and by
+// `candor exec` plans, with a real test runner (python3 -m unittest, no network). The agent is the
+// adversary: it may weaken the test, skip it, or run one that passed all along.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/git_repo_fixture.h"
+
+namespace candor::testing {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kCalc = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
+constexpr const char* kTestX =
+    "import unittest\n\nfrom src.calc import add\n\n\nclass TestAdd(unittest.TestCase):\n    def test_add(self):\n"
+    "        self.assertEqual(add(2, 3), 5)\n";
+constexpr const char* kTestOther =
+    "import unittest\n\nfrom src.calc import mul\n\n\nclass TestMul(unittest.TestCase):\n    def test_mul(self):\n"
+    "        self.assertEqual(mul(2, 3), 6)\n";
+// The user's expectation: the test that fails before the fix passes after it, and is evidence for src/.
+constexpr const char* kFailToPass =
+    R"({"type": "command_succeeds", "command": "python3 -m unittest tests.test_x", "covers": ["src/**"]})";
+// A test that passed before the change as well: no regression, but no proof.
+constexpr const char* kPassToPass =
+    R"({"type": "command_succeeds", "command": "python3 -m unittest tests.test_other", "covers": ["src/**"]})";
+
+// add() subtracts; tests/test_x.py says it must add (it fails), tests/test_other.py passes.
+std::string python_project() {
+  std::string dir = make_temp_dir("py");
+  write_file(dir + "/src/calc.py", kCalc);
+  write_file(dir + "/tests/__init__.py", "");
+  write_file(dir + "/tests/test_x.py", kTestX);
+  write_file(dir + "/tests/test_other.py", kTestOther);
+  write_file(dir + "/.gitignore", "__pycache__/\n");
+  return dir;
+}
+
+std::string replaced(std::string text, const std::string& find, const std::string& replace) {
+  auto at = text.find(find);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, find.size(), replace);
+}
+
+// The fix; the test weakened to `pass`; the test skipped.
+std::string fixed() { return replaced(kCalc, "a - b", "a + b"); }
+std::string weakened() { return replaced(kTestX, "self.assertEqual(add(2, 3), 5)", "pass"); }
+std::string skipped() {
+  return replaced(kTestX, "    def test_add", "    @unittest.skip(\"flaky\")\n    def test_add");
+}
+
+struct PyRepo : Repo {
+  PyRepo() : Repo(python_project()) {}
+  CommandResult verify_with(const std::string& range, const char* expect) {
+    return candor(
+        {"verify", "--git", range, "-C", ws, "--goal", "Fix add()", "--judge", "never", "--expect", expect, "--json"});
+  }
+};
+
+std::string plan_writing(const std::string& path, const std::string& content, const char* check) {
+  json plan = {{"goal_kind", "modify"},
+               {"steps",
+                {{{"id", "change"},
+                  {"tool", "file_write"},
+                  {"args", {{"path", path}, {"content", content}}},
+                  {"assert", json::array({json::parse(check)})}}}},
+               {"then", "finish"}};
+  return plan.dump();
+}
+
+// The one command assertion of a report.
+const json& command_record(const json& report) {
+  for (const auto& a : report["assertions"]) {
+    if (a["type"] == "command_succeeds") return a;
+  }
+  FAIL("no command_succeeds in the report");
+  static const json none;
+  return none;
+}
+
+}  // namespace
+
+TEST_SUITE("e2e") {
+  TEST_CASE(
+      "exec: an external evaluator declared discriminating, asked about no path, is a command: run before, covers, "
+      "never its tests") {
+    // A test-runner evaluator: runs `python3 -m unittest MODULE` where it is started, answers in JSON.
+    const std::string runner =
+        "import json, subprocess, sys\n"
+        "a = json.load(sys.stdin)['assertion']\n"
+        "r = subprocess.run([sys.executable, '-m', 'unittest', a['module']], capture_output=True, text=True)\n"
+        "print(json.dumps({'passed': r.returncode == 0, 'message': r.stderr.strip().splitlines()[-1]}))\n";
+    json config = {{"evaluators",
+                    {{"unit_suite",
+                      {{"command", {"python3", "-c", runner}},
+                       {"discriminating", true},
+                       {"args", {{"module", {{"type", "string"}, {"required", true}}}}}}}}}};
+    const char* check = R"({"type": "unit_suite", "module": "tests.test_x", "covers": ["src/**"]})";
+    {
+      Env env(python_project());
+      write_file(env.ws + "/.candor/config.json", config.dump());
+      json j = parse_stdout(env.exec(env.plan_file(plan_writing("src/calc.py", fixed(), check)), {"--judge", "never"}));
+      CHECK(j["verdict"] == "success");
+      REQUIRE(j["assertions"].size() == 1);
+      CHECK(j["assertions"][0]["discriminating"] == true);
+      CHECK(j["assertions"][0]["before"]["passed"] == false);
+    }
+    {
+      Env env(python_project());
+      write_file(env.ws + "/.candor/config.json", config.dump());
+      json j = parse_stdout(
+          env.exec(env.plan_file(plan_writing("tests/test_x.py", weakened(), check)), {"--judge", "never"}));
+      CHECK(j["verdict"] == "partial");
+      CHECK(any_reason_has(j, "tests/test_x.py (modified) is a test file that unit_suite reads"));
+    }
+  }
+
+  TEST_CASE("verify --git: a real fix with a FAIL_TO_PASS test and covers is a success without any LLM") {
+    PyRepo repo;
+    std::string base = repo.head();
+    write_file(repo.ws + "/src/calc.py", fixed());
+    std::string head = repo.commit("fix add");
+    auto r = repo.verify_with(base + ".." + head, kFailToPass);
+    json j = parse_stdout(r);
+    CHECK(r.exit_code == 0);
+    CHECK(j["verdict"] == "success");
+    CHECK(j["verdict_by"] == "tier1");
+    CHECK(j["provider"].is_null());
+    const json& a = command_record(j);
+    CHECK(a["discriminating"] == true);
+    CHECK(a["before"]["passed"] == false);
+    CHECK(a["before"]["exit_code"] == 1);
+    CHECK(a["before"]["output"].get<std::string>().find("FAILED (failures=1)") != std::string::npos);
+    CHECK(a["exit_code"] == 0);
+    CHECK(a["output"].get<std::string>().find("OK") != std::string::npos);
+    CHECK(a["covers"] == json::array({"src/**"}));
+    // Verified again from the stored facts: the runs before and after are kept.
+    auto again = repo.candor({"verify", "last", "--json"});
+    CHECK(again.exit_code == 0);
+    CHECK(parse_stdout(again)["verdict"] == "success");
+    // The report shows both runs.
+    auto shown = repo.candor({"report", "last"});
+    CHECK(shown.out.find("before the change: exited 1") != std::string::npos);
+    CHECK(shown.out.find("FAILED (failures=1)") != std::string::npos);
+  }
+
+  TEST_CASE(
+      "verify --git: the fix reverted and the test weakened to pass is not a success, and the reason names the test") {
+    PyRepo repo;
+    std::string base = repo.head();
+    write_file(repo.ws + "/tests/test_x.py", weakened());
+    std::string head = repo.commit("make the test pass");
+    auto r = repo.verify_with(base + ".." + head, kFailToPass);
+    json j = parse_stdout(r);
+    CHECK(r.exit_code == 1);
+    CHECK(j["verdict"] == "partial");
+    CHECK(command_record(j)["discriminating"] == true);  // it did fail before and pass after: the test is what changed
+    CHECK(any_reason_has(j, "tests/test_x.py (modified) is a test file that `python3 -m unittest tests.test_x` reads"));
+    // With the real fix beside it, the weakened test still stands uncovered.
+    write_file(repo.ws + "/src/calc.py", fixed());
+    std::string both = repo.commit("and fix add");
+    json j2 = parse_stdout(repo.verify_with(base + ".." + both, kFailToPass));
+    CHECK(j2["verdict"] == "partial");
+    CHECK(any_reason_has(j2, "tests/test_x.py (modified) is a test file"));
+  }
+
+  TEST_CASE("verify --git: the test marked skipped is not a success, and the skip is visible in the report") {
+    PyRepo repo;
+    std::string base = repo.head();
+    write_file(repo.ws + "/tests/test_x.py", skipped());
+    std::string head = repo.commit("skip the flaky test");
+    auto r = repo.verify_with(base + ".." + head, kFailToPass);
+    json j = parse_stdout(r);
+    CHECK(r.exit_code == 1);
+    CHECK(j["verdict"] == "partial");
+    CHECK(any_reason_has(j, "tests/test_x.py (modified) is a test file"));
+    CHECK(command_record(j)["output"].get<std::string>().find("OK (skipped=1)") != std::string::npos);
+    auto terminal = repo.candor({"report", "last"});
+    CHECK(terminal.out.find("OK (skipped=1)") != std::string::npos);
+    auto markdown = repo.candor({"report", "last", "--markdown"});
+    CHECK(markdown.out.find("`OK (skipped=1)`") != std::string::npos);
+  }
+
+  TEST_CASE("verify --git: a command that passed before the change too covers nothing") {
+    PyRepo repo;
+    std::string base = repo.head();
+    write_file(repo.ws + "/src/calc.py", fixed());
+    std::string head = repo.commit("fix add");
+    auto r = repo.verify_with(base + ".." + head, kPassToPass);
+    json j = parse_stdout(r);
+    CHECK(r.exit_code == 1);
+    CHECK(j["verdict"] == "partial");
+    const json& a = command_record(j);
+    CHECK(a["discriminating"] == false);
+    CHECK(a["before"]["passed"] == true);
+    CHECK(any_reason_has(
+        j, "src/calc.py (modified): `python3 -m unittest tests.test_other` passed before the change too"));
+  }
+
+  TEST_CASE("verify --git: an added file is covered only when the test fails with it emptied") {
+    PyRepo repo;
+    std::string base = repo.head();
+    write_file(repo.ws + "/src/ops.py", "def plus(a, b):\n    return a + b\n");
+    write_file(repo.ws + "/src/calc.py",
+               replaced(kCalc, "def add(a, b):\n    return a - b\n",
+                        "from src.ops import plus\n\n\ndef add(a, b):\n    return plus(a, b)\n"));
+    std::string head = repo.commit("fix add with a helper module");
+    json j = parse_stdout(repo.verify_with(base + ".." + head, kFailToPass));
+    CHECK(j["verdict"] == "success");
+    const json& a = command_record(j);
+    REQUIRE(a["emptied"].size() == 1);
+    CHECK(a["emptied"][0]["path"] == "src/ops.py");
+    CHECK(a["emptied"][0]["passed"] == false);
+    // A new file the test never needs is not covered by it.
+    write_file(repo.ws + "/src/unused.py", "print('nothing imports me')\n");
+    std::string more = repo.commit("and a file nothing uses");
+    json j2 = parse_stdout(repo.verify_with(base + ".." + more, kFailToPass));
+    CHECK(j2["verdict"] == "partial");
+    CHECK(any_reason_has(j2, "src/unused.py (added): `python3 -m unittest tests.test_x` passes with it emptied"));
+  }
+
+  TEST_CASE(
+      "exec: the FAIL_TO_PASS command decides the plan's fix, and refuses the weakened, the skipped and the "
+      "kept-passing test") {
+    {
+      Env env(python_project());
+      auto r = env.exec(env.plan_file(plan_writing("src/calc.py", fixed(), kFailToPass)), {"--judge", "never"});
+      json j = parse_stdout(r);
+      CHECK(r.exit_code == 0);
+      CHECK(j["verdict"] == "success");
+      const json& a = command_record(j);
+      CHECK(a["by"] == "user");
+      CHECK(a["discriminating"] == true);
+      CHECK(a["before"]["exit_code"] == 1);
+      REQUIRE(j["mutations"].size() == 1);  // __pycache__ is ignored
+      CHECK(j["mutations"][0]["path"] == "src/calc.py");
+    }
+    {
+      Env env(python_project());
+      auto r = env.exec(env.plan_file(plan_writing("tests/test_x.py", weakened(), kFailToPass)), {"--judge", "never"});
+      json j = parse_stdout(r);
+      CHECK(r.exit_code == 1);
+      CHECK(j["verdict"] == "partial");
+      CHECK(
+          any_reason_has(j, "tests/test_x.py (modified) is a test file that `python3 -m unittest tests.test_x` reads"));
+    }
+    {
+      Env env(python_project());
+      auto r = env.exec(env.plan_file(plan_writing("tests/test_x.py", skipped(), kFailToPass)), {"--judge", "never"});
+      json j = parse_stdout(r);
+      CHECK(j["verdict"] == "partial");
+      CHECK(any_reason_has(j, "tests/test_x.py (modified) is a test file"));
+      auto terminal = env.candor({"report", "last"});
+      CHECK(terminal.out.find("OK (skipped=1)") != std::string::npos);
+    }
+    {
+      Env env(python_project());
+      auto r = env.exec(env.plan_file(plan_writing("src/calc.py", fixed(), kPassToPass)), {"--judge", "never"});
+      json j = parse_stdout(r);
+      CHECK(j["verdict"] == "partial");
+      CHECK(command_record(j)["discriminating"] == false);
+      CHECK(any_reason_has(
+          j, "src/calc.py (modified): `python3 -m unittest tests.test_other` passed before the change too"));
+    }
+  }
+}
+
+}  // namespace candor::testing
