@@ -14,7 +14,8 @@ namespace {
 
 Result<import::Format> format_of(const std::string& name) {
   if (auto format = import::parse_format(name)) return *format;
-  return make_error(ErrorCode::kUsage, fmt::format("unknown transcript format \"{}\" (claude-code, swe-agent, openhands, codex)", name));
+  return make_error(ErrorCode::kUsage,
+                    fmt::format("unknown transcript format \"{}\" (claude-code, swe-agent, openhands, codex)", name));
 }
 
 // The tools an acceptance spec is checked against: candor's ("") or an import format's.
@@ -65,7 +66,8 @@ Result<SpecCheck> check_acceptance_spec(const std::string& spec_file, const std:
 }
 
 Result<nlohmann::json> verify_trajectory(const TrajectoryRequest& request) {
-  if (request.format.empty()) return make_error(ErrorCode::kUsage, "--trajectory needs --format (claude-code, swe-agent, openhands, codex)");
+  if (request.format.empty())
+    return make_error(ErrorCode::kUsage, "--trajectory needs --format (claude-code, swe-agent, openhands, codex)");
   std::optional<verify::AcceptanceSpec> spec;
   if (!request.acceptance_file.empty()) {
     TRY(spec, load_acceptance_spec(request.acceptance_file, request.format));

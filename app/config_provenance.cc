@@ -25,8 +25,8 @@ std::optional<std::string> config_path_in(const std::string& workspace_root, con
 
 }  // namespace
 
-Status check_config_provenance(const store::RunStore& store, const std::string& workspace_root, const std::string& config_text,
-                               bool trusted, RunObserver* observer) {
+Status check_config_provenance(const store::RunStore& store, const std::string& workspace_root,
+                               const std::string& config_text, bool trusted, RunObserver* observer) {
   TRY(std::vector<std::string> ids, store.runs_whose_facts_mention(".candor/config.json"));
   for (const auto& id : ids) {
     TRY(store::StoredRun run, store.load(id));
@@ -48,14 +48,16 @@ Status check_config_provenance(const store::RunStore& store, const std::string& 
     std::string who = fmt::format("run {}{}", id, steps.empty() ? "" : " (step " + steps + ")");
     if (trusted) {
       if (observer != nullptr) {
-        observer->warning(fmt::format("warning: {}/.candor/config.json was written by {}; used as given (--trust-config)", workspace_root, who));
+        observer->warning(fmt::format(
+            "warning: {}/.candor/config.json was written by {}; used as given (--trust-config)", workspace_root, who));
       }
       return ok_status();
     }
-    return make_error(ErrorCode::kInvalidInput,
-                      fmt::format("{}/.candor/config.json was written by {}, not by you: a config an agent planted would decide how "
-                                  "its own work is checked. Review it, then run again with --trust-config, or `candor undo {}`",
-                                  workspace_root, who, id));
+    return make_error(
+        ErrorCode::kInvalidInput,
+        fmt::format("{}/.candor/config.json was written by {}, not by you: a config an agent planted would decide how "
+                    "its own work is checked. Review it, then run again with --trust-config, or `candor undo {}`",
+                    workspace_root, who, id));
   }
   return ok_status();
 }

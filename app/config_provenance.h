@@ -16,7 +16,7 @@ namespace candor::app {
 // that wrote `workspace_root`/.candor/config.json (not undone since) left exactly `config_text`
 // there; with `trusted` (--trust-config) a warning to `observer` (may be null) instead. A config
 // the user edited since (other bytes) is theirs.
-Status check_config_provenance(const store::RunStore& store, const std::string& workspace_root, const std::string& config_text,
-                               bool trusted, RunObserver* observer);
+Status check_config_provenance(const store::RunStore& store, const std::string& workspace_root,
+                               const std::string& config_text, bool trusted, RunObserver* observer);
 
 }  // namespace candor::app

@@ -30,10 +30,11 @@ std::vector<Protection> lines_for(const sandbox::Protections& p) {
                         : std::string("missing (unprivileged user namespaces disabled): the network is closed by "
                                       "seccomp instead; .git and .candor are writable by shell steps")},
       {"pid-ns", p.pid_namespace,
-       p.pid_namespace ? std::string("a PID namespace per step with its own /proc: everything a step starts dies with it, "
-                                     "and with candor if candor is killed")
-                       : std::string("missing: a step's processes are found through the cgroup only, and one that "
-                                     "escaped it survives candor being killed")},
+       p.pid_namespace
+           ? std::string("a PID namespace per step with its own /proc: everything a step starts dies with it, "
+                         "and with candor if candor is killed")
+           : std::string("missing: a step's processes are found through the cgroup only, and one that "
+                         "escaped it survives candor being killed")},
       {"sockets", p.unix_sockets != "none",
        p.unix_sockets == "landlock" ? std::string("Landlock: unix sockets outside the workspace cannot be connected to")
        : p.unix_sockets == "masked"
@@ -44,10 +45,12 @@ std::vector<Protection> lines_for(const sandbox::Protections& p) {
        p.seccomp ? "kernel administration, io_uring and mount calls refused; socket families filtered without a "
                    "network namespace"
                  : "missing: no system-call filter"},
-      {"network", p.network != "none", p.network == "none" ? "open: neither a namespace nor seccomp can close it" : "closed by " + p.network},
+      {"network", p.network != "none",
+       p.network == "none" ? "open: neither a namespace nor seccomp can close it" : "closed by " + p.network},
       {"processes", p.processes != "none",
-       p.processes == "cgroup" ? fmt::format("pids cgroup under {}: a fork bomb stops at pids.max; no process outlives its step",
-                                             cgroup.ok() ? *cgroup : std::string("?"))
+       p.processes == "cgroup"
+           ? fmt::format("pids cgroup under {}: a fork bomb stops at pids.max; no process outlives its step",
+                         cgroup.ok() ? *cgroup : std::string("?"))
        : p.processes == "rlimit"
            ? fmt::format("RLIMIT_NPROC only ({}); a process that calls setsid can outlive its step",
                          cgroup.ok() ? "" : cgroup.error().message)
@@ -67,7 +70,8 @@ nlohmann::json store_facts(const std::string& given) {
   if (!j["exists"].get<bool>()) return j;
   snapshot::SnapshotUsage snapshots = snapshot::snapshot_usage(dir);
   DiskUsage database{};
-  for (const char* name : {"/candor.db", "/candor.db-wal", "/candor.db-shm"}) database.bytes += disk_usage(dir + name).bytes;
+  for (const char* name : {"/candor.db", "/candor.db-wal", "/candor.db-shm"})
+    database.bytes += disk_usage(dir + name).bytes;
   j["bytes"] = disk_usage(dir).bytes;
   j["database_bytes"] = database.bytes;
   j["snapshot_repositories"] = snapshots.repositories;

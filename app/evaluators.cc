@@ -18,7 +18,8 @@ Result<assertions::Registry> registry_for(const executor::WorkspaceConfig& confi
   return registry;
 }
 
-Result<std::vector<nlohmann::json>> parse_assertions(const std::vector<std::string>& texts, const assertions::Registry& registry) {
+Result<std::vector<nlohmann::json>> parse_assertions(const std::vector<std::string>& texts,
+                                                     const assertions::Registry& registry) {
   std::vector<nlohmann::json> out;
   for (std::size_t i = 0; i < texts.size(); ++i) {
     std::string where = fmt::format("assertion #{}", i + 1);
@@ -37,10 +38,12 @@ Result<EvaluatorList> list_evaluators(const std::string& workspace) {
   return EvaluatorList{assertions::describe_evaluators(registry), assertions::list_evaluators(registry)};
 }
 
-Result<AssertResult> check_assertions(const AssertRequest& request, const std::function<void(const AssertionCheck&)>& checked) {
+Result<AssertResult> check_assertions(const AssertRequest& request,
+                                      const std::function<void(const AssertionCheck&)>& checked) {
   TRY(executor::WorkspaceConfig config, executor::load_config(request.workspace));
   auto workspace = sandbox::Workspace::open(
-      request.workspace, {.force_fallback = false, .protected_dirs = {}, .secrets = sandbox::SecretFilter(config.secrets_allow)});
+      request.workspace,
+      {.force_fallback = false, .protected_dirs = {}, .secrets = sandbox::SecretFilter(config.secrets_allow)});
   if (!workspace.ok()) return make_error(ErrorCode::kInvalidInput, workspace.error().message);
   TRY(assertions::Registry registry, registry_for(config));
   TRY(std::vector<nlohmann::json> parsed, parse_assertions(request.assertions, registry));
@@ -62,7 +65,11 @@ Result<AssertResult> check_assertions(const AssertRequest& request, const std::f
 nlohmann::json to_json(const AssertResult& result) {
   nlohmann::json results = nlohmann::json::array();
   for (const auto& c : result.checks) {
-    results.push_back({{"assertion", c.assertion}, {"passed", c.passed}, {"message", c.message}, {"path", c.path}, {"error", c.error}});
+    results.push_back({{"assertion", c.assertion},
+                       {"passed", c.passed},
+                       {"message", c.message},
+                       {"path", c.path},
+                       {"error", c.error}});
   }
   return {{"passed", result.passed}, {"results", results}};
 }

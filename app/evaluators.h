@@ -43,7 +43,8 @@ struct AssertResult {
 // Every assertion is parsed and validated before any is checked: an invalid one is an error
 // naming it ("assertion #2"), and nothing runs. `checked`, when given, hears each as it is
 // checked, before the next starts.
-Result<AssertResult> check_assertions(const AssertRequest& request, const std::function<void(const AssertionCheck&)>& checked = {});
+Result<AssertResult> check_assertions(const AssertRequest& request,
+                                      const std::function<void(const AssertionCheck&)>& checked = {});
 
 // `assert --json`: {passed, results: [{assertion, passed, message, path, error}]}.
 nlohmann::json to_json(const AssertResult& result);

@@ -21,7 +21,8 @@ Result<store::RetentionPolicy> policy_from(const GcRequest& request) {
   if (!request.older_than.empty()) {
     auto age = parse_age(request.older_than);
     if (!age) {
-      return make_error(ErrorCode::kUsage, fmt::format("--older-than \"{}\": expected an age such as 90d, 12h, 30m", request.older_than));
+      return make_error(ErrorCode::kUsage,
+                        fmt::format("--older-than \"{}\": expected an age such as 90d, 12h, 30m", request.older_than));
     }
     policy.older_than = *age;
   }
@@ -98,8 +99,8 @@ Result<GcResult> collect_garbage(const GcRequest& request) {
   out.store = store->dir();
   TRY(std::set<std::string> removed, remove_runs(*store, policy, out));
   std::set<std::string> leaving = out.dry_run ? removed : std::set<std::string>();
-  out.snapshots = snapshot::collect_snapshots(
-      out.store, removed, [&] { return runs_in_store(*store, leaving); }, {.dry_run = out.dry_run, .at_step = nullptr});
+  out.snapshots = snapshot::collect_snapshots(out.store, removed, [&] { return runs_in_store(*store, leaving); },
+                                              {.dry_run = out.dry_run, .at_step = nullptr});
   if (!out.dry_run) {
     auto compacted = store->compact();
     out.database_shrinks = compacted.ok() && *compacted;
@@ -133,17 +134,23 @@ nlohmann::json or_null(std::optional<std::uint64_t> v) { return v ? nlohmann::js
 }  // namespace
 
 nlohmann::json to_json(const GcResult& result) {
-  if (!result.found) return {{"dry_run", result.dry_run}, {"store", result.store}, {"message", "no store here: nothing to collect"}};
+  if (!result.found)
+    return {{"dry_run", result.dry_run}, {"store", result.store}, {"message", "no store here: nothing to collect"}};
   nlohmann::json removed = nlohmann::json::array(), live = nlohmann::json::array(), repos = nlohmann::json::array();
   for (const auto& r : result.runs.remove) {
-    removed.push_back({{"run_id", r.id}, {"created_at", r.created_at}, {"goal", r.goal}, {"workspace", r.workspace}, {"status", r.status},
+    removed.push_back({{"run_id", r.id},
+                       {"created_at", r.created_at},
+                       {"goal", r.goal},
+                       {"workspace", r.workspace},
+                       {"status", r.status},
                        {"verdict", r.verdict.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.verdict)},
                        {"undone", !r.undone_at.empty()}});
   }
   for (const auto& r : result.runs.kept_live) live.push_back(r.id);
   for (const auto& r : result.snapshots.repositories) repos.push_back(to_json(r));
   std::optional<std::uint64_t> freed;
-  if (result.bytes_after) freed = result.bytes_before > *result.bytes_after ? result.bytes_before - *result.bytes_after : 0;
+  if (result.bytes_after)
+    freed = result.bytes_before > *result.bytes_after ? result.bytes_before - *result.bytes_after : 0;
   return {{"dry_run", result.dry_run},
           {"store", result.store},
           {"runs", {{"removed", removed}, {"kept", result.runs.kept}, {"kept_running", live}}},

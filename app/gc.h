@@ -30,8 +30,8 @@ struct GcTotals {
 
 struct GcResult {
   bool dry_run = false;
-  std::string store;   // the store's folder
-  bool found = false;  // false: there is no store at `store`, and nothing was done
+  std::string store;               // the store's folder
+  bool found = false;              // false: there is no store at `store`, and nothing was done
   store::RetentionChoice runs;     // the runs removed (in a dry run: that would be), kept, kept as maybe running
   snapshot::SnapshotGc snapshots;  // each repository, and the leftovers of dead candors removed
   GcTotals totals;

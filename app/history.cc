@@ -33,8 +33,13 @@ Result<RunList> list_runs(const RunsRequest& request) {
 nlohmann::json to_json(const RunList& list) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& r : list.runs) {
-    out.push_back({{"run_id", r.id}, {"created_at", r.created_at}, {"goal", r.goal}, {"workspace", r.workspace},
-                   {"status", r.status}, {"verdict", or_null(r.verdict)}, {"verdict_by", or_null(r.verdict_by)}});
+    out.push_back({{"run_id", r.id},
+                   {"created_at", r.created_at},
+                   {"goal", r.goal},
+                   {"workspace", r.workspace},
+                   {"status", r.status},
+                   {"verdict", or_null(r.verdict)},
+                   {"verdict_by", or_null(r.verdict_by)}});
   }
   return out;
 }

@@ -21,7 +21,7 @@ struct RunsRequest {
 };
 
 struct RunList {
-  std::string store_dir;               // the store read
+  std::string store_dir;                // the store read
   std::vector<store::RunSummary> runs;  // newest first
 };
 

@@ -9,7 +9,8 @@
 
 namespace candor::app {
 
-Result<std::vector<nlohmann::json>> parse_expects(const std::vector<std::string>& texts, const std::vector<nlohmann::json>& from_config,
+Result<std::vector<nlohmann::json>> parse_expects(const std::vector<std::string>& texts,
+                                                  const std::vector<nlohmann::json>& from_config,
                                                   const planner::Catalog& catalog, const std::string& config_where,
                                                   const std::string& key) {
   std::vector<nlohmann::json> out;
@@ -43,7 +44,8 @@ bool path_within(const std::string& path, const std::string& dir) {
 Status check_scope_option(const std::vector<std::string>& scope) {
   for (const auto& glob : scope) {
     if (auto g = PathGlob::compile(glob); !g.ok()) {
-      return make_error(ErrorCode::kInvalidInput, fmt::format("--scope \"{}\": invalid glob: {}", glob, g.error().message));
+      return make_error(ErrorCode::kInvalidInput,
+                        fmt::format("--scope \"{}\": invalid glob: {}", glob, g.error().message));
     }
   }
   return ok_status();
@@ -51,7 +53,8 @@ Status check_scope_option(const std::vector<std::string>& scope) {
 
 Result<std::string> read_text_file(const std::string& path, std::size_t max_bytes) {
   auto text = read_input_file(path, max_bytes);
-  if (!text.ok() && text.error().code == ErrorCode::kNotFound) return make_error(ErrorCode::kInvalidInput, text.error().message);
+  if (!text.ok() && text.error().code == ErrorCode::kNotFound)
+    return make_error(ErrorCode::kInvalidInput, text.error().message);
   return text;
 }
 

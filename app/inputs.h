@@ -24,7 +24,8 @@ Result<std::string> read_text_file(const std::string& path, std::size_t max_byte
 // The goal-level assertions of a run: the config's `expect` (from `config_where`), then each
 // --expect text, all validated against `catalog`; errors name the one that is wrong. `key` says
 // which list: "expect" (config `expect`, --expect) or "guard" (config `guard`, --guard).
-Result<std::vector<nlohmann::json>> parse_expects(const std::vector<std::string>& texts, const std::vector<nlohmann::json>& from_config,
+Result<std::vector<nlohmann::json>> parse_expects(const std::vector<std::string>& texts,
+                                                  const std::vector<nlohmann::json>& from_config,
                                                   const planner::Catalog& catalog, const std::string& config_where,
                                                   const std::string& key = "expect");
 

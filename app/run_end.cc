@@ -14,14 +14,17 @@ namespace {
 
 // Evaluated once over the run's events, however the run ended; recorded when the run just ended.
 // Best-effort: a failure is recorded, never thrown, and never touches status or verdict.
-void check_acceptance(const verify::AcceptanceSpec& spec, const std::vector<Event>& events, Trajectory* trajectory, RunFacts& facts) {
+void check_acceptance(const verify::AcceptanceSpec& spec, const std::vector<Event>& events, Trajectory* trajectory,
+                      RunFacts& facts) {
   try {
     verify::AcceptanceReport report = verify::evaluate_acceptance(spec, stream_from_events(events));
     facts.acceptance = verify::to_json(report);
     if (trajectory != nullptr) trajectory->record(event::kAcceptance, facts.acceptance);
   } catch (const std::exception& e) {
     // A bug in acceptance must not cost the run its verdict: say so and go on.
-    facts.acceptance = {{"passed", false}, {"error", std::string("acceptance could not be evaluated: ") + e.what()}, {"checkpoints", nlohmann::json::array()}};
+    facts.acceptance = {{"passed", false},
+                        {"error", std::string("acceptance could not be evaluated: ") + e.what()},
+                        {"checkpoints", nlohmann::json::array()}};
     if (trajectory != nullptr) trajectory->record(event::kAcceptanceError, {{"error", e.what()}});
   }
 }
@@ -85,10 +88,11 @@ Result<RunResult> end_run(RunEnd end, RunObserver* observer) {
     // Masked once, here, where the report is made: what is printed is what is stored (the store
     // masks again, as its own guard).
     if (end.store->masker() != nullptr) end.store->masker()->mask_json(out.report);
-    out.stored = end.store->finish_run(facts.run_id, {to_string(facts.status), to_string(out.decision.verdict), out.decision.by,
-                                                      to_json(facts), out.report});
+    out.stored = end.store->finish_run(facts.run_id, {to_string(facts.status), to_string(out.decision.verdict),
+                                                      out.decision.by, to_json(facts), out.report});
   }
-  out.exit = out.judge.provider_failed ? ExitCategory::kUnavailable : exit_category(out.decision.verdict, facts.acceptance);
+  out.exit =
+      out.judge.provider_failed ? ExitCategory::kUnavailable : exit_category(out.decision.verdict, facts.acceptance);
   out.facts = std::move(facts);
   return out;
 }

@@ -22,9 +22,9 @@ namespace candor::app {
 
 // The judge of one run, opened only when tier 1 and the policy ask for it. Pointers borrow.
 struct JudgeSetup {
-  llm::Provider* provider = nullptr;           // null: there is no judge to ask
-  std::optional<snapshot::GitTrees> trees;     // none: the run's trees cannot be read (the judge is shown nothing)
-  std::vector<std::string> questions;         // verify::JudgeRunInputs
+  llm::Provider* provider = nullptr;        // null: there is no judge to ask
+  std::optional<snapshot::GitTrees> trees;  // none: the run's trees cannot be read (the judge is shown nothing)
+  std::vector<std::string> questions;       // verify::JudgeRunInputs
   const CredentialLookup* credentials = nullptr;
 };
 

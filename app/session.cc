@@ -18,7 +18,8 @@ namespace {
 // secret), and is hidden from the steps.
 Result<std::string> criterion_of(const RunRequest& request, WorkspaceRun& w) {
   if (request.criterion_file.empty()) return request.criterion;
-  if (!request.criterion.empty()) return make_error(ErrorCode::kUsage, "give --criterion or --criterion-file, not both");
+  if (!request.criterion.empty())
+    return make_error(ErrorCode::kUsage, "give --criterion or --criterion-file, not both");
   if (path_within(request.criterion_file, w.workspace().root())) {
     return make_error(ErrorCode::kUsage, fmt::format("--criterion-file {} lies inside the workspace {}, where the "
                                                      "worker's steps can read it: keep it outside",
@@ -44,7 +45,8 @@ ExecStop exec_stop(const executor::RoundOutcome& outcome, const planner::Plan& p
             outcome.failure + (outcome.budget_hit == BudgetKind::kNone ? " (candor exec allows no replan)" : "")};
   }
   if (plan.then == planner::Then::kReplan) {
-    return {RunStatus::kBudgetExhausted, BudgetKind::kReplans, "the plan ends with then: replan, and candor exec allows no replan"};
+    return {RunStatus::kBudgetExhausted, BudgetKind::kReplans,
+            "the plan ends with then: replan, and candor exec allows no replan"};
   }
   if (plan.final_answer) ex.set_final_answer(*plan.final_answer);
   return {};
@@ -52,7 +54,8 @@ ExecStop exec_stop(const executor::RoundOutcome& outcome, const planner::Plan& p
 
 // The judge is optional for exec: an explicit --llm must work; a provider the environment names
 // is used if it does. Null: no judge.
-Result<std::unique_ptr<llm::Provider>> exec_judge(const ExecRequest& request, const WorkspaceRun& w, const ProviderFactory& make_provider) {
+Result<std::unique_ptr<llm::Provider>> exec_judge(const ExecRequest& request, const WorkspaceRun& w,
+                                                  const ProviderFactory& make_provider) {
   llm::ProviderChoice choice = llm::choose_provider(request.llm);
   if (choice.spec.empty() || request.judge == "never") return std::unique_ptr<llm::Provider>();
   llm::ProviderOptions options;
@@ -66,34 +69,44 @@ Result<std::unique_ptr<llm::Provider>> exec_judge(const ExecRequest& request, co
 }  // namespace
 
 Session::Session(RunObserver* observer, ProviderFactory make_provider)
-    : observer_(observer), make_provider_(make_provider ? std::move(make_provider) : ProviderFactory(llm::make_provider)) {}
+    : observer_(observer),
+      make_provider_(make_provider ? std::move(make_provider) : ProviderFactory(llm::make_provider)) {}
 
 ExitCategory exit_category(Verdict verdict, const nlohmann::json& acceptance) {
   switch (verdict) {
     case Verdict::kSuccess:
       if (acceptance.is_object() && !acceptance.value("passed", false)) return ExitCategory::kAcceptanceNotPassed;
       return ExitCategory::kSuccess;
-    case Verdict::kPartial: return ExitCategory::kPartial;
-    case Verdict::kFail: return ExitCategory::kFail;
+    case Verdict::kPartial:
+      return ExitCategory::kPartial;
+    case Verdict::kFail:
+      return ExitCategory::kFail;
   }
   return ExitCategory::kInternal;
 }
 
 ExitCategory exit_category(const Error& error) {
   switch (error.code) {
-    case ErrorCode::kUsage: return ExitCategory::kUsage;
+    case ErrorCode::kUsage:
+      return ExitCategory::kUsage;
     case ErrorCode::kInvalidInput:
-    case ErrorCode::kNotFound: return ExitCategory::kInvalidInput;
-    case ErrorCode::kUnavailable: return ExitCategory::kUnavailable;
-    case ErrorCode::kRefused: return ExitCategory::kRefused;
-    default: return ExitCategory::kInternal;
+    case ErrorCode::kNotFound:
+      return ExitCategory::kInvalidInput;
+    case ErrorCode::kUnavailable:
+      return ExitCategory::kUnavailable;
+    case ErrorCode::kRefused:
+      return ExitCategory::kRefused;
+    default:
+      return ExitCategory::kInternal;
   }
 }
 
 Result<RunResult> Session::run(const RunRequest& request) {
   llm::ProviderChoice choice = llm::choose_provider(request.llm);
-  if (choice.spec.empty()) return make_error(ErrorCode::kUsage, std::string("no LLM provider: ") + llm::kNoProviderHint);
-  if (request.goal.find_first_not_of(" \t\n") == std::string::npos) return make_error(ErrorCode::kUsage, "the goal is empty");
+  if (choice.spec.empty())
+    return make_error(ErrorCode::kUsage, std::string("no LLM provider: ") + llm::kNoProviderHint);
+  if (request.goal.find_first_not_of(" \t\n") == std::string::npos)
+    return make_error(ErrorCode::kUsage, "the goal is empty");
   TRY(std::unique_ptr<WorkspaceRun> opened, WorkspaceRun::open(request.workspace, observer_, &cancelled_));
   WorkspaceRun& w = *opened;
   if (observer_ != nullptr) observer_->set_masker(w.masker());
@@ -112,14 +125,17 @@ Result<RunResult> Session::run(const RunRequest& request) {
   planner::PlannerOptions planner_options;
   planner_options.reviewed = !criterion.empty();
   if (!request.workspace.kind.empty()) planner_options.kind = parse_goal_kind(request.workspace.kind);
-  planner::Planner planner(*provider, w.catalog(), executor::recording_hooks(w.executor(), w.trajectory()), planner_options);
-  executor::RunLoop loop(w.executor(), planner, w.workspace(), w.trajectory(), {request.goal, w.expects(), w.guards(), 200});
+  planner::Planner planner(*provider, w.catalog(), executor::recording_hooks(w.executor(), w.trajectory()),
+                           planner_options);
+  executor::RunLoop loop(w.executor(), planner, w.workspace(), w.trajectory(),
+                         {request.goal, w.expects(), w.guards(), 200});
   std::unique_ptr<executor::Reviewer> reviewer;
   if (!criterion.empty()) {
-    reviewer = std::make_unique<executor::Reviewer>(*provider, w.tools(), w.workspace(), w.options().network, w.trajectory(),
-                                                    executor::ReviewerOptions{criterion, 8, 16 * 1024});
+    reviewer = std::make_unique<executor::Reviewer>(*provider, w.tools(), w.workspace(), w.options().network,
+                                                    w.trajectory(), executor::ReviewerOptions{criterion, 8, 16 * 1024});
   }
-  executor::GoalResult goal = executor::run_goal(loop, w.executor(), reviewer.get(), request.max_goal_attempts, request.goal);
+  executor::GoalResult goal =
+      executor::run_goal(loop, w.executor(), reviewer.get(), request.max_goal_attempts, request.goal);
   if (observer_ != nullptr) observer_->steps_ended();
   goal.facts.provider = provider->describe();
   TRY(RunResult result, w.finish(goal.facts, provider.get(), *verify::parse_judge_policy(request.judge)));
@@ -148,7 +164,7 @@ Result<RunResult> Session::exec(const ExecRequest& request) {
   TRY(std::unique_ptr<llm::Provider> judge, exec_judge(request, w, make_provider_));
 
   std::string goal = request.goal.empty() ? "exec " + request.plan_file : request.goal;
-  w.options().plan_assertions_by = Provenance::kUser;  // the person who gave the plan wrote its checks
+  w.options().plan_assertions_by = Provenance::kUser;          // the person who gave the plan wrote its checks
   w.options().judge_policy = judge ? request.judge : "never";  // no LLM to ask: the verdict is the judge-less one
   if (observer_ != nullptr) observer_->run_starting();
   if (Status started = w.start(goal); !started.ok()) {

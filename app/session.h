@@ -102,7 +102,7 @@ struct VerifyGitRequest {
   std::vector<std::string> questions;
   std::vector<std::string> scope;
   std::optional<int> timeout_s;  // the time budget (the judge, the commands); default the run's
-  std::string criterion;  // checked by the independent reviewer over HEAD's files
+  std::string criterion;         // checked by the independent reviewer over HEAD's files
   std::string criterion_file;
   std::string store_dir;
   std::string judge;  // "" = auto
@@ -126,19 +126,19 @@ struct UndoResult {
   // nothing was done. Null otherwise.
   nlohmann::json already_undone;
   executor::UndoResult undone;
-  Status recorded = ok_status();  // not ok: the undo was done, but not recorded in the store
+  Status recorded = ok_status();               // not ok: the undo was done, but not recorded in the store
   ExitCategory exit = ExitCategory::kSuccess;  // kInternal when a path could not be restored
 };
 
 // How a run ended. A caller prints `report`, then says what `stored`, `judge`, `provider_failed`,
 // `input_refused` and `not_started` tell, in that order, and exits with `exit`.
 struct RunResult {
-  RunFacts facts;              // as stored (for `verify`: as verified)
+  RunFacts facts;  // as stored (for `verify`: as verified)
   verify::Decision decision;
-  nlohmann::json report;       // built once and masked: what was stored
-  Status stored = ok_status(); // not ok: the verdict could not be stored (the report still stands)
-  verify::JudgeOutcome judge;  // `asked` false when the judge was not asked
-  std::string judge_provider;  // the judge's LLM (llm::Provider::describe) when asked
+  nlohmann::json report;         // built once and masked: what was stored
+  Status stored = ok_status();   // not ok: the verdict could not be stored (the report still stands)
+  verify::JudgeOutcome judge;    // `asked` false when the judge was not asked
+  std::string judge_provider;    // the judge's LLM (llm::Provider::describe) when asked
   bool provider_failed = false;  // `run`: the planner's LLM could not be reached (facts.status_detail)
   bool input_refused = false;    // `run`: the planner's reply was over the JSON limits (facts.status_detail)
   // The run was recorded, then could not begin (its workspace could not be snapshotted): it is
@@ -154,7 +154,8 @@ struct VerifyResult : RunResult {
 
 // How a Session makes the LLM provider a PROVIDER[:MODEL] spec names (the planner's, the judge's,
 // the reviewer's). The default is llm::make_provider; a test passes its own fake.
-using ProviderFactory = std::function<Result<std::unique_ptr<llm::Provider>>(const std::string& spec, const llm::ProviderOptions& options)>;
+using ProviderFactory =
+    std::function<Result<std::unique_ptr<llm::Provider>>(const std::string& spec, const llm::ProviderOptions& options)>;
 
 // One caller's use of candor. A call opens what it needs (the workspace, the stores, the
 // repository), runs, and closes it; calls are not made concurrently on one Session.

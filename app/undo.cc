@@ -5,8 +5,8 @@
 
 #include "app/recorded_run.h"
 #include "app/session.h"
-#include "core/clock.h"
 #include "core/arg_schema.h"
+#include "core/clock.h"
 #include "sandbox/workspace.h"
 #include "snapshot/store.h"
 
@@ -17,16 +17,20 @@ namespace {
 // change is git's to take back.
 Status check_undoable(const RecordedRun& l) {
   if (!l.finished) {
-    return make_error(ErrorCode::kInvalidInput, fmt::format("run {} never ended, so it has no snapshot after it to undo from", l.facts.run_id));
+    return make_error(ErrorCode::kInvalidInput,
+                      fmt::format("run {} never ended, so it has no snapshot after it to undo from", l.facts.run_id));
   }
   if (l.facts.source != "git") return ok_status();
   bool worktree = l.facts.git.is_object() && l.facts.git.value("worktree", false);
-  return make_error(ErrorCode::kInvalidInput,
-                    worktree ? fmt::format("run {} verified the working tree against {}, it changed no files itself: put them back with git "
-                                           "(git restore, git clean)",
-                                           l.facts.run_id, json_str(l.facts.git, "range"))
-                             : fmt::format("run {} verified commits ({}), it changed no files itself: undo them with git (git revert)",
-                                           l.facts.run_id, json_str(l.facts.git, "range")));
+  return make_error(
+      ErrorCode::kInvalidInput,
+      worktree
+          ? fmt::format(
+                "run {} verified the working tree against {}, it changed no files itself: put them back with git "
+                "(git restore, git clean)",
+                l.facts.run_id, json_str(l.facts.git, "range"))
+          : fmt::format("run {} verified commits ({}), it changed no files itself: undo them with git (git revert)",
+                        l.facts.run_id, json_str(l.facts.git, "range")));
 }
 
 // The undo recorded as a late event and in the run's stored report.
@@ -53,7 +57,8 @@ Result<UndoResult> Session::undo(const UndoRequest& request) {
     out.already_undone = was;
     return out;
   }
-  auto workspace = sandbox::Workspace::open(l.facts.workspace, {.force_fallback = false, .protected_dirs = {l.store->dir()}, .secrets = {}});
+  auto workspace = sandbox::Workspace::open(
+      l.facts.workspace, {.force_fallback = false, .protected_dirs = {l.store->dir()}, .secrets = {}});
   if (!workspace.ok()) return make_error(ErrorCode::kInvalidInput, workspace.error().message);
   TRY(auto snapshots, snapshot::SnapshotStore::open(l.store->dir(), (*workspace)->root(), system_clock()));
   TRY(out.undone, executor::undo_run(l.facts, **workspace, *snapshots, request.force));

@@ -24,7 +24,8 @@ namespace {
 constexpr const char* kConfigPath = ".candor/config.json";
 
 Result<std::string> goal_of(const VerifyGitRequest& request) {
-  if (!request.goal.empty() && !request.goal_file.empty()) return make_error(ErrorCode::kUsage, "--goal and --goal-file: give one");
+  if (!request.goal.empty() && !request.goal_file.empty())
+    return make_error(ErrorCode::kUsage, "--goal and --goal-file: give one");
   if (!request.goal_file.empty()) {
     TRY(std::string text, read_text_file(request.goal_file));
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
@@ -32,12 +33,15 @@ Result<std::string> goal_of(const VerifyGitRequest& request) {
     }
     return text;
   }
-  if (request.goal.empty()) return make_error(ErrorCode::kUsage, "--git needs the goal the change was made for: --goal TEXT or --goal-file FILE");
+  if (request.goal.empty())
+    return make_error(ErrorCode::kUsage,
+                      "--git needs the goal the change was made for: --goal TEXT or --goal-file FILE");
   return request.goal;
 }
 
 Result<std::string> criterion_of(const VerifyGitRequest& request) {
-  if (!request.criterion.empty() && !request.criterion_file.empty()) return make_error(ErrorCode::kUsage, "give --criterion or --criterion-file, not both");
+  if (!request.criterion.empty() && !request.criterion_file.empty())
+    return make_error(ErrorCode::kUsage, "give --criterion or --criterion-file, not both");
   if (request.criterion_file.empty()) return request.criterion;
   return read_text_file(request.criterion_file);
 }
@@ -46,7 +50,8 @@ Result<std::string> criterion_of(const VerifyGitRequest& request) {
 Result<nlohmann::json> acceptance_of(const VerifyGitRequest& request) {
   if (request.acceptance_file.empty()) return nlohmann::json();
   if (request.trajectory_file.empty() || request.format.empty()) {
-    return make_error(ErrorCode::kUsage, "--git with --acceptance needs the agent's transcript: --trajectory FILE --format FORMAT");
+    return make_error(ErrorCode::kUsage,
+                      "--git with --acceptance needs the agent's transcript: --trajectory FILE --format FORMAT");
   }
   return transcript_acceptance({request.trajectory_file, request.format, request.acceptance_file});
 }
@@ -62,8 +67,11 @@ std::string folder_inside(const std::string& folder, const std::string& root) {
 // The report's `git` object. A working tree has no commit: `head` is null and `worktree` true;
 // `head_tree` is the id of the tree it was read as, which the repository does not hold.
 nlohmann::json git_record(const snapshot::GitRange& range) {
-  nlohmann::json git = {{"range", range.spec}, {"base", range.base_commit}, {"head", range.head_commit},
-                        {"base_tree", range.base_tree}, {"head_tree", range.head_tree}};
+  nlohmann::json git = {{"range", range.spec},
+                        {"base", range.base_commit},
+                        {"head", range.head_commit},
+                        {"base_tree", range.base_tree},
+                        {"head_tree", range.head_tree}};
   if (range.worktree) {
     git["head"] = nullptr;
     git["worktree"] = true;
@@ -101,8 +109,8 @@ Result<Change> open_change(const VerifyGitRequest& request, const std::string& s
 }
 
 // The run's facts before anything is checked, and its first events.
-RunFacts start_facts(const VerifyGitRequest& request, const Change& c, const std::string& run_id, const std::string& goal,
-                     Trajectory& trajectory) {
+RunFacts start_facts(const VerifyGitRequest& request, const Change& c, const std::string& run_id,
+                     const std::string& goal, Trajectory& trajectory) {
   RunFacts facts;
   facts.run_id = run_id;
   facts.source = "git";
@@ -119,12 +127,18 @@ RunFacts start_facts(const VerifyGitRequest& request, const Change& c, const std
   facts.sensitive = c.config.sensitive;
   facts.budget.limits.max_replans = 0;
   if (request.timeout_s) facts.budget.limits.timeout_s = *request.timeout_s;
-  trajectory.record(event::kRunStarted, {{"goal", goal}, {"workspace", facts.workspace}, {"snapshot_before", facts.snapshot_before},
-                                    {"source", "git"}, {"git", facts.git}});
+  trajectory.record(event::kRunStarted, {{"goal", goal},
+                                         {"workspace", facts.workspace},
+                                         {"snapshot_before", facts.snapshot_before},
+                                         {"source", "git"},
+                                         {"git", facts.git}});
   if (c.range.worktree) {
-    trajectory.record(event::kWorktreeRead, {{"tree", c.range.head_tree}, {"files_hashed", c.worktree.hashed}, {"unread", c.worktree.unread}});
+    trajectory.record(
+        event::kWorktreeRead,
+        {{"tree", c.range.head_tree}, {"files_hashed", c.worktree.hashed}, {"unread", c.worktree.unread}});
   }
-  trajectory.record(event::kGoalKind, {{"kind", to_string(facts.goal_kind)}, {"by", request.kind.empty() ? "default" : "--kind"}});
+  trajectory.record(event::kGoalKind,
+                    {{"kind", to_string(facts.goal_kind)}, {"by", request.kind.empty() ? "default" : "--kind"}});
   return facts;
 }
 
@@ -138,7 +152,8 @@ Status record_change_step(const Change& c, Trajectory& trajectory, RunFacts& fac
   change.effect_tool = true;
   change.ok = true;
   for (const auto& m : mutations) change.changed_paths.push_back(m.path);
-  std::int64_t changed_seq = trajectory.record(event::kWorkspaceChanged, {{"step", "change"}, {"paths", change.changed_paths}}).seq;
+  std::int64_t changed_seq =
+      trajectory.record(event::kWorkspaceChanged, {{"step", "change"}, {"paths", change.changed_paths}}).seq;
   change.seq = changed_seq;
   facts.steps = {change};
   facts.steps_planned = 1;
@@ -188,10 +203,15 @@ Result<Inputs> read_inputs(const VerifyGitRequest& request) {
 // acceptance, and with a criterion one review of the change's result by the judge's LLM.
 // Programs (the user's commands, before the change and after) end with the time budget: `deadline`.
 Status check_head(const Inputs& in, const Change& c, const Checks& checks, const llm::ProviderChoice& choice,
-                  const ProviderFactory& make_provider, std::chrono::steady_clock::time_point deadline, Trajectory& trajectory,
-                  RunFacts& facts) {
-  executor::ChangeCheckInputs inputs{c.repo->trees(), c.range.base_tree, c.range.head_tree, checks.evaluators,
-                                     sandbox::SecretFilter(c.config.secrets_allow), c.config.network, c.config.sandbox};
+                  const ProviderFactory& make_provider, std::chrono::steady_clock::time_point deadline,
+                  Trajectory& trajectory, RunFacts& facts) {
+  executor::ChangeCheckInputs inputs{c.repo->trees(),
+                                     c.range.base_tree,
+                                     c.range.head_tree,
+                                     checks.evaluators,
+                                     sandbox::SecretFilter(c.config.secrets_allow),
+                                     c.config.network,
+                                     c.config.sandbox};
   for (const auto& m : facts.mutations) inputs.changed_paths.push_back(m.path);
   inputs.deadline = deadline;
   executor::ChangeCheck checked = executor::check_change(inputs, checks.expects, trajectory, checks.guards);
@@ -201,7 +221,8 @@ Status check_head(const Inputs& in, const Change& c, const Checks& checks, const
   facts.acceptance = in.acceptance;
   if (facts.acceptance.is_object()) trajectory.record(event::kAcceptance, facts.acceptance);
   if (in.criterion.empty()) return ok_status();
-  if (choice.spec.empty()) return make_error(ErrorCode::kUsage, std::string("--criterion needs an LLM provider: ") + llm::kNoProviderHint);
+  if (choice.spec.empty())
+    return make_error(ErrorCode::kUsage, std::string("--criterion needs an LLM provider: ") + llm::kNoProviderHint);
   TRY(std::unique_ptr<llm::Provider> reviewer, make_provider(choice.spec, {}));
   executor::Review review = executor::review_change(inputs, *reviewer, checks.tools, in.criterion, in.goal, trajectory);
   facts.goal_validations.push_back(review.validation);
@@ -229,7 +250,8 @@ Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
   Checks checks;
   TRY_STATUS(read_checks(request, c, checks));
   // The judge: --llm, else the environment's provider; --judge auto unless told otherwise.
-  verify::JudgePolicy policy = request.judge.empty() ? verify::JudgePolicy::kAuto : *verify::parse_judge_policy(request.judge);
+  verify::JudgePolicy policy =
+      request.judge.empty() ? verify::JudgePolicy::kAuto : *verify::parse_judge_policy(request.judge);
   std::unique_ptr<llm::Provider> judge;
   llm::ProviderChoice choice = llm::choose_provider(request.llm);
   if (!choice.spec.empty() && policy != verify::JudgePolicy::kNever) {
@@ -245,8 +267,8 @@ Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
   Trajectory trajectory(run_id, clock, &sink);
   RunFacts facts = start_facts(request, c, run_id, in.goal, trajectory);
   TRY_STATUS(record_change_step(c, trajectory, facts));
-  TRY_STATUS(check_head(in, c, checks, choice, make_provider_, started + std::chrono::seconds(facts.budget.limits.timeout_s),
-                        trajectory, facts));
+  TRY_STATUS(check_head(in, c, checks, choice, make_provider_,
+                        started + std::chrono::seconds(facts.budget.limits.timeout_s), trajectory, facts));
   // Recorded as a run's is, so that `verify RUN` later asks (or does not ask) the judge the same way;
   // without an LLM the verdict was the judge-less one.
   facts.judge_policy = judge != nullptr ? (request.judge.empty() ? "auto" : request.judge) : "never";
@@ -266,7 +288,8 @@ Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
              }};
   if (judge != nullptr) {
     end.judge = [&]() -> Result<JudgeSetup> {
-      return JudgeSetup{.provider = judge.get(), .trees = c.repo->trees(), .questions = request.questions, .credentials = nullptr};
+      return JudgeSetup{
+          .provider = judge.get(), .trees = c.repo->trees(), .questions = request.questions, .credentials = nullptr};
     };
   }
   return end_run(std::move(end), observer_);

@@ -7,9 +7,9 @@
 #include "app/recorded_run.h"
 #include "app/run_end.h"
 #include "app/session.h"
+#include "core/arg_schema.h"
 #include "core/clock.h"
 #include "core/events.h"
-#include "core/arg_schema.h"
 #include "executor/tool.h"
 #include "executor/undo.h"
 #include "sandbox/credential_registry.h"
@@ -37,7 +37,8 @@ JudgeChoice judge_choice(const std::string& given, const std::string& recorded) 
 void questions_from_events(const std::vector<Event>& events, JudgeSetup& setup) {
   for (const auto& e : events) {
     if (e.type == event::kJudgeQuestions) setup.questions = e.data.value("questions", std::vector<std::string>{});
-    if (e.type == event::kJudge && e.data.contains("answers") && e.data["answers"].is_array() && !e.data["answers"].empty()) {
+    if (e.type == event::kJudge && e.data.contains("answers") && e.data["answers"].is_array() &&
+        !e.data["answers"].empty()) {
       setup.questions.clear();
       for (const auto& a : e.data["answers"]) setup.questions.push_back(json_str(a, "text"));
     }
@@ -74,26 +75,33 @@ void open_trees(const RecordedRun& l, OpenedTrees& opened, JudgeSetup& setup) {
 // trees. Owns what the JudgeSetup it returns borrows.
 class RecordedJudge {
  public:
-  RecordedJudge(const RecordedRun& l, JudgeChoice& choice, llm::ProviderChoice provider, const ProviderFactory& make_provider,
-                RunObserver* observer)
-      : l_(l), choice_(choice), provider_choice_(std::move(provider)), make_provider_(make_provider), observer_(observer) {}
+  RecordedJudge(const RecordedRun& l, JudgeChoice& choice, llm::ProviderChoice provider,
+                const ProviderFactory& make_provider, RunObserver* observer)
+      : l_(l),
+        choice_(choice),
+        provider_choice_(std::move(provider)),
+        make_provider_(make_provider),
+        observer_(observer) {}
 
   Result<JudgeSetup> open() {
     if (l_.facts.source == "git" && l_.facts.git.is_object() && l_.facts.git.value("worktree", false)) {
       // The working tree was read into memory and not kept: a judge now would see no diff, and the
       // files may have changed since. Tier 1 alone, said aloud.
-      say(fmt::format("run {} verified a working tree, which is not kept: the judge is not asked (verify it again with --git {})",
-                      l_.facts.run_id, json_str(l_.facts.git, "range")));
+      say(fmt::format(
+          "run {} verified a working tree, which is not kept: the judge is not asked (verify it again with --git {})",
+          l_.facts.run_id, json_str(l_.facts.git, "range")));
       choice_ = {"never", "working tree not kept"};
       return JudgeSetup{};
     }
     if (provider_choice_.spec.empty()) {
       if (choice_.from == "--judge") {
-        return make_error(ErrorCode::kUsage, "--judge " + choice_.policy + " needs an LLM provider: " + llm::kNoProviderHint);
+        return make_error(ErrorCode::kUsage,
+                          "--judge " + choice_.policy + " needs an LLM provider: " + llm::kNoProviderHint);
       }
       // The record asks for a judge, and nothing here names an LLM: tier 1 alone, said aloud.
-      say(fmt::format("the run was recorded with --judge {}, but no LLM provider is named here ({}): the judge is not asked",
-                      choice_.policy, llm::kNoProviderHint));
+      say(fmt::format(
+          "the run was recorded with --judge {}, but no LLM provider is named here ({}): the judge is not asked",
+          choice_.policy, llm::kNoProviderHint));
       choice_ = {"never", "no LLM provider"};
       return JudgeSetup{};
     }
@@ -159,16 +167,19 @@ Result<VerifyResult> Session::verify(const VerifyRequest& request) {
   out.events = l.run.events.size();
   if (l.run.report.is_object() && l.run.report.contains("undone")) out.report["undone"] = l.run.report["undone"];
   (void)l.store->append_late(out.facts.run_id, "verified",
-                             {{"verdict", to_string(out.decision.verdict)}, {"verdict_by", out.decision.by},
-                              {"status", to_string(out.facts.status)}, {"from", l.finished ? "stored facts" : "events only"},
+                             {{"verdict", to_string(out.decision.verdict)},
+                              {"verdict_by", out.decision.by},
+                              {"status", to_string(out.facts.status)},
+                              {"from", l.finished ? "stored facts" : "events only"},
                               {"acceptance", out.facts.acceptance}},
                              format_timestamp(std::chrono::system_clock::now()));
   // The stored verdict may have come from a judge this verify does not ask (or a different one).
   std::string stored = l.run.report.is_object() ? json_str(l.run.report, "verdict") : "";
   if (!stored.empty() && stored != to_string(out.decision.verdict) && observer_ != nullptr) {
-    observer_->warning(fmt::format("stored verdict {} (by {}), recomputed {} (by {}) with judge policy {} ({}){}", stored,
-                                   json_str(l.run.report, "verdict_by", "?"), to_string(out.decision.verdict), out.decision.by,
-                                   choice.policy, choice.from, out.judge.asked ? "" : "; the judge was not asked (--judge auto to ask it)"));
+    observer_->warning(fmt::format("stored verdict {} (by {}), recomputed {} (by {}) with judge policy {} ({}){}",
+                                   stored, json_str(l.run.report, "verdict_by", "?"), to_string(out.decision.verdict),
+                                   out.decision.by, choice.policy, choice.from,
+                                   out.judge.asked ? "" : "; the judge was not asked (--judge auto to ask it)"));
   }
   return out;
 }

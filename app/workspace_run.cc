@@ -20,14 +20,17 @@ namespace {
 // it and then delete it, and Landlock cannot keep a folder of a writable one unreadable.
 Status check_store_outside(const std::string& store_dir, const std::string& workspace) {
   if (!path_within(store_dir, workspace) && !path_within(workspace, store_dir)) return ok_status();
-  return make_error(ErrorCode::kUsage,
-                    fmt::format("the run store {} and the workspace {} overlap: the store must lie outside the workspace, "
-                                "where no step can reach it (--store DIR, or CANDOR_HOME)",
-                                std::filesystem::weakly_canonical(store_dir).string(), std::filesystem::weakly_canonical(workspace).string()));
+  return make_error(
+      ErrorCode::kUsage,
+      fmt::format("the run store {} and the workspace {} overlap: the store must lie outside the workspace, "
+                  "where no step can reach it (--store DIR, or CANDOR_HOME)",
+                  std::filesystem::weakly_canonical(store_dir).string(),
+                  std::filesystem::weakly_canonical(workspace).string()));
 }
 
 // The budgets and the config's settings the executor takes, --max-* over the config's.
-void apply_options(const WorkspaceOptions& args, const executor::WorkspaceConfig& config, executor::ExecutorOptions& o) {
+void apply_options(const WorkspaceOptions& args, const executor::WorkspaceConfig& config,
+                   executor::ExecutorOptions& o) {
   executor::apply_config_budget(config, o.limits);
   if (args.max_replans) o.limits.max_replans = *args.max_replans;
   if (args.max_steps) o.limits.max_steps = *args.max_steps;
@@ -46,10 +49,11 @@ Status check_required_protections(const WorkspaceOptions& args, const sandbox::P
   if (!args.require_sandbox || protections.missing().empty()) return ok_status();
   std::string missing;
   for (const auto& m : protections.missing()) missing += (missing.empty() ? "" : ", ") + m;
-  return make_error(ErrorCode::kRefused,
-                    fmt::format("--require-sandbox: this machine cannot give shell steps every protection (missing: {}); "
-                                "`candor doctor` says why",
-                                missing));
+  return make_error(
+      ErrorCode::kRefused,
+      fmt::format("--require-sandbox: this machine cannot give shell steps every protection (missing: {}); "
+                  "`candor doctor` says why",
+                  missing));
 }
 
 }  // namespace
@@ -68,7 +72,8 @@ Result<std::unique_ptr<WorkspaceRun>> WorkspaceRun::open(const WorkspaceOptions&
   // sandbox probe (it forks children and waits for them). Both are joined before this returns.
   const sandbox::Mechanisms mechanisms = sandbox::mechanisms_from_environment();
   std::future<void> git_ready = std::async(std::launch::async, snapshot::init_git_once);
-  std::future<sandbox::Protections> probed = std::async(std::launch::async, [mechanisms] { return sandbox::probe_protections(mechanisms); });
+  std::future<sandbox::Protections> probed =
+      std::async(std::launch::async, [mechanisms] { return sandbox::probe_protections(mechanisms); });
   std::string store_dir = args.store_dir.empty() ? store::default_store_dir() : args.store_dir;
   TRY_STATUS(check_store_outside(store_dir, args.workspace));
   TRY(std::string store_path, store::prepare_store_dir(store_dir));
@@ -84,9 +89,10 @@ Result<std::unique_ptr<WorkspaceRun>> WorkspaceRun::open(const WorkspaceOptions&
   // The snapshot store's opening (its index: a stat per file of a large workspace, read back) needs
   // nothing of what follows, and runs beside the run store's opening and the credential walk below.
   std::future<Result<std::unique_ptr<snapshot::SnapshotStore>>> snapshots =
-      std::async(std::launch::async, [store_path, root = s->workspace_->root(), ignore = config.snapshot_ignore, &clock = s->clock_] {
-        return snapshot::SnapshotStore::open(store_path, root, clock, ignore);
-      });
+      std::async(std::launch::async,
+                 [store_path, root = s->workspace_->root(), ignore = config.snapshot_ignore, &clock = s->clock_] {
+                   return snapshot::SnapshotStore::open(store_path, root, clock, ignore);
+                 });
   TRY(s->store_, store::RunStore::open(store_dir));
   TRY_STATUS(s->read_config(args, config));
   apply_options(args, config, s->options_);
@@ -127,7 +133,8 @@ void WorkspaceRun::read_credentials(const WorkspaceOptions& args, const sandbox:
   options_.process_sandbox = &policy;
   // Before anything reads through the workspace: the credential files the walk above found, by
   // inode and content, and the values to mask (theirs and the scrubbed variables').
-  std::shared_ptr<const sandbox::CredentialRegistry> credentials = sandbox::read_credentials(*workspace_, policy, ::environ);
+  std::shared_ptr<const sandbox::CredentialRegistry> credentials =
+      sandbox::read_credentials(*workspace_, policy, ::environ);
   for (const auto& unread : credentials->unread()) {
     if (observer_ != nullptr) observer_->warning("warning: credential file " + unread + ": its values are not masked");
   }
@@ -167,10 +174,8 @@ Result<RunResult> WorkspaceRun::finish(const RunFacts& facts, llm::Provider* jud
              .before_verdict = nullptr};
   if (judge != nullptr) {
     end.judge = [this, judge]() -> Result<JudgeSetup> {
-      return JudgeSetup{.provider = judge,
-                        .trees = snapshots_->trees(),
-                        .questions = {},
-                        .credentials = workspace_->credentials()};
+      return JudgeSetup{
+          .provider = judge, .trees = snapshots_->trees(), .questions = {}, .credentials = workspace_->credentials()};
     };
   }
   return end_run(std::move(end), observer_);

@@ -62,26 +62,31 @@ std::optional<std::string> read_for_check(const Context& ctx, const std::string&
   auto info = stat_checked_path(ctx, path);
   if (!info.ok()) {
     bool missing = info.error().code == ErrorCode::kNotFound;
-    out = {false, missing ? fmt::format("{} does not exist", path) : "could not be checked: " + info.error().message, out.path, !missing};
+    out = {false, missing ? fmt::format("{} does not exist", path) : "could not be checked: " + info.error().message,
+           out.path, !missing};
     return std::nullopt;
   }
   if (info->kind != sandbox::EntryKind::kFile) {
-    out = {false, fmt::format("could not be checked: {} is {}", path,
-                              info->kind == sandbox::EntryKind::kDirectory ? "a directory"
-                              : info->kind == sandbox::EntryKind::kSymlink ? "a symbolic link"
-                                                                           : "not a regular file"),
+    out = {false,
+           fmt::format("could not be checked: {} is {}", path,
+                       info->kind == sandbox::EntryKind::kDirectory ? "a directory"
+                       : info->kind == sandbox::EntryKind::kSymlink ? "a symbolic link"
+                                                                    : "not a regular file"),
            out.path, true};
     return std::nullopt;
   }
   if (info->size > static_cast<std::int64_t>(kMaxCheckedFile)) {
-    out = {false, fmt::format("could not be checked: {} is {} bytes, over the {} MiB that content checks read", path, info->size,
-                              kMaxCheckedFile >> 20), out.path, true};
+    out = {false,
+           fmt::format("could not be checked: {} is {} bytes, over the {} MiB that content checks read", path,
+                       info->size, kMaxCheckedFile >> 20),
+           out.path, true};
     return std::nullopt;
   }
   auto content = read_checked_file(ctx, path, kMaxCheckedFile);
   if (!content.ok()) {
     bool missing = content.error().code == ErrorCode::kNotFound;  // gone since the stat
-    out = {false, missing ? fmt::format("{} does not exist", path) : "could not be checked: " + content.error().message, out.path, !missing};
+    out = {false, missing ? fmt::format("{} does not exist", path) : "could not be checked: " + content.error().message,
+           out.path, !missing};
     return std::nullopt;
   }
   return std::move(content.value());
@@ -89,10 +94,10 @@ std::optional<std::string> read_for_check(const Context& ctx, const std::string&
 
 Registry builtin_evaluators() {
   Registry r;
-  for (auto make : {make_file_exists, make_file_contains, make_file_not_contains, make_file_size_gt,
-                    make_file_unchanged, make_content_changed, make_file_matches, make_json_valid, make_json_path_eq,
-                    make_git_clean, make_command_succeeds, make_not, make_output_contains, make_exit_code_eq, make_socket_open,
-                    make_http_200}) {
+  for (auto make :
+       {make_file_exists, make_file_contains, make_file_not_contains, make_file_size_gt, make_file_unchanged,
+        make_content_changed, make_file_matches, make_json_valid, make_json_path_eq, make_git_clean,
+        make_command_succeeds, make_not, make_output_contains, make_exit_code_eq, make_socket_open, make_http_200}) {
     Status s = r.add(make());
     if (!s.ok()) std::abort();  // two built-ins with one name is a bug
   }

@@ -47,12 +47,13 @@ std::vector<ArgSpec> with_covers(std::vector<ArgSpec> args, bool discriminating)
 class CommandSucceeds final : public Evaluator {
  public:
   const Signature& signature() const override {
-    static const Signature s{.name = "command_succeeds",
-                             .description = "a /bin/sh command, run sandboxed in the workspace (e.g. the test suite), exits 0",
-                             .args = {{"command", ArgType::kString, true, "shell command"},
-                                      {"timeout_s", ArgType::kInteger, false, "seconds before it is killed (default 120)", 1, 3600},
-                                      covers_arg()},
-                             .command_evidence = true};
+    static const Signature s{
+        .name = "command_succeeds",
+        .description = "a /bin/sh command, run sandboxed in the workspace (e.g. the test suite), exits 0",
+        .args = {{"command", ArgType::kString, true, "shell command"},
+                 {"timeout_s", ArgType::kInteger, false, "seconds before it is killed (default 120)", 1, 3600},
+                 covers_arg()},
+        .command_evidence = true};
     return s;
   }
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
@@ -70,19 +71,24 @@ class CommandSucceeds final : public Evaluator {
     auto run = sandbox::run_process(spec);
     if (!run.ok()) return {false, "could not run `" + command + "`: " + run.error().message, "", true};
     if (!run->protected_created.empty()) {
-      return {false, fmt::format("`{}` created {}, which no command may create; removed", command, run->protected_created.front()), "",
-              true};
+      return {
+          false,
+          fmt::format("`{}` created {}, which no command may create; removed", command, run->protected_created.front()),
+          "", true};
     }
     if (run->timed_out && *timeout < own) {
-      return {false, fmt::format("`{}` was stopped after {:.1f} s: {}", command, run->elapsed_s, kNoTimeLeft), "", true};
+      return {false, fmt::format("`{}` was stopped after {:.1f} s: {}", command, run->elapsed_s, kNoTimeLeft), "",
+              true};
     }
     if (run->timed_out) {
-      return {false, fmt::format("`{}` did not finish within {} s and was killed", command, a.value("timeout_s", 120)), "", true};
+      return {false, fmt::format("`{}` did not finish within {} s and was killed", command, a.value("timeout_s", 120)),
+              "", true};
     }
     Outcome out;
     out.output = run->output.tail(kOutputTail);
     if (run->signal != 0) {
-      out.message = fmt::format("`{}` was killed by signal {}: {}", command, run->signal, run->output.tail(kMessageTail));
+      out.message =
+          fmt::format("`{}` was killed by signal {}: {}", command, run->signal, run->output.tail(kMessageTail));
       return out;
     }
     out.exit_code = run->exit_code;
@@ -109,8 +115,8 @@ class External final : public Evaluator {
 
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
     auto failed = [&](const std::string& why) {
-      return Outcome{false, fmt::format("external evaluator {} ({}) {}", spec_.type, spec_.command.front(), why), path_of(a),
-                     true};
+      return Outcome{false, fmt::format("external evaluator {} ({}) {}", spec_.type, spec_.command.front(), why),
+                     path_of(a), true};
     };
     // On another file source (the pre-run snapshot) the program is told a read-only copy of the
     // path as its `workspace`. It still runs from the workspace (its own files may live there); one
@@ -130,10 +136,11 @@ class External final : public Evaluator {
     }
     nlohmann::json input = {{"assertion", a}, {"workspace", root}, {"step", nullptr}};
     if (ctx.step != nullptr) {
-      input["step"] = {{"id", ctx.step->id},
-                       {"tool", ctx.step->tool},
-                       {"output", ctx.step->output},
-                       {"exit_code", ctx.step->exit_code ? nlohmann::json(*ctx.step->exit_code) : nlohmann::json(nullptr)}};
+      input["step"] = {
+          {"id", ctx.step->id},
+          {"tool", ctx.step->tool},
+          {"output", ctx.step->output},
+          {"exit_code", ctx.step->exit_code ? nlohmann::json(*ctx.step->exit_code) : nlohmann::json(nullptr)}};
     }
     sandbox::ProcessSpec spec;
     spec.argv = spec_.command;
@@ -149,19 +156,24 @@ class External final : public Evaluator {
     auto run = sandbox::run_process(spec);
     if (!run.ok()) return failed("could not be started: " + run.error().message);
     std::string err = run->errors.tail(200);
-    if (run->timed_out && *timeout < own) return failed(fmt::format("was stopped after {:.1f} s: {}", run->elapsed_s, kNoTimeLeft));
+    if (run->timed_out && *timeout < own)
+      return failed(fmt::format("was stopped after {:.1f} s: {}", run->elapsed_s, kNoTimeLeft));
     if (run->timed_out) return failed(fmt::format("timed out after {:.1f} s and was killed", run->elapsed_s));
-    if (run->signal != 0) return failed(fmt::format("crashed (signal {}){}", run->signal, err.empty() ? "" : ": " + err));
-    if (run->exit_code != 0) return failed(fmt::format("exited with status {}{}", run->exit_code, err.empty() ? "" : ": " + err));
+    if (run->signal != 0)
+      return failed(fmt::format("crashed (signal {}){}", run->signal, err.empty() ? "" : ": " + err));
+    if (run->exit_code != 0)
+      return failed(fmt::format("exited with status {}{}", run->exit_code, err.empty() ? "" : ": " + err));
     if (run->output.truncated()) {
-      return failed(fmt::format("printed {} bytes, over the {} an answer may have", run->output.total_bytes(), kMaxExternalOutput));
+      return failed(fmt::format("printed {} bytes, over the {} an answer may have", run->output.total_bytes(),
+                                kMaxExternalOutput));
     }
     auto reply = parse_json_text(run->output.text(), "its output");
     if (!reply.ok()) return failed("printed invalid JSON: " + reply.error().message);
     if (!reply->is_object() || !reply->contains("passed") || !(*reply)["passed"].is_boolean()) {
       return failed(fmt::format("printed {} without a boolean \"passed\"", json_excerpt(*reply)));
     }
-    if (reply->contains("message") && !(*reply)["message"].is_string()) return failed("printed a \"message\" that is not a string");
+    if (reply->contains("message") && !(*reply)["message"].is_string())
+      return failed("printed a \"message\" that is not a string");
     std::string message = json_str(*reply, "message");
     return {(*reply)["passed"].get<bool>(), message.empty() ? fmt::format("{} said nothing more", spec_.type) : message,
             path_of(a)};
@@ -187,15 +199,19 @@ std::optional<std::chrono::milliseconds> bounded_timeout(std::chrono::millisecon
 
 std::unique_ptr<Evaluator> make_command_succeeds() { return std::make_unique<CommandSucceeds>(); }
 
-std::unique_ptr<Evaluator> make_external_evaluator(ExternalEvaluatorSpec spec) { return std::make_unique<External>(std::move(spec)); }
+std::unique_ptr<Evaluator> make_external_evaluator(ExternalEvaluatorSpec spec) {
+  return std::make_unique<External>(std::move(spec));
+}
 
-Status add_external_evaluators(Registry& registry, const std::vector<ExternalEvaluatorSpec>& specs, const std::string& where) {
+Status add_external_evaluators(Registry& registry, const std::vector<ExternalEvaluatorSpec>& specs,
+                               const std::string& where) {
   for (const auto& spec : specs) {
     if (registry.find(spec.type) != nullptr) {
-      return make_error(ErrorCode::kInvalidInput,
-                        fmt::format("{}: evaluators.{}: \"{}\" is a built-in assertion type; an external evaluator cannot "
-                                    "replace it (choose another name)",
-                                    where, spec.type, spec.type));
+      return make_error(
+          ErrorCode::kInvalidInput,
+          fmt::format("{}: evaluators.{}: \"{}\" is a built-in assertion type; an external evaluator cannot "
+                      "replace it (choose another name)",
+                      where, spec.type, spec.type));
     }
     TRY_STATUS(registry.add(make_external_evaluator(spec)));
   }

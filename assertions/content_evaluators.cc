@@ -52,9 +52,11 @@ constexpr JsonLimits kCheckedJsonLimits{kMaxCheckedFile, kMaxJsonDepth};
 class JsonValid final : public Evaluator {
  public:
   const Signature& signature() const override {
-    static const Signature s{
-        .name = "json_valid", .description = "the file parses as JSON", .args = {path_arg()}, .reads_files = true,
-        .proves_content = false};
+    static const Signature s{.name = "json_valid",
+                             .description = "the file parses as JSON",
+                             .args = {path_arg()},
+                             .reads_files = true,
+                             .proves_content = false};
     return s;
   }
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
@@ -66,7 +68,8 @@ class JsonValid final : public Evaluator {
     // the workspace's content, not candor's input).
     auto parsed = parse_json_text(*content, path, kCheckedJsonLimits);
     out.passed = parsed.ok();
-    out.message = parsed.ok() ? fmt::format("{} is valid JSON ({})", path, json_type_name(*parsed)) : parsed.error().message;
+    out.message =
+        parsed.ok() ? fmt::format("{} is valid JSON ({})", path, json_type_name(*parsed)) : parsed.error().message;
     return out;
   }
 };
@@ -171,8 +174,9 @@ class JsonPathEq final : public Evaluator {
       }
     }
     out.passed = *at == expected;
-    out.message = out.passed ? fmt::format("{}: {} is {}", path, walked, json_excerpt(*at))
-                             : fmt::format("{}: {} is {}, expected {}", path, walked, json_excerpt(*at), json_excerpt(expected));
+    out.message =
+        out.passed ? fmt::format("{}: {} is {}", path, walked, json_excerpt(*at))
+                   : fmt::format("{}: {} is {}, expected {}", path, walked, json_excerpt(*at), json_excerpt(expected));
     return out;
   }
 };

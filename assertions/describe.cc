@@ -9,7 +9,10 @@ nlohmann::json describe_evaluators(const Registry& registry) {
   for (const auto& sig : registry.signatures()) {
     nlohmann::json args = nlohmann::json::array();
     for (const auto& a : sig.args) {
-      args.push_back({{"name", a.name}, {"type", arg_type_name(a.type)}, {"required", a.required}, {"description", a.description}});
+      args.push_back({{"name", a.name},
+                      {"type", arg_type_name(a.type)},
+                      {"required", a.required},
+                      {"description", a.description}});
     }
     out.push_back({{"type", sig.name}, {"description", sig.description}, {"args", args}, {"open_args", sig.open_args}});
   }

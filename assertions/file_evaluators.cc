@@ -19,11 +19,12 @@ int line_of(const std::string& content, std::size_t pos) {
 class FileExists final : public Evaluator {
  public:
   const Signature& signature() const override {
-    static const Signature s{.name = "file_exists",
-                             .description = "the path exists inside the workspace (the entry itself: a symlink exists wherever it points)",
-                             .args = {path_arg()},
-                             .reads_files = true,
-                             .proves_content = false};
+    static const Signature s{
+        .name = "file_exists",
+        .description = "the path exists inside the workspace (the entry itself: a symlink exists wherever it points)",
+        .args = {path_arg()},
+        .reads_files = true,
+        .proves_content = false};
     return s;
   }
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
@@ -35,7 +36,7 @@ class FileExists final : public Evaluator {
       out.message = info->kind == sandbox::EntryKind::kDirectory ? fmt::format("{} exists (a directory)", path)
                     : info->kind == sandbox::EntryKind::kSymlink ? fmt::format("{} exists (a symbolic link)", path)
                     : info->kind == sandbox::EntryKind::kOther   ? fmt::format("{} exists (not a regular file)", path)
-                                                                 : fmt::format("{} exists ({} bytes)", path, info->size);
+                                                               : fmt::format("{} exists ({} bytes)", path, info->size);
     } else if (info.error().code == ErrorCode::kNotFound) {
       out.message = fmt::format("{} does not exist", path);
     } else {
@@ -111,7 +112,8 @@ class FileSizeGt final : public Evaluator {
       return out;
     }
     out.passed = info->size > bytes;
-    out.message = fmt::format("{} is {} bytes ({} {})", path, info->size, out.passed ? "more than" : "not more than", bytes);
+    out.message =
+        fmt::format("{} is {} bytes ({} {})", path, info->size, out.passed ? "more than" : "not more than", bytes);
     return out;
   }
 };
@@ -124,10 +126,10 @@ class BaselineComparison final : public Evaluator {
  public:
   explicit BaselineComparison(bool want_changed) : want_changed_(want_changed) {}
   const Signature& signature() const override {
-    static const Signature unchanged{"file_unchanged", "the file is byte-for-byte as it was before the run", {path_arg()}};
-    static const Signature changed{"content_changed",
-                                   "the file differs from before the run (created, modified or deleted)",
-                                   {path_arg()}};
+    static const Signature unchanged{
+        "file_unchanged", "the file is byte-for-byte as it was before the run", {path_arg()}};
+    static const Signature changed{
+        "content_changed", "the file differs from before the run (created, modified or deleted)", {path_arg()}};
     return want_changed_ ? changed : unchanged;
   }
   Outcome evaluate(const nlohmann::json& a, const Context& ctx) const override {
@@ -153,16 +155,17 @@ class BaselineComparison final : public Evaluator {
     bool same;
     if (!before.value()) {
       same = !exists_now;
-      out.message = exists_now ? fmt::format("{} did not exist before the run and exists now ({} bytes)", path, now->size())
-                               : fmt::format("{} did not exist before the run and still does not", path);
+      out.message = exists_now
+                        ? fmt::format("{} did not exist before the run and exists now ({} bytes)", path, now->size())
+                        : fmt::format("{} did not exist before the run and still does not", path);
     } else if (!exists_now) {
       same = false;
       out.message = fmt::format("{} existed before the run ({} bytes) and is gone", path, before.value()->size());
     } else {
       same = *before.value() == *now;
-      out.message = same ? fmt::format("{} is unchanged ({} bytes)", path, now->size())
-                         : fmt::format("{} changed: {} bytes before the run, {} now", path, before.value()->size(),
-                                       now->size());
+      out.message =
+          same ? fmt::format("{} is unchanged ({} bytes)", path, now->size())
+               : fmt::format("{} changed: {} bytes before the run, {} now", path, before.value()->size(), now->size());
     }
     out.passed = same != want_changed_;
     return out;

@@ -31,8 +31,10 @@ class GitClean final : public Evaluator {
       const auto& e = (*entries)[i];
       listed += fmt::format("{}{} {}", i ? ", " : "", e.word, e.path);
     }
-    return {false, fmt::format("{} has {} uncommitted change{}: {}{}", where, n, n == 1 ? "" : "s", listed, n > 5 ? ", ..." : ""),
-            under};
+    return {
+        false,
+        fmt::format("{} has {} uncommitted change{}: {}{}", where, n, n == 1 ? "" : "s", listed, n > 5 ? ", ..." : ""),
+        under};
   }
 };
 

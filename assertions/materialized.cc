@@ -34,7 +34,8 @@ class TempTree final : public MaterializedFiles {
 
 }  // namespace
 
-Result<std::unique_ptr<MaterializedFiles>> materialize_one(const std::string& rel, const std::optional<std::string>& content) {
+Result<std::unique_ptr<MaterializedFiles>> materialize_one(const std::string& rel,
+                                                           const std::optional<std::string>& content) {
   const char* tmp = std::getenv("TMPDIR");
   std::string pattern = fmt::format("{}/candor-before-XXXXXX", tmp != nullptr && *tmp != '\0' ? tmp : "/tmp");
   if (::mkdtemp(pattern.data()) == nullptr) {

@@ -14,6 +14,7 @@ namespace candor::assertions {
 // A new folder under $TMPDIR (else /tmp), mode 0555 all the way down, holding `rel` (a normalised
 // workspace-relative path) with `content` (mode 0444) when given, else nothing. Removed with all
 // it holds when the returned object dies.
-Result<std::unique_ptr<MaterializedFiles>> materialize_one(const std::string& rel, const std::optional<std::string>& content);
+Result<std::unique_ptr<MaterializedFiles>> materialize_one(const std::string& rel,
+                                                           const std::optional<std::string>& content);
 
 }  // namespace candor::assertions

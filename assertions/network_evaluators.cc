@@ -18,7 +18,7 @@ constexpr int kConnectTimeoutMs = 2000;
 
 // One TCP connect attempt per resolved address; "" on success, else what went wrong.
 std::string try_connect(const std::string& host, int port) {
-  struct addrinfo hints{};
+  struct addrinfo hints {};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   struct addrinfo* res = nullptr;
@@ -30,7 +30,9 @@ std::string try_connect(const std::string& host, int port) {
     if (fd < 0) continue;
     int rc = ::connect(fd, ai->ai_addr, ai->ai_addrlen);
     if (rc != 0 && errno == EINPROGRESS) {
-      struct pollfd p{fd, POLLOUT, 0};
+      struct pollfd p {
+        fd, POLLOUT, 0
+      };
       if (::poll(&p, 1, kConnectTimeoutMs) == 1) {
         int err = 0;
         socklen_t len = sizeof(err);
@@ -56,7 +58,8 @@ std::string try_connect(const std::string& host, int port) {
 class SocketOpen final : public Evaluator {
  public:
   const Signature& signature() const override {
-    static const Signature s{"socket_open", "a TCP connect to host:port succeeds",
+    static const Signature s{"socket_open",
+                             "a TCP connect to host:port succeeds",
                              {{"port", ArgType::kInteger, true, "TCP port", 1, 65535},
                               {"host", ArgType::kString, false, "host (default 127.0.0.1; loopback unless allowed)"}}};
     return s;
@@ -76,7 +79,8 @@ class SocketOpen final : public Evaluator {
 class Http200 final : public Evaluator {
  public:
   const Signature& signature() const override {
-    static const Signature s{"http_200", "GET `url` returns status 200",
+    static const Signature s{"http_200",
+                             "GET `url` returns status 200",
                              {{"url", ArgType::kString, true, "http(s) URL (loopback unless allowed)"}}};
     return s;
   }

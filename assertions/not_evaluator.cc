@@ -10,7 +10,8 @@ namespace {
 class Not final : public Evaluator {
  public:
   const Signature& signature() const override {
-    static const Signature s{"not", "the inner assertion is checked and fails (e.g. not file_exists, after a deletion)",
+    static const Signature s{"not",
+                             "the inner assertion is checked and fails (e.g. not file_exists, after a deletion)",
                              {{"assertion", ArgType::kAssertion, true, "the assertion to negate"}}};
     return s;
   }
@@ -21,8 +22,10 @@ class Not final : public Evaluator {
     // Recursion as deep as `not` is nested: bounded because every assertion came through
     // parse_json_text (at most kMaxJsonDepth levels, core/json_text.h).
     Outcome o = ctx.registry->evaluate(inner, ctx);
-    if (o.error) return {false, fmt::format("not {}: the inner check could not be made: {}", type, o.message), o.path, true};
-    return {!o.passed, fmt::format("not {}: {} ({})", type, o.message, o.passed ? "it holds, so this fails" : "as required"),
+    if (o.error)
+      return {false, fmt::format("not {}: the inner check could not be made: {}", type, o.message), o.path, true};
+    return {!o.passed,
+            fmt::format("not {}: {} ({})", type, o.message, o.passed ? "it holds, so this fails" : "as required"),
             o.path};
   }
 };

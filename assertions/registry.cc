@@ -65,13 +65,13 @@ Status Registry::validate(const nlohmann::json& assertion, const std::string& pa
                          ? assertion["type"].get<std::string>()
                          : "";
   const Evaluator* e = find(type);
-  if (e == nullptr) return make_error(ErrorCode::kInvalidInput, fmt::format("{}: unknown assertion type \"{}\"", path, type));
+  if (e == nullptr)
+    return make_error(ErrorCode::kInvalidInput, fmt::format("{}: unknown assertion type \"{}\"", path, type));
   TRY_STATUS(validate_args(assertion, e->signature(), path, {"type"}));
   // Recursive like `not` itself; bounded by the JSON depth limit every input passed (core/json_text.h).
-  return for_each_nested_assertion(assertion, e->signature().args, path,
-                                   [&](const nlohmann::json& inner, const std::string& inner_path) {
-                                     return validate(inner, inner_path);
-                                   });
+  return for_each_nested_assertion(
+      assertion, e->signature().args, path,
+      [&](const nlohmann::json& inner, const std::string& inner_path) { return validate(inner, inner_path); });
 }
 
 bool Registry::reads_files(const nlohmann::json& assertion) const {
@@ -96,7 +96,8 @@ bool Registry::proves_content(const nlohmann::json& assertion) const {
   const Signature& sig = e->signature();
   if (sig.reads_files) return sig.proves_content;
   for (const auto& spec : sig.args) {
-    if (spec.type == ArgType::kAssertion && assertion.contains(spec.name) && !proves_content(assertion[spec.name])) return false;
+    if (spec.type == ArgType::kAssertion && assertion.contains(spec.name) && !proves_content(assertion[spec.name]))
+      return false;
   }
   return true;
 }
@@ -107,7 +108,8 @@ bool Registry::reads_step(const nlohmann::json& assertion) const {
   const Signature& sig = e->signature();
   if (sig.reads_step) return true;
   for (const auto& spec : sig.args) {
-    if (spec.type == ArgType::kAssertion && assertion.contains(spec.name) && reads_step(assertion[spec.name])) return true;
+    if (spec.type == ArgType::kAssertion && assertion.contains(spec.name) && reads_step(assertion[spec.name]))
+      return true;
   }
   return false;
 }

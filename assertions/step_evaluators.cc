@@ -20,9 +20,10 @@ class OutputContains final : public Evaluator {
     if (ctx.step == nullptr) return {false, "output_contains needs a step; it cannot be a goal-level assertion", ""};
     const std::string& output = ctx.step->output;
     bool found = output.find(text) != std::string::npos;
-    std::string observed = found ? fmt::format("the output of {} contains {}", ctx.step->id, quote_excerpt(text))
-                                 : fmt::format("the output of {} ({} bytes) does not contain {}; it begins {}",
-                                               ctx.step->id, output.size(), quote_excerpt(text), quote_excerpt(output, 80));
+    std::string observed =
+        found ? fmt::format("the output of {} contains {}", ctx.step->id, quote_excerpt(text))
+              : fmt::format("the output of {} ({} bytes) does not contain {}; it begins {}", ctx.step->id,
+                            output.size(), quote_excerpt(text), quote_excerpt(output, 80));
     return {found, observed, ""};
   }
 };

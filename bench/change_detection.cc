@@ -20,9 +20,7 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-void touch(const std::string& path, int i) {
-  std::ofstream(path, std::ios::app) << "edit " << i << "\n";
-}
+void touch(const std::string& path, int i) { std::ofstream(path, std::ios::app) << "edit " << i << "\n"; }
 
 }  // namespace
 
@@ -82,7 +80,8 @@ int main(int argc, char** argv) {
     }
 
     if (i % 2 == 0 && !time_candor()) return 70;
-    std::printf("iteration %d: git status %.1f ms, candor scan %.1f ms\n", i + 1, git.back() * 1000, candor.back() * 1000);
+    std::printf("iteration %d: git status %.1f ms, candor scan %.1f ms\n", i + 1, git.back() * 1000,
+                candor.back() * 1000);
   }
   double g = median(git), c = median(candor);
   std::printf("median: git status %.1f ms, candor scan %.1f ms\n", g * 1000, c * 1000);

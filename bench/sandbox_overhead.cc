@@ -29,9 +29,10 @@ int main(int argc, char** argv) {
   auto cpu_ms = [] {
     double ms = 0;
     for (int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
-      struct rusage u{};
+      struct rusage u {};
       ::getrusage(who, &u);
-      for (const timeval& t : {u.ru_utime, u.ru_stime}) ms += static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_usec) / 1e3;
+      for (const timeval& t : {u.ru_utime, u.ru_stime})
+        ms += static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_usec) / 1e3;
     }
     return ms;
   };
@@ -68,11 +69,13 @@ int main(int argc, char** argv) {
   double p = median(plain), b = median(boxed);
   double pc = median(plain_cpu), bc = median(boxed_cpu);
   double pmin = *std::min_element(plain.begin(), plain.end()), bmin = *std::min_element(boxed.begin(), boxed.end());
-  std::printf("fastest: unsandboxed %.2f ms, sandboxed %.2f ms (%.2f ms added); CPU time, median: %.2f ms, %.2f ms (%.2f ms added)\n",
-              pmin, bmin, bmin - pmin, pc, bc, bc - pc);
+  std::printf(
+      "fastest: unsandboxed %.2f ms, sandboxed %.2f ms (%.2f ms added); CPU time, median: %.2f ms, %.2f ms (%.2f ms "
+      "added)\n",
+      pmin, bmin, bmin - pmin, pc, bc, bc - pc);
   auto prot = sandbox::probe_protections(policy.mechanisms);
-  std::printf("shell step /bin/true, median of %d: unsandboxed %.2f ms, sandboxed %.2f ms -> %.2fx (%.2f ms added)\n", n, p, b,
-              b / p, b - p);
+  std::printf("shell step /bin/true, median of %d: unsandboxed %.2f ms, sandboxed %.2f ms -> %.2fx (%.2f ms added)\n",
+              n, p, b, b / p, b - p);
   std::printf("protections: %s\n", prot.to_json().dump().c_str());
   return 0;
 }

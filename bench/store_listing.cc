@@ -3,9 +3,9 @@
 // 1; without them it would grow with the store.
 // Usage: store_listing DIR [RUNS]
 #include <algorithm>
-#include <functional>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,7 +19,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 void fill(candor::store::RunStore& s, int n) {
-  nlohmann::json report = {{"reasons", {std::string(300, 'r')}}, {"steps", {{"planned", 6}}}, {"mutations", nlohmann::json::array()}};
+  nlohmann::json report = {
+      {"reasons", {std::string(300, 'r')}}, {"steps", {{"planned", 6}}}, {"mutations", nlohmann::json::array()}};
   nlohmann::json facts = {{"steps", std::vector<int>(50, 1)}, {"pad", std::string(2000, 'f')}};
   const char* verdicts[] = {"success", "partial", "fail"};
   for (int i = 0; i < n; ++i) {
@@ -56,11 +57,14 @@ int main(int argc, char** argv) {
   auto t0 = Clock::now();
   fill(**small, 100);
   fill(**large, runs);
-  std::printf("filled stores of 100 and %d runs in %.1f s\n", runs, std::chrono::duration<double>(Clock::now() - t0).count());
+  std::printf("filled stores of 100 and %d runs in %.1f s\n", runs,
+              std::chrono::duration<double>(Clock::now() - t0).count());
   struct Query {
     const char* name;
     std::string verdict, since;
-  } queries[] = {{"newest 20", "", ""}, {"--verdict partial", "partial", ""}, {"--since (last 10%)", "", fmt::format("2026-01-01T00:00:00.000Z+{:08}", runs * 9 / 10)}};
+  } queries[] = {{"newest 20", "", ""},
+                 {"--verdict partial", "partial", ""},
+                 {"--since (last 10%)", "", fmt::format("2026-01-01T00:00:00.000Z+{:08}", runs * 9 / 10)}};
   for (const auto& q : queries) {
     double s = median_ms([&] { (void)(*small)->list(20, q.verdict, q.since); });
     double l = median_ms([&] { (void)(*large)->list(20, q.verdict, q.since); });

@@ -67,8 +67,11 @@ Subcommand add_evaluators_command(CLI::App& app) {
 
 Subcommand add_assert_command(CLI::App& app) {
   auto args = std::make_shared<AssertArgs>();
-  auto* cmd = app.add_subcommand("assert", "check assertions against a workspace, without a run (exit 0 only if all pass)");
-  cmd->add_option("assertion", args->request.assertions, "assertion JSON, e.g. '{\"type\": \"file_exists\", \"path\": \"a\"}'")->required();
+  auto* cmd =
+      app.add_subcommand("assert", "check assertions against a workspace, without a run (exit 0 only if all pass)");
+  cmd->add_option("assertion", args->request.assertions,
+                  "assertion JSON, e.g. '{\"type\": \"file_exists\", \"path\": \"a\"}'")
+      ->required();
   cmd->add_option("-C,--workspace", args->request.workspace, "workspace folder (default: .)");
   cmd->add_flag("--allow-network", args->request.allow_network, "let commands use the network");
   cmd->add_flag("--json", args->json, "print JSON");

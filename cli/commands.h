@@ -52,8 +52,8 @@ void wipe_option_value(int argc, char** argv, const std::string& option);
 
 // `verify --trajectory FILE --format F`: another agent's transcript, read and checked against an
 // acceptance spec (acceptance_commands.cc).
-int verify_trajectory_command(const std::string& trajectory_file, const std::string& format, const std::string& acceptance_file,
-                              bool json);
+int verify_trajectory_command(const std::string& trajectory_file, const std::string& format,
+                              const std::string& acceptance_file, bool json);
 
 // The width to fit output to: $COLUMNS when set, else the terminal's (ioctl) when `fd` is one,
 // else 80.

@@ -22,18 +22,22 @@ void print_store(const nlohmann::json& s) {
     return;
   }
   std::printf("  %-12s %s on disk: database %s, %zu snapshot repositor%s %s\n", "size",
-              human_bytes(s["bytes"].get<std::uint64_t>()).c_str(), human_bytes(s["database_bytes"].get<std::uint64_t>()).c_str(),
-              s["snapshot_repositories"].get<std::size_t>(), s["snapshot_repositories"].get<std::size_t>() == 1 ? "y" : "ies",
+              human_bytes(s["bytes"].get<std::uint64_t>()).c_str(),
+              human_bytes(s["database_bytes"].get<std::uint64_t>()).c_str(),
+              s["snapshot_repositories"].get<std::size_t>(),
+              s["snapshot_repositories"].get<std::size_t>() == 1 ? "y" : "ies",
               human_bytes(s["snapshot_bytes"].get<std::uint64_t>()).c_str());
   if (std::size_t stale = s["stale_index_locks"].size(); stale > 0) {
-    std::printf("  %-12s %zu snapshot repositor%s keep%s the index.lock of a run killed while saving: runs there no longer\n"
-                "  %-12s save their stat cache and re-hash what changed (slower, not wrong); candor gc removes it\n",
-                "index", stale, stale == 1 ? "y" : "ies", stale == 1 ? "s" : "", "");
+    std::printf(
+        "  %-12s %zu snapshot repositor%s keep%s the index.lock of a run killed while saving: runs there no longer\n"
+        "  %-12s save their stat cache and re-hash what changed (slower, not wrong); candor gc removes it\n",
+        "index", stale, stale == 1 ? "y" : "ies", stale == 1 ? "s" : "", "");
   }
   if (s["runs"].is_null()) {
     std::printf("  %-12s unknown: %s\n", "runs", s.value("error", "?").c_str());
   } else {
-    std::printf("  %-12s %lld (candor gc --keep N or --older-than AGE removes old ones)\n", "runs", s["runs"].get<long long>());
+    std::printf("  %-12s %lld (candor gc --keep N or --older-than AGE removes old ones)\n", "runs",
+                s["runs"].get<long long>());
   }
 }
 
@@ -43,7 +47,8 @@ int doctor_command(const DoctorArgs& args) {
     std::printf("%s\n", app::to_json(report).dump(2).c_str());
   } else {
     std::printf("the process sandbox for shell steps and external evaluators, on this machine:\n\n");
-    for (const auto& l : report.protections) std::printf("  %-12s %-4s %s\n", l.name.c_str(), l.on ? "yes" : "NO", l.detail.c_str());
+    for (const auto& l : report.protections)
+      std::printf("  %-12s %-4s %s\n", l.name.c_str(), l.on ? "yes" : "NO", l.detail.c_str());
     if (report.missing.empty()) {
       std::printf("\nevery protection is available: --require-sandbox will run\n");
     } else {
@@ -60,7 +65,8 @@ int doctor_command(const DoctorArgs& args) {
 
 Subcommand add_doctor_command(CLI::App& app) {
   auto args = std::make_shared<DoctorArgs>();
-  auto* cmd = app.add_subcommand("doctor", "which sandbox protections this machine gives shell steps, and the run store's size");
+  auto* cmd = app.add_subcommand("doctor",
+                                 "which sandbox protections this machine gives shell steps, and the run store's size");
   cmd->add_option("--store", args->store_dir, "run store folder");
   cmd->add_flag("--json", args->json, "print JSON");
   cmd->footer(examples("candor doctor", "candor doctor --json"));

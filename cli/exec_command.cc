@@ -32,12 +32,14 @@ Subcommand add_exec_command(CLI::App& app) {
   cmd->add_option("plan", exec.plan_file, "plan JSON file (DESIGN.md: Plan)")->required();
   cmd->add_option("--goal", exec.goal, "the goal text to record (default: exec PLAN)");
   add_workspace_options(cmd, exec.workspace, args->quiet);
-  cmd->add_option("--llm", exec.llm, "PROVIDER[:MODEL] for the tier-2 judge (" + llm_default() + "; with none, no judge)");
+  cmd->add_option("--llm", exec.llm,
+                  "PROVIDER[:MODEL] for the tier-2 judge (" + llm_default() + "; with none, no judge)");
   cmd->add_option("--judge", exec.judge, "tier 2: auto (when tier 1 is ambiguous), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->add_flag("--json", args->json, "print the report as JSON");
-  cmd->footer(examples("candor exec plan.json -C ./site",
-                       "candor exec plan.json -C ./site --json --expect '{\"type\": \"file_exists\", \"path\": \"index.html\"}'"));
+  cmd->footer(examples(
+      "candor exec plan.json -C ./site",
+      "candor exec plan.json -C ./site --json --expect '{\"type\": \"file_exists\", \"path\": \"index.html\"}'"));
   return {cmd, [args] { return exec_command(*args); }, nullptr};
 }
 

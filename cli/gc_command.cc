@@ -25,11 +25,13 @@ void print_removed_runs(const app::GcResult& r, const char* verb) {
     std::string goal = report::terminal_safe(run.goal);
     std::replace(goal.begin(), goal.end(), '\n', ' ');
     const char* state = !run.undone_at.empty() ? "undone" : run.status == "running" ? "never ended" : "not undone";
-    std::printf("  %s  %-7s  %-11s  %s\n", run.id.c_str(), run.verdict.empty() ? "-" : run.verdict.c_str(), state, goal.substr(0, 60).c_str());
+    std::printf("  %s  %-7s  %-11s  %s\n", run.id.c_str(), run.verdict.empty() ? "-" : run.verdict.c_str(), state,
+                goal.substr(0, 60).c_str());
   }
   if (removed.size() > kListed) std::printf("  ... and %zu more\n", removed.size() - kListed);
   for (const auto& run : r.runs.kept_live) {
-    std::printf("kept %s: it has not ended and its workspace's snapshots are in use (it may still be running)\n", run.id.c_str());
+    std::printf("kept %s: it has not ended and its workspace's snapshots are in use (it may still be running)\n",
+                run.id.c_str());
   }
 }
 
@@ -38,18 +40,20 @@ void print_text(const app::GcResult& r) {
   print_removed_runs(r, verb);
   const app::GcTotals& t = r.totals;
   std::printf("snapshots: %zu repositor%s packed, %zu %s, %zu in use (left as they are); %s %zu objects\n", t.packed,
-              t.packed == 1 ? "y" : "ies", t.removed, r.dry_run ? "would go" : "removed", t.in_use, verb, t.objects_removed);
+              t.packed == 1 ? "y" : "ies", t.removed, r.dry_run ? "would go" : "removed", t.in_use, verb,
+              t.objects_removed);
   if (t.not_in_store > 0) {
     std::printf("  %zu objects the kept snapshots name are not in the store (skipped)\n", t.not_in_store);
   }
   for (const auto& l : r.snapshots.leftovers) std::printf("  removed leftover %s\n", l.c_str());
   if (r.bytes_after) {
     std::uint64_t before = r.bytes_before, after = *r.bytes_after;
-    std::printf("store %s: %s before, %s after (%s freed)%s\n", r.store.c_str(), human_bytes(before).c_str(), human_bytes(after).c_str(),
-                human_bytes(before > after ? before - after : 0).c_str(),
+    std::printf("store %s: %s before, %s after (%s freed)%s\n", r.store.c_str(), human_bytes(before).c_str(),
+                human_bytes(after).c_str(), human_bytes(before > after ? before - after : 0).c_str(),
                 r.database_shrinks ? "" : "; the database keeps its free pages for later runs (it predates candor gc)");
   } else {
-    std::printf("store %s: %s; nothing was removed (--dry-run)\n", r.store.c_str(), human_bytes(r.bytes_before).c_str());
+    std::printf("store %s: %s; nothing was removed (--dry-run)\n", r.store.c_str(),
+                human_bytes(r.bytes_before).c_str());
   }
 }
 
@@ -78,9 +82,12 @@ int gc_command(const GcArgs& args) {
 
 Subcommand add_gc_command(CLI::App& app) {
   auto args = std::make_shared<GcArgs>();
-  auto* cmd = app.add_subcommand("gc", "remove old runs and the snapshots only they used (one of --keep, --older-than is required)");
-  cmd->add_option("--keep", args->request.keep, "keep the newest N runs, remove the others")->check(whole_number(0, 100000000, "runs"));
-  cmd->add_option("--older-than", args->request.older_than, "remove runs older than this: 90d, 12h, 30m (with --keep: only those both remove)");
+  auto* cmd = app.add_subcommand(
+      "gc", "remove old runs and the snapshots only they used (one of --keep, --older-than is required)");
+  cmd->add_option("--keep", args->request.keep, "keep the newest N runs, remove the others")
+      ->check(whole_number(0, 100000000, "runs"));
+  cmd->add_option("--older-than", args->request.older_than,
+                  "remove runs older than this: 90d, 12h, 30m (with --keep: only those both remove)");
   cmd->add_flag("--dry-run", args->request.dry_run, "say what would be removed; remove nothing");
   cmd->add_option("--store", args->request.store_dir, "run store folder");
   cmd->add_flag("--json", args->json, "print JSON");

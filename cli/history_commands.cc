@@ -3,8 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -26,10 +26,12 @@ namespace {
 Status write_output(const std::string& path, const std::string& text) {
   errno = 0;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return make_error(ErrorCode::kIo, fmt::format("cannot write {}: {}", path, std::strerror(errno ? errno : EIO)));
+  if (!out)
+    return make_error(ErrorCode::kIo, fmt::format("cannot write {}: {}", path, std::strerror(errno ? errno : EIO)));
   out << text;
   out.flush();
-  if (!out) return make_error(ErrorCode::kIo, fmt::format("cannot write {}: {}", path, std::strerror(errno ? errno : EIO)));
+  if (!out)
+    return make_error(ErrorCode::kIo, fmt::format("cannot write {}: {}", path, std::strerror(errno ? errno : EIO)));
   return ok_status();
 }
 
@@ -65,13 +67,14 @@ std::string pad(const std::string& s, std::size_t width) {
 // "3m ago", "2h ago", "5d ago" from an RFC 3339 time; "?" when it does not parse.
 std::string age(const std::string& created_at, std::chrono::system_clock::time_point now) {
   std::tm tm{};
-  if (created_at.size() < 19 || std::sscanf(created_at.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                                            &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6) {
+  if (created_at.size() < 19 || std::sscanf(created_at.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &tm.tm_year, &tm.tm_mon,
+                                            &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6) {
     return "?";
   }
   tm.tm_year -= 1900;
   tm.tm_mon -= 1;
-  long long secs = static_cast<long long>(std::chrono::system_clock::to_time_t(now)) - static_cast<long long>(timegm(&tm));
+  long long secs =
+      static_cast<long long>(std::chrono::system_clock::to_time_t(now)) - static_cast<long long>(timegm(&tm));
   if (secs < 0) secs = 0;
   if (secs < 60) return fmt::format("{}s ago", secs);
   if (secs < 3600) return fmt::format("{}m ago", secs / 60);
@@ -96,7 +99,7 @@ std::size_t terminal_width(int fd) {
     long n = std::strtol(c, &end, 10);
     if (*end == '\0' && n >= 20 && n <= 10000) return static_cast<std::size_t>(n);
   }
-  struct winsize ws{};
+  struct winsize ws {};
   if (::isatty(fd) == 1 && ::ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
   return 80;
 }
@@ -130,15 +133,18 @@ void print_runs_table(const std::vector<store::RunSummary>& runs) {
   const std::size_t ws_width = fitted ? std::clamp<std::size_t>(rest / 3, 10, 32) : widest_ws;
   const std::size_t goal_width = fitted ? rest - ws_width - 2 : std::string::npos;
   auto now = std::chrono::system_clock::now();
-  std::printf("%s\n", (pad("RUN", 22) + "  " + pad("AGE", 7) + "  " + pad("VERDICT", 8) + "  " + pad("STATUS", 9) + "  " +
-                       pad("WORKSPACE", ws_width) + "  GOAL").c_str());
+  std::printf("%s\n", (pad("RUN", 22) + "  " + pad("AGE", 7) + "  " + pad("VERDICT", 8) + "  " + pad("STATUS", 9) +
+                       "  " + pad("WORKSPACE", ws_width) + "  GOAL")
+                          .c_str());
   for (const auto& r : runs) {
     std::string verdict = r.verdict.empty() ? "-" : r.verdict;
     std::string status = !r.undone_at.empty() ? "undone" : r.status == "budget_exhausted" ? "budget" : r.status;
     std::string goal = report::terminal_safe(r.goal);
     std::replace(goal.begin(), goal.end(), '\n', ' ');
-    std::printf("%s\n", (pad(r.id, 22) + "  " + pad(age(r.created_at, now), 7) + "  " + pad(verdict, 8) + "  " + pad(status, 9) +
-                         "  " + pad(fit_left(report::terminal_safe(home_relative(r.workspace)), ws_width), ws_width) + "  " + fit(goal, goal_width))
+    std::printf("%s\n", (pad(r.id, 22) + "  " + pad(age(r.created_at, now), 7) + "  " + pad(verdict, 8) + "  " +
+                         pad(status, 9) + "  " +
+                         pad(fit_left(report::terminal_safe(home_relative(r.workspace)), ws_width), ws_width) + "  " +
+                         fit(goal, goal_width))
                             .c_str());
   }
 }
@@ -159,12 +165,17 @@ int runs_command(const RunsArgs& args) {
 // No run_ended: the process was killed, or is still running. Say what is known.
 int print_never_ended(const app::StoredReport& r, bool json) {
   const store::StoredRun& run = r.run;
-  std::string msg = fmt::format("run {} has no verdict: it never ended (killed, or still running); {} events recorded, "
-                                "the last of type {}",
-                                r.run_id, run.events.size(), run.events.empty() ? "none" : run.events.back().type);
+  std::string msg = fmt::format(
+      "run {} has no verdict: it never ended (killed, or still running); {} events recorded, "
+      "the last of type {}",
+      r.run_id, run.events.size(), run.events.empty() ? "none" : run.events.back().type);
   if (json) {
-    std::puts(nlohmann::json({{"run_id", r.run_id}, {"goal", run.summary.goal}, {"status", run.summary.status},
-                              {"verdict", nullptr}, {"events", run.events.size()}, {"message", msg}})
+    std::puts(nlohmann::json({{"run_id", r.run_id},
+                              {"goal", run.summary.goal},
+                              {"status", run.summary.status},
+                              {"verdict", nullptr},
+                              {"events", run.events.size()},
+                              {"message", msg}})
                   .dump(2)
                   .c_str());
   } else {
@@ -180,7 +191,8 @@ void print_stored_report(const ReportArgs& args, const store::StoredRun& run) {
     std::fputs(report::render_markdown(run.report).c_str(), stdout);
   } else if (args.html_file.empty() && args.junit_file.empty()) {
     std::fputs(report::render_terminal(run.report, {report::want_color(1), 80}).c_str(), stdout);
-    if (args.verbose) std::fputs(("\nsteps\n" + report::render_step_log(run.events, 2000, report::want_color(1))).c_str(), stdout);
+    if (args.verbose)
+      std::fputs(("\nsteps\n" + report::render_step_log(run.events, 2000, report::want_color(1))).c_str(), stdout);
   }
 }
 
@@ -195,7 +207,8 @@ int report_command(const ReportArgs& args) {
     if (Status s = write_output(args.html_file, html); !s.ok()) return report_error(s.error());
   }
   if (!args.junit_file.empty()) {
-    if (Status s = write_output(args.junit_file, report::render_junit({run.report})); !s.ok()) return report_error(s.error());
+    if (Status s = write_output(args.junit_file, report::render_junit({run.report})); !s.ok())
+      return report_error(s.error());
   }
   return exit_code(app::ExitCategory::kSuccess);
 }
@@ -206,8 +219,10 @@ Subcommand add_runs_command(CLI::App& app) {
   auto args = std::make_shared<RunsArgs>();
   auto* cmd = app.add_subcommand("runs", "recorded runs, newest first");
   cmd->add_option("--store", args->request.store_dir, "run store folder");
-  cmd->add_option("--limit", args->request.limit, "how many runs (default 20)")->check(whole_number(1, 1000000, "runs"));
-  cmd->add_option("--verdict", args->request.verdict, "only runs with this verdict")->check(CLI::IsMember({"success", "partial", "fail"}));
+  cmd->add_option("--limit", args->request.limit, "how many runs (default 20)")
+      ->check(whole_number(1, 1000000, "runs"));
+  cmd->add_option("--verdict", args->request.verdict, "only runs with this verdict")
+      ->check(CLI::IsMember({"success", "partial", "fail"}));
   cmd->add_option("--since", args->request.since, "only runs newer than this: 2d, 12h, 30m, or an RFC 3339 time");
   cmd->add_flag("--json", args->json, "print JSON");
   cmd->footer(examples("candor runs", "candor runs --verdict partial --since 2d --json"));

@@ -1,9 +1,9 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <optional>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,7 +69,6 @@ int usage_error(const std::string& message) {
   return candor::cli::exit_code(candor::app::ExitCategory::kUsage);
 }
 
-
 std::vector<std::string> option_names(const CLI::App* cmd) {
   std::vector<std::string> out;
   for (const CLI::Option* o : cmd->get_options()) {
@@ -93,8 +92,8 @@ int extras_error(const CLI::App* cmd, const std::vector<std::string>& extras, co
   std::string words;
   for (const auto& e : extras) words += " " + e;
   if (cmd->get_name() == "run") {
-    return usage_error(fmt::format("the goal is one argument: quote it, as in\n  candor run \"{}{}\"",
-                                   first_positional, words));
+    return usage_error(
+        fmt::format("the goal is one argument: quote it, as in\n  candor run \"{}{}\"", first_positional, words));
   }
   return usage_error(fmt::format("{}: unexpected argument{}:{}; see candor {} --help", cmd->get_name(),
                                  extras.size() > 1 ? "s" : "", words, cmd->get_name()));
@@ -103,9 +102,9 @@ int extras_error(const CLI::App* cmd, const std::vector<std::string>& extras, co
 // The subcommands, in the order --help lists them.
 std::vector<candor::cli::Subcommand> add_subcommands(CLI::App& app) {
   using namespace candor::cli;
-  return {add_run_command(app),        add_exec_command(app),  add_runs_command(app),       add_report_command(app),
-          add_verify_command(app),     add_check_command(app), add_undo_command(app),       add_evaluators_command(app),
-          add_assert_command(app),     add_doctor_command(app), add_gc_command(app)};
+  return {add_run_command(app),    add_exec_command(app),   add_runs_command(app), add_report_command(app),
+          add_verify_command(app), add_check_command(app),  add_undo_command(app), add_evaluators_command(app),
+          add_assert_command(app), add_doctor_command(app), add_gc_command(app)};
 }
 
 // A first word that is no command: exit 64 with a hint, before CLI11 says less. nullopt: a command,
@@ -113,12 +112,13 @@ std::vector<candor::cli::Subcommand> add_subcommands(CLI::App& app) {
 std::optional<int> unknown_first_word(int argc, char** argv, const std::vector<std::string>& commands) {
   if (argc < 2) return std::nullopt;
   std::string first = argv[1];
-  bool known = std::find(commands.begin(), commands.end(), first) != commands.end() || first == "-h" || first == "--help" ||
-               first == "--version" || first == "-V";
+  bool known = std::find(commands.begin(), commands.end(), first) != commands.end() || first == "-h" ||
+               first == "--help" || first == "--version" || first == "-V";
   if (known) return std::nullopt;
   std::string list;
   for (const auto& c : commands) list += (list.empty() ? "" : ", ") + c;
-  if (first == "version" || first == "-v") return usage_error(fmt::format("unknown command \"{}\" (did you mean candor --version?)", first));
+  if (first == "version" || first == "-v")
+    return usage_error(fmt::format("unknown command \"{}\" (did you mean candor --version?)", first));
   if (first == "help") return usage_error("unknown command \"help\" (did you mean candor --help?)");
   if (first.size() > 1 && first[0] == '-') {
     std::string near = closest(first, {"--help", "--version"});

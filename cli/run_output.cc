@@ -27,15 +27,18 @@ void print_report(const nlohmann::json& report, ReportFormat format) {
 int print_run_result(const app::RunResult& r, ReportFormat format) {
   print_report(r.report, r.not_started ? ReportFormat::kTerminal : format);
   std::fflush(stdout);
-  if (!r.stored.ok()) std::fprintf(stderr, "candor: warning: the verdict was not stored: %s\n", r.stored.error().message.c_str());
+  if (!r.stored.ok())
+    std::fprintf(stderr, "candor: warning: the verdict was not stored: %s\n", r.stored.error().message.c_str());
   if (r.judge.provider_failed) {
-    std::fprintf(stderr, "candor: the judge's LLM provider (%s) failed: %s\n", r.judge_provider.c_str(), r.judge.error.c_str());
+    std::fprintf(stderr, "candor: the judge's LLM provider (%s) failed: %s\n", r.judge_provider.c_str(),
+                 r.judge.error.c_str());
   }
   if (r.provider_failed) {
     std::fprintf(stderr, "candor: the LLM provider (%s) failed: %s\n", r.facts.provider.c_str(),
                  report::terminal_safe(r.facts.status_detail, true).c_str());
   } else if (r.input_refused) {
-    std::fprintf(stderr, "candor: the planner's reply was refused: %s\n", report::terminal_safe(r.facts.status_detail, true).c_str());
+    std::fprintf(stderr, "candor: the planner's reply was refused: %s\n",
+                 report::terminal_safe(r.facts.status_detail, true).c_str());
   }
   if (r.not_started) return report_error(*r.not_started);
   return exit_code(r.exit);

@@ -20,7 +20,7 @@ struct VerifyArgs {
   std::string acceptance_file;
   std::string trajectory_file;  // with `format`: another agent's transcript instead of a run
   std::string format;
-  bool quiet = false;  // -q: no "judge… N s" on a terminal while the judge is asked
+  bool quiet = false;         // -q: no "judge… N s" on a terminal while the judge is asked
   app::VerifyGitRequest git;  // --git RANGE and the options that go with it
   bool markdown = false;
 };
@@ -34,10 +34,12 @@ int verify_run(const VerifyArgs& args) {
   if (args.json) {
     std::puts(r.report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {
-    if (!r.ended) std::printf("run %s never ended: verified from its %zu recorded events\n\n", r.facts.run_id.c_str(), r.events);
+    if (!r.ended)
+      std::printf("run %s never ended: verified from its %zu recorded events\n\n", r.facts.run_id.c_str(), r.events);
     print_report(r.report, ReportFormat::kTerminal);
   }
-  if (r.judge.provider_failed) std::fprintf(stderr, "candor: the judge's LLM provider failed: %s\n", r.judge.error.c_str());
+  if (r.judge.provider_failed)
+    std::fprintf(stderr, "candor: the judge's LLM provider failed: %s\n", r.judge.error.c_str());
   return exit_code(r.exit);
 }
 
@@ -53,33 +55,43 @@ int verify_git(const VerifyArgs& args) {
   app::Session session(&observer);
   auto result = session.verify_git(request);
   if (!result.ok()) return report_error(result.error());
-  return print_run_result(*result, args.json ? ReportFormat::kJson : args.markdown ? ReportFormat::kMarkdown : ReportFormat::kTerminal);
+  return print_run_result(*result, args.json       ? ReportFormat::kJson
+                                   : args.markdown ? ReportFormat::kMarkdown
+                                                   : ReportFormat::kTerminal);
 }
 
 int verify_command(const VerifyArgs& args) {
   if (!args.git.range.empty()) return verify_git(args);
-  if (!args.trajectory_file.empty()) return verify_trajectory_command(args.trajectory_file, args.format, args.acceptance_file, args.json);
+  if (!args.trajectory_file.empty())
+    return verify_trajectory_command(args.trajectory_file, args.format, args.acceptance_file, args.json);
   return verify_run(args);
 }
 
 // The options that only --git takes.
 void add_git_options(CLI::App* cmd, app::VerifyGitRequest& git, bool& markdown) {
-  cmd->add_option("--git", git.range,
-                  "verify a change made elsewhere: A..B, A...B (from the merge base), one commit C, or BASE.. (BASE to the "
-                  "uncommitted working tree, with BASE's ignore rules)");
+  cmd->add_option(
+      "--git", git.range,
+      "verify a change made elsewhere: A..B, A...B (from the merge base), one commit C, or BASE.. (BASE to the "
+      "uncommitted working tree, with BASE's ignore rules)");
   cmd->add_option("-C,--repo", git.repo, "with --git: the repository's root (default: .)");
   cmd->add_option("--goal", git.goal, "with --git: the goal the change was made for");
   cmd->add_option("--goal-file", git.goal_file, "with --git: the goal, from a file (an issue's text)");
-  cmd->add_option("--kind", git.kind, "with --git: modify (default) or inspect")->check(CLI::IsMember({"modify", "inspect"}));
+  cmd->add_option("--kind", git.kind, "with --git: modify (default) or inspect")
+      ->check(CLI::IsMember({"modify", "inspect"}));
   cmd->add_option("--expect", git.expects, "with --git: assertion JSON checked on the change's result (repeatable)");
   cmd->add_option("--guard", git.guards,
-                  "with --git: assertion JSON that must still hold on the change's result; never evidence of the goal (repeatable)");
-  cmd->add_option("--question", git.questions, "with --git: a yes/no question for the judge (repeatable; default: the goal decomposed)");
-  cmd->add_option("--timeout", git.timeout_s, "with --git: the time budget in seconds (the judge and the commands included; default 600)")
+                  "with --git: assertion JSON that must still hold on the change's result; never evidence of the goal "
+                  "(repeatable)");
+  cmd->add_option("--question", git.questions,
+                  "with --git: a yes/no question for the judge (repeatable; default: the goal decomposed)");
+  cmd->add_option("--timeout", git.timeout_s,
+                  "with --git: the time budget in seconds (the judge and the commands included; default 600)")
       ->check(CLI::Range(1, 86400));
-  cmd->add_option("--scope", git.scope, "with --git: GLOB, a path the change may touch (repeatable); a change elsewhere blocks success");
+  cmd->add_option("--scope", git.scope,
+                  "with --git: GLOB, a path the change may touch (repeatable); a change elsewhere blocks success");
   cmd->add_flag("--markdown", markdown, "with --git: print the report as Markdown, for a pull-request comment");
-  cmd->add_option("--criterion", git.criterion, "with --git: a criterion an independent reviewer checks on the change's files");
+  cmd->add_option("--criterion", git.criterion,
+                  "with --git: a criterion an independent reviewer checks on the change's files");
   cmd->add_option("--criterion-file", git.criterion_file, "with --git: the reviewer's criterion, from a file");
 }
 
@@ -91,17 +103,23 @@ Subcommand add_verify_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("verify", "recompute the verdict of a recorded run (no planner)");
   cmd->add_option("run", verify.run, "run id, a unique prefix or suffix (the random part), or last");
   cmd->add_option("--store", verify.store_dir, "run store folder");
-  cmd->add_option("--judge", verify.judge, "tier 2: auto, always, never (default: the policy the run was recorded with; never for runs recorded before it was kept)")->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->add_option("--judge", verify.judge,
+                  "tier 2: auto, always, never (default: the policy the run was recorded with; never for runs recorded "
+                  "before it was kept)")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->add_option("--llm", verify.llm, "PROVIDER[:MODEL] for the judge (" + llm_default() + ")");
   cmd->add_flag("--json", verify.json, "print the report JSON");
   cmd->add_flag("-q,--quiet", verify.quiet, "no progress on stderr while the judge is asked");
-  cmd->add_option("--acceptance", verify.acceptance_file, "check the run (or the trajectory) against this acceptance spec");
-  cmd->add_option("--trajectory", verify.trajectory_file, "verify another agent's transcript instead of a recorded run");
+  cmd->add_option("--acceptance", verify.acceptance_file,
+                  "check the run (or the trajectory) against this acceptance spec");
+  cmd->add_option("--trajectory", verify.trajectory_file,
+                  "verify another agent's transcript instead of a recorded run");
   cmd->add_option("--format", verify.format, "the transcript's format: claude-code, swe-agent, openhands, codex")
       ->check(CLI::IsMember({"claude-code", "swe-agent", "openhands", "codex"}));
   add_git_options(cmd, verify.git, verify.markdown);
   cmd->footer(examples("candor verify last",
-                       "candor verify --git main...HEAD --goal-file issue.md --expect '{\"type\": \"file_contains\", \"path\": \"README.md\", \"text\": \"Install\"}'"));
+                       "candor verify --git main...HEAD --goal-file issue.md --expect '{\"type\": \"file_contains\", "
+                       "\"path\": \"README.md\", \"text\": \"Install\"}'"));
   auto scrub = [args](int argc, char** argv) {
     if (!args->git.criterion.empty()) wipe_option_value(argc, argv, "--criterion");
   };

@@ -104,14 +104,22 @@ Status check_value(const nlohmann::json& v, const ArgSpec& spec, const std::stri
 
 const char* arg_type_name(ArgType type) {
   switch (type) {
-    case ArgType::kString: return "string";
-    case ArgType::kInteger: return "integer";
-    case ArgType::kBoolean: return "boolean";
-    case ArgType::kEdits: return "edits";
-    case ArgType::kRegex: return "regex";
-    case ArgType::kJson: return "json";
-    case ArgType::kAssertion: return "assertion";
-    case ArgType::kGlobs: return "globs";
+    case ArgType::kString:
+      return "string";
+    case ArgType::kInteger:
+      return "integer";
+    case ArgType::kBoolean:
+      return "boolean";
+    case ArgType::kEdits:
+      return "edits";
+    case ArgType::kRegex:
+      return "regex";
+    case ArgType::kJson:
+      return "json";
+    case ArgType::kAssertion:
+      return "assertion";
+    case ArgType::kGlobs:
+      return "globs";
   }
   return "?";
 }
@@ -163,8 +171,8 @@ Status validate_args(const nlohmann::json& args, const Signature& signature, con
   return validate_args(args, signature.args, path, skip);
 }
 
-Status validate_args(const nlohmann::json& args, const std::vector<ArgSpec>& specs,
-                     const std::string& path, const std::vector<std::string>& ignored) {
+Status validate_args(const nlohmann::json& args, const std::vector<ArgSpec>& specs, const std::string& path,
+                     const std::vector<std::string>& ignored) {
   if (!args.is_object()) {
     return invalid(path, fmt::format("expected an object, got {}", json_type_name(args)));
   }

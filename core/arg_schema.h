@@ -70,8 +70,8 @@ const char* arg_type_name(ArgType type);
 // Checks `args` (the JSON object holding the arguments) against `specs`. `path` is the JSON path of
 // the object, used as the prefix of every message: `steps[1].args.path: expected a string, got 3`.
 // `ignored` names keys that belong to the container rather than to the arguments (e.g. "type").
-Status validate_args(const nlohmann::json& args, const std::vector<ArgSpec>& specs,
-                     const std::string& path, const std::vector<std::string>& ignored = {});
+Status validate_args(const nlohmann::json& args, const std::vector<ArgSpec>& specs, const std::string& path,
+                     const std::vector<std::string>& ignored = {});
 
 // The same, for a signature: with `open_args`, arguments it does not declare are accepted.
 Status validate_args(const nlohmann::json& args, const Signature& signature, const std::string& path,

@@ -31,12 +31,12 @@ bool template_name(std::string_view name) {
 // REQUIRES: `name` is lower case.
 bool secret_name(std::string_view name) {
   static constexpr std::array<std::string_view, 18> kExact = {
-      ".env",      ".envrc",  ".netrc",       "_netrc",           ".git-credentials", ".npmrc",
-      ".pypirc",   ".pgpass", ".htpasswd",    ".my.cnf",          ".vault-token",     "credentials.json",
-      ".dockercfg", ".s3cfg", ".boto",        "wp-config.php",    ".terraformrc",     "terraform.rc"};
+      ".env",       ".envrc",  ".netrc",    "_netrc",        ".git-credentials", ".npmrc",
+      ".pypirc",    ".pgpass", ".htpasswd", ".my.cnf",       ".vault-token",     "credentials.json",
+      ".dockercfg", ".s3cfg",  ".boto",     "wp-config.php", ".terraformrc",     "terraform.rc"};
   // Terraform state holds every secret its resources were given (database passwords, keys), in clear.
-  static constexpr std::array<std::string_view, 11> kSuffixes = {".pem", ".key", ".p12", ".pfx", ".jks", ".keystore",
-                                                                 ".p8", ".ppk", ".kdbx", ".tfstate", ".tfstate.backup"};
+  static constexpr std::array<std::string_view, 11> kSuffixes = {
+      ".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".p8", ".ppk", ".kdbx", ".tfstate", ".tfstate.backup"};
   static constexpr std::array<std::string_view, 4> kKeyPrefixes = {"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"};
   if (starts_with(name, ".env.") || ends_with(name, ".env")) return !template_name(name);
   for (auto e : kExact)
@@ -65,7 +65,8 @@ bool looks_secret(std::string_view rel_path) {
   std::size_t start = 0;
   while (true) {
     std::size_t slash = path.find('/', start);
-    std::string_view part = path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+    std::string_view part =
+        path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
     if (slash == std::string_view::npos) return secret_name(part);
     if (secret_dir(part)) return true;
     start = slash + 1;
@@ -87,12 +88,13 @@ std::string upper_case(std::string_view s) {
 }  // namespace
 
 bool names_a_secret(std::string_view name) {
-  static constexpr std::array<std::string_view, 12> kSuffixes = {"_KEY",  "_TOKEN", "_SECRET", "_PASSWORD", "_PASSWD",
-                                                                 "_PASSPHRASE", "_CREDENTIALS", "_CREDENTIAL", "_PAT",
-                                                                 "_PASS", "_PWD", "_DSN"};
-  static constexpr std::array<std::string_view, 7> kExact = {"PGPASSWORD", "TOKEN", "SECRET", "PASSWORD", "API_KEY", "DSN", "PASS"};
-  static constexpr std::array<std::string_view, 8> kAnywhere = {"SECRET", "TOKEN", "API_KEY", "APIKEY", "JWT",
-                                                                "PRIVATE_KEY", "_WEBHOOK", "ACCESS_KEY"};
+  static constexpr std::array<std::string_view, 12> kSuffixes = {
+      "_KEY",         "_TOKEN",      "_SECRET", "_PASSWORD", "_PASSWD", "_PASSPHRASE",
+      "_CREDENTIALS", "_CREDENTIAL", "_PAT",    "_PASS",     "_PWD",    "_DSN"};
+  static constexpr std::array<std::string_view, 7> kExact = {"PGPASSWORD", "TOKEN", "SECRET", "PASSWORD",
+                                                             "API_KEY",    "DSN",   "PASS"};
+  static constexpr std::array<std::string_view, 8> kAnywhere = {"SECRET", "TOKEN",       "API_KEY",  "APIKEY",
+                                                                "JWT",    "PRIVATE_KEY", "_WEBHOOK", "ACCESS_KEY"};
   std::string upper = upper_case(name);
   std::string_view u(upper);
   for (auto e : kExact)
@@ -107,10 +109,11 @@ bool names_a_secret(std::string_view name) {
 bool looks_like_credential_variable(const std::string& name) {
   // Scrubbed, but their values are not secrets (a region, a repository's name, a path): a provider's
   // or a cloud's own namespace, and variables that point at credentials rather than hold them.
-  static constexpr std::array<std::string_view, 13> kPrefixes = {"ANTHROPIC_", "OPENAI_", "AWS_",   "AZURE_", "GOOGLE_",
-                                                                 "GCP_",       "HF_",     "GITHUB_", "GH_",   "GITLAB_",
-                                                                 "NPM_",       "DOCKER_", "CLOUDSDK_"};
-  static constexpr std::array<std::string_view, 4> kPointers = {"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "NETRC", "KUBECONFIG"};
+  static constexpr std::array<std::string_view, 13> kPrefixes = {
+      "ANTHROPIC_", "OPENAI_", "AWS_",    "AZURE_", "GOOGLE_", "GCP_",     "HF_",
+      "GITHUB_",    "GH_",     "GITLAB_", "NPM_",   "DOCKER_", "CLOUDSDK_"};
+  static constexpr std::array<std::string_view, 4> kPointers = {"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "NETRC",
+                                                                "KUBECONFIG"};
   if (names_a_secret(name)) return true;
   std::string upper = upper_case(name);
   std::string_view u(upper);
@@ -142,7 +145,8 @@ bool url_with_password(std::string_view v, std::size_t at) {
     return has_password(authority.substr(0, userinfo_end));
   }
   std::size_t word_end = v.find_first_of(" \t\n\"'", start);
-  std::string_view word = v.substr(start, word_end == std::string_view::npos ? std::string_view::npos : word_end - start);
+  std::string_view word =
+      v.substr(start, word_end == std::string_view::npos ? std::string_view::npos : word_end - start);
   std::size_t userinfo_end = word.rfind('@');
   if (userinfo_end == std::string_view::npos) return false;
   std::string_view userinfo = word.substr(0, userinfo_end);
@@ -195,7 +199,8 @@ bool looks_like_credential_value(std::string_view value) {
   for (std::size_t at = value.find("eyJ"); at != std::string_view::npos; at = value.find("eyJ", at + 1)) {
     if (jwt_at(value, at)) return true;
   }
-  return value.find("-----BEGIN ") != std::string_view::npos && value.find("PRIVATE KEY-----") != std::string_view::npos;
+  return value.find("-----BEGIN ") != std::string_view::npos &&
+         value.find("PRIVATE KEY-----") != std::string_view::npos;
 }
 
 }  // namespace candor

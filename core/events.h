@@ -14,30 +14,37 @@
 namespace candor {
 namespace event {
 
-inline constexpr const char* kRunStarted = "run_started";  // goal, workspace, limits, sandbox, judge policy, the snapshot before
+inline constexpr const char* kRunStarted =
+    "run_started";  // goal, workspace, limits, sandbox, judge policy, the snapshot before
 inline constexpr const char* kGoalKind = "goal_kind";  // modify | inspect, fixed once (round 1's plan or --kind)
-inline constexpr const char* kPlan = "plan";  // a round's accepted plan (round, plan)
-inline constexpr const char* kReplan = "replan";  // a new round after a failure (round, reason)
-inline constexpr const char* kContextTrimmed = "context_trimmed";  // the planner's context was cut to fit (round, bytes)
-inline constexpr const char* kStagnation = "stagnation";  // rounds that changed nothing and repeated themselves
+inline constexpr const char* kPlan = "plan";           // a round's accepted plan (round, plan)
+inline constexpr const char* kReplan = "replan";       // a new round after a failure (round, reason)
+inline constexpr const char* kContextTrimmed =
+    "context_trimmed";                                       // the planner's context was cut to fit (round, bytes)
+inline constexpr const char* kStagnation = "stagnation";     // rounds that changed nothing and repeated themselves
 inline constexpr const char* kStepStarted = "step_started";  // a step begins (step, round, tool, why)
-inline constexpr const char* kToolCalled = "tool_called";  // a step's call (step, tool, input, target, effect, effect_on_files)
-inline constexpr const char* kToolResult = "tool_result";  // a step's result (step, tool, ok, output, exit_code, error, ...)
+inline constexpr const char* kToolCalled =
+    "tool_called";  // a step's call (step, tool, input, target, effect, effect_on_files)
+inline constexpr const char* kToolResult =
+    "tool_result";  // a step's result (step, tool, ok, output, exit_code, error, ...)
 inline constexpr const char* kAssertion = "assertion";  // one assertion evaluated (AssertionRecord's fields)
-inline constexpr const char* kWorkspaceChanged = "workspace_changed";  // paths a scan saw change after a step (step, paths)
-inline constexpr const char* kScanFailed = "scan_failed";  // change detection could not read the workspace
+inline constexpr const char* kWorkspaceChanged =
+    "workspace_changed";                                       // paths a scan saw change after a step (step, paths)
+inline constexpr const char* kScanFailed = "scan_failed";      // change detection could not read the workspace
 inline constexpr const char* kWorktreeRead = "worktree_read";  // verify --git BASE.. read the working tree
-inline constexpr const char* kBaseMoved = "base_moved";  // verify --git: BASE is not an ancestor of HEAD
-inline constexpr const char* kFinalAnswer = "final_answer";  // the agent's own closing words (text)
+inline constexpr const char* kBaseMoved = "base_moved";        // verify --git: BASE is not an ancestor of HEAD
+inline constexpr const char* kFinalAnswer = "final_answer";    // the agent's own closing words (text)
 inline constexpr const char* kLlmCall = "llm_call";  // one LLM call of any role (role, tokens, ok, error, budgeted)
-inline constexpr const char* kReviewTool = "review_tool";  // a reviewer's read-only tool call
+inline constexpr const char* kReviewTool = "review_tool";        // a reviewer's read-only tool call
 inline constexpr const char* kReviewRefused = "review_refused";  // a reviewer asked for a tool that is not read-only
 inline constexpr const char* kReview = "review";  // an independent review's verdict (attempt, verdict, reason)
-inline constexpr const char* kJudgeQuestions = "judge_questions";  // the goal decomposed into yes/no questions (verify --git)
-inline constexpr const char* kJudge = "judge";  // tier 2's answers
+inline constexpr const char* kJudgeQuestions =
+    "judge_questions";                                    // the goal decomposed into yes/no questions (verify --git)
+inline constexpr const char* kJudge = "judge";            // tier 2's answers
 inline constexpr const char* kAcceptance = "acceptance";  // the acceptance spec's result
 inline constexpr const char* kAcceptanceError = "acceptance_error";  // the acceptance spec could not be checked
-inline constexpr const char* kRunEnded = "run_ended";  // how the loop ended (status, detail, exhausted, snapshot after, scan)
+inline constexpr const char* kRunEnded =
+    "run_ended";  // how the loop ended (status, detail, exhausted, snapshot after, scan)
 
 }  // namespace event
 

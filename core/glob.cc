@@ -95,9 +95,10 @@ Result<std::pair<std::bitset<256>, std::size_t>> read_bracket(std::string_view p
         if (cc.name == name) found = &cc;
       }
       if (found == nullptr) {
-        return invalid(fmt::format("[:{}:] is not a character class (alnum, alpha, blank, cntrl, digit, graph, lower, print, "
-                                   "punct, space, upper, xdigit)",
-                                   name));
+        return invalid(
+            fmt::format("[:{}:] is not a character class (alnum, alpha, blank, cntrl, digit, graph, lower, print, "
+                        "punct, space, upper, xdigit)",
+                        name));
       }
       for (int x = 0; x < 256; ++x) {
         if (found->test(static_cast<unsigned char>(x))) set.set(static_cast<std::size_t>(x));
@@ -133,7 +134,8 @@ Status validate_glob(std::string_view glob) {
 
 Result<Glob> Glob::compile(std::string_view p, bool case_fold) {
   if (p.empty()) return invalid("empty");
-  if (p.size() > kMaxGlobBytes) return invalid(fmt::format("{} bytes, over the {} a glob may have", p.size(), kMaxGlobBytes));
+  if (p.size() > kMaxGlobBytes)
+    return invalid(fmt::format("{} bytes, over the {} a glob may have", p.size(), kMaxGlobBytes));
   if (p.find('\0') != std::string_view::npos) return invalid("holds a NUL byte");
   Glob g;
   g.pattern_ = std::string(p);
@@ -159,7 +161,8 @@ Result<Glob> Glob::compile(std::string_view p, bool case_fold) {
       // `**` is git's only between slashes or at an end (`\/` counts as a slash after it);
       // elsewhere two stars are one.
       bool after_slash = i == 0 || p[i - 1] == '/';
-      bool before_slash = end == p.size() || p[end] == '/' || (p[end] == '\\' && end + 1 < p.size() && p[end + 1] == '/');
+      bool before_slash =
+          end == p.size() || p[end] == '/' || (p[end] == '\\' && end + 1 < p.size() && p[end + 1] == '/');
       if (end - i >= 2 && after_slash && before_slash) {
         if (end < p.size() && p[end] == '/') {
           // `**/`: nothing, or anything ending in '/' (zero or more folders).
@@ -185,10 +188,14 @@ Result<Glob> Glob::compile(std::string_view p, bool case_fold) {
 bool Glob::accepts(std::size_t node, unsigned char c) const {
   const Node& n = nodes_[node];
   switch (n.kind) {
-    case Kind::kChar: return (case_fold_ ? lower(c) : c) == n.c;
-    case Kind::kAny: return c != '/';
-    case Kind::kClass: return sets_[n.set].test(c);
-    default: return false;
+    case Kind::kChar:
+      return (case_fold_ ? lower(c) : c) == n.c;
+    case Kind::kAny:
+      return c != '/';
+    case Kind::kClass:
+      return sets_[n.set].test(c);
+    default:
+      return false;
   }
 }
 
@@ -372,8 +379,8 @@ std::vector<std::string_view> components(std::string_view path) {
 // Whether glob components `g[i..]` can take folder components `f[j..]` so that the last folder
 // component is taken by a glob component of its own (not swallowed by a `**`) and glob components
 // are left for what lies beneath.
-bool takes_folder(const std::vector<std::string_view>& g, std::size_t i, const std::vector<std::string_view>& f, std::size_t j,
-                  bool case_fold) {
+bool takes_folder(const std::vector<std::string_view>& g, std::size_t i, const std::vector<std::string_view>& f,
+                  std::size_t j, bool case_fold) {
   if (j == f.size()) return false;  // only reached through a `**` swallowing the last component
   if (i >= g.size()) return false;
   if (g[i] == "**") {

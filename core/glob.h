@@ -51,8 +51,8 @@ class Glob {
   enum class Kind : std::uint8_t { kChar, kAny, kClass, kStar, kStarStar, kDirsEntry, kDirsLoop };
   struct Node {
     Kind kind;
-    unsigned char c = 0;     // kChar
-    std::uint32_t set = 0;   // kClass: index into sets_
+    unsigned char c = 0;    // kChar
+    std::uint32_t set = 0;  // kClass: index into sets_
   };
   using CharSet = std::bitset<256>;
 
@@ -101,7 +101,10 @@ class PathGlob {
 
  private:
   PathGlob(std::string written, std::string body, Glob glob, bool anchored, bool folder_only)
-      : written_(std::move(written)), body_(std::move(body)), glob_(std::move(glob)), anchored_(anchored),
+      : written_(std::move(written)),
+        body_(std::move(body)),
+        glob_(std::move(glob)),
+        anchored_(anchored),
         folder_only_(folder_only) {}
 
   std::string written_;

@@ -15,16 +15,15 @@ namespace {
 // One open container on the way to the current point of the scan.
 struct Frame {
   bool object = false;
-  bool expect_key = true;      // object: the next string is a key
-  std::size_t index = 0;       // array: the element being read
-  std::string_view key;        // object: the last key read, as written (escapes kept)
+  bool expect_key = true;  // object: the next string is a key
+  std::size_t index = 0;   // array: the element being read
+  std::string_view key;    // object: the last key read, as written (escapes kept)
 };
 
 bool plain_key(std::string_view key) {
   if (key.empty() || !(std::isalpha(static_cast<unsigned char>(key[0])) || key[0] == '_')) return false;
-  return std::all_of(key.begin(), key.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
-  });
+  return std::all_of(key.begin(), key.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; });
 }
 
 // A path component as a person reads it: `.key`, `["odd key"]`, `[3]`. A key is cut at 32 bytes,
@@ -36,8 +35,10 @@ std::string component(const Frame& f) {
   std::string shown;
   for (char c : key) {
     auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x7f) shown += fmt::format("\\x{:02x}", u);
-    else shown += c;
+    if (u < 0x20 || u >= 0x7f)
+      shown += fmt::format("\\x{:02x}", u);
+    else
+      shown += c;
   }
   if (key.size() < f.key.size()) shown += "…";
   if (plain_key(f.key)) return "." + shown;
@@ -93,8 +94,8 @@ Result<nlohmann::json> parse_checked(std::string_view text, const std::string& s
     // (found by fuzz/plan_parser). It carries no position.
     std::string what = e.what();
     auto pos = what.find("] ");
-    return make_error(ErrorCode::kInvalidInput,
-                      fmt::format("{}: not valid JSON: {}", source, pos == std::string::npos ? what : what.substr(pos + 2)));
+    return make_error(ErrorCode::kInvalidInput, fmt::format("{}: not valid JSON: {}", source,
+                                                            pos == std::string::npos ? what : what.substr(pos + 2)));
   }
 }
 
@@ -123,7 +124,8 @@ Result<std::string> read_input_file(const std::string& path, std::size_t max_byt
   while (text.size() <= max_bytes && in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())).gcount() > 0) {
     text.append(buffer.data(), static_cast<std::size_t>(in.gcount()));
   }
-  if (in.bad()) return make_error(ErrorCode::kInvalidInput, fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+  if (in.bad())
+    return make_error(ErrorCode::kInvalidInput, fmt::format("cannot read {}: {}", path, std::strerror(errno)));
   if (text.size() > max_bytes) {
     return make_error(ErrorCode::kInvalidInput,
                       fmt::format("{}: refused: over the limit of {} for this input", path, format_bytes(max_bytes)));
@@ -168,8 +170,10 @@ Status check_json_limits(std::string_view text, const std::string& source, const
         break;
       case ',':
         if (!frames.empty()) {
-          if (frames.back().object) frames.back().expect_key = true;
-          else ++frames.back().index;
+          if (frames.back().object)
+            frames.back().expect_key = true;
+          else
+            ++frames.back().index;
         }
         break;
       case ':':
@@ -194,8 +198,9 @@ Result<nlohmann::json> parse_json_text(std::string_view text, const std::string&
 
 Status check_json_line(std::string_view line, const std::string& source, int line_no, const JsonLimits& limits) {
   if (line.size() > limits.max_bytes) {  // said here, so that the message names the line
-    return make_error(ErrorCode::kInvalidInput, fmt::format("{}:{}: refused: a line of {} of JSON, over the limit of {}", source,
-                                                            line_no, format_bytes(line.size()), format_bytes(limits.max_bytes)));
+    return make_error(ErrorCode::kInvalidInput,
+                      fmt::format("{}:{}: refused: a line of {} of JSON, over the limit of {}", source, line_no,
+                                  format_bytes(line.size()), format_bytes(limits.max_bytes)));
   }
   return check_json_limits(line, source, limits, line_no);
 }

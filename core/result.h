@@ -9,14 +9,14 @@ namespace candor {
 
 // Few codes, named for what the caller does about them. Each maps to one exit code (cli/).
 enum class ErrorCode {
-  kUsage,          // the command line is wrong                      -> 64
-  kInvalidInput,   // a plan, spec, config or script is malformed     -> 65
-  kRefused,        // a sandbox or policy refused an operation        -> step failure
-  kNotFound,       // a file, run or object does not exist            -> step failure / 65
-  kIo,             // the OS said no (permissions, disk full, ...)    -> step failure / 70
-  kTimeout,        // a deadline passed                               -> step failure
-  kUnavailable,    // an LLM provider or remote service did not answer -> 69
-  kInternal,       // a bug or an impossible state                    -> 70
+  kUsage,         // the command line is wrong                      -> 64
+  kInvalidInput,  // a plan, spec, config or script is malformed     -> 65
+  kRefused,       // a sandbox or policy refused an operation        -> step failure
+  kNotFound,      // a file, run or object does not exist            -> step failure / 65
+  kIo,            // the OS said no (permissions, disk full, ...)    -> step failure / 70
+  kTimeout,       // a deadline passed                               -> step failure
+  kUnavailable,   // an LLM provider or remote service did not answer -> 69
+  kInternal,      // a bug or an impossible state                    -> 70
 };
 
 struct Error {
@@ -34,8 +34,8 @@ const char* error_code_name(ErrorCode code);
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}          // NOLINT: implicit by design
-  Result(Error error) : v_(std::move(error)) {}      // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}      // NOLINT: implicit by design
+  Result(Error error) : v_(std::move(error)) {}  // NOLINT: implicit by design
 
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
@@ -67,14 +67,13 @@ inline Status ok_status() { return Unit{}; }
 
 // TRY(auto x, expr): evaluates expr (a Result); returns its error from the enclosing function,
 // else binds the value. TRY_STATUS(expr) for Results whose value is not needed.
-#define TRY(decl, expr)                                          \
-  auto CANDOR_CONCAT(try_result_, __LINE__) = (expr);            \
-  if (!CANDOR_CONCAT(try_result_, __LINE__).ok())                \
-    return CANDOR_CONCAT(try_result_, __LINE__).error();         \
+#define TRY(decl, expr)                                                                                \
+  auto CANDOR_CONCAT(try_result_, __LINE__) = (expr);                                                  \
+  if (!CANDOR_CONCAT(try_result_, __LINE__).ok()) return CANDOR_CONCAT(try_result_, __LINE__).error(); \
   decl = std::move(CANDOR_CONCAT(try_result_, __LINE__)).value()
 
-#define TRY_STATUS(expr)                                         \
-  do {                                                           \
-    auto try_status_ = (expr);                                   \
-    if (!try_status_.ok()) return try_status_.error();           \
+#define TRY_STATUS(expr)                               \
+  do {                                                 \
+    auto try_status_ = (expr);                         \
+    if (!try_status_.ok()) return try_status_.error(); \
   } while (0)

@@ -26,29 +26,28 @@ const char* name_of(const std::array<std::pair<E, const char*>, N>& table, E v) 
   return "?";
 }
 
-constexpr std::array<std::pair<GoalKind, const char*>, 2> kGoalKinds{{
-    {GoalKind::kModify, "modify"}, {GoalKind::kInspect, "inspect"}}};
-constexpr std::array<std::pair<RunStatus, const char*>, 6> kStatuses{{
-    {RunStatus::kRunning, "running"},
-    {RunStatus::kCompleted, "completed"},
-    {RunStatus::kBudgetExhausted, "budget_exhausted"},
-    {RunStatus::kError, "error"},
-    {RunStatus::kCancelled, "cancelled"},
-    {RunStatus::kGoalAttemptsExhausted, "goal_attempts_exhausted"}}};
-constexpr std::array<std::pair<Verdict, const char*>, 3> kVerdicts{{
-    {Verdict::kSuccess, "success"}, {Verdict::kPartial, "partial"}, {Verdict::kFail, "fail"}}};
-constexpr std::array<std::pair<BudgetKind, const char*>, 6> kBudgets{{
-    {BudgetKind::kNone, ""},
-    {BudgetKind::kReplans, "replans"},
-    {BudgetKind::kSteps, "steps"},
-    {BudgetKind::kTokens, "tokens"},
-    {BudgetKind::kTimeout, "timeout"},
-    {BudgetKind::kStagnation, "stagnation"}}};
+constexpr std::array<std::pair<GoalKind, const char*>, 2> kGoalKinds{
+    {{GoalKind::kModify, "modify"}, {GoalKind::kInspect, "inspect"}}};
+constexpr std::array<std::pair<RunStatus, const char*>, 6> kStatuses{
+    {{RunStatus::kRunning, "running"},
+     {RunStatus::kCompleted, "completed"},
+     {RunStatus::kBudgetExhausted, "budget_exhausted"},
+     {RunStatus::kError, "error"},
+     {RunStatus::kCancelled, "cancelled"},
+     {RunStatus::kGoalAttemptsExhausted, "goal_attempts_exhausted"}}};
+constexpr std::array<std::pair<Verdict, const char*>, 3> kVerdicts{
+    {{Verdict::kSuccess, "success"}, {Verdict::kPartial, "partial"}, {Verdict::kFail, "fail"}}};
+constexpr std::array<std::pair<BudgetKind, const char*>, 6> kBudgets{{{BudgetKind::kNone, ""},
+                                                                      {BudgetKind::kReplans, "replans"},
+                                                                      {BudgetKind::kSteps, "steps"},
+                                                                      {BudgetKind::kTokens, "tokens"},
+                                                                      {BudgetKind::kTimeout, "timeout"},
+                                                                      {BudgetKind::kStagnation, "stagnation"}}};
 
-constexpr std::array<std::pair<Provenance, const char*>, 2> kProvenances{{
-    {Provenance::kUser, "user"}, {Provenance::kPlanner, "planner"}}};
-constexpr std::array<std::pair<ReviewVerdict, const char*>, 3> kReviewVerdicts{{
-    {ReviewVerdict::kPass, "pass"}, {ReviewVerdict::kFail, "fail"}, {ReviewVerdict::kNone, "none"}}};
+constexpr std::array<std::pair<Provenance, const char*>, 2> kProvenances{
+    {{Provenance::kUser, "user"}, {Provenance::kPlanner, "planner"}}};
+constexpr std::array<std::pair<ReviewVerdict, const char*>, 3> kReviewVerdicts{
+    {{ReviewVerdict::kPass, "pass"}, {ReviewVerdict::kFail, "fail"}, {ReviewVerdict::kNone, "none"}}};
 
 nlohmann::json opt_string(const std::optional<std::string>& s) {
   return s ? nlohmann::json(*s) : nlohmann::json(nullptr);
@@ -70,26 +69,33 @@ std::optional<Verdict> parse_verdict(const std::string& s) { return lookup(kVerd
 std::optional<BudgetKind> parse_budget_kind(const std::string& s) { return lookup(kBudgets, s); }
 
 nlohmann::json to_json(const StepRecord& s) {
-  nlohmann::json j = {{"id", s.id},     {"round", s.round}, {"tool", s.tool},
-                      {"target", s.target}, {"effect_tool", s.effect_tool}, {"effect_on_files", s.effect_on_files}, {"ok", s.ok},
-                      {"changed_paths", s.changed_paths}, {"seq", s.seq}};
+  nlohmann::json j = {{"id", s.id},
+                      {"round", s.round},
+                      {"tool", s.tool},
+                      {"target", s.target},
+                      {"effect_tool", s.effect_tool},
+                      {"effect_on_files", s.effect_on_files},
+                      {"ok", s.ok},
+                      {"changed_paths", s.changed_paths},
+                      {"seq", s.seq}};
   j["error"] = s.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.error);
   j["exit_code"] = s.exit_code ? nlohmann::json(*s.exit_code) : nlohmann::json(nullptr);
   return j;
 }
 
 nlohmann::json to_json(const AssertionRecord& a) {
-  nlohmann::json out = {{"step", a.step.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.step)},
-                        {"round", a.round},
-                        {"type", a.type},
-                        {"assertion", a.assertion},
-                        {"path", a.path.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.path)},
-                        {"passed", a.passed},
-                        {"message", a.message},
-                        {"seq", a.seq},
-                        {"by", to_string(a.by)},
-                        {"discriminating", a.discriminating ? nlohmann::json(*a.discriminating) : nlohmann::json(nullptr)},
-                        {"positive", a.positive ? nlohmann::json(*a.positive) : nlohmann::json(nullptr)}};
+  nlohmann::json out = {
+      {"step", a.step.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.step)},
+      {"round", a.round},
+      {"type", a.type},
+      {"assertion", a.assertion},
+      {"path", a.path.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.path)},
+      {"passed", a.passed},
+      {"message", a.message},
+      {"seq", a.seq},
+      {"by", to_string(a.by)},
+      {"discriminating", a.discriminating ? nlohmann::json(*a.discriminating) : nlohmann::json(nullptr)},
+      {"positive", a.positive ? nlohmann::json(*a.positive) : nlohmann::json(nullptr)}};
   if (a.guard) out["guard"] = true;
   if (a.final_check) out["final_check"] = true;
   if (a.reads_step) out["reads_step"] = true;
@@ -136,7 +142,8 @@ void read_assertion_fields(const nlohmann::json& a, AssertionRecord& r) {
   r.passed = a.contains("passed") && a["passed"].is_boolean() && a["passed"].get<bool>();
   r.message = json_str(a, "message");
   r.by = parse_provenance(json_str(a, "by")).value_or(Provenance::kPlanner);
-  if (a.contains("discriminating") && a["discriminating"].is_boolean()) r.discriminating = a["discriminating"].get<bool>();
+  if (a.contains("discriminating") && a["discriminating"].is_boolean())
+    r.discriminating = a["discriminating"].get<bool>();
   if (a.contains("positive") && a["positive"].is_boolean()) r.positive = a["positive"].get<bool>();
   r.guard = a.contains("guard") && a["guard"].is_boolean() && a["guard"].get<bool>();
   r.final_check = a.contains("final_check") && a["final_check"].is_boolean() && a["final_check"].get<bool>();
@@ -146,7 +153,8 @@ void read_assertion_fields(const nlohmann::json& a, AssertionRecord& r) {
   if (a.contains("before") && a["before"].is_object()) r.before = program_run_from_json(a["before"]);
   if (a.contains("emptied") && a["emptied"].is_array()) {
     for (const auto& e : a["emptied"]) {
-      if (e.is_object() && e.contains("path") && e["path"].is_string()) r.emptied.push_back({e["path"].get<std::string>(), program_run_from_json(e)});
+      if (e.is_object() && e.contains("path") && e["path"].is_string())
+        r.emptied.push_back({e["path"].get<std::string>(), program_run_from_json(e)});
     }
   }
 }
@@ -205,14 +213,14 @@ bool valid_utf8(std::string_view s) {
 
 nlohmann::json to_json(const Mutation& m) {
   nlohmann::json j = {{"path", m.path},
-          {"change", m.change},
-          {"bytes_before", m.bytes_before},
-          {"bytes_after", m.bytes_after},
-          {"lines_added", m.lines_added},
-          {"lines_removed", m.lines_removed},
-          {"binary", m.binary},
-          {"steps", m.steps},
-          {"last_change_seq", m.last_change_seq}};
+                      {"change", m.change},
+                      {"bytes_before", m.bytes_before},
+                      {"bytes_after", m.bytes_after},
+                      {"lines_added", m.lines_added},
+                      {"lines_removed", m.lines_removed},
+                      {"binary", m.binary},
+                      {"steps", m.steps},
+                      {"last_change_seq", m.last_change_seq}};
   if (!m.renamed_from.empty()) j["renamed_from"] = m.renamed_from;
   // JSON holds text: a name that is not UTF-8 is shown with replacement characters and kept
   // exactly beside it, for undo.
@@ -313,8 +321,9 @@ nlohmann::json to_json(const RunFacts& f) {
       {"snapshot_after", f.snapshot_after},
       {"created_folders", created_folders_json(f.created_folders)},
       {"umask", f.umask < 0 ? nlohmann::json(nullptr) : nlohmann::json(fmt::format("{:03o}", f.umask))},
-      {"commits", f.commits_to_tree.empty() ? nlohmann::json(nullptr)
-                                            : nlohmann::json{{"from_tree", f.commits_from_tree}, {"to_tree", f.commits_to_tree}}},
+      {"commits", f.commits_to_tree.empty()
+                      ? nlohmann::json(nullptr)
+                      : nlohmann::json{{"from_tree", f.commits_from_tree}, {"to_tree", f.commits_to_tree}}},
   };
 }
 
@@ -389,7 +398,8 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
       r.owner_before = json_str(m, "owner_before", "");
       r.owner_after = json_str(m, "owner_after", "");
       r.credential = m.value("credential", false);
-      r.lines_before = m.contains("lines_before") && m["lines_before"].is_number_integer() ? m["lines_before"].get<int>() : 0;
+      r.lines_before =
+          m.contains("lines_before") && m["lines_before"].is_number_integer() ? m["lines_before"].get<int>() : 0;
       r.committed = m.contains("committed") && m["committed"].is_boolean() && m["committed"].get<bool>();
       f.mutations.push_back(std::move(r));
     }
@@ -417,10 +427,9 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
       f.usage.output_tokens = j["usage"].value("output_tokens", std::int64_t{0});
     }
     for (const auto& g : j.value("goal_validations", nlohmann::json::array())) {
-      f.goal_validations.push_back({g.value("attempt", 1),
-                                    parse_review_verdict(json_str(g, "verdict")).value_or(ReviewVerdict::kNone),
-                                    json_str(g, "reason"),
-                                    g.value("input_tokens", std::int64_t{0}), g.value("output_tokens", std::int64_t{0})});
+      f.goal_validations.push_back(
+          {g.value("attempt", 1), parse_review_verdict(json_str(g, "verdict")).value_or(ReviewVerdict::kNone),
+           json_str(g, "reason"), g.value("input_tokens", std::int64_t{0}), g.value("output_tokens", std::int64_t{0})});
     }
     f.snapshot_before = j.value("snapshot_before", "");
     f.snapshot_after = j.value("snapshot_after", "");

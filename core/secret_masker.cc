@@ -38,7 +38,7 @@ std::size_t SecretMasker::match_end(std::string_view text, std::size_t at) const
 std::string SecretMasker::mask(std::string_view text) const {
   std::string out;
   if (values_.empty() || text.size() < kMinLength) return std::string(text);
-  std::size_t copied = 0;  // text before this is in `out`
+  std::size_t copied = 0;                                         // text before this is in `out`
   std::size_t open_start = std::string_view::npos, open_end = 0;  // the masked span being extended
   auto close = [&] {
     out.append(text.substr(copied, open_start - copied));

@@ -65,7 +65,7 @@ class SecretMasker {
   static std::size_t bucket(std::uint64_t w) { return static_cast<std::size_t>((w * 0x9E3779B97F4A7C15ULL) >> 48); }
 
   std::vector<std::string> values_;
-  std::vector<Candidate> candidates_;  // sorted by prefix
+  std::vector<Candidate> candidates_;                                     // sorted by prefix
   std::vector<std::uint64_t> filter_ = std::vector<std::uint64_t>(1024);  // 65,536 bits: which buckets hold a prefix
 };
 

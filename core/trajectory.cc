@@ -52,8 +52,12 @@ std::vector<TrajectoryEvent> stream_from_events(const std::vector<Event>& events
   for (const auto& e : events) {
     const auto& d = e.data;
     if (e.type == event::kToolCalled) {
-      TrajectoryEvent t{e.seq, TrajectoryEvent::Kind::kToolCalled, json_str(d, "tool"),
-                        d.contains("input") ? d["input"] : nlohmann::json::object(), nullptr, ""};
+      TrajectoryEvent t{e.seq,
+                        TrajectoryEvent::Kind::kToolCalled,
+                        json_str(d, "tool"),
+                        d.contains("input") ? d["input"] : nlohmann::json::object(),
+                        nullptr,
+                        ""};
       input_of_step[json_str(d, "step")] = t.input;
       out.push_back(std::move(t));
     } else if (e.type == event::kToolResult) {
@@ -64,7 +68,8 @@ std::vector<TrajectoryEvent> stream_from_events(const std::vector<Event>& events
       out.push_back({e.seq, TrajectoryEvent::Kind::kToolResult, json_str(d, "tool"),
                      it != input_of_step.end() ? it->second : nlohmann::json::object(), result, ""});
     } else if (e.type == event::kFinalAnswer) {
-      out.push_back({e.seq, TrajectoryEvent::Kind::kFinalAnswer, "", nlohmann::json::object(), nullptr, json_str(d, "text")});
+      out.push_back(
+          {e.seq, TrajectoryEvent::Kind::kFinalAnswer, "", nlohmann::json::object(), nullptr, json_str(d, "text")});
     }
   }
   return out;

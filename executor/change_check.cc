@@ -26,8 +26,8 @@ AssertionRecord failed_record(const nlohmann::json& a, const std::string& why) {
 
 }  // namespace
 
-ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann::json>& expects_only, Trajectory& trajectory,
-                         const std::vector<nlohmann::json>& guards) {
+ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann::json>& expects_only,
+                         Trajectory& trajectory, const std::vector<nlohmann::json>& guards) {
   ChangeCheck out;
   std::vector<nlohmann::json> expects = expects_only;
   expects.insert(expects.end(), guards.begin(), guards.end());
@@ -43,8 +43,10 @@ ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann
   if (auto made = sandbox::StepTempDir::create(); made.ok()) {
     folder = std::move(made.value());
     Status written = runs_programs ? in.trees.checkout(in.head_tree, folder.path()) : ok_status();
-    auto opened = written.ok() ? sandbox::Workspace::open(folder.path(), {.force_fallback = false, .protected_dirs = {}, .secrets = in.secrets})
-                               : Result<std::unique_ptr<sandbox::Workspace>>(written.error());
+    auto opened = written.ok()
+                      ? sandbox::Workspace::open(folder.path(),
+                                                 {.force_fallback = false, .protected_dirs = {}, .secrets = in.secrets})
+                      : Result<std::unique_ptr<sandbox::Workspace>>(written.error());
     if (opened.ok()) {
       workspace = std::move(opened.value());
     } else {
@@ -90,7 +92,8 @@ ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann
       r.output = o.output;
       bool guard = i >= expects_only.size();
       if (o.passed && !guard && o.path.empty() && in.evaluators.command_evidence(a)) {
-        commands.add(r, nullptr, [&]() -> Result<std::string> { return in.head_tree; }, in.changed_paths);
+        commands.add(
+            r, nullptr, [&]() -> Result<std::string> { return in.head_tree; }, in.changed_paths);
       } else if (o.passed && !o.path.empty() && in.evaluators.reads_files(a)) {
         ctx.files = &base;
         assertions::Outcome before = in.evaluators.evaluate(a, ctx);
@@ -123,8 +126,10 @@ Review review_change(const ChangeCheckInputs& in, llm::Provider& provider, const
     return none;
   }
   Status written = in.trees.checkout(in.head_tree, folder->path());
-  auto workspace = written.ok() ? sandbox::Workspace::open(folder->path(), {.force_fallback = false, .protected_dirs = {}, .secrets = in.secrets})
-                                : Result<std::unique_ptr<sandbox::Workspace>>(written.error());
+  auto workspace = written.ok()
+                       ? sandbox::Workspace::open(
+                             folder->path(), {.force_fallback = false, .protected_dirs = {}, .secrets = in.secrets})
+                       : Result<std::unique_ptr<sandbox::Workspace>>(written.error());
   if (!workspace.ok()) {
     none.validation.reason = "the reviewer could not be given the change: " + workspace.error().message;
     return none;

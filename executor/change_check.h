@@ -49,8 +49,8 @@ struct ChangeCheck {
 // `trajectory`. Kinds of failure (a checkout that cannot be written) are failed assertions with the
 // reason, never a pass.
 // `guards` are checked the same way after them and recorded with `guard` (never evidence of the goal).
-ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann::json>& expects, Trajectory& trajectory,
-                         const std::vector<nlohmann::json>& guards = {});
+ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann::json>& expects,
+                         Trajectory& trajectory, const std::vector<nlohmann::json>& guards = {});
 
 // The independent reviewer over the change's result: HEAD's files in a temporary folder (removed
 // afterwards), read-only tools, one review (there is no worker to send back). A checkout that

@@ -22,7 +22,6 @@ namespace {
 
 using sandbox::UniqueFd;
 
-
 Error invalid(const std::string& path, const std::string& message) {
   return make_error(ErrorCode::kInvalidInput, fmt::format("{}: {}", path, message));
 }
@@ -41,7 +40,8 @@ Result<std::vector<std::string>> string_list(const nlohmann::json& j, const std:
   if (!j.is_array()) return invalid(path, "expected an array of strings");
   std::vector<std::string> out;
   for (std::size_t i = 0; i < j.size(); ++i) {
-    if (!j[i].is_string() || j[i].get<std::string>().empty()) return invalid(json_path_index(path, i), "expected a non-empty string");
+    if (!j[i].is_string() || j[i].get<std::string>().empty())
+      return invalid(json_path_index(path, i), "expected a non-empty string");
     out.push_back(j[i].get<std::string>());
   }
   return out;
@@ -62,7 +62,8 @@ Result<std::vector<std::string>> glob_list(const nlohmann::json& j, const std::s
 // A gitignore line's pattern: what is left after a leading '!' and unescaped trailing spaces.
 std::string_view ignore_pattern(std::string_view line) {
   if (!line.empty() && line.front() == '!') line.remove_prefix(1);
-  while (!line.empty() && line.back() == ' ' && !(line.size() >= 2 && line[line.size() - 2] == '\\')) line.remove_suffix(1);
+  while (!line.empty() && line.back() == ' ' && !(line.size() >= 2 && line[line.size() - 2] == '\\'))
+    line.remove_suffix(1);
   return line;
 }
 
@@ -100,7 +101,9 @@ Status parse_sandbox(const nlohmann::json& j, sandbox::SandboxPolicy& policy) {
       if (value.contains("processes")) l.processes = value["processes"].get<std::uint64_t>();
       if (value.contains("open_files")) l.open_files = value["open_files"].get<std::uint64_t>();
     } else {
-      return invalid(path, fmt::format("unknown field \"{}\" (expected one of: allow_network, pass_env, read_paths, limits)", key));
+      return invalid(
+          path,
+          fmt::format("unknown field \"{}\" (expected one of: allow_network, pass_env, read_paths, limits)", key));
     }
   }
   return ok_status();
@@ -117,12 +120,14 @@ Status parse_snapshot(const nlohmann::json& j, std::vector<std::string>& ignore)
         return invalid(json_path_index("snapshot.ignore", i), "expected one gitignore pattern, without line breaks");
       }
       if (ignore[i].front() == '#') {
-        return invalid(json_path_index("snapshot.ignore", i),
-                       fmt::format("\"{}\" is a comment in a gitignore, not a pattern (write \\# for a name that starts with '#')",
-                                   ignore[i]));
+        return invalid(
+            json_path_index("snapshot.ignore", i),
+            fmt::format("\"{}\" is a comment in a gitignore, not a pattern (write \\# for a name that starts with '#')",
+                        ignore[i]));
       }
       if (auto g = PathGlob::compile(ignore_pattern(ignore[i])); !g.ok()) {
-        return invalid(json_path_index("snapshot.ignore", i), fmt::format("invalid glob \"{}\": {}", ignore[i], g.error().message));
+        return invalid(json_path_index("snapshot.ignore", i),
+                       fmt::format("invalid glob \"{}\": {}", ignore[i], g.error().message));
       }
     }
   }
@@ -130,9 +135,11 @@ Status parse_snapshot(const nlohmann::json& j, std::vector<std::string>& ignore)
 }
 
 Result<ArgType> parse_arg_type(const nlohmann::json& v, const std::string& path) {
-  static const std::vector<std::pair<std::string, ArgType>> kTypes = {
-      {"string", ArgType::kString}, {"integer", ArgType::kInteger}, {"boolean", ArgType::kBoolean},
-      {"regex", ArgType::kRegex},   {"json", ArgType::kJson}};
+  static const std::vector<std::pair<std::string, ArgType>> kTypes = {{"string", ArgType::kString},
+                                                                      {"integer", ArgType::kInteger},
+                                                                      {"boolean", ArgType::kBoolean},
+                                                                      {"regex", ArgType::kRegex},
+                                                                      {"json", ArgType::kJson}};
   std::string name = v.is_string() ? v.get<std::string>() : "";
   for (const auto& [n, t] : kTypes)
     if (n == name) return t;
@@ -140,7 +147,8 @@ Result<ArgType> parse_arg_type(const nlohmann::json& v, const std::string& path)
 }
 
 Result<std::vector<assertions::ExternalEvaluatorSpec>> parse_evaluators(const nlohmann::json& j) {
-  if (!j.is_object()) return invalid("evaluators", "expected an object mapping assertion types to {\"command\": [...]}");
+  if (!j.is_object())
+    return invalid("evaluators", "expected an object mapping assertion types to {\"command\": [...]}");
   std::vector<assertions::ExternalEvaluatorSpec> out;
   for (const auto& [type, def] : j.items()) {
     std::string path = "evaluators." + type;
@@ -168,12 +176,14 @@ Result<std::vector<assertions::ExternalEvaluatorSpec>> parse_evaluators(const nl
         if (!value.is_boolean()) return invalid(at, "expected true or false");
         spec.discriminating = value.get<bool>();
       } else if (key == "args") {
-        if (!value.is_object()) return invalid(at, "expected an object: {\"NAME\": {\"type\": \"string\", \"required\": true}}");
+        if (!value.is_object())
+          return invalid(at, "expected an object: {\"NAME\": {\"type\": \"string\", \"required\": true}}");
         spec.open_args = false;
         for (const auto& [name, a] : value.items()) {
           std::string arg_at = at + "." + name;
           if (name == "type") return invalid(arg_at, "\"type\" names the assertion type and cannot be an argument");
-          if (!a.is_object()) return invalid(arg_at, "expected {\"type\": ..., \"required\"?: bool, \"description\"?: string}");
+          if (!a.is_object())
+            return invalid(arg_at, "expected {\"type\": ..., \"required\"?: bool, \"description\"?: string}");
           ArgSpec arg{name, ArgType::kString, false, ""};
           for (const auto& [ak, av] : a.items()) {
             if (ak == "type") {
@@ -185,14 +195,18 @@ Result<std::vector<assertions::ExternalEvaluatorSpec>> parse_evaluators(const nl
               if (!av.is_string()) return invalid(arg_at + ".description", "expected a string");
               arg.description = av.get<std::string>();
             } else {
-              return invalid(arg_at + "." + ak, fmt::format("unknown field \"{}\" (expected one of: type, required, description)", ak));
+              return invalid(arg_at + "." + ak,
+                             fmt::format("unknown field \"{}\" (expected one of: type, required, description)", ak));
             }
           }
           if (!a.contains("type")) return invalid(arg_at + ".type", "missing");
           spec.args.push_back(arg);
         }
       } else {
-        return invalid(at, fmt::format("unknown field \"{}\" (expected one of: command, timeout_s, description, discriminating, args)", key));
+        return invalid(
+            at,
+            fmt::format("unknown field \"{}\" (expected one of: command, timeout_s, description, discriminating, args)",
+                        key));
       }
     }
     if (spec.command.empty()) return invalid(path + ".command", "missing: the program to run, as an array");
@@ -210,7 +224,8 @@ Result<WorkspaceConfig> parse_config(const nlohmann::json& j) {
     if (key == "network") {
       if (!value.is_object()) return invalid("network", "expected an object");
       for (const auto& [nk, nv] : value.items()) {
-        if (nk != "allow_hosts") return invalid("network." + nk, fmt::format("unknown field \"{}\" (expected: allow_hosts)", nk));
+        if (nk != "allow_hosts")
+          return invalid("network." + nk, fmt::format("unknown field \"{}\" (expected: allow_hosts)", nk));
         if (!nv.is_array()) return invalid("network.allow_hosts", "expected an array of host names");
         for (std::size_t i = 0; i < nv.size(); ++i) {
           if (!nv[i].is_string() || nv[i].get<std::string>().empty()) {
@@ -226,7 +241,8 @@ Result<WorkspaceConfig> parse_config(const nlohmann::json& j) {
       if (value.contains("max_tokens")) c.max_tokens = value["max_tokens"].get<std::int64_t>();
       if (value.contains("timeout_s")) c.timeout_s = value["timeout_s"].get<int>();
     } else if (key == "output_cap_bytes") {
-      if (!value.is_number_unsigned() || value.get<std::uint64_t>() < 1024 || value.get<std::uint64_t>() > (64u << 20)) {
+      if (!value.is_number_unsigned() || value.get<std::uint64_t>() < 1024 ||
+          value.get<std::uint64_t>() > (64u << 20)) {
         return invalid("output_cap_bytes", "expected an integer from 1024 to 67108864");
       }
       c.output_cap_bytes = value.get<std::size_t>();
@@ -250,9 +266,11 @@ Result<WorkspaceConfig> parse_config(const nlohmann::json& j) {
     } else if (key == "sensitive") {
       TRY(c.sensitive, glob_list(value, "sensitive"));
     } else {
-      return invalid(key, fmt::format("unknown field \"{}\" (expected one of: network, budget, output_cap_bytes, expect, guard, sandbox, "
-                                      "secrets, evaluators, snapshot, scope, sensitive)",
-                                      key));
+      return invalid(
+          key, fmt::format(
+                   "unknown field \"{}\" (expected one of: network, budget, output_cap_bytes, expect, guard, sandbox, "
+                   "secrets, evaluators, snapshot, scope, sensitive)",
+                   key));
     }
   }
   return c;
@@ -270,22 +288,25 @@ Result<WorkspaceConfig> load_config(const std::string& workspace_root) {
   // Never through a symlink (DESIGN.md, Protected paths): `.candor -> tools/lint` would make a
   // file anyone can edit the config that decides how the run is checked.
   UniqueFd root(::open(workspace_root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (!root.valid()) return make_error(ErrorCode::kInvalidInput, fmt::format("{}: {}", workspace_root, std::strerror(errno)));
+  if (!root.valid())
+    return make_error(ErrorCode::kInvalidInput, fmt::format("{}: {}", workspace_root, std::strerror(errno)));
   UniqueFd folder(::openat(root.get(), ".candor", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!folder.valid()) {
     if (errno == ENOENT) return WorkspaceConfig{};
-    return make_error(ErrorCode::kInvalidInput,
-                      fmt::format("{}/.candor: {} (candor reads its config only from a real folder, never through a symbolic link)",
-                                  workspace_root, errno == ELOOP || errno == ENOTDIR ? "is not a folder" : std::strerror(errno)));
+    return make_error(
+        ErrorCode::kInvalidInput,
+        fmt::format("{}/.candor: {} (candor reads its config only from a real folder, never through a symbolic link)",
+                    workspace_root, errno == ELOOP || errno == ENOTDIR ? "is not a folder" : std::strerror(errno)));
   }
   UniqueFd file(::openat(folder.get(), "config.json", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
   if (!file.valid()) {
     if (errno == ENOENT) return WorkspaceConfig{};
-    return make_error(ErrorCode::kInvalidInput,
-                      fmt::format("{}: {} (candor reads its config only from a regular file, never through a symbolic link)", path,
-                                  errno == ELOOP ? "is a symbolic link" : std::strerror(errno)));
+    return make_error(
+        ErrorCode::kInvalidInput,
+        fmt::format("{}: {} (candor reads its config only from a regular file, never through a symbolic link)", path,
+                    errno == ELOOP ? "is a symbolic link" : std::strerror(errno)));
   }
-  struct stat st{};
+  struct stat st {};
   if (::fstat(file.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     return make_error(ErrorCode::kInvalidInput, fmt::format("{}: is not a regular file", path));
   }

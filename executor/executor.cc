@@ -60,9 +60,7 @@ Executor::Executor(ExecutorDeps deps, ExecutorOptions options) : deps_(deps), op
   facts_.workspace = deps_.workspace.root();
 }
 
-double Executor::elapsed_s() const {
-  return std::chrono::duration<double>(deps_.clock.monotonic() - started_).count();
-}
+double Executor::elapsed_s() const { return std::chrono::duration<double>(deps_.clock.monotonic() - started_).count(); }
 
 Status Executor::begin(const std::string& run_id, const std::string& goal) {
   started_ = deps_.clock.monotonic();
@@ -86,17 +84,18 @@ Status Executor::begin(const std::string& run_id, const std::string& goal) {
   facts_.snapshot_before = *tree;
   note_scan(processes);
   TRY_STATUS(deps_.snapshots.pin(*tree, "runs/" + run_id + "/before"));
-  deps_.trajectory.record(event::kRunStarted, {{"goal", goal},
-                                          {"workspace", deps_.workspace.root()},
-                                          {"snapshot_before", *tree},
-                                          {"limits",
-                                           {{"max_replans", options_.limits.max_replans},
-                                            {"max_steps", options_.limits.max_steps},
-                                            {"max_tokens", options_.limits.max_tokens},
-                                            {"timeout_s", options_.limits.timeout_s}}},
-                                          {"path_resolution", deps_.workspace.uses_openat2() ? "openat2" : "nofollow-walk"},
-                                          {"sandbox", options_.sandbox_protections},
-                                          {"judge_policy", options_.judge_policy}});
+  deps_.trajectory.record(event::kRunStarted,
+                          {{"goal", goal},
+                           {"workspace", deps_.workspace.root()},
+                           {"snapshot_before", *tree},
+                           {"limits",
+                            {{"max_replans", options_.limits.max_replans},
+                             {"max_steps", options_.limits.max_steps},
+                             {"max_tokens", options_.limits.max_tokens},
+                             {"timeout_s", options_.limits.timeout_s}}},
+                           {"path_resolution", deps_.workspace.uses_openat2() ? "openat2" : "nofollow-walk"},
+                           {"sandbox", options_.sandbox_protections},
+                           {"judge_policy", options_.judge_policy}});
   if (const sandbox::CredentialRegistry* credentials = deps_.workspace.credentials(); credentials != nullptr) {
     facts_.credential_files.assign(credentials->paths().begin(), credentials->paths().end());
   }
@@ -157,7 +156,8 @@ RoundOutcome Executor::run_round(const planner::Plan& plan, int round) {
     facts_.steps.push_back(record);
     if (options_.progress != nullptr) {
       options_.progress->step_finished(
-          record, std::vector<AssertionRecord>(facts_.assertions.begin() + static_cast<long>(first_assertion), facts_.assertions.end()));
+          record, std::vector<AssertionRecord>(facts_.assertions.begin() + static_cast<long>(first_assertion),
+                                               facts_.assertions.end()));
     }
     if (cancelled()) outcome.cancelled = true;
     if (!outcome.all_passed || outcome.cancelled) break;
@@ -181,7 +181,8 @@ StepRecord Executor::run_step(const planner::PlanStep& step, int round, RoundOut
   rec.effect_tool = tool->effect();
   rec.effect_on_files = tool->effect_on_files();
   if (options_.progress != nullptr) options_.progress->step_started(rec);
-  deps_.trajectory.record(event::kStepStarted, {{"step", step.id}, {"round", round}, {"tool", step.tool}, {"why", step.why}});
+  deps_.trajectory.record(event::kStepStarted,
+                          {{"step", step.id}, {"round", round}, {"tool", step.tool}, {"why", step.why}});
   // The registry's facts about the call, so that replay needs no tool table of its own.
   deps_.trajectory.record(event::kToolCalled, {{"step", step.id},
                                                {"tool", step.tool},
@@ -191,9 +192,9 @@ StepRecord Executor::run_step(const planner::PlanStep& step, int round, RoundOut
                                                {"effect_on_files", rec.effect_on_files}});
 
   double left_s = std::max(0.0, options_.limits.timeout_s - elapsed_s());
-  ToolContext ctx{deps_.workspace, options_.network, options_.output_cap,
-                  std::chrono::milliseconds(static_cast<long long>(left_s * 1000)), options_.cancel,
-                  options_.process_sandbox};
+  ToolContext ctx{deps_.workspace,     options_.network,
+                  options_.output_cap, std::chrono::milliseconds(static_cast<long long>(left_s * 1000)),
+                  options_.cancel,     options_.process_sandbox};
   ToolResult result = tool->run(step.args, ctx);
   facts_.budget.used.steps++;
   // Masked where it is made: the output goes to the event, the planner's observations, the
@@ -241,8 +242,8 @@ StepRecord Executor::run_step(const planner::PlanStep& step, int round, RoundOut
     AssertionRecord ar = evaluate(a, &view, {.step = step.id, .round = round, .by = options_.plan_assertions_by});
     if (!ar.passed && outcome.all_passed) {
       outcome.all_passed = false;
-      outcome.failure = fmt::format("step {} ({} {}): assertion {} failed: {}", step.id, step.tool, rec.target, ar.type,
-                                    ar.message);
+      outcome.failure =
+          fmt::format("step {} ({} {}): assertion {} failed: {}", step.id, step.tool, rec.target, ar.type, ar.message);
     }
   }
   return rec;
@@ -289,7 +290,8 @@ std::vector<std::string> Executor::scan_for_changes(const std::string& step_id,
   // Either way what the tool wrote is held, under a path .gitignore ignores too: a file tool's own
   // write is always a mutation (DESIGN.md, "Snapshots see everything").
   bool only_named = wrote.has_value() && scanned_ && processes == processes_at_scan_;
-  auto scan = only_named ? deps_.snapshots.scan_paths(*wrote) : deps_.snapshots.scan(wrote.value_or(std::vector<std::string>{}));
+  auto scan = only_named ? deps_.snapshots.scan_paths(*wrote)
+                         : deps_.snapshots.scan(wrote.value_or(std::vector<std::string>{}));
   if (!scan.ok()) {
     scanned_ = false;
     if (scan_error_.empty()) scan_error_ = scan.error().message;
@@ -311,15 +313,16 @@ assertions::Context Executor::assertion_context(const assertions::StepView* step
   snapshot::SnapshotStore& snapshots = deps_.snapshots;
   std::string before = facts_.snapshot_before;
   // The planner's checks and the user's alike end with the run's time.
-  return assertions::Context{.workspace = deps_.workspace,
-                             .network = options_.network,
-                             .step = step,
-                             .baseline = [&snapshots, before](const std::string& path) { return snapshots.read(before, path); },
-                             .process_sandbox = options_.process_sandbox,
-                             .registry = nullptr,
-                             .files = nullptr,
-                             .credential_seen = nullptr,
-                             .deadline = steady_started_ + std::chrono::seconds(options_.limits.timeout_s)};
+  return assertions::Context{
+      .workspace = deps_.workspace,
+      .network = options_.network,
+      .step = step,
+      .baseline = [&snapshots, before](const std::string& path) { return snapshots.read(before, path); },
+      .process_sandbox = options_.process_sandbox,
+      .registry = nullptr,
+      .files = nullptr,
+      .credential_seen = nullptr,
+      .deadline = steady_started_ + std::chrono::seconds(options_.limits.timeout_s)};
 }
 
 bool Executor::fails_on_empty_file(const nlohmann::json& assertion, const std::string& path,
@@ -341,16 +344,18 @@ bool Executor::fails_before_run(const nlohmann::json& assertion, const assertion
   return !o.passed && !o.error;
 }
 
-AssertionRecord Executor::evaluate(const nlohmann::json& assertion, const assertions::StepView* step, AssertionRecord as) {
+AssertionRecord Executor::evaluate(const nlohmann::json& assertion, const assertions::StepView* step,
+                                   AssertionRecord as) {
   assertions::Outcome o = deps_.evaluators.evaluate(assertion, assertion_context(step));
   if (o.credential && as.by == Provenance::kPlanner) {
     // The agent chooses its own checks: with the pass/fail bit it could guess a secret's content
     // one pattern at a time. Its check of a credential file is not made; the user's still is.
     o.passed = false;
     o.error = true;
-    o.message = fmt::format("{}: the agent's own check of a credential file is not made (its answer would tell the agent "
-                            "what the file holds)",
-                            sandbox::content_withheld(o.path.empty() ? "a file it read" : o.path));
+    o.message = fmt::format(
+        "{}: the agent's own check of a credential file is not made (its answer would tell the agent "
+        "what the file holds)",
+        sandbox::content_withheld(o.path.empty() ? "a file it read" : o.path));
   }
   mask(o.message);  // an excerpt of a file that holds a secret value it is not named for
   AssertionRecord ar = std::move(as);
@@ -382,22 +387,25 @@ AssertionRecord Executor::evaluate(const nlohmann::json& assertion, const assert
 void Executor::add_command_evidence(AssertionRecord& ar, const assertions::StepView* step) {
   if (facts_.snapshot_before.empty()) return;
   if (!command_evidence_) {
-    CommandEvidenceInputs in{.trees = deps_.snapshots.trees(),
-                             .evaluators = deps_.evaluators,
-                             .secrets = deps_.workspace.secrets(),
-                             .network = options_.network,
-                             .sandbox = options_.process_sandbox != nullptr ? *options_.process_sandbox : sandbox::SandboxPolicy{},
-                             .deadline = steady_started_ + std::chrono::seconds(options_.limits.timeout_s),
-                             .mask = [this](std::string& text) { mask(text); }};
+    CommandEvidenceInputs in{
+        .trees = deps_.snapshots.trees(),
+        .evaluators = deps_.evaluators,
+        .secrets = deps_.workspace.secrets(),
+        .network = options_.network,
+        .sandbox = options_.process_sandbox != nullptr ? *options_.process_sandbox : sandbox::SandboxPolicy{},
+        .deadline = steady_started_ + std::chrono::seconds(options_.limits.timeout_s),
+        .mask = [this](std::string& text) { mask(text); }};
     command_evidence_ = std::make_unique<CommandEvidence>(std::move(in), facts_.snapshot_before);
   }
   // What the steps changed so far; the state the command passed on is the latest scan's.
   std::vector<std::string> changed;
   for (const auto& [path, steps] : changed_by_) changed.push_back(path);
-  command_evidence_->add(ar, step, [this] { return deps_.snapshots.write_tree(); }, changed);
+  command_evidence_->add(
+      ar, step, [this] { return deps_.snapshots.write_tree(); }, changed);
 }
 
-std::string Executor::run_goal_assertions(const std::vector<nlohmann::json>& expects, const std::vector<nlohmann::json>& guards) {
+std::string Executor::run_goal_assertions(const std::vector<nlohmann::json>& expects,
+                                          const std::vector<nlohmann::json>& guards) {
   std::string first_failure;
   auto check = [&](const nlohmann::json& a, bool guard) {
     AssertionRecord ar = evaluate(a, nullptr, {.round = facts_.last_round, .by = Provenance::kUser, .guard = guard});
@@ -417,7 +425,8 @@ void Executor::recheck_stale_failures() {
   for (const auto& [key, a] : last) {
     if (!a->passed && !a->reads_step) stale.push_back(*a);  // a step's own failure stands with its step
   }
-  std::sort(stale.begin(), stale.end(), [](const AssertionRecord& x, const AssertionRecord& y) { return x.seq < y.seq; });
+  std::sort(stale.begin(), stale.end(),
+            [](const AssertionRecord& x, const AssertionRecord& y) { return x.seq < y.seq; });
   for (const auto& a : stale) {
     auto view = step_views_.find(a.step);
     evaluate(a.assertion, view == step_views_.end() ? nullptr : &view->second,
@@ -443,7 +452,8 @@ RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::str
   if (scanned_ && !after.ok() && scan_error_.empty()) scan_error_ = after.error().message;
   if (after.ok()) {
     if (Status saved = deps_.snapshots.flush(); !saved.ok()) {
-      deps_.trajectory.record(event::kScanFailed, {{"step", nullptr}, {"error", saved.error().message}});  // only slower next time
+      deps_.trajectory.record(event::kScanFailed,
+                              {{"step", nullptr}, {"error", saved.error().message}});  // only slower next time
     }
     facts_.snapshot_after = *after;
     (void)deps_.snapshots.pin(*after, "runs/" + facts_.run_id + "/after");
@@ -463,9 +473,9 @@ RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::str
       std::vector<std::string> paths;
       for (const auto& m : facts_.mutations) paths.push_back(m.path);
       std::vector<std::string> trees{facts_.snapshot_before, facts_.snapshot_after};
-      if (!facts_.commits_to_tree.empty()) trees.insert(trees.end(), {facts_.commits_from_tree, facts_.commits_to_tree});
-      if (Status kept = deps_.snapshots.retain(trees, paths);
-          !kept.ok() && scan_error_.empty()) {
+      if (!facts_.commits_to_tree.empty())
+        trees.insert(trees.end(), {facts_.commits_from_tree, facts_.commits_to_tree});
+      if (Status kept = deps_.snapshots.retain(trees, paths); !kept.ok() && scan_error_.empty()) {
         scan_error_ = kept.error().message;
       }
     } else if (scan_error_.empty()) {
@@ -482,8 +492,9 @@ RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::str
   if (out_of_time && (status == RunStatus::kCompleted || status == RunStatus::kRunning)) {
     facts_.status = RunStatus::kBudgetExhausted;
     facts_.budget.exhausted = BudgetKind::kTimeout;
-    facts_.status_detail = deps_.snapshots.ran_out_of_time() ? "the time budget ran out while the workspace was being read"
-                                                              : "the time budget ran out before the run's checks had finished";
+    facts_.status_detail = deps_.snapshots.ran_out_of_time()
+                               ? "the time budget ran out while the workspace was being read"
+                               : "the time budget ran out before the run's checks had finished";
   }
   if (!scan_error_.empty() && (status == RunStatus::kCompleted || status == RunStatus::kRunning)) {
     // Without a trustworthy diff there is no evidence either way.
@@ -491,12 +502,13 @@ RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::str
     facts_.status_detail = "could not observe the workspace: " + scan_error_;
   }
   facts_.budget.used.elapsed_s = elapsed_s();
-  deps_.trajectory.record(event::kRunEnded, {{"status", to_string(facts_.status)},
-                                        {"detail", facts_.status_detail},
-                                        {"exhausted", to_string(exhausted)},
-                                        {"snapshot_after", facts_.snapshot_after},
-                                        {"scan", {{"complete", facts_.scan.complete}, {"unread", facts_.scan.unread}}},
-                                        {"protected_changes", facts_.protected_changes}});
+  deps_.trajectory.record(event::kRunEnded,
+                          {{"status", to_string(facts_.status)},
+                           {"detail", facts_.status_detail},
+                           {"exhausted", to_string(exhausted)},
+                           {"snapshot_after", facts_.snapshot_after},
+                           {"scan", {{"complete", facts_.scan.complete}, {"unread", facts_.scan.unread}}},
+                           {"protected_changes", facts_.protected_changes}});
   return facts_;
 }
 
@@ -519,7 +531,8 @@ void Executor::record_modes() {
   for (auto& m : facts_.mutations) fill(m, s.access_at_start(m.path), s.access_now(m.path));
   bool appended = false;
   for (const auto& c : s.access_changes()) {
-    auto same = std::find_if(facts_.mutations.begin(), facts_.mutations.end(), [&](const Mutation& m) { return m.path == c.path; });
+    auto same = std::find_if(facts_.mutations.begin(), facts_.mutations.end(),
+                             [&](const Mutation& m) { return m.path == c.path; });
     if (same != facts_.mutations.end()) continue;  // its content changed too: filled above
     Mutation m;
     m.path = c.path;
@@ -535,7 +548,8 @@ void Executor::record_modes() {
   // FIFOs, sockets and devices: no tree holds them, but a FIFO named Makefile hangs the build that
   // reads it. One that took a file's place (or gave it back) changes that mutation.
   for (const auto& c : s.special_changes()) {
-    auto same = std::find_if(facts_.mutations.begin(), facts_.mutations.end(), [&](const Mutation& m) { return m.path == c.path; });
+    auto same = std::find_if(facts_.mutations.begin(), facts_.mutations.end(),
+                             [&](const Mutation& m) { return m.path == c.path; });
     if (same != facts_.mutations.end()) {
       if (c.after.mode != 0) same->mode_after = c.after.mode;
       if (c.before.mode != 0) same->mode_before = c.before.mode;
@@ -574,7 +588,8 @@ void Executor::record_commits() {
   }
   bool appended = false;
   for (auto& m : *committed) {
-    bool known = std::any_of(facts_.mutations.begin(), facts_.mutations.end(), [&](const Mutation& x) { return x.path == m.path; });
+    bool known = std::any_of(facts_.mutations.begin(), facts_.mutations.end(),
+                             [&](const Mutation& x) { return x.path == m.path; });
     if (known) continue;  // the workspace's own change says it
     m.committed = true;
     m.steps = commit_steps_;
@@ -596,7 +611,8 @@ void Executor::record_scan_coverage() {
   // config of the next run given `-C packages/web`.
   for (const auto& m : facts_.mutations) {
     if (!in_candor_folder(m.path)) continue;
-    facts_.protected_changes.push_back(fmt::format("`{}` ({}) is a .candor folder or lies in one, which no step may change", m.path, m.change));
+    facts_.protected_changes.push_back(
+        fmt::format("`{}` ({}) is a .candor folder or lies in one, which no step may change", m.path, m.change));
   }
   if (protected_before_) {
     auto after = snapshot::capture_protected_state(deps_.workspace.root(), deps_.snapshots.nested_git());

@@ -29,15 +29,15 @@ struct ExecutorOptions {
   BudgetLimits limits;
   std::size_t output_cap = kDefaultOutputCap;
   net::NetworkPolicy network;
-  std::size_t observation_cap = 8 * 1024;  // per step, in RoundOutcome::observations
-  ProgressObserver* progress = nullptr;     // borrowed; may be null
-  const std::atomic<bool>* cancel = nullptr;  // borrowed; set by Ctrl-C
+  std::size_t observation_cap = 8 * 1024;                   // per step, in RoundOutcome::observations
+  ProgressObserver* progress = nullptr;                     // borrowed; may be null
+  const std::atomic<bool>* cancel = nullptr;                // borrowed; set by Ctrl-C
   const sandbox::SandboxPolicy* process_sandbox = nullptr;  // borrowed; for shell steps
   nlohmann::json sandbox_protections;  // what the run records as its sandbox (Protections::to_json)
   // Who wrote the plans' step assertions: the user (`candor exec`) or the planner (`candor run`).
   Provenance plan_assertions_by = Provenance::kPlanner;
   std::vector<std::string> snapshot_ignore;  // config snapshot.ignore: fixed with the .gitignore files at begin()
-  std::string judge_policy;  // recorded in run_started and the facts (RunFacts::judge_policy); "" = not given
+  std::string judge_policy;            // recorded in run_started and the facts (RunFacts::judge_policy); "" = not given
   std::vector<std::string> scope;      // --scope and config `scope`: the paths the run may change
   std::vector<std::string> sensitive;  // config `sensitive`: beyond the built-in sensitive paths
 };
@@ -53,10 +53,10 @@ struct ExecutorDeps {
 };
 
 struct RoundOutcome {
-  bool all_passed = true;                   // every step ran and passed its assertions
-  bool cancelled = false;                   // Ctrl-C stopped the round
-  BudgetKind budget_hit = BudgetKind::kNone;  // a budget stopped the round early
-  std::string failure;                      // the first failure, as recovery instructions
+  bool all_passed = true;                                 // every step ran and passed its assertions
+  bool cancelled = false;                                 // Ctrl-C stopped the round
+  BudgetKind budget_hit = BudgetKind::kNone;              // a budget stopped the round early
+  std::string failure;                                    // the first failure, as recovery instructions
   nlohmann::json observations = nlohmann::json::array();  // per step: {step, tool, ok, output}
 };
 
@@ -73,7 +73,8 @@ class Executor {
   // Goal-level assertions (--expect), then guards (--guard: what must still hold; recorded with
   // `guard`), evaluated against the workspace as it is now. Returns the first failure's text, ""
   // when all passed.
-  std::string run_goal_assertions(const std::vector<nlohmann::json>& expects, const std::vector<nlohmann::json>& guards = {});
+  std::string run_goal_assertions(const std::vector<nlohmann::json>& expects,
+                                  const std::vector<nlohmann::json>& guards = {});
 
   // Fixes the goal kind once (round 1's plan or --kind); `by` says which, for the trajectory.
   void set_goal_kind(GoalKind kind, const std::string& by);
@@ -128,7 +129,8 @@ class Executor {
   bool fails_before_run(const nlohmann::json& assertion, const assertions::StepView* step) const;
   // The second half of positive evidence: the same assertion with an empty file at its `path`
   // (the rest of the workspace as it is now). True when it fails there.
-  bool fails_on_empty_file(const nlohmann::json& assertion, const std::string& path, const assertions::StepView* step) const;
+  bool fails_on_empty_file(const nlohmann::json& assertion, const std::string& path,
+                           const assertions::StepView* step) const;
 
   // A user's passing command, evaluated again before the change (and with added paths emptied).
   void add_command_evidence(AssertionRecord& ar, const assertions::StepView* step);

@@ -61,7 +61,8 @@ class GitStatus final : public Tool {
 class GitDiff final : public Tool {
  public:
   const Signature& signature() const override {
-    static const Signature s{"git_diff", "the uncommitted changes against HEAD, as a unified diff",
+    static const Signature s{"git_diff",
+                             "the uncommitted changes against HEAD, as a unified diff",
                              {{"path", ArgType::kString, false, "only under this workspace-relative path"}}};
     return s;
   }
@@ -81,7 +82,8 @@ class GitDiff final : public Tool {
 class GitLog final : public Tool {
  public:
   const Signature& signature() const override {
-    static const Signature s{"git_log", "the latest commits, newest first",
+    static const Signature s{"git_log",
+                             "the latest commits, newest first",
                              {{"max_count", ArgType::kInteger, false, "how many (default 10)", 1, 1000}}};
     return s;
   }
@@ -96,7 +98,8 @@ class GitLog final : public Tool {
     if (!log.ok()) return git_failure("git log", log.error());
     if (!log->has_value()) return with_output("no commits yet\n", ctx);
     std::string text;
-    for (const auto& c : **log) text += fmt::format("{} {} <{}> {}\n", c.short_id, c.author_name, c.author_email, c.summary);
+    for (const auto& c : **log)
+      text += fmt::format("{} {} <{}> {}\n", c.short_id, c.author_name, c.author_email, c.summary);
     return with_output(text, ctx);
   }
 };
@@ -104,9 +107,10 @@ class GitLog final : public Tool {
 class GitCommit final : public Tool {
  public:
   const Signature& signature() const override {
-    static const Signature s{"git_commit",
-                             "stage every change in the workspace (new, modified, deleted; .gitignore respected) and commit it",
-                             {{"message", ArgType::kString, true, "the commit message"}}};
+    static const Signature s{
+        "git_commit",
+        "stage every change in the workspace (new, modified, deleted; .gitignore respected) and commit it",
+        {{"message", ArgType::kString, true, "the commit message"}}};
     return s;
   }
   bool read_only() const override { return false; }
@@ -115,7 +119,8 @@ class GitCommit final : public Tool {
   std::string target(const nlohmann::json& args) const override { return args.value("message", ""); }
   ToolResult run(const nlohmann::json& args, const ToolContext& ctx) const override {
     std::string message = args.at("message").get<std::string>();
-    if (message.find_first_not_of(" \n\t") == std::string::npos) return ToolResult::failure("the commit message is empty");
+    if (message.find_first_not_of(" \n\t") == std::string::npos)
+      return ToolResult::failure("the commit message is empty");
     ToolResult failure;
     auto repo = open_repo(ctx, failure);
     if (repo == nullptr) return failure;
@@ -123,10 +128,11 @@ class GitCommit final : public Tool {
     if (!made.ok()) return ToolResult::failure(made.error().message);
     std::string left_out;
     for (const auto& p : made->left_out) left_out += (left_out.empty() ? "" : ", ") + p;
-    ToolResult done = with_output(fmt::format("committed {} \"{}\" as {} <{}>\n{}", made->short_id,
-                                              message.substr(0, message.find('\n')), made->author_name, made->author_email,
-                                              left_out.empty() ? "" : "credential files left unstaged: " + left_out + "\n"),
-                                  ctx);
+    ToolResult done =
+        with_output(fmt::format("committed {} \"{}\" as {} <{}>\n{}", made->short_id,
+                                message.substr(0, message.find('\n')), made->author_name, made->author_email,
+                                left_out.empty() ? "" : "credential files left unstaged: " + left_out + "\n"),
+                    ctx);
     done.committed = std::make_pair(made->parent_tree, made->tree);
     return done;
   }

@@ -20,12 +20,12 @@ std::string protected_refusal(const std::vector<std::string>& created) {
 class Shell final : public Tool {
  public:
   const Signature& signature() const override {
-    static const Signature s{"shell",
-                             "run a /bin/sh command in the workspace; fails on a non-zero exit, a signal or a timeout "
-                             "(unless the step asserts exit_code_eq)",
-                             {{"command", ArgType::kString, true, "shell command"},
-                              {"timeout_s", ArgType::kInteger, false, "seconds before the process group is killed (default 60)",
-                               1, 86400}}};
+    static const Signature s{
+        "shell",
+        "run a /bin/sh command in the workspace; fails on a non-zero exit, a signal or a timeout "
+        "(unless the step asserts exit_code_eq)",
+        {{"command", ArgType::kString, true, "shell command"},
+         {"timeout_s", ArgType::kInteger, false, "seconds before the process group is killed (default 60)", 1, 86400}}};
     return s;
   }
   bool read_only() const override { return false; }
@@ -72,7 +72,8 @@ class Shell final : public Tool {
 class HttpGet final : public Tool {
  public:
   const Signature& signature() const override {
-    static const Signature s{"http_get", "GET a URL (loopback only unless the config allows the host)",
+    static const Signature s{"http_get",
+                             "GET a URL (loopback only unless the config allows the host)",
                              {{"url", ArgType::kString, true, "http(s) URL"}}};
     return s;
   }

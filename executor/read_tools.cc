@@ -22,7 +22,8 @@ ArgSpec path_arg(bool required, const char* what) { return {"path", ArgType::kSt
 class FileRead final : public Tool {
  public:
   const Signature& signature() const override {
-    static const Signature s{"file_read", "read a text file, optionally a range of lines",
+    static const Signature s{"file_read",
+                             "read a text file, optionally a range of lines",
                              {path_arg(true, "file to read"),
                               {"offset", ArgType::kInteger, false, "first line to return, 1-based (default 1)", 1},
                               {"limit", ArgType::kInteger, false, "number of lines to return (default: all)", 1}}};
@@ -46,10 +47,10 @@ class FileRead final : public Tool {
     const std::int64_t limit = args.value("limit", std::int64_t{0});
     const LineRange range = line_range(*content, offset, limit);
     if (cut && range.begin == content->size()) {
-      return ToolResult::failure(fmt::format("{}: line {} lies beyond the first {} MiB, the most file_read reads "
-                                             "(the file is {}; those {} MiB hold {} whole lines)",
-                                             path, offset, kMaxReadFile >> 20, file_size(ctx, path), kMaxReadFile >> 20,
-                                             range.lines_before));
+      return ToolResult::failure(
+          fmt::format("{}: line {} lies beyond the first {} MiB, the most file_read reads "
+                      "(the file is {}; those {} MiB hold {} whole lines)",
+                      path, offset, kMaxReadFile >> 20, file_size(ctx, path), kMaxReadFile >> 20, range.lines_before));
     }
     CappedOutput out(ctx.output_cap);
     out.append(content->data() + range.begin, range.end - range.begin);
@@ -58,8 +59,9 @@ class FileRead final : public Tool {
     r.set_output(out);
     if (cut && range.end == content->size() && (limit == 0 || range.lines < limit)) {
       // The range runs past what was read: say where it stops rather than pass it off as the end.
-      r.output += fmt::format("\n[file_read stopped after line {}: the file is {} and file_read reads only the first {} MiB]",
-                              offset + range.lines - 1, file_size(ctx, path), kMaxReadFile >> 20);
+      r.output +=
+          fmt::format("\n[file_read stopped after line {}: the file is {} and file_read reads only the first {} MiB]",
+                      offset + range.lines - 1, file_size(ctx, path), kMaxReadFile >> 20);
       r.output_truncated = true;
     }
     return r;
@@ -96,7 +98,8 @@ class FileRead final : public Tool {
 class FileList final : public Tool {
  public:
   const Signature& signature() const override {
-    static const Signature s{"file_list", "list files and directories (not following symlinks; .git and .candor are skipped)",
+    static const Signature s{"file_list",
+                             "list files and directories (not following symlinks; .git and .candor are skipped)",
                              {path_arg(false, "directory to list (default .)"),
                               {"depth", ArgType::kInteger, false, "how deep to descend (default 2)", 1, 64}}};
     return s;
@@ -117,10 +120,18 @@ class FileList final : public Tool {
       }
       ++entries;
       switch (e.kind) {
-        case sandbox::EntryKind::kDirectory: out.append(e.path + "/\n"); break;
-        case sandbox::EntryKind::kFile: out.append(fmt::format("{}  ({} bytes)\n", e.path, e.size)); break;
-        case sandbox::EntryKind::kSymlink: out.append(e.path + "  (symlink)\n"); break;
-        case sandbox::EntryKind::kOther: out.append(e.path + "  (special file)\n"); break;
+        case sandbox::EntryKind::kDirectory:
+          out.append(e.path + "/\n");
+          break;
+        case sandbox::EntryKind::kFile:
+          out.append(fmt::format("{}  ({} bytes)\n", e.path, e.size));
+          break;
+        case sandbox::EntryKind::kSymlink:
+          out.append(e.path + "  (symlink)\n");
+          break;
+        case sandbox::EntryKind::kOther:
+          out.append(e.path + "  (special file)\n");
+          break;
       }
       return true;
     });
@@ -137,12 +148,14 @@ class FileList final : public Tool {
 class FileSearch final : public Tool {
  public:
   const Signature& signature() const override {
-    static const Signature s{"file_search", "search file contents with an RE2 regular expression",
-                             {{"pattern", ArgType::kString, true, "RE2 pattern, matched per line"},
-                              path_arg(false, "directory or file to search (default .)"),
-                              {"glob", ArgType::kString, false,
-                               "only files the glob matches (git's wildmatch, gitignore anchoring): *.css at any depth, "
-                               "src/**/*.ts from the root"}}};
+    static const Signature s{
+        "file_search",
+        "search file contents with an RE2 regular expression",
+        {{"pattern", ArgType::kString, true, "RE2 pattern, matched per line"},
+         path_arg(false, "directory or file to search (default .)"),
+         {"glob", ArgType::kString, false,
+          "only files the glob matches (git's wildmatch, gitignore anchoring): *.css at any depth, "
+          "src/**/*.ts from the root"}}};
     return s;
   }
   bool read_only() const override { return true; }
@@ -160,7 +173,8 @@ class FileSearch final : public Tool {
     std::optional<PathGlob> glob;
     if (std::string text = args.value("glob", ""); !text.empty()) {
       auto compiled = PathGlob::compile(text);
-      if (!compiled.ok()) return ToolResult::failure(fmt::format("invalid glob \"{}\": {}", text, compiled.error().message));
+      if (!compiled.ok())
+        return ToolResult::failure(fmt::format("invalid glob \"{}\": {}", text, compiled.error().message));
       glob = std::move(compiled.value());
     }
     CappedOutput out(ctx.output_cap);

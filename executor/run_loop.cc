@@ -53,9 +53,11 @@ std::chrono::milliseconds RunLoop::time_left() const {
 }
 
 Stop RunLoop::planner_failed(const Error& e) {
-  if (ex_.cancelled()) return {RunStatus::kCancelled, BudgetKind::kNone, "cancelled while waiting for the planner", false};
+  if (ex_.cancelled())
+    return {RunStatus::kCancelled, BudgetKind::kNone, "cancelled while waiting for the planner", false};
   if (e.code == ErrorCode::kTimeout || time_left().count() == 0) {
-    return {RunStatus::kBudgetExhausted, BudgetKind::kTimeout, "the time budget ran out while waiting for the planner", false};
+    return {RunStatus::kBudgetExhausted, BudgetKind::kTimeout, "the time budget ran out while waiting for the planner",
+            false};
   }
   return {RunStatus::kError, BudgetKind::kNone, e.message, e.code == ErrorCode::kUnavailable, planner_.refused_reply()};
 }
@@ -101,7 +103,8 @@ Stop RunLoop::rounds(Result<planner::Plan> plan) {
     if (outcome.cancelled || ex_.cancelled()) {
       return {RunStatus::kCancelled, BudgetKind::kNone, "cancelled (Ctrl-C) in round " + std::to_string(round)};
     }
-    if (outcome.budget_hit != BudgetKind::kNone) return {RunStatus::kBudgetExhausted, outcome.budget_hit, outcome.failure};
+    if (outcome.budget_hit != BudgetKind::kNone)
+      return {RunStatus::kBudgetExhausted, outcome.budget_hit, outcome.failure};
 
     // Finish first: a round that ends `finish` with everything passing ends the loop even if it is
     // also stagnant (re-reading what it read and changing nothing is what verifying looks like).
@@ -133,8 +136,9 @@ Stop RunLoop::rounds(Result<planner::Plan> plan) {
     if (stagnant_streak_ == 2) {
       trajectory_.record(event::kStagnation, {{"round", round}, {"rounds_in_a_row", 2}});
       ex_.note("two rounds in a row changed nothing and repeated earlier calls; a third ends the run");
-      notes = "NOTE: the last two rounds changed nothing and only repeated earlier calls with identical input. "
-              "A third such round ends the run. Make progress: change something, or finish.";
+      notes =
+          "NOTE: the last two rounds changed nothing and only repeated earlier calls with identical input. "
+          "A third such round ends the run. Make progress: change something, or finish.";
     }
 
     std::string reason = failure.empty() ? "the plan asked to replan" : failure;

@@ -28,7 +28,7 @@ Result<sandbox::EntryInfo> SnapshotFiles::stat(const std::string& path) const {
   TRY(auto info, trees_.stat(tree_, rel));
   if (!info) return not_found(path, absent_phrase_);
   sandbox::EntryInfo out;
-  out.kind = info->directory ? sandbox::EntryKind::kDirectory
+  out.kind = info->directory         ? sandbox::EntryKind::kDirectory
              : info->mode == 0120000 ? sandbox::EntryKind::kSymlink
                                      : sandbox::EntryKind::kFile;
   out.size = info->size;
@@ -58,7 +58,8 @@ Result<std::unique_ptr<assertions::MaterializedFiles>> SnapshotFiles::materializ
   TRY(std::string rel, tree_path(path));
   TRY(auto file, trees_.read_file(tree_, rel));
   std::optional<std::string> content;
-  if (file && file->mode != 0120000) content = credential(rel, file->content) ? std::string() : std::move(file->content);
+  if (file && file->mode != 0120000)
+    content = credential(rel, file->content) ? std::string() : std::move(file->content);
   return assertions::materialize_one(rel, content);
 }
 

@@ -20,9 +20,12 @@ namespace candor::executor {
 // file's bytes of the run's start is one under any name, as on the workspace.
 class SnapshotFiles final : public assertions::FileSource {
  public:
-  SnapshotFiles(snapshot::GitTrees trees, std::string tree, sandbox::SecretFilter secrets, std::string absent_phrase = "before the run",
-                const sandbox::CredentialRegistry* credentials = nullptr)
-      : trees_(trees), tree_(std::move(tree)), secrets_(std::move(secrets)), absent_phrase_(std::move(absent_phrase)),
+  SnapshotFiles(snapshot::GitTrees trees, std::string tree, sandbox::SecretFilter secrets,
+                std::string absent_phrase = "before the run", const sandbox::CredentialRegistry* credentials = nullptr)
+      : trees_(trees),
+        tree_(std::move(tree)),
+        secrets_(std::move(secrets)),
+        absent_phrase_(std::move(absent_phrase)),
         credentials_(credentials) {}
 
   Result<sandbox::EntryInfo> stat(const std::string& path) const override;

@@ -54,7 +54,7 @@ struct ToolContext {
   const net::NetworkPolicy& network;
   std::size_t output_cap = kDefaultOutputCap;
   std::chrono::milliseconds time_left{600000};  // of the run's time budget
-  const std::atomic<bool>* cancel = nullptr;     // borrowed; Ctrl-C
+  const std::atomic<bool>* cancel = nullptr;    // borrowed; Ctrl-C
   // Borrowed; the process sandbox shell steps run in. Null: the default policy for the workspace.
   const sandbox::SandboxPolicy* process_sandbox = nullptr;
 };

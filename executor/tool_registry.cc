@@ -30,9 +30,9 @@ std::vector<Signature> ToolRegistry::signatures() const {
 
 ToolRegistry builtin_tools() {
   ToolRegistry r;
-  for (auto make : {make_file_read, make_file_list, make_file_search, make_file_write, make_file_patch,
-                    make_file_delete, make_shell, make_http_get, make_git_status, make_git_diff, make_git_log,
-                    make_git_commit}) {
+  for (auto make :
+       {make_file_read, make_file_list, make_file_search, make_file_write, make_file_patch, make_file_delete,
+        make_shell, make_http_get, make_git_status, make_git_diff, make_git_log, make_git_commit}) {
     r.add(make());
   }
   return r;

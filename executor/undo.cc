@@ -34,10 +34,12 @@ Result<std::optional<Now>> current(const sandbox::Workspace& ws, const std::stri
     if (info.error().code == ErrorCode::kNotFound) return std::optional<Now>();
     return info.error();
   }
-  if (info->kind != sandbox::EntryKind::kFile) return make_error(ErrorCode::kRefused, path + ": is not a regular file now");
+  if (info->kind != sandbox::EntryKind::kFile)
+    return make_error(ErrorCode::kRefused, path + ": is not a regular file now");
   // A credential file is compared too (undo restores it); its bytes are never shown.
   TRY(sandbox::FileContent content, ws.read_file_flagged(path, static_cast<std::size_t>(info->size) + 1));
-  return std::optional<Now>(Now{{std::move(content.bytes), (info->mode & 0100) ? 0100755u : 0100644u}, info->mode & 07777});
+  return std::optional<Now>(
+      Now{{std::move(content.bytes), (info->mode & 0100) ? 0100755u : 0100644u}, info->mode & 07777});
 }
 
 // Whether the path is as the run left it: the content and git mode the after-snapshot holds, and
@@ -59,21 +61,24 @@ unsigned restore_mode(const Mutation& m, const TreeFile& before) {
 
 }  // namespace
 
-Result<UndoResult> undo_run(const RunFacts& facts, const sandbox::Workspace& workspace, const snapshot::SnapshotStore& snapshots,
-                            bool force) {
+Result<UndoResult> undo_run(const RunFacts& facts, const sandbox::Workspace& workspace,
+                            const snapshot::SnapshotStore& snapshots, bool force) {
   if (facts.snapshot_before.empty() || facts.snapshot_after.empty()) {
-    return make_error(ErrorCode::kInvalidInput, fmt::format("run {} has no complete snapshots to undo from", facts.run_id));
+    return make_error(ErrorCode::kInvalidInput,
+                      fmt::format("run {} has no complete snapshots to undo from", facts.run_id));
   }
   UndoResult result;
   for (const auto& m : facts.mutations) {
     if (is_folder(m)) {
       auto info = workspace.stat(m.path == "./" ? "." : m.path.substr(0, m.path.size() - 1));
-      if (!info.ok() || info->kind != sandbox::EntryKind::kDirectory || (m.mode_after & 07777) != info->mode) result.drifted.push_back(m.path);
+      if (!info.ok() || info->kind != sandbox::EntryKind::kDirectory || (m.mode_after & 07777) != info->mode)
+        result.drifted.push_back(m.path);
       continue;
     }
     if (is_special(m.mode_after)) {
       auto info = workspace.stat(m.path);
-      if (!info.ok() || info->kind != sandbox::EntryKind::kOther || (m.mode_after & 07777) != info->mode) result.drifted.push_back(m.path);
+      if (!info.ok() || info->kind != sandbox::EntryKind::kOther || (m.mode_after & 07777) != info->mode)
+        result.drifted.push_back(m.path);
       continue;
     }
     TRY(auto after, snapshots.read_file(facts.snapshot_after, m.path));
@@ -83,9 +88,10 @@ Result<UndoResult> undo_run(const RunFacts& facts, const sandbox::Workspace& wor
   if (!result.drifted.empty() && !force) {
     std::string list;
     for (const auto& p : result.drifted) list += "\n  " + p;
-    return make_error(ErrorCode::kInvalidInput,
-                      fmt::format("these files changed after run {} ended; undo would lose those changes (use --force):{}",
-                                  facts.run_id, list));
+    return make_error(
+        ErrorCode::kInvalidInput,
+        fmt::format("these files changed after run {} ended; undo would lose those changes (use --force):{}",
+                    facts.run_id, list));
   }
   auto fail = [&](const std::string& path, const Error& e) { result.failed.push_back({path, e.message}); };
   // The owner the run changed, put back after the content (root alone may), and the mode again

@@ -31,7 +31,7 @@ struct UndoResult {
 // the run ended, unless `force`. Every write goes through the path sandbox. A path that cannot be
 // restored does not stop the others: it is in `failed`. A credential file whose mode the run did
 // not record is restored readable by its owner alone.
-Result<UndoResult> undo_run(const RunFacts& facts, const sandbox::Workspace& workspace, const snapshot::SnapshotStore& snapshots,
-                            bool force);
+Result<UndoResult> undo_run(const RunFacts& facts, const sandbox::Workspace& workspace,
+                            const snapshot::SnapshotStore& snapshots, bool force);
 
 }  // namespace candor::executor

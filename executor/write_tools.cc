@@ -39,7 +39,8 @@ class PathEffectTool : public Tool {
 class FileWrite final : public PathEffectTool {
  public:
   const Signature& signature() const override {
-    static const Signature s{"file_write", "create or replace a file with the given content",
+    static const Signature s{"file_write",
+                             "create or replace a file with the given content",
                              {{"path", ArgType::kString, true, "file to write"},
                               {"content", ArgType::kString, true, "the whole new content"}}};
     return s;
@@ -88,7 +89,8 @@ class FilePatch final : public PathEffectTool {
     // tell the agent whether its guess of the content was right.
     auto original = ctx.workspace.read_file(path, kMaxPatchFile + 1);
     if (!original.ok()) return ToolResult::failure(original.error().message);
-    if (original->size() > kMaxPatchFile) return ToolResult::failure(fmt::format("{} is over 16 MiB; not patched", path));
+    if (original->size() > kMaxPatchFile)
+      return ToolResult::failure(fmt::format("{} is over 16 MiB; not patched", path));
     std::string content = *original;
     const auto& edits = args.at("edits");
     for (std::size_t i = 0; i < edits.size(); ++i) {
@@ -96,14 +98,16 @@ class FilePatch final : public PathEffectTool {
       std::size_t want = edits[i].value("count", std::size_t{1});
       std::size_t got = count_occurrences(content, find);
       if (got != want) {
-        return ToolResult::failure(fmt::format("edits[{}].find occurs {} time{} in {} (expected {}); nothing was written",
-                                               i, got, got == 1 ? "" : "s", path, want));
+        return ToolResult::failure(
+            fmt::format("edits[{}].find occurs {} time{} in {} (expected {}); nothing was written", i, got,
+                        got == 1 ? "" : "s", path, want));
       }
       content = replace_all(content, find, edits[i].at("replace").get<std::string>());
     }
     if (content == *original) {
       // Not an error: the step did what it said. Tier 1 flags it as suspicious.
-      return done(fmt::format("{}: the edits leave the file as it was ({} bytes); nothing changed", path, content.size()));
+      return done(
+          fmt::format("{}: the edits leave the file as it was ({} bytes); nothing changed", path, content.size()));
     }
     Status s = ctx.workspace.write_file(path, content);
     if (!s.ok()) return ToolResult::failure(s.error().message);

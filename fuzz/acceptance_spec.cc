@@ -14,7 +14,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const std::vector<std::string> tools = {"file_read", "file_patch", "shell", "git_commit"};
   static const std::vector<TrajectoryEvent> events = {
       {1, TrajectoryEvent::Kind::kToolCalled, "shell", {{"command", "make test"}}, nullptr, ""},
-      {2, TrajectoryEvent::Kind::kToolResult, "shell", {{"command", "make test"}}, {{"ok", true}, {"output", "12 passing"}, {"exit_code", 0}}, ""},
+      {2,
+       TrajectoryEvent::Kind::kToolResult,
+       "shell",
+       {{"command", "make test"}},
+       {{"ok", true}, {"output", "12 passing"}, {"exit_code", 0}},
+       ""},
       {3, TrajectoryEvent::Kind::kToolCalled, "git_commit", {{"message", "fix"}}, nullptr, ""},
       {4, TrajectoryEvent::Kind::kFinalAnswer, "", nlohmann::json::object(), nullptr, "all passing"}};
   std::string text(reinterpret_cast<const char*>(data), size);

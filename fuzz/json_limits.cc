@@ -100,9 +100,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   bool too_deep = valid && probe.max_depth > kMaxJsonDepth;
 
   switch (which) {
-    case 0: check(planner::parse_plan_text(text, catalog, "plan.json"), too_deep); break;
-    case 1: check(executor::parse_config_text(text, "config.json"), too_deep); break;
-    case 2: check(verify::parse_acceptance_spec_text(text, {"file_read", "shell", "Bash", "Write"}, "spec.json"), too_deep); break;
+    case 0:
+      check(planner::parse_plan_text(text, catalog, "plan.json"), too_deep);
+      break;
+    case 1:
+      check(executor::parse_config_text(text, "config.json"), too_deep);
+      break;
+    case 2:
+      check(verify::parse_acceptance_spec_text(text, {"file_read", "shell", "Bash", "Write"}, "spec.json"), too_deep);
+      break;
     case 3: {
       // What the planner does with a reply: the object in it, within the reply limits, as a plan.
       auto object = llm::extract_json_object(text);

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "core/credentials.h"
+#include "report/escape.h"
 #include "report/formats.h"
 #include "report/progress.h"
-#include "report/escape.h"
 #include "report/report.h"
 #include "report/status_line.h"
 #include "tests/render_check.h"
@@ -42,9 +42,9 @@ void check_markdown(const std::string& md) {
 
 // Every '<' in the page opens one of candor's own tags: agent text is escaped, so it opens none.
 void check_html(const std::string& html) {
-  static const std::vector<std::string> tags = {"!DOCTYPE", "html", "head", "meta", "title", "style", "body", "header", "main",
-                                                "h1", "h2", "h3", "p", "span", "ul", "li", "table", "tr", "th", "td", "code",
-                                                "pre", "section", "div", "br"};
+  static const std::vector<std::string> tags = {
+      "!DOCTYPE", "html", "head", "meta",  "title", "style", "body", "header", "main", "h1",      "h2",  "h3", "p",
+      "span",     "ul",   "li",   "table", "tr",    "th",    "td",   "code",   "pre",  "section", "div", "br"};
   for (std::size_t at = html.find('<'); at != std::string::npos; at = html.find('<', at + 1)) {
     std::size_t start = at + 1 + (html.compare(at + 1, 1, "/") == 0 ? 1 : 0);
     std::size_t end = html.find_first_of(" >", start);
@@ -81,18 +81,23 @@ json report_of(const std::vector<std::string>& s) {
   r["reasons"] = {next(), next()};
   r["warnings"] = {next()};
   r["steps"] = {{"planned", 2}, {"executed", 2}, {"failed", 1}};
-  r["budget"] = {{"exhausted", next()}, {"replans", {0, 3}}, {"steps", {2, 50}}, {"tokens", {0, 9}}, {"time_s", {0.5, 60}}};
+  r["budget"] = {
+      {"exhausted", next()}, {"replans", {0, 3}}, {"steps", {2, 50}}, {"tokens", {0, 9}}, {"time_s", {0.5, 60}}};
   r["mutations"] = json::array({{{"path", next()}, {"change", next()}, {"lines_added", 1}, {"steps", {next(), next()}}},
                                 {{"path", next()}, {"change", "deleted"}, {"binary", true}, {"steps", json::array()}}});
   r["suspicious"] = json::array({{{"reason", next()}}});
-  r["assertions"] = json::array({{{"step", next()}, {"type", next()}, {"passed", false}, {"message", next()}, {"by", next()}},
-                                 {{"step", nullptr}, {"type", next()}, {"passed", true}, {"message", next()}, {"discriminating", true}}});
-  r["tier2"] = {{"answers", json::array({{{"question", 1}, {"text", next()}, {"answer", next()}, {"reason", next()}}})}, {"error", next()}};
+  r["assertions"] = json::array(
+      {{{"step", next()}, {"type", next()}, {"passed", false}, {"message", next()}, {"by", next()}},
+       {{"step", nullptr}, {"type", next()}, {"passed", true}, {"message", next()}, {"discriminating", true}}});
+  r["tier2"] = {{"answers", json::array({{{"question", 1}, {"text", next()}, {"answer", next()}, {"reason", next()}}})},
+                {"error", next()}};
   r["goal_validations"] = json::array({{{"attempt", 1}, {"verdict", next()}, {"reason", next()}}});
-  r["acceptance"] = {{"passed", false}, {"checkpoints", json::array({{{"id", next()}, {"matched", false}, {"why", next()}},
-                                                                     {{"id", next()}, {"matched", true}, {"seq", 3}}})}};
+  r["acceptance"] = {{"passed", false},
+                     {"checkpoints", json::array({{{"id", next()}, {"matched", false}, {"why", next()}},
+                                                  {{"id", next()}, {"matched", true}, {"seq", 3}}})}};
   r["sandbox"] = {{"missing", {next()}}, {"network", next()}};
-  r["step_results"] = json::array({{{"id", next()}, {"tool", next()}, {"target", next()}, {"ok", false}, {"error", next()}}});
+  r["step_results"] =
+      json::array({{{"id", next()}, {"tool", next()}, {"target", next()}, {"ok", false}, {"error", next()}}});
   r["final_answer"] = next();
   return r;
 }
@@ -115,14 +120,16 @@ void fuzz_json_report(const std::string& text) {
 void fuzz_strings(const std::string& text) {
   std::vector<std::string> s;
   std::size_t start = 0;
-  for (std::size_t nul; (nul = text.find('\0', start)) != std::string::npos; start = nul + 1) s.push_back(text.substr(start, nul - start));
+  for (std::size_t nul; (nul = text.find('\0', start)) != std::string::npos; start = nul + 1)
+    s.push_back(text.substr(start, nul - start));
   s.push_back(text.substr(start));
   // Each string lands in ~40 fields: short ones keep a run cheap (a long one adds nothing new).
   for (auto& one : s) one.resize(std::min<std::size_t>(one.size(), 256));
   std::vector<std::string> plain_words;
   // A credential file's name is rendered with "content withheld" beside it: a plain word keeps
   // that property, so the two reports still have one shape.
-  for (const auto& one : s) plain_words.push_back(looks_secret(one) ? std::string(".env") : std::string(one.size(), 'a'));
+  for (const auto& one : s)
+    plain_words.push_back(looks_secret(one) ? std::string(".env") : std::string(one.size(), 'a'));
 
   std::string md = report::render_markdown(report_of(s));
   check_markdown(md);
@@ -140,7 +147,8 @@ void fuzz_strings(const std::string& text) {
       {4, "", "assertion", {{"type", next()}, {"passed", false}, {"message", next()}}}};
   require(!testing::has_raw_control(report::render_step_log(events, 64, false)));
   events.push_back({5, "", "replan", {{"round", 2}, {"reason", next()}}});
-  events.push_back({6, "", "plan", {{"round", 2}, {"plan", {{"steps", {{{"id", next()}, {"tool", next()}, {"why", next()}}}}}}}});
+  events.push_back(
+      {6, "", "plan", {{"round", 2}, {"plan", {{"steps", {{{"id", next()}, {"tool", next()}, {"why", next()}}}}}}}});
   check_html(report::render_html(report_of(s), events, {{next(), next()}}));
 
   StepRecord step;
@@ -156,7 +164,8 @@ void fuzz_strings(const std::string& text) {
 
   // The live status line: one line, never wider than the terminal, whatever the agent named.
   std::size_t width = 1 + s.size() * 7 % 200;
-  std::string status = report::status_line({std::nullopt, step.id, step.tool, step.target}, std::chrono::seconds(s.size()), width);
+  std::string status =
+      report::status_line({std::nullopt, step.id, step.tool, step.target}, std::chrono::seconds(s.size()), width);
   require(!testing::has_raw_control(status));
   require(status.find('\n') == std::string::npos);
   require(report::column_bound(status) <= width - 1);

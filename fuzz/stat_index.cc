@@ -27,8 +27,8 @@ const std::string& scratch() {
 
 bool same(const snapshot::StatEntry& a, const snapshot::StatEntry& b) {
   return a.path == b.path && a.ctime_s == b.ctime_s && a.ctime_ns == b.ctime_ns && a.mtime_s == b.mtime_s &&
-         a.mtime_ns == b.mtime_ns && a.dev == b.dev && a.ino == b.ino && a.mode == b.mode && a.uid == b.uid && a.gid == b.gid &&
-         a.size == b.size && git_oid_equal(&a.id, &b.id);
+         a.mtime_ns == b.mtime_ns && a.dev == b.dev && a.ino == b.ino && a.mode == b.mode && a.uid == b.uid &&
+         a.gid == b.gid && a.size == b.size && git_oid_equal(&a.id, &b.id);
 }
 
 }  // namespace

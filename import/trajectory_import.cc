@@ -29,7 +29,9 @@ struct Builder {
     nlohmann::json input = it != calls.end() ? it->second.second : nlohmann::json::object();
     push({0, Kind::kToolResult, tool, std::move(input), std::move(result), ""});
   }
-  void final_answer(const std::string& text) { push({0, Kind::kFinalAnswer, "", nlohmann::json::object(), nullptr, text}); }
+  void final_answer(const std::string& text) {
+    push({0, Kind::kFinalAnswer, "", nlohmann::json::object(), nullptr, text});
+  }
   void skip(const std::string& type) { ++out.skipped[type.empty() ? "(untyped)" : type]; }
   void push(TrajectoryEvent e) {
     e.seq = static_cast<std::int64_t>(out.events.size()) + 1;
@@ -43,7 +45,8 @@ nlohmann::json arguments_of(const nlohmann::json& j, Builder& b) {
   if (j.is_object()) return j;
   if (!j.is_string()) return nlohmann::json::object();
   const std::string& text = j.get_ref<const std::string&>();
-  if (Status within = check_json_limits(text, b.where + ": a tool call's arguments (JSON in a string)", kTranscriptLineLimits);
+  if (Status within =
+          check_json_limits(text, b.where + ": a tool call's arguments (JSON in a string)", kTranscriptLineLimits);
       !within.ok()) {
     if (!b.refused) b.refused = within.error();
     return nlohmann::json{{"raw", ""}};
@@ -111,7 +114,8 @@ Status import_claude_code(const std::string& text, const std::string& source, Bu
       for (const auto& block : content) {
         std::string bt = json_str(block, "type");
         if (bt == "tool_use") {
-          b.call(json_str(block, "id"), json_str(block, "name"), block.contains("input") ? block["input"] : nlohmann::json::object());
+          b.call(json_str(block, "id"), json_str(block, "name"),
+                 block.contains("input") ? block["input"] : nlohmann::json::object());
         } else if (bt == "text") {
           last_text = json_str(block, "text");
         } else {
@@ -127,7 +131,8 @@ Status import_claude_code(const std::string& text, const std::string& source, Bu
           continue;
         }
         bool is_error = block.contains("is_error") && block["is_error"].is_boolean() && block["is_error"].get<bool>();
-        nlohmann::json result = {{"ok", !is_error}, {"output", text_of(block.contains("content") ? block["content"] : nlohmann::json())}};
+        nlohmann::json result = {{"ok", !is_error},
+                                 {"output", text_of(block.contains("content") ? block["content"] : nlohmann::json())}};
         if (j.contains("toolUseResult")) result["detail"] = j["toolUseResult"];
         b.result(json_str(block, "tool_use_id"), result);
       }
@@ -140,9 +145,21 @@ Status import_claude_code(const std::string& text, const std::string& source, Bu
 }
 
 const std::vector<std::string>& swe_commands() {
-  static const std::vector<std::string> commands = {
-      "bash",        "create",     "edit",        "find_file",  "insert",   "open",        "submit",  "goto",
-      "scroll_up",   "scroll_down", "search_dir", "search_file", "str_replace_editor", "filemap", "exit_forfeit"};
+  static const std::vector<std::string> commands = {"bash",
+                                                    "create",
+                                                    "edit",
+                                                    "find_file",
+                                                    "insert",
+                                                    "open",
+                                                    "submit",
+                                                    "goto",
+                                                    "scroll_up",
+                                                    "scroll_down",
+                                                    "search_dir",
+                                                    "search_file",
+                                                    "str_replace_editor",
+                                                    "filemap",
+                                                    "exit_forfeit"};
   return commands;
 }
 
@@ -150,7 +167,8 @@ Status import_swe_agent(const std::string& text, const std::string& source, Buil
   TRY_STATUS(check_json_limits(text, source, kTranscriptLimits));
   b.where = source;
   auto j = parse_within_limits_or_discarded(text);
-  if (j.is_discarded() || !j.is_object()) return make_error(ErrorCode::kInvalidInput, source + ": not a SWE-agent .traj (a JSON object)");
+  if (j.is_discarded() || !j.is_object())
+    return make_error(ErrorCode::kInvalidInput, source + ": not a SWE-agent .traj (a JSON object)");
   bool function_calling = false;
   if (j.contains("history") && j["history"].is_array()) {
     for (const auto& h : j["history"]) function_calling = function_calling || h.contains("tool_calls");
@@ -165,11 +183,13 @@ Status import_swe_agent(const std::string& text, const std::string& source, Buil
       } else if (role == "assistant" && h.contains("tool_calls") && h["tool_calls"].is_array()) {
         for (const auto& c : h["tool_calls"]) {
           const auto& f = c.contains("function") ? c["function"] : nlohmann::json::object();
-          b.call(json_str(c, "id"), json_str(f, "name"), arguments_of(f.contains("arguments") ? f["arguments"] : nlohmann::json(), b));
+          b.call(json_str(c, "id"), json_str(f, "name"),
+                 arguments_of(f.contains("arguments") ? f["arguments"] : nlohmann::json(), b));
         }
       } else if (role == "tool" && h.contains("tool_call_ids") && h["tool_call_ids"].is_array()) {
         std::string output = text_of(h.contains("content") ? h["content"] : nlohmann::json());
-        for (const auto& id : h["tool_call_ids"]) b.result(id.is_string() ? id.get<std::string>() : "", {{"ok", true}, {"output", output}});
+        for (const auto& id : h["tool_call_ids"])
+          b.result(id.is_string() ? id.get<std::string>() : "", {{"ok", true}, {"output", output}});
       } else {
         b.skip(role.empty() ? "history" : role);
       }
@@ -199,9 +219,11 @@ Status import_swe_agent(const std::string& text, const std::string& source, Buil
 nlohmann::json raw_openhands_input(const nlohmann::json& e, const nlohmann::json& meta, Builder& b) {
   std::string call_id = json_str(meta, "tool_call_id");
   if (!call_id.empty() && meta.contains("model_response")) {
-    const auto& choices = meta["model_response"].contains("choices") ? meta["model_response"]["choices"] : nlohmann::json();
+    const auto& choices =
+        meta["model_response"].contains("choices") ? meta["model_response"]["choices"] : nlohmann::json();
     if (choices.is_array() && !choices.empty() && choices[0].contains("message")) {
-      const auto& calls = choices[0]["message"].contains("tool_calls") ? choices[0]["message"]["tool_calls"] : nlohmann::json();
+      const auto& calls =
+          choices[0]["message"].contains("tool_calls") ? choices[0]["message"]["tool_calls"] : nlohmann::json();
       if (calls.is_array()) {
         for (const auto& c : calls) {
           if (json_str(c, "id") == call_id && c.contains("function") && c["function"].contains("arguments")) {
@@ -218,7 +240,8 @@ Status import_openhands(const std::string& text, const std::string& source, Buil
   TRY_STATUS(check_json_limits(text, source, kTranscriptLimits));
   b.where = source;
   auto j = parse_within_limits_or_discarded(text);
-  if (j.is_discarded() || !j.is_array()) return make_error(ErrorCode::kInvalidInput, source + ": not an OpenHands event stream (a JSON array)");
+  if (j.is_discarded() || !j.is_array())
+    return make_error(ErrorCode::kInvalidInput, source + ": not an OpenHands event stream (a JSON array)");
   std::string last_message;
   bool finished = false;
   for (const auto& e : j) {
@@ -226,7 +249,8 @@ Status import_openhands(const std::string& text, const std::string& source, Buil
     std::string source_of = json_str(e, "source");
     std::string action = json_str(e, "action");
     std::string observation = json_str(e, "observation");
-    const auto& meta = e.contains("tool_call_metadata") && e["tool_call_metadata"].is_object() ? e["tool_call_metadata"] : nlohmann::json();
+    const auto& meta = e.contains("tool_call_metadata") && e["tool_call_metadata"].is_object() ? e["tool_call_metadata"]
+                                                                                               : nlohmann::json();
     std::string id = e.contains("id") ? e["id"].dump() : "";
     if (source_of == "agent" && action == "finish") {
       const auto& args = e.contains("args") ? e["args"] : nlohmann::json::object();
@@ -240,17 +264,20 @@ Status import_openhands(const std::string& text, const std::string& source, Buil
     } else if (source_of == "agent" && !action.empty()) {
       std::string tool = json_str(meta, "function_name");
       b.call(id, tool.empty() ? action : tool, raw_openhands_input(e, meta, b));
-    } else if (!observation.empty() && observation != "null" && e.contains("cause") && observation != "agent_state_changed") {
+    } else if (!observation.empty() && observation != "null" && e.contains("cause") &&
+               observation != "agent_state_changed") {
       const auto& extras = e.contains("extras") ? e["extras"] : nlohmann::json::object();
       nlohmann::json result = {{"ok", true}, {"output", json_str(e, "content")}};
-      if (extras.is_object() && extras.contains("metadata") && extras["metadata"].is_object() && extras["metadata"].contains("exit_code")) {
+      if (extras.is_object() && extras.contains("metadata") && extras["metadata"].is_object() &&
+          extras["metadata"].contains("exit_code")) {
         result["exit_code"] = extras["metadata"]["exit_code"];
         result["ok"] = extras["metadata"]["exit_code"] == 0;
       }
       if (observation == "error") result["ok"] = false;
       b.result(e["cause"].dump(), result);
     } else {
-      b.skip(!action.empty() ? source_of + "." + action : source_of + "." + (observation.empty() ? "event" : observation));
+      b.skip(!action.empty() ? source_of + "." + action
+                             : source_of + "." + (observation.empty() ? "event" : observation));
     }
   }
   if (!finished && !last_message.empty()) b.final_answer(last_message);
@@ -264,19 +291,22 @@ Status import_codex(const std::string& text, const std::string& source, Builder&
     const auto& p = j.contains("payload") && j["payload"].is_object() ? j["payload"] : nlohmann::json::object();
     std::string pt = json_str(p, "type");
     if (type == "response_item" && pt == "function_call") {
-      b.call(json_str(p, "call_id"), json_str(p, "name"), arguments_of(p.contains("arguments") ? p["arguments"] : nlohmann::json(), b));
+      b.call(json_str(p, "call_id"), json_str(p, "name"),
+             arguments_of(p.contains("arguments") ? p["arguments"] : nlohmann::json(), b));
     } else if (type == "response_item" && pt == "custom_tool_call") {
       b.call(json_str(p, "call_id"), json_str(p, "name"), {{"input", json_str(p, "input")}});
     } else if (type == "response_item" && pt == "local_shell_call") {
       b.call(json_str(p, "call_id"), "local_shell", p.contains("action") ? p["action"] : nlohmann::json::object());
     } else if (type == "response_item" && (pt == "function_call_output" || pt == "custom_tool_call_output")) {
       const auto& output = p.contains("output") ? p["output"] : nlohmann::json();
-      nlohmann::json result = {{"ok", true}, {"output", output.is_string() ? output.get<std::string>() : text_of(output)}};
+      nlohmann::json result = {{"ok", true},
+                               {"output", output.is_string() ? output.get<std::string>() : text_of(output)}};
       // Codex wraps shell output as {"output": ..., "metadata": {"exit_code": N}} in a string. A
       // string past the JSON limits is no such wrapper (it is 2 deep): it stays plain output.
       bool wrapper = output.is_string() && check_json_limits(output.get_ref<const std::string&>(), b.where).ok();
       auto inner = wrapper ? parse_within_limits_or_discarded(output.get_ref<const std::string&>()) : nlohmann::json();
-      if (inner.is_object() && inner.contains("metadata") && inner["metadata"].is_object() && inner["metadata"].contains("exit_code")) {
+      if (inner.is_object() && inner.contains("metadata") && inner["metadata"].is_object() &&
+          inner["metadata"].contains("exit_code")) {
         result["exit_code"] = inner["metadata"]["exit_code"];
         result["ok"] = inner["metadata"]["exit_code"] == 0;
         result["output"] = json_str(inner, "output");
@@ -313,19 +343,35 @@ std::optional<Format> parse_format(const std::string& name) {
 std::string format_name(Format format) { return format_names()[static_cast<std::size_t>(format)]; }
 
 const std::vector<std::string>& tool_catalogue(Format format) {
-  static const std::vector<std::string> claude = {"Bash", "BashOutput", "KillShell", "Read", "Write", "Edit", "MultiEdit",
-                                                  "Glob", "Grep", "LS", "NotebookRead", "NotebookEdit", "WebFetch",
-                                                  "WebSearch", "Task", "TodoWrite", "ExitPlanMode", "SlashCommand"};
-  static const std::vector<std::string> openhands = {"execute_bash", "str_replace_editor", "execute_ipython_cell", "browser",
-                                                     "web_read", "edit_file", "think", "run", "read", "edit", "run_ipython",
-                                                     "browse", "browse_interactive", "delegate"};
-  static const std::vector<std::string> codex = {"shell", "local_shell", "apply_patch", "update_plan", "view_image",
-                                                 "exec_command", "write_stdin", "unified_exec"};
+  static const std::vector<std::string> claude = {"Bash",         "BashOutput",   "KillShell",   "Read",      "Write",
+                                                  "Edit",         "MultiEdit",    "Glob",        "Grep",      "LS",
+                                                  "NotebookRead", "NotebookEdit", "WebFetch",    "WebSearch", "Task",
+                                                  "TodoWrite",    "ExitPlanMode", "SlashCommand"};
+  static const std::vector<std::string> openhands = {"execute_bash",
+                                                     "str_replace_editor",
+                                                     "execute_ipython_cell",
+                                                     "browser",
+                                                     "web_read",
+                                                     "edit_file",
+                                                     "think",
+                                                     "run",
+                                                     "read",
+                                                     "edit",
+                                                     "run_ipython",
+                                                     "browse",
+                                                     "browse_interactive",
+                                                     "delegate"};
+  static const std::vector<std::string> codex = {"shell",      "local_shell",  "apply_patch", "update_plan",
+                                                 "view_image", "exec_command", "write_stdin", "unified_exec"};
   switch (format) {
-    case Format::kClaudeCode: return claude;
-    case Format::kSweAgent: return swe_commands();
-    case Format::kOpenHands: return openhands;
-    case Format::kCodex: return codex;
+    case Format::kClaudeCode:
+      return claude;
+    case Format::kSweAgent:
+      return swe_commands();
+    case Format::kOpenHands:
+      return openhands;
+    case Format::kCodex:
+      return codex;
   }
   return claude;
 }
@@ -333,29 +379,42 @@ const std::vector<std::string>& tool_catalogue(Format format) {
 bool is_effect_call(Format format, const TrajectoryEvent& call) {
   const std::string& t = call.tool;
   switch (format) {
-    case Format::kClaudeCode: return t == "Write" || t == "Edit" || t == "MultiEdit" || t == "NotebookEdit";
-    case Format::kSweAgent: return t == "edit" || t == "create" || t == "insert" ||
-                                   (t == "str_replace_editor" && json_str(call.input, "command") != "view");
-    case Format::kOpenHands: return t == "edit" || t == "edit_file" ||
-                                    (t == "str_replace_editor" && json_str(call.input, "command") != "view" &&
-                                     json_str(call.input, "command") != "" );
-    case Format::kCodex: return t == "apply_patch";
+    case Format::kClaudeCode:
+      return t == "Write" || t == "Edit" || t == "MultiEdit" || t == "NotebookEdit";
+    case Format::kSweAgent:
+      return t == "edit" || t == "create" || t == "insert" ||
+             (t == "str_replace_editor" && json_str(call.input, "command") != "view");
+    case Format::kOpenHands:
+      return t == "edit" || t == "edit_file" ||
+             (t == "str_replace_editor" && json_str(call.input, "command") != "view" &&
+              json_str(call.input, "command") != "");
+    case Format::kCodex:
+      return t == "apply_patch";
   }
   return false;
 }
 
 Result<ImportedTrajectory> import_trajectory(const std::string& text, Format format, const std::string& source) {
   if (text.size() > kMaxTranscriptBytes) {
-    return make_error(ErrorCode::kInvalidInput, fmt::format("{}: refused: {} of transcript, over the limit of {}", source,
-                                                            format_bytes(text.size()), format_bytes(kMaxTranscriptBytes)));
+    return make_error(ErrorCode::kInvalidInput,
+                      fmt::format("{}: refused: {} of transcript, over the limit of {}", source,
+                                  format_bytes(text.size()), format_bytes(kMaxTranscriptBytes)));
   }
   Builder b;
   b.out.format = format;
   switch (format) {
-    case Format::kClaudeCode: TRY_STATUS(import_claude_code(text, source, b)); break;
-    case Format::kSweAgent: TRY_STATUS(import_swe_agent(text, source, b)); break;
-    case Format::kOpenHands: TRY_STATUS(import_openhands(text, source, b)); break;
-    case Format::kCodex: TRY_STATUS(import_codex(text, source, b)); break;
+    case Format::kClaudeCode:
+      TRY_STATUS(import_claude_code(text, source, b));
+      break;
+    case Format::kSweAgent:
+      TRY_STATUS(import_swe_agent(text, source, b));
+      break;
+    case Format::kOpenHands:
+      TRY_STATUS(import_openhands(text, source, b));
+      break;
+    case Format::kCodex:
+      TRY_STATUS(import_codex(text, source, b));
+      break;
   }
   if (b.refused) return *b.refused;
   // Below, operator== and the importers' dump() recurse: every value came through the limits above,

@@ -32,10 +32,10 @@ bool is_effect_call(Format format, const TrajectoryEvent& call);
 struct ImportedTrajectory {
   Format format = Format::kClaudeCode;
   std::vector<TrajectoryEvent> events;  // seq = 1, 2, ... in file order
-  int records = 0;                              // lines or items read
-  std::map<std::string, int> skipped;           // record types not used, with counts
-  bool truncated_last_line = false;             // a JSONL file whose last line was cut off
-  bool goal_actions_executed = false;           // some effect call happened (and did not fail)
+  int records = 0;                      // lines or items read
+  std::map<std::string, int> skipped;   // record types not used, with counts
+  bool truncated_last_line = false;     // a JSONL file whose last line was cut off
+  bool goal_actions_executed = false;   // some effect call happened (and did not fail)
 };
 
 // Fails (kInvalidInput, naming the file and where) only when the file cannot be read as the format

@@ -24,15 +24,18 @@ class CommandProvider final : public Provider {
     spec.stdin_data = nlohmann::json{{"system", request.system}, {"messages", messages}}.dump(
         -1, ' ', false, nlohmann::json::error_handler_t::replace);
     auto run = sandbox::run_process(spec);
-    if (!run.ok()) return make_error(ErrorCode::kUnavailable, fmt::format("command {}: {}", command_, run.error().message));
+    if (!run.ok())
+      return make_error(ErrorCode::kUnavailable, fmt::format("command {}: {}", command_, run.error().message));
     std::string err = run->errors.text().substr(0, 500);
     if (run->cancelled) return make_error(ErrorCode::kUnavailable, fmt::format("command {}: cancelled", command_));
-    if (run->timed_out) return make_error(ErrorCode::kTimeout, fmt::format("command {}: no answer within the time left", command_));
+    if (run->timed_out)
+      return make_error(ErrorCode::kTimeout, fmt::format("command {}: no answer within the time left", command_));
     if (run->exit_code != 0) {
       return make_error(ErrorCode::kUnavailable, fmt::format("command {}: exited with {}{}{}", command_, run->exit_code,
                                                              err.empty() ? "" : ": ", err));
     }
-    if (run->output.truncated()) return make_error(ErrorCode::kUnavailable, fmt::format("command {}: reply over 16 MiB", command_));
+    if (run->output.truncated())
+      return make_error(ErrorCode::kUnavailable, fmt::format("command {}: reply over 16 MiB", command_));
     Reply r;
     r.text = run->output.text();
     r.usage_estimated = true;

@@ -107,14 +107,16 @@ class WireProvider : public Provider {
     }
     auto j = parse_within_limits_or_discarded(text);
     if (j.is_discarded() || !j.is_object()) {
-      return make_error(ErrorCode::kUnavailable, scrub(fmt::format("{}: the reply is not JSON: {}", name(), text.substr(0, 200))));
+      return make_error(ErrorCode::kUnavailable,
+                        scrub(fmt::format("{}: the reply is not JSON: {}", name(), text.substr(0, 200))));
     }
     try {
       auto reply = read_reply(j);
       if (!reply.ok()) return make_error(reply.error().code, scrub(reply.error().message));
       return reply;
     } catch (const nlohmann::json::exception& e) {
-      return make_error(ErrorCode::kUnavailable, scrub(fmt::format("{}: unexpected reply shape: {}", name(), e.what())));
+      return make_error(ErrorCode::kUnavailable,
+                        scrub(fmt::format("{}: unexpected reply shape: {}", name(), e.what())));
     }
   }
 };
@@ -132,7 +134,9 @@ class Anthropic final : public WireProvider {
   nlohmann::json body(const Request& request) const override {
     nlohmann::json messages = nlohmann::json::array();
     for (const auto& m : request.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
-    return {{"model", config_.model}, {"max_tokens", request.max_output_tokens}, {"system", request.system},
+    return {{"model", config_.model},
+            {"max_tokens", request.max_output_tokens},
+            {"system", request.system},
             {"messages", messages}};
   }
   Result<Reply> read_reply(const nlohmann::json& j) const override {
@@ -188,7 +192,9 @@ class OpenAi final : public WireProvider {
 
 }  // namespace
 
-std::unique_ptr<Provider> make_anthropic(HttpProviderConfig config) { return std::make_unique<Anthropic>(std::move(config)); }
+std::unique_ptr<Provider> make_anthropic(HttpProviderConfig config) {
+  return std::make_unique<Anthropic>(std::move(config));
+}
 std::unique_ptr<Provider> make_openai(HttpProviderConfig config) { return std::make_unique<OpenAi>(std::move(config)); }
 
 }  // namespace candor::llm

@@ -27,7 +27,8 @@ class MaskingProvider final : public Provider {
 
 }  // namespace
 
-std::unique_ptr<Provider> mask_requests(std::unique_ptr<Provider> provider, std::shared_ptr<const SecretMasker> masker) {
+std::unique_ptr<Provider> mask_requests(std::unique_ptr<Provider> provider,
+                                        std::shared_ptr<const SecretMasker> masker) {
   if (masker == nullptr || masker->empty()) return provider;
   return std::make_unique<MaskingProvider>(std::move(provider), std::move(masker));
 }

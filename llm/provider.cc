@@ -64,7 +64,8 @@ Result<std::unique_ptr<Provider>> make_unmasked(const std::string& spec, const P
     c.base_url = env("OPENAI_BASE_URL");
     // A local compatible server (Ollama, llama.cpp, vLLM) needs no key; the public API does.
     if (c.base_url.empty()) {
-      if (c.api_key.empty()) return make_error(ErrorCode::kUnavailable, "openai: OPENAI_API_KEY is not set (or set OPENAI_BASE_URL)");
+      if (c.api_key.empty())
+        return make_error(ErrorCode::kUnavailable, "openai: OPENAI_API_KEY is not set (or set OPENAI_BASE_URL)");
       c.base_url = "https://api.openai.com/v1";
     }
     c.model = arg.empty() ? kDefaultOpenAiModel : arg;
@@ -79,8 +80,9 @@ Result<std::unique_ptr<Provider>> make_unmasked(const std::string& spec, const P
     if (arg.empty()) return make_error(ErrorCode::kUsage, "--llm command:PROG needs a program");
     return make_command_provider(arg, options);
   }
-  return make_error(ErrorCode::kUsage,
-                    fmt::format("unknown LLM provider \"{}\" (expected anthropic, openai, script:FILE or command:PROG)", kind));
+  return make_error(
+      ErrorCode::kUsage,
+      fmt::format("unknown LLM provider \"{}\" (expected anthropic, openai, script:FILE or command:PROG)", kind));
 }
 
 }  // namespace

@@ -73,7 +73,8 @@ Result<std::unique_ptr<Provider>> make_script_provider(const std::string& path) 
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank lines separate nothing
     // A line is a document of its own: the reply it carries as a string is checked again when it
     // is read as a plan or a verdict; one given as `reply_json` is bounded here (dump() recurses).
-    if (Status within = check_json_limits(text, fmt::format("script {}:{}", path, line_no)); !within.ok()) return within.error();
+    if (Status within = check_json_limits(text, fmt::format("script {}:{}", path, line_no)); !within.ok())
+      return within.error();
     auto j = parse_within_limits_or_discarded(text);
     if (j.is_discarded() || !j.is_object()) return bad_line(path, line_no, "not a JSON object");
     ScriptLine line;
@@ -95,12 +96,15 @@ Result<std::unique_ptr<Provider>> make_script_provider(const std::string& path) 
             !value.value("output_tokens", nlohmann::json()).is_number_unsigned()) {
           return bad_line(path, line_no, "usage: expected {\"input_tokens\": N, \"output_tokens\": N}");
         }
-        line.usage = std::make_pair(value["input_tokens"].get<std::int64_t>(), value["output_tokens"].get<std::int64_t>());
+        line.usage =
+            std::make_pair(value["input_tokens"].get<std::int64_t>(), value["output_tokens"].get<std::int64_t>());
       } else {
-        return bad_line(path, line_no, fmt::format("unknown field \"{}\" (expected reply, reply_json, expect, usage)", key));
+        return bad_line(path, line_no,
+                        fmt::format("unknown field \"{}\" (expected reply, reply_json, expect, usage)", key));
       }
     }
-    if (j.contains("reply") && j.contains("reply_json")) return bad_line(path, line_no, "give reply or reply_json, not both");
+    if (j.contains("reply") && j.contains("reply_json"))
+      return bad_line(path, line_no, "give reply or reply_json, not both");
     if (!has_reply) return bad_line(path, line_no, "needs reply or reply_json");
     lines.push_back(std::move(line));
   }

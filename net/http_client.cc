@@ -56,8 +56,8 @@ std::size_t write_body(char* data, std::size_t size, std::size_t nmemb, void* us
   auto* state = static_cast<TransferState*>(userp);
   std::size_t n = size * nmemb;
   state->response->body_bytes_total += n;
-  std::size_t room = state->request->max_body_bytes - std::min(state->request->max_body_bytes,
-                                                                state->response->body.size());
+  std::size_t room =
+      state->request->max_body_bytes - std::min(state->request->max_body_bytes, state->response->body.size());
   state->response->body.append(data, std::min(n, room));
   return n;
 }
@@ -72,9 +72,9 @@ bool is_loopback_host(const std::string& raw) {
   std::string host = raw;
   if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
   if (host == "localhost") return true;
-  struct in_addr a4{};
+  struct in_addr a4 {};
   if (inet_pton(AF_INET, host.c_str(), &a4) == 1) return (ntohl(a4.s_addr) >> 24) == 127;
-  struct in6_addr a6{};
+  struct in6_addr a6 {};
   if (inet_pton(AF_INET6, host.c_str(), &a6) == 1) return IN6_IS_ADDR_LOOPBACK(&a6);
   return false;
 }

@@ -25,7 +25,7 @@ struct HttpRequest {
   std::string body;
   long connect_timeout_ms = 5000;
   long total_timeout_ms = 30000;
-  std::size_t max_body_bytes = 1 << 20;  // the rest is counted, not kept
+  std::size_t max_body_bytes = 1 << 20;       // the rest is counted, not kept
   const std::atomic<bool>* cancel = nullptr;  // borrowed; aborts the transfer when set
 };
 

@@ -59,7 +59,8 @@ Result<PlanStep> parse_step(const nlohmann::json& j, const Catalog& catalog, con
   if (j.contains("assert")) {
     const auto& list = j["assert"];
     std::string list_path = json_path_key(path, "assert");
-    if (!list.is_array()) return invalid(list_path, fmt::format("expected an array of assertions, got {}", json_type_name(list)));
+    if (!list.is_array())
+      return invalid(list_path, fmt::format("expected an array of assertions, got {}", json_type_name(list)));
     for (std::size_t i = 0; i < list.size(); ++i) {
       TRY_STATUS(validate_assertion(list[i], catalog, json_path_index(list_path, i)));
       step.asserts.push_back(list[i]);
@@ -107,7 +108,8 @@ Result<Plan> parse_plan(const nlohmann::json& j, const Catalog& catalog, ParseOp
   if (j.contains("goal_kind")) {
     TRY(std::string kind, get_string(j, "goal_kind", ""));
     plan.goal_kind = parse_goal_kind(kind);
-    if (!plan.goal_kind) return invalid("goal_kind", fmt::format("must be \"modify\" or \"inspect\", got \"{}\"", kind));
+    if (!plan.goal_kind)
+      return invalid("goal_kind", fmt::format("must be \"modify\" or \"inspect\", got \"{}\"", kind));
     if (options.fixed_kind && *plan.goal_kind != *options.fixed_kind) {
       return invalid("goal_kind", fmt::format("the goal kind is \"{}\", fixed by {}; a plan cannot change it to \"{}\" "
                                               "(omit goal_kind or repeat \"{}\")",
@@ -121,7 +123,8 @@ Result<Plan> parse_plan(const nlohmann::json& j, const Catalog& catalog, ParseOp
   }
   if (j.contains("questions")) {
     const auto& q = j["questions"];
-    if (!q.is_array()) return invalid("questions", fmt::format("expected an array of strings, got {}", json_type_name(q)));
+    if (!q.is_array())
+      return invalid("questions", fmt::format("expected an array of strings, got {}", json_type_name(q)));
     for (std::size_t i = 0; i < q.size(); ++i) {
       if (!q[i].is_string() || q[i].get<std::string>().empty()) {
         return invalid(json_path_index("questions", i), "expected a non-empty string (a yes/no question)");
@@ -131,12 +134,14 @@ Result<Plan> parse_plan(const nlohmann::json& j, const Catalog& catalog, ParseOp
   }
   if (!j.contains("steps")) return invalid("steps", "missing (use [] for a plan with no steps)");
   const auto& steps = j["steps"];
-  if (!steps.is_array()) return invalid("steps", fmt::format("expected an array of steps, got {}", json_type_name(steps)));
+  if (!steps.is_array())
+    return invalid("steps", fmt::format("expected an array of steps, got {}", json_type_name(steps)));
   std::set<std::string> ids;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     std::string path = json_path_index("steps", i);
     TRY(PlanStep step, parse_step(steps[i], catalog, path));
-    if (!ids.insert(step.id).second) return invalid(json_path_key(path, "id"), fmt::format("duplicate step id \"{}\"", step.id));
+    if (!ids.insert(step.id).second)
+      return invalid(json_path_key(path, "id"), fmt::format("duplicate step id \"{}\"", step.id));
     plan.steps.push_back(std::move(step));
   }
   if (!j.contains("then")) return invalid("then", "missing: must be \"replan\" or \"finish\"");

@@ -31,8 +31,13 @@ Result<Plan> read_plan(const std::string& reply, const Catalog& catalog, const P
 }  // namespace
 
 Planner::Planner(llm::Provider& provider, const Catalog& catalog, PlannerHooks hooks, PlannerOptions options)
-    : provider_(provider), catalog_(catalog), hooks_(std::move(hooks)), options_(options), system_(system_prompt(catalog)),
-      kind_(options.kind), kind_by_(options.kind ? "--kind" : "") {}
+    : provider_(provider),
+      catalog_(catalog),
+      hooks_(std::move(hooks)),
+      options_(options),
+      system_(system_prompt(catalog)),
+      kind_(options.kind),
+      kind_by_(options.kind ? "--kind" : "") {}
 
 Result<llm::Reply> Planner::call(const std::string& role, const std::vector<llm::Message>& messages,
                                  std::chrono::milliseconds deadline) {
@@ -71,7 +76,8 @@ Result<Plan> Planner::ask(bool first_round, std::chrono::milliseconds deadline) 
     std::vector<llm::Message> repair = messages_;
     repair.push_back({"assistant", reply.text});
     repair.push_back({"user", repair_message(plan.error().message)});
-    auto left = deadline - std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+    auto left =
+        deadline - std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
     auto repair_reply = call("repair", repair, left);
     if (!repair_reply.ok()) refused_reply_ = repair_reply.error().code == ErrorCode::kInvalidInput;
     TRY(llm::Reply second, std::move(repair_reply));
@@ -79,8 +85,8 @@ Result<Plan> Planner::ask(bool first_round, std::chrono::milliseconds deadline) 
     if (!repaired.ok()) {
       refused_reply_ = refused || refused_again;
       return make_error(ErrorCode::kInvalidInput,
-                        fmt::format("the planner's reply was invalid twice: first: {}; after repair: {}", plan.error().message,
-                                    repaired.error().message));
+                        fmt::format("the planner's reply was invalid twice: first: {}; after repair: {}",
+                                    plan.error().message, repaired.error().message));
     }
     reply = second;
     plan = std::move(repaired);
@@ -131,7 +137,8 @@ void Planner::bound_context() {
     std::size_t bytes = observation_bytes(r.observations);
     std::string& content = messages_[r.message_index].content;
     std::size_t recovery = content.find("RECOVERY NEEDED.");
-    std::string kept = recovery == std::string::npos ? "" : "\n" + content.substr(recovery, content.find('\n', recovery) - recovery);
+    std::string kept =
+        recovery == std::string::npos ? "" : "\n" + content.substr(recovery, content.find('\n', recovery) - recovery);
     content = cut_observations_message(r.round, r.observations, bytes) + kept;
     r.cut = true;
     total -= bytes;

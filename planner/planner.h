@@ -20,7 +20,7 @@ struct PlannerOptions {
   // replaced by one-line summaries beyond it.
   std::size_t observation_budget = 48 * 1024;
   int max_output_tokens = 4096;
-  bool reviewed = false;  // an independent reviewer will check the work (the worker is told only that)
+  bool reviewed = false;         // an independent reviewer will check the work (the worker is told only that)
   std::optional<GoalKind> kind;  // --kind: fixed before the planner speaks
 };
 

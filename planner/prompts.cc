@@ -10,8 +10,8 @@ std::string describe_args(const std::vector<ArgSpec>& args) {
   std::string out;
   for (const auto& a : args) {
     if (a.user_only) continue;
-    out += fmt::format("{}{} ({}{}{})", out.empty() ? "" : "; ", a.name, arg_type_name(a.type), a.required ? ", required" : "",
-                       a.description.empty() ? "" : ": " + a.description);
+    out += fmt::format("{}{} ({}{}{})", out.empty() ? "" : "; ", a.name, arg_type_name(a.type),
+                       a.required ? ", required" : "", a.description.empty() ? "" : ": " + a.description);
   }
   return out.empty() ? "none" : out;
 }
@@ -24,7 +24,8 @@ std::string system_prompt(const Catalog& catalog) {
     const auto& t = catalog.tools[i];
     std::string kind = "";
     if (i < catalog.tool_flags.size()) {
-      kind = catalog.tool_flags[i].read_only ? "read-only" : catalog.tool_flags[i].effect
+      kind = catalog.tool_flags[i].read_only ? "read-only"
+             : catalog.tool_flags[i].effect
                  ? (catalog.tool_flags[i].effect_on_files ? "effect: changes files" : "effect: changes the git history")
                  : "may change files";
     }
@@ -34,7 +35,8 @@ std::string system_prompt(const Catalog& catalog) {
   for (const auto& a : catalog.assertions) {
     assertions += fmt::format("- {}: passes when {}.\n  args: {}\n", a.name, a.description, describe_args(a.args));
   }
-  return fmt::format(R"(You are the planner of candor. candor changes files in a workspace to achieve a user's goal, then checks from the workspace itself whether the goal was achieved. Your word is not evidence: what the steps change and what the assertions observe is.
+  return fmt::format(
+      R"(You are the planner of candor. candor changes files in a workspace to achieve a user's goal, then checks from the workspace itself whether the goal was achieved. Your word is not evidence: what the steps change and what the assertions observe is.
 
 You do not act directly. You reply with a plan, which candor validates and executes step by step with sandboxed tools. After the steps run you may be asked for the next plan, with what they observed.
 
@@ -56,12 +58,13 @@ Tools:
 {}
 Assertion types:
 {})",
-                     tools, assertions);
+      tools, assertions);
 }
 
 std::string first_message(const std::string& goal, const std::string& workspace_overview) {
-  return fmt::format("Goal: {}\n\nWorkspace overview (a capped file tree; directories end in /):\n{}\nReply with the first plan.",
-                     goal, workspace_overview);
+  return fmt::format(
+      "Goal: {}\n\nWorkspace overview (a capped file tree; directories end in /):\n{}\nReply with the first plan.",
+      goal, workspace_overview);
 }
 
 std::string round_message(int round, const std::string& failure, const nlohmann::json& observations,

@@ -24,12 +24,14 @@ std::size_t utf8_at(std::string_view s, std::size_t i, char32_t& cp) {
     if ((byte(i + k) & 0xC0) != 0x80) return 0;
     cp = (cp << 6) | (byte(i + k) & 0x3F);
   }
-  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF))
+    return 0;
   return len;
 }
 
 bool is_bidi_control(char32_t cp) {
-  return cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+  return cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069);
 }
 
 void append_utf8(std::string& out, char32_t cp) {  // cp < 0x10000 here
@@ -157,7 +159,8 @@ std::string markdown_text(std::string_view text) {
     }
     // Autolinks: "scheme://" and "www." (GitHub's extended ones).
     if (c == ':' && safe.compare(i + 1, 2, "//") == 0) escape = true;
-    if (c == '.' && i >= 3 && lower_is(i - 3, "www") && (i == 3 || std::isalnum(static_cast<unsigned char>(safe[i - 4])) == 0)) {
+    if (c == '.' && i >= 3 && lower_is(i - 3, "www") &&
+        (i == 3 || std::isalnum(static_cast<unsigned char>(safe[i - 4])) == 0)) {
       escape = true;
     }
     if (escape) out += '\\';

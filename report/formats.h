@@ -35,8 +35,8 @@ std::string assertion_provenance(const nlohmann::json& assertion);
 // change (a user's command), after it, and with each added path emptied. Empty for an assertion
 // that ran none.
 struct ProgramRunLine {
-  std::string label;    // "before the change", "after", "with src/new.py emptied"
-  std::string outcome;  // "exited 1", "could not be run: ..."
+  std::string label;                // "before the change", "after", "with src/new.py emptied"
+  std::string outcome;              // "exited 1", "could not be run: ..."
   std::vector<std::string> output;  // the last lines of its output, blank lines left out
 };
 std::vector<ProgramRunLine> program_runs(const nlohmann::json& assertion, std::size_t max_lines = 3);

@@ -65,8 +65,9 @@ std::string render_diff(const std::string& diff) {
     std::string line = diff.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
     pos = nl == std::string::npos ? diff.size() : nl + 1;
     const char* cls = "";
-    if (line.rfind("+++", 0) == 0 || line.rfind("---", 0) == 0 || line.rfind("diff ", 0) == 0 || line.rfind("index ", 0) == 0 ||
-        line.rfind("new file mode", 0) == 0 || line.rfind("deleted file mode", 0) == 0) {
+    if (line.rfind("+++", 0) == 0 || line.rfind("---", 0) == 0 || line.rfind("diff ", 0) == 0 ||
+        line.rfind("index ", 0) == 0 || line.rfind("new file mode", 0) == 0 ||
+        line.rfind("deleted file mode", 0) == 0) {
       cls = "muted";
     } else if (line.rfind("@@", 0) == 0) {
       cls = "hunk";
@@ -94,9 +95,14 @@ std::string banner(const nlohmann::json& r) {
   if (const auto& u = json_field(r, "undone"); u.is_object()) {
     extra += " · <span id=\"banner-undone\">undone at " + e(str(u, "at")) + "</span>";
   }
-  return fmt::format("<header class=\"banner {}\" id=\"verdict\"><h1>{}</h1><p>{}</p><p>run {} · status {} · verdict by {}{}</p></header>\n",
-                     verdict, verdict == "success" ? "SUCCESS" : verdict == "partial" ? "PARTIAL" : "FAIL", e(str(r, "goal")),
-                     e(str(r, "run_id")), e(str(r, "status")), e(str(r, "verdict_by")), extra);
+  return fmt::format(
+      "<header class=\"banner {}\" id=\"verdict\"><h1>{}</h1><p>{}</p><p>run {} · status {} · verdict by "
+      "{}{}</p></header>\n",
+      verdict,
+      verdict == "success"   ? "SUCCESS"
+      : verdict == "partial" ? "PARTIAL"
+                             : "FAIL",
+      e(str(r, "goal")), e(str(r, "run_id")), e(str(r, "status")), e(str(r, "verdict_by")), extra);
 }
 
 // Reasons, each marked as a warning (it counts against success) or as support, in words as well as
@@ -106,7 +112,9 @@ std::string reasons_section(const nlohmann::json& r) {
   const auto& warnings_field = json_field(r, "warnings");
   std::vector<std::string> warnings;
   for (const auto& w : json_list(r, "warnings")) warnings.push_back(json_text(w));
-  auto is_warning = [&](const std::string& s) { return std::find(warnings.begin(), warnings.end(), s) != warnings.end(); };
+  auto is_warning = [&](const std::string& s) {
+    return std::find(warnings.begin(), warnings.end(), s) != warnings.end();
+  };
   std::vector<std::string> shown;
   for (const auto& reason : json_list(r, "reasons")) {
     std::string text = json_text(reason);
@@ -130,26 +138,31 @@ std::string reasons_section(const nlohmann::json& r) {
 // The judge's answers: beside the verdict when tier 2 decided; further down, visibly secondary,
 // when it was asked and tier 1 decided.
 std::string judge_section(const nlohmann::json& t2, bool decided) {
-  std::string out = decided ? "<section id=\"judge\" class=\"judge-decided\"><h2>The judge decided (tier 2)</h2>"
-                            : "<section id=\"judge\" class=\"judge-secondary\"><h2>The judge was asked; tier 1 decided</h2>";
+  std::string out =
+      decided ? "<section id=\"judge\" class=\"judge-decided\"><h2>The judge decided (tier 2)</h2>"
+              : "<section id=\"judge\" class=\"judge-secondary\"><h2>The judge was asked; tier 1 decided</h2>";
   out += "<table id=\"judge-answers\"><tr><th>#</th><th>question</th><th>answer</th><th>the judge's reason</th></tr>";
   for (const auto& a : json_list(t2, "answers")) {
     bool yes = str(a, "answer") == "yes";
-    out += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>", json_int(a, "question"), e(str(a, "text")),
-                       yes ? "ok" : "bad", yes ? "✓ yes" : "✗ no", e(str(a, "reason")));
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>", json_int(a, "question"),
+                       e(str(a, "text")), yes ? "ok" : "bad", yes ? "✓ yes" : "✗ no", e(str(a, "reason")));
   }
-  if (t2.contains("error")) out += "<tr><td colspan=\"4\" class=\"bad\">unanswered: " + e(str(t2, "error")) + "</td></tr>";
+  if (t2.contains("error"))
+    out += "<tr><td colspan=\"4\" class=\"bad\">unanswered: " + e(str(t2, "error")) + "</td></tr>";
   return out + "</table></section>\n";
 }
 
 std::string assertions_section(const nlohmann::json& r) {
   const auto& assertions = json_list(r, "assertions");
-  std::string out = "<h2>Assertions</h2><table id=\"assertions\"><tr><th></th><th>step</th><th>type</th><th>observed</th>"
-                    "<th>by</th><th>discriminating</th></tr>";
+  std::string out =
+      "<h2>Assertions</h2><table id=\"assertions\"><tr><th></th><th>step</th><th>type</th><th>observed</th>"
+      "<th>by</th><th>discriminating</th></tr>";
   for (const auto& a : assertions) {
     bool passed = json_bool(a, "passed");
     const auto& d = json_field(a, "discriminating");
-    std::string disc = !d.is_boolean() ? "—" : d.get<bool>() ? "yes: failed before the run" : "no: passed before the run too";
+    std::string disc = !d.is_boolean() ? "—"
+                       : d.get<bool>() ? "yes: failed before the run"
+                                       : "no: passed before the run too";
     const auto& step = json_field(a, "step");
     // A command's runs: before the change, after it, with added paths emptied, each with the end of its output.
     std::string runs;
@@ -160,9 +173,10 @@ std::string assertions_section(const nlohmann::json& r) {
                           output.empty() ? "" : "<pre>" + e(output) + "</pre>");
     }
     out += fmt::format(
-        "<tr><td class=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}{}</td><td class=\"by\">{}</td><td class=\"discriminating\">{}</td></tr>",
-        passed ? "ok" : "bad", passed ? "✓ pass" : "✗ FAIL", e(step.is_string() ? step.get<std::string>() : "goal"), e(str(a, "type")),
-        e(str(a, "message")), runs, e(json_str(a, "by", "planner")), e(disc));
+        "<tr><td class=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}{}</td><td class=\"by\">{}</td><td "
+        "class=\"discriminating\">{}</td></tr>",
+        passed ? "ok" : "bad", passed ? "✓ pass" : "✗ FAIL", e(step.is_string() ? step.get<std::string>() : "goal"),
+        e(str(a, "type")), e(str(a, "message")), runs, e(json_str(a, "by", "planner")), e(disc));
   }
   if (assertions.empty()) out += "<tr><td colspan=\"6\" class=\"muted\">no assertion was evaluated</td></tr>";
   return out + "</table>\n";
@@ -174,7 +188,8 @@ std::string changes_section(const nlohmann::json& r, const std::map<std::string,
   if (mutations.empty()) out += "<p class=\"muted\">Nothing in the workspace changed.</p>";
   for (const auto& m : mutations) {
     std::string path = str(m, "path");
-    out += fmt::format("<h3><code>{}</code> {} +{} −{}</h3>", e(path), e(str(m, "change")), json_int(m, "lines_added"), json_int(m, "lines_removed"));
+    out += fmt::format("<h3><code>{}</code> {} +{} −{}</h3>", e(path), e(str(m, "change")), json_int(m, "lines_added"),
+                       json_int(m, "lines_removed"));
     auto it = diffs.find(path);
     if (json_bool(m, "credential") || looks_secret(path)) {
       out += "<p class=\"muted\">" + e(std::string(kContentWithheld)) + "</p>";  // whatever `diffs` holds
@@ -193,7 +208,10 @@ std::string reviews_and_acceptance(const nlohmann::json& r) {
     for (const auto& v : reviews) {
       std::string verdict = str(v, "verdict");
       out += fmt::format("<tr><td>attempt {}</td><td class=\"{}\">{}</td><td>{}</td></tr>", json_int(v, "attempt"),
-                         verdict == "pass" ? "ok" : verdict == "fail" ? "bad" : "warn", e(verdict), e(str(v, "reason")));
+                         verdict == "pass"   ? "ok"
+                         : verdict == "fail" ? "bad"
+                                             : "warn",
+                         e(verdict), e(str(v, "reason")));
     }
     out += "</table>\n";
   }
@@ -201,7 +219,8 @@ std::string reviews_and_acceptance(const nlohmann::json& r) {
     out += "<h2>Acceptance</h2><table id=\"acceptance\">";
     for (const auto& c : json_list(acc, "checkpoints")) {
       bool matched = json_bool(c, "matched");
-      out += fmt::format("<tr><td class=\"{}\">{}</td><td>{}</td></tr>", matched ? "ok" : "bad", matched ? "✓ matched" : "✗ missed", e(str(c, "id")));
+      out += fmt::format("<tr><td class=\"{}\">{}</td><td>{}</td></tr>", matched ? "ok" : "bad",
+                         matched ? "✓ matched" : "✗ missed", e(str(c, "id")));
     }
     out += "</table>\n";
   }
@@ -215,18 +234,30 @@ std::string escape_html(const std::string& s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
 }
 
-std::string render_html(const nlohmann::json& r, const std::vector<Event>& events, const std::map<std::string, std::string>& diffs) {
+std::string render_html(const nlohmann::json& r, const std::vector<Event>& events,
+                        const std::map<std::string, std::string>& diffs) {
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
@@ -244,8 +275,10 @@ std::string render_html(const nlohmann::json& r, const std::vector<Event>& event
   if (t2.is_object() && !judge_decided) out += judge_section(t2, false);
   out += reviews_and_acceptance(r);
   if (const auto& answer = json_field(r, "final_answer"); answer.is_string()) {
-    out += "<h2>Final answer <span class=\"muted\">(the model's words, not evidence)</span></h2><pre id=\"final-answer\">" +
-           e(answer.get<std::string>()) + "</pre>\n";
+    out +=
+        "<h2>Final answer <span class=\"muted\">(the model's words, not evidence)</span></h2><pre "
+        "id=\"final-answer\">" +
+        e(answer.get<std::string>()) + "</pre>\n";
   }
   return out + "</main></body></html>\n";
 }

@@ -20,7 +20,8 @@ std::string row(const char* id, const char* name, const std::string& value_html,
 // What the process sandbox gave shell steps, in words.
 std::string sandbox_value(const nlohmann::json& sb) {
   std::vector<std::string> on;
-  if (json_bool(sb, "filesystem")) on.push_back(fmt::format("Landlock writes confined (ABI {})", json_int(sb, "landlock_abi")));
+  if (json_bool(sb, "filesystem"))
+    on.push_back(fmt::format("Landlock writes confined (ABI {})", json_int(sb, "landlock_abi")));
   if (json_bool(sb, "read_only_dirs")) on.push_back(".git, .candor and the store read-only");
   if (json_bool(sb, "pid_namespace")) on.push_back("own PID namespace");
   if (std::string n = json_str(sb, "network"); !n.empty()) on.push_back("network: " + n);
@@ -33,7 +34,8 @@ std::string sandbox_value(const nlohmann::json& sb) {
   for (const auto& s : on) out += (out.empty() ? "" : " · ") + e(s);
   std::string missing;
   for (const auto& m : json_list(sb, "missing")) missing += (missing.empty() ? "" : ", ") + e(json_text(m));
-  if (!missing.empty()) out += fmt::format("{}<br><span class=\"mark\">⚠ missing:</span> {}", out.empty() ? "none" : "", missing);
+  if (!missing.empty())
+    out += fmt::format("{}<br><span class=\"mark\">⚠ missing:</span> {}", out.empty() ? "none" : "", missing);
   return out.empty() ? "none" : out;
 }
 
@@ -50,9 +52,11 @@ std::string html_signals(const nlohmann::json& r) {
 
   std::string out = "<h2>Signals</h2><table id=\"signals\">";
   bool actions = json_bool(r, "goal_actions_executed");
-  out += row("sig-effect-tools", "effect tools run", actions ? "yes" : "none ran", !actions && json_str(r, "goal_kind") != "inspect");
-  out += row("sig-steps", "steps", fmt::format("{} planned, {} executed, {} failed", json_int(steps, "planned"), json_int(steps, "executed"),
-                                               json_int(steps, "failed")));
+  out += row("sig-effect-tools", "effect tools run", actions ? "yes" : "none ran",
+             !actions && json_str(r, "goal_kind") != "inspect");
+  out += row("sig-steps", "steps",
+             fmt::format("{} planned, {} executed, {} failed", json_int(steps, "planned"), json_int(steps, "executed"),
+                         json_int(steps, "failed")));
   // Failures a replan fixed do not count against the run (DESIGN.md, tier-1 rules): the last
   // round's count decides the warning; a report from before it was kept counts every failure.
   const auto& sig = json_object(r, "signals");
@@ -60,7 +64,8 @@ std::string html_signals(const nlohmann::json& r) {
   bool final_failed = failed > 0;
   if (sig.contains("final_assertions_failed")) {
     final_failed = json_int(sig, "final_assertions_failed") > 0;
-    assertions += fmt::format(" · final: {} passed, {} failed", json_int(sig, "final_assertions_passed"), json_int(sig, "final_assertions_failed"));
+    assertions += fmt::format(" · final: {} passed, {} failed", json_int(sig, "final_assertions_passed"),
+                              json_int(sig, "final_assertions_failed"));
   }
   out += row("sig-assertions", "assertions", assertions, final_failed);
   out += row("sig-changed-files", "changed files", std::to_string(mutations.size()));
@@ -68,10 +73,12 @@ std::string html_signals(const nlohmann::json& r) {
   for (const auto& s : suspicious) listed += "<br>" + e(json_str(s, "reason"));
   out += row("sig-suspicious", "suspicious steps", listed, !suspicious.empty());
   std::string exhausted = json_str(b, "exhausted");
-  out += row("sig-budget-exhausted", "budget exhausted", exhausted.empty() ? "no" : "yes: " + e(exhausted), !exhausted.empty());
-  out += row("sig-budget", "budget used", fmt::format("replans {} · steps {} · tokens {} · time {} s", used_of(json_field(b, "replans")),
-                                                      used_of(json_field(b, "steps")), used_of(json_field(b, "tokens")),
-                                                      used_of(json_field(b, "time_s"))));
+  out += row("sig-budget-exhausted", "budget exhausted", exhausted.empty() ? "no" : "yes: " + e(exhausted),
+             !exhausted.empty());
+  out += row(
+      "sig-budget", "budget used",
+      fmt::format("replans {} · steps {} · tokens {} · time {} s", used_of(json_field(b, "replans")),
+                  used_of(json_field(b, "steps")), used_of(json_field(b, "tokens")), used_of(json_field(b, "time_s"))));
   if (const auto& scan = json_field(r, "scan"); scan.is_object()) {
     bool complete = json_bool(scan, "complete", true);
     std::string unread;
@@ -82,11 +89,13 @@ std::string html_signals(const nlohmann::json& r) {
   out += row("sig-sandbox", "sandbox (shell steps)", sb.is_object() ? sandbox_value(sb) : "not recorded",
              sb.is_object() && !json_list(sb, "missing").empty());
   const auto& provider = json_field(r, "provider");
-  out += row("sig-provider", "provider / model", provider.is_string() ? e(provider.get<std::string>()) : "none (no LLM was used)");
+  out += row("sig-provider", "provider / model",
+             provider.is_string() ? e(provider.get<std::string>()) : "none (no LLM was used)");
   const auto& policy = json_field(r, "judge_policy");
   out += row("sig-judge-policy", "judge policy", policy.is_string() ? e(policy.get<std::string>()) : "not recorded");
-  out += row("sig-usage", "usage", fmt::format("{} LLM calls, {} tokens in, {} out", json_int(usage, "llm_calls"),
-                                               json_int(usage, "input_tokens"), json_int(usage, "output_tokens")));
+  out += row("sig-usage", "usage",
+             fmt::format("{} LLM calls, {} tokens in, {} out", json_int(usage, "llm_calls"),
+                         json_int(usage, "input_tokens"), json_int(usage, "output_tokens")));
   return out + "</table>\n";
 }
 

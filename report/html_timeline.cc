@@ -107,24 +107,30 @@ std::string outcome_cell(const StepRow& s) {
     for (const auto& f : s.failed_assertions) out += "<br>" + escape_html(f);
     return out + "</td>";
   }
-  if (s.passed_assertions > 0) return fmt::format("<td class=\"outcome ok\">✓ ok, {} assertion{} passed</td>", s.passed_assertions, s.passed_assertions == 1 ? "" : "s");
+  if (s.passed_assertions > 0)
+    return fmt::format("<td class=\"outcome ok\">✓ ok, {} assertion{} passed</td>", s.passed_assertions,
+                       s.passed_assertions == 1 ? "" : "s");
   return "<td class=\"outcome ok\">✓ ok</td>";
 }
 
 }  // namespace
 
 std::string html_timeline(const std::vector<Event>& events) {
-  std::string out = "<h2>Timeline</h2><table id=\"steps\"><tr><th>step</th><th>tool</th><th>target</th><th>why (the plan's words)</th><th>outcome</th></tr>";
+  std::string out =
+      "<h2>Timeline</h2><table id=\"steps\"><tr><th>step</th><th>tool</th><th>target</th><th>why (the plan's "
+      "words)</th><th>outcome</th></tr>";
   for (const auto& r : rounds_of(events)) {
     out += fmt::format("<tr class=\"round\"><th colspan=\"5\">Round {}", r.number);
-    out += r.reason.empty() ? " · <span class=\"plan-reason\">first plan</span>"
-                            : " · <span class=\"replan-reason\">replanned because: " + escape_html(r.reason) + "</span>";
+    out += r.reason.empty()
+               ? " · <span class=\"plan-reason\">first plan</span>"
+               : " · <span class=\"replan-reason\">replanned because: " + escape_html(r.reason) + "</span>";
     out += "</th></tr>";
     for (const auto& s : r.steps) {
-      out += fmt::format("<tr class=\"{}\"><td class=\"id\">{}</td><td class=\"tool\">{}</td><td class=\"target\"><code>{}</code></td>"
-                         "<td class=\"why\">{}</td>{}</tr>",
-                         s.started ? "step" : "step-not-run", escape_html(shorten(s.id, 40)), escape_html(shorten(s.tool, 40)), escape_html(s.target),
-                         escape_html(s.why), outcome_cell(s));
+      out += fmt::format(
+          "<tr class=\"{}\"><td class=\"id\">{}</td><td class=\"tool\">{}</td><td class=\"target\"><code>{}</code></td>"
+          "<td class=\"why\">{}</td>{}</tr>",
+          s.started ? "step" : "step-not-run", escape_html(shorten(s.id, 40)), escape_html(shorten(s.tool, 40)),
+          escape_html(s.target), escape_html(s.why), outcome_cell(s));
     }
   }
   return out + "</table>\n";

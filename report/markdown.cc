@@ -24,7 +24,8 @@ std::string changes_table(const nlohmann::json& mutations) {
     std::string steps;
     for (const auto& s : json_list(m, "steps")) steps += (steps.empty() ? "" : ", ") + json_text(s);
     std::string change = text(m, "change");
-    if (json_bool(m, "credential") || looks_secret(json_str(m, "path"))) change += " · " + std::string(kContentWithheld);
+    if (json_bool(m, "credential") || looks_secret(json_str(m, "path")))
+      change += " · " + std::string(kContentWithheld);
     out += fmt::format("| {} | {} | +{} −{} | {} → {} | {} |\n", code_cell(json_str(m, "path")), change,
                        json_int(m, "lines_added"), json_int(m, "lines_removed"), json_int(m, "bytes_before"),
                        json_int(m, "bytes_after"), markdown_text(steps));
@@ -37,8 +38,8 @@ std::string signals(const nlohmann::json& r) {
   const auto& steps = json_object(r, "steps");
   std::string out = "\n<details><summary>Signals</summary>\n\n";
   out += fmt::format("- goal actions executed: {}\n", json_bool(r, "goal_actions_executed") ? "yes" : "no");
-  out += fmt::format("- steps: {} planned, {} executed, {} failed\n", json_int(steps, "planned"), json_int(steps, "executed"),
-                     json_int(steps, "failed"));
+  out += fmt::format("- steps: {} planned, {} executed, {} failed\n", json_int(steps, "planned"),
+                     json_int(steps, "executed"), json_int(steps, "failed"));
   std::string exhausted = json_str(b, "exhausted");
   out += fmt::format("- budget: replans {} · steps {} · tokens {}{}\n", used_of(json_field(b, "replans")),
                      used_of(json_field(b, "steps")), used_of(json_field(b, "tokens")),
@@ -50,7 +51,8 @@ std::string signals(const nlohmann::json& r) {
 
 std::string assertions_table(const nlohmann::json& assertions) {
   if (assertions.empty()) return "";
-  std::string out = "\n<details><summary>Assertions</summary>\n\n| | step | type | observed | evidence |\n|---|---|---|---|---|\n";
+  std::string out =
+      "\n<details><summary>Assertions</summary>\n\n| | step | type | observed | evidence |\n|---|---|---|---|---|\n";
   for (const auto& a : assertions) {
     // A command's runs (before the change, after, emptied), each with the last line of its output.
     std::string runs;
@@ -58,8 +60,9 @@ std::string assertions_table(const nlohmann::json& assertions) {
       runs += "<br>" + markdown_text(run.label + ": " + run.outcome);
       if (!run.output.empty()) runs += " " + code_cell(run.output.back());
     }
-    out += fmt::format("| {} | {} | {} | {}{} | {} |\n", json_bool(a, "passed") ? "✅" : "❌", markdown_text(json_str(a, "step", "goal")),
-                       code_cell(json_str(a, "type")), text(a, "message"), runs, markdown_text(assertion_provenance(a)));
+    out += fmt::format("| {} | {} | {} | {}{} | {} |\n", json_bool(a, "passed") ? "✅" : "❌",
+                       markdown_text(json_str(a, "step", "goal")), code_cell(json_str(a, "type")), text(a, "message"),
+                       runs, markdown_text(assertion_provenance(a)));
   }
   return out + "\n</details>\n";
 }
@@ -70,7 +73,8 @@ std::string judge_and_reviews(const nlohmann::json& r) {
     out += "\n<details><summary>Judge (tier 2)</summary>\n\n";
     for (const auto& a : json_list(t2, "answers")) {
       std::string reason = json_str(a, "reason");
-      out += fmt::format("- **{}** — {} {}\n", text(a, "answer"), text(a, "text"), reason.empty() ? "" : "(" + markdown_text(reason) + ")");
+      out += fmt::format("- **{}** — {} {}\n", text(a, "answer"), text(a, "text"),
+                         reason.empty() ? "" : "(" + markdown_text(reason) + ")");
     }
     if (t2.contains("error")) out += "- unanswered: " + text(t2, "error") + "\n";
     out += "\n</details>\n";
@@ -98,14 +102,19 @@ std::string render_markdown(const nlohmann::json& r) {
   }
   if (const auto& u = json_field(r, "undone"); u.is_object()) {
     std::string at = json_str(u, "at");  // candor's own RFC 3339 time: keep only what one holds
-    std::erase_if(at, [](char c) { return !(std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == ':' || c == '.' || c == 'T' || c == 'Z' || c == '+'); });
+    std::erase_if(at, [](char c) {
+      return !(std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == ':' || c == '.' || c == 'T' ||
+               c == 'Z' || c == '+');
+    });
     out += " · **undone at " + at + "**";
   }
   const auto& git = json_field(r, "git");
   if (git.is_object()) {
     // `BASE..` has no head commit: the change is the working tree, uncommitted.
-    std::string head = json_bool(git, "worktree") ? "the working tree" : markdown_code(json_str(git, "head").substr(0, 12));
-    out += fmt::format("\nChange {} ({} → {})", code(git, "range"), markdown_code(json_str(git, "base").substr(0, 12)), head);
+    std::string head =
+        json_bool(git, "worktree") ? "the working tree" : markdown_code(json_str(git, "head").substr(0, 12));
+    out += fmt::format("\nChange {} ({} → {})", code(git, "range"), markdown_code(json_str(git, "base").substr(0, 12)),
+                       head);
   }
   out += "\n\n";
   out += "**Why**\n\n";
@@ -113,7 +122,8 @@ std::string render_markdown(const nlohmann::json& r) {
   const auto& mutations = json_list(r, "mutations");
   if (git.is_object()) {
     // A pull-request comment: the verdict and its reasons first, the file list folded away.
-    out += fmt::format("\n<details><summary>Changed files ({})</summary>\n\n{}\n</details>\n", mutations.size(), changes_table(mutations));
+    out += fmt::format("\n<details><summary>Changed files ({})</summary>\n\n{}\n</details>\n", mutations.size(),
+                       changes_table(mutations));
   } else {
     out += "\n**Changes**\n\n" + changes_table(mutations);
   }

@@ -105,7 +105,8 @@ void TerminalProgress::step_finished(const StepRecord& step, const std::vector<A
   bool failed = !step.ok;
   for (const auto& a : assertions) failed |= !a.passed;
   if (!tty_ && !failed) return;  // the quiet log keeps failures only
-  std::string mark = step.ok ? (color_ ? "\033[32mok\033[0m    " : "ok    ") : (color_ ? "\033[31mFAILED\033[0m" : "FAILED");
+  std::string mark =
+      step.ok ? (color_ ? "\033[32mok\033[0m    " : "ok    ") : (color_ ? "\033[31mFAILED\033[0m" : "FAILED");
   std::string changed = step.changed_paths.empty() ? "" : fmt::format("  (changed {})", step.changed_paths.size());
   std::string out = fmt::format("  {} {:<4} {:<11} {}{}\n", mark, fit(step.id, 4), fit(step.tool, 11),
                                 fit(masked(step.target), room(40, 26 + changed.size())), changed);

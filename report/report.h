@@ -32,5 +32,4 @@ std::string render_acceptance(const nlohmann::json& acceptance);
 // The same decision, given whether the output is a terminal.
 bool want_color_for(bool is_tty);
 
-
 }  // namespace candor::report

@@ -23,10 +23,12 @@ std::string assertion_provenance(const nlohmann::json& a) {
   if (a.contains("positive") && a["positive"].is_boolean()) {
     out += a["positive"].get<bool>() ? " · fails on an empty file" : " · not evidence of content";
   }
-  if (a.contains("final_check") && a["final_check"].is_boolean() && a["final_check"].get<bool>()) out += " · re-checked at the end";
+  if (a.contains("final_check") && a["final_check"].is_boolean() && a["final_check"].get<bool>())
+    out += " · re-checked at the end";
   if (const auto& covers = json_field(a, "covers"); covers.is_array() && !covers.empty()) {
     std::string globs;
-    for (const auto& g : covers) globs += (globs.empty() ? "" : ", ") + (g.is_string() ? g.get<std::string>() : g.dump());
+    for (const auto& g : covers)
+      globs += (globs.empty() ? "" : ", ") + (g.is_string() ? g.get<std::string>() : g.dump());
     out += " · covers " + globs;
   }
   return out;
@@ -66,9 +68,12 @@ ProgramRunLine run_line(std::string label, const nlohmann::json& run, std::size_
 
 std::vector<ProgramRunLine> program_runs(const nlohmann::json& a, std::size_t max_lines) {
   std::vector<ProgramRunLine> out;
-  if (const auto& before = json_field(a, "before"); before.is_object()) out.push_back(run_line("before the change", before, max_lines));
-  if (!json_field(a, "exit_code").is_null() || !json_str(a, "output").empty()) out.push_back(run_line("after", a, max_lines));
-  for (const auto& e : json_list(a, "emptied")) out.push_back(run_line("with " + json_str(e, "path") + " emptied", e, max_lines));
+  if (const auto& before = json_field(a, "before"); before.is_object())
+    out.push_back(run_line("before the change", before, max_lines));
+  if (!json_field(a, "exit_code").is_null() || !json_str(a, "output").empty())
+    out.push_back(run_line("after", a, max_lines));
+  for (const auto& e : json_list(a, "emptied"))
+    out.push_back(run_line("with " + json_str(e, "path") + " emptied", e, max_lines));
   // A command that ran only after (no run before) needs no label beside its own message.
   if (out.size() == 1 && out[0].label == "after" && out[0].output.empty()) out.clear();
   return out;
@@ -102,7 +107,8 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
   for (const auto& a : f.assertions) {
     nlohmann::json j = to_json(a);
     // What a user's command is said to cover (the planner's `covers` is not honoured, so not shown).
-    if (a.by == Provenance::kUser && a.assertion.is_object() && a.assertion.contains("covers")) j["covers"] = a.assertion["covers"];
+    if (a.by == Provenance::kUser && a.assertion.is_object() && a.assertion.contains("covers"))
+      j["covers"] = a.assertion["covers"];
     for (const char* internal : {"seq", "assertion", "reads_step"}) j.erase(internal);
     assertions.push_back(std::move(j));
   }
@@ -136,7 +142,8 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
       {"steps", {{"planned", f.steps_planned}, {"executed", executed}, {"failed", failed}}},
       {"step_results", step_results},
       {"budget",
-       {{"exhausted", b.exhausted == BudgetKind::kNone ? nlohmann::json(nullptr) : nlohmann::json(to_string(b.exhausted))},
+       {{"exhausted",
+         b.exhausted == BudgetKind::kNone ? nlohmann::json(nullptr) : nlohmann::json(to_string(b.exhausted))},
         {"replans", pair(b.used.replans, b.limits.max_replans)},
         {"steps", pair(b.used.steps, b.limits.max_steps)},
         {"tokens", pair(b.used.tokens, b.limits.max_tokens)},
@@ -154,7 +161,9 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
       {"acceptance", f.acceptance},
       {"final_answer", f.final_answer ? nlohmann::json(*f.final_answer) : nlohmann::json(nullptr)},
       {"usage",
-       {{"llm_calls", f.usage.llm_calls}, {"input_tokens", f.usage.input_tokens}, {"output_tokens", f.usage.output_tokens}}},
+       {{"llm_calls", f.usage.llm_calls},
+        {"input_tokens", f.usage.input_tokens},
+        {"output_tokens", f.usage.output_tokens}}},
   };
 }
 

@@ -9,9 +9,12 @@ namespace {
 
 const char* wait_label(WaitKind kind) {
   switch (kind) {
-    case WaitKind::kPlanner: return "planning";
-    case WaitKind::kJudge: return "judge";
-    case WaitKind::kReviewer: return "reviewer";
+    case WaitKind::kPlanner:
+      return "planning";
+    case WaitKind::kJudge:
+      return "judge";
+    case WaitKind::kReviewer:
+      return "reviewer";
   }
   return "waiting";
 }
@@ -31,7 +34,8 @@ std::string status_line(const Activity& activity, std::chrono::seconds elapsed, 
     what = wait_label(*activity.wait);
     suffix = fmt::format("… {} s", elapsed.count());
   } else {
-    what = fit_columns(terminal_safe(activity.step_id), kWidestName) + " " + fit_columns(terminal_safe(activity.tool), kWidestName);
+    what = fit_columns(terminal_safe(activity.step_id), kWidestName) + " " +
+           fit_columns(terminal_safe(activity.tool), kWidestName);
     if (!activity.target.empty()) what += " " + terminal_safe(activity.target);
     suffix = fmt::format(" … {} s", elapsed.count());
   }

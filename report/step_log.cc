@@ -17,7 +17,8 @@ std::string render_step_log(const std::vector<Event>& events, std::size_t output
     if (ev.type == event::kPlan) out += fmt::format("round {}\n", json_int(ev.data, "round"));
     if (ev.type == event::kToolCalled) {
       std::string input = json_field(ev.data, "input").dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-      out += fmt::format("  {} {} {}\n", safe(ev.data, "step"), safe(ev.data, "tool"), shorten(terminal_safe(input), 100));
+      out +=
+          fmt::format("  {} {} {}\n", safe(ev.data, "step"), safe(ev.data, "tool"), shorten(terminal_safe(input), 100));
     }
     if (ev.type == event::kToolResult) {
       bool ok = json_bool(ev.data, "ok");
@@ -25,7 +26,8 @@ std::string render_step_log(const std::vector<Event>& events, std::size_t output
       if (color) mark = ok ? "\033[32m" + mark + "\033[0m" : "\033[31m" + mark + "\033[0m";
       out += "    " + mark + "\n";
       std::string output = json_str(ev.data, "output");
-      if (output.size() > output_cap) output = output.substr(0, output_cap) + fmt::format("\n[{} more bytes]", output.size() - output_cap);
+      if (output.size() > output_cap)
+        output = output.substr(0, output_cap) + fmt::format("\n[{} more bytes]", output.size() - output_cap);
       output = terminal_safe(output, true);
       std::size_t pos = 0;
       while (pos < output.size()) {
@@ -35,7 +37,8 @@ std::string render_step_log(const std::vector<Event>& events, std::size_t output
       }
     }
     if (ev.type == event::kAssertion) {
-      out += fmt::format("    {} {}: {}\n", json_bool(ev.data, "passed") ? "pass" : "FAIL", safe(ev.data, "type"), safe(ev.data, "message"));
+      out += fmt::format("    {} {}: {}\n", json_bool(ev.data, "passed") ? "pass" : "FAIL", safe(ev.data, "type"),
+                         safe(ev.data, "message"));
     }
   }
   return out;

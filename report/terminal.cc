@@ -91,10 +91,11 @@ std::string signals_section(const nlohmann::json& r, const Style& st) {
   if (std::string exhausted = str(b, "exhausted"); !exhausted.empty()) status += " (" + exhausted + ")";
   out += fmt::format("  {:<14}{}\n", "loop status", status);
   out += fmt::format("  {:<14}{}\n", "goal actions", json_bool(r, "goal_actions_executed") ? "yes" : "none ran");
-  out += fmt::format("  {:<14}{} planned, {} executed, {} failed\n", "steps", json_int(steps, "planned"), json_int(steps, "executed"),
-                     json_int(steps, "failed"));
-  out += fmt::format("  {:<14}replans {} · steps {} · tokens {} · time {} s\n", "budget", used_of(json_field(b, "replans")),
-                     used_of(json_field(b, "steps")), used_of(json_field(b, "tokens")), used_of(json_field(b, "time_s")));
+  out += fmt::format("  {:<14}{} planned, {} executed, {} failed\n", "steps", json_int(steps, "planned"),
+                     json_int(steps, "executed"), json_int(steps, "failed"));
+  out += fmt::format("  {:<14}replans {} · steps {} · tokens {} · time {} s\n", "budget",
+                     used_of(json_field(b, "replans")), used_of(json_field(b, "steps")),
+                     used_of(json_field(b, "tokens")), used_of(json_field(b, "time_s")));
   const auto& mutations = json_list(r, "mutations");
   const auto& suspicious = json_list(r, "suspicious");
   if (const auto& p = json_field(r, "provider"); p.is_string()) {
@@ -104,7 +105,8 @@ std::string signals_section(const nlohmann::json& r, const Style& st) {
   out += fmt::format("  {:<14}{}\n", "suspicious", suspicious.empty() ? "none" : std::to_string(suspicious.size()));
   out += fmt::format("  {:<14}{} passed, {} failed\n", "assertions", passed, failed);
   if (const auto& acc = json_field(r, "acceptance"); acc.is_object()) {
-    out += fmt::format("  {:<14}{}\n", "acceptance", json_bool(acc, "passed") ? st.green("passed") : st.red("not passed"));
+    out +=
+        fmt::format("  {:<14}{}\n", "acceptance", json_bool(acc, "passed") ? st.green("passed") : st.red("not passed"));
   }
   if (const auto& sb = json_field(r, "sandbox"); sb.is_object()) {
     std::string missing = joined(json_list(sb, "missing"), ", ");
@@ -127,12 +129,14 @@ std::string changes_section(const nlohmann::json& mutations, const Style& st, st
     std::string change = json_str(m, "change");
     char mark = change == "added" ? 'A' : change == "deleted" ? 'D' : 'M';
     std::string by_steps = joined(json_list(m, "steps"), ",");
-    std::string stat = json_bool(m, "binary")
-                           ? fmt::format("binary, {} -> {} bytes", json_int(m, "bytes_before"), json_int(m, "bytes_after"))
-                           : fmt::format("+{} -{}", json_int(m, "lines_added"), json_int(m, "lines_removed"));
+    std::string stat =
+        json_bool(m, "binary")
+            ? fmt::format("binary, {} -> {} bytes", json_int(m, "bytes_before"), json_int(m, "bytes_after"))
+            : fmt::format("+{} -{}", json_int(m, "lines_added"), json_int(m, "lines_removed"));
     out += shorten(fmt::format("  {} {}  {}  {}", mark, str(m, "path"), stat,
-                           by_steps.empty() ? "(no step: changed outside the steps)" : "by " + by_steps),
-               w) + "\n";
+                               by_steps.empty() ? "(no step: changed outside the steps)" : "by " + by_steps),
+                   w) +
+           "\n";
   }
   return out;
 }
@@ -154,7 +158,8 @@ std::string checks_section(const nlohmann::json& r, const Style& st, std::size_t
       // A command's runs: before the change, after it, with added paths emptied; each with the end of its output.
       for (const auto& run : program_runs(a)) {
         out += wrap(std::string(9, ' ') + run.label + ": ", run.outcome, 11, w);
-        for (const auto& line : run.output) out += "           | " + st.dim(shorten(terminal_safe(line), w > 13 ? w - 13 : w)) + "\n";
+        for (const auto& line : run.output)
+          out += "           | " + st.dim(shorten(terminal_safe(line), w > 13 ? w - 13 : w)) + "\n";
       }
     }
   }
@@ -187,7 +192,8 @@ std::string failed_steps_section(const nlohmann::json& step_results, const Style
   std::string out = "\n" + st.bold("failed steps") + "\n";
   for (const auto& s : step_results) {
     if (json_bool(s, "ok", true)) continue;
-    out += wrap(fmt::format("  {} {} {}: ", str(s, "id"), str(s, "tool"), shorten(str(s, "target"), 30)), json_str(s, "error"), 4, w);
+    out += wrap(fmt::format("  {} {} {}: ", str(s, "id"), str(s, "tool"), shorten(str(s, "target"), 30)),
+                json_str(s, "error"), 4, w);
   }
   return out;
 }
@@ -199,14 +205,17 @@ std::string render_acceptance(const nlohmann::json& acceptance) {
   for (const auto& c : json_list(acceptance, "checkpoints")) {
     bool matched = json_bool(c, "matched");
     bool essential = json_bool(c, "essential", true);
-    out += fmt::format("  {} {}{}", matched ? "✓" : essential ? "✗" : "-", str(c, "id"), essential ? "" : " (not essential)");
+    out += fmt::format("  {} {}{}",
+                       matched     ? "✓"
+                       : essential ? "✗"
+                                   : "-",
+                       str(c, "id"), essential ? "" : " (not essential)");
     if (matched) out += fmt::format(" at seq {}", json_int(c, "seq"));
     if (!matched) out += ": " + str(c, "why");
     out += "\n";
   }
   return out;
 }
-
 
 bool want_color_for(bool is_tty) {
   const char* no_color = std::getenv("NO_COLOR");
@@ -225,16 +234,22 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
   std::string verdict = json_str(r, "verdict", "?");
   std::string upper;
   for (char c : terminal_safe(verdict)) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  std::string painted = verdict == "success" ? st.green(upper) : verdict == "partial" ? st.yellow(upper) : st.red(upper);
-  std::string out = fmt::format("{}  {}\n", painted, shorten(str(r, "goal"), w > upper.size() + 2 ? w - upper.size() - 2 : w));
+  std::string painted = verdict == "success"   ? st.green(upper)
+                        : verdict == "partial" ? st.yellow(upper)
+                                               : st.red(upper);
+  std::string out =
+      fmt::format("{}  {}\n", painted, shorten(str(r, "goal"), w > upper.size() + 2 ? w - upper.size() - 2 : w));
   if (const auto& acc = json_field(r, "acceptance"); acc.is_object()) {
     out += acc.value("passed", false) ? st.green("acceptance passed") + "\n"
                                       : st.red("acceptance NOT PASSED") + " (exit 3 when the verdict is success)\n";
   }
   if (const auto& u = json_field(r, "undone"); u.is_object()) {
-    out += st.yellow(fmt::format("undone at {}", str(u, "at"))) + ": the workspace was restored from the snapshot before this run\n";
+    out += st.yellow(fmt::format("undone at {}", str(u, "at"))) +
+           ": the workspace was restored from the snapshot before this run\n";
   }
-  out += st.dim(fmt::format("run {}  verdict by {}  status {}", str(r, "run_id"), str(r, "verdict_by"), str(r, "status"))) + "\n\n";
+  out += st.dim(fmt::format("run {}  verdict by {}  status {}", str(r, "run_id"), str(r, "verdict_by"),
+                            str(r, "status"))) +
+         "\n\n";
 
   out += st.bold("why") + "\n";
   for (const auto& reason : json_list(r, "reasons")) out += wrap("  - ", json_text(reason), 4, w);

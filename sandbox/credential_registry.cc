@@ -77,13 +77,14 @@ void read_file(const Workspace& workspace, const std::string& rel, FileIdentity 
   // The walk's identity, whatever happens below: the file it saw is the one steps must not reach.
   registry.add_identity(rel, walked);
   auto fd = workspace.open_regular_file(rel);
-  struct stat st{};
+  struct stat st {};
   if (!fd.ok()) return registry.add_identity(rel, walked, fd.error().message);
   if (::fstat(fd->get(), &st) != 0) return registry.add_identity(rel, walked, std::strerror(errno));
   FileIdentity read_id{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
   if (static_cast<std::uint64_t>(st.st_size) > kMaxContentIdentity) {
-    return registry.add_identity(rel, read_id, fmt::format("over {} MiB: known by its name and inode only, its values not masked",
-                                                           kMaxContentIdentity >> 20));
+    return registry.add_identity(
+        rel, read_id,
+        fmt::format("over {} MiB: known by its name and inode only, its values not masked", kMaxContentIdentity >> 20));
   }
   auto content = read_exactly(fd->get(), static_cast<std::size_t>(st.st_size));
   if (!content.ok()) return registry.add_identity(rel, read_id, content.error().message);

@@ -47,7 +47,9 @@ class CredentialRegistry final : public CredentialLookup {
   // the user gives them to steps, whose output may then show them).
   void add_environment(char** environ_in, const std::vector<std::string>& passed);
 
-  bool has_identity(std::uint64_t dev, std::uint64_t ino) const { return identities_.count(FileIdentity{dev, ino}) != 0; }
+  bool has_identity(std::uint64_t dev, std::uint64_t ino) const {
+    return identities_.count(FileIdentity{dev, ino}) != 0;
+  }
   // Whether a content of `size` bytes could be a credential's: the test before any hashing.
   bool has_size(std::uint64_t size) const { return sizes_.count(size) != 0; }
   bool has_content_id(const std::string& blob_id) const { return content_ids_.count(blob_id) != 0; }

@@ -53,7 +53,8 @@ bool secret_key(std::string_view key) {
   std::string k = normalized_key(key);
   if (k.empty()) return false;
   if (names_a_secret(k)) return true;
-  static constexpr std::array<std::string_view, 6> kExact = {"PWD", "PASSWD", "AUTH", "KEY", "CREDENTIALS", "CREDENTIAL"};
+  static constexpr std::array<std::string_view, 6> kExact = {"PWD", "PASSWD",      "AUTH",
+                                                             "KEY", "CREDENTIALS", "CREDENTIAL"};
   if (std::find(kExact.begin(), kExact.end(), k) != kExact.end()) return true;
   return ends_with(k, "_AUTH") || k.find("PASSWORD") != std::string::npos || k.find("PASSWD") != std::string::npos;
 }
@@ -62,7 +63,8 @@ bool secret_key(std::string_view key) {
 bool token_shaped(std::string_view v) {
   if (v.size() < 16 || v.find_first_of(kSpace) != kNpos || v.find("://") != kNpos) return false;
   if (v.front() == '/' || v.front() == '~' || v.front() == '.') return false;  // a path
-  bool letter = std::any_of(v.begin(), v.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
+  bool letter =
+      std::any_of(v.begin(), v.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
   bool digit = std::any_of(v.begin(), v.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
   return letter && digit;
 }
@@ -147,15 +149,26 @@ std::string json_unescape(std::string_view raw) {
     }
     char e = raw[++i];
     switch (e) {
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
       case 'u':  // kept as written: a secret is rarely outside ASCII, and then the raw form is masked
         out += "\\u";
         break;
-      default: out += e;  // '"', '\\', '/'
+      default:
+        out += e;  // '"', '\\', '/'
     }
   }
   return out;

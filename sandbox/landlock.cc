@@ -19,10 +19,10 @@ constexpr std::uint64_t kExecute = 1ULL << 0;
 constexpr std::uint64_t kWriteFile = 1ULL << 1;
 constexpr std::uint64_t kReadFile = 1ULL << 2;
 constexpr std::uint64_t kReadDir = 1ULL << 3;
-constexpr std::uint64_t kRefer = 1ULL << 13;    // ABI 2
-constexpr std::uint64_t kTruncate = 1ULL << 14;  // ABI 3
-constexpr std::uint64_t kIoctlDev = 1ULL << 15;  // ABI 5
-constexpr std::uint64_t kResolveUnix = 1ULL << 16;  // ABI 9: connect()/sendmsg() to a pathname socket
+constexpr std::uint64_t kRefer = 1ULL << 13;                   // ABI 2
+constexpr std::uint64_t kTruncate = 1ULL << 14;                // ABI 3
+constexpr std::uint64_t kIoctlDev = 1ULL << 15;                // ABI 5
+constexpr std::uint64_t kResolveUnix = 1ULL << 16;             // ABI 9: connect()/sendmsg() to a pathname socket
 constexpr std::uint64_t kScopeAbstractUnixSocket = 1ULL << 0;  // ABI 6
 constexpr std::uint64_t kScopeSignal = 1ULL << 1;              // ABI 6
 constexpr int kRuleTypePathBeneath = 1;
@@ -58,8 +58,9 @@ Status add_rule(int ruleset, const std::string& path, std::uint64_t rights) {
     if (errno == ENOENT || errno == ENOTDIR || errno == EACCES) return ok_status();
     return make_error(ErrorCode::kIo, fmt::format("landlock: cannot open {}: {}", path, std::strerror(errno)));
   }
-  struct stat st{};
-  if (::fstat(fd.get(), &st) != 0) return make_error(ErrorCode::kIo, fmt::format("landlock: stat {}: {}", path, std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0)
+    return make_error(ErrorCode::kIo, fmt::format("landlock: stat {}: {}", path, std::strerror(errno)));
   PathBeneathAttr attr{S_ISDIR(st.st_mode) ? rights : file_rights(rights), fd.get()};
   if (::syscall(SYS_landlock_add_rule, ruleset, kRuleTypePathBeneath, &attr, 0U) != 0)
     return make_error(ErrorCode::kIo, fmt::format("landlock: rule for {}: {}", path, std::strerror(errno)));
@@ -79,7 +80,8 @@ Result<UniqueFd> build_landlock_ruleset(int abi, const std::vector<std::string>&
   RulesetAttr attr{handled_fs(abi), 0, abi >= 6 ? (kScopeAbstractUnixSocket | kScopeSignal) : 0};
   std::size_t size = abi >= 6 ? sizeof(RulesetAttr) : abi >= 4 ? 2 * sizeof(std::uint64_t) : sizeof(std::uint64_t);
   UniqueFd ruleset(static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, size, 0U)));
-  if (!ruleset.valid()) return make_error(ErrorCode::kIo, fmt::format("landlock: create ruleset: {}", std::strerror(errno)));
+  if (!ruleset.valid())
+    return make_error(ErrorCode::kIo, fmt::format("landlock: create ruleset: {}", std::strerror(errno)));
   std::uint64_t all = handled_fs(abi);
   std::uint64_t read_exec = kReadFile | kReadDir | kExecute;
   for (const auto& p : read_paths) TRY_STATUS(add_rule(ruleset.get(), p, read_exec));
@@ -101,8 +103,6 @@ int landlock_allow_read_in_child(int ruleset_fd, const char* path) {
   return err;
 }
 
-int landlock_enforce(int ruleset_fd) {
-  return ::syscall(SYS_landlock_restrict_self, ruleset_fd, 0U) == 0 ? 0 : errno;
-}
+int landlock_enforce(int ruleset_fd) { return ::syscall(SYS_landlock_restrict_self, ruleset_fd, 0U) == 0 ? 0 : errno; }
 
 }  // namespace candor::sandbox

@@ -129,7 +129,9 @@ ChildPlan plan_child(const ProcessSpec& spec, const PreparedSandbox* sandbox, co
 
 // fork() without glibc's atfork work (which takes locks another thread of candor may have held):
 // a copy of this thread, in new namespaces when `flags` names them.
-pid_t raw_fork(int flags) { return static_cast<pid_t>(::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, 0)); }
+pid_t raw_fork(int flags) {
+  return static_cast<pid_t>(::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, 0));
+}
 
 // The command's side of the init's vfork-like start runs on a stack of its own, in memory it
 // shares with the init: no sanitizer bookkeeping there (it would allocate, and warn of the stack).
@@ -143,7 +145,7 @@ pid_t raw_fork(int flags) { return static_cast<pid_t>(::syscall(SYS_clone, flags
       ::_exit(126);
     }
   }
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_handler = SIG_DFL;
   for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD}) ::sigaction(sig, &sa, nullptr);
   sigset_t none;
@@ -214,7 +216,8 @@ void hide_candor_in_init() {
     }
   }
   for (int i = 0; i < 4; i += 2) {
-    if (values[i] != 0 && values[i + 1] > values[i]) std::memset(reinterpret_cast<void*>(values[i]), 0, values[i + 1] - values[i]);
+    if (values[i] != 0 && values[i + 1] > values[i])
+      std::memset(reinterpret_cast<void*>(values[i]), 0, values[i + 1] - values[i]);
   }
 }
 
@@ -224,7 +227,8 @@ void hide_candor_in_init() {
   hide_candor_in_init();
   // vfork-like (posix_spawn's way): the command shares the init's memory, on a stack of its own,
   // until it execs, so candor's page tables are not copied a second time.
-  pid_t command = ::clone(start_command, plan.spawn_stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, const_cast<ChildPlan*>(&plan));
+  pid_t command =
+      ::clone(start_command, plan.spawn_stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, const_cast<ChildPlan*>(&plan));
   if (command < 0) {
     dprintf(STDERR_FILENO, "candor: sandbox: starting the command: %s\n", std::strerror(errno));
     ::_exit(126);
@@ -255,7 +259,9 @@ void hide_candor_in_init() {
   // process in it) rather than running on unobserved.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (plan.parent_pidfd >= 0) {
-    struct pollfd gone{plan.parent_pidfd, POLLIN, 0};
+    struct pollfd gone {
+      plan.parent_pidfd, POLLIN, 0
+    };
     if (::poll(&gone, 1, 0) > 0) ::_exit(125);  // candor died before the line above
   }
   ::dup2(plan.in, STDIN_FILENO);
@@ -285,7 +291,8 @@ Result<Child> start_child(const ChildPlan& plan) {
   int flags = plan.sandbox != nullptr ? plan.sandbox->clone_flags() : 0;
   Child child;
   child.pid = flags != 0 ? raw_fork(flags) : ::fork();
-  if (child.pid < 0) return make_error(ErrorCode::kIo, fmt::format("{}: {}", flags != 0 ? "clone" : "fork", std::strerror(errno)));
+  if (child.pid < 0)
+    return make_error(ErrorCode::kIo, fmt::format("{}: {}", flags != 0 ? "clone" : "fork", std::strerror(errno)));
   if (child.pid == 0) child_main(plan);
   // No setpgid here: the child's setsid() fails for a process that already leads a group. Until
   // it has run, a timeout reaches the child by its pid (Watch::enforce_limits).
@@ -301,7 +308,11 @@ class Watch {
  public:
   Watch(const ProcessSpec& spec, Child child, Pipes& pipes, const PreparedSandbox* sandbox, const InitReport* report,
         Clock::time_point started)
-      : spec_(spec), child_(std::move(child)), pipes_(pipes), sandbox_(sandbox), report_(report),
+      : spec_(spec),
+        child_(std::move(child)),
+        pipes_(pipes),
+        sandbox_(sandbox),
+        report_(report),
         deadline_(started + spec.timeout) {
     result_.output = CappedOutput(spec.output_cap);
     result_.errors = CappedOutput(spec.output_cap);
@@ -380,10 +391,22 @@ class Watch {
     if ((!child_.pidfd.valid() || spec_.cancel != nullptr) && !exited_) wait_ms = std::min(wait_ms, 20);
     struct pollfd fds[4];
     int n = 0, out_idx = -1, err_idx = -1, in_idx = -1, pid_idx = -1;
-    if (pipes_.out_read.valid()) { out_idx = n; fds[n++] = {pipes_.out_read.get(), POLLIN, 0}; }
-    if (pipes_.err_read.valid()) { err_idx = n; fds[n++] = {pipes_.err_read.get(), POLLIN, 0}; }
-    if (pipes_.in_write.valid()) { in_idx = n; fds[n++] = {pipes_.in_write.get(), POLLOUT, 0}; }
-    if (child_.pidfd.valid() && !exited_) { pid_idx = n; fds[n++] = {child_.pidfd.get(), POLLIN, 0}; }
+    if (pipes_.out_read.valid()) {
+      out_idx = n;
+      fds[n++] = {pipes_.out_read.get(), POLLIN, 0};
+    }
+    if (pipes_.err_read.valid()) {
+      err_idx = n;
+      fds[n++] = {pipes_.err_read.get(), POLLIN, 0};
+    }
+    if (pipes_.in_write.valid()) {
+      in_idx = n;
+      fds[n++] = {pipes_.in_write.get(), POLLOUT, 0};
+    }
+    if (child_.pidfd.valid() && !exited_) {
+      pid_idx = n;
+      fds[n++] = {child_.pidfd.get(), POLLIN, 0};
+    }
     int pr = ::poll(fds, static_cast<nfds_t>(n), std::max(wait_ms, 0));
     if (pr < 0 && errno != EINTR) return false;
     if (out_idx >= 0) drain(fds[out_idx].revents, pipes_.out_read, result_.output);

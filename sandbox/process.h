@@ -34,12 +34,12 @@ struct ProcessSpec {
 };
 
 struct ProcessResult {
-  int exit_code = -1;       // valid when !signaled
-  int signal = 0;           // the signal that ended the child, 0 if it exited
-  bool timed_out = false;   // the deadline passed and the group was killed
-  CappedOutput output;      // stdout, and stderr interleaved unless separated
-  CappedOutput errors;      // stderr when !merge_stderr
-  bool cancelled = false;   // `cancel` was set and the group was killed
+  int exit_code = -1;      // valid when !signaled
+  int signal = 0;          // the signal that ended the child, 0 if it exited
+  bool timed_out = false;  // the deadline passed and the group was killed
+  CappedOutput output;     // stdout, and stderr interleaved unless separated
+  CappedOutput errors;     // stderr when !merge_stderr
+  bool cancelled = false;  // `cancel` was set and the group was killed
   double elapsed_s = 0;
   std::optional<Protections> protections;  // what the sandbox had active, when there was one
   // Processes still running when the command ended, killed with it (through the PID namespace or

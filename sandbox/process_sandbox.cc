@@ -1,6 +1,8 @@
 #include "sandbox/process_sandbox.h"
 
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <net/if.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -14,8 +16,6 @@
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 
 #include <algorithm>
 #include <cctype>
@@ -29,9 +29,9 @@
 #include <mutex>
 #include <optional>
 #include <set>
-#include <tuple>
 #include <sstream>
 #include <string_view>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -50,20 +50,38 @@ namespace fs = std::filesystem;
 // one by one (build_landlock_ruleset); the rest would hand a step the user's terminals (/dev/tty,
 // /dev/pts/*: keystrokes to read, input to inject) and, to root, the raw disks beneath every
 // Landlock rule (/dev/sda: any file of the machine through debugfs).
-const std::vector<std::string> kSystemReadPaths = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
-                                                   "/opt", "/proc", "/sys", "/run", "/var",  "/nix",  "/snap",   "/gnu"};
+const std::vector<std::string> kSystemReadPaths = {"/usr",    "/bin", "/sbin", "/lib",  "/lib32", "/lib64",
+                                                   "/libx32", "/etc", "/opt",  "/proc", "/sys",   "/run",
+                                                   "/var",    "/nix", "/snap", "/gnu"};
 
 // Credentials beneath the read paths, never readable by a step whatever those are: the system's
 // (a root step keeps CAP_DAC_OVERRIDE, and /etc/shadow is root's own anyway; container and
 // orchestrator secrets are mounted under /run), and, relative to the home folder, those kept inside
 // the installations a PATH entry there grants whole (~/.cargo for ~/.cargo/bin).
-const std::vector<std::string> kSystemSecrets = {
-    "/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssh/ssh_host_rsa_key",
-    "/etc/ssh/ssh_host_dsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key", "/etc/ssl/private",
-    "/etc/krb5.keytab", "/etc/NetworkManager/system-connections", "/etc/wireguard", "/etc/docker/key.json", "/run/secrets",
-    "/var/run/secrets", "/var/lib/kubelet", "/var/lib/docker", "/var/lib/containerd", "/var/lib/sss"};
-const std::vector<std::string> kHomeSecrets = {".cargo/credentials", ".cargo/credentials.toml", ".local/share/keyrings",
-                                               ".local/share/python_keyring", ".local/share/gh", ".local/state/candor"};
+const std::vector<std::string> kSystemSecrets = {"/etc/shadow",
+                                                 "/etc/shadow-",
+                                                 "/etc/gshadow",
+                                                 "/etc/gshadow-",
+                                                 "/etc/sudoers",
+                                                 "/etc/sudoers.d",
+                                                 "/etc/ssh/ssh_host_rsa_key",
+                                                 "/etc/ssh/ssh_host_dsa_key",
+                                                 "/etc/ssh/ssh_host_ecdsa_key",
+                                                 "/etc/ssh/ssh_host_ed25519_key",
+                                                 "/etc/ssl/private",
+                                                 "/etc/krb5.keytab",
+                                                 "/etc/NetworkManager/system-connections",
+                                                 "/etc/wireguard",
+                                                 "/etc/docker/key.json",
+                                                 "/run/secrets",
+                                                 "/var/run/secrets",
+                                                 "/var/lib/kubelet",
+                                                 "/var/lib/docker",
+                                                 "/var/lib/containerd",
+                                                 "/var/lib/sss"};
+const std::vector<std::string> kHomeSecrets = {".cargo/credentials",    ".cargo/credentials.toml",
+                                               ".local/share/keyrings", ".local/share/python_keyring",
+                                               ".local/share/gh",       ".local/state/candor"};
 
 std::vector<std::string> never_readable(const std::vector<std::string>& policy_hidden) {
   std::vector<std::string> out = policy_hidden;
@@ -75,8 +93,10 @@ std::vector<std::string> never_readable(const std::vector<std::string>& policy_h
 }
 
 // Capabilities a root caller keeps (Docker's default set, less the ones nobody's build needs).
-const std::set<int> kKeptCapabilities = {0 /*CHOWN*/,  1 /*DAC_OVERRIDE*/, 3 /*FOWNER*/, 4 /*FSETID*/,
-                                         5 /*KILL*/,   6 /*SETGID*/,       7 /*SETUID*/, 10 /*NET_BIND_SERVICE*/,
+const std::set<int> kKeptCapabilities = {0 /*CHOWN*/,       1 /*DAC_OVERRIDE*/,
+                                         3 /*FOWNER*/,      4 /*FSETID*/,
+                                         5 /*KILL*/,        6 /*SETGID*/,
+                                         7 /*SETUID*/,      10 /*NET_BIND_SERVICE*/,
                                          18 /*SYS_CHROOT*/, 29 /*AUDIT_WRITE*/};
 constexpr int kCapSetpcap = 8;
 
@@ -161,10 +181,9 @@ std::vector<std::string> listening_sockets_outside(const std::vector<std::string
     std::size_t start = path.find_first_not_of(' ');
     if (start == std::string::npos || path[start] != '/') continue;  // unbound, or abstract (@name)
     path = path.substr(start);
-    bool kept = std::any_of(keep.begin(), keep.end(), [&](const std::string& dir) {
-      return path.compare(0, dir.size() + 1, dir + "/") == 0;
-    });
-    struct stat st{};
+    bool kept = std::any_of(keep.begin(), keep.end(),
+                            [&](const std::string& dir) { return path.compare(0, dir.size() + 1, dir + "/") == 0; });
+    struct stat st {};
     if (kept || ::lstat(path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
     if (std::find(out.begin(), out.end(), path) == out.end()) out.push_back(path);
   }
@@ -172,7 +191,8 @@ std::vector<std::string> listening_sockets_outside(const std::vector<std::string
 }
 
 // The filter: kernel administration, io_uring (which opens sockets around the socket() rule) and
-// terminal input injection are refused always; socket families other than AF_UNIX when the network is closed by seccomp.
+// terminal input injection are refused always; socket families other than AF_UNIX when the network is closed by
+// seccomp.
 Result<std::vector<unsigned char>> build_seccomp(bool deny_sockets) {
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (ctx == nullptr) return make_error(ErrorCode::kUnavailable, "seccomp: cannot initialise a filter");
@@ -180,14 +200,14 @@ Result<std::vector<unsigned char>> build_seccomp(bool deny_sockets) {
     scmp_filter_ctx c;
     ~Release() { seccomp_release(c); }
   } release{ctx};
-  static const char* kRefused[] = {"kexec_load",    "kexec_file_load", "init_module",  "finit_module",
-                                   "delete_module", "reboot",          "swapon",       "swapoff",
-                                   "bpf",           "perf_event_open", "userfaultfd",  "keyctl",
-                                   "add_key",       "request_key",     "acct",         "settimeofday",
-                                   "clock_settime", "clock_adjtime",   "adjtimex",     "pivot_root",
-                                   "mount",         "umount2",         "open_by_handle_at", "iopl",
-                                   "ioperm",        "io_uring_setup",  "io_uring_enter",    "io_uring_register",
-                                   "fsopen",        "fsmount",         "move_mount",        "open_tree"};
+  static const char* kRefused[] = {
+      "kexec_load",     "kexec_file_load", "init_module",       "finit_module", "delete_module",
+      "reboot",         "swapon",          "swapoff",           "bpf",          "perf_event_open",
+      "userfaultfd",    "keyctl",          "add_key",           "request_key",  "acct",
+      "settimeofday",   "clock_settime",   "clock_adjtime",     "adjtimex",     "pivot_root",
+      "mount",          "umount2",         "open_by_handle_at", "iopl",         "ioperm",
+      "io_uring_setup", "io_uring_enter",  "io_uring_register", "fsopen",       "fsmount",
+      "move_mount",     "open_tree"};
   for (const char* name : kRefused) {
     int nr = seccomp_syscall_resolve_name(name);
     if (nr == __NR_SCMP_ERROR) continue;  // not on this architecture
@@ -226,7 +246,8 @@ Result<std::vector<unsigned char>> build_seccomp(bool deny_sockets) {
   }
   UniqueFd mem(::memfd_create("candor-seccomp", MFD_CLOEXEC));
   if (!mem.valid()) return make_error(ErrorCode::kIo, fmt::format("seccomp: memfd: {}", std::strerror(errno)));
-  if (seccomp_export_bpf(ctx, mem.get()) != 0) return make_error(ErrorCode::kUnavailable, "seccomp: cannot export the filter");
+  if (seccomp_export_bpf(ctx, mem.get()) != 0)
+    return make_error(ErrorCode::kUnavailable, "seccomp: cannot export the filter");
   off_t size = ::lseek(mem.get(), 0, SEEK_END);
   std::vector<unsigned char> program(static_cast<std::size_t>(size));
   if (size <= 0 || ::pread(mem.get(), program.data(), program.size(), 0) != size)
@@ -257,14 +278,14 @@ std::uint64_t processes_of_this_user() {
   for (const auto& entry : fs::directory_iterator("/proc", ec)) {
     const std::string name = entry.path().filename().string();
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    struct stat st{};
+    struct stat st {};
     if (::stat(entry.path().c_str(), &st) == 0 && st.st_uid == uid) ++n;
   }
   return n;
 }
 
 unsigned long mount_flags_of(const std::string& path) {
-  struct statvfs sv{};
+  struct statvfs sv {};
   if (::statvfs(path.c_str(), &sv) != 0) return 0;
   unsigned long flags = 0;
   if (sv.f_flag & ST_NOSUID) flags |= MS_NOSUID;
@@ -369,7 +390,7 @@ int write_file_in_child(const char* path, std::string_view content) {
 int bring_loopback_up() {
   int s = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (s < 0) return errno;
-  struct ifreq ifr{};
+  struct ifreq ifr {};
   std::memcpy(ifr.ifr_name, "lo", 3);
   int err = 0;
   if (::ioctl(s, SIOCGIFFLAGS, &ifr) != 0) {
@@ -418,7 +439,8 @@ UniqueFd make_network_namespace() {
 
 }  // namespace
 
-std::vector<std::string> read_rules_around(const std::vector<std::string>& paths, const std::vector<std::string>& hidden) {
+std::vector<std::string> read_rules_around(const std::vector<std::string>& paths,
+                                           const std::vector<std::string>& hidden) {
   std::vector<std::string> hidden_real;
   for (const auto& h : hidden) {
     if (std::string real = resolved(h); !real.empty()) hidden_real.push_back(real);
@@ -467,7 +489,8 @@ class StepInvariants {
     std::string workspace = resolved(policy.workspace);
     std::erase_if(paths, [&](const std::string& p) { return !workspace.empty() && passes_through(p, workspace); });
     if (!policy.workspace_writable) paths.push_back(policy.workspace);
-    return read_rules_.emplace(std::move(key), read_rules_around(paths, never_readable(policy.hidden_paths))).first->second;
+    return read_rules_.emplace(std::move(key), read_rules_around(paths, never_readable(policy.hidden_paths)))
+        .first->second;
   }
 
   Result<std::vector<unsigned char>> seccomp_program(bool deny_sockets) {
@@ -595,7 +618,8 @@ Protections protections_unsandboxed() {
 }  // namespace
 
 Protections expected_protections(const SandboxPolicy& policy) {
-  return policy.enabled ? expected_protections(policy, probe_protections(policy.mechanisms)) : protections_unsandboxed();
+  return policy.enabled ? expected_protections(policy, probe_protections(policy.mechanisms))
+                        : protections_unsandboxed();
 }
 
 Protections expected_protections(const SandboxPolicy& policy, const Protections& probed) {
@@ -615,7 +639,8 @@ std::vector<std::string> scrubbed_environment(char** environ_in, const std::vect
     std::string name = entry.substr(0, eq);
     if (name == "TMPDIR" || name == "TMP" || name == "TEMP") continue;
     bool passed = std::find(pass_env.begin(), pass_env.end(), name) != pass_env.end();
-    if (!passed && (looks_like_credential_variable(name) || looks_like_credential_value(entry.substr(eq + 1)))) continue;
+    if (!passed && (looks_like_credential_variable(name) || looks_like_credential_value(entry.substr(eq + 1))))
+      continue;
     out.push_back(std::move(entry));
   }
   if (!tmp_dir.empty()) {
@@ -651,7 +676,7 @@ Result<PreparedSandbox> PreparedSandbox::prepare(const SandboxPolicy& policy, st
   // remove_created_protected()).
   s.workspace_ = policy.workspace;
   for (const auto& dir : policy.read_only_dirs) {
-    struct stat st{};
+    struct stat st {};
     if (::lstat(dir.c_str(), &st) != 0 && errno == ENOENT) s.absent_protected_.push_back(dir);
   }
   bool namespaces = policy.mechanisms.namespaces && namespaces_available();
@@ -669,19 +694,20 @@ Result<PreparedSandbox> PreparedSandbox::prepare(const SandboxPolicy& policy, st
       s.gid_map_ = own_id_map(::getgid());
     }
     for (const auto& dir : policy.read_only_dirs) {
-      struct stat st{};
+      struct stat st {};
       if (::lstat(dir.c_str(), &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
         s.read_only_binds_.push_back({dir, mount_flags_of(dir)});
     }
     for (const auto& file : policy.secret_files) {
-      struct stat st{};
+      struct stat st {};
       if (::lstat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode)) s.masked_.push_back(file);
     }
     if (abi < kLandlockAbiUnixSockets) {
-      for (auto& socket : listening_sockets_outside({policy.workspace, s.tmp_dir()})) s.masked_.push_back(std::move(socket));
+      for (auto& socket : listening_sockets_outside({policy.workspace, s.tmp_dir()}))
+        s.masked_.push_back(std::move(socket));
     }
     s.mask_flags_ = mount_flags_of("/dev/null");  // a remount must repeat what the kernel locked
-    struct stat shm{};
+    struct stat shm {};
     s.private_dev_shm_ = ::stat("/dev/shm", &shm) == 0 && S_ISDIR(shm.st_mode);
     s.active_.read_only_dirs = true;
   }
@@ -697,15 +723,16 @@ Result<PreparedSandbox> PreparedSandbox::prepare(const SandboxPolicy& policy, st
       s.active_.seccomp = true;
     }
   }
-  s.active_.network = policy.allow_network ? "allowed"
+  s.active_.network = policy.allow_network                                       ? "allowed"
                       : (s.namespaces_ & CLONE_NEWNET) || s.shared_network_ >= 0 ? "namespace"
-                      : s.active_.seccomp  ? "seccomp"
-                                           : "none";
+                      : s.active_.seccomp                                        ? "seccomp"
+                                                                                 : "none";
 
   // Processes: a pids cgroup, and RLIMIT_NPROC (which root ignores).
   if (policy.mechanisms.cgroup) {
     if (auto parent = StepInvariants::instance().cgroup_parent(); parent.ok()) {
-      if (auto cgroup = PidsCgroup::create(*parent, policy.limits.processes); cgroup.ok()) s.cgroup_ = std::move(*cgroup);
+      if (auto cgroup = PidsCgroup::create(*parent, policy.limits.processes); cgroup.ok())
+        s.cgroup_ = std::move(*cgroup);
     }
   }
   s.active_.processes = s.cgroup_.valid() ? "cgroup" : ::getuid() != 0 ? "rlimit" : "none";
@@ -719,12 +746,14 @@ Result<PreparedSandbox> PreparedSandbox::prepare(const SandboxPolicy& policy, st
                 {RLIMIT_CORE, 0}};
   // RLIMIT_NPROC counts every process of this user, so it is set above their number, which takes
   // a walk of /proc: only when it is the limit that holds (no cgroup; root is exempt from it).
-  if (!s.cgroup_.valid() && ::geteuid() != 0) s.rlimits_.push_back({RLIMIT_NPROC, processes_of_this_user() + l.processes});
+  if (!s.cgroup_.valid() && ::geteuid() != 0)
+    s.rlimits_.push_back({RLIMIT_NPROC, processes_of_this_user() + l.processes});
   // Never above what candor itself was given (`ulimit -v` in the user's shell): raising a hard
   // limit is refused, and the step would not start.
   for (auto& r : s.rlimits_) {
-    struct rlimit own{};
-    if (::getrlimit(r.resource, &own) == 0 && own.rlim_max != RLIM_INFINITY && r.value > own.rlim_max) r.value = own.rlim_max;
+    struct rlimit own {};
+    if (::getrlimit(r.resource, &own) == 0 && own.rlim_max != RLIM_INFINITY && r.value > own.rlim_max)
+      r.value = own.rlim_max;
   }
   s.active_.rlimits = true;
 
@@ -752,14 +781,18 @@ int PreparedSandbox::apply_in_child(const char** what) const {
     return e;
   };
   // "0" is the writing process, whatever its pid in its own namespace.
-  if (cgroup_.valid() && (err = write_all(cgroup_.procs_fd(), "0", 1)) != 0) return fail("joining the pids cgroup", err);
-  if ((namespaces_ & CLONE_NEWUSER) && (err = map_own_user(uid_map_, gid_map_)) != 0) return fail("mapping the user namespace", err);
+  if (cgroup_.valid() && (err = write_all(cgroup_.procs_fd(), "0", 1)) != 0)
+    return fail("joining the pids cgroup", err);
+  if ((namespaces_ & CLONE_NEWUSER) && (err = map_own_user(uid_map_, gid_map_)) != 0)
+    return fail("mapping the user namespace", err);
   if ((namespaces_ & CLONE_NEWNET) && (err = bring_loopback_up()) != 0) return fail("bringing up loopback", err);
-  if (shared_network_ >= 0 && ::setns(shared_network_, CLONE_NEWNET) != 0) return fail("joining the run's network namespace", errno);
+  if (shared_network_ >= 0 && ::setns(shared_network_, CLONE_NEWNET) != 0)
+    return fail("joining the run's network namespace", errno);
   if (namespaces_ & CLONE_NEWNS) {
     if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return fail("making mounts private", errno);
     for (const auto& [dir, keep] : read_only_binds_) {
-      if (::mount(dir.c_str(), dir.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) return fail("bind-mounting a protected folder", errno);
+      if (::mount(dir.c_str(), dir.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)
+        return fail("bind-mounting a protected folder", errno);
       // A remount must repeat the flags the kernel locked on the original mount (nosuid, nodev, ...).
       if (::mount(nullptr, dir.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY | keep, nullptr) != 0)
         return fail("making a protected folder read-only", errno);
@@ -802,7 +835,9 @@ int PreparedSandbox::apply_in_child(const char** what) const {
 
 int PreparedSandbox::apply_limits_in_child(const char** what) const {
   for (const auto& r : rlimits_) {
-    struct rlimit rl{r.value, r.value};
+    struct rlimit rl {
+      r.value, r.value
+    };
     if (::setrlimit(r.resource, &rl) != 0) {
       *what = "setrlimit";
       return errno;
@@ -814,11 +849,12 @@ int PreparedSandbox::apply_limits_in_child(const char** what) const {
 std::vector<std::string> PreparedSandbox::remove_created_protected() const {
   std::vector<std::string> removed;
   for (const auto& path : absent_protected_) {
-    struct stat st{};
+    struct stat st {};
     if (::lstat(path.c_str(), &st) != 0) continue;
     std::error_code ec;
     fs::remove_all(path, ec);  // a symlink is removed, not followed
-    removed.push_back(path.compare(0, workspace_.size() + 1, workspace_ + "/") == 0 ? path.substr(workspace_.size() + 1) : path);
+    removed.push_back(path.compare(0, workspace_.size() + 1, workspace_ + "/") == 0 ? path.substr(workspace_.size() + 1)
+                                                                                    : path);
   }
   return removed;
 }

@@ -21,18 +21,18 @@
 
 #include "core/result.h"
 #include "sandbox/pids_cgroup.h"
-#include "sandbox/step_temp_dir.h"
 #include "sandbox/secret_files.h"
+#include "sandbox/step_temp_dir.h"
 #include "sandbox/unique_fd.h"
 
 namespace candor::sandbox {
 
 struct ProcessLimits {
-  std::uint64_t cpu_seconds = 0;                    // RLIMIT_CPU; 0: the timeout, rounded up, plus one
-  std::uint64_t memory_bytes = 4ULL << 30;          // RLIMIT_AS
-  std::uint64_t file_size_bytes = 1ULL << 30;       // RLIMIT_FSIZE
-  std::uint64_t processes = 256;                    // pids.max, and RLIMIT_NPROC above the user's count
-  std::uint64_t open_files = 1024;                  // RLIMIT_NOFILE
+  std::uint64_t cpu_seconds = 0;               // RLIMIT_CPU; 0: the timeout, rounded up, plus one
+  std::uint64_t memory_bytes = 4ULL << 30;     // RLIMIT_AS
+  std::uint64_t file_size_bytes = 1ULL << 30;  // RLIMIT_FSIZE
+  std::uint64_t processes = 256;               // pids.max, and RLIMIT_NPROC above the user's count
+  std::uint64_t open_files = 1024;             // RLIMIT_NOFILE
 };
 
 // Which mechanisms to try. All on in production; tests turn one off to exercise a fallback.
@@ -50,7 +50,7 @@ struct FileIdentity {
 };
 
 struct SandboxPolicy {
-  bool enabled = true;  // false: only the process group, timeout and output cap
+  bool enabled = true;                      // false: only the process group, timeout and output cap
   std::string workspace;                    // absolute
   bool workspace_writable = true;           // false: readable only (external evaluators)
   std::vector<std::string> read_only_dirs;  // absolute: .git, .candor (beneath the workspace), the store
@@ -58,8 +58,8 @@ struct SandboxPolicy {
   // The credential files found when the run started, by identity: wherever a step moves one, it is
   // masked again before the next (refresh_secret_files in workspace_policy.h).
   std::vector<FileIdentity> secret_identities;
-  std::string secret_scan_error;  // the walk that found them could not see everything: no step runs
-  std::vector<std::string> read_paths;      // readable and executable besides the defaults
+  std::string secret_scan_error;        // the walk that found them could not see everything: no step runs
+  std::vector<std::string> read_paths;  // readable and executable besides the defaults
   // Never readable, whatever the read paths: the run store (snapshots hold the workspace's .env),
   // the reviewer's criterion file. Absolute, outside the workspace (callers refuse one inside it:
   // a write rule cannot be narrowed).
@@ -73,15 +73,15 @@ struct SandboxPolicy {
 
 // What protects a process: offered by the kernel (probe) or active for one run.
 struct Protections {
-  int landlock_abi = 0;          // 0: no Landlock
-  bool filesystem = false;       // Landlock confines writes
-  bool read_only_dirs = false;   // mount and IPC namespaces: .git/.candor/store read-only, secrets empty
-  bool pid_namespace = false;    // its own /proc; everything in it dies with the step, and with candor
-  std::string unix_sockets;      // pathname sockets outside the workspace: "landlock", "masked" or "none"
-  std::string network;           // "namespace", "seccomp", "allowed" or "none"
-  bool seccomp = false;          // the syscall filter (kernel-administration calls, socket families)
-  std::string processes;         // "cgroup", "rlimit" or "none" (root ignores RLIMIT_NPROC)
-  bool rlimits = false;          // CPU, AS, FSIZE, NOFILE
+  int landlock_abi = 0;         // 0: no Landlock
+  bool filesystem = false;      // Landlock confines writes
+  bool read_only_dirs = false;  // mount and IPC namespaces: .git/.candor/store read-only, secrets empty
+  bool pid_namespace = false;   // its own /proc; everything in it dies with the step, and with candor
+  std::string unix_sockets;     // pathname sockets outside the workspace: "landlock", "masked" or "none"
+  std::string network;          // "namespace", "seccomp", "allowed" or "none"
+  bool seccomp = false;         // the syscall filter (kernel-administration calls, socket families)
+  std::string processes;        // "cgroup", "rlimit" or "none" (root ignores RLIMIT_NPROC)
+  bool rlimits = false;         // CPU, AS, FSIZE, NOFILE
   bool env_scrubbed = false;
   bool privileges_dropped = false;  // no_new_privs, and a root caller's capabilities bounded
 
@@ -116,7 +116,8 @@ std::vector<std::string> scrubbed_environment(char** environ_in, const std::vect
 // ~/.local becomes ~/.local/bin, ~/.local/lib, ..., ~/.local/state/<everything but candor>); a
 // path that is or lies beneath a hidden one is dropped. Symlinks are resolved first (a rule
 // follows them too); paths that do not resolve are dropped (add_rule would skip them anyway).
-std::vector<std::string> read_rules_around(const std::vector<std::string>& paths, const std::vector<std::string>& hidden);
+std::vector<std::string> read_rules_around(const std::vector<std::string>& paths,
+                                           const std::vector<std::string>& hidden);
 
 // Everything apply_in_child() needs, built in the parent. Owns a private temporary directory and a
 // pids cgroup, both removed when it goes (the cgroup emptied first). Every member moves itself.
@@ -166,7 +167,7 @@ class PreparedSandbox {
   UniqueFd landlock_ruleset_;
   std::vector<unsigned char> seccomp_program_;  // struct sock_filter[]
   int namespaces_ = 0;
-  int shared_network_ = -1;  // borrowed: a network namespace to join instead of CLONE_NEWNET
+  int shared_network_ = -1;        // borrowed: a network namespace to join instead of CLONE_NEWNET
   std::string uid_map_, gid_map_;  // with a user namespace
   std::vector<std::pair<std::string, unsigned long>> read_only_binds_;  // with the flags to keep
   std::vector<std::string> masked_;  // credential files and unix sockets: /dev/null bound over each, read-only

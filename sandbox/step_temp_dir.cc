@@ -20,7 +20,8 @@ Result<StepTempDir> StepTempDir::create() {
   std::error_code ec;
   std::string name = (fs::temp_directory_path(ec) / (owned_prefix("candor-step") + "XXXXXX")).string();
   if (::mkdtemp(name.data()) == nullptr)
-    return make_error(ErrorCode::kIo, fmt::format("sandbox: cannot create a temporary folder: {}", std::strerror(errno)));
+    return make_error(ErrorCode::kIo,
+                      fmt::format("sandbox: cannot create a temporary folder: {}", std::strerror(errno)));
   StepTempDir dir;
   dir.path_ = name;  // from here on, dir removes it
   TRY(dir.lock_, hold_folder_lock(name));

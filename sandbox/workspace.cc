@@ -103,7 +103,7 @@ Result<std::unique_ptr<Workspace>> Workspace::open(const std::string& root, Work
 
   bool use_openat2 = !options.force_fallback;
   if (use_openat2) {
-    struct open_how how{};
+    struct open_how how {};
     how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
     how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
     long probe = ::syscall(SYS_openat2, root_fd.get(), ".", &how, sizeof(how));
@@ -115,7 +115,7 @@ Result<std::unique_ptr<Workspace>> Workspace::open(const std::string& root, Work
   }
 
   std::unique_ptr<Workspace> ws(new Workspace(resolved, std::move(root_fd), use_openat2));
-  struct stat st{};
+  struct stat st {};
   if (::fstat(ws->root_fd_.get(), &st) != 0) return from_errno(root, errno, "fstat");
   ws->root_dev_ = st.st_dev;
   ws->root_ino_ = st.st_ino;
@@ -136,9 +136,11 @@ Result<std::unique_ptr<Workspace>> Workspace::open(const std::string& root, Work
 
 Result<std::string> Workspace::check_relative(const std::string& path) {
   if (path.empty()) return refused("\"\"", "empty path");
-  if (path.find('\0') != std::string::npos) return refused(path.substr(0, path.find('\0')) + "\\0...", "path contains a NUL byte");
+  if (path.find('\0') != std::string::npos)
+    return refused(path.substr(0, path.find('\0')) + "\\0...", "path contains a NUL byte");
   if (path.size() >= PATH_MAX) return refused(path.substr(0, 40) + "...", "path is too long");
-  if (path.front() == '/') return refused(path, "absolute paths are not allowed; give a path relative to the workspace");
+  if (path.front() == '/')
+    return refused(path, "absolute paths are not allowed; give a path relative to the workspace");
   std::string normalized = normalize_relative_path(path);
   if (normalized == ".." || normalized.rfind("../", 0) == 0) {
     return refused(path, "escapes the workspace");
@@ -148,7 +150,7 @@ Result<std::string> Workspace::check_relative(const std::string& path) {
 
 Result<UniqueFd> Workspace::open_beneath(const std::string& normalized, int flags) const {
   if (!use_openat2_) return open_beneath_walk(normalized, flags);
-  struct open_how how{};
+  struct open_how how {};
   how.flags = static_cast<std::uint64_t>(flags | O_CLOEXEC);
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
   for (int attempt = 0; attempt < 8; ++attempt) {
@@ -167,7 +169,7 @@ Result<UniqueFd> Workspace::open_beneath_walk(const std::string& normalized, int
   if (!cur.valid()) return from_errno(".", errno, "open");
   for (std::size_t i = 0; i < parts.size(); ++i) {
     bool last = i + 1 == parts.size();
-    struct stat st{};
+    struct stat st {};
     if (::fstatat(cur.get(), parts[i].c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
       return from_errno(normalized, errno, "stat");
     }
@@ -194,13 +196,15 @@ Result<bool> Workspace::leads_to_secret(int fd, const std::string& normalized, d
   ssize_t n = ::readlink(link.c_str(), target, sizeof(target));
   if (n <= 0 || static_cast<std::size_t>(n) >= sizeof(target)) {
     // Without /proc (or past PATH_MAX) there is no telling where a symlink led: refuse, not guess.
-    return make_error(ErrorCode::kRefused,
-                      fmt::format("{}: cannot tell whether it leads to a credential file ({} is unreadable)", normalized, link));
+    return make_error(
+        ErrorCode::kRefused,
+        fmt::format("{}: cannot tell whether it leads to a credential file ({} is unreadable)", normalized, link));
   }
   std::string resolved(target, static_cast<std::size_t>(n));
   if (resolved == root_) return false;
   constexpr std::string_view kDeleted = " (deleted)";  // unlinked since it was opened: judge the name it had
-  if (resolved.size() > kDeleted.size() && resolved.compare(resolved.size() - kDeleted.size(), kDeleted.size(), kDeleted) == 0) {
+  if (resolved.size() > kDeleted.size() &&
+      resolved.compare(resolved.size() - kDeleted.size(), kDeleted.size(), kDeleted) == 0) {
     resolved.resize(resolved.size() - kDeleted.size());
   }
   if (resolved.size() > root_.size() + 1 && resolved.compare(0, root_.size() + 1, root_ + "/") == 0) {
@@ -213,7 +217,7 @@ Result<bool> Workspace::leads_to_secret(int fd, const std::string& normalized, d
 
 Result<std::pair<UniqueFd, EntryInfo>> Workspace::open_checked(const std::string& normalized) const {
   TRY(UniqueFd fd, open_beneath(normalized, O_PATH));
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return from_errno(normalized, errno, "fstat");
   EntryInfo info{kind_of(st.st_mode), static_cast<std::int64_t>(st.st_size), static_cast<unsigned>(st.st_mode & 07777)};
   TRY(info.credential, leads_to_secret(fd.get(), normalized, st.st_dev, st.st_ino));
@@ -231,14 +235,16 @@ Result<UniqueFd> Workspace::open_regular_file(const std::string& path, EntryInfo
   std::string self = "/proc/self/fd/" + std::to_string(probe.get());
   UniqueFd fd(::open(self.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
   if (!fd.valid()) return from_errno(rel, errno, "open");
-  struct stat before{}, after{};
+  struct stat before {
+  }, after{};
   if (::fstat(probe.get(), &before) != 0 || ::fstat(fd.get(), &after) != 0) return from_errno(rel, errno, "fstat");
   if (after.st_dev != before.st_dev || after.st_ino != before.st_ino || !S_ISREG(after.st_mode)) {
     return refused(rel, "changed while being opened");
   }
   // A copy of a credential file of the run's start, by its bytes: hashed only when its size is one
   // of theirs, through this descriptor, so the bytes checked are the bytes the caller reads.
-  if (!what.credential && credentials_ != nullptr && credentials_->has_size(static_cast<std::uint64_t>(after.st_size))) {
+  if (!what.credential && credentials_ != nullptr &&
+      credentials_->has_size(static_cast<std::uint64_t>(after.st_size))) {
     auto id = git_blob_id_of(fd.get(), static_cast<std::size_t>(after.st_size));
     if (!id.ok()) return refused(rel, "changed while being opened");
     what.credential = credentials_->has_content_id(*id);
@@ -299,7 +305,7 @@ Result<EntryInfo> Workspace::lstat(const std::string& path) const {
   std::string parent = slash == std::string::npos ? "." : rel.substr(0, slash);
   std::string name = slash == std::string::npos ? rel : rel.substr(slash + 1);
   TRY(UniqueFd dir, open_beneath(parent, O_PATH | O_DIRECTORY));
-  struct stat st{};
+  struct stat st {};
   if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return from_errno(rel, errno, "stat");
   if (!S_ISLNK(st.st_mode)) return stat(rel);
   EntryInfo info{EntryKind::kSymlink, static_cast<std::int64_t>(st.st_size), static_cast<unsigned>(st.st_mode & 07777)};
@@ -312,7 +318,7 @@ Status Workspace::check_not_protected(int dir_fd, const std::string& path) const
   // .git/ or the store, because the check is on inodes, not names.
   UniqueFd cur(::openat(dir_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC));
   for (int depth = 0; cur.valid() && depth < 4096; ++depth) {
-    struct stat st{};
+    struct stat st {};
     if (::fstat(cur.get(), &st) != 0) return from_errno(path, errno, "fstat");
     for (const auto& [dev, ino] : protected_) {
       if (st.st_dev == dev && st.st_ino == ino) {
@@ -359,7 +365,8 @@ Result<std::pair<UniqueFd, std::string>> Workspace::open_parent_for_write(const 
   return std::make_pair(std::move(dir), name);
 }
 
-Status Workspace::write_file(const std::string& path, const std::string& content, std::optional<unsigned> wanted_mode) const {
+Status Workspace::write_file(const std::string& path, const std::string& content,
+                             std::optional<unsigned> wanted_mode) const {
   TRY(auto parent, open_parent_for_write(path));
   auto& [dir, name] = parent;
   // O_PATH fds cannot create files; reopen the same directory for real.
@@ -367,7 +374,7 @@ Status Workspace::write_file(const std::string& path, const std::string& content
   if (!real_dir.valid()) return from_errno(path, errno, "open directory");
 
   mode_t mode = 0644;
-  struct stat st{};
+  struct stat st {};
   if (::fstatat(real_dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
     if (S_ISLNK(st.st_mode)) return refused(path, "is a symbolic link; write to its target instead");
     if (S_ISDIR(st.st_mode)) return refused(path, "is a directory, not a file");
@@ -394,7 +401,7 @@ Status Workspace::delete_file(const std::string& path) const {
   auto& [dir, name] = parent;
   UniqueFd real_dir(::openat(dir.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!real_dir.valid()) return from_errno(path, errno, "open directory");
-  struct stat st{};
+  struct stat st {};
   if (::fstatat(real_dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return from_errno(path, errno, "stat");
   if (S_ISDIR(st.st_mode)) return refused(path, "is a directory; file_delete removes files only");
   if (::unlinkat(real_dir.get(), name.c_str(), 0) != 0) return from_errno(path, errno, "unlink");
@@ -413,7 +420,7 @@ Status Workspace::set_mode(const std::string& path, unsigned mode) const {
   auto& [dir, name] = parent;
   UniqueFd real_dir(::openat(dir.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!real_dir.valid()) return from_errno(p, errno, "open directory");
-  struct stat st{};
+  struct stat st {};
   if (::fstatat(real_dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return from_errno(p, errno, "stat");
   if (S_ISLNK(st.st_mode)) return refused(p, "is a symbolic link; its mode is not its own");
   // fchmodat cannot refuse a link on Linux: the stat above did, and nothing of a run is running.
@@ -447,11 +454,16 @@ namespace {
 // The kind a listing gives (d_type); nullopt when it does not say (DT_UNKNOWN: some file systems).
 std::optional<EntryKind> listed_kind(unsigned char d_type) {
   switch (d_type) {
-    case DT_REG: return EntryKind::kFile;
-    case DT_DIR: return EntryKind::kDirectory;
-    case DT_LNK: return EntryKind::kSymlink;
-    case DT_UNKNOWN: return std::nullopt;
-    default: return EntryKind::kOther;
+    case DT_REG:
+      return EntryKind::kFile;
+    case DT_DIR:
+      return EntryKind::kDirectory;
+    case DT_LNK:
+      return EntryKind::kSymlink;
+    case DT_UNKNOWN:
+      return std::nullopt;
+    default:
+      return EntryKind::kOther;
   }
 }
 
@@ -481,7 +493,7 @@ Status Workspace::walk_dir(int dir_fd, const std::string& rel, int depth, int ma
     entry.path = rel.empty() ? n : rel + "/" + n;
     entry.depth = depth;
     if (!identify || !listed || identify(entry.path)) {
-      struct stat st{};
+      struct stat st {};
       if (::fstatat(dir_fd, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // vanished meanwhile
       entry.kind = kind_of(st.st_mode);
       entry.size = static_cast<std::int64_t>(st.st_size);
@@ -502,7 +514,7 @@ Status Workspace::walk_dir(int dir_fd, const std::string& rel, int depth, int ma
       } else if (errno == EACCES && ::geteuid() != 0) {
         // A folder of another user's that this one cannot open is as closed to a step; but this
         // user's own can be chmod'ed open by a step, and what it holds was never seen.
-        struct stat st{};
+        struct stat st {};
         if (::fstatat(dir_fd, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_uid == ::geteuid())
           return from_errno(entry.path, EACCES, "open directory (it is this user's: a step could open it)");
       }

@@ -47,9 +47,9 @@ struct WalkEntry {
   std::string path;  // relative to the workspace root
   EntryKind kind = EntryKind::kOther;
   std::int64_t size = 0;
-  int depth = 1;  // 1 for a direct child of the walk's start
+  int depth = 1;                   // 1 for a direct child of the walk's start
   std::uint64_t dev = 0, ino = 0;  // its identity (lstat)
-  bool identified = true;  // size, dev and ino were read (see Workspace::walk's `identify`)
+  bool identified = true;          // size, dev and ino were read (see Workspace::walk's `identify`)
 };
 
 // Which entries a walk reads the size and identity of (an lstat each); for the others the kind
@@ -114,7 +114,8 @@ class Workspace {
   // Atomic: a temporary file in the same directory, then rename. Missing parent directories are
   // created. Refused beneath .git/, .candor/ and protected directories, and over a symlink.
   // `mode` (permission bits) when given; else an existing file's mode is kept, a new one is 0644.
-  Status write_file(const std::string& path, const std::string& content, std::optional<unsigned> mode = std::nullopt) const;
+  Status write_file(const std::string& path, const std::string& content,
+                    std::optional<unsigned> mode = std::nullopt) const;
   Status delete_file(const std::string& path) const;
   // chmod of a file or folder (".", "dir" or "dir/") to `mode` (the permission bits of it, setuid,
   // setgid and sticky included), never through a symlink. Refused beneath .git/, .candor/ and

@@ -9,10 +9,10 @@ namespace candor::sandbox {
 namespace {
 
 struct SecretScan {
-  std::vector<std::string> paths;         // absolute
-  std::vector<FileIdentity> identities;   // of `paths`, in order
-  std::set<FileIdentity> known_found;     // the `known` identities seen
-  std::string incomplete;                 // why the walk did not see everything, "" when it did
+  std::vector<std::string> paths;        // absolute
+  std::vector<FileIdentity> identities;  // of `paths`, in order
+  std::set<FileIdentity> known_found;    // the `known` identities seen
+  std::string incomplete;                // why the walk did not see everything, "" when it did
 };
 
 // Every file named like a credential file and every file whose identity is in `known`. With
@@ -23,25 +23,28 @@ SecretScan scan_secrets(const Workspace& workspace, const std::set<FileIdentity>
   int seen = 0;
   WalkIdentify identify;
   if (known.empty()) identify = [&workspace](std::string_view path) { return workspace.secret_filter().refused(path); };
-  Status walked = workspace.walk(".", kMaxSecretDepth, [&](const WalkEntry& e) {
-    if (++seen > kMaxSecretScan) {
-      scan.incomplete = fmt::format("the workspace has more than {} entries", kMaxSecretScan);
-      return false;
-    }
-    if (e.kind == EntryKind::kDirectory && e.depth >= kMaxSecretDepth && scan.incomplete.empty()) {
-      scan.incomplete = fmt::format("{} is deeper than {} folders", e.path, kMaxSecretDepth);
-    }
-    // Not identified: `identify` said it is not named like a credential file, and nothing is known.
-    if (e.kind != EntryKind::kFile || !e.identified) return true;
-    FileIdentity id{e.dev, e.ino};
-    bool was_secret = known.count(id) != 0;
-    if (was_secret) scan.known_found.insert(id);
-    if (was_secret || workspace.secret_filter().refused(e.path)) {
-      scan.paths.push_back(workspace.root() + "/" + e.path);
-      scan.identities.push_back(id);
-    }
-    return true;
-  }, identify);
+  Status walked = workspace.walk(
+      ".", kMaxSecretDepth,
+      [&](const WalkEntry& e) {
+        if (++seen > kMaxSecretScan) {
+          scan.incomplete = fmt::format("the workspace has more than {} entries", kMaxSecretScan);
+          return false;
+        }
+        if (e.kind == EntryKind::kDirectory && e.depth >= kMaxSecretDepth && scan.incomplete.empty()) {
+          scan.incomplete = fmt::format("{} is deeper than {} folders", e.path, kMaxSecretDepth);
+        }
+        // Not identified: `identify` said it is not named like a credential file, and nothing is known.
+        if (e.kind != EntryKind::kFile || !e.identified) return true;
+        FileIdentity id{e.dev, e.ino};
+        bool was_secret = known.count(id) != 0;
+        if (was_secret) scan.known_found.insert(id);
+        if (was_secret || workspace.secret_filter().refused(e.path)) {
+          scan.paths.push_back(workspace.root() + "/" + e.path);
+          scan.identities.push_back(id);
+        }
+        return true;
+      },
+      identify);
   if (!walked.ok() && scan.incomplete.empty()) scan.incomplete = walked.error().message;
   return scan;
 }

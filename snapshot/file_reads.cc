@@ -19,7 +19,8 @@ class Reader {
       : looker_(root), options_(options), calling_thread_(calling_thread) {}
 
   // Reads one request. `reserve(bytes)` is called before a file's bytes are read.
-  Result<FileRead> read(std::size_t i, const FileReadRequest& request, const std::function<void(std::uint64_t)>& reserve) {
+  Result<FileRead> read(std::size_t i, const FileReadRequest& request,
+                        const std::function<void(std::uint64_t)>& reserve) {
     FileRead r;
     r.request = i;
     if (request.check_ignore && options_.make_ignore_check) {

@@ -25,7 +25,7 @@ struct FileRead {
   bool ignored = false;     // excluded by the ignore rules: not looked at
   // kFile, kSymlink: read (content, id); kGone; kUnreadable (a read error, or it kept changing).
   Entry::Kind kind = Entry::Kind::kGone;
-  bool too_large = false;  // a file larger than the buffered limit: not read, the caller streams it
+  bool too_large = false;    // a file larger than the buffered limit: not read, the caller streams it
   bool out_of_time = false;  // the deadline had passed: not read (kind kUnreadable)
   struct stat st {};
   git_oid id{};

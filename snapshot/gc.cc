@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -65,7 +65,8 @@ Status open_own_objects(const std::string& objects_dir, GitOdb& out) {
 
 std::size_t count_objects(git_odb* odb) {
   OidSet ids;
-  git_odb_foreach(odb, [](const git_oid* id, void* set) { return static_cast<OidSet*>(set)->insert(*id), 0; }, &ids);
+  git_odb_foreach(
+      odb, [](const git_oid* id, void* set) { return static_cast<OidSet*>(set)->insert(*id), 0; }, &ids);
   return ids.size();
 }
 
@@ -106,7 +107,8 @@ struct Reachable {
       auto* tree = reinterpret_cast<git_tree*>(object.get());
       for (std::size_t i = 0; i < git_tree_entrycount(tree); ++i) {
         const git_tree_entry* e = git_tree_entry_byindex(tree, i);
-        if (git_tree_entry_type(e) != GIT_OBJECT_COMMIT) todo.push_back(*git_tree_entry_id(e));  // a gitlink is not ours
+        if (git_tree_entry_type(e) != GIT_OBJECT_COMMIT)
+          todo.push_back(*git_tree_entry_id(e));  // a gitlink is not ours
       }
     } else if (type == GIT_OBJECT_COMMIT) {
       auto* commit = reinterpret_cast<git_commit*>(object.get());
@@ -173,7 +175,8 @@ Result<std::optional<git_oid>> index_tree(git_repository* repo, git_odb* own, co
   if (!loaded.ok() && loaded.error().code == ErrorCode::kInvalidInput) {
     std::error_code ec;
     fs::remove(path, ec);
-    if (ec) return make_error(ErrorCode::kIo, fmt::format("snapshot: cannot remove the damaged {}: {}", path, ec.message()));
+    if (ec)
+      return make_error(ErrorCode::kIo, fmt::format("snapshot: cannot remove the damaged {}: {}", path, ec.message()));
     return std::optional<git_oid>();
   }
   if (!loaded.ok()) return loaded.error();
@@ -201,15 +204,18 @@ Result<std::string> write_pack(git_odb* own, const std::vector<git_oid>& objects
   PackBuilder pb;
   if (git_packbuilder_new(pb.out(), wrapped.get()) != 0) return git_failure("new pack");
   for (const auto& id : objects) {
-    if (git_packbuilder_insert(pb.get(), &id, nullptr) != 0) return git_failure("pack " + std::string(git_oid_tostr_s(&id)));
+    if (git_packbuilder_insert(pb.get(), &id, nullptr) != 0)
+      return git_failure("pack " + std::string(git_oid_tostr_s(&id)));
   }
-  if (git_packbuilder_write(pb.get(), pack_dir.c_str(), 0, nullptr, nullptr) != 0) return git_failure("write pack in " + pack_dir);
+  if (git_packbuilder_write(pb.get(), pack_dir.c_str(), 0, nullptr, nullptr) != 0)
+    return git_failure("write pack in " + pack_dir);
   std::string name = std::string("pack-") + git_packbuilder_name(pb.get());
   // The store is a partial clone (snapshot_objects.h): its trees name blobs only the workspace
   // holds, which git accepts only behind a promisor pack. Written before any old pack goes.
   std::ofstream promisor(pack_dir + "/" + name + ".promisor", std::ios::binary | std::ios::trunc);
   promisor.close();
-  if (!promisor) return make_error(ErrorCode::kIo, fmt::format("snapshot gc: cannot write {}/{}.promisor", pack_dir, name));
+  if (!promisor)
+    return make_error(ErrorCode::kIo, fmt::format("snapshot gc: cannot write {}/{}.promisor", pack_dir, name));
   return name;
 }
 
@@ -240,18 +246,22 @@ struct Collector {
 
   // Deletes old packs (their .idx first: a pack without one is invisible), then every loose
   // object, then what a killed writer left in the object folders.
-  void prune(const std::string& objects_dir, const std::vector<std::string>& old_packs, const std::string& new_pack) const {
+  void prune(const std::string& objects_dir, const std::vector<std::string>& old_packs,
+             const std::string& new_pack) const {
     std::string pack_dir = objects_dir + "/pack";
     std::error_code ec;
     fs::remove(pack_dir + "/multi-pack-index", ec);  // it would name the packs about to go
     for (const auto& base : old_packs) {
       if (base == new_pack || fs::exists(pack_dir + "/" + base + ".keep")) continue;
-      for (const char* ext : {".idx", ".pack", ".rev", ".bitmap", ".mtimes", ".promisor"}) fs::remove(pack_dir + "/" + base + ext, ec);
+      for (const char* ext : {".idx", ".pack", ".rev", ".bitmap", ".mtimes", ".promisor"})
+        fs::remove(pack_dir + "/" + base + ext, ec);
       step("removed " + base);
     }
     for (const auto& dir : fs::directory_iterator(objects_dir, ec)) {
       std::string name = dir.path().filename().string();
-      if (name.size() != 2 || !std::isxdigit(static_cast<unsigned char>(name[0])) || !std::isxdigit(static_cast<unsigned char>(name[1]))) continue;
+      if (name.size() != 2 || !std::isxdigit(static_cast<unsigned char>(name[0])) ||
+          !std::isxdigit(static_cast<unsigned char>(name[1])))
+        continue;
       std::error_code inner;
       for (const auto& f : fs::directory_iterator(dir.path(), inner)) {
         fs::remove(f.path(), inner);
@@ -311,7 +321,8 @@ struct Collector {
     std::vector<std::string> old_packs = packs_in(objects_dir + "/pack");
     // Already one pack of exactly what is reachable (the last gc's, nothing since): a 100,000-object
     // pack is not rewritten for nothing.
-    bool collected = old_packs.size() <= 1 && !has_loose_objects(objects_dir) && reach.keep.size() == out.objects_before;
+    bool collected =
+        old_packs.size() <= 1 && !has_loose_objects(objects_dir) && reach.keep.size() == out.objects_before;
     if (!collected) {
       TRY(std::string new_pack, write_pack(own.get(), reach.keep, objects_dir + "/pack"));
       step("pack written");
@@ -327,8 +338,10 @@ struct Collector {
   // Lock files a killed libgit2 write left (nobody else holds the repository now).
   static void remove_stale_locks(const std::string& repo_path) {
     std::error_code ec;
-    for (const char* name : {"index.lock", "config.lock", "HEAD.lock", "packed-refs.lock"}) fs::remove(repo_path + "/" + name, ec);
-    for (auto it = fs::recursive_directory_iterator(repo_path + "/refs", ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    for (const char* name : {"index.lock", "config.lock", "HEAD.lock", "packed-refs.lock"})
+      fs::remove(repo_path + "/" + name, ec);
+    for (auto it = fs::recursive_directory_iterator(repo_path + "/refs", ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       if (it->path().extension() == ".lock") fs::remove(it->path(), ec);
     }
   }
@@ -351,24 +364,29 @@ bool is_dead_candors_folder(const fs::path& path) {
   long pid = std::strtol(name.c_str() + at + 9, nullptr, 10);
   std::error_code ec;
   auto age = fs::file_time_type::clock::now() - fs::last_write_time(path, ec);
-  return !ec && age > std::chrono::minutes(10) && pid > 0 && pid != ::getpid() && ::kill(static_cast<pid_t>(pid), 0) != 0 &&
-         errno == ESRCH;
+  return !ec && age > std::chrono::minutes(10) && pid > 0 && pid != ::getpid() &&
+         ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
 }
 
 }  // namespace
 
 const char* to_string(RepositoryGc::Outcome outcome) {
   switch (outcome) {
-    case RepositoryGc::Outcome::kPacked: return "packed";
-    case RepositoryGc::Outcome::kRemoved: return "removed";
-    case RepositoryGc::Outcome::kInUse: return "in use";
-    case RepositoryGc::Outcome::kFailed: return "failed";
+    case RepositoryGc::Outcome::kPacked:
+      return "packed";
+    case RepositoryGc::Outcome::kRemoved:
+      return "removed";
+    case RepositoryGc::Outcome::kInUse:
+      return "in use";
+    case RepositoryGc::Outcome::kFailed:
+      return "failed";
   }
   return "?";
 }
 
 SnapshotGc collect_snapshots(const std::string& store_dir, const std::set<std::string>& removed_runs,
-                             const std::function<Result<RunsInStore>()>& runs_in_store, const SnapshotGcOptions& options) {
+                             const std::function<Result<RunsInStore>()>& runs_in_store,
+                             const SnapshotGcOptions& options) {
   git_init_once();
   // The new pack must be on disk before the old objects go, even across a power cut.
   if (!options.dry_run) git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR, 1);
@@ -416,7 +434,8 @@ SnapshotGc collect_snapshots(const std::string& store_dir, const std::set<std::s
       continue;
     }
     bool referred = false;
-    for (const auto& ws : runs->workspaces) referred = referred || fs::path(snapshot_repository_path(store_dir, ws)).filename() == path.filename();
+    for (const auto& ws : runs->workspaces)
+      referred = referred || fs::path(snapshot_repository_path(store_dir, ws)).filename() == path.filename();
     if (!referred) {
       r.outcome = RepositoryGc::Outcome::kRemoved;
       r.bytes_after = 0;
@@ -457,7 +476,8 @@ SnapshotUsage snapshot_usage(const std::string& store_dir) {
     if (e.path().extension() != ".git" || !e.is_directory(ec)) continue;
     ++out.repositories;
     const std::string repo = e.path().string();
-    if (fs::exists(repo + "/index.lock", ec) && !RepositoryLock::held_by_others(repo)) out.stale_index_locks.push_back(repo);
+    if (fs::exists(repo + "/index.lock", ec) && !RepositoryLock::held_by_others(repo))
+      out.stale_index_locks.push_back(repo);
   }
   out.bytes = disk_usage(store_dir + "/snapshots").bytes;
   return out;

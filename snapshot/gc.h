@@ -66,7 +66,8 @@ struct SnapshotGcOptions {
 // snapshots. `removed_runs`: their ids, whose refs are dropped even from a repository in use.
 // `runs_in_store` reads the store (what remains); an error from it leaves that repository as it is.
 SnapshotGc collect_snapshots(const std::string& store_dir, const std::set<std::string>& removed_runs,
-                             const std::function<Result<RunsInStore>()>& runs_in_store, const SnapshotGcOptions& options);
+                             const std::function<Result<RunsInStore>()>& runs_in_store,
+                             const SnapshotGcOptions& options);
 
 struct SnapshotUsage {
   std::size_t repositories = 0;

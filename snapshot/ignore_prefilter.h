@@ -24,7 +24,7 @@ class IgnorePrefilter {
   bool may_be_ignored(std::string_view path) const;
 
  private:
-  bool matches_all_ = false;           // a rule the test cannot judge: every path is asked
+  bool matches_all_ = false;      // a rule the test cannot judge: every path is asked
   std::vector<Glob> last_parts_;  // each excluding rule's last component, case folded
 };
 

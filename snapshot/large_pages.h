@@ -41,7 +41,9 @@ struct LargeFree {
 };
 using LargeBuffer = std::unique_ptr<char[], LargeFree>;
 
-inline LargeBuffer large_buffer(std::size_t bytes) { return LargeBuffer(static_cast<char*>(large_alloc(bytes)), LargeFree{bytes}); }
+inline LargeBuffer large_buffer(std::size_t bytes) {
+  return LargeBuffer(static_cast<char*>(large_alloc(bytes)), LargeFree{bytes});
+}
 
 template <typename T>
 struct LargePageAllocator {
@@ -52,7 +54,9 @@ struct LargePageAllocator {
   T* allocate(std::size_t n) { return static_cast<T*>(large_alloc(n * sizeof(T))); }
   void deallocate(T* p, std::size_t n) noexcept { large_free(p, n * sizeof(T)); }
   template <typename U>
-  bool operator==(const LargePageAllocator<U>&) const { return true; }
+  bool operator==(const LargePageAllocator<U>&) const {
+    return true;
+  }
 };
 
 }  // namespace candor::snapshot

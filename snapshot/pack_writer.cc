@@ -56,7 +56,8 @@ class Deflater {
     Stream& s = streams_[o.data->size() <= kSmall ? 0 : 1];
     if (!s.ready) {
       bool small = &s == &streams_[0];
-      if (deflateInit2(&s.z, Z_BEST_SPEED, Z_DEFLATED, small ? 12 : 15, small ? 4 : 8, Z_DEFAULT_STRATEGY) != Z_OK) return std::nullopt;
+      if (deflateInit2(&s.z, Z_BEST_SPEED, Z_DEFLATED, small ? 12 : 15, small ? 4 : 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return std::nullopt;
       s.ready = true;
     } else if (deflateReset(&s.z) != Z_OK) {
       return std::nullopt;
@@ -70,7 +71,8 @@ class Deflater {
     s.z.avail_out = static_cast<uInt>(bound);
     if (deflate(&s.z, Z_FINISH) != Z_STREAM_END) return std::nullopt;
     out.resize(head + (bound - s.z.avail_out));
-    return static_cast<std::uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(out.data() + start), static_cast<uInt>(out.size() - start)));
+    return static_cast<std::uint32_t>(
+        crc32(0, reinterpret_cast<const Bytef*>(out.data() + start), static_cast<uInt>(out.size() - start)));
   }
 
  private:
@@ -103,10 +105,12 @@ Status sync_folder(const std::string& dir) {
   return ok_status();
 }
 
-Status write_file_atomically(const std::string& dir, const std::string& name, const std::string& content, bool sync_dir) {
+Status write_file_atomically(const std::string& dir, const std::string& name, const std::string& content,
+                             bool sync_dir) {
   std::string tmp = fmt::format("{}/tmp_{}_XXXXXX", dir, name);
   int fd = ::mkstemp(tmp.data());
-  if (fd < 0) return make_error(ErrorCode::kIo, fmt::format("snapshot: cannot create {}: {}", tmp, std::strerror(errno)));
+  if (fd < 0)
+    return make_error(ErrorCode::kIo, fmt::format("snapshot: cannot create {}: {}", tmp, std::strerror(errno)));
   // On disk before it has its name (DESIGN.md, Durability).
   bool ok = ::fchmod(fd, 0444) == 0 && write_all(fd, content) && ::fdatasync(fd) == 0;
   ok = ::close(fd) == 0 && ok;
@@ -118,8 +122,10 @@ Status write_file_atomically(const std::string& dir, const std::string& name, co
   return sync_dir ? sync_folder(dir) : ok_status();
 }
 
-Result<std::string> write_pack_files(const std::string& pack_dir, std::vector<PackObject> objects, const std::string& marker) {
-  std::sort(objects.begin(), objects.end(), [](const PackObject& a, const PackObject& b) { return git_oid_cmp(&a.id, &b.id) < 0; });
+Result<std::string> write_pack_files(const std::string& pack_dir, std::vector<PackObject> objects,
+                                     const std::string& marker) {
+  std::sort(objects.begin(), objects.end(),
+            [](const PackObject& a, const PackObject& b) { return git_oid_cmp(&a.id, &b.id) < 0; });
   // Each thread packs a contiguous share of the objects into a body of its own; the pack is the
   // bodies one after another (no allocation per object).
   unsigned threads = static_cast<unsigned>(std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 4));
@@ -148,7 +154,8 @@ Result<std::string> write_pack_files(const std::string& pack_dir, std::vector<Pa
     }
     for (auto& th : pool) th.join();
   }
-  if (std::find(failed.begin(), failed.end(), 1) != failed.end()) return make_error(ErrorCode::kIo, "snapshot: cannot compress an object");
+  if (std::find(failed.begin(), failed.end(), 1) != failed.end())
+    return make_error(ErrorCode::kIo, "snapshot: cannot compress an object");
   std::string pack = "PACK";
   put_u32(pack, 2);
   put_u32(pack, static_cast<std::uint32_t>(objects.size()));

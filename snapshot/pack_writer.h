@@ -23,13 +23,15 @@ struct PackObject {
 // Writes pack-<checksum>.pack, then an empty pack-<checksum>.<marker> when `marker` is not empty,
 // then pack-<checksum>.idx (readers find a pack by its index, so it is complete and marked before
 // anyone sees it) in `pack_dir`. Returns the checksum (hex). REQUIRES: ids unique, not empty.
-Result<std::string> write_pack_files(const std::string& pack_dir, std::vector<PackObject> objects, const std::string& marker);
+Result<std::string> write_pack_files(const std::string& pack_dir, std::vector<PackObject> objects,
+                                     const std::string& marker);
 
 // Writes `dir`/`name` (read-only) through a temporary file renamed over it: a reader sees the old
 // content or the new, never part of it.
 // `content` written to a temporary file, fsynced, renamed to `name`; the folder fsynced after the
 // rename unless `sync_dir` is false (the caller syncs it after a last file).
-Status write_file_atomically(const std::string& dir, const std::string& name, const std::string& content, bool sync_dir = true);
+Status write_file_atomically(const std::string& dir, const std::string& name, const std::string& content,
+                             bool sync_dir = true);
 // fsync of a folder: the names renamed into it are on disk.
 Status sync_folder(const std::string& dir);
 

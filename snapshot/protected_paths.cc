@@ -20,7 +20,8 @@ using sandbox::UniqueFd;
 // A repository's objects folder, the root's or a nested one's.
 bool is_objects(std::string_view path) {
   constexpr std::string_view kObjects = ".git/objects";
-  return path == kObjects || (path.size() > kObjects.size() && path.substr(path.size() - kObjects.size() - 1) == "/.git/objects");
+  return path == kObjects ||
+         (path.size() > kObjects.size() && path.substr(path.size() - kObjects.size() - 1) == "/.git/objects");
 }
 
 StatFingerprint fingerprint(const struct stat& st) {
@@ -117,7 +118,8 @@ bool parent_reported(const std::string& path, const std::map<std::string, StatFi
 
 }  // namespace
 
-Result<ProtectedState> capture_protected_state(const std::string& workspace_root, const std::set<std::string>& nested_git) {
+Result<ProtectedState> capture_protected_state(const std::string& workspace_root,
+                                               const std::set<std::string>& nested_git) {
   UniqueFd root(::open(workspace_root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!root.valid()) {
     return make_error(ErrorCode::kIo, fmt::format("cannot open {}: {}", workspace_root, std::strerror(errno)));

@@ -43,7 +43,8 @@ Result<std::string> tree_of(git_repository* repo, const git_oid& commit_id) {
 // An object id, whole or abbreviated: what nobody can move. Hex that a ref is named by is a
 // name: git resolves `deadbeef` to the branch of that name before the object.
 bool is_commit_id(git_repository* repo, const std::string& rev) {
-  if (rev.size() < 7 || rev.size() > GIT_OID_HEXSZ || rev.find_first_not_of("0123456789abcdef") != std::string::npos) return false;
+  if (rev.size() < 7 || rev.size() > GIT_OID_HEXSZ || rev.find_first_not_of("0123456789abcdef") != std::string::npos)
+    return false;
   GitReference ref;
   return git_reference_dwim(ref.out(), repo, rev.c_str()) != 0;
 }
@@ -53,9 +54,10 @@ bool is_commit_id(git_repository* repo, const std::string& rev) {
 // upstream does not contain that commit may have been moved onto the change itself.
 std::vector<std::string> base_warnings(git_repository* repo, const std::string& name, const git_oid& base) {
   std::vector<std::string> out;
-  out.push_back(fmt::format("BASE was given as `{}`, a name, and resolved to {} before anything ran; whoever can move that ref can "
-                            "move what is verified (give a commit id to pin it)",
-                            name, oid_str(&base).substr(0, 12)));
+  out.push_back(fmt::format(
+      "BASE was given as `{}`, a name, and resolved to {} before anything ran; whoever can move that ref can "
+      "move what is verified (give a commit id to pin it)",
+      name, oid_str(&base).substr(0, 12)));
   GitReference branch;
   if (git_branch_lookup(branch.out(), repo, name.c_str(), GIT_BRANCH_LOCAL) != 0) return out;
   GitReference upstream;
@@ -63,9 +65,10 @@ std::vector<std::string> base_warnings(git_repository* repo, const std::string& 
   const git_oid* up = git_reference_target(upstream.get());
   if (up == nullptr || git_oid_equal(up, &base)) return out;
   if (git_graph_descendant_of(repo, up, &base) != 1) {
-    out.push_back(fmt::format("`{}` ({}) is not contained in its upstream `{}` ({}): the branch may have been moved onto the change; "
-                              "verify against the upstream or a commit id",
-                              name, oid_str(&base).substr(0, 12), git_reference_shorthand(upstream.get()), oid_str(up).substr(0, 12)));
+    out.push_back(fmt::format(
+        "`{}` ({}) is not contained in its upstream `{}` ({}): the branch may have been moved onto the change; "
+        "verify against the upstream or a commit id",
+        name, oid_str(&base).substr(0, 12), git_reference_shorthand(upstream.get()), oid_str(up).substr(0, 12)));
   }
   return out;
 }
@@ -79,9 +82,10 @@ Result<std::unique_ptr<GitRepository>> GitRepository::open(const std::string& ro
   if (ec) return make_error(ErrorCode::kInvalidInput, fmt::format("-C {}: {}", root, ec.message()));
   git_repository* found = nullptr;
   if (git_repository_open_ext(&found, abs.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0) {
-    return make_error(ErrorCode::kInvalidInput,
-                      fmt::format("{} is not the root of a git repository (candor looks for no repository above it): {}", abs,
-                                  git_last_error()));
+    return make_error(
+        ErrorCode::kInvalidInput,
+        fmt::format("{} is not the root of a git repository (candor looks for no repository above it): {}", abs,
+                    git_last_error()));
   }
   std::string git_dir = git_repository_path(found);
   std::string common_dir = git_repository_commondir(found);
@@ -89,7 +93,8 @@ Result<std::unique_ptr<GitRepository>> GitRepository::open(const std::string& ro
   // Opened again as bare: no work tree, so nothing in it (a .gitattributes the working copy has,
   // the index) can change what a diff of two commits says, and no file of it is read.
   git_repository* repo = nullptr;
-  if (git_repository_open_ext(&repo, git_dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH | GIT_REPOSITORY_OPEN_BARE, nullptr) != 0) {
+  if (git_repository_open_ext(&repo, git_dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH | GIT_REPOSITORY_OPEN_BARE,
+                              nullptr) != 0) {
     return make_error(ErrorCode::kInvalidInput, fmt::format("cannot open {}: {}", git_dir, git_last_error()));
   }
   // An empty index in memory: libgit2 reads .gitattributes entries of the index for a diff's
@@ -137,7 +142,9 @@ Result<GitRange> GitRepository::resolve(const std::string& spec) const {
     if (git_commit_parentcount(commit.get()) > 0) r.base_commit = oid_str(git_commit_parent_id(commit.get(), 0));
   }
   // The BASE part as written ("" for `C`, whose base is its parent).
-  std::string base_rev = three != std::string::npos ? spec.substr(0, three) : two != std::string::npos ? spec.substr(0, two) : "";
+  std::string base_rev = three != std::string::npos ? spec.substr(0, three)
+                         : two != std::string::npos ? spec.substr(0, two)
+                                                    : "";
   if (!base_rev.empty() && !r.base_commit.empty() && !is_commit_id(repo_, base_rev)) {
     r.base_name = base_rev;
     TRY(git_oid named, commit_of(repo_, base_rev));
@@ -163,8 +170,10 @@ std::string GitRepository::base_moved(const GitRange& range) const {
   auto now = commit_of(repo_, range.base_name);
   std::string now_id = now.ok() ? oid_str(&*now) : std::string("nothing");
   if (now_id == range.base_name_commit) return "";
-  return fmt::format("BASE `{}` moved while candor worked (it named {} and now names {}); the change was verified against {}",
-                     range.base_name, range.base_name_commit.substr(0, 12), now_id.substr(0, 12), range.base_name_commit.substr(0, 12));
+  return fmt::format(
+      "BASE `{}` moved while candor worked (it named {} and now names {}); the change was verified against {}",
+      range.base_name, range.base_name_commit.substr(0, 12), now_id.substr(0, 12),
+      range.base_name_commit.substr(0, 12));
 }
 
 // A database of its own for the repository: a memory backend above everything, which every write
@@ -184,7 +193,8 @@ Status GitRepository::keep_writes_in_memory() {
   if (!attach_workspace_objects(odb.get(), common_dir_)) {
     return make_error(ErrorCode::kIo, fmt::format("git: cannot read the objects of {}", common_dir_));
   }
-  if (git_repository_set_odb(repo_, odb.get()) != 0) return make_error(ErrorCode::kIo, "git: use the object database: " + git_last_error());
+  if (git_repository_set_odb(repo_, odb.get()) != 0)
+    return make_error(ErrorCode::kIo, "git: use the object database: " + git_last_error());
   writes_in_memory_ = true;
   return ok_status();
 }

@@ -18,8 +18,8 @@ struct GitRange {
   std::string base_commit;  // full ids
   std::string head_commit;  // "" when the head is the working tree
   std::string base_tree;
-  std::string head_tree;    // for the working tree: "" until read_worktree() read it
-  bool worktree = false;    // `BASE..`: the head is the working tree, not a commit
+  std::string head_tree;  // for the working tree: "" until read_worktree() read it
+  bool worktree = false;  // `BASE..`: the head is the working tree, not a commit
   // BASE as given when it is a name (`main`, `origin/main`, `HEAD~3`), not a commit id: a ref the
   // change's author may be able to move (`git branch -f main HEAD` empties `main..`). "" for an id.
   std::string base_name;
@@ -59,7 +59,8 @@ class GitRepository {
   // here on every object written to this repository's database stays in memory: the working
   // tree's blobs and trees are readable through trees() and never reach the repository's folder.
   // `skip_dir` ("dir/" or ""): candor's store, when it lies inside the working tree.
-  Result<WorktreeRead> read_worktree(GitRange& range, const std::vector<std::string>& extra_ignore, const std::string& skip_dir);
+  Result<WorktreeRead> read_worktree(GitRange& range, const std::vector<std::string>& extra_ignore,
+                                     const std::string& skip_dir);
 
   GitTrees trees() const { return GitTrees(repo_); }
   const std::string& root() const { return root_; }

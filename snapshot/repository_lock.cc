@@ -21,8 +21,10 @@ Error lock_error(const std::string& path, int err) {
 // Whether `fd` is still the file at `path`: a gc that removed the repository unlinked it, and a
 // lock on an unlinked file protects nothing.
 bool still_there(int fd, const std::string& path) {
-  struct stat held{}, now{};
-  return ::fstat(fd, &held) == 0 && ::stat(path.c_str(), &now) == 0 && held.st_dev == now.st_dev && held.st_ino == now.st_ino;
+  struct stat held {
+  }, now{};
+  return ::fstat(fd, &held) == 0 && ::stat(path.c_str(), &now) == 0 && held.st_dev == now.st_dev &&
+         held.st_ino == now.st_ino;
 }
 
 // Opens (creating) the lock file and flocks it with `op`. Not valid(): LOCK_NB and someone holds it.

@@ -41,7 +41,8 @@ int hand_over(git_odb_backend* b, const void* from, size_t len, void** data) {
 using ReadFn = int (*)(void**, size_t*, git_object_t*, git_odb_backend*, const git_oid*);
 using HeaderFn = int (*)(size_t*, git_object_t*, git_odb_backend*, const git_oid*);
 using ExistsFn = int (*)(git_odb_backend*, const git_oid*);
-void init_backend(git_odb_backend& b, ReadFn read, HeaderFn header, ExistsFn exists, ExistsFn freshen, void (*free)(git_odb_backend*)) {
+void init_backend(git_odb_backend& b, ReadFn read, HeaderFn header, ExistsFn exists, ExistsFn freshen,
+                  void (*free)(git_odb_backend*)) {
   git_odb_init_backend(&b, GIT_ODB_BACKEND_VERSION);
   b.read = read;
   b.read_header = header;
@@ -205,7 +206,8 @@ std::size_t seed_from_index(StatIndex& index, const std::string& index_file, std
   if (index.empty()) {
     if (auto read = StatIndex::load(index_file); read.ok()) {
       GitNameCheck names;
-      read->keep_if([&](const StatEntry& e) { return is_git_file_mode(e.mode) && keep(e.path) && names.holds(e.path); });
+      read->keep_if(
+          [&](const StatEntry& e) { return is_git_file_mode(e.mode) && keep(e.path) && names.holds(e.path); });
       for (std::string_view path : read->racy()) racy.emplace(path);
       read->forget_file();
       index = std::move(*read);

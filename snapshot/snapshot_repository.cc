@@ -111,8 +111,8 @@ namespace {
 Status sync_tree(const std::string& root) {
   std::error_code ec;
   std::vector<std::string> paths;
-  for (auto it = std::filesystem::recursive_directory_iterator(root, ec); !ec && it != std::filesystem::recursive_directory_iterator();
-       it.increment(ec)) {
+  for (auto it = std::filesystem::recursive_directory_iterator(root, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
     if (!it->is_symlink(ec)) paths.push_back(it->path().string());
   }
   if (ec) return make_error(ErrorCode::kIo, fmt::format("snapshot: cannot list {}: {}", root, ec.message()));
@@ -156,7 +156,8 @@ Status create_repository(const std::string& repo_path, const std::string& worksp
 
 namespace candor::snapshot {
 
-std::string read_index_tree(const std::string& repo_path, std::size_t entries, const std::string& index_checksum, git_odb* objects) {
+std::string read_index_tree(const std::string& repo_path, std::size_t entries, const std::string& index_checksum,
+                            git_odb* objects) {
   std::ifstream in(repo_path + "/" + kIndexTree);
   std::string tree, checksum;
   if (!(in >> tree >> checksum) || entries == 0 || index_checksum.empty() || checksum != index_checksum) return "";

@@ -35,6 +35,7 @@ inline constexpr const char* kIndexTree = "candor-index-tree";
 
 // The tree saved beside the repository's index (at `repo_path`, of `entries` entries, whose file's
 // checksum is `index_checksum`) when it still describes that index and `objects` holds it, else "".
-std::string read_index_tree(const std::string& repo_path, std::size_t entries, const std::string& index_checksum, git_odb* objects);
+std::string read_index_tree(const std::string& repo_path, std::size_t entries, const std::string& index_checksum,
+                            git_odb* objects);
 
 }  // namespace candor::snapshot

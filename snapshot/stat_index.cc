@@ -56,7 +56,7 @@ FileBytes read_whole(const std::string& file) {
     out.error = errno;
     return out;
   }
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     out.error = S_ISREG(st.st_mode) || st.st_mode == 0 ? errno : EINVAL;
     ::close(fd);
@@ -107,22 +107,25 @@ StatEntry stat_entry(const struct stat& st, const git_oid& id, std::string_view 
 bool stat_matches(const StatEntry& e, const FileStat& f) {
   // git records a size of 0 for an entry that was racily clean when it wrote the index ("smudged"):
   // only the empty blob's size is truly 0, so for any other id the stat data vouch for nothing.
-  static constexpr unsigned char kEmptyBlob[GIT_OID_RAWSZ] = {0xe6, 0x9d, 0xe2, 0x9b, 0xb2, 0xd1, 0xd6, 0x43, 0x4b, 0x8b,
-                                                              0x29, 0xae, 0x77, 0x5a, 0xd8, 0xc2, 0xe4, 0x8c, 0x53, 0x91};
+  static constexpr unsigned char kEmptyBlob[GIT_OID_RAWSZ] = {0xe6, 0x9d, 0xe2, 0x9b, 0xb2, 0xd1, 0xd6,
+                                                              0x43, 0x4b, 0x8b, 0x29, 0xae, 0x77, 0x5a,
+                                                              0xd8, 0xc2, 0xe4, 0x8c, 0x53, 0x91};
   if (e.size == 0 && std::memcmp(e.id.id, kEmptyBlob, GIT_OID_RAWSZ) != 0) return false;
-  return e.mode == f.mode && e.size == static_cast<std::uint32_t>(f.size) && e.mtime_s == static_cast<std::uint32_t>(f.mtime_s) &&
-         e.mtime_ns == static_cast<std::uint32_t>(f.mtime_ns) && e.ctime_s == static_cast<std::uint32_t>(f.ctime_s) &&
-         e.ctime_ns == static_cast<std::uint32_t>(f.ctime_ns) && e.ino == static_cast<std::uint32_t>(f.ino) && e.uid == f.uid &&
-         e.gid == f.gid;
+  return e.mode == f.mode && e.size == static_cast<std::uint32_t>(f.size) &&
+         e.mtime_s == static_cast<std::uint32_t>(f.mtime_s) && e.mtime_ns == static_cast<std::uint32_t>(f.mtime_ns) &&
+         e.ctime_s == static_cast<std::uint32_t>(f.ctime_s) && e.ctime_ns == static_cast<std::uint32_t>(f.ctime_ns) &&
+         e.ino == static_cast<std::uint32_t>(f.ino) && e.uid == f.uid && e.gid == f.gid;
 }
 
 Result<StatIndex> StatIndex::load(const std::string& file) {
   StatIndex index;
   FileBytes bytes = read_whole(file);
   if (bytes.error == ENOENT) return index;
-  if (bytes.error != 0) return make_error(ErrorCode::kIo, fmt::format("snapshot: cannot read {}: {}", file, std::strerror(bytes.error)));
+  if (bytes.error != 0)
+    return make_error(ErrorCode::kIo, fmt::format("snapshot: cannot read {}: {}", file, std::strerror(bytes.error)));
   auto bad = [&file](const std::string& what) {
-    return make_error(ErrorCode::kInvalidInput, fmt::format("snapshot: {} is not an index git could read: {}", file, what));
+    return make_error(ErrorCode::kInvalidInput,
+                      fmt::format("snapshot: {} is not an index git could read: {}", file, what));
   };
   const auto* p = reinterpret_cast<const unsigned char*>(bytes.data.get());
   const std::size_t size = bytes.size;
@@ -199,7 +202,8 @@ Status StatIndex::write(const std::string& file) {
   put_u32(2);
   put_u32(static_cast<std::uint32_t>(entries_.size()));
   for (const StatEntry& e : entries_) {
-    for (std::uint32_t n : {e.ctime_s, e.ctime_ns, e.mtime_s, e.mtime_ns, e.dev, e.ino, e.mode, e.uid, e.gid, e.size}) put_u32(n);
+    for (std::uint32_t n : {e.ctime_s, e.ctime_ns, e.mtime_s, e.mtime_ns, e.dev, e.ino, e.mode, e.uid, e.gid, e.size})
+      put_u32(n);
     std::memcpy(at, e.id.id, GIT_OID_RAWSZ);
     at += GIT_OID_RAWSZ;
     const auto flags = static_cast<std::uint16_t>(std::min<std::size_t>(e.path.size(), kNameMask));
@@ -252,7 +256,8 @@ Status StatIndex::write(const std::string& file) {
 }
 
 std::size_t StatIndex::lower_bound(std::string_view path) const {
-  auto it = std::lower_bound(entries_.begin(), entries_.end(), path, [](const StatEntry& e, std::string_view p) { return e.path < p; });
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), path,
+                             [](const StatEntry& e, std::string_view p) { return e.path < p; });
   return static_cast<std::size_t>(it - entries_.begin());
 }
 

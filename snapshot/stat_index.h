@@ -49,8 +49,8 @@ class StatIndex {
 
   // Reads `file` (git's index format, versions 2 and 3; its checksum checked; extensions skipped).
   // Left out: entries of a merge conflict and those git does not compare with the file
-  // (assume-valid, skip-worktree, intent-to-add). No such file: an empty index. kInvalidInput, naming the file and what is wrong, for one that
-  // is not an index (truncated, a bad checksum, entries out of order).
+  // (assume-valid, skip-worktree, intent-to-add). No such file: an empty index. kInvalidInput, naming the file and what
+  // is wrong, for one that is not an index (truncated, a bad checksum, entries out of order).
   static Result<StatIndex> load(const std::string& file);
   // Writes the index to `file` in version 2 through `file`.lock (created exclusively, as git and
   // libgit2 do: a writer that finds one fails), renamed over `file`.
@@ -99,8 +99,8 @@ class StatIndex {
   std::string_view own(std::string_view path);
 
   std::vector<StatEntry, LargePageAllocator<StatEntry>> entries_;  // sorted by path, as git sorts (bytes, unsigned)
-  LargeBuffer file_;    // the file as read: the loaded entries' paths point into it
-  std::deque<std::string> added_;   // paths put since (a deque: its strings never move)
+  LargeBuffer file_;               // the file as read: the loaded entries' paths point into it
+  std::deque<std::string> added_;  // paths put since (a deque: its strings never move)
   std::string checksum_;
   std::optional<std::int64_t> file_mtime_s_;  // of the file load() read
 };

@@ -39,7 +39,6 @@ namespace {
 
 void init_once() { git_init_once(); }
 
-
 std::string oid_str(const git_oid& oid) {
   char buf[GIT_OID_HEXSZ + 1];
   git_oid_tostr(buf, sizeof(buf), &oid);
@@ -48,7 +47,8 @@ std::string oid_str(const git_oid& oid) {
 
 Result<git_oid> parse_oid(const std::string& s) {
   git_oid oid;
-  if (git_oid_fromstr(&oid, s.c_str()) != 0) return make_error(ErrorCode::kInvalidInput, "snapshot: bad tree id \"" + s + "\"");
+  if (git_oid_fromstr(&oid, s.c_str()) != 0)
+    return make_error(ErrorCode::kInvalidInput, "snapshot: bad tree id \"" + s + "\"");
   return oid;
 }
 
@@ -119,13 +119,15 @@ Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& st
   TRY_STATUS(use_own_config(impl->repo.get(), repo_path, repo_path));
   TRY_STATUS(refresh_exclude(repo_path));
   TRY(impl->packs, PackedWrites::attach(impl->repo.get(), repo_path));
-  if (git_odb_open(impl->own.out(), (repo_path + "/objects").c_str()) != 0) return git_failure("open " + repo_path + "/objects");
+  if (git_odb_open(impl->own.out(), (repo_path + "/objects").c_str()) != 0)
+    return git_failure("open " + repo_path + "/objects");
   // The workspace's own objects, read-only: what its index vouches for needs no copy (see scan()).
   // Only a `.git` folder at the root; a `.git` file (a linked worktree, a submodule) is not used.
   if (struct stat git_dir{}; ::lstat((workspace_root + "/.git").c_str(), &git_dir) == 0 && S_ISDIR(git_dir.st_mode)) {
     GitOdb odb;
     if (git_repository_odb(odb.out(), impl->repo.get()) != 0) return git_failure("open object database");
-    if (attach_workspace_objects(odb.get(), workspace_root + "/.git")) impl->workspace_index = workspace_root + "/.git/index";
+    if (attach_workspace_objects(odb.get(), workspace_root + "/.git"))
+      impl->workspace_index = workspace_root + "/.git/index";
   }
   // Reads and diffs of trees go through a handle on the same objects with no work tree: a diff
   // looks up each path's attributes, and with a work tree libgit2 resolves every path there
@@ -134,7 +136,8 @@ Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& st
   // attached to (above), so they are seen through it too.
   {
     GitOdb odb;
-    if (git_repository_odb(odb.out(), impl->repo.get()) != 0 || git_repository_wrap_odb(impl->trees_repo.out(), odb.get()) != 0) {
+    if (git_repository_odb(odb.out(), impl->repo.get()) != 0 ||
+        git_repository_wrap_odb(impl->trees_repo.out(), odb.get()) != 0) {
       return git_failure("open the snapshot trees of " + repo_path);
     }
   }
@@ -161,7 +164,8 @@ Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& st
   impl->root.emplace(std::move(*root));
   std::error_code ec;
   auto store_abs = std::filesystem::weakly_canonical(store_dir, ec).string();
-  if (!ec && store_abs.rfind(workspace_root + "/", 0) == 0) impl->skip_dir = store_abs.substr(workspace_root.size() + 1) + "/";
+  if (!ec && store_abs.rfind(workspace_root + "/", 0) == 0)
+    impl->skip_dir = store_abs.substr(workspace_root.size() + 1) + "/";
   impl->index_tree = read_index_tree(repo_path, impl->index.size(), impl->index.checksum(), impl->own.get());
   impl->index_tree_saved = !impl->index_tree.empty();
   // Entries saved no earlier than the index file itself are racy: their stat cannot prove them
@@ -172,7 +176,8 @@ Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& st
   // first scan. Done here, where a run opens the store beside its credential walk.
   if (index_lost) impl->contents_changed_everywhere();
   if (Impl& m = *impl; m.index.empty() && !m.workspace_index.empty()) {
-    seed_from_index(m.index, m.workspace_index, m.racy, [&m](std::string_view path) { return snapshot_may_hold(path, m.skip_dir); });
+    seed_from_index(m.index, m.workspace_index, m.racy,
+                    [&m](std::string_view path) { return snapshot_may_hold(path, m.skip_dir); });
     m.contents_changed_everywhere();
   }
   return std::unique_ptr<SnapshotStore>(new SnapshotStore(std::move(impl), repo_path));
@@ -375,7 +380,9 @@ Status SnapshotStore::Impl::fix_rules(std::vector<std::string> gitignores, const
   for (const auto& rel : gitignores) {
     std::string folder = rel.substr(0, rel.size() - kName.size());  // "" or "dir/"
     int ignored = 0;
-    if (!folder.empty() && git_ignore_path_is_ignored(&ignored, copied_so_far.get(), folder.c_str()) == 0 && ignored == 1) continue;
+    if (!folder.empty() && git_ignore_path_is_ignored(&ignored, copied_so_far.get(), folder.c_str()) == 0 &&
+        ignored == 1)
+      continue;
     if (shadow.copy(*root, rel) == Entry::Kind::kUnreadable) not_copied.push_back(rel);
   }
   add_unread(not_copied);
@@ -388,7 +395,8 @@ Status SnapshotStore::Impl::fix_rules(std::vector<std::string> gitignores, const
 void SnapshotStore::Impl::take_in_forced(Walked& w, const std::vector<std::string>& written) const {
   std::set<std::string, std::less<>> wanted;
   for (const auto& path : written) {
-    if (!path.empty() && path != "." && snapshot_may_hold(path, skip_dir) && index.find(path) == StatIndex::npos) wanted.insert(path);
+    if (!path.empty() && path != "." && snapshot_may_hold(path, skip_dir) && index.find(path) == StatIndex::npos)
+      wanted.insert(path);
   }
   if (wanted.empty() && watched_gone.empty()) return;
   std::vector<std::string> unknown;
@@ -405,7 +413,8 @@ void SnapshotStore::Impl::take_in_forced(Walked& w, const std::vector<std::strin
 
 Status SnapshotStore::freeze_ignore_rules(const std::vector<std::string>& extra_patterns) {
   Impl& m = *impl_;
-  if (m.frozen.get() == nullptr) return make_error(ErrorCode::kInternal, "snapshot: ignore rules frozen before the first scan");
+  if (m.frozen.get() == nullptr)
+    return make_error(ErrorCode::kInternal, "snapshot: ignore rules frozen before the first scan");
   if (m.extras_fixed) return make_error(ErrorCode::kInternal, "snapshot: the ignore rules are already frozen");
   m.extras_fixed = true;
   m.frozen_ignore = std::set<std::string>(extra_patterns.begin(), extra_patterns.end());
@@ -417,7 +426,8 @@ Status SnapshotStore::freeze_ignore_rules(const std::vector<std::string>& extra_
   // The first scan followed open()'s patterns; one it did not follow, or that the saved index
   // was not pruned with, may match entries, which then leave the index (a check per entry, so
   // only then).
-  if (!is_subset(m.frozen_ignore, m.open_ignore) || !is_subset(m.frozen_ignore, m.index_ignore)) TRY_STATUS(m.drop_ignored());
+  if (!is_subset(m.frozen_ignore, m.open_ignore) || !is_subset(m.frozen_ignore, m.index_ignore))
+    TRY_STATUS(m.drop_ignored());
   // A pattern of open()'s that is gone kept files out of the first scan: take them in now.
   if (!is_subset(m.open_ignore, m.frozen_ignore)) TRY_STATUS(scan());
   return ok_status();
@@ -442,7 +452,9 @@ Status SnapshotStore::Impl::drop_ignored() {
 
 const std::vector<std::string>& SnapshotStore::unread() const { return impl_->unread; }
 
-void SnapshotStore::set_deadline(std::optional<std::chrono::steady_clock::time_point> deadline) { impl_->deadline = deadline; }
+void SnapshotStore::set_deadline(std::optional<std::chrono::steady_clock::time_point> deadline) {
+  impl_->deadline = deadline;
+}
 
 bool SnapshotStore::ran_out_of_time() const { return impl_->out_of_time; }
 
@@ -539,7 +551,9 @@ std::optional<SnapshotStore::Access> SnapshotStore::access_at_start(const std::s
 
 const std::set<std::string>& SnapshotStore::nested_git() const { return impl_->git_entries; }
 
-void SnapshotStore::set_after_walk_hook_for_tests(std::function<void()> hook) { impl_->after_walk_hook = std::move(hook); }
+void SnapshotStore::set_after_walk_hook_for_tests(std::function<void()> hook) {
+  impl_->after_walk_hook = std::move(hook);
+}
 
 Result<std::string> SnapshotStore::write_tree() {
   Impl& m = *impl_;
@@ -585,7 +599,8 @@ Status SnapshotStore::flush() {
   // less than writing the whole index; the tree and the ignore patterns saved beside it then stay
   // as they are, since they describe the index as saved.
   const std::size_t few = m.index.size() / 100;
-  if (m.index_dirty && !m.rewrite_index && m.entries_since_save <= few && m.frozen_ignore == m.index_ignore && !m.index.checksum().empty()) {
+  if (m.index_dirty && !m.rewrite_index && m.entries_since_save <= few && m.frozen_ignore == m.index_ignore &&
+      !m.index.checksum().empty()) {
     return ok_status();
   }
   if (m.index_dirty) {
@@ -622,7 +637,8 @@ Result<std::string> SnapshotStore::patch_text(const std::string& from_tree, cons
   return trees().patch_text(from_tree, to_tree, path, max_bytes);
 }
 
-Result<std::optional<SnapshotStore::TreeFile>> SnapshotStore::read_file(const std::string& tree_id, const std::string& path) const {
+Result<std::optional<SnapshotStore::TreeFile>> SnapshotStore::read_file(const std::string& tree_id,
+                                                                        const std::string& path) const {
   return trees().read_file(tree_id, path);
 }
 
@@ -652,14 +668,20 @@ Status SnapshotStore::retain(const std::vector<std::string>& trees, const std::v
       std::size_t slash = dir.rfind('/');
       git_tree* parent = folder(slash == std::string::npos ? "" : dir.substr(0, slash));
       GitTree& sub = folders[dir];
-      const git_tree_entry* e = parent != nullptr ? git_tree_entry_byname(parent, dir.substr(slash == std::string::npos ? 0 : slash + 1).c_str()) : nullptr;
-      if (e != nullptr && git_tree_entry_type(e) == GIT_OBJECT_TREE) (void)git_tree_lookup(sub.out(), m.repo.get(), git_tree_entry_id(e));
+      const git_tree_entry* e =
+          parent != nullptr
+              ? git_tree_entry_byname(parent, dir.substr(slash == std::string::npos ? 0 : slash + 1).c_str())
+              : nullptr;
+      if (e != nullptr && git_tree_entry_type(e) == GIT_OBJECT_TREE)
+        (void)git_tree_lookup(sub.out(), m.repo.get(), git_tree_entry_id(e));
       return sub.get();  // null: no such folder in this tree
     };
     for (const auto& path : paths) {
       std::size_t slash = path.rfind('/');
       git_tree* dir = folder(slash == std::string::npos ? "" : path.substr(0, slash));
-      const git_tree_entry* entry = dir != nullptr ? git_tree_entry_byname(dir, path.substr(slash == std::string::npos ? 0 : slash + 1).c_str()) : nullptr;
+      const git_tree_entry* entry =
+          dir != nullptr ? git_tree_entry_byname(dir, path.substr(slash == std::string::npos ? 0 : slash + 1).c_str())
+                         : nullptr;
       if (entry == nullptr) continue;  // not in this tree
       const git_oid* blob = git_tree_entry_id(entry);
       if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB || git_odb_exists(m.own.get(), blob)) continue;

@@ -115,7 +115,7 @@ class SnapshotStore {
     bool operator==(const Access&) const = default;
   };
   struct AccessChange {
-    std::string path;  // a folder's ends in '/' (the root is "./")
+    std::string path;      // a folder's ends in '/' (the root is "./")
     Access before, after;  // before.mode 0: the path was not there
   };
   // Files and folders present at the scans before the first write_tree() (the snapshot before the
@@ -144,8 +144,8 @@ class SnapshotStore {
   Result<std::vector<Mutation>> diff(const std::string& from_tree, const std::string& to_tree) const;
 
   // Unified diff text of one path between two trees, for people and the judge. Capped.
-  Result<std::string> patch_text(const std::string& from_tree, const std::string& to_tree,
-                                 const std::string& path, std::size_t max_bytes) const;
+  Result<std::string> patch_text(const std::string& from_tree, const std::string& to_tree, const std::string& path,
+                                 std::size_t max_bytes) const;
 
   using TreeFile = snapshot::TreeFile;
   using TreeEntryInfo = snapshot::TreeEntryInfo;
@@ -208,7 +208,8 @@ struct ProtectedState {
 // repository's config can carry commands that a later `git status` there runs), without following
 // symlinks. A missing root is simply absent from `entries`. kIo only when the workspace itself
 // cannot be opened.
-Result<ProtectedState> capture_protected_state(const std::string& workspace_root, const std::set<std::string>& nested_git = {});
+Result<ProtectedState> capture_protected_state(const std::string& workspace_root,
+                                               const std::set<std::string>& nested_git = {});
 
 // One sentence per change between two captures, for a person to act on, in path order:
 // "`.candor/config.json` was created during the run", "`.git/hooks/pre-commit` was modified",

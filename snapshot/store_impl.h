@@ -48,13 +48,13 @@ using namespace snapshot_internal;
 struct SnapshotStore::Impl {
   std::optional<RepositoryLock> in_use;  // first: released after every handle below is closed
   Repo repo;
-  Repo trees_repo;                    // the same object database, bare: what trees() reads and diffs
-  StatIndex index;                    // the stat cache and the content of the last snapshot
-  PackedWrites packs;                 // every object written goes to a pack through here
-  GitOdb own;                         // the store's objects on disk alone, without the workspace's
-  std::string workspace_index;        // the workspace's .git/index when its objects are attached
-  bool scanned = false;               // a scan was made by this handle
-  std::uint64_t unpacked_bytes = 0;   // written to memory since the last pack
+  Repo trees_repo;                   // the same object database, bare: what trees() reads and diffs
+  StatIndex index;                   // the stat cache and the content of the last snapshot
+  PackedWrites packs;                // every object written goes to a pack through here
+  GitOdb own;                        // the store's objects on disk alone, without the workspace's
+  std::string workspace_index;       // the workspace's .git/index when its objects are attached
+  bool scanned = false;              // a scan was made by this handle
+  std::uint64_t unpacked_bytes = 0;  // written to memory since the last pack
   std::string workdir;
   Clock* clock = nullptr;           // borrowed from open()'s caller: the time of a walk (racy files)
   std::optional<BeneathRoot> root;  // every read of the workspace starts here
@@ -121,7 +121,7 @@ struct SnapshotStore::Impl {
   std::optional<std::chrono::steady_clock::time_point> deadline;
   bool out_of_time = false;  // a scan left something unread for the deadline
   std::set<std::string> unread_set;
-  std::vector<std::string> unread;   // unread_set, for unread()
+  std::vector<std::string> unread;  // unread_set, for unread()
   std::function<void()> after_walk_hook;
 
   git_repository* ignore_rules() const { return frozen.get() != nullptr ? frozen.get() : repo.get(); }
@@ -157,8 +157,8 @@ struct SnapshotStore::Impl {
   Status fix_rules(std::vector<std::string> gitignores, const std::string& repo_path);
   // A handle whose work tree is `rules_dir` (the shadow: what `frozen` decides; the empty folder:
   // what `config_rules` decides) with `patterns` on top, for another thread.
-  Status open_rules_handle(const std::string& repo_path, const std::string& rules_dir, const std::set<std::string>& patterns,
-                           Repo& handle) const;
+  Status open_rules_handle(const std::string& repo_path, const std::string& rules_dir,
+                           const std::set<std::string>& patterns, Repo& handle) const;
   // After a walk that followed the frozen rules: the paths the index does not hold that are read
   // whatever .gitignore says (those of `written`, those of watched_gone) go from `unknown`, or
   // from nowhere when the walk did not enter their folder, to `forced`.
@@ -168,7 +168,8 @@ struct SnapshotStore::Impl {
   // changed into `changed` (unsorted), what could not be read into `unread`. A path of `unknown`
   // is read unless the rules of this scan ignore it (before the snapshot before the run: config
   // snapshot.ignore alone; after it: the frozen rules), one of `forced` unless snapshot.ignore does.
-  Status stage_walked(Walked& w, const std::string& repo_path, std::vector<std::string>& changed, std::vector<std::string>& unread);
+  Status stage_walked(Walked& w, const std::string& repo_path, std::vector<std::string>& changed,
+                      std::vector<std::string>& unread);
   Status pack() {
     unpacked_bytes = 0;
     return packs.write_pack();
@@ -205,8 +206,8 @@ struct SnapshotStore::Impl::Walked {
   std::vector<std::string> unknown;     // paths not in the index (ignored or untracked)
   // Paths not in the index read whatever .gitignore says (take_in_forced()).
   std::vector<std::string> forced;
-  std::vector<std::string> deleted;     // tracked paths the walk did not meet
-  std::vector<std::string> unread;      // what the walk could not look at
+  std::vector<std::string> deleted;  // tracked paths the walk did not meet
+  std::vector<std::string> unread;   // what the walk could not look at
   std::set<std::string> racy;
   std::int64_t racy_from = 0;  // a file changed this second or later is racy
   std::vector<std::string> gitignores;

@@ -66,10 +66,12 @@ Result<BlobWrite> write_blob(const BlobSink& sink, int fd, std::int64_t size, co
   }
   std::vector<char> buf(1 << 20);
   for (std::int64_t left = size; left > 0;) {
-    ssize_t n = ::read(fd, buf.data(), static_cast<std::size_t>(std::min<std::int64_t>(left, static_cast<std::int64_t>(buf.size()))));
+    ssize_t n = ::read(fd, buf.data(),
+                       static_cast<std::size_t>(std::min<std::int64_t>(left, static_cast<std::int64_t>(buf.size()))));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return BlobWrite{std::nullopt, n < 0};
-    if (git_odb_stream_write(stream.get(), buf.data(), static_cast<std::size_t>(n)) != 0) return git_failure("write blob");
+    if (git_odb_stream_write(stream.get(), buf.data(), static_cast<std::size_t>(n)) != 0)
+      return git_failure("write blob");
     left -= n;
     if (left > 0 && past(deadline)) return BlobWrite{std::nullopt, true, true};
   }
@@ -80,8 +82,8 @@ Result<BlobWrite> write_blob(const BlobSink& sink, int fd, std::int64_t size, co
 // Reads `path` through a descriptor beneath the workspace into the object database and the
 // index. kFile or kSymlink when staged, kGone when nothing git can hold is there any more (the
 // entry is left for the caller), kUnreadable when it is there and could not be read.
-Result<Entry::Kind> stage(const BeneathRoot& root, const BlobSink& sink, StatIndex& index, GitNameCheck& names, const std::string& path,
-                          const Deadline& deadline, bool& out_of_time) {
+Result<Entry::Kind> stage(const BeneathRoot& root, const BlobSink& sink, StatIndex& index, GitNameCheck& names,
+                          const std::string& path, const Deadline& deadline, bool& out_of_time) {
   for (int attempt = 0; attempt < 3; ++attempt) {
     Entry e = root.look(path);
     if (e.kind == Entry::Kind::kGone || e.kind == Entry::Kind::kUnreadable) return e.kind;
@@ -106,7 +108,8 @@ Result<Entry::Kind> stage(const BeneathRoot& root, const BlobSink& sink, StatInd
 // copies in `rules_dir` (the shadow; none in config_rules' empty folder), the store's info/exclude
 // and core.excludesFile, `patterns`, libgit2's own. A file it cannot read makes every path one to
 // ask libgit2 about.
-IgnorePrefilter load_prefilter(const std::string& repo_path, const std::string& rules_dir, const std::set<std::string>& patterns) {
+IgnorePrefilter load_prefilter(const std::string& repo_path, const std::string& rules_dir,
+                               const std::set<std::string>& patterns) {
   IgnorePrefilter prefilter;
   auto add_file = [&prefilter](const std::filesystem::path& file) {
     std::ifstream in(file, std::ios::binary);
@@ -120,8 +123,8 @@ IgnorePrefilter load_prefilter(const std::string& repo_path, const std::string& 
     prefilter.add(text.str());
   };
   std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(rules_dir, ec); !ec && it != std::filesystem::recursive_directory_iterator();
-       it.increment(ec)) {
+  for (auto it = std::filesystem::recursive_directory_iterator(rules_dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
     if (it->path().filename() == ".gitignore") add_file(it->path());
   }
   if (ec) prefilter.add("*");
@@ -146,14 +149,16 @@ Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path
     std::shared_ptr<const IgnorePrefilter>& filter = config ? config_prefilter : prefilter;
     bool& filter_frozen = config ? config_prefilter_frozen : prefilter_frozen;
     if (!filter || filter_frozen != extras_fixed) {
-      filter = std::make_shared<const IgnorePrefilter>(load_prefilter(repo_path, config ? no_gitignores.path() : shadow.path(), patterns));
+      filter = std::make_shared<const IgnorePrefilter>(
+          load_prefilter(repo_path, config ? no_gitignores.path() : shadow.path(), patterns));
       filter_frozen = extras_fixed;
     }
     return filter;
   };
   if (!w.forced.empty()) {
     auto filter = loaded(true);
-    std::erase_if(w.forced, [&](const std::string& path) { return filter->may_be_ignored(path) && excluded_by_config(path); });
+    std::erase_if(w.forced,
+                  [&](const std::string& path) { return filter->may_be_ignored(path) && excluded_by_config(path); });
   }
   std::vector<FileReadRequest> requests;
   requests.reserve(w.candidates.size() + w.unknown.size() + w.forced.size());
@@ -168,7 +173,8 @@ Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path
   options.deadline = deadline;
   std::shared_ptr<const IgnorePrefilter> filter = w.unknown.empty() ? nullptr : loaded(config_only);
   const std::string& rules_dir = config_only ? no_gitignores.path() : shadow.path();
-  options.make_ignore_check = [this, &repo_path, &patterns, &rules_dir, config_only, prefilter = filter](bool calling_thread) -> Result<IgnoreCheck> {
+  options.make_ignore_check = [this, &repo_path, &patterns, &rules_dir, config_only,
+                               prefilter = filter](bool calling_thread) -> Result<IgnoreCheck> {
     std::shared_ptr<Repo> own_rules;
     git_repository* rules = config_only ? config_rules.get() : frozen.get();
     if (!calling_thread) {

@@ -27,8 +27,8 @@ TreeSink odb_tree_sink(git_repository* repo);
 // `sink`, without checking that the objects the entries name exist (they come from hashing or
 // from an index git trusts; a check would read every blob's header). Earlier trees are read
 // through `repo`.
-Result<git_oid> update_tree(git_repository* repo, const StatIndex& index, const git_oid& base, const std::set<std::string>& changed,
-                            const TreeSink& sink);
+Result<git_oid> update_tree(git_repository* repo, const StatIndex& index, const git_oid& base,
+                            const std::set<std::string>& changed, const TreeSink& sink);
 
 // The tree `index` makes, every folder written (what git_index_write_tree does, without reading
 // every tree back afterwards to fill the index's cache).

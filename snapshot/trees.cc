@@ -30,7 +30,8 @@ Error git_failure(const std::string& what) {
 
 Result<git_oid> parse_oid(const std::string& s) {
   git_oid oid;
-  if (git_oid_fromstr(&oid, s.c_str()) != 0) return make_error(ErrorCode::kInvalidInput, "git: bad tree id \"" + s + "\"");
+  if (git_oid_fromstr(&oid, s.c_str()) != 0)
+    return make_error(ErrorCode::kInvalidInput, "git: bad tree id \"" + s + "\"");
   return oid;
 }
 
@@ -46,7 +47,8 @@ Status lookup_tree(git_repository* repo, const std::string& id, GitTree& out) {
 }
 
 // The diff between two trees, limited to `paths` (exact paths) when not empty.
-Status diff_trees(git_repository* repo, git_tree* from, git_tree* to, const std::vector<std::string>& paths, git_diff** out) {
+Status diff_trees(git_repository* repo, git_tree* from, git_tree* to, const std::vector<std::string>& paths,
+                  git_diff** out) {
   git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
   // Text whatever the attributes say: .gitattributes (`binary`, `-diff`, `diff`) come from the
   // workspace or the change, which the agent writes. Binary content is told by side_of().
@@ -61,12 +63,13 @@ Status diff_trees(git_repository* repo, git_tree* from, git_tree* to, const std:
   return ok_status();
 }
 
-Status diff_trees(git_repository* repo, const std::string& from_tree, const std::string& to_tree, const std::string& path,
-                  git_diff** out) {
+Status diff_trees(git_repository* repo, const std::string& from_tree, const std::string& to_tree,
+                  const std::string& path, git_diff** out) {
   GitTree from, to;
   TRY_STATUS(lookup_tree(repo, from_tree, from));
   TRY_STATUS(lookup_tree(repo, to_tree, to));
-  return diff_trees(repo, from.get(), to.get(), path.empty() ? std::vector<std::string>{} : std::vector<std::string>{path}, out);
+  return diff_trees(repo, from.get(), to.get(),
+                    path.empty() ? std::vector<std::string>{} : std::vector<std::string>{path}, out);
 }
 
 // The paths of the files that differ between two trees (null: empty), found without entering a
@@ -163,7 +166,8 @@ Side side_of(git_repository* repo, const git_diff_file& f) {
   if (git_blob_lookup(blob.out(), repo, &f.id) != 0) return {};
   auto size = static_cast<std::size_t>(git_blob_rawsize(blob.get()));
   const char* bytes = static_cast<const char*>(git_blob_rawcontent(blob.get()));
-  Side side{static_cast<std::int64_t>(size), std::memchr(bytes, 0, std::min<std::size_t>(size, kBinaryTestBytes)) != nullptr};
+  Side side{static_cast<std::int64_t>(size),
+            std::memchr(bytes, 0, std::min<std::size_t>(size, kBinaryTestBytes)) != nullptr};
   side.lines = std::count(bytes, bytes + size, '\n') + (size > 0 && bytes[size - 1] != '\n' ? 1 : 0);
   return side;
 }
@@ -176,7 +180,8 @@ constexpr std::size_t kMaxDistinctLines = 1 << 20;
 
 // Hashes of a blob's lines with their counts, read a chunk at a time. False when the blob cannot
 // be streamed or has too many distinct lines to count.
-bool count_lines(git_repository* repo, const git_oid& id, std::unordered_map<std::uint64_t, std::int64_t>& counts, int sign) {
+bool count_lines(git_repository* repo, const git_oid& id, std::unordered_map<std::uint64_t, std::int64_t>& counts,
+                 int sign) {
   GitOdb odb;
   if (git_repository_odb(odb.out(), repo) != 0) return false;
   GitPtr<git_odb_stream, git_odb_stream_free> stream;
@@ -185,8 +190,11 @@ bool count_lines(git_repository* repo, const git_oid& id, std::unordered_map<std
   std::string whole;  // an object that cannot be streamed (a packed one: small) is read whole
   if (git_odb_open_rstream(stream.out(), &size, &type, odb.get(), &id) != 0) {
     GitBlob blob;
-    if (git_blob_lookup(blob.out(), repo, &id) != 0 || git_blob_rawsize(blob.get()) > static_cast<git_object_size_t>(64 << 20)) return false;
-    whole.assign(static_cast<const char*>(git_blob_rawcontent(blob.get())), static_cast<std::size_t>(git_blob_rawsize(blob.get())));
+    if (git_blob_lookup(blob.out(), repo, &id) != 0 ||
+        git_blob_rawsize(blob.get()) > static_cast<git_object_size_t>(64 << 20))
+      return false;
+    whole.assign(static_cast<const char*>(git_blob_rawcontent(blob.get())),
+                 static_cast<std::size_t>(git_blob_rawsize(blob.get())));
   }
   std::uint64_t hash = 1469598103934665603ULL;  // FNV-1a of the line so far
   auto line_done = [&] {
@@ -231,7 +239,8 @@ std::optional<std::pair<int, int>> multiset_line_counts(git_repository* repo, co
   if (!git_oid_is_zero(&d->new_file.id) && !count_lines(repo, d->new_file.id, counts, +1)) return std::nullopt;
   std::int64_t added = 0, removed = 0;
   for (const auto& [line, n] : counts) (n > 0 ? added : removed) += n > 0 ? n : -n;
-  return std::make_pair(static_cast<int>(std::min<std::int64_t>(added, INT32_MAX)), static_cast<int>(std::min<std::int64_t>(removed, INT32_MAX)));
+  return std::make_pair(static_cast<int>(std::min<std::int64_t>(added, INT32_MAX)),
+                        static_cast<int>(std::min<std::int64_t>(removed, INT32_MAX)));
 }
 
 bool is_binary_change(git_repository* repo, const git_diff_delta* d) {
@@ -245,10 +254,19 @@ Result<Mutation> mutation_of(git_diff* diff, std::size_t i, git_repository* repo
   Mutation m;
   m.path = d->new_file.path ? d->new_file.path : d->old_file.path;
   switch (d->status) {
-    case GIT_DELTA_ADDED: m.change = "added"; break;
-    case GIT_DELTA_DELETED: m.change = "deleted"; break;
-    case GIT_DELTA_RENAMED: m.change = "added"; m.renamed_from = d->old_file.path; break;
-    default: m.change = "modified"; break;
+    case GIT_DELTA_ADDED:
+      m.change = "added";
+      break;
+    case GIT_DELTA_DELETED:
+      m.change = "deleted";
+      break;
+    case GIT_DELTA_RENAMED:
+      m.change = "added";
+      m.renamed_from = d->old_file.path;
+      break;
+    default:
+      m.change = "modified";
+      break;
   }
   const Side before = side_of(repo, d->old_file), after = side_of(repo, d->new_file);
   // git's modes (644, 755, a link): what a tree holds. A run replaces them with the whole modes
@@ -317,7 +335,8 @@ Status write_tree_beneath(git_repository* repo, const git_tree* tree, int dir_fd
         return make_error(ErrorCode::kIo, fmt::format("checkout: cannot create {}: {}", path, std::strerror(errno)));
       }
       int sub = ::openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (sub < 0) return make_error(ErrorCode::kIo, fmt::format("checkout: cannot open {}: {}", path, std::strerror(errno)));
+      if (sub < 0)
+        return make_error(ErrorCode::kIo, fmt::format("checkout: cannot open {}: {}", path, std::strerror(errno)));
       GitTree subtree;
       Status st = git_tree_lookup(subtree.out(), repo, git_tree_entry_id(e)) == 0
                       ? write_tree_beneath(repo, subtree.get(), sub, path)
@@ -326,7 +345,8 @@ Status write_tree_beneath(git_repository* repo, const git_tree* tree, int dir_fd
       TRY_STATUS(st);
       continue;
     }
-    if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE && mode != GIT_FILEMODE_LINK) continue;  // submodules
+    if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE && mode != GIT_FILEMODE_LINK)
+      continue;  // submodules
     GitBlob blob;
     if (git_blob_lookup(blob.out(), repo, git_tree_entry_id(e)) != 0) return git_failure("read " + path);
     const char* data = static_cast<const char*>(git_blob_rawcontent(blob.get()));
@@ -336,13 +356,15 @@ Status write_tree_beneath(git_repository* repo, const git_tree* tree, int dir_fd
     // and a program run on the checkout would read whatever it points at.
     if (mode == GIT_FILEMODE_LINK && link_stays_inside(path, std::string(data, size))) {
       if (::symlinkat(std::string(data, size).c_str(), dir_fd, name) != 0) {
-        return make_error(ErrorCode::kIo, fmt::format("checkout: cannot create link {}: {}", path, std::strerror(errno)));
+        return make_error(ErrorCode::kIo,
+                          fmt::format("checkout: cannot create link {}: {}", path, std::strerror(errno)));
       }
       continue;
     }
     int fd = ::openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                       mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644);
-    if (fd < 0) return make_error(ErrorCode::kIo, fmt::format("checkout: cannot create {}: {}", path, std::strerror(errno)));
+    if (fd < 0)
+      return make_error(ErrorCode::kIo, fmt::format("checkout: cannot create {}: {}", path, std::strerror(errno)));
     std::size_t done = 0;
     while (done < size) {
       ssize_t w = ::write(fd, data + done, size - done);
@@ -364,7 +386,7 @@ Status write_tree_beneath(git_repository* repo, const git_tree* tree, int dir_fd
 // link (`d -> .`, then `x -> d/d/../../secret`) can climb out; only resolving it shows that.
 // A target not there (yet) is beneath as far as it went.
 bool resolves_beneath(int root_fd, const std::string& path, const std::string& root) {
-  struct open_how how{};
+  struct open_how how {};
   how.flags = O_PATH | O_CLOEXEC;
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
   long fd = ::syscall(SYS_openat2, root_fd, path.c_str(), &how, sizeof how);
@@ -385,10 +407,13 @@ bool resolves_beneath(int root_fd, const std::string& path, const std::string& r
 // write_tree_beneath writes one whose target leaves it lexically).
 Status unlink_escaping_links(int root_fd, const std::string& root, int dir_fd, const std::string& rel) {
   DIR* d = ::fdopendir(::dup(dir_fd));
-  if (d == nullptr) return make_error(ErrorCode::kIo, fmt::format("checkout: cannot list {}: {}", rel.empty() ? "." : rel, std::strerror(errno)));
+  if (d == nullptr)
+    return make_error(ErrorCode::kIo,
+                      fmt::format("checkout: cannot list {}: {}", rel.empty() ? "." : rel, std::strerror(errno)));
   std::vector<std::pair<std::string, unsigned char>> entries;
   while (struct dirent* e = ::readdir(d)) {
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) entries.emplace_back(e->d_name, e->d_type);
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+      entries.emplace_back(e->d_name, e->d_type);
   }
   ::closedir(d);
   for (const auto& [name, type] : entries) {
@@ -403,7 +428,8 @@ Status unlink_escaping_links(int root_fd, const std::string& root, int dir_fd, c
       char target[PATH_MAX];
       ssize_t n = ::readlinkat(dir_fd, name.c_str(), target, sizeof target);
       if (::unlinkat(dir_fd, name.c_str(), 0) != 0) {
-        return make_error(ErrorCode::kIo, fmt::format("checkout: cannot remove link {}: {}", path, std::strerror(errno)));
+        return make_error(ErrorCode::kIo,
+                          fmt::format("checkout: cannot remove link {}: {}", path, std::strerror(errno)));
       }
       int fd = ::openat(dir_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
       if (fd >= 0) {
@@ -459,8 +485,9 @@ Result<std::string> GitTrees::patch_text(const std::string& from_tree, const std
     const git_diff_delta* d = git_diff_get_delta(diff.get(), 0);
     const Side before = side_of(repo_, d->old_file), after = side_of(repo_, d->new_file);
     if (!before.binary && !after.binary && std::max(before.size, after.size) > kMaxDiffBytes) {
-      return fmt::format("diff --git a/{0} b/{0}\n(not shown: {1} bytes before, {2} after; candor diffs text of up to {3} bytes)\n",
-                         d->new_file.path ? d->new_file.path : d->old_file.path, before.size, after.size, kMaxDiffBytes);
+      return fmt::format(
+          "diff --git a/{0} b/{0}\n(not shown: {1} bytes before, {2} after; candor diffs text of up to {3} bytes)\n",
+          d->new_file.path ? d->new_file.path : d->old_file.path, before.size, after.size, kMaxDiffBytes);
     }
   }
   // A binary change is named as git names it, without its bytes (the diff was forced to text).
@@ -468,7 +495,8 @@ Result<std::string> GitTrees::patch_text(const std::string& from_tree, const std
     const git_diff_delta* d = git_diff_get_delta(diff.get(), 0);
     std::string before = d->status == GIT_DELTA_ADDED ? "/dev/null" : "a/" + std::string(d->old_file.path);
     std::string after = d->status == GIT_DELTA_DELETED ? "/dev/null" : "b/" + std::string(d->new_file.path);
-    return fmt::format("diff --git a/{} b/{}\nBinary files {} and {} differ\n", d->old_file.path, d->new_file.path, before, after);
+    return fmt::format("diff --git a/{} b/{}\nBinary files {} and {} differ\n", d->old_file.path, d->new_file.path,
+                       before, after);
   }
   git_buf buf = GIT_BUF_INIT;
   if (git_diff_to_buf(&buf, diff.get(), GIT_DIFF_FORMAT_PATCH) != 0) return git_failure("format patch");
@@ -484,7 +512,8 @@ Result<std::optional<TreeFile>> GitTrees::read_file(const std::string& tree_id, 
   GitTree tree;
   TRY_STATUS(lookup_tree(repo_, tree_id, tree));
   GitTreeEntry entry;
-  if (tree.get() == nullptr || git_tree_entry_bypath(entry.out(), tree.get(), path.c_str()) != 0) return std::optional<TreeFile>();
+  if (tree.get() == nullptr || git_tree_entry_bypath(entry.out(), tree.get(), path.c_str()) != 0)
+    return std::optional<TreeFile>();
   if (git_tree_entry_type(entry.get()) != GIT_OBJECT_BLOB) return std::optional<TreeFile>();
   GitBlob blob;
   if (git_blob_lookup(blob.out(), repo_, git_tree_entry_id(entry.get())) != 0) return git_failure("read " + path);
@@ -499,7 +528,8 @@ Result<std::optional<TreeEntryInfo>> GitTrees::stat(const std::string& tree_id, 
   TRY_STATUS(lookup_tree(repo_, tree_id, tree));
   if (path.empty() || path == ".") return std::optional<TreeEntryInfo>(TreeEntryInfo{});
   GitTreeEntry entry;
-  if (tree.get() == nullptr || git_tree_entry_bypath(entry.out(), tree.get(), path.c_str()) != 0) return std::optional<TreeEntryInfo>();
+  if (tree.get() == nullptr || git_tree_entry_bypath(entry.out(), tree.get(), path.c_str()) != 0)
+    return std::optional<TreeEntryInfo>();
   TreeEntryInfo info;
   info.mode = static_cast<unsigned>(git_tree_entry_filemode(entry.get()));
   info.directory = git_tree_entry_type(entry.get()) == GIT_OBJECT_TREE;
@@ -507,7 +537,8 @@ Result<std::optional<TreeEntryInfo>> GitTrees::stat(const std::string& tree_id, 
     git_object_size_t size = 0;
     git_object_t type{};
     GitOdb odb;
-    if (git_repository_odb(odb.out(), repo_) != 0 || git_odb_read_header(&size, &type, odb.get(), git_tree_entry_id(entry.get())) != 0) {
+    if (git_repository_odb(odb.out(), repo_) != 0 ||
+        git_odb_read_header(&size, &type, odb.get(), git_tree_entry_id(entry.get())) != 0) {
       return git_failure("read " + path);
     }
     info.size = static_cast<std::int64_t>(size);
@@ -520,7 +551,8 @@ Status GitTrees::checkout(const std::string& tree_id, const std::string& folder)
   TRY_STATUS(lookup_tree(repo_, tree_id, tree));
   if (tree.get() == nullptr) return ok_status();
   int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return make_error(ErrorCode::kIo, fmt::format("checkout: cannot open {}: {}", folder, std::strerror(errno)));
+  if (fd < 0)
+    return make_error(ErrorCode::kIo, fmt::format("checkout: cannot open {}: {}", folder, std::strerror(errno)));
   Status st = write_tree_beneath(repo_, tree.get(), fd, "");
   if (st.ok()) {
     char resolved[PATH_MAX];

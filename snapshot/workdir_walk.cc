@@ -23,7 +23,9 @@ struct DirCloser {
 };
 using DirPtr = std::unique_ptr<DIR, DirCloser>;
 
-bool dot_or_dotdot(const char* name) { return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')); }
+bool dot_or_dotdot(const char* name) {
+  return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
+}
 
 bool skip_name(const char* name, bool at_root, bool candor_files) {
   if (name[0] != '.') return false;
@@ -58,8 +60,13 @@ struct Job {
 
 class Walker {
  public:
-  Walker(const std::function<bool(std::string_view)>& tracked_dir, const FileVisitor& visit, unsigned threads, WalkOptions options)
-      : tracked_dir_(tracked_dir), visit_(visit), threads_(threads == 0 ? 1 : threads), options_(options), results_(threads_) {}
+  Walker(const std::function<bool(std::string_view)>& tracked_dir, const FileVisitor& visit, unsigned threads,
+         WalkOptions options)
+      : tracked_dir_(tracked_dir),
+        visit_(visit),
+        threads_(threads == 0 ? 1 : threads),
+        options_(options),
+        results_(threads_) {}
 
   WalkResult run(UniqueFd start_fd, const std::string& start) {
     push({std::move(start_fd), start});
@@ -70,9 +77,11 @@ class Walker {
     WalkResult out;
     for (auto& r : results_) {
       out.untracked_dirs.insert(out.untracked_dirs.end(), r.untracked_dirs.begin(), r.untracked_dirs.end());
-      out.folders.insert(out.folders.end(), std::make_move_iterator(r.folders.begin()), std::make_move_iterator(r.folders.end()));
+      out.folders.insert(out.folders.end(), std::make_move_iterator(r.folders.begin()),
+                         std::make_move_iterator(r.folders.end()));
       out.git_entries.insert(out.git_entries.end(), r.git_entries.begin(), r.git_entries.end());
-      out.specials.insert(out.specials.end(), std::make_move_iterator(r.specials.begin()), std::make_move_iterator(r.specials.end()));
+      out.specials.insert(out.specials.end(), std::make_move_iterator(r.specials.begin()),
+                          std::make_move_iterator(r.specials.end()));
       out.unread.insert(out.unread.end(), r.unread.begin(), r.unread.end());
     }
     return out;
@@ -118,7 +127,8 @@ class Walker {
     }
     job.fd.release();  // the DIR owns it now
     int dfd = ::dirfd(d.get());
-    if (struct stat self{}; ::fstat(dfd, &self) == 0) out.folders.push_back({job.rel, self.st_mode, self.st_uid, self.st_gid});
+    if (struct stat self{}; ::fstat(dfd, &self) == 0)
+      out.folders.push_back({job.rel, self.st_mode, self.st_uid, self.st_gid});
     bool at_root = job.rel.empty();
     bool stat_files = !options_.stat_files_in || options_.stat_files_in(job.rel);
     for (;;) {
@@ -145,7 +155,7 @@ class Walker {
         visit_(thread, file);
         continue;
       }
-      struct stat st{};
+      struct stat st {};
       if (::fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
         if (!is_gone(errno)) out.unread.push_back(job.rel + e->d_name);
         continue;

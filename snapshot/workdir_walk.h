@@ -19,11 +19,11 @@
 namespace candor::snapshot {
 
 struct FileStat {
-  std::string path;    // relative, '/'-separated
+  std::string path;  // relative, '/'-separated
   // False for a file of a folder whose files need no stat (WalkOptions::stat_files_in): the
   // listing's type alone, `mode` 0100644 or 0120000, the other fields 0.
   bool stated = true;
-  std::uint32_t mode;  // git mode: 0100644, 0100755 or 0120000
+  std::uint32_t mode;           // git mode: 0100644, 0100755 or 0120000
   std::uint32_t full_mode = 0;  // st_mode as stat'ed (type and every permission bit); 0 when !stated
   std::int64_t size;
   std::int64_t mtime_s, mtime_ns, ctime_s, ctime_ns;
@@ -36,7 +36,7 @@ struct FileStat {
 std::uint32_t git_file_mode(const struct stat& st);
 
 struct FolderMode {
-  std::string path;  // "" the root, else "dir/"
+  std::string path;        // "" the root, else "dir/"
   std::uint32_t mode = 0;  // st_mode of the folder as opened
   std::uint32_t uid = 0, gid = 0;
 };
@@ -73,8 +73,8 @@ struct WalkOptions {
 // Walks `start` ("" or "dir/") beneath `root`, opened through it so no symlink is followed on the
 // way. `tracked_dir("a/b/")` must be thread-safe. Skipped everywhere: entries named `.git` (so a
 // nested repository's folder is walked like any other, without its `.git`; they are listed in
-// `git_entries`) and, unless `options` say otherwise, the root's `.candor`. FIFOs, sockets and devices are not files to git and are
-// skipped too. A `start` that has vanished walks nothing; one that cannot be opened is unread.
+// `git_entries`) and, unless `options` say otherwise, the root's `.candor`. FIFOs, sockets and devices are not files to
+// git and are skipped too. A `start` that has vanished walks nothing; one that cannot be opened is unread.
 WalkResult walk_workdir(const BeneathRoot& root, const std::string& start,
                         const std::function<bool(std::string_view)>& tracked_dir, const FileVisitor& visit,
                         unsigned threads, const WalkOptions& options = {});

@@ -33,7 +33,9 @@ constexpr int kMaxGitEntries = 200000;
 
 Error git_error(ErrorCode code = ErrorCode::kIo) { return make_error(code, git_last_error()); }
 // A stage of commit_all() that failed, named.
-Error stage_failed(const std::string& what) { return make_error(ErrorCode::kIo, fmt::format("{}: {}", what, git_last_error())); }
+Error stage_failed(const std::string& what) {
+  return make_error(ErrorCode::kIo, fmt::format("{}: {}", what, git_last_error()));
+}
 
 bool beneath(const fs::path& path, const fs::path& dir) {
   auto rel = path.lexically_relative(dir);
@@ -76,7 +78,7 @@ std::string open_confined(const sandbox::Workspace& workspace, GitRepo& repo) {
   git_init_once();
   const std::string& root = workspace.root();
   std::string dot_git = root + "/.git";
-  struct stat st{};
+  struct stat st {};
   if (::lstat(dot_git.c_str(), &st) != 0) {
     return "no git repository at the workspace root (repositories above it are not searched)";
   }
@@ -92,7 +94,8 @@ std::string open_confined(const sandbox::Workspace& workspace, GitRepo& repo) {
   }
   const char* workdir = git_repository_workdir(repo.p);
   if (workdir == nullptr || fs::path(workdir).lexically_normal() != fs::path(root + "/").lexically_normal()) {
-    return fmt::format("refused: the repository's work tree is {}, not the workspace", workdir ? workdir : "none (bare)");
+    return fmt::format("refused: the repository's work tree is {}, not the workspace",
+                       workdir ? workdir : "none (bare)");
   }
   for (const char* dir : {git_repository_path(repo.p), git_repository_commondir(repo.p)}) {
     std::string error;
@@ -170,7 +173,8 @@ struct StageFilter {
   static int skip(const char* path, const char*, void* payload) {
     auto* self = static_cast<StageFilter*>(payload);
     if (!self->credential(path)) return 0;
-    if (std::find(self->skipped.begin(), self->skipped.end(), path) == self->skipped.end()) self->skipped.emplace_back(path);
+    if (std::find(self->skipped.begin(), self->skipped.end(), path) == self->skipped.end())
+      self->skipped.emplace_back(path);
     return 1;
   }
 };

@@ -45,8 +45,8 @@ struct CommitMade {
   std::string short_id;  // the first 7 hex digits of the commit
   std::string author_name;
   std::string author_email;
-  std::string parent_tree;  // full id of the tree of the commit it made on; kEmptyTree for a first commit
-  std::string tree;         // full id of the tree it committed
+  std::string parent_tree;            // full id of the tree of the commit it made on; kEmptyTree for a first commit
+  std::string tree;                   // full id of the tree it committed
   std::vector<std::string> left_out;  // credential files left unstaged (repository paths), in the order met
 };
 

@@ -41,7 +41,8 @@ bool is_gitignore(std::string_view path) {
 // working tree's tree from it lets libgit2 reuse every subtree nothing changed in.
 Status read_base(git_repository* repo, const std::string& tree_id, git_index* index) {
   git_oid oid;
-  if (git_oid_fromstr(&oid, tree_id.c_str()) != 0) return make_error(ErrorCode::kInvalidInput, "git: bad tree id \"" + tree_id + "\"");
+  if (git_oid_fromstr(&oid, tree_id.c_str()) != 0)
+    return make_error(ErrorCode::kInvalidInput, "git: bad tree id \"" + tree_id + "\"");
   GitTree tree;
   if (git_tree_lookup(tree.out(), repo, &oid) != 0) {
     if (tree_id == kEmptyTree) return ok_status();  // a root commit's "parent": nothing tracked
@@ -57,7 +58,8 @@ Status read_base(git_repository* repo, const std::string& tree_id, git_index* in
 // or global rules of the repository being verified (or of the user's home) take part.
 class BaseIgnoreRules {
  public:
-  static Result<std::unique_ptr<BaseIgnoreRules>> create(git_repository* repo, git_index* base, const std::vector<std::string>& extra) {
+  static Result<std::unique_ptr<BaseIgnoreRules>> create(git_repository* repo, git_index* base,
+                                                         const std::vector<std::string>& extra) {
     auto rules = std::unique_ptr<BaseIgnoreRules>(new BaseIgnoreRules());
     TRY(rules->scratch_, sandbox::StepTempDir::create());
     TRY(rules->shadow_, IgnoreShadow::create(rules->scratch_.path()));
@@ -67,9 +69,11 @@ class BaseIgnoreRules {
       if (!is_gitignore(e->path) || (e->mode != 0100644 && e->mode != 0100755)) continue;
       GitBlob blob;
       if (git_blob_lookup(blob.out(), repo, &e->id) != 0) return git_failure(std::string("read BASE's ") + e->path);
-      std::string_view content(static_cast<const char*>(git_blob_rawcontent(blob.get())), static_cast<std::size_t>(git_blob_rawsize(blob.get())));
+      std::string_view content(static_cast<const char*>(git_blob_rawcontent(blob.get())),
+                               static_cast<std::size_t>(git_blob_rawsize(blob.get())));
       if (!rules->shadow_.write(e->path, content)) {
-        return make_error(ErrorCode::kIo, fmt::format("working tree: cannot copy BASE's {} into {}", e->path, rules->shadow_.path()));
+        return make_error(ErrorCode::kIo,
+                          fmt::format("working tree: cannot copy BASE's {} into {}", e->path, rules->shadow_.path()));
       }
     }
     TRY_STATUS(rules->open_handle(extra));
@@ -97,10 +101,12 @@ class BaseIgnoreRules {
         git_config_set_bool(cfg.get(), "core.ignorecase", 0) != 0) {
       return git_failure("configure " + repo_path);
     }
-    if (git_repository_set_workdir(handle_.get(), shadow_.path().c_str(), 0) != 0) return git_failure("set the rules' work tree");
+    if (git_repository_set_workdir(handle_.get(), shadow_.path().c_str(), 0) != 0)
+      return git_failure("set the rules' work tree");
     std::string text;
     for (const auto& p : extra) text += p + "\n";
-    if (!text.empty() && git_ignore_add_rule(handle_.get(), text.c_str()) != 0) return git_failure("add snapshot.ignore rules");
+    if (!text.empty() && git_ignore_add_rule(handle_.get(), text.c_str()) != 0)
+      return git_failure("add snapshot.ignore rules");
     return ok_status();
   }
 
@@ -148,7 +154,8 @@ Walked walk(const BeneathRoot& root, const TrackedPaths& tracked, git_index* bas
   std::vector<std::vector<FileStat>> buckets(threads);
   FileVisitor visit = [&](unsigned t, const FileStat& f) { buckets[t].push_back(f); };
   WalkOptions everything{.skip_candor_files = false};
-  WalkResult first = walk_workdir(root, "", [&](std::string_view dir) { return tracked.has_prefix(dir); }, visit, threads, everything);
+  WalkResult first = walk_workdir(
+      root, "", [&](std::string_view dir) { return tracked.has_prefix(dir); }, visit, threads, everything);
   Walked out;
   out.unread = std::move(first.unread);
   std::deque<std::string> dirs(first.untracked_dirs.begin(), first.untracked_dirs.end());
@@ -157,7 +164,8 @@ Walked walk(const BeneathRoot& root, const TrackedPaths& tracked, git_index* bas
     dirs.pop_front();
     const git_index_entry* link = git_index_get_bypath(base, dir.substr(0, dir.size() - 1).c_str(), 0);
     if ((link != nullptr && link->mode == kGitlink) || dir == skip_dir || rules.ignored(dir)) continue;
-    WalkResult inner = walk_workdir(root, dir, [](std::string_view) { return false; }, visit, 1, everything);
+    WalkResult inner = walk_workdir(
+        root, dir, [](std::string_view) { return false; }, visit, 1, everything);
     out.unread.insert(out.unread.end(), inner.unread.begin(), inner.unread.end());
     dirs.insert(dirs.end(), inner.untracked_dirs.begin(), inner.untracked_dirs.end());
   }
@@ -251,7 +259,8 @@ Result<WorktreeRead> read_worktree(git_repository* repo, const WorktreeSource& s
   std::vector<std::string> gone;
   for (std::size_t i = 0; i < git_index_entrycount(base.get()); ++i) {
     const git_index_entry* e = git_index_get_byindex(base.get(), i);
-    if (e->mode == kGitlink || seen.count(std::string_view(e->path)) != 0 || hidden_by_unread(out.unread, e->path)) continue;
+    if (e->mode == kGitlink || seen.count(std::string_view(e->path)) != 0 || hidden_by_unread(out.unread, e->path))
+      continue;
     gone.emplace_back(e->path);
   }
   for (const auto& path : gone) {

@@ -5,13 +5,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <chrono>
 #include <filesystem>
-#include <thread>
 #include <random>
+#include <thread>
 
 #include <fmt/format.h>
 #include <sqlite3.h>
@@ -63,7 +63,8 @@ class Stmt {
   int step() { return sqlite3_step(s_); }
   std::string text(int col) const {
     const unsigned char* t = sqlite3_column_text(s_, col);
-    return t ? std::string(reinterpret_cast<const char*>(t), static_cast<std::size_t>(sqlite3_column_bytes(s_, col))) : "";
+    return t ? std::string(reinterpret_cast<const char*>(t), static_cast<std::size_t>(sqlite3_column_bytes(s_, col)))
+             : "";
   }
   std::int64_t int64(int col) const { return sqlite3_column_int64(s_, col); }
 
@@ -137,7 +138,8 @@ Result<std::unique_ptr<RunStore>> RunStore::open(const std::string& dir) {
   TRY(std::string store_dir, prepare_store_dir(dir));
   std::string path = dir + "/candor.db";
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
+      SQLITE_OK) {
     Error e = db_error(db, "open " + path);
     sqlite3_close_v2(db);
     return e;
@@ -214,7 +216,12 @@ Status RunStore::finish_run(const std::string& id, const RunVerdict& v) {
   Status finished = [&]() -> Status {
     Stmt s(db_, "UPDATE runs SET status=?, verdict=?, verdict_by=?, facts_json=?, report_json=? WHERE id=?");
     if (!s.ok()) return db_error(db_, "prepare");
-    s.bind(1, v.status).bind(2, v.verdict).bind(3, v.verdict_by).bind(4, text_of(v.facts)).bind(5, text_of(v.report)).bind(6, id);
+    s.bind(1, v.status)
+        .bind(2, v.verdict)
+        .bind(3, v.verdict_by)
+        .bind(4, text_of(v.facts))
+        .bind(5, text_of(v.report))
+        .bind(6, id);
     if (s.step() != SQLITE_DONE) return db_error(db_, "finish run " + id);
     if (sqlite3_changes(db_) != 1) return make_error(ErrorCode::kNotFound, "run store: no run " + id);
     return ok_status();
@@ -225,10 +232,11 @@ Status RunStore::finish_run(const std::string& id, const RunVerdict& v) {
 
 Result<std::vector<RunSummary>> RunStore::list(int limit, const std::string& verdict, const std::string& since) const {
   // Both filters are on indexed columns (runs_by_verdict, runs_by_created).
-  Stmt s(db_, "SELECT id, created_at, goal, workspace, status, COALESCE(verdict,''), COALESCE(verdict_by,''), "
-              "COALESCE(json_extract(report_json, '$.undone.at'), '') FROM runs "
-              "WHERE (?1 = '' OR verdict = ?1) AND (?2 = '' OR created_at >= ?2) "
-              "ORDER BY created_at DESC, id DESC LIMIT ?3");
+  Stmt s(db_,
+         "SELECT id, created_at, goal, workspace, status, COALESCE(verdict,''), COALESCE(verdict_by,''), "
+         "COALESCE(json_extract(report_json, '$.undone.at'), '') FROM runs "
+         "WHERE (?1 = '' OR verdict = ?1) AND (?2 = '' OR created_at >= ?2) "
+         "ORDER BY created_at DESC, id DESC LIMIT ?3");
   if (!s.ok()) return db_error(db_, "prepare");
   s.bind(1, verdict).bind(2, since).bind(3, static_cast<std::int64_t>(limit));
   std::vector<RunSummary> out;
@@ -240,8 +248,9 @@ Result<std::vector<RunSummary>> RunStore::list(int limit, const std::string& ver
 
 Status RunStore::append_late(const std::string& run_id, const std::string& type, const nlohmann::json& data,
                              const std::string& ts) {
-  Stmt s(db_, "INSERT INTO events(run_id, seq, ts, type, data) "
-              "SELECT ?1, COALESCE(MAX(seq), 0) + 1, ?2, ?3, ?4 FROM events WHERE run_id = ?1");
+  Stmt s(db_,
+         "INSERT INTO events(run_id, seq, ts, type, data) "
+         "SELECT ?1, COALESCE(MAX(seq), 0) + 1, ?2, ?3, ?4 FROM events WHERE run_id = ?1");
   if (!s.ok()) return db_error(db_, "prepare");
   s.bind(1, run_id).bind(2, ts).bind(3, type).bind(4, text_of(data));
   if (s.step() != SQLITE_DONE) return db_error(db_, "append event to " + run_id);
@@ -250,7 +259,8 @@ Status RunStore::append_late(const std::string& run_id, const std::string& type,
 
 Status RunStore::set_undone(const std::string& id, const nlohmann::json& undone) {
   TRY(StoredRun run, load(id));
-  if (!run.report.is_object()) return make_error(ErrorCode::kInvalidInput, "run " + id + " has no report to mark undone");
+  if (!run.report.is_object())
+    return make_error(ErrorCode::kInvalidInput, "run " + id + " has no report to mark undone");
   run.report["undone"] = undone;
   Stmt s(db_, "UPDATE runs SET report_json=? WHERE id=?");
   if (!s.ok()) return db_error(db_, "prepare");
@@ -265,8 +275,9 @@ Result<std::string> RunStore::resolve(const std::string& ref) const {
     if (runs.empty()) return make_error(ErrorCode::kNotFound, fmt::format("no runs recorded in {}", dir_));
     return runs.front().id;
   }
-  Stmt s(db_, "SELECT id FROM runs WHERE substr(id, 1, length(?1)) = ?1 OR substr(id, -length(?1)) = ?1 "
-              "ORDER BY id LIMIT 6");
+  Stmt s(db_,
+         "SELECT id FROM runs WHERE substr(id, 1, length(?1)) = ?1 OR substr(id, -length(?1)) = ?1 "
+         "ORDER BY id LIMIT 6");
   if (!s.ok()) return db_error(db_, "prepare");
   s.bind(1, ref);
   std::vector<std::string> ids;
@@ -281,14 +292,16 @@ Result<std::string> RunStore::resolve(const std::string& ref) const {
   if (ids.size() > 1) {
     std::string names;
     for (std::size_t i = 0; i < ids.size() && i < 5; ++i) names += (i ? ", " : "") + ids[i];
-    return make_error(ErrorCode::kInvalidInput, fmt::format("\"{}\" matches several runs ({}{}); give more of the id", ref,
-                                                            names, ids.size() > 5 ? ", ..." : ""));
+    return make_error(ErrorCode::kInvalidInput, fmt::format("\"{}\" matches several runs ({}{}); give more of the id",
+                                                            ref, names, ids.size() > 5 ? ", ..." : ""));
   }
   return ids.front();
 }
 
 Result<std::vector<std::string>> RunStore::runs_whose_facts_mention(const std::string& text) const {
-  Stmt s(db_, "SELECT id FROM runs WHERE facts_json IS NOT NULL AND instr(facts_json, ?1) > 0 ORDER BY created_at DESC, id DESC");
+  Stmt s(db_,
+         "SELECT id FROM runs WHERE facts_json IS NOT NULL AND instr(facts_json, ?1) > 0 ORDER BY created_at DESC, id "
+         "DESC");
   if (!s.ok()) return db_error(db_, "prepare");
   s.bind(1, text);
   std::vector<std::string> ids;
@@ -301,9 +314,10 @@ Result<std::vector<std::string>> RunStore::runs_whose_facts_mention(const std::s
 Result<StoredRun> RunStore::load(const std::string& id) const {
   StoredRun run;
   {
-    Stmt s(db_, "SELECT id, created_at, goal, workspace, status, COALESCE(verdict,''), COALESCE(verdict_by,''), "
-              "COALESCE(json_extract(report_json, '$.undone.at'), ''), "
-                "facts_json, report_json FROM runs WHERE id = ?");
+    Stmt s(db_,
+           "SELECT id, created_at, goal, workspace, status, COALESCE(verdict,''), COALESCE(verdict_by,''), "
+           "COALESCE(json_extract(report_json, '$.undone.at'), ''), "
+           "facts_json, report_json FROM runs WHERE id = ?");
     if (!s.ok()) return db_error(db_, "prepare");
     s.bind(1, id);
     int rc = s.step();

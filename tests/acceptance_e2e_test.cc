@@ -15,7 +15,9 @@ namespace {
 std::string failing_repo() {
   std::string dir = make_temp_dir("repo");
   write_file(dir + "/add.sh", "#!/bin/sh\necho $(($1 - $2))\n");
-  write_file(dir + "/test.sh", "#!/bin/sh\n[ \"$(sh add.sh 2 3)\" = 5 ] && echo 'all tests passing' || { echo 'add: FAILED'; exit 1; }\n");
+  write_file(
+      dir + "/test.sh",
+      "#!/bin/sh\n[ \"$(sh add.sh 2 3)\" = 5 ] && echo 'all tests passing' || { echo 'add: FAILED'; exit 1; }\n");
   git(dir, {"init", "-q"});
   git(dir, {"config", "user.name", "Repo Owner"});
   git(dir, {"config", "user.email", "owner@example.com"});
@@ -33,12 +35,15 @@ const char* kFixTestSpec = R"({"ordered": true, "checkpoints": [
 ]})";
 
 json fix_step() {
-  return {{"id", "fix"}, {"tool", "file_patch"},
+  return {{"id", "fix"},
+          {"tool", "file_patch"},
           {"args", {{"path", "add.sh"}, {"edits", {{{"find", "$1 - $2"}, {"replace", "$1 + $2"}}}}}},
           {"assert", {{{"type", "file_contains"}, {"path", "add.sh"}, {"text", "$1 + $2"}}}}};
 }
 json commit_step() {
-  return {{"id", "commit"}, {"tool", "git_commit"}, {"args", {{"message", "Fix add"}}},
+  return {{"id", "commit"},
+          {"tool", "git_commit"},
+          {"args", {{"message", "Fix add"}}},
           {"assert", {{{"type", "git_clean"}}}}};
 }
 std::string reply(const json& plan) { return json{{"reply_json", plan}}.dump() + "\n"; }
@@ -51,18 +56,24 @@ TEST_SUITE("e2e") {
     env.ws = failing_repo();
     std::string spec = env.plan_file(kFixTestSpec);
     json first = {{"goal_kind", "modify"},
-                  {"steps", {{{"id", "test1"}, {"tool", "shell"}, {"args", {{"command", "sh test.sh"}}},
-                              {"assert", {{{"type", "exit_code_eq"}, {"code", 1}}}}},
-                             fix_step(),
-                             {{"id", "test2"}, {"tool", "shell"}, {"args", {{"command", "sh test.sh"}}},
-                              {"assert", {{{"type", "output_contains"}, {"text", "all tests passing"}}}}},
-                             commit_step()}},
+                  {"steps",
+                   {{{"id", "test1"},
+                     {"tool", "shell"},
+                     {"args", {{"command", "sh test.sh"}}},
+                     {"assert", {{{"type", "exit_code_eq"}, {"code", 1}}}}},
+                    fix_step(),
+                    {{"id", "test2"},
+                     {"tool", "shell"},
+                     {"args", {{"command", "sh test.sh"}}},
+                     {"assert", {{{"type", "output_contains"}, {"text", "all tests passing"}}}}},
+                    commit_step()}},
                   {"then", "finish"},
                   {"final_answer", "Fixed add.sh; all tests passing, committed."}};
     // The user's own expectation proves the fix at tier 1 (the planner's checks alone would leave
     // the run to the judge: they are the model's words).
-    auto r = env.run("Fix the failing test", reply(first),
-                     {"--acceptance", spec, "--expect", R"({"type": "file_contains", "path": "add.sh", "text": "$1 + $2"})"});
+    auto r = env.run(
+        "Fix the failing test", reply(first),
+        {"--acceptance", spec, "--expect", R"({"type": "file_contains", "path": "add.sh", "text": "$1 + $2"})"});
     json j = parse_stdout(r);
     CHECK(j["status"] == "completed");
     CHECK(j["verdict"] == "success");
@@ -84,7 +95,9 @@ TEST_SUITE("e2e") {
     Env env;
     env.ws = failing_repo();
     std::string spec = env.plan_file(kFixTestSpec);
-    json plan = {{"goal_kind", "modify"}, {"steps", {fix_step(), commit_step()}}, {"then", "finish"},
+    json plan = {{"goal_kind", "modify"},
+                 {"steps", {fix_step(), commit_step()}},
+                 {"then", "finish"},
                  {"final_answer", "Fixed; tests passing."}};
     // The user's --expect decides at tier 1 in both runs, so that the verdict alone would exit 0.
     const std::string expect = R"({"type": "file_contains", "path": "add.sh", "text": "$1 + $2"})";
@@ -113,15 +126,19 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("a spec naming a tool candor does not have is refused before anything runs") {
     Env env;
-    std::string spec = env.plan_file(R"({"checkpoints": [{"id": "ran", "when": {"type": "ToolCalled", "tool": "bash"}}]})");
+    std::string spec =
+        env.plan_file(R"({"checkpoints": [{"id": "ran", "when": {"type": "ToolCalled", "tool": "bash"}}]})");
     auto r = env.exec(source_root() + "/examples/dark-green/plans/patch.json", {"--acceptance", spec});
     CHECK(r.exit_code == 65);
-    CHECK(r.err.find("checkpoints[0].when.tool: checkpoint \"ran\" names the tool \"bash\", which this agent cannot call") != std::string::npos);
+    CHECK(r.err.find(
+              "checkpoints[0].when.tool: checkpoint \"ran\" names the tool \"bash\", which this agent cannot call") !=
+          std::string::npos);
     CHECK(env.candor({"runs", "--json"}).out == "[]\n");
     auto checked = env.candor({"check", spec});
     CHECK(checked.exit_code == 65);
-    auto for_claude = env.candor({"check", env.plan_file(R"({"checkpoints": [{"id": "ran", "when": {"type": "ToolCalled", "tool": "Bash"}}]})"),
-                                  "--format", "claude-code"});
+    auto for_claude = env.candor(
+        {"check", env.plan_file(R"({"checkpoints": [{"id": "ran", "when": {"type": "ToolCalled", "tool": "Bash"}}]})"),
+         "--format", "claude-code"});
     CHECK(for_claude.exit_code == 0);
     CHECK(for_claude.out.find("valid for claude-code: 1 checkpoint (1 essential), ordered") != std::string::npos);
   }
@@ -131,7 +148,8 @@ TEST_SUITE("e2e") {
     std::string spec = env.plan_file(R"({"checkpoints": [
         {"id": "looked", "when": {"type": "ToolCalled", "tool": "file_read"}},
         {"id": "patched", "when": {"type": "ToolCalled", "tool": "file_patch"}}]})");
-    json discover = {{"goal_kind", "modify"}, {"steps", {{{"id", "r1"}, {"tool", "file_read"}, {"args", {{"path", "index.html"}}}}}},
+    json discover = {{"goal_kind", "modify"},
+                     {"steps", {{{"id", "r1"}, {"tool", "file_read"}, {"args", {{"path", "index.html"}}}}}},
                      {"then", "replan"}};
     auto exhausted = env.run("Make it green", reply(discover), {"--acceptance", spec, "--max-replans", "0"});
     json j = parse_stdout(exhausted);
@@ -143,8 +161,9 @@ TEST_SUITE("e2e") {
     CHECK(j["verdict"] != "success");
 
     json slow = {{"goal_kind", "modify"},
-                 {"steps", {{{"id", "r1"}, {"tool", "file_read"}, {"args", {{"path", "index.html"}}}},
-                            {{"id", "wait"}, {"tool", "shell"}, {"args", {{"command", "sleep 30"}}}}}},
+                 {"steps",
+                  {{{"id", "r1"}, {"tool", "file_read"}, {"args", {{"path", "index.html"}}}},
+                   {{"id", "wait"}, {"tool", "shell"}, {"args", {{"command", "sleep 30"}}}}}},
                  {"then", "finish"}};
     auto timed = env.run("Make it green", reply(slow), {"--acceptance", spec, "--timeout", "2"});
     json t = parse_stdout(timed);
@@ -155,7 +174,8 @@ TEST_SUITE("e2e") {
     CHECK(t["acceptance"]["passed"] == false);
 
     // A recorded run can be re-checked against a new spec; a run killed outright too (from events).
-    std::string looked = env.plan_file(R"({"checkpoints": [{"id": "looked", "when": {"type": "ToolResult", "tool": "file_read",
+    std::string looked =
+        env.plan_file(R"({"checkpoints": [{"id": "looked", "when": {"type": "ToolResult", "tool": "file_read",
         "predicate": {"left": "{{tool.input.path}}", "op": "eq", "right": "index.html"}}}]})");
     auto verified = env.candor({"verify", "last", "--acceptance", looked, "--json"});
     json v = parse_stdout(verified);

@@ -10,7 +10,9 @@ using namespace candor::testing;
 using nlohmann::json;
 
 TEST_SUITE("e2e") {
-  TEST_CASE("verify --git: an added file 'covered' by file_exists or file_size_gt passes, yet is not success; a content check is") {
+  TEST_CASE(
+      "verify --git: an added file 'covered' by file_exists or file_size_gt passes, yet is not success; a content "
+      "check is") {
     Repo repo;
     std::string base = repo.head();
     write_file(repo.ws + "/NOTES.md", "TODO\n");  // not the notes asked for
@@ -32,8 +34,9 @@ TEST_SUITE("e2e") {
     }
     write_file(repo.ws + "/NOTES.md", "# 1.2.0\n- dark green background\n");
     repo.commit("fill the notes");
-    json filled = parse_stdout(repo.verify(base + "..HEAD", {"--expect", R"({"type": "file_contains", "path": "NOTES.md", "text": "dark green"})",
-                                                              "--judge", "never", "--json"}));
+    json filled = parse_stdout(repo.verify(
+        base + "..HEAD", {"--expect", R"({"type": "file_contains", "path": "NOTES.md", "text": "dark green"})",
+                          "--judge", "never", "--json"}));
     CHECK(filled["verdict"] == "success");
   }
 }

@@ -16,9 +16,19 @@ TEST_SUITE("app") {
       std::optional<long> seconds;
     };
     const Row rows[] = {
-        {"2d", 2 * 86400}, {"12h", 12 * 3600}, {"30m", 30 * 60}, {"45s", 45}, {"0d", 0},
-        {"", std::nullopt}, {"d", std::nullopt}, {"5", std::nullopt}, {"5w", std::nullopt}, {"-5d", std::nullopt},
-        {"1.5h", std::nullopt}, {"5 d", std::nullopt}, {"123456789d", std::nullopt},  // nine digits: refused, never overflows
+        {"2d", 2 * 86400},
+        {"12h", 12 * 3600},
+        {"30m", 30 * 60},
+        {"45s", 45},
+        {"0d", 0},
+        {"", std::nullopt},
+        {"d", std::nullopt},
+        {"5", std::nullopt},
+        {"5w", std::nullopt},
+        {"-5d", std::nullopt},
+        {"1.5h", std::nullopt},
+        {"5 d", std::nullopt},
+        {"123456789d", std::nullopt},  // nine digits: refused, never overflows
     };
     for (const Row& row : rows) {
       CAPTURE(row.text);

@@ -23,20 +23,25 @@ TEST_SUITE("core") {
         {{{"path", "a"}, {"depth", 3}}, ""},
         {json::object(), "steps[0].args.path: missing required string argument"},
         {{{"path", 3}}, "steps[0].args.path: expected a string, got integer 3"},
-        {{{"path", "a"}, {"depht", 3}}, "steps[0].args.depht: unknown argument \"depht\" (known: path, depth, edits, covers)"},
+        {{{"path", "a"}, {"depht", 3}},
+         "steps[0].args.depht: unknown argument \"depht\" (known: path, depth, edits, covers)"},
         {{{"path", "a"}, {"depth", 0}}, "steps[0].args.depth: must be between 1 and 64, got 0"},
         {{{"path", "a"}, {"depth", 2.5}}, "steps[0].args.depth: expected an integer, got number 2.5"},
         {{{"path", "a"}, {"edits", json::array()}}, "steps[0].args.edits: needs at least one edit"},
-        {{{"path", "a"}, {"edits", {{{"find", "x"}}}}}, "steps[0].args.edits[0].replace: missing required string argument"},
-        {{{"path", "a"}, {"edits", {{{"find", ""}, {"replace", "y"}}}}}, "steps[0].args.edits[0].find: must not be empty"},
+        {{{"path", "a"}, {"edits", {{{"find", "x"}}}}},
+         "steps[0].args.edits[0].replace: missing required string argument"},
+        {{{"path", "a"}, {"edits", {{{"find", ""}, {"replace", "y"}}}}},
+         "steps[0].args.edits[0].find: must not be empty"},
         {{{"path", "a"}, {"edits", {{{"find", "x"}, {"replace", "y"}, {"count", 0}}}}},
          "steps[0].args.edits[0].count: must be at least 1, got 0"},
         {json::array(), "steps[0].args: expected an object, got array"},
         {{{"path", "a"}, {"covers", {"src/**", "*.py"}}}, ""},
-        {{{"path", "a"}, {"covers", "src/**"}}, "steps[0].args.covers: expected a list of globs, got string \"src/**\""},
+        {{{"path", "a"}, {"covers", "src/**"}},
+         "steps[0].args.covers: expected a list of globs, got string \"src/**\""},
         {{{"path", "a"}, {"covers", {"src/**", 3}}}, "steps[0].args.covers[1]: expected a glob string, got integer 3"},
         {{{"path", "a"}, {"covers", {"src/[a"}}},
-         "steps[0].args.covers[0]: invalid glob \"src/[a\": the '[' at offset 4 is never closed (write \\[ for a literal '[')"},
+         "steps[0].args.covers[0]: invalid glob \"src/[a\": the '[' at offset 4 is never closed (write \\[ for a "
+         "literal '[')"},
     };
     for (const auto& row : rows) {
       CAPTURE(row.args.dump());
@@ -55,8 +60,14 @@ TEST_SUITE("core") {
     struct Row {
       std::string in, out;
     };
-    for (const auto& row : std::vector<Row>{{"a/b", "a/b"}, {"./a//b/", "a/b"}, {"a/../b", "b"}, {".", "."},
-                                            {"", "."}, {"../x", "../x"}, {"a/../../x", "../x"}, {"a/./b/../c", "a/c"}}) {
+    for (const auto& row : std::vector<Row>{{"a/b", "a/b"},
+                                            {"./a//b/", "a/b"},
+                                            {"a/../b", "b"},
+                                            {".", "."},
+                                            {"", "."},
+                                            {"../x", "../x"},
+                                            {"a/../../x", "../x"},
+                                            {"a/./b/../c", "a/c"}}) {
       CAPTURE(row.in);
       CHECK(candor::normalize_relative_path(row.in) == row.out);
     }
@@ -83,7 +94,7 @@ TEST_SUITE("core") {
     CHECK(out.tail(15) == "...OK (skipped=1)");
     candor::CappedOutput small;
     small.append("one\ntwo\n\n");
-    CHECK(small.tail(100) == "one\ntwo");  // nothing cut: no "..."
+    CHECK(small.tail(100) == "one\ntwo");              // nothing cut: no "..."
     for (int i = 0; i < 5000; ++i) small.append("y");  // appended in small pieces: the tail stays bounded
     CHECK(small.tail(3) == "...yyy");
     CHECK(candor::tail_of("a\nbb\nccc\n", 5) == "...ccc");
@@ -100,15 +111,24 @@ TEST_SUITE("core") {
     f.steps.push_back({"s1", 2, "shell", "ls", false, true, true, "", 0, {"a.txt"}, 7});
     f.assertions.push_back({"s1", 2, "exit_code_eq", json{{"type", "exit_code_eq"}, {"code", 0}}, "", true, "ok", 8,
                             candor::Provenance::kUser, std::nullopt});
-    f.assertions.push_back({"s2", 2, "file_contains", json{{"type", "file_contains"}, {"path", "a"}, {"text", "b"}}, "a", true,
-                            "ok", 9, candor::Provenance::kPlanner, true});
-    candor::AssertionRecord command{"", 1, "command_succeeds", json{{"type", "command_succeeds"}, {"command", "make check"}}, "", true,
-                                    "`make check` exited 0", 10, candor::Provenance::kUser, true};
+    f.assertions.push_back({"s2", 2, "file_contains", json{{"type", "file_contains"}, {"path", "a"}, {"text", "b"}},
+                            "a", true, "ok", 9, candor::Provenance::kPlanner, true});
+    candor::AssertionRecord command{"",
+                                    1,
+                                    "command_succeeds",
+                                    json{{"type", "command_succeeds"}, {"command", "make check"}},
+                                    "",
+                                    true,
+                                    "`make check` exited 0",
+                                    10,
+                                    candor::Provenance::kUser,
+                                    true};
     command.exit_code = 0;
     command.output = "OK (skipped=1)";
     command.before = candor::ProgramRun{false, false, 1, "FAILED (failures=1)", "`make check` exited 1"};
-    command.emptied = {{"src/new.c", candor::ProgramRun{false, false, 2, "undefined reference", "`make check` exited 2"}},
-                       {"src/b.c", candor::ProgramRun{false, true, std::nullopt, "", "not run: the run's time budget ran out"}}};
+    command.emptied = {
+        {"src/new.c", candor::ProgramRun{false, false, 2, "undefined reference", "`make check` exited 2"}},
+        {"src/b.c", candor::ProgramRun{false, true, std::nullopt, "", "not run: the run's time budget ran out"}}};
     f.assertions.push_back(command);
     f.source = "exec";
     f.scan = {false, {"secret-dir"}};

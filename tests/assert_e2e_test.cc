@@ -23,7 +23,8 @@ TEST_SUITE("e2e") {
     CHECK(j["passed"] == false);
     CHECK(j["results"][0]["passed"] == true);
     CHECK(j["results"][1]["passed"] == false);
-    auto invalid = env.candor({"assert", "-C", env.ws, R"({"type": "json_path_eq", "path": "a.json", "json_path": "a"})"});
+    auto invalid =
+        env.candor({"assert", "-C", env.ws, R"({"type": "json_path_eq", "path": "a.json", "json_path": "a"})"});
     CHECK(invalid.exit_code == 65);
     CHECK(invalid.err.find("assertion #1.value: missing required json argument") != std::string::npos);
     auto broken = env.candor({"assert", "-C", env.ws, R"({"type": )"});
@@ -34,7 +35,8 @@ TEST_SUITE("e2e") {
   TEST_CASE("external evaluators from .candor/config.json: listed, used by assert and by a run, never shadowing") {
     Env env;
     std::filesystem::create_directories(env.ws + "/.candor/evaluators");
-    std::filesystem::copy_file(source_root() + "/examples/evaluators/html_has_title.sh", env.ws + "/.candor/evaluators/html_has_title.sh");
+    std::filesystem::copy_file(source_root() + "/examples/evaluators/html_has_title.sh",
+                               env.ws + "/.candor/evaluators/html_has_title.sh");
     write_file(env.ws + "/.candor/config.json", R"({"evaluators": {"html_has_title": {
         "command": ["sh", ".candor/evaluators/html_has_title.sh"], "description": "the page has a <title>",
         "args": {"path": {"type": "string", "required": true}}}}})");

@@ -56,7 +56,8 @@ TEST_SUITE("verify") {
     }
   }
 
-  TEST_CASE("a looker reads by name in a folder it opened beneath the root: what is there now, never through a symlink") {
+  TEST_CASE(
+      "a looker reads by name in a folder it opened beneath the root: what is there now, never through a symlink") {
     std::string outside = make_temp_dir("outside");
     write_file(outside + "/f.txt", "CANARY\n");
     std::string ws =

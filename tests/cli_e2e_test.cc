@@ -68,7 +68,8 @@ TEST_SUITE("e2e") {
     CHECK(top.exit_code == 0);
     CHECK(has(top.out, "Usage: candor "));
     CHECK_FALSE(has(top.out, "/candor "));
-    for (const char* cmd : {"run", "exec", "runs", "report", "verify", "check", "undo", "evaluators", "assert", "doctor", "gc"}) {
+    for (const char* cmd :
+         {"run", "exec", "runs", "report", "verify", "check", "undo", "evaluators", "assert", "doctor", "gc"}) {
       CAPTURE(cmd);
       auto h = env.candor({cmd, "--help"});
       CHECK(h.exit_code == 0);
@@ -77,7 +78,8 @@ TEST_SUITE("e2e") {
       REQUIRE(at != std::string::npos);
       std::string tail = h.out.substr(at);
       int lines = 0;
-      for (std::size_t p = tail.find("\n  candor "); p != std::string::npos; p = tail.find("\n  candor ", p + 1)) ++lines;
+      for (std::size_t p = tail.find("\n  candor "); p != std::string::npos; p = tail.find("\n  candor ", p + 1))
+        ++lines;
       CHECK(lines == 2);
     }
   }
@@ -133,14 +135,16 @@ TEST_SUITE("e2e") {
     CHECK(has(wide.out, "s ago"));
     CHECK(has(wide.out, ws_tail));
     CHECK(has(wide.out, goal));  // 200 columns: the whole goal
-    for (std::size_t at = 0, nl; (nl = wide.out.find('\n', at)) != std::string::npos; at = nl + 1) CHECK(nl - at <= 200);
+    for (std::size_t at = 0, nl; (nl = wide.out.find('\n', at)) != std::string::npos; at = nl + 1)
+      CHECK(nl - at <= 200);
 
     env.env.back() = "COLUMNS=100";
     auto narrow = env.candor({"runs"});
     CAPTURE(narrow.out);
     CHECK_FALSE(has(narrow.out, goal));
     CHECK(has(narrow.out, goal.substr(0, 12)));
-    for (std::size_t at = 0, nl; (nl = narrow.out.find('\n', at)) != std::string::npos; at = nl + 1) CHECK(nl - at <= 100);
+    for (std::size_t at = 0, nl; (nl = narrow.out.find('\n', at)) != std::string::npos; at = nl + 1)
+      CHECK(nl - at <= 100);
 
     // Piped (no terminal, no COLUMNS): nothing is cut, so runs stay told apart by goal and workspace.
     env.env.back() = "COLUMNS=";
@@ -153,16 +157,19 @@ TEST_SUITE("e2e") {
     REQUIRE(listed.size() == 1);
     std::set<std::string> keys;
     for (const auto& [k, v] : listed[0].items()) keys.insert(k);
-    CHECK(keys == std::set<std::string>{"run_id", "created_at", "goal", "workspace", "status", "verdict", "verdict_by"});
+    CHECK(keys ==
+          std::set<std::string>{"run_id", "created_at", "goal", "workspace", "status", "verdict", "verdict_by"});
     CHECK(listed[0]["goal"] == goal);
   }
 }
 
 TEST_SUITE("e2e") {
-  TEST_CASE("exit 3: success but the acceptance spec did not pass, in exec, run, verify and verify --trajectory alike") {
+  TEST_CASE(
+      "exit 3: success but the acceptance spec did not pass, in exec, run, verify and verify --trajectory alike") {
     Env env;
     // patch.json never calls shell: the spec cannot pass, while the verdict is success.
-    std::string spec = env.plan_file(R"({"checkpoints": [{"id": "ran_shell", "when": {"type": "ToolCalled", "tool": "shell"}}]})");
+    std::string spec =
+        env.plan_file(R"({"checkpoints": [{"id": "ran_shell", "when": {"type": "ToolCalled", "tool": "shell"}}]})");
     auto ex = env.exec(example_plan("patch.json"), {"--acceptance", spec});
     CHECK(ex.exit_code == 3);
     json j = parse_stdout(ex);
@@ -195,7 +202,8 @@ TEST_SUITE("e2e") {
     std::string never = env.plan_file(R"({"checkpoints": [{"id": "never", "when": {"type": "ToolCalled", "tool": "Bash",
         "input": {"left": "{{tool.input.command}}", "op": "contains", "right": "zz-never-typed"}}}]})");
     std::string file = data_dir() + "/trajectories/claude-code/sample_session.synthetic.jsonl";
-    CHECK(env.candor({"verify", "--trajectory", file, "--format", "claude-code", "--acceptance", never}).exit_code == 3);
+    CHECK(env.candor({"verify", "--trajectory", file, "--format", "claude-code", "--acceptance", never}).exit_code ==
+          3);
   }
 
   TEST_CASE("exec: Ctrl-C exits 130, and the run is still verified, recorded and printed") {

@@ -42,18 +42,23 @@ TEST_SUITE("executor") {
     };
     for (const auto& row : std::vector<Row>{
              {R"({"budget": {"max_steps": 0}})", "budget.max_steps: must be between 1 and 100000, got 0"},
-             {R"({"budget": {"max_step": 5}})", "budget.max_step: unknown argument \"max_step\" (known: max_replans, max_steps, max_tokens, timeout_s)"},
+             {R"({"budget": {"max_step": 5}})",
+              "budget.max_step: unknown argument \"max_step\" (known: max_replans, max_steps, max_tokens, timeout_s)"},
              {R"({"network": {"allow_hosts": [""]}})", "network.allow_hosts[0]: expected a non-empty host name"},
              {R"({"network": {"allow": []}})", "network.allow: unknown field \"allow\" (expected: allow_hosts)"},
              {R"({"output_cap_bytes": 10})", "output_cap_bytes: expected an integer from 1024 to 67108864"},
-             {R"({"evaluatorz": {}})", "evaluatorz: unknown field \"evaluatorz\" (expected one of: network, budget, output_cap_bytes, expect, guard, sandbox, secrets, evaluators, snapshot, scope, sensitive)"},
+             {R"({"evaluatorz": {}})",
+              "evaluatorz: unknown field \"evaluatorz\" (expected one of: network, budget, output_cap_bytes, expect, "
+              "guard, sandbox, secrets, evaluators, snapshot, scope, sensitive)"},
              {R"({"scope": "css/**"})", "scope: expected an array of strings"},
              {R"({"sensitive": [""]})", "sensitive[0]: expected a non-empty string"},
              {R"({"sandbox": {"allow_network": "yes"}})", "sandbox.allow_network: expected true or false"},
              {R"({"sandbox": {"pass_env": ["A", 3]}})", "sandbox.pass_env[1]: expected a non-empty string"},
              {R"({"sandbox": {"read_paths": ["relative/dir"]}})", "sandbox.read_paths[0]: expected an absolute path"},
-             {R"({"sandbox": {"limits": {"memory_mb": 1}}})", "sandbox.limits.memory_mb: must be between 16 and 16777216, got 1"},
-             {R"({"sandbox": {"limit": {}}})", "sandbox.limit: unknown field \"limit\" (expected one of: allow_network, pass_env, read_paths, limits)"},
+             {R"({"sandbox": {"limits": {"memory_mb": 1}}})",
+              "sandbox.limits.memory_mb: must be between 16 and 16777216, got 1"},
+             {R"({"sandbox": {"limit": {}}})",
+              "sandbox.limit: unknown field \"limit\" (expected one of: allow_network, pass_env, read_paths, limits)"},
              {R"({"secrets": {"allow": "*.pem"}})", "secrets.allow: expected an array of strings"},
              {R"({"secrets": {"deny": []}})", "secrets.deny: unknown field \"deny\" (expected: allow)"},
              {R"([])", "$: the config is a JSON object"}}) {
@@ -69,7 +74,9 @@ TEST_SUITE("executor") {
     REQUIRE(ok.ok());
     CHECK(ok->snapshot_ignore == std::vector<std::string>{"node_modules/", "*.log", "/cache/"});
     // git's own forms are valid: a negation, an escaped '#', an escaped trailing space, classes.
-    CHECK(executor::parse_config(json::parse(R"({"snapshot": {"ignore": ["!keep.log", "\\#lit", "sp\\ ", "[[:digit:]]*/"]}})")).ok());
+    CHECK(executor::parse_config(
+              json::parse(R"({"snapshot": {"ignore": ["!keep.log", "\\#lit", "sp\\ ", "[[:digit:]]*/"]}})"))
+              .ok());
     CHECK(executor::parse_config(json::parse("{}"))->snapshot_ignore.empty());
     struct Row {
       std::string text, message;
@@ -79,11 +86,14 @@ TEST_SUITE("executor") {
              {R"({"snapshot": {"ignored": []}})", "snapshot.ignored: unknown field \"ignored\" (expected: ignore)"},
              {R"({"snapshot": {"ignore": "*.log"}})", "snapshot.ignore: expected an array of strings"},
              {R"({"snapshot": {"ignore": ["*.log", ""]}})", "snapshot.ignore[1]: expected a non-empty string"},
-             {R"({"snapshot": {"ignore": ["a\n!b"]}})", "snapshot.ignore[0]: expected one gitignore pattern, without line breaks"},
+             {R"({"snapshot": {"ignore": ["a\n!b"]}})",
+              "snapshot.ignore[0]: expected one gitignore pattern, without line breaks"},
              {R"({"snapshot": {"ignore": ["# build"]}})",
-              "snapshot.ignore[0]: \"# build\" is a comment in a gitignore, not a pattern (write \\# for a name that starts with '#')"},
+              "snapshot.ignore[0]: \"# build\" is a comment in a gitignore, not a pattern (write \\# for a name that "
+              "starts with '#')"},
              {R"({"snapshot": {"ignore": ["!x[[:word:]]"]}})",
-              "snapshot.ignore[0]: invalid glob \"!x[[:word:]]\": [:word:] is not a character class (alnum, alpha, blank, cntrl, "
+              "snapshot.ignore[0]: invalid glob \"!x[[:word:]]\": [:word:] is not a character class (alnum, alpha, "
+              "blank, cntrl, "
               "digit, graph, lower, print, punct, space, upper, xdigit)"}}) {
       CAPTURE(row.text);
       auto c = executor::parse_config(json::parse(row.text));
@@ -92,7 +102,9 @@ TEST_SUITE("executor") {
     }
   }
 
-  TEST_CASE("config: scope, sensitive and secrets.allow globs are git's wildmatch; an invalid one is refused by its JSON path") {
+  TEST_CASE(
+      "config: scope, sensitive and secrets.allow globs are git's wildmatch; an invalid one is refused by its JSON "
+      "path") {
     auto ok = executor::parse_config(json::parse(
         R"({"scope": ["src/**", "[[:alpha:]]*.txt"], "sensitive": ["deploy/", "a[\\]]b"], "secrets": {"allow": [".env.[!p]*"]}})"));
     REQUIRE(ok.ok());
@@ -101,8 +113,10 @@ TEST_SUITE("executor") {
       std::string text, message;
     };
     for (const auto& row : std::vector<Row>{
-             {R"({"scope": ["a[b"]})", "scope[0]: invalid glob \"a[b\": the '[' at offset 1 is never closed (write \\[ for a literal '[')"},
-             {R"({"sensitive": ["ok/**", "/"]})", "sensitive[1]: invalid glob \"/\": names nothing (only '/' or './' are left of it)"},
+             {R"({"scope": ["a[b"]})",
+              "scope[0]: invalid glob \"a[b\": the '[' at offset 1 is never closed (write \\[ for a literal '[')"},
+             {R"({"sensitive": ["ok/**", "/"]})",
+              "sensitive[1]: invalid glob \"/\": names nothing (only '/' or './' are left of it)"},
              {R"({"secrets": {"allow": ["x\\"]}})",
               "secrets.allow[0]: invalid glob \"x\\\": ends with a lone backslash (write \\\\ for a backslash)"}}) {
       CAPTURE(row.text);

@@ -79,7 +79,8 @@ TEST_SUITE("e2e") {
       // Every command line on the machine with "criterion" or the control's marker in it, and the
       // step's parent's (candor's). The command itself must not hold the secret.
       std::string command =
-          "for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' < $f; echo; done | grep -a -i -e criterion -e control-marker; "
+          "for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' < $f; echo; done | grep -a -i -e criterion -e "
+          "control-marker; "
           "echo PARENT: $(tr '\\0' ' ' < /proc/$PPID/cmdline)";
       std::string script = reply(shell_plan(command, {"control-marker-5172", "PARENT: " + candor_bin()})) +
                            reply({{"verdict", "pass"}, {"reason", "fine"}});
@@ -103,7 +104,8 @@ TEST_SUITE("e2e") {
     std::string script = reply(shell_plan("true", {})) + reply({{"verdict", "pass"}, {"reason", "fine"}});
     auto inside = env.run("Make it green", script, {"--criterion-file", env.ws + "/criterion.txt"});
     CHECK(inside.exit_code == 64);
-    CHECK(inside.err.find("--criterion-file " + env.ws + "/criterion.txt lies inside the workspace") != std::string::npos);
+    CHECK(inside.err.find("--criterion-file " + env.ws + "/criterion.txt lies inside the workspace") !=
+          std::string::npos);
     CHECK(env.candor({"runs", "--json"}).out.find("run_id") == std::string::npos);  // nothing recorded
   }
 
@@ -127,13 +129,15 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("a store inside the workspace is refused, naming both, before anything is recorded") {
     Env env;
-    std::string plan = env.plan_file(R"({"goal_kind": "modify", "steps": [{"id": "s1", "tool": "file_list", "args": {}}], "then": "finish"})");
+    std::string plan = env.plan_file(
+        R"({"goal_kind": "modify", "steps": [{"id": "s1", "tool": "file_list", "args": {}}], "then": "finish"})");
     std::string ws = std::filesystem::canonical(env.ws).string();
     struct Row {
       std::string store;
       std::string named;
     };
-    const Row rows[] = {{env.ws + "/runs", ws + "/runs"}, {env.ws, ws}, {env.ws + "/sub/../.candor/store", ws + "/.candor/store"}};
+    const Row rows[] = {
+        {env.ws + "/runs", ws + "/runs"}, {env.ws, ws}, {env.ws + "/sub/../.candor/store", ws + "/.candor/store"}};
     for (const auto& row : rows) {
       CAPTURE(row.store);
       auto r = env.candor({"exec", plan, "-C", env.ws, "--store", row.store, "--json"});
@@ -157,15 +161,18 @@ TEST_SUITE("e2e") {
     write_file(env.ws + "/.env", "DB_PASSWORD=hunter2\n");
     std::string home = make_temp_dir("home");
     write_file(home + "/.local/bin/hello", "#!/bin/sh\necho HELLO-FROM-LOCAL-BIN\n");
-    std::filesystem::permissions(home + "/.local/bin/hello", std::filesystem::perms::owner_exec, std::filesystem::perm_options::add);
+    std::filesystem::permissions(home + "/.local/bin/hello", std::filesystem::perms::owner_exec,
+                                 std::filesystem::perm_options::add);
     write_file(home + "/.local/lib/python3/site.py", "LOCAL-LIB\n");
     std::string store = home + "/.local/state/candor";
-    std::string command = "hello; cat $HOME/.local/lib/python3/site.py; "
-                          "if cat $HOME/.local/state/candor/candor.db > /dev/null 2>&1; then echo STORE-READ; else echo STORE-DENIED; fi; "
-                          "find $HOME/.local/state/candor -type f | head -3";
+    std::string command =
+        "hello; cat $HOME/.local/lib/python3/site.py; "
+        "if cat $HOME/.local/state/candor/candor.db > /dev/null 2>&1; then echo STORE-READ; else echo STORE-DENIED; "
+        "fi; "
+        "find $HOME/.local/state/candor -type f | head -3";
     std::string plan = env.plan_file(shell_plan(command, {"HELLO-FROM-LOCAL-BIN", "LOCAL-LIB", "STORE-DENIED"}).dump());
-    std::vector<std::string> e = {"NO_COLOR=1", "CANDOR_LLM=", "CANDOR_HOME=", "XDG_STATE_HOME=", "HOME=" + home,
-                                  "PATH=" + home + "/.local/bin:/usr/bin:/bin"};
+    std::vector<std::string> e = {"NO_COLOR=1",      "CANDOR_LLM=",  "CANDOR_HOME=",
+                                  "XDG_STATE_HOME=", "HOME=" + home, "PATH=" + home + "/.local/bin:/usr/bin:/bin"};
     // Two runs: the second one's steps could read the first one's snapshot of .env.
     for (int run = 0; run < 2; ++run) {
       auto r = run_command({candor_bin(), "exec", plan, "-C", env.ws, "--json"}, e);
@@ -186,8 +193,9 @@ TEST_SUITE("e2e") {
     json config = {{"budget", {{"max_steps", 1}}}, {"expect", {{{"type", "file_exists"}, {"path", "never-there"}}}}};
     std::string command = "mkdir -p .candor && printf '%s' '" + config.dump() + "' > .candor/config.json";
     json plan = {{"goal_kind", "modify"},
-                 {"steps", {{{"id", "s1"}, {"tool", "shell"}, {"args", {{"command", command}}}},
-                            {{"id", "s2"}, {"tool", "file_read"}, {"args", {{"path", "index.html"}}}}}},
+                 {"steps",
+                  {{{"id", "s1"}, {"tool", "shell"}, {"args", {{"command", command}}}},
+                   {{"id", "s2"}, {"tool", "file_read"}, {"args", {{"path", "index.html"}}}}}},
                  {"then", "finish"}};
     json first = parse_stdout(env.exec(env.plan_file(plan.dump())));
     // .candor/ is protected whether or not it existed: what the step created there is removed.

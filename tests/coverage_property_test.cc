@@ -88,10 +88,17 @@ Case random_case(std::mt19937& rng) {
     for (int k = 0; k < n; ++k) {
       std::string on = rng() % 3 == 0 ? pick(kPaths) : path;
       switch (rng() % 4) {
-        case 0: asserts.push_back({{"type", "file_exists"}, {"path", on}}); break;
-        case 1: asserts.push_back({{"type", "not"}, {"assertion", {{"type", "file_exists"}, {"path", on}}}}); break;
-        case 2: asserts.push_back({{"type", "file_contains"}, {"path", on}, {"text", pick(kWords)}}); break;
-        default: asserts.push_back({{"type", "file_not_contains"}, {"path", on}, {"text", pick(kWords)}});
+        case 0:
+          asserts.push_back({{"type", "file_exists"}, {"path", on}});
+          break;
+        case 1:
+          asserts.push_back({{"type", "not"}, {"assertion", {{"type", "file_exists"}, {"path", on}}}});
+          break;
+        case 2:
+          asserts.push_back({{"type", "file_contains"}, {"path", on}, {"text", pick(kWords)}});
+          break;
+        default:
+          asserts.push_back({{"type", "file_not_contains"}, {"path", on}, {"text", pick(kWords)}});
       }
     }
     step["assert"] = asserts;
@@ -116,7 +123,8 @@ bool command_holds(const Command& c, const Files& files) {
     auto it = files.find(c.named);
     return it != files.end() && it->second.find(c.word) != std::string::npos;
   }
-  return std::any_of(files.begin(), files.end(), [&](const auto& f) { return f.second.find(c.word) != std::string::npos; });
+  return std::any_of(files.begin(), files.end(),
+                     [&](const auto& f) { return f.second.find(c.word) != std::string::npos; });
 }
 
 struct CommandCase {
@@ -159,8 +167,13 @@ CommandCase random_command_case(std::mt19937& rng) {
     step["assert"] = asserts;
     c.steps.push_back(step);
   }
-  const std::vector<json> covers = {nullptr, json::array({"*.txt"}), json::array({"*.txt"}), json::array({"css/**"}),
-                                    json::array({"**"}), json::array({"**"}), json::array({"a.txt", "new.txt"})};
+  const std::vector<json> covers = {nullptr,
+                                    json::array({"*.txt"}),
+                                    json::array({"*.txt"}),
+                                    json::array({"css/**"}),
+                                    json::array({"**"}),
+                                    json::array({"**"}),
+                                    json::array({"a.txt", "new.txt"})};
   int n = 1 + static_cast<int>(rng() % 2);
   for (int k = 0; k < n; ++k) {
     Command cmd;
@@ -179,7 +192,8 @@ CommandCase random_command_case(std::mt19937& rng) {
 Files files_in(const std::string& root) {
   Files out;
   for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
-    if (e.is_regular_file()) out[std::filesystem::relative(e.path(), root).string()] = candor::testing::read_file(e.path().string());
+    if (e.is_regular_file())
+      out[std::filesystem::relative(e.path(), root).string()] = candor::testing::read_file(e.path().string());
   }
   return out;
 }
@@ -187,7 +201,9 @@ Files files_in(const std::string& root) {
 }  // namespace
 
 TEST_SUITE("executor") {
-  TEST_CASE("property: a path a command covers at tier 1 is one its user command failed on before, and needs, and does not read as a test") {
+  TEST_CASE(
+      "property: a path a command covers at tier 1 is one its user command failed on before, and needs, and does not "
+      "read as a test") {
     std::mt19937 rng(20261126);
     executor::ToolRegistry tools = executor::builtin_tools();
     assertions::Registry evaluators = assertions::builtin_evaluators();
@@ -243,7 +259,8 @@ TEST_SUITE("executor") {
         }
       }
       verify::Tier1Result t1 = verify::evaluate_tier1(f);
-      for (const auto& gap : t1.signals.coverage_gaps) tests_held_back += gap.find("tests/t.txt (") == 0 && gap.find("is a test file") != std::string::npos;
+      for (const auto& gap : t1.signals.coverage_gaps)
+        tests_held_back += gap.find("tests/t.txt (") == 0 && gap.find("is a test file") != std::string::npos;
       if (t1.verdict != Verdict::kSuccess) continue;
       ++successes;
       for (const auto& m : f.mutations) {
@@ -251,8 +268,11 @@ TEST_SUITE("executor") {
         Files empty = c.initial;
         empty[m.path] = "";
         bool by_file = std::any_of(f.assertions.begin(), f.assertions.end(), [&](const AssertionRecord& a) {
-          if (command_of(a) != nullptr || !a.passed || a.path != m.path || a.seq <= m.last_change_seq || holds_on(a.assertion, c.initial)) return false;
-          bool not_exists = a.assertion.value("type", "") == "not" && a.assertion["assertion"].value("type", "") == "file_exists";
+          if (command_of(a) != nullptr || !a.passed || a.path != m.path || a.seq <= m.last_change_seq ||
+              holds_on(a.assertion, c.initial))
+            return false;
+          bool not_exists =
+              a.assertion.value("type", "") == "not" && a.assertion["assertion"].value("type", "") == "file_exists";
           if (m.change == "deleted") return not_exists;
           return !not_exists && a.assertion.value("type", "") != "file_exists" && !holds_on(a.assertion, empty);
         });
@@ -274,9 +294,10 @@ TEST_SUITE("executor") {
         covered_by_commands += by_command && !by_file;
       }
     }
-    MESSAGE("successes " << successes << ", paths covered by commands alone " << covered_by_commands << ", commands that passed before "
-                         << "the run too " << non_discriminating << ", emptied runs that still passed " << emptied_passes
-                         << ", test files held back " << tests_held_back);
+    MESSAGE("successes " << successes << ", paths covered by commands alone " << covered_by_commands
+                         << ", commands that passed before "
+                         << "the run too " << non_discriminating << ", emptied runs that still passed "
+                         << emptied_passes << ", test files held back " << tests_held_back);
     CHECK(successes >= 5);
     CHECK(covered_by_commands >= 5);
     CHECK(non_discriminating >= 5);
@@ -284,13 +305,13 @@ TEST_SUITE("executor") {
     CHECK(tests_held_back >= 3);
   }
 
-
   TEST_CASE("property: tier-1 success implies every mutated path has a pass that fails on the pre-run content") {
     std::mt19937 rng(20261122);
     executor::ToolRegistry tools = executor::builtin_tools();
     assertions::Registry evaluators = assertions::builtin_evaluators();
     planner::Catalog catalog = executor::make_catalog(tools, evaluators);
-    int successes = 0, non_discriminating_passes = 0, checked_mutations = 0, not_positive_passes = 0, removals_held_back = 0;
+    int successes = 0, non_discriminating_passes = 0, checked_mutations = 0, not_positive_passes = 0,
+        removals_held_back = 0;
     for (int iteration = 0; iteration < 300; ++iteration) {
       Case c = random_case(rng);
       CAPTURE(iteration);
@@ -321,7 +342,8 @@ TEST_SUITE("executor") {
         if (a.passed && a.positive == std::optional<bool>(false)) ++not_positive_passes;
       }
       verify::Tier1Result t1 = verify::evaluate_tier1(f);
-      for (const auto& gap : t1.signals.coverage_gaps) removals_held_back += gap.find("more lines than it gained") != std::string::npos;
+      for (const auto& gap : t1.signals.coverage_gaps)
+        removals_held_back += gap.find("more lines than it gained") != std::string::npos;
       if (t1.verdict != Verdict::kSuccess) continue;
       ++successes;
       for (const auto& m : f.mutations) {
@@ -330,8 +352,10 @@ TEST_SUITE("executor") {
         Files empty = c.initial;
         empty[m.path] = "";
         bool proved = std::any_of(f.assertions.begin(), f.assertions.end(), [&](const AssertionRecord& a) {
-          if (!a.passed || a.path != m.path || a.seq <= m.last_change_seq || holds_on(a.assertion, c.initial)) return false;
-          bool not_exists = a.assertion.value("type", "") == "not" && a.assertion["assertion"].value("type", "") == "file_exists";
+          if (!a.passed || a.path != m.path || a.seq <= m.last_change_seq || holds_on(a.assertion, c.initial))
+            return false;
+          bool not_exists =
+              a.assertion.value("type", "") == "not" && a.assertion["assertion"].value("type", "") == "file_exists";
           if (m.change == "deleted") return not_exists;
           return !not_exists && a.assertion.value("type", "") != "file_exists" && !holds_on(a.assertion, empty);
         });
@@ -342,8 +366,8 @@ TEST_SUITE("executor") {
     }
     // The property must have been put to the test, both ways.
     MESSAGE("successes " << successes << ", mutations checked " << checked_mutations << ", non-discriminating passes "
-                         << non_discriminating_passes << ", discriminating passes that are not positive evidence " << not_positive_passes
-                         << ", removals held back for the judge " << removals_held_back);
+                         << non_discriminating_passes << ", discriminating passes that are not positive evidence "
+                         << not_positive_passes << ", removals held back for the judge " << removals_held_back);
     CHECK(successes >= 10);
     CHECK(non_discriminating_passes >= 10);
     CHECK(not_positive_passes >= 10);

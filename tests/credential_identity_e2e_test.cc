@@ -19,7 +19,8 @@ constexpr const char* kMarker = "s3cr3t";  // in every secret below, never in an
 constexpr const char* kWithheld = "credential file changed (content withheld)";
 
 const std::string kAwsCredentials = fmt::format(
-    "[default]\naws_access_key_id = AKIAEXAMPLE{0}7Q\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/{0}/bPxRfiCYKEY\n", kMarker);
+    "[default]\naws_access_key_id = AKIAEXAMPLE{0}7Q\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/{0}/bPxRfiCYKEY\n",
+    kMarker);
 const std::string kDotEnv = fmt::format("NODE_ENV=production\nDB_PASSWORD=hunter2-{}-db\n", kMarker);
 
 json step(const std::string& id, const std::string& tool, const json& args) {
@@ -32,11 +33,13 @@ json read(const std::string& id, const std::string& path) { return step(id, "fil
 // question (a call that sees only the goal), then says yes to it and to the question candor appends.
 // Prompts: 0 and 1 the planner's, 2 the goal-only call, 3 the judge's.
 std::vector<json> two_rounds(const std::vector<json>& steps) {
-  return {{{"goal_kind", "modify"}, {"questions", {"Are the notes in place?"}}, {"steps", json(steps)}, {"then", "replan"}},
-          {{"steps", {read("look", "index.html")}}, {"then", "finish"}, {"final_answer", "Done."}},
-          {{"questions", {"Are the notes in place?"}}},
-          {{"answers", {{{"question", 1}, {"answer", "yes"}, {"reason", "the diff"}},
-                        {{"question", 2}, {"answer", "yes"}, {"reason", "the diff"}}}}}};
+  return {
+      {{"goal_kind", "modify"}, {"questions", {"Are the notes in place?"}}, {"steps", json(steps)}, {"then", "replan"}},
+      {{"steps", {read("look", "index.html")}}, {"then", "finish"}, {"final_answer", "Done."}},
+      {{"questions", {"Are the notes in place?"}}},
+      {{"answers",
+        {{{"question", 1}, {"answer", "yes"}, {"reason", "the diff"}},
+         {{"question", 2}, {"answer", "yes"}, {"reason", "the diff"}}}}}};
 }
 
 struct Outcome {
@@ -47,8 +50,8 @@ struct Outcome {
 
 Outcome run_scripted(Env& env, const std::vector<json>& replies) {
   std::string dir = make_temp_dir("llm");
-  auto r = env.candor({"run", "Keep notes of the deployment", "-C", env.ws, "--llm", replay_provider(dir, replies), "--judge",
-                       "always", "--max-replans", "3", "--json"});
+  auto r = env.candor({"run", "Keep notes of the deployment", "-C", env.ws, "--llm", replay_provider(dir, replies),
+                       "--judge", "always", "--max-replans", "3", "--json"});
   CAPTURE(r.err);
   Outcome out{parse_stdout(r), r.out, {}};
   for (int i = 0; std::filesystem::exists(dir + fmt::format("/req-{}.json", i)); ++i) {
@@ -107,15 +110,18 @@ const json* step_result(const json& report, const std::string& id) {
 }  // namespace
 
 TEST_SUITE("e2e") {
-  TEST_CASE("a credential folder renamed by a step: file_read of the new name is refused, and the secret reaches nothing") {
+  TEST_CASE(
+      "a credential folder renamed by a step: file_read of the new name is refused, and the secret reaches nothing") {
     Env env;
     write_file(env.ws + "/.aws/credentials", kAwsCredentials);
-    Outcome o = run_scripted(env, two_rounds({shell("move", "mv .aws aws-notes"), read("peek", "aws-notes/credentials")}));
+    Outcome o =
+        run_scripted(env, two_rounds({shell("move", "mv .aws aws-notes"), read("peek", "aws-notes/credentials")}));
     REQUIRE(read_file(env.ws + "/aws-notes/credentials") == kAwsCredentials);  // the rename really happened
     const json* peek = step_result(o.report, "peek");
     REQUIRE(peek != nullptr);
     CHECK((*peek)["ok"] == false);
-    CHECK((*peek)["error"].get<std::string>().find("aws-notes/credentials looks like a credential file") != std::string::npos);
+    CHECK((*peek)["error"].get<std::string>().find("aws-notes/credentials looks like a credential file") !=
+          std::string::npos);
     REQUIRE(o.prompts.size() == 4);
     for (const auto& p : o.prompts) {
       CAPTURE(p);
@@ -173,7 +179,7 @@ TEST_SUITE("e2e") {
     REQUIRE(show != nullptr);
     CHECK((*show)["ok"] == true);
     REQUIRE(o.prompts.size() == 4);
-    CHECK(o.prompts[1].find("DB_PASSWORD=***") != std::string::npos);  // the step's output, as the planner saw it
+    CHECK(o.prompts[1].find("DB_PASSWORD=***") != std::string::npos);      // the step's output, as the planner saw it
     CHECK(o.prompts[1].find("NODE_ENV=production") != std::string::npos);  // configuration, not a secret: kept
     for (const auto& p : o.prompts) CHECK(p.find(kMarker) == std::string::npos);
     CHECK(o.stdout_text.find(kMarker) == std::string::npos);
@@ -187,7 +193,8 @@ TEST_SUITE("e2e") {
     env.env.emplace_back(fmt::format("DB_PASSWORD=pw-{}-from-env", kMarker));
     // Not a credential file: the same password hard-coded where a step can read and print it.
     write_file(env.ws + "/config/settings.ini", fmt::format("[db]\npassword = pw-{}-from-env\n", kMarker));
-    Outcome o = run_scripted(env, two_rounds({shell("print", "cat config/settings.ini"), read("peek", "config/settings.ini")}));
+    Outcome o =
+        run_scripted(env, two_rounds({shell("print", "cat config/settings.ini"), read("peek", "config/settings.ini")}));
     const json* peek = step_result(o.report, "peek");
     REQUIRE(peek != nullptr);
     CHECK((*peek)["ok"] == true);  // an ordinary file: read, with the value masked

@@ -29,7 +29,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kAws =
-    "[default]\naws_access_key_id = AKIAEXAMPLEs3cr3t7Q\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/s3cr3t/bPxRfiCYKEY\n";
+    "[default]\naws_access_key_id = AKIAEXAMPLEs3cr3t7Q\naws_secret_access_key = "
+    "wJalrXUtnFEMI/K7MDENG/s3cr3t/bPxRfiCYKEY\n";
 constexpr const char* kEnv = "NODE_ENV=production\nDB_PASSWORD=hunter2-s3cr3t-db\n";
 
 bool leaks(const std::string& text) { return text.find("s3cr3t") != std::string::npos; }
@@ -107,15 +108,16 @@ TEST_SUITE("sandbox") {
     CHECK(search.ok);
     CHECK_FALSE(leaks(search.output));
     CHECK(search.output.find("0 matches") != std::string::npos);
-    auto patch = tools.find("file_patch")->run({{"path", "notes.txt"}, {"edits", {{{"find", "hunter2"}, {"replace", "x"}}}}}, ctx);
+    auto patch = tools.find("file_patch")
+                     ->run({{"path", "notes.txt"}, {"edits", {{{"find", "hunter2"}, {"replace", "x"}}}}}, ctx);
     CHECK_FALSE(patch.ok);
     CHECK(patch.error.find("occurs") == std::string::npos);
   }
 
   TEST_CASE("the values masked: the credential files', and the variables scrubbed for what they hold") {
     Started s;
-    s.start({"DB_PASSWORD=env-s3cr3t-pw", "AWS_REGION=eu-central-1", "DEPLOY_TOKEN=passed-on-purpose", "PATH=/usr/bin:/bin",
-             "CACHE=redis://:r3dis-s3cr3t@cache:6379"},
+    s.start({"DB_PASSWORD=env-s3cr3t-pw", "AWS_REGION=eu-central-1", "DEPLOY_TOKEN=passed-on-purpose",
+             "PATH=/usr/bin:/bin", "CACHE=redis://:r3dis-s3cr3t@cache:6379"},
             {"DEPLOY_TOKEN"});
     const SecretMasker& m = *s.credentials->masker();
     CHECK(m.mask("AKIAEXAMPLEs3cr3t7Q") == "***");
@@ -124,7 +126,8 @@ TEST_SUITE("sandbox") {
     CHECK(m.mask("env-s3cr3t-pw") == "***");
     CHECK(m.mask("r3dis-s3cr3t") == "***");
     // Configuration, a namespace-only variable, a variable the user passes on, ordinary ones: kept.
-    CHECK(m.mask("production eu-central-1 passed-on-purpose /usr/bin:/bin") == "production eu-central-1 passed-on-purpose /usr/bin:/bin");
+    CHECK(m.mask("production eu-central-1 passed-on-purpose /usr/bin:/bin") ==
+          "production eu-central-1 passed-on-purpose /usr/bin:/bin");
     CHECK(s.credentials->paths() == std::set<std::string>{".aws/credentials", ".env"});
     CHECK(s.credentials->unread().empty());
   }
@@ -210,10 +213,14 @@ TEST_SUITE("verify") {
 
 TEST_SUITE("report") {
   TEST_CASE("the HTML report withholds a change flagged credential whatever its name") {
-    json report = {{"verdict", "success"}, {"goal", "g"}, {"steps", json::object()},
-                   {"mutations", json::array({{{"path", "aws-notes/credentials"}, {"change", "added"}, {"credential", true}},
-                                              {{"path", "app.txt"}, {"change", "modified"}}})}};
-    std::map<std::string, std::string> diffs = {{"aws-notes/credentials", "+aws_secret_access_key = s3cr3t\n"}, {"app.txt", "-one\n+two\n"}};
+    json report = {
+        {"verdict", "success"},
+        {"goal", "g"},
+        {"steps", json::object()},
+        {"mutations", json::array({{{"path", "aws-notes/credentials"}, {"change", "added"}, {"credential", true}},
+                                   {{"path", "app.txt"}, {"change", "modified"}}})}};
+    std::map<std::string, std::string> diffs = {{"aws-notes/credentials", "+aws_secret_access_key = s3cr3t\n"},
+                                                {"app.txt", "-one\n+two\n"}};
     std::string html = report::render_html(report, {}, diffs);
     CHECK_FALSE(leaks(html));
     CHECK(html.find("credential file changed (content withheld)") != std::string::npos);

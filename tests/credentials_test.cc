@@ -57,14 +57,17 @@ struct Leaky {
     return tools.find(tool)->run(args, ctx);
   }
   assertions::Outcome eval(const json& a, const assertions::FileSource* files = nullptr) {
-    assertions::Context ctx{*ws, network, nullptr,
-                            [](const std::string&) -> Result<std::optional<std::string>> { return std::optional<std::string>(kEnv); }};
+    assertions::Context ctx{*ws, network, nullptr, [](const std::string&) -> Result<std::optional<std::string>> {
+                              return std::optional<std::string>(kEnv);
+                            }};
     ctx.files = files;
     return evaluators.evaluate(a, ctx);
   }
 };
 
-bool leaks(const std::string& text) { return text.find(kSecret) != std::string::npos || text.find("s3cr3t") != std::string::npos; }
+bool leaks(const std::string& text) {
+  return text.find(kSecret) != std::string::npos || text.find("s3cr3t") != std::string::npos;
+}
 
 }  // namespace
 
@@ -81,7 +84,8 @@ TEST_SUITE("sandbox") {
       std::string tmp = f.root + "/link.tmp";
       for (bool to_env = true; !stop.load(); to_env = !to_env) {
         ::unlink(tmp.c_str());
-        if (::symlink(to_env ? ".env" : "innocent.txt", tmp.c_str()) == 0) std::rename(tmp.c_str(), (f.root + "/link").c_str());
+        if (::symlink(to_env ? ".env" : "innocent.txt", tmp.c_str()) == 0)
+          std::rename(tmp.c_str(), (f.root + "/link").c_str());
       }
     });
     int leaked = 0, innocent = 0, refused = 0;
@@ -99,7 +103,6 @@ TEST_SUITE("sandbox") {
     MESSAGE(fmt::format("{} innocent reads, {} refused", innocent, refused));
     CHECK(innocent + refused > 0);
   }
-
 }
 
 TEST_SUITE("executor") {
@@ -201,7 +204,9 @@ TEST_SUITE("assertions") {
       std::string path;
     };
     const std::vector<Row> rows = {
-        {{{"type", "not"}, {"assertion", {{"type", "file_matches"}, {"path", ".env"}, {"pattern", "DB_PASSWORD=.*"}}}}, false, ".env"},
+        {{{"type", "not"}, {"assertion", {{"type", "file_matches"}, {"path", ".env"}, {"pattern", "DB_PASSWORD=.*"}}}},
+         false,
+         ".env"},
         {{{"type", "file_matches"}, {"path", ".env"}, {"pattern", "DB_PASSWORD=(.*)"}}, true, ".env"},
         {{{"type", "file_matches"}, {"path", ".env"}, {"pattern", "nope"}}, false, ".env"},
         {{{"type", "file_contains"}, {"path", ".env"}, {"text", "hunter2"}}, true, ".env"},
@@ -209,8 +214,12 @@ TEST_SUITE("assertions") {
         {{{"type", "file_contains"}, {"path", "notes.txt"}, {"text", "hunter2"}}, true, "notes.txt"},
         {{{"type", "file_matches"}, {"path", "notes.txt"}, {"pattern", "PASS.*"}}, true, "notes.txt"},
         {{{"type", "json_valid"}, {"path", ".env"}}, false, ".env"},
-        {{{"type", "json_path_eq"}, {"path", "service.key"}, {"json_path", "token"}, {"value", "guess"}}, false, "service.key"},
-        {{{"type", "json_path_eq"}, {"path", "service.key"}, {"json_path", "nokey"}, {"value", 1}}, false, "service.key"},
+        {{{"type", "json_path_eq"}, {"path", "service.key"}, {"json_path", "token"}, {"value", "guess"}},
+         false,
+         "service.key"},
+        {{{"type", "json_path_eq"}, {"path", "service.key"}, {"json_path", "nokey"}, {"value", 1}},
+         false,
+         "service.key"},
         {{{"type", "file_exists"}, {"path", ".env"}}, true, ".env"},
         {{{"type", "file_unchanged"}, {"path", ".env"}}, true, ".env"},
         {{{"type", "content_changed"}, {"path", ".env"}}, false, ".env"},
@@ -259,7 +268,9 @@ TEST_SUITE("verify") {
 
 TEST_SUITE("report") {
   TEST_CASE("the HTML report shows a credential file's change without its diff") {
-    json report = {{"verdict", "success"}, {"goal", "g"}, {"steps", json::object()},
+    json report = {{"verdict", "success"},
+                   {"goal", "g"},
+                   {"steps", json::object()},
                    {"mutations", json::array({{{"path", "config/.ENV"}, {"change", "modified"}},
                                               {{"path", "app.txt"}, {"change", "modified"}}})}};
     std::map<std::string, std::string> diffs = {{"config/.ENV", std::string("-DB_PASSWORD=") + kSecret + "\n+X=1\n"},

@@ -64,7 +64,8 @@ const needs kStrace{::system("strace -V >/dev/null 2>&1") == 0, "strace"};
 }  // namespace
 
 TEST_SUITE("e2e") {
-  TEST_CASE("every pack, index and saved tree renamed into the store was synced before and its folder after" * kStrace) {
+  TEST_CASE("every pack, index and saved tree renamed into the store was synced before and its folder after" *
+            kStrace) {
     Env env;
     std::string plan = env.plan_file(R"({"goal_kind": "modify", "steps": [
         {"id": "s1", "tool": "file_patch", "args": {"path": "css/style.css", "edits": [{"find": "background: #ffffff;", "replace": "background: #006400;"}]},
@@ -74,8 +75,8 @@ TEST_SUITE("e2e") {
     e.push_back("CANDOR_HOME=" + env.store);
     e.push_back("PATH=/usr/bin:/bin");
     e.push_back("ASAN_OPTIONS=detect_leaks=0");  // LeakSanitizer cannot run under ptrace (make sanitize)
-    auto r = run_command({"/usr/bin/strace", "-f", "-y", "-o", trace, "-e", "trace=fsync,fdatasync,rename", candor_bin(), "exec", plan, "-C",
-                          env.ws, "--json"},
+    auto r = run_command({"/usr/bin/strace", "-f", "-y", "-o", trace, "-e", "trace=fsync,fdatasync,rename",
+                          candor_bin(), "exec", plan, "-C", env.ws, "--json"},
                          e);
     REQUIRE(r.exit_code == 0);
     std::vector<Call> calls = read_trace(read_file(trace));
@@ -87,13 +88,15 @@ TEST_SUITE("e2e") {
       // into place, its config written by libgit2 before anything names it).
       // (The repository's own making writes its config through config.lock inside a private folder
       // that is synced whole before it is renamed into place: that rename is checked.)
-      if (c.name != "rename" || c.path.rfind(snapshots, 0) != 0 || c.from.find("/config.lock") != std::string::npos) continue;
+      if (c.name != "rename" || c.path.rfind(snapshots, 0) != 0 || c.from.find("/config.lock") != std::string::npos)
+        continue;
       CAPTURE(c.from);
       CAPTURE(c.path);
       bool synced_before = false;
       for (std::size_t j = 0; j < i; ++j) synced_before |= calls[j].name != "rename" && calls[j].path == c.from;
       bool folder_after = false;
-      for (std::size_t j = i + 1; j < calls.size(); ++j) folder_after |= calls[j].name == "fsync" && calls[j].path == folder_of(c.path);
+      for (std::size_t j = i + 1; j < calls.size(); ++j)
+        folder_after |= calls[j].name == "fsync" && calls[j].path == folder_of(c.path);
       CHECK(synced_before);
       CHECK(folder_after);
       ++checked;

@@ -9,8 +9,8 @@
 
 #include <chrono>
 #include <filesystem>
-#include <thread>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -25,8 +25,8 @@ struct Env {
   std::string store = make_temp_dir("store");
   // More NAME=VALUE for the binary (NAME= unsets). Whatever names an LLM provider is unset, so that
   // no test reaches one from the developer's environment.
-  std::vector<std::string> env = {"NO_COLOR=1", "CANDOR_LLM=", "ANTHROPIC_API_KEY=", "ANTHROPIC_BASE_URL=", "OPENAI_API_KEY=",
-                                  "OPENAI_BASE_URL="};
+  std::vector<std::string> env = {
+      "NO_COLOR=1", "CANDOR_LLM=", "ANTHROPIC_API_KEY=", "ANTHROPIC_BASE_URL=", "OPENAI_API_KEY=", "OPENAI_BASE_URL="};
 
   explicit Env(const std::string& from = source_root() + "/examples/dark-green/site") {
     std::filesystem::copy(from, ws, std::filesystem::copy_options::recursive);
@@ -109,13 +109,17 @@ inline pid_t spawn_until_step(const Env& env, std::vector<std::string> args, con
   return 0;
 }
 
-inline std::string example_plan(const std::string& name) { return source_root() + "/examples/dark-green/plans/" + name; }
+inline std::string example_plan(const std::string& name) {
+  return source_root() + "/examples/dark-green/plans/" + name;
+}
 
 // The command provider replaying files: request N is saved to DIR/req-N.json, DIR/reply-N.txt is
 // the answer. Lets a test read every prompt afterwards.
 inline std::string replay_provider(const std::string& dir, const std::vector<nlohmann::json>& replies) {
-  for (std::size_t i = 0; i < replies.size(); ++i) write_file(dir + "/reply-" + std::to_string(i) + ".txt", replies[i].dump());
-  write_file(dir + "/replay.sh", "#!/bin/sh\nd=" + dir + "\nn=$(ls $d | grep -c '^req-')\ncat > $d/req-$n.json\ncat $d/reply-$n.txt\n");
+  for (std::size_t i = 0; i < replies.size(); ++i)
+    write_file(dir + "/reply-" + std::to_string(i) + ".txt", replies[i].dump());
+  write_file(dir + "/replay.sh",
+             "#!/bin/sh\nd=" + dir + "\nn=$(ls $d | grep -c '^req-')\ncat > $d/req-$n.json\ncat $d/reply-$n.txt\n");
   return "command:sh " + dir + "/replay.sh";
 }
 

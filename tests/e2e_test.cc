@@ -18,7 +18,6 @@ using namespace candor::testing;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-
 TEST_SUITE("e2e") {
   TEST_CASE("the bundled patch plan succeeds and the stylesheet is dark green") {
     Env env;
@@ -152,9 +151,12 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("usage errors exit 64") {
     Env env;
-    for (const auto& args : std::vector<std::vector<std::string>>{
-             {}, {"frobnicate"}, {"exec"}, {"exec", example_plan("patch.json"), "--max-steps", "0"},
-             {"exec", example_plan("patch.json"), "--no-such-flag"}}) {
+    for (const auto& args :
+         std::vector<std::vector<std::string>>{{},
+                                               {"frobnicate"},
+                                               {"exec"},
+                                               {"exec", example_plan("patch.json"), "--max-steps", "0"},
+                                               {"exec", example_plan("patch.json"), "--no-such-flag"}}) {
       CAPTURE(args.size());
       CHECK(env.candor(args).exit_code == 64);
     }
@@ -176,11 +178,13 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("--expect adds goal-level assertions; a failing one makes the run partial") {
     Env env;
-    auto r = env.exec(example_plan("patch.json"), {"--expect", R"({"type": "file_contains", "path": "index.html", "text": "dark green"})"});
+    auto r = env.exec(example_plan("patch.json"),
+                      {"--expect", R"({"type": "file_contains", "path": "index.html", "text": "dark green"})"});
     CHECK(r.exit_code == 1);
     json j = parse_stdout(r);
     CHECK(j["verdict"] == "partial");
-    CHECK(j["reasons"][0].get<std::string>().find("goal-level file_contains: index.html does not contain \"dark green\"") != std::string::npos);
+    CHECK(j["reasons"][0].get<std::string>().find(
+              "goal-level file_contains: index.html does not contain \"dark green\"") != std::string::npos);
     auto bad = env.exec(example_plan("patch.json"), {"--expect", R"({"type": "file_contains", "path": "a"})"});
     CHECK(bad.exit_code == 65);
     CHECK(bad.err.find("--expect #1.text: missing required string argument") != std::string::npos);
@@ -296,11 +300,12 @@ TEST_SUITE("e2e") {
     json j = parse_stdout(r);
     std::vector<std::string> types;
     for (const auto& e : j) types.push_back(e["type"]);
-    CHECK(types == std::vector<std::string>{"file_exists", "file_contains", "file_not_contains", "file_size_gt", "file_unchanged",
-                                            "content_changed", "file_matches", "json_valid", "json_path_eq", "git_clean",
-                                            "command_succeeds", "not", "output_contains", "exit_code_eq", "socket_open",
-                                            "http_200"});
-    CHECK(j[1]["args"][1] == json{{"name", "text"}, {"type", "string"}, {"required", true}, {"description", "exact text to look for"}});
+    CHECK(types == std::vector<std::string>{"file_exists", "file_contains", "file_not_contains", "file_size_gt",
+                                            "file_unchanged", "content_changed", "file_matches", "json_valid",
+                                            "json_path_eq", "git_clean", "command_succeeds", "not", "output_contains",
+                                            "exit_code_eq", "socket_open", "http_200"});
+    CHECK(j[1]["args"][1] ==
+          json{{"name", "text"}, {"type", "string"}, {"required", true}, {"description", "exact text to look for"}});
     auto text = env.candor({"evaluators"});
     CHECK(text.out.find("file_contains      path: string, text: string") != std::string::npos);
   }

@@ -11,11 +11,11 @@
 #include "tests/render_check.h"
 
 using namespace candor;
-using nlohmann::json;
 using candor::testing::gfm_cells;
 using candor::testing::has_raw_control;
 using candor::testing::lines_of;
 using candor::testing::skeletons;
+using nlohmann::json;
 
 namespace {
 
@@ -26,20 +26,32 @@ struct Row {
 
 // A report as build_report makes it, with every agent-chosen string set to `hostile`.
 json hostile_report(const std::string& hostile) {
-  json r = {{"run_id", "20261122T000000-abcdef"}, {"goal", hostile},       {"verdict", "fail"},
-            {"verdict_by", "tier1"},              {"status", "completed"}, {"goal_actions_executed", true}};
+  json r = {{"run_id", "20261122T000000-abcdef"},
+            {"goal", hostile},
+            {"verdict", "fail"},
+            {"verdict_by", "tier1"},
+            {"status", "completed"},
+            {"goal_actions_executed", true}};
   r["reasons"] = {hostile};
   r["steps"] = {{"planned", 1}, {"executed", 1}, {"failed", 1}};
-  r["budget"] = {{"exhausted", nullptr}, {"replans", {0, 3}}, {"steps", {1, 50}}, {"tokens", {0, 100}}, {"time_s", {1.5, 600}}};
-  r["mutations"] = json::array({{{"path", hostile}, {"change", "added"}, {"lines_added", 1}, {"lines_removed", 0},
-                                 {"bytes_before", 0}, {"bytes_after", 3}, {"steps", {hostile}}}});
+  r["budget"] = {
+      {"exhausted", nullptr}, {"replans", {0, 3}}, {"steps", {1, 50}}, {"tokens", {0, 100}}, {"time_s", {1.5, 600}}};
+  r["mutations"] = json::array({{{"path", hostile},
+                                 {"change", "added"},
+                                 {"lines_added", 1},
+                                 {"lines_removed", 0},
+                                 {"bytes_before", 0},
+                                 {"bytes_after", 3},
+                                 {"steps", {hostile}}}});
   r["suspicious"] = json::array({{{"reason", hostile}}});
-  r["assertions"] = json::array({{{"step", hostile}, {"type", hostile}, {"passed", false}, {"message", hostile}, {"by", "planner"}}});
+  r["assertions"] =
+      json::array({{{"step", hostile}, {"type", hostile}, {"passed", false}, {"message", hostile}, {"by", "planner"}}});
   r["tier2"]["answers"] = json::array({{{"question", 1}, {"text", hostile}, {"answer", "no"}, {"reason", hostile}}});
   r["goal_validations"] = json::array({{{"attempt", 1}, {"verdict", "fail"}, {"reason", hostile}}});
   r["acceptance"]["passed"] = false;
   r["acceptance"]["checkpoints"] = json::array({{{"id", hostile}, {"matched", false}, {"why", hostile}}});
-  r["step_results"] = json::array({{{"id", hostile}, {"tool", "shell"}, {"target", hostile}, {"ok", false}, {"error", hostile}}});
+  r["step_results"] =
+      json::array({{{"id", hostile}, {"tool", "shell"}, {"target", hostile}, {"ok", false}, {"error", hostile}}});
   r["final_answer"] = hostile;
   return r;
 }
@@ -54,7 +66,8 @@ const char* const kHostile[] = {
     "line one\n# line two\n| a | b |\n|---|---|",
     "```\ncode\n```",
     "`tick` ``two`` ",
-    "\xc2\x9b" "31m C1 CSI \x9b raw \xe2\x80\xae RLO",
+    "\xc2\x9b"
+    "31m C1 CSI \x9b raw \xe2\x80\xae RLO",
     "$\\color{red}{\\text{SUCCESS}}$ www.evil.example http://evil.example/",
 };
 
@@ -69,11 +82,17 @@ TEST_SUITE("report") {
         {"a\nb\rc", "a␊b␍c"},
         {"tab\there", "tab here"},
         {"del\x7f", "del␡"},
-        {"\xc2\x9b" "31m", "\xEF\xBF\xBD" "31m"},         // C1 CSI, UTF-8
-        {"\x9b" "31m", "\xEF\xBF\xBD" "31m"},             // a lone byte: CSI to an 8-bit terminal
-        {"abc\xe2\x80\xaetxt.exe", "abc\xEF\xBF\xBDtxt.exe"},  // right-to-left override
+        {"\xc2\x9b"
+         "31m",
+         "\xEF\xBF\xBD"
+         "31m"},  // C1 CSI, UTF-8
+        {"\x9b"
+         "31m",
+         "\xEF\xBF\xBD"
+         "31m"},                                                   // a lone byte: CSI to an 8-bit terminal
+        {"abc\xe2\x80\xaetxt.exe", "abc\xEF\xBF\xBDtxt.exe"},      // right-to-left override
         {"\xed\xa0\x80", "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"},  // a surrogate is not UTF-8
-        {"\xe2\x82", "\xEF\xBF\xBD\xEF\xBF\xBD"},         // cut short
+        {"\xe2\x82", "\xEF\xBF\xBD\xEF\xBF\xBD"},                  // cut short
     };
     for (const auto& row : rows) {
       CAPTURE(row.in);
@@ -126,8 +145,8 @@ TEST_SUITE("report") {
     }
     const Row cells[] = {
         {"a|b", "`a\\|b`"},
-        {"a\\|b", "`a\\\\\\|b`"},     // a pipe after one backslash: two more
-        {"a\\\\|b", "`a\\\\\\|b`"},   // after two: one
+        {"a\\|b", "`a\\\\\\|b`"},    // a pipe after one backslash: two more
+        {"a\\\\|b", "`a\\\\\\|b`"},  // after two: one
         {"|`|", "``\\|`\\|``"},
     };
     for (const auto& row : cells) {
@@ -146,7 +165,8 @@ TEST_SUITE("report") {
       std::size_t header_cells = 0;
       for (const auto& line : lines_of(md)) {
         CAPTURE(line);
-        if (line.rfind("| ", 0) == 0 && line.find("---") == std::string::npos && line.find("| file |") == 0) header_cells = gfm_cells(line);
+        if (line.rfind("| ", 0) == 0 && line.find("---") == std::string::npos && line.find("| file |") == 0)
+          header_cells = gfm_cells(line);
         if (line.rfind("| ", 0) == 0) CHECK(gfm_cells(line) == 5);
         if (line.rfind("### ", 0) == 0) CHECK(md.find("### ") == 0);
       }
@@ -185,8 +205,14 @@ TEST_SUITE("report") {
 
   TEST_CASE("the step log and the progress lines show a step's escape sequences as text") {
     std::vector<Event> events = {
-        {1, "", "tool_called", {{"step", "s1\x1b[2J"}, {"tool", "shell"}, {"input", {{"command", "printf '\\033]0;x\\007'"}}}}},
-        {2, "", "tool_result", {{"step", "s1"}, {"ok", false}, {"error", "exit 1\x1b[1A"}, {"output", "\x1b]0;owned\x07\nnext\x9b line"}}},
+        {1,
+         "",
+         "tool_called",
+         {{"step", "s1\x1b[2J"}, {"tool", "shell"}, {"input", {{"command", "printf '\\033]0;x\\007'"}}}}},
+        {2,
+         "",
+         "tool_result",
+         {{"step", "s1"}, {"ok", false}, {"error", "exit 1\x1b[1A"}, {"output", "\x1b]0;owned\x07\nnext\x9b line"}}},
         {3, "", "assertion", {{"type", "output_contains"}, {"passed", false}, {"message", "\x1b[2Kgone"}}},
     };
     std::string log = report::render_step_log(events, 2000, false);
@@ -217,9 +243,10 @@ TEST_SUITE("report") {
   }
 
   TEST_CASE("a report of the wrong shape renders with gaps instead of throwing") {
-    for (const char* text : {"{}", "[]", "\"x\"", "{\"steps\": 3, \"budget\": [1], \"mutations\": {\"a\": 1}}",
-                             "{\"reasons\": [1, null], \"mutations\": [{\"path\": 1, \"lines_added\": \"x\", \"steps\": \"s\"}]}",
-                             "{\"assertions\": [1, {\"passed\": \"yes\"}], \"tier2\": {\"answers\": 3}, \"final_answer\": 5}"}) {
+    for (const char* text :
+         {"{}", "[]", "\"x\"", "{\"steps\": 3, \"budget\": [1], \"mutations\": {\"a\": 1}}",
+          "{\"reasons\": [1, null], \"mutations\": [{\"path\": 1, \"lines_added\": \"x\", \"steps\": \"s\"}]}",
+          "{\"assertions\": [1, {\"passed\": \"yes\"}], \"tier2\": {\"answers\": 3}, \"final_answer\": 5}"}) {
       CAPTURE(text);
       json r = json::parse(text);
       CHECK_NOTHROW(report::render_markdown(r));

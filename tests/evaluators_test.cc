@@ -42,7 +42,8 @@ struct Fixture {
     write_file(root + "/css/style.css", "body {\n  background-color: #006400;\n  color: white;\n}\n");
     write_file(root + "/same.txt", "same\n");
     write_file(root + "/edited.txt", "new!\n");
-    write_file(root + "/package.json", R"({"name": "site", "version": "1.2.0", "scripts": {"test": "jest"}, "files": ["a", "b"]})");
+    write_file(root + "/package.json",
+               R"({"name": "site", "version": "1.2.0", "scripts": {"test": "jest"}, "files": ["a", "b"]})");
     write_file(root + "/broken.json", "{\n  \"a\": 1,\n}\n");
     ws = std::move(sandbox::Workspace::open(root).value());
   }
@@ -56,7 +57,8 @@ struct Fixture {
     return registry.evaluate(a, assertions::Context{*ws, network, nullptr, reader});
   }
   // An external evaluator whose program is the sh script `body`.
-  void add_external(const std::string& type, const std::string& body, std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+  void add_external(const std::string& type, const std::string& body,
+                    std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
     write_file(root + "/.candor/" + type + ".sh", body);
     assertions::ExternalEvaluatorSpec spec{type, "", {"sh", ".candor/" + type + ".sh"}, timeout, {}, true};
     REQUIRE(assertions::add_external_evaluators(registry, {spec}, "config").ok());
@@ -89,9 +91,11 @@ TEST_SUITE("assertions") {
     auto it = std::find_if(listed.begin(), listed.end(), [](const json& e) { return e["type"] == "css_color_is"; });
     REQUIRE(it != listed.end());
     CHECK((*it)["args"].size() == 3);
-    CHECK((*it)["args"][1] == json({{"name", "property"}, {"type", "string"}, {"required", true}, {"description", "e.g. background-color"}}));
-    CHECK(assertions::list_evaluators(f.registry).find("css_color_is       path: string, property: string, value: string") !=
-          std::string::npos);
+    CHECK(
+        (*it)["args"][1] ==
+        json({{"name", "property"}, {"type", "string"}, {"required", true}, {"description", "e.g. background-color"}}));
+    CHECK(assertions::list_evaluators(f.registry)
+              .find("css_color_is       path: string, property: string, value: string") != std::string::npos);
     // A second registration of the same type is refused, never shadowing.
     CHECK_FALSE(f.registry.add(assertions::make_css_color_is()).ok());
 
@@ -100,8 +104,8 @@ TEST_SUITE("assertions") {
     planner::Catalog catalog = executor::make_catalog(tools, f.registry);
     auto plan = [&](const std::string& assertion) {
       return planner::parse_plan_text(
-          R"({"goal_kind": "modify", "steps": [{"id": "s1", "tool": "file_read", "args": {"path": "a"}, "assert": [)" + assertion +
-              "]}], \"then\": \"finish\"}",
+          R"({"goal_kind": "modify", "steps": [{"id": "s1", "tool": "file_read", "args": {"path": "a"}, "assert": [)" +
+              assertion + "]}], \"then\": \"finish\"}",
           catalog, "plan.json");
     };
     CHECK(plan(R"({"type": "css_color_is", "path": "css/style.css", "property": "color", "value": "white"})").ok());
@@ -113,42 +117,65 @@ TEST_SUITE("assertions") {
     REQUIRE_FALSE(typed.ok());
     CHECK(typed.error().message == "plan.json: steps[0].assert[0].value: expected a string, got integer 3");
 
-    check_rows(f, {
-        {{{"type", "css_color_is"}, {"path", "css/style.css"}, {"property", "background-color"}, {"value", "#006400"}}, true,
-         "css/style.css: background-color is #006400"},
-        {{{"type", "css_color_is"}, {"path", "css/style.css"}, {"property", "color"}, {"value", "black"}}, false,
-         "css/style.css: color is white, not black"},
-        {{{"type", "css_color_is"}, {"path", "css/style.css"}, {"property", "border-color"}, {"value", "red"}}, false,
-         "css/style.css sets no border-color"},
-    });
+    check_rows(
+        f, {
+               {{{"type", "css_color_is"},
+                 {"path", "css/style.css"},
+                 {"property", "background-color"},
+                 {"value", "#006400"}},
+                true,
+                "css/style.css: background-color is #006400"},
+               {{{"type", "css_color_is"}, {"path", "css/style.css"}, {"property", "color"}, {"value", "black"}},
+                false,
+                "css/style.css: color is white, not black"},
+               {{{"type", "css_color_is"}, {"path", "css/style.css"}, {"property", "border-color"}, {"value", "red"}},
+                false,
+                "css/style.css sets no border-color"},
+           });
   }
 
   TEST_CASE("file_matches, content_changed, json_valid and json_path_eq: pass and fail, saying what was seen") {
     Fixture f;
-    check_rows(f, {
-        {{{"type", "file_matches"}, {"path", "css/style.css"}, {"pattern", "(?m)^\\s*background-color:\\s*#0+64"}}, true,
-         "css/style.css line 2 matches /(?m)^\\s*background-color:\\s*#0+64/: \"  background-color: #0064\""},
-        {{{"type", "file_matches"}, {"path", "css/style.css"}, {"pattern", "#fff+"}}, false,
-         "css/style.css (54 bytes) has no match for /#fff+/"},
-        {{{"type", "content_changed"}, {"path", "edited.txt"}}, true, "edited.txt changed: 4 bytes before the run, 5 now"},
-        {{{"type", "content_changed"}, {"path", "same.txt"}}, false, "same.txt is unchanged (5 bytes)"},
-        {{{"type", "content_changed"}, {"path", "gone.txt"}}, true, "gone.txt existed before the run (4 bytes) and is gone"},
-        {{{"type", "content_changed"}, {"path", "package.json"}}, true,
-         "package.json did not exist before the run and exists now (86 bytes)"},
-        {{{"type", "json_valid"}, {"path", "package.json"}}, true, "package.json is valid JSON (object)"},
-        {{{"type", "json_valid"}, {"path", "broken.json"}}, false,
-         "broken.json:3:1: not valid JSON: syntax error while parsing object key - unexpected '}'; expected string literal"},
-        {{{"type", "json_path_eq"}, {"path", "package.json"}, {"json_path", "version"}, {"value", "1.2.0"}}, true,
-         "package.json: $.version is \"1.2.0\""},
-        {{{"type", "json_path_eq"}, {"path", "package.json"}, {"json_path", "$.scripts.test"}, {"value", "vitest"}}, false,
-         "package.json: $.scripts.test is \"jest\", expected \"vitest\""},
-        {{{"type", "json_path_eq"}, {"path", "package.json"}, {"json_path", "/files/1"}, {"value", "b"}}, true,
-         "package.json: $.files[1] is \"b\""},
-        {{{"type", "json_path_eq"}, {"path", "package.json"}, {"json_path", "files[5]"}, {"value", "b"}}, false,
-         "package.json: $.files has no element [5] (array of 2)"},
-        {{{"type", "json_path_eq"}, {"path", "package.json"}, {"json_path", "scripts.build"}, {"value", "x"}}, false,
-         "package.json: $.scripts has no key \"build\" (object)"},
-    });
+    check_rows(
+        f,
+        {
+            {{{"type", "file_matches"}, {"path", "css/style.css"}, {"pattern", "(?m)^\\s*background-color:\\s*#0+64"}},
+             true,
+             "css/style.css line 2 matches /(?m)^\\s*background-color:\\s*#0+64/: \"  background-color: #0064\""},
+            {{{"type", "file_matches"}, {"path", "css/style.css"}, {"pattern", "#fff+"}},
+             false,
+             "css/style.css (54 bytes) has no match for /#fff+/"},
+            {{{"type", "content_changed"}, {"path", "edited.txt"}},
+             true,
+             "edited.txt changed: 4 bytes before the run, 5 now"},
+            {{{"type", "content_changed"}, {"path", "same.txt"}}, false, "same.txt is unchanged (5 bytes)"},
+            {{{"type", "content_changed"}, {"path", "gone.txt"}},
+             true,
+             "gone.txt existed before the run (4 bytes) and is gone"},
+            {{{"type", "content_changed"}, {"path", "package.json"}},
+             true,
+             "package.json did not exist before the run and exists now (86 bytes)"},
+            {{{"type", "json_valid"}, {"path", "package.json"}}, true, "package.json is valid JSON (object)"},
+            {{{"type", "json_valid"}, {"path", "broken.json"}},
+             false,
+             "broken.json:3:1: not valid JSON: syntax error while parsing object key - unexpected '}'; expected string "
+             "literal"},
+            {{{"type", "json_path_eq"}, {"path", "package.json"}, {"json_path", "version"}, {"value", "1.2.0"}},
+             true,
+             "package.json: $.version is \"1.2.0\""},
+            {{{"type", "json_path_eq"}, {"path", "package.json"}, {"json_path", "$.scripts.test"}, {"value", "vitest"}},
+             false,
+             "package.json: $.scripts.test is \"jest\", expected \"vitest\""},
+            {{{"type", "json_path_eq"}, {"path", "package.json"}, {"json_path", "/files/1"}, {"value", "b"}},
+             true,
+             "package.json: $.files[1] is \"b\""},
+            {{{"type", "json_path_eq"}, {"path", "package.json"}, {"json_path", "files[5]"}, {"value", "b"}},
+             false,
+             "package.json: $.files has no element [5] (array of 2)"},
+            {{{"type", "json_path_eq"}, {"path", "package.json"}, {"json_path", "scripts.build"}, {"value", "x"}},
+             false,
+             "package.json: $.scripts has no key \"build\" (object)"},
+        });
     // Without a snapshot the comparison cannot be made: an error, never a pass either way.
     assertions::Outcome o = f.registry.evaluate({{"type", "content_changed"}, {"path", "edited.txt"}},
                                                 assertions::Context{*f.ws, f.network, nullptr, {}});
@@ -158,22 +185,30 @@ TEST_SUITE("assertions") {
 
   TEST_CASE("not: negates a checked failure, never an error") {
     Fixture f;
-    check_rows(f, {
-        {{{"type", "not"}, {"assertion", {{"type", "file_exists"}, {"path", "gone.txt"}}}}, true,
-         "not file_exists: gone.txt does not exist (as required)"},
-        {{{"type", "not"}, {"assertion", {{"type", "file_exists"}, {"path", "same.txt"}}}}, false,
-         "not file_exists: same.txt exists (5 bytes) (it holds, so this fails)"},
-        {{{"type", "not"}, {"assertion", {{"type", "not"}, {"assertion", {{"type", "file_exists"}, {"path", "same.txt"}}}}}}, true,
-         "not not: not file_exists: same.txt exists (5 bytes) (it holds, so this fails) (as required)"},
-    });
-    auto o = f.eval({{"type", "not"}, {"assertion", {{"type", "command_succeeds"}, {"command", "sleep 5"}, {"timeout_s", 1}}}});
+    check_rows(f,
+               {
+                   {{{"type", "not"}, {"assertion", {{"type", "file_exists"}, {"path", "gone.txt"}}}},
+                    true,
+                    "not file_exists: gone.txt does not exist (as required)"},
+                   {{{"type", "not"}, {"assertion", {{"type", "file_exists"}, {"path", "same.txt"}}}},
+                    false,
+                    "not file_exists: same.txt exists (5 bytes) (it holds, so this fails)"},
+                   {{{"type", "not"},
+                     {"assertion", {{"type", "not"}, {"assertion", {{"type", "file_exists"}, {"path", "same.txt"}}}}}},
+                    true,
+                    "not not: not file_exists: same.txt exists (5 bytes) (it holds, so this fails) (as required)"},
+               });
+    auto o = f.eval(
+        {{"type", "not"}, {"assertion", {{"type", "command_succeeds"}, {"command", "sleep 5"}, {"timeout_s", 1}}}});
     CHECK_FALSE(o.passed);
     CHECK(o.error);
     CHECK(o.message.find("the inner check could not be made") != std::string::npos);
     // The path of the inner assertion is what the negation covers (a deletion, for tier 1).
-    CHECK(f.eval({{"type", "not"}, {"assertion", {{"type", "file_exists"}, {"path", "./gone.txt"}}}}).path == "gone.txt");
+    CHECK(f.eval({{"type", "not"}, {"assertion", {{"type", "file_exists"}, {"path", "./gone.txt"}}}}).path ==
+          "gone.txt");
     // Nested arguments are validated with their JSON path.
-    Status bad = f.registry.validate({{"type", "not"}, {"assertion", {{"type", "file_exists"}, {"paht", "x"}}}}, "assert");
+    Status bad =
+        f.registry.validate({{"type", "not"}, {"assertion", {{"type", "file_exists"}, {"paht", "x"}}}}, "assert");
     REQUIRE_FALSE(bad.ok());
     CHECK(bad.error().message == "assert.assertion.paht: unknown argument \"paht\" (known: path)");
   }
@@ -222,7 +257,9 @@ TEST_SUITE("assertions") {
   TEST_CASE("external evaluators: an answer is taken; every failure is a failed assertion saying why") {
     Fixture f;
     f.add_external("says_yes", "cat > /dev/null; echo '{\"passed\": true, \"message\": \"looked and liked it\"}'\n");
-    f.add_external("echoes_input", "input=$(cat); printf '{\"passed\": false, \"message\": %s}' \"$(printf '%s' \"$input\" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)[\"assertion\"][\"path\"]))')\"\n");
+    f.add_external("echoes_input",
+                   "input=$(cat); printf '{\"passed\": false, \"message\": %s}' \"$(printf '%s' \"$input\" | python3 "
+                   "-c 'import json,sys; print(json.dumps(json.load(sys.stdin)[\"assertion\"][\"path\"]))')\"\n");
     f.add_external("crashes", "kill -SEGV $$\n");
     f.add_external("hangs", "trap '' TERM; sleep 30\n", std::chrono::seconds(1));
     f.add_external("exits_3", "echo 'cannot parse config' >&2; exit 3\n");
@@ -253,8 +290,10 @@ TEST_SUITE("assertions") {
              {"exits_3", "external evaluator exits_3 (sh) exited with status 3: cannot parse config"},
              {"floods", "external evaluator floods (sh) printed 200000 bytes, over the 65536 an answer may have"},
              {"prose", "external evaluator prose (sh) printed invalid JSON: its output:1:1: not valid JSON"},
-             {"no_passed", "external evaluator no_passed (sh) printed {\"message\":\"hmm\"} without a boolean \"passed\""},
-             {"stringly", "external evaluator stringly (sh) printed {\"passed\":\"true\"} without a boolean \"passed\""},
+             {"no_passed",
+              "external evaluator no_passed (sh) printed {\"message\":\"hmm\"} without a boolean \"passed\""},
+             {"stringly",
+              "external evaluator stringly (sh) printed {\"passed\":\"true\"} without a boolean \"passed\""},
          }) {
       CAPTURE(bad.type);
       auto o = f.eval({{"type", bad.type}});
@@ -286,7 +325,8 @@ TEST_SUITE("assertions") {
     Status s = assertions::add_external_evaluators(f.registry, {spec}, ".candor/config.json");
     REQUIRE_FALSE(s.ok());
     CHECK(s.error().message ==
-          ".candor/config.json: evaluators.file_exists: \"file_exists\" is a built-in assertion type; an external evaluator "
+          ".candor/config.json: evaluators.file_exists: \"file_exists\" is a built-in assertion type; an external "
+          "evaluator "
           "cannot replace it (choose another name)");
   }
 
@@ -294,27 +334,40 @@ TEST_SUITE("assertions") {
     Fixture f;
     std::filesystem::create_directories(f.root + "/.candor/evaluators");
     for (const char* name : {"html_has_title.sh", "max_line_length.py"}) {
-      std::filesystem::copy_file(source_root() + "/examples/evaluators/" + name, f.root + "/.candor/evaluators/" + name);
+      std::filesystem::copy_file(source_root() + "/examples/evaluators/" + name,
+                                 f.root + "/.candor/evaluators/" + name);
     }
     write_file(f.root + "/index.html", "<html><head>\n<title> Dark Green </title></head></html>\n");
     write_file(f.root + "/bare.html", "<html><body>no title</body></html>\n");
     std::vector<assertions::ExternalEvaluatorSpec> specs = {
-        {"html_has_title", "", {"sh", ".candor/evaluators/html_has_title.sh"}, std::chrono::seconds(10),
-         {{"path", ArgType::kString, true, ""}}, false},
-        {"max_line_length", "", {"python3", ".candor/evaluators/max_line_length.py"}, std::chrono::seconds(10),
-         {{"path", ArgType::kString, true, ""}, {"max", ArgType::kInteger, true, ""}}, false},
+        {"html_has_title",
+         "",
+         {"sh", ".candor/evaluators/html_has_title.sh"},
+         std::chrono::seconds(10),
+         {{"path", ArgType::kString, true, ""}},
+         false},
+        {"max_line_length",
+         "",
+         {"python3", ".candor/evaluators/max_line_length.py"},
+         std::chrono::seconds(10),
+         {{"path", ArgType::kString, true, ""}, {"max", ArgType::kInteger, true, ""}},
+         false},
     };
     REQUIRE(assertions::add_external_evaluators(f.registry, specs, "config").ok());
     f.open();
-    check_rows(f, {
-        {{{"type", "html_has_title"}, {"path", "index.html"}}, true, "index.html has the title \"Dark Green\""},
-        {{{"type", "html_has_title"}, {"path", "bare.html"}}, false, "bare.html has no non-empty <title>"},
-        {{{"type", "max_line_length"}, {"path", "css/style.css"}, {"max", 40}}, true,
-         "css/style.css: all 4 lines are at most 40 characters"},
-        {{{"type", "max_line_length"}, {"path", "css/style.css"}, {"max", 10}}, false,
-         "css/style.css: 2 line(s) over 10 characters, first line 2 (28)"},
-    });
-    Status undeclared = f.registry.validate({{"type", "max_line_length"}, {"path", "a"}, {"max", 1}, {"min", 0}}, "assert");
+    check_rows(
+        f, {
+               {{{"type", "html_has_title"}, {"path", "index.html"}}, true, "index.html has the title \"Dark Green\""},
+               {{{"type", "html_has_title"}, {"path", "bare.html"}}, false, "bare.html has no non-empty <title>"},
+               {{{"type", "max_line_length"}, {"path", "css/style.css"}, {"max", 40}},
+                true,
+                "css/style.css: all 4 lines are at most 40 characters"},
+               {{{"type", "max_line_length"}, {"path", "css/style.css"}, {"max", 10}},
+                false,
+                "css/style.css: 2 line(s) over 10 characters, first line 2 (28)"},
+           });
+    Status undeclared =
+        f.registry.validate({{"type", "max_line_length"}, {"path", "a"}, {"max", 1}, {"min", 0}}, "assert");
     REQUIRE_FALSE(undeclared.ok());
     CHECK(undeclared.error().message == "assert.min: unknown argument \"min\" (known: path, max)");
   }

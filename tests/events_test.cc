@@ -44,7 +44,13 @@ TEST_SUITE("core") {
   }
 
   TEST_CASE("llm_call events round-trip; a hostile or older event reads as defaults, never throws") {
-    LlmCall call{.role = "judge", .ok = false, .input_tokens = 7, .output_tokens = 3, .usage_estimated = true, .error = "x", .budgeted = false};
+    LlmCall call{.role = "judge",
+                 .ok = false,
+                 .input_tokens = 7,
+                 .output_tokens = 3,
+                 .usage_estimated = true,
+                 .error = "x",
+                 .budgeted = false};
     LlmCall back = llm_call_from_json(to_json(call));
     CHECK(back.role == "judge");
     CHECK_FALSE(back.ok);
@@ -75,20 +81,27 @@ TEST_SUITE("core") {
 
 TEST_SUITE("verify") {
   TEST_CASE("replay takes a call's target and effect from its tool_called event, not from a table of its own") {
-    nlohmann::json round1 = {{"steps", nlohmann::json::array({1})}, {"questions", nlohmann::json::array({"Is it green?"})}};
+    nlohmann::json round1 = {{"steps", nlohmann::json::array({1})},
+                             {"questions", nlohmann::json::array({"Is it green?"})}};
     nlohmann::json round2 = {{"steps", nlohmann::json::array({1})}, {"questions", nlohmann::json::array({"Later?"})}};
     std::vector<Event> events = {
         make_event(1, event::kRunStarted, {{"goal", "g"}}),
         make_event(2, event::kPlan, {{"round", 1}, {"plan", round1}}),
         // A tool this version's table would not know: the event says what the registry said.
         make_event(3, event::kToolCalled,
-                   {{"step", "s1"}, {"tool", "custom_write"}, {"input", {{"where", "x"}}}, {"target", "x"}, {"effect", true}, {"effect_on_files", true}}),
+                   {{"step", "s1"},
+                    {"tool", "custom_write"},
+                    {"input", {{"where", "x"}}},
+                    {"target", "x"},
+                    {"effect", true},
+                    {"effect_on_files", true}}),
         make_event(4, event::kToolResult, {{"step", "s1"}, {"ok", true}}),
         // An older run's event without the facts: no effect is assumed (unknown is never evidence).
         make_event(5, event::kToolCalled, {{"step", "s2"}, {"tool", "file_write"}, {"input", {{"path", "a.txt"}}}}),
         make_event(6, event::kPlan, {{"round", 2}, {"plan", round2}}),
         make_event(7, event::kLlmCall, {{"role", "planner"}, {"ok", true}, {"input_tokens", 5}, {"output_tokens", 1}}),
-        make_event(8, event::kLlmCall, {{"role", "judge"}, {"ok", true}, {"input_tokens", 9}, {"output_tokens", 1}, {"budgeted", false}}),
+        make_event(8, event::kLlmCall,
+                   {{"role", "judge"}, {"ok", true}, {"input_tokens", 9}, {"output_tokens", 1}, {"budgeted", false}}),
     };
     RunFacts f = verify::facts_from_events("r", events);
     REQUIRE(f.steps.size() == 2);

@@ -16,7 +16,8 @@ TEST_SUITE("executor") {
     Harness h;
     auto outcome = h.ex->run_round(h.plan(R"([{"id": "s1", "tool": "file_patch",
         "args": {"path": "css/style.css", "edits": [{"find": "#ffffff", "replace": "#ffffff"}]},
-        "assert": [{"type": "file_contains", "path": "css/style.css", "text": "#ffffff"}]}])"), 1);
+        "assert": [{"type": "file_contains", "path": "css/style.css", "text": "#ffffff"}]}])"),
+                                   1);
     CHECK(outcome.all_passed);
     RunFacts f = h.ex->finish(RunStatus::kCompleted, BudgetKind::kNone, "");
     CHECK(f.steps[0].ok);
@@ -33,9 +34,12 @@ TEST_SUITE("executor") {
     std::string before = read_file(h.root + "/css/style.css");
     auto outcome = h.ex->run_round(h.plan(R"([
         {"id": "s1", "tool": "file_patch", "args": {"path": "css/style.css", "edits": [{"find": "background: red;", "replace": "x"}]}},
-        {"id": "s2", "tool": "file_write", "args": {"path": "later.txt", "content": "never"}}])"), 1);
+        {"id": "s2", "tool": "file_write", "args": {"path": "later.txt", "content": "never"}}])"),
+                                   1);
     CHECK_FALSE(outcome.all_passed);
-    CHECK(outcome.failure == "step s1 (file_patch css/style.css) failed: edits[0].find occurs 0 times in css/style.css (expected 1); nothing was written");
+    CHECK(outcome.failure ==
+          "step s1 (file_patch css/style.css) failed: edits[0].find occurs 0 times in css/style.css (expected 1); "
+          "nothing was written");
     CHECK(read_file(h.root + "/css/style.css") == before);
     CHECK_FALSE(candor::testing::exists(h.root + "/later.txt"));
     RunFacts f = h.ex->finish(RunStatus::kBudgetExhausted, BudgetKind::kReplans, outcome.failure);
@@ -48,7 +52,8 @@ TEST_SUITE("executor") {
     auto outcome = h.ex->run_round(h.plan(R"([
         {"id": "s1", "tool": "shell", "args": {"command": "ls"}},
         {"id": "s2", "tool": "shell", "args": {"command": "printf 'a\nb\n' > out.txt"},
-         "assert": [{"type": "file_contains", "path": "out.txt", "text": "b"}]}])"), 1);
+         "assert": [{"type": "file_contains", "path": "out.txt", "text": "b"}]}])"),
+                                   1);
     CHECK(outcome.all_passed);
     RunFacts f = h.ex->finish(RunStatus::kCompleted, BudgetKind::kNone, "");
     CHECK(f.steps[0].changed_paths.empty());
@@ -77,7 +82,8 @@ TEST_SUITE("executor") {
     h.ex->run_round(h.plan(R"([
         {"id": "s1", "tool": "file_write", "args": {"path": "a.txt", "content": "one"},
          "assert": [{"type": "file_contains", "path": "a.txt", "text": "one"}]},
-        {"id": "s2", "tool": "file_write", "args": {"path": "a.txt", "content": "two"}}])"), 1);
+        {"id": "s2", "tool": "file_write", "args": {"path": "a.txt", "content": "two"}}])"),
+                    1);
     RunFacts f = h.ex->finish(RunStatus::kCompleted, BudgetKind::kNone, "");
     REQUIRE(f.mutations.size() == 1);
     CHECK(f.mutations[0].steps == std::vector<std::string>{"s1", "s2"});
@@ -90,13 +96,15 @@ TEST_SUITE("executor") {
   TEST_CASE("exit_code_eq decides a shell step's non-zero exit; without it the step fails") {
     Harness h;
     auto excused = h.ex->run_round(h.plan(R"([{"id": "s1", "tool": "shell", "args": {"command": "exit 3"},
-        "assert": [{"type": "exit_code_eq", "code": 3}]}])"), 1);
+        "assert": [{"type": "exit_code_eq", "code": 3}]}])"),
+                                   1);
     CHECK(excused.all_passed);
     auto failed = h.ex->run_round(h.plan(R"([{"id": "s2", "tool": "shell", "args": {"command": "exit 3"}}])"), 2);
     CHECK_FALSE(failed.all_passed);
     CHECK(failed.failure == "step s2 (shell exit 3) failed: exited with status 3");
     auto wrong = h.ex->run_round(h.plan(R"([{"id": "s3", "tool": "shell", "args": {"command": "exit 3"},
-        "assert": [{"type": "exit_code_eq", "code": 0}]}])"), 3);
+        "assert": [{"type": "exit_code_eq", "code": 0}]}])"),
+                                 3);
     CHECK_FALSE(wrong.all_passed);
     CHECK(wrong.failure == "step s3 (shell exit 3): assertion exit_code_eq failed: s3 exited with 3 (expected 0)");
   }
@@ -104,7 +112,8 @@ TEST_SUITE("executor") {
   TEST_CASE("the step budget and the time budget stop a round before the next step") {
     Harness h(BudgetLimits{0, 1, 1000, 60});
     auto outcome = h.ex->run_round(h.plan(R"([{"id": "s1", "tool": "file_list", "args": {}},
-                                                {"id": "s2", "tool": "file_list", "args": {}}])"), 1);
+                                                {"id": "s2", "tool": "file_list", "args": {}}])"),
+                                   1);
     CHECK(outcome.budget_hit == BudgetKind::kSteps);
     CHECK(outcome.failure == "the steps budget ran out before step s2");
 
@@ -120,14 +129,16 @@ TEST_SUITE("executor") {
   TEST_CASE("events are recorded in order, and a failing store does not change the run") {
     Harness h;
     h.ex->run_round(h.plan(R"([{"id": "s1", "tool": "file_write", "args": {"path": "a.txt", "content": "x"},
-        "assert": [{"type": "file_exists", "path": "a.txt"}]}])"), 1);
+        "assert": [{"type": "file_exists", "path": "a.txt"}]}])"),
+                    1);
     h.ex->finish(RunStatus::kCompleted, BudgetKind::kNone, "");
     CHECK(h.sink.types == std::vector<std::string>{"run_started", "step_started", "tool_called", "workspace_changed",
                                                    "tool_result", "assertion", "run_ended"});
 
     Harness broken;
     broken.sink.fail = true;
-    auto outcome = broken.ex->run_round(broken.plan(R"([{"id": "s1", "tool": "file_write", "args": {"path": "a.txt", "content": "x"}}])"), 1);
+    auto outcome = broken.ex->run_round(
+        broken.plan(R"([{"id": "s1", "tool": "file_write", "args": {"path": "a.txt", "content": "x"}}])"), 1);
     CHECK(outcome.all_passed);
     CHECK(read_file(broken.root + "/a.txt") == "x");
     CHECK(broken.trajectory.sink_error() == "disk full");
@@ -137,7 +148,9 @@ TEST_SUITE("executor") {
   TEST_CASE("progress hears of each step as it starts, with its target, and again when it finished") {
     struct Recorder final : ProgressObserver {
       std::vector<std::string> heard;
-      void step_started(const StepRecord& s) override { heard.push_back("started " + s.id + " " + s.tool + " " + s.target); }
+      void step_started(const StepRecord& s) override {
+        heard.push_back("started " + s.id + " " + s.tool + " " + s.target);
+      }
       void step_finished(const StepRecord& s, const std::vector<AssertionRecord>& a) override {
         heard.push_back("finished " + s.id + (s.ok ? " ok" : " failed") + " " + std::to_string(a.size()));
       }
@@ -145,9 +158,10 @@ TEST_SUITE("executor") {
     Harness h({}, &recorder);
     h.ex->run_round(h.plan(R"([{"id": "s1", "tool": "file_write", "args": {"path": "a.txt", "content": "x"},
         "assert": [{"type": "file_exists", "path": "a.txt"}]},
-        {"id": "s2", "tool": "shell", "args": {"command": "exit 3"}}])"), 1);
-    CHECK(recorder.heard == std::vector<std::string>{"started s1 file_write a.txt", "finished s1 ok 1", "started s2 shell exit 3",
-                                                     "finished s2 failed 0"});
+        {"id": "s2", "tool": "shell", "args": {"command": "exit 3"}}])"),
+                    1);
+    CHECK(recorder.heard == std::vector<std::string>{"started s1 file_write a.txt", "finished s1 ok 1",
+                                                     "started s2 shell exit 3", "finished s2 failed 0"});
   }
 
   TEST_CASE("the end's scan always runs, and sees what changed outside every step") {
@@ -167,7 +181,8 @@ TEST_SUITE("executor") {
        // http_get can have had a service of the workspace's rewrite a file), unattributed
       Harness h;
       h.ex->run_round(h.plan(R"([{"id": "s1", "tool": "file_write", "args": {"path": "a.txt", "content": "x"}},
-                                 {"id": "s2", "tool": "file_read", "args": {"path": "a.txt"}}])"), 1);
+                                 {"id": "s2", "tool": "file_read", "args": {"path": "a.txt"}}])"),
+                      1);
       write_file(h.root + "/outside.txt", "written while the run went on\n");
       RunFacts f = h.ex->finish(RunStatus::kCompleted, BudgetKind::kNone, "");
       REQUIRE(f.mutations.size() == 2);
@@ -180,8 +195,9 @@ TEST_SUITE("executor") {
   TEST_CASE("goal-level assertions run at the end and name the first failure") {
     Harness h;
     h.ex->run_round(h.plan(R"([{"id": "s1", "tool": "file_write", "args": {"path": "a.txt", "content": "x"}}])"), 1);
-    std::string failure = h.ex->run_goal_assertions({json{{"type", "file_exists"}, {"path", "a.txt"}},
-                                                     json{{"type", "file_contains"}, {"path", "a.txt"}, {"text", "y"}}});
+    std::string failure =
+        h.ex->run_goal_assertions({json{{"type", "file_exists"}, {"path", "a.txt"}},
+                                   json{{"type", "file_contains"}, {"path", "a.txt"}, {"text", "y"}}});
     CHECK(failure == "goal-level assertion file_contains failed: a.txt does not contain \"y\" (1 bytes read)");
     RunFacts f = h.ex->finish(RunStatus::kCompleted, BudgetKind::kNone, failure);
     // The failed one is checked once more at the end, and still fails.
@@ -196,7 +212,8 @@ TEST_SUITE("executor") {
   TEST_CASE("a failure fixed outside its round is re-checked at the end and counts as fixed") {
     Harness h;
     h.ex->run_round(h.plan(R"([{"id": "s1", "tool": "file_write", "args": {"path": "a.txt", "content": "x"},
-        "assert": [{"type": "file_contains", "path": "a.txt", "text": "y"}]}])"), 1);
+        "assert": [{"type": "file_contains", "path": "a.txt", "text": "y"}]}])"),
+                    1);
     write_file(h.root + "/a.txt", "y\n");  // fixed by what no assertion re-checked
     RunFacts f = h.ex->finish(RunStatus::kCompleted, BudgetKind::kNone, "");
     REQUIRE(f.assertions.size() == 2);

@@ -27,12 +27,16 @@ std::string note(int i) { return fmt::format("note {} ", i) + std::string(2000, 
 // A run that adds notes/n<i>.txt, checked by an assertion that covers it.
 std::string note_plan(Env& env, int i) {
   std::string path = fmt::format("notes/n{}.txt", i);
-  return env.plan_file(json({{"goal_kind", "modify"},
-                             {"steps", {{{"id", "s1"}, {"tool", "file_write"}, {"args", {{"path", path}, {"content", note(i)}}},
-                                         {"assert", {{{"type", "file_contains"}, {"path", path}, {"text", fmt::format("note {} ", i)}}}}}}},
-                             {"then", "finish"},
-                             {"final_answer", "added"}})
-                           .dump());
+  return env.plan_file(
+      json({{"goal_kind", "modify"},
+            {"steps",
+             {{{"id", "s1"},
+               {"tool", "file_write"},
+               {"args", {{"path", path}, {"content", note(i)}}},
+               {"assert", {{{"type", "file_contains"}, {"path", path}, {"text", fmt::format("note {} ", i)}}}}}}},
+            {"then", "finish"},
+            {"final_answer", "added"}})
+          .dump());
 }
 
 // Five runs, oldest first.
@@ -133,8 +137,9 @@ TEST_SUITE("e2e") {
     CHECK(repo["objects_after"].get<int>() < repo["objects_before"].get<int>());
     CHECK(j["objects_removed"].get<int>() > 0);
     CHECK(j["bytes_after"].get<std::uint64_t>() < j["bytes_before"].get<std::uint64_t>());
-    MESSAGE("store " << j["bytes_before"] << " -> " << j["bytes_after"] << " bytes; snapshot objects " << repo["objects_before"]
-                     << " -> " << repo["objects_after"] << "; repository " << repo["bytes_before"] << " -> " << repo["bytes_after"]);
+    MESSAGE("store " << j["bytes_before"] << " -> " << j["bytes_after"] << " bytes; snapshot objects "
+                     << repo["objects_before"] << " -> " << repo["objects_after"] << "; repository "
+                     << repo["bytes_before"] << " -> " << repo["bytes_after"]);
 
     CHECK(listed(env) == std::vector<std::string>{ids[4], ids[3]});
     check_fsck(env.store);
@@ -160,7 +165,8 @@ TEST_SUITE("e2e") {
     CHECK(text.out.find("store " + env.store + ": ") != std::string::npos);
   }
 
-  TEST_CASE("candor doctor names the index.lock a killed run left, which stops runs saving the index, and gc removes it") {
+  TEST_CASE(
+      "candor doctor names the index.lock a killed run left, which stops runs saving the index, and gc removes it") {
     Env env;
     REQUIRE(env.exec(note_plan(env, 1)).exit_code == 0);
     std::vector<std::string> repos = repositories(env.store);
@@ -220,13 +226,18 @@ TEST_SUITE("e2e") {
   TEST_CASE("a gc during a run leaves that run alone: it ends, reports and undoes as if no gc had happened") {
     Env env;
     std::vector<std::string> ids = five_runs(env);
-    std::string plan = env.plan_file(json({{"goal_kind", "modify"},
-                                           {"steps",
-                                            {{{"id", "s1"}, {"tool", "file_write"}, {"args", {{"path", "live.txt"}, {"content", "written while gc ran\n"}}}},
-                                             {{"id", "s2"}, {"tool", "shell"}, {"args", {{"command", "sleep 2"}}},
-                                              {"assert", {{{"type", "file_contains"}, {"path", "live.txt"}, {"text", "while gc"}}}}}}},
-                                           {"then", "finish"}})
-                                         .dump());
+    std::string plan =
+        env.plan_file(json({{"goal_kind", "modify"},
+                            {"steps",
+                             {{{"id", "s1"},
+                               {"tool", "file_write"},
+                               {"args", {{"path", "live.txt"}, {"content", "written while gc ran\n"}}}},
+                              {{"id", "s2"},
+                               {"tool", "shell"},
+                               {"args", {{"command", "sleep 2"}}},
+                               {"assert", {{{"type", "file_contains"}, {"path", "live.txt"}, {"text", "while gc"}}}}}}},
+                            {"then", "finish"}})
+                          .dump());
     pid_t pid = spawn_until_step(env, {"exec", plan, "-C", env.ws, "--json"}, "s2");
     REQUIRE(pid > 0);
     // s1's blob is in the store, named by no ref yet; the run's record has not ended.
@@ -285,7 +296,8 @@ TEST_SUITE("e2e") {
       bool before = runs.size() == 5, after = runs == std::vector<std::string>{ids[4], ids[3]};
       CHECK((before || after));
       for (std::size_t i = 0; i < ids.size(); ++i) {
-        if (std::find(runs.begin(), runs.end(), ids[i]) != runs.end()) check_readable(env, ids[i], static_cast<int>(i) + 1);
+        if (std::find(runs.begin(), runs.end(), ids[i]) != runs.end())
+          check_readable(env, ids[i], static_cast<int>(i) + 1);
       }
       check_fsck(env.store);
       auto finish = env.candor({"gc", "--keep", "2", "--json"});

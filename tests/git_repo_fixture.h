@@ -13,7 +13,8 @@
 
 namespace candor::testing {
 
-inline constexpr const char* kDarkGreen = R"({"type": "file_contains", "path": "css/style.css", "text": "background: #006400"})";
+inline constexpr const char* kDarkGreen =
+    R"({"type": "file_contains", "path": "css/style.css", "text": "background: #006400"})";
 
 // A repository holding the example site (or `from`), one commit on `main`; `git()` runs git in it.
 struct Repo : Env {
@@ -40,7 +41,8 @@ struct Repo : Env {
     write_file(ws + "/" + path, text.replace(at, find.size(), replace));
   }
   CommandResult verify(const std::string& range, std::vector<std::string> extra) {
-    std::vector<std::string> args = {"verify", "--git", range, "-C", ws, "--goal", "Change the background to dark green"};
+    std::vector<std::string> args = {
+        "verify", "--git", range, "-C", ws, "--goal", "Change the background to dark green"};
     args.insert(args.end(), extra.begin(), extra.end());
     return candor(args);
   }

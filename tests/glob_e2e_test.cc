@@ -44,7 +44,8 @@ TEST_SUITE("e2e") {
     CHECK(j["verdict"] == "partial");
     CHECK(has_suspicious(j, "a.cfg"));
     bool named = false;
-    for (const auto& reason : j["reasons"]) named |= reason.get<std::string>().find("a.cfg was added: a sensitive path") != std::string::npos;
+    for (const auto& reason : j["reasons"])
+      named |= reason.get<std::string>().find("a.cfg was added: a sensitive path") != std::string::npos;
     CHECK(named);
 
     Env control;  // the same change without the glob: nothing sensitive, success
@@ -62,8 +63,10 @@ TEST_SUITE("e2e") {
     };
     const std::vector<Row> rows = {
         {R"({"scope": ["css/**", "a[b"]})", "scope[1]: invalid glob \"a[b\"", "the '[' at offset 1 is never closed"},
-        {R"({"sensitive": ["x[[:nope:]]"]})", "sensitive[0]: invalid glob \"x[[:nope:]]\"", "[:nope:] is not a character class"},
-        {R"({"secrets": {"allow": ["keys\\"]}})", "secrets.allow[0]: invalid glob \"keys\\\"", "ends with a lone backslash"},
+        {R"({"sensitive": ["x[[:nope:]]"]})", "sensitive[0]: invalid glob \"x[[:nope:]]\"",
+         "[:nope:] is not a character class"},
+        {R"({"secrets": {"allow": ["keys\\"]}})", "secrets.allow[0]: invalid glob \"keys\\\"",
+         "ends with a lone backslash"},
         {R"({"snapshot": {"ignore": ["!build[/"]}})", "snapshot.ignore[0]: invalid glob \"!build[/\"", "never closed"},
     };
     for (const auto& row : rows) {
@@ -83,8 +86,10 @@ TEST_SUITE("e2e") {
     Env env;
     auto r = env.exec(example_plan("patch.json"), {"--scope", "x[[:nope:]]"});
     CHECK(r.exit_code == 65);
-    CHECK(r.err == "candor: --scope \"x[[:nope:]]\": invalid glob: [:nope:] is not a character class (alnum, alpha, blank, cntrl, "
-                   "digit, graph, lower, print, punct, space, upper, xdigit)\n");
+    CHECK(
+        r.err ==
+        "candor: --scope \"x[[:nope:]]\": invalid glob: [:nope:] is not a character class (alnum, alpha, blank, cntrl, "
+        "digit, graph, lower, print, punct, space, upper, xdigit)\n");
     CHECK(read_file(env.ws + "/css/style.css").find("#006400") == std::string::npos);
     auto git = env.candor({"verify", "--git", "HEAD~1..HEAD", "--goal", "g", "-C", env.ws, "--scope", "src/[a"});
     CHECK(git.exit_code == 65);
@@ -109,10 +114,12 @@ TEST_SUITE("e2e") {
       if (e.type != "tool_result") continue;
       if (e.data.value("step", "") == "bad") {
         bad_failed = e.data.value("ok", true) == false &&
-                     e.data.value("error", "").find("invalid glob \"css/[a\": the '[' at offset 4 is never closed") != std::string::npos;
+                     e.data.value("error", "").find("invalid glob \"css/[a\": the '[' at offset 4 is never closed") !=
+                         std::string::npos;
       }
       if (e.data.value("step", "") == "good") {
-        good_found = e.data.value("ok", false) && e.data.value("output", "").find("css/style.css:") != std::string::npos;
+        good_found =
+            e.data.value("ok", false) && e.data.value("output", "").find("css/style.css:") != std::string::npos;
       }
     }
     CHECK(bad_failed);

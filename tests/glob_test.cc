@@ -18,7 +18,7 @@ namespace {
 struct MatchRow {
   const char* pattern;
   const char* text;
-  bool match;      // case-sensitive
+  bool match;       // case-sensitive
   int folded = -1;  // with case folding; -1 = as `match`
 };
 
@@ -94,8 +94,9 @@ TEST_SUITE("core") {
         {"[[:xdigit:]]", "f", true},
         {"[[:xdigit:]]", "D", true},
         {"[[:xdigit:]]", "g", false},
-        {"[[:alnum:][:alpha:][:blank:][:cntrl:][:digit:][:graph:][:lower:][:print:][:punct:][:space:][:upper:][:xdigit:]]", "_",
-         true},
+        {"[[:alnum:][:alpha:][:blank:][:cntrl:][:digit:][:graph:][:lower:][:print:][:punct:][:space:][:upper:][:xdigit:"
+         "]]",
+         "_", true},
         {"[^[:alnum:][:alpha:][:blank:][:cntrl:][:digit:][:lower:][:space:][:upper:][:xdigit:]]", ".", true},
         {"[a-c[:digit:]x-z]", "5", true},
         {"[a-c[:digit:]x-z]", "b", true},
@@ -154,7 +155,8 @@ TEST_SUITE("core") {
         {"**/*a*b*g*n*t", "abcd/abcdefg/abcdefghijk/abcdefghijklmnop.txtz", false},
         {"*/*X*/*/*i", "ab/cXd/efXg/hi", true},
         {"**/*X*/**/*i", "ab/cXd/efXg/hi", true},
-        {"*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false},
+        {"*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b",
+         "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false},
         // Case folding
         {"FOO", "foo", false, true},
         {"[A-Z]", "a", false, true},
@@ -189,8 +191,9 @@ TEST_SUITE("core") {
         {"[!]", "the '[' at offset 0 is never closed"},
         {"x[[:alpha:]", "the '[' at offset 1 is never closed"},
         {R"(a[\)", "the '[' at offset 1 is never closed"},
-        {"x[[:nope:]]", "[:nope:] is not a character class (alnum, alpha, blank, cntrl, digit, graph, lower, print, punct, space, "
-                        "upper, xdigit)"},
+        {"x[[:nope:]]",
+         "[:nope:] is not a character class (alnum, alpha, blank, cntrl, digit, graph, lower, print, punct, space, "
+         "upper, xdigit)"},
         {"[[::]]", "[::] is not a character class"},
         {R"(abc\)", "ends with a lone backslash (write \\\\ for a backslash)"},
         {"", "empty"},
@@ -272,7 +275,7 @@ TEST_SUITE("core") {
     const Row rows[] = {
         {".github/workflows/**", ".github/workflows", true},  // the link stands where the files would be
         {".github/workflows/*.yml", ".github/workflows", true},
-        {".github/workflows/**", ".github", true},             // a link higher up holds them too
+        {".github/workflows/**", ".github", true},  // a link higher up holds them too
         {".github/workflows/**", ".githubx", false},
         {".github/workflows/**", "src", false},
         {".github/workflows/ci.yml", ".github/workflows", true},
@@ -287,7 +290,7 @@ TEST_SUITE("core") {
         {"docs/*.md", "doc", false},
         {"docs/[a-c]*/x", "docs/b1", true},
         {"docs/[a-c]*/x", "docs/d1", false},
-        {"*.yml", "ci", false},        // a name at any depth: the link adds no name not already listed
+        {"*.yml", "ci", false},          // a name at any depth: the link adds no name not already listed
         {".gitlab-ci.yml", "x", false},  // anchored, and nothing beneath x can be it
     };
     for (const auto& row : rows) {
@@ -303,16 +306,18 @@ TEST_SUITE("core") {
   TEST_CASE("property: path globs decide as git check-ignore does") {
     // Random globs from the pieces .gitignore files and configs are made of, random paths from
     // names that match them and names that do not; git is asked about every path at once per glob.
-    const std::vector<std::string> pieces = {"a", "b", "ab", "x.c", "*", "?", "**", "[ab]", "[!a]", "[[:digit:]]",
-                                             "[a-c]", "*.c", "a*", "\\a", "[[:alpha:]]*", "1"};
-    const std::vector<std::string> names = {"a", "b", "ab", "ba", "x.c", "y.c", "1", "a1", "c", "bb", "abc", "1.c", "xa"};
+    const std::vector<std::string> pieces = {"a",    "b",           "ab",    "x.c", "*",  "?",   "**",           "[ab]",
+                                             "[!a]", "[[:digit:]]", "[a-c]", "*.c", "a*", "\\a", "[[:alpha:]]*", "1"};
+    const std::vector<std::string> names = {"a",  "b", "ab", "ba",  "x.c", "y.c", "1",
+                                            "a1", "c", "bb", "abc", "1.c", "xa"};
     std::mt19937 rng(20261125);
     std::string repo = testing::make_temp_dir("oracle");
     REQUIRE(testing::run_command({"/usr/bin/git", "init", "-q", repo}).exit_code == 0);
     int compared = 0, matched = 0;
     for (int round = 0; round < 120; ++round) {
       std::string glob = rng() % 4 == 0 ? "/" : "";
-      for (unsigned parts = 1 + rng() % 3, i = 0; i < parts; ++i) glob += (i ? "/" : "") + pieces[rng() % pieces.size()];
+      for (unsigned parts = 1 + rng() % 3, i = 0; i < parts; ++i)
+        glob += (i ? "/" : "") + pieces[rng() % pieces.size()];
       if (rng() % 4 == 0) glob += "/";
       auto compiled = PathGlob::compile(glob);
       REQUIRE(compiled.ok());
@@ -320,15 +325,18 @@ TEST_SUITE("core") {
       std::string input;
       for (int k = 0; k < 30; ++k) {
         std::string path;
-        for (unsigned depth = 1 + rng() % 4; depth > 0; --depth) path += (path.empty() ? "" : "/") + names[rng() % names.size()];
+        for (unsigned depth = 1 + rng() % 4; depth > 0; --depth)
+          path += (path.empty() ? "" : "/") + names[rng() % names.size()];
         paths.push_back(path);
         input += path + "\n";
       }
       testing::write_file(repo + "/.gitignore", glob + "\n");
       std::string list = repo + "/../paths-" + std::to_string(round);
       testing::write_file(list, input);
-      auto r = testing::run_command({"/bin/sh", "-c", "git -c core.excludesFile=/dev/null -c core.ignoreCase=false check-ignore "
-                                                     "--no-index --stdin < " + list},
+      auto r = testing::run_command({"/bin/sh", "-c",
+                                     "git -c core.excludesFile=/dev/null -c core.ignoreCase=false check-ignore "
+                                     "--no-index --stdin < " +
+                                         list},
                                     {"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent"}, repo);
       REQUIRE((r.exit_code == 0 || r.exit_code == 1));
       std::set<std::string> ignored;

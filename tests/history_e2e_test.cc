@@ -15,10 +15,17 @@ namespace {
 std::string line(const json& reply) { return json{{"reply_json", reply}}.dump() + "\n"; }
 
 json patch_plan(bool checked) {
-  json step = {{"id", "s1"}, {"tool", "file_patch"},
-               {"args", {{"path", "css/style.css"}, {"edits", {{{"find", "background: #ffffff;"}, {"replace", "background: #006400;"}}}}}}};
+  json step = {{"id", "s1"},
+               {"tool", "file_patch"},
+               {"args",
+                {{"path", "css/style.css"},
+                 {"edits", {{{"find", "background: #ffffff;"}, {"replace", "background: #006400;"}}}}}}};
   if (checked) step["assert"] = {{{"type", "file_contains"}, {"path", "css/style.css"}, {"text", "#006400"}}};
-  return {{"goal_kind", "modify"}, {"questions", {"Dark green?", "Readable?"}}, {"steps", {step}}, {"then", "finish"}, {"final_answer", "Done."}};
+  return {{"goal_kind", "modify"},
+          {"questions", {"Dark green?", "Readable?"}},
+          {"steps", {step}},
+          {"then", "finish"},
+          {"final_answer", "Done."}};
 }
 
 // Five runs in one store: success, partial (discovery), fail (claims done, changed nothing),
@@ -27,19 +34,23 @@ std::vector<json> five_runs(Env& env) {
   std::vector<json> out;
   out.push_back(parse_stdout(env.exec(example_plan("patch.json"))));
   out.push_back(parse_stdout(env.exec(example_plan("discover.json"))));
-  std::string nothing = env.plan_file(R"({"goal_kind": "modify", "steps": [{"id": "s1", "tool": "file_list", "args": {}}], "then": "finish"})");
+  std::string nothing = env.plan_file(
+      R"({"goal_kind": "modify", "steps": [{"id": "s1", "tool": "file_list", "args": {}}], "then": "finish"})");
   out.push_back(parse_stdout(env.exec(nothing)));
   Env judged;
   judged.store = env.store;
   // The judge's questions come from a goal-only call; its third answer is the question candor appends.
-  out.push_back(parse_stdout(judged.run("Make it green", line(patch_plan(false)) + line({{"questions", {"Dark green?", "Readable?"}}}) +
-                                                             line({{"answers", {{{"question", 1}, {"answer", "yes"}},
-                                                                                {{"question", 2}, {"answer", "no"}, {"reason", "grey on green"}},
-                                                                                {{"question", 3}, {"answer", "yes"}}}}}))));
+  out.push_back(parse_stdout(
+      judged.run("Make it green", line(patch_plan(false)) + line({{"questions", {"Dark green?", "Readable?"}}}) +
+                                      line({{"answers",
+                                             {{{"question", 1}, {"answer", "yes"}},
+                                              {{"question", 2}, {"answer", "no"}, {"reason", "grey on green"}},
+                                              {{"question", 3}, {"answer", "yes"}}}}}))));
   Env reviewed;
   reviewed.store = env.store;
-  out.push_back(parse_stdout(reviewed.run("Make it green", line(patch_plan(true)) + line({{"verdict", "fail"}, {"reason", "footer unreadable"}}),
-                                          {"--criterion", "footer readable", "--max-goal-attempts", "1"})));
+  out.push_back(parse_stdout(reviewed.run(
+      "Make it green", line(patch_plan(true)) + line({{"verdict", "fail"}, {"reason", "footer unreadable"}}),
+      {"--criterion", "footer readable", "--max-goal-attempts", "1"})));
   return out;
 }
 
@@ -68,7 +79,8 @@ TEST_SUITE("e2e") {
       std::string xml = make_temp_dir("junit") + "/out.xml";
       CHECK(env.candor({"report", id, "--junit", xml}).exit_code == 0);
       std::string junit = read_file(xml);
-      CHECK(junit.find("<property name=\"verdict\" value=\"" + r["verdict"].get<std::string>() + "\"/>") != std::string::npos);
+      CHECK(junit.find("<property name=\"verdict\" value=\"" + r["verdict"].get<std::string>() + "\"/>") !=
+            std::string::npos);
       bool has_failure = junit.find("<failure type=\"fail\"") != std::string::npos;
       bool has_error = junit.find("<error type=\"partial\"") != std::string::npos;
       CHECK(has_failure == (r["verdict"] == "fail"));
@@ -83,7 +95,8 @@ TEST_SUITE("e2e") {
       CHECK(html.find("<script") == std::string::npos);
     }
     // Values specific to each run.
-    CHECK(env.candor({"report", runs[0]["run_id"], "--markdown"}).out.find("| `css/style.css` | modified | +2 −2 | 206 → 206 | s3 |") != std::string::npos);
+    CHECK(env.candor({"report", runs[0]["run_id"], "--markdown"})
+              .out.find("| `css/style.css` | modified | +2 −2 | 206 → 206 | s3 |") != std::string::npos);
     std::string judged = env.candor({"report", runs[3]["run_id"], "--markdown"}).out;
     CHECK(judged.find("- **no** — Readable? (grey on green)") != std::string::npos);
     std::string reviewed = env.candor({"report", runs[4]["run_id"], "--markdown"}).out;
@@ -124,7 +137,8 @@ TEST_SUITE("e2e") {
     CHECK(j["mutations"] == run["mutations"]);
   }
 
-  TEST_CASE("undo restores added, modified and deleted files byte for byte with their mode; refuses after a later edit") {
+  TEST_CASE(
+      "undo restores added, modified and deleted files byte for byte with their mode; refuses after a later edit") {
     Env env;
     write_file(env.ws + "/run.sh", "#!/bin/sh\necho old\n");
     ::chmod((env.ws + "/run.sh").c_str(), 0755);
@@ -153,7 +167,7 @@ TEST_SUITE("e2e") {
     auto after = tree_contents(env.ws);
     after.erase("sub/");  // the folder the run created stays (empty); files are what undo restores
     CHECK(after == before);
-    struct stat st{};
+    struct stat st {};
     ::stat((env.ws + "/run.sh").c_str(), &st);
     CHECK((st.st_mode & 0777) == 0755);
   }

@@ -40,12 +40,14 @@ std::string raw_index(const std::vector<StatEntry>& entries) {
   u32(static_cast<std::uint32_t>(entries.size()));
   for (const StatEntry& e : entries) {
     const std::size_t start = out.size();
-    for (std::uint32_t n : {e.ctime_s, e.ctime_ns, e.mtime_s, e.mtime_ns, e.dev, e.ino, e.mode, e.uid, e.gid, e.size}) u32(n);
+    for (std::uint32_t n : {e.ctime_s, e.ctime_ns, e.mtime_s, e.mtime_ns, e.dev, e.ino, e.mode, e.uid, e.gid, e.size})
+      u32(n);
     out.append(reinterpret_cast<const char*>(e.id.id), GIT_OID_RAWSZ);
     out += static_cast<char>((e.path.size() >> 8) & 0x0f);
     out += static_cast<char>(e.path.size() & 0xff);
     out += e.path;
-    do out += '\0'; while ((out.size() - start) % 8 != 0);
+    do out += '\0';
+    while ((out.size() - start) % 8 != 0);
   }
   snapshot::Sha1 sum;
   sum.update(out.data(), out.size());
@@ -93,17 +95,20 @@ std::optional<std::string> first_snapshot_content(const std::string& ws, const s
 }  // namespace
 
 TEST_SUITE("verify") {
-  TEST_CASE("hostile index: a path named twice at stage 0 (libgit2 reads such an index, git lists both) does not take the file out of the snapshot") {
+  TEST_CASE(
+      "hostile index: a path named twice at stage 0 (libgit2 reads such an index, git lists both) does not take the "
+      "file out of the snapshot") {
     git_init_once();
     // keep.log is ignored, but tracked: a snapshot holds it as git does.
-    const std::string ws =
-        workspace_with_repository({{"a.txt", "hello\n"}, {"b.txt", "b\n"}, {".gitignore", "*.log\n"}, {"keep.log", "kept\n"}});
+    const std::string ws = workspace_with_repository(
+        {{"a.txt", "hello\n"}, {"b.txt", "b\n"}, {".gitignore", "*.log\n"}, {"keep.log", "kept\n"}});
     // Out of order, so candor's reader refuses it and libgit2's reads it; one entry is a lie its
     // stat data vouch for, the other the truth, in either order.
     for (bool lie_first : {true, false}) {
       CAPTURE(lie_first);
-      std::vector<StatEntry> twice = {vouching(ws + "/a.txt", "a.txt", "lie\n"), vouching(ws + "/a.txt", "a.txt", "hello\n"),
-                                      vouching(ws + "/keep.log", "keep.log", "kept\n"), vouching(ws + "/keep.log", "keep.log", "kept\n")};
+      std::vector<StatEntry> twice = {
+          vouching(ws + "/a.txt", "a.txt", "lie\n"), vouching(ws + "/a.txt", "a.txt", "hello\n"),
+          vouching(ws + "/keep.log", "keep.log", "kept\n"), vouching(ws + "/keep.log", "keep.log", "kept\n")};
       if (!lie_first) std::swap(twice[0], twice[1]);
       write_workspace_index(ws, raw_index(twice));
       CHECK(first_snapshot_content(ws, "a.txt") == std::optional<std::string>("hello\n"));
@@ -112,12 +117,14 @@ TEST_SUITE("verify") {
     }
   }
 
-  TEST_CASE("hostile index: an entry git smudged (size 0, content not empty) is not believed, as git does not believe it") {
+  TEST_CASE(
+      "hostile index: an entry git smudged (size 0, content not empty) is not believed, as git does not believe it") {
     git_init_once();
     // git records a size of 0 for an entry that was racily clean when it wrote the index: its stat
     // data can no longer vouch for the content. Here the file really is empty since.
     const std::string ws = workspace_with_repository({{"f.txt", ""}, {"empty.txt", ""}});
-    std::vector<StatEntry> entries = {vouching(ws + "/empty.txt", "empty.txt", ""), vouching(ws + "/f.txt", "f.txt", "abc\n")};
+    std::vector<StatEntry> entries = {vouching(ws + "/empty.txt", "empty.txt", ""),
+                                      vouching(ws + "/f.txt", "f.txt", "abc\n")};
     REQUIRE(entries[1].size == 0);
     write_workspace_index(ws, raw_index(entries));
     auto r = run_command({"/usr/bin/git", "-C", ws, "diff-files", "--name-only"});
@@ -158,9 +165,11 @@ TEST_SUITE("e2e") {
     git_init_once();
     Env env(make_temp_dir("empty"));
     workspace_with_repository({{"a.txt", "hello\n"}}, env.ws);
-    write_workspace_index(env.ws, raw_index({vouching(env.ws + "/a.txt", "a.txt", ""), vouching(env.ws + "/a.txt", "a.txt", "hello\n")}));
+    write_workspace_index(
+        env.ws, raw_index({vouching(env.ws + "/a.txt", "a.txt", ""), vouching(env.ws + "/a.txt", "a.txt", "hello\n")}));
     // The step writes what a.txt already holds; both assertions passed before the run too.
-    const std::string plan = env.plan_file(R"({"goal_kind": "modify", "then": "finish", "steps": [{"id": "s1", "tool": "file_write",
+    const std::string plan =
+        env.plan_file(R"({"goal_kind": "modify", "then": "finish", "steps": [{"id": "s1", "tool": "file_write",
         "args": {"path": "a.txt", "content": "hello\n"},
         "assert": [{"type": "file_exists", "path": "a.txt"}, {"type": "file_contains", "path": "a.txt", "text": "hello"}]}]})");
     auto r = env.exec(plan, {"--judge", "never"});

@@ -53,7 +53,7 @@ bool any_reason_has(const json& report, const std::string& text) {
 }
 
 unsigned mode_of(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   REQUIRE(::lstat(path.c_str(), &st) == 0);
   return st.st_mode & 07777;
 }
@@ -68,7 +68,9 @@ TEST_SUITE("e2e") {
     CHECK(run["mutations"].size() == 1);
   }
 
-  TEST_CASE("setuid and group- or world-writable modes made by a step are mutations, block success, and undo puts them back") {
+  TEST_CASE(
+      "setuid and group- or world-writable modes made by a step are mutations, block success, and undo puts them "
+      "back") {
     Env env;
     write_file(env.ws + "/bin/tool", "#!/bin/sh\necho tool\n");
     write_file(env.ws + "/deploy.sh", "#!/bin/sh\necho deploy\n");
@@ -78,8 +80,8 @@ TEST_SUITE("e2e") {
     ::chmod((env.ws + "/src").c_str(), 0755);
     // umask 022 for the run, as most users have; the test does not depend on the caller's.
     mode_t old_umask = ::umask(022);
-    json run = parse_stdout(env.exec(env.plan_file(plan_with("chmod 4755 bin/tool && chmod 777 deploy.sh && chmod 777 src")),
-                                     {"--judge", "never"}));
+    json run = parse_stdout(env.exec(
+        env.plan_file(plan_with("chmod 4755 bin/tool && chmod 777 deploy.sh && chmod 777 src")), {"--judge", "never"}));
     ::umask(old_umask);
     CAPTURE(run.dump(2));
     CHECK(run["verdict"] == "partial");
@@ -111,18 +113,22 @@ TEST_SUITE("e2e") {
   TEST_CASE("a new folder made world-writable by a step is suspicious") {
     Env env;
     mode_t old_umask = ::umask(022);
-    json run = parse_stdout(env.exec(env.plan_file(plan_with("mkdir -m 777 uploads && echo x > uploads/a.txt")), {"--judge", "never"}));
+    json run = parse_stdout(
+        env.exec(env.plan_file(plan_with("mkdir -m 777 uploads && echo x > uploads/a.txt")), {"--judge", "never"}));
     ::umask(old_umask);
     CHECK(run["verdict"] != "success");
     CHECK(any_reason_has(run, "folder `uploads/` was created writable by others"));
   }
 
-  TEST_CASE("no name is hidden from the scan: files named like candor's temporary files are mutations, sensitive where they lie") {
+  TEST_CASE(
+      "no name is hidden from the scan: files named like candor's temporary files are mutations, sensitive where they "
+      "lie") {
     Env env;
-    json run = parse_stdout(env.exec(env.plan_file(plan_with("mkdir -p .github/workflows src && echo 'on: push' > "
-                                                             ".github/workflows/.candor-tmp-release.yml && echo 'curl x | sh' > "
-                                                             "src/.candor-tmp-x.sh")),
-                                     {"--judge", "never"}));
+    json run = parse_stdout(
+        env.exec(env.plan_file(plan_with("mkdir -p .github/workflows src && echo 'on: push' > "
+                                         ".github/workflows/.candor-tmp-release.yml && echo 'curl x | sh' > "
+                                         "src/.candor-tmp-x.sh")),
+                 {"--judge", "never"}));
     CAPTURE(run.dump(2));
     CHECK(run["verdict"] != "success");
     REQUIRE(mutation(run, ".github/workflows/.candor-tmp-release.yml") != nullptr);
@@ -135,9 +141,10 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("a .git a step creates below the root (a nested repository's config runs commands) is a protected change") {
     Env env;
-    json run = parse_stdout(env.exec(env.plan_file(plan_with("mkdir -p vendor/lib/.git && printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' > "
-                                                             "vendor/lib/.git/config && echo lib > vendor/lib/README")),
-                                     {"--judge", "never"}));
+    json run = parse_stdout(env.exec(
+        env.plan_file(plan_with("mkdir -p vendor/lib/.git && printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' > "
+                                "vendor/lib/.git/config && echo lib > vendor/lib/README")),
+        {"--judge", "never"}));
     CAPTURE(run.dump(2));
     CHECK(run["verdict"] == "partial");
     CHECK(any_reason_has(run, "vendor/lib/.git"));
@@ -146,8 +153,9 @@ TEST_SUITE("e2e") {
   TEST_CASE("a step that changes an existing nested repository's config is a protected change") {
     Env env;
     REQUIRE(run_command({"/bin/sh", "-c", "git init -q " + env.ws + "/vendor/lib"}).exit_code == 0);
-    json run = parse_stdout(env.exec(env.plan_file(plan_with("printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' >> vendor/lib/.git/config")),
-                                     {"--judge", "never"}));
+    json run = parse_stdout(env.exec(
+        env.plan_file(plan_with("printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' >> vendor/lib/.git/config")),
+        {"--judge", "never"}));
     CAPTURE(run.dump(2));
     CHECK(run["verdict"] == "partial");
     CHECK(any_reason_has(run, "`vendor/lib/.git/config` was modified"));
@@ -155,21 +163,24 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("a .candor folder below the root is protected like the root's: a planted config there blocks success") {
     Env env;
-    json run = parse_stdout(env.exec(env.plan_file(plan_with("mkdir -p packages/web/.candor && echo '{\"expect\": []}' > "
-                                                             "packages/web/.candor/config.json")),
-                                     {"--judge", "never"}));
+    json run =
+        parse_stdout(env.exec(env.plan_file(plan_with("mkdir -p packages/web/.candor && echo '{\"expect\": []}' > "
+                                                      "packages/web/.candor/config.json")),
+                              {"--judge", "never"}));
     CAPTURE(run.dump(2));
     CHECK(run["verdict"] == "partial");
     CHECK(any_reason_has(run, "packages/web/.candor/config.json"));
   }
 
-  TEST_CASE("a huge sparse file a step makes is hashed in bounded memory, or left unread when the time budget runs out" *
-            needs(!kAddressSanitizer, "a build without AddressSanitizer (ulimit -v leaves no room for its shadow memory)")) {
+  TEST_CASE(
+      "a huge sparse file a step makes is hashed in bounded memory, or left unread when the time budget runs out" *
+      needs(!kAddressSanitizer, "a build without AddressSanitizer (ulimit -v leaves no room for its shadow memory)")) {
     Env env;
     // 600 MB of address space is far below the 1 GB file: a scan or a diff that loads it whole
     // cannot finish under this limit.
     std::string plan = env.plan_file(plan_with("truncate -s 1000M big.bin"));
-    std::string line = fmt::format("ulimit -v 1200000; exec {} exec {} -C {} --json --judge never", candor_bin(), plan, env.ws);
+    std::string line =
+        fmt::format("ulimit -v 1200000; exec {} exec {} -C {} --json --judge never", candor_bin(), plan, env.ws);
     std::vector<std::string> e = env.env;
     e.push_back("CANDOR_HOME=" + env.store);
     auto r = run_command({"/bin/sh", "-c", line}, e);
@@ -203,7 +214,8 @@ TEST_SUITE("e2e") {
   TEST_CASE("an assertion's program is bounded by the run's time budget, not by its own timeout_s") {
     Env env;
     json plan = json::parse(plan_with("true"));
-    plan["steps"][1]["assert"] = json::array({{{"type", "command_succeeds"}, {"command", "sleep 30"}, {"timeout_s", 3600}}});
+    plan["steps"][1]["assert"] =
+        json::array({{{"type", "command_succeeds"}, {"command", "sleep 30"}, {"timeout_s", 3600}}});
     auto started = std::chrono::steady_clock::now();
     json run = parse_stdout(env.exec(env.plan_file(plan.dump()), {"--judge", "never", "--timeout", "3"}));
     double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -212,7 +224,8 @@ TEST_SUITE("e2e") {
     CHECK(run["verdict"] == "partial");
     bool stopped = false;
     for (const auto& a : run["assertions"]) {
-      if (a["type"] == "command_succeeds") stopped = a["message"].get<std::string>().find("time budget ran out") != std::string::npos;
+      if (a["type"] == "command_succeeds")
+        stopped = a["message"].get<std::string>().find("time budget ran out") != std::string::npos;
     }
     CHECK(stopped);
     MESSAGE("the run took " << took << " s (the command asked for 30)");
@@ -223,7 +236,8 @@ TEST_SUITE("e2e") {
   TEST_CASE("a step that gives the workspace to another user blocks success, and undo gives it back" *
             needs(::geteuid() == 0, "root (only root can chown)")) {
     Env env;
-    json run = parse_stdout(env.exec(env.plan_file(plan_with("chown -R 65534:65534 index.html css")), {"--judge", "never"}));
+    json run =
+        parse_stdout(env.exec(env.plan_file(plan_with("chown -R 65534:65534 index.html css")), {"--judge", "never"}));
     CAPTURE(run.dump(2));
     CHECK(run["verdict"] == "partial");
     CHECK(any_reason_has(run, "`index.html` was given to another owner (65534:65534, was 0:0)"));
@@ -231,7 +245,7 @@ TEST_SUITE("e2e") {
     auto undo = env.candor({"undo", run["run_id"]});
     CAPTURE(undo.err);
     CHECK(undo.exit_code == 0);
-    struct stat st{};
+    struct stat st {};
     REQUIRE(::lstat((env.ws + "/index.html").c_str(), &st) == 0);
     CHECK(st.st_uid == 0);
     REQUIRE(::lstat((env.ws + "/css").c_str(), &st) == 0);
@@ -240,8 +254,9 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("a link named .candor anywhere is a protected change (sub/.candor -> ../tools)") {
     Env env;
-    json run = parse_stdout(env.exec(env.plan_file(plan_with("mkdir -p tools sub && echo '{}' > tools/config.json && ln -s ../tools sub/.candor")),
-                                     {"--judge", "never"}));
+    json run = parse_stdout(env.exec(
+        env.plan_file(plan_with("mkdir -p tools sub && echo '{}' > tools/config.json && ln -s ../tools sub/.candor")),
+        {"--judge", "never"}));
     CAPTURE(run.dump(2));
     CHECK(run["verdict"] == "partial");
     CHECK(any_reason_has(run, "`sub/.candor` (added) is a .candor folder"));
@@ -249,12 +264,14 @@ TEST_SUITE("e2e") {
 }
 
 TEST_SUITE("e2e") {
-  TEST_CASE("a large text file's lines are counted in bounded memory, as multisets, not by a diff" *
-            needs(!kAddressSanitizer, "a build without AddressSanitizer (ulimit -v leaves no room for its shadow memory)")) {
+  TEST_CASE(
+      "a large text file's lines are counted in bounded memory, as multisets, not by a diff" *
+      needs(!kAddressSanitizer, "a build without AddressSanitizer (ulimit -v leaves no room for its shadow memory)")) {
     Env env;
     // 40 MB of empty lines: xdiff's bookkeeping took about 100 times the file (3.8 GB).
     std::string plan = env.plan_file(plan_with("head -c 41943040 /dev/zero | tr '\\000' '\\n' > lines.txt"));
-    std::string line = fmt::format("ulimit -v 1200000; exec {} exec {} -C {} --json --judge never", candor_bin(), plan, env.ws);
+    std::string line =
+        fmt::format("ulimit -v 1200000; exec {} exec {} -C {} --json --judge never", candor_bin(), plan, env.ws);
     std::vector<std::string> e = env.env;
     e.push_back("CANDOR_HOME=" + env.store);
     auto r = run_command({"/bin/sh", "-c", line}, e);
@@ -272,7 +289,9 @@ TEST_SUITE("e2e") {
 }
 
 TEST_SUITE("e2e") {
-  TEST_CASE("a FIFO a step makes (a Makefile that hangs whoever reads it) is a mutation, blocks success, and undo removes it") {
+  TEST_CASE(
+      "a FIFO a step makes (a Makefile that hangs whoever reads it) is a mutation, blocks success, and undo removes "
+      "it") {
     Env env;
     json run = parse_stdout(env.exec(env.plan_file(plan_with("mkfifo Makefile")), {"--judge", "never"}));
     CAPTURE(run.dump(2));
@@ -290,7 +309,8 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("a FIFO put in a file's place is a modification, and undo gives the file back") {
     Env env;
-    json run = parse_stdout(env.exec(env.plan_file(plan_with("rm index.html && mkfifo index.html")), {"--judge", "never"}));
+    json run =
+        parse_stdout(env.exec(env.plan_file(plan_with("rm index.html && mkfifo index.html")), {"--judge", "never"}));
     CAPTURE(run.dump(2));
     CHECK(run["verdict"] == "partial");
     const json* page = mutation(run, "index.html");
@@ -300,7 +320,7 @@ TEST_SUITE("e2e") {
     auto undo = env.candor({"undo", run["run_id"]});
     CAPTURE(undo.err);
     CHECK(undo.exit_code == 0);
-    struct stat st{};
+    struct stat st {};
     REQUIRE(::lstat((env.ws + "/index.html").c_str(), &st) == 0);
     REQUIRE(S_ISREG(st.st_mode));
     CHECK(read_file(env.ws + "/index.html").find("<html") != std::string::npos);

@@ -48,7 +48,8 @@ const needs kCmarkGfm{::access("/usr/bin/cmark-gfm", X_OK) == 0, "cmark-gfm (a G
 }  // namespace
 
 TEST_SUITE("e2e") {
-  TEST_CASE("hostile file names and output: report --markdown ends and is inert, the terminal gets no escape sequence") {
+  TEST_CASE(
+      "hostile file names and output: report --markdown ends and is inert, the terminal gets no escape sequence") {
     Env env;  // NO_COLOR=1: any ESC in the output is the agent's
     auto ran = exec_hostile_plan(env);
     CAPTURE(ran.out);

@@ -70,21 +70,34 @@ std::size_t count(const std::string& text, const std::string& part) {
 
 // Every text field of a report, and every text of the events, set to `s`.
 json report_with(const std::string& s) {
-  return {{"run_id", s}, {"goal", s}, {"verdict", s}, {"verdict_by", "tier2"}, {"status", s}, {"provider", s}, {"judge_policy", s},
-          {"reasons", {s, s + "x"}}, {"warnings", {s}},
-          {"steps", {{"planned", 1}}}, {"budget", {{"exhausted", s}}},
-          {"mutations", {{{"path", s}, {"change", s}}}}, {"suspicious", {{{"reason", s}}}},
+  return {{"run_id", s},
+          {"goal", s},
+          {"verdict", s},
+          {"verdict_by", "tier2"},
+          {"status", s},
+          {"provider", s},
+          {"judge_policy", s},
+          {"reasons", {s, s + "x"}},
+          {"warnings", {s}},
+          {"steps", {{"planned", 1}}},
+          {"budget", {{"exhausted", s}}},
+          {"mutations", {{{"path", s}, {"change", s}}}},
+          {"suspicious", {{{"reason", s}}}},
           {"scan", {{"complete", false}, {"unread", {s}}}},
           {"assertions", {{{"step", s}, {"type", s}, {"passed", false}, {"message", s}, {"by", s}}}},
           {"tier2", {{"answers", {{{"question", 1}, {"text", s}, {"answer", s}, {"reason", s}}}}, {"error", s}}},
           {"goal_validations", {{{"attempt", 1}, {"verdict", s}, {"reason", s}}}},
           {"acceptance", {{"passed", false}, {"checkpoints", {{{"id", s}}}}}},
           {"sandbox", {{"network", s}, {"processes", s}, {"missing", {s}}}},
-          {"undone", {{"at", s}}}, {"final_answer", s}};
+          {"undone", {{"at", s}}},
+          {"final_answer", s}};
 }
 
 std::vector<Event> events_with(const std::string& s) {
-  return {{1, "", "plan", {{"round", 1}, {"plan", {{"steps", {{{"id", s}, {"tool", s}, {"why", s}, {"args", {{"path", s}}}}}}}}}},
+  return {{1,
+           "",
+           "plan",
+           {{"round", 1}, {"plan", {{"steps", {{{"id", s}, {"tool", s}, {"why", s}, {"args", {{"path", s}}}}}}}}}},
           {2, "", "step_started", {{"step", s}, {"round", 1}, {"tool", s}, {"why", s}}},
           {3, "", "tool_called", {{"step", s}, {"tool", s}, {"input", {{"command", s}}}}},
           {4, "", "tool_result", {{"step", s}, {"ok", false}, {"error", s}}},
@@ -128,15 +141,17 @@ TEST_SUITE("report") {
       CHECK(has(w, "the judge answered yes to 1 of 2"));
       CHECK(has(w, "the judge answered no to \"question 2\": because"));
     }
-    SUBCASE("signals no reason names: a suspicious step, a protected change, an incomplete scan, acceptance not passed") {
+    SUBCASE(
+        "signals no reason names: a suspicious step, a protected change, an incomplete scan, acceptance not passed") {
       RunFacts f = patched_run(true);
       f.status = RunStatus::kBudgetExhausted;  // rule 2: its one reason is the budget
       f.budget.exhausted = BudgetKind::kSteps;
-      f.steps[0].changed_paths.clear();        // a patch that changed nothing
+      f.steps[0].changed_paths.clear();  // a patch that changed nothing
       f.scan.complete = false;
       f.scan.unread = {"locked/"};
       f.protected_changes = {".git/hooks/pre-commit was added"};
-      f.acceptance = {{"passed", false}, {"checkpoints", {{{"id", "ran_tests"}, {"essential", true}, {"matched", false}}}}};
+      f.acceptance = {{"passed", false},
+                      {"checkpoints", {{{"id", "ran_tests"}, {"essential", true}, {"matched", false}}}}};
       auto t1 = verify::evaluate_tier1(f);
       auto d = verify::decide(t1, nullptr, {});
       REQUIRE(d.reasons.size() == 1);
@@ -151,10 +166,14 @@ TEST_SUITE("report") {
   }
 
   TEST_CASE("html: reasons are marked warning or support in words; an old report's reasons stay unmarked") {
-    json r = {{"verdict", "success"}, {"reasons", {"judge said yes", "nothing proves it"}}, {"warnings", {"nothing proves it", "scan gap"}}};
+    json r = {{"verdict", "success"},
+              {"reasons", {"judge said yes", "nothing proves it"}},
+              {"warnings", {"nothing proves it", "scan gap"}}};
     std::string html = report::render_html(r, {}, {});
-    CHECK(html.find("<li class=\"support\"><span class=\"mark\">✓ supports:</span> judge said yes</li>") != std::string::npos);
-    CHECK(html.find("<li class=\"warning\"><span class=\"mark\">⚠ warning:</span> nothing proves it</li>") != std::string::npos);
+    CHECK(html.find("<li class=\"support\"><span class=\"mark\">✓ supports:</span> judge said yes</li>") !=
+          std::string::npos);
+    CHECK(html.find("<li class=\"warning\"><span class=\"mark\">⚠ warning:</span> nothing proves it</li>") !=
+          std::string::npos);
     CHECK(html.find("<li class=\"warning\"><span class=\"mark\">⚠ warning:</span> scan gap</li>") != std::string::npos);
     CHECK(count(html, "nothing proves it") == 1);
     CHECK(html.find("<span id=\"banner-warnings\">⚠ 2 warnings</span>") != std::string::npos);
@@ -164,29 +183,44 @@ TEST_SUITE("report") {
     CHECK(html.find("banner-warnings") == std::string::npos);
   }
 
-  TEST_CASE("html timeline: a failed assertion is not ok, a tool error is told apart, each round says why it was planned") {
+  TEST_CASE(
+      "html timeline: a failed assertion is not ok, a tool error is told apart, each round says why it was planned") {
     std::vector<Event> events = {
-        {1, "", "plan", {{"round", 1}, {"plan", {{"steps", {{{"id", "s1"}, {"tool", "file_patch"}, {"why", "turn it green"}, {"args", {{"path", "a.css"}}}},
-                                                             {{"id", "s2"}, {"tool", "file_read"}, {"args", {{"path", "b"}}}}}}}}}},
+        {1,
+         "",
+         "plan",
+         {{"round", 1},
+          {"plan",
+           {{"steps",
+             {{{"id", "s1"}, {"tool", "file_patch"}, {"why", "turn it green"}, {"args", {{"path", "a.css"}}}},
+              {{"id", "s2"}, {"tool", "file_read"}, {"args", {{"path", "b"}}}}}}}}}},
         {2, "", "tool_called", {{"step", "s1"}, {"tool", "file_patch"}, {"input", {{"path", "a.css"}}}}},
         {3, "", "tool_result", {{"step", "s1"}, {"ok", true}}},
         {4, "", "assertion", {{"step", "s1"}, {"type", "file_contains"}, {"passed", false}, {"message", "no #006400"}}},
         {5, "", "replan", {{"round", 2}, {"reason", "s1's assertion failed"}}},
-        {6, "", "plan", {{"round", 2}, {"plan", {{"steps", {{{"id", "s1"}, {"tool", "shell"}, {"args", {{"command", "make"}}}}}}}}}},
+        {6,
+         "",
+         "plan",
+         {{"round", 2}, {"plan", {{"steps", {{{"id", "s1"}, {"tool", "shell"}, {"args", {{"command", "make"}}}}}}}}}},
         {7, "", "tool_called", {{"step", "s1"}, {"tool", "shell"}, {"input", {{"command", "make"}}}}},
         {8, "", "tool_result", {{"step", "s1"}, {"ok", false}, {"error", "exit 2"}}}};
     std::string html = report::render_html(json::object(), events, {});
-    CHECK(html.find("<td class=\"outcome assertion-failed\">✗ assertion failed<br>file_contains: no #006400</td>") != std::string::npos);
+    CHECK(html.find("<td class=\"outcome assertion-failed\">✗ assertion failed<br>file_contains: no #006400</td>") !=
+          std::string::npos);
     CHECK(html.find("<td class=\"why\">turn it green</td>") != std::string::npos);
     CHECK(html.find("<tr class=\"step-not-run\"><td class=\"id\">s2</td>") != std::string::npos);
-    CHECK(html.find("Round 2 · <span class=\"replan-reason\">replanned because: s1&#39;s assertion failed</span>") != std::string::npos);
+    CHECK(html.find("Round 2 · <span class=\"replan-reason\">replanned because: s1&#39;s assertion failed</span>") !=
+          std::string::npos);
     CHECK(html.find("<td class=\"outcome tool-error\">✗ tool error: exit 2</td>") != std::string::npos);
     CHECK(html.find("outcome ok") == std::string::npos);
   }
 
   TEST_CASE("html: the judge beside the verdict when it decided, secondary when tier 1 did") {
-    json r = {{"verdict", "partial"}, {"verdict_by", "tier2"},
-              {"tier2", {{"answers", {{{"question", 1}, {"text", "Is it green?"}, {"answer", "no"}, {"reason", "it is red"}}}}}}};
+    json r = {
+        {"verdict", "partial"},
+        {"verdict_by", "tier2"},
+        {"tier2",
+         {{"answers", {{{"question", 1}, {"text", "Is it green?"}, {"answer", "no"}, {"reason", "it is red"}}}}}}};
     std::string html = report::render_html(r, {}, {});
     auto judge = html.find("<section id=\"judge\" class=\"judge-decided\">");
     REQUIRE(judge != std::string::npos);
@@ -203,17 +237,20 @@ TEST_SUITE("report") {
   TEST_CASE("html: agent text in every field stays text, and a report of any shape renders") {
     const std::string hostile = "<script>alert(1)</script>\"' onload=x <img src=x>&amp;";
     const std::string plain(hostile.size(), 'a');
-    std::string bad = report::render_html(report_with(hostile), events_with(hostile), {{hostile, "+" + hostile + "\n"}});
+    std::string bad =
+        report::render_html(report_with(hostile), events_with(hostile), {{hostile, "+" + hostile + "\n"}});
     std::string good = report::render_html(report_with(plain), events_with(plain), {{plain, "+" + plain + "\n"}});
     CHECK(bad.find("<script") == std::string::npos);
     CHECK(bad.find("<img") == std::string::npos);
     // The markup is the same whatever the text: every '<' and '"' is candor's own.
     CHECK(count(bad, "<") == count(good, "<"));
     CHECK(count(bad, "\"") == count(good, "\""));
-    for (const json& odd : {json(), json::array({1, 2}), json{{"reasons", {1, nullptr}}, {"steps", 3}, {"tier2", {{"answers", 5}}}},
-                            json{{"warnings", "x"}, {"budget", {{"replans", "a"}}}, {"sandbox", {{"missing", 1}}}, {"scan", 1}}}) {
+    for (const json& odd :
+         {json(), json::array({1, 2}), json{{"reasons", {1, nullptr}}, {"steps", 3}, {"tier2", {{"answers", 5}}}},
+          json{{"warnings", "x"}, {"budget", {{"replans", "a"}}}, {"sandbox", {{"missing", 1}}}, {"scan", 1}}}) {
       CAPTURE(odd.dump());
-      CHECK_NOTHROW((void)report::render_html(odd, {{1, "", "plan", json::array()}, {2, "", "assertion", json("x")}}, {}));
+      CHECK_NOTHROW(
+          (void)report::render_html(odd, {{1, "", "plan", json::array()}, {2, "", "assertion", json("x")}}, {}));
     }
   }
 }

@@ -3,8 +3,8 @@
 #include <doctest/doctest.h>
 
 #include "import/trajectory_import.h"
-#include "verify/acceptance.h"
 #include "tests/test_support.h"
+#include "verify/acceptance.h"
 
 using namespace candor;
 using candor::testing::data_dir;
@@ -27,13 +27,13 @@ Counts count(const import::ImportedTrajectory& t) {
   return c;
 }
 
-import::ImportedTrajectory load(const std::string& rel, import::Format format) {
-  std::string text = read_file(data_dir() + "/trajectories/" + rel);
-  REQUIRE_FALSE(text.empty());
-  auto t = import::import_trajectory(text, format, rel);
-  if (!t.ok()) FAIL(t.error().message);
-  return *t;
-}
+import::ImportedTrajectory load(const std::string& rel, import::Format format){
+    std::string text = read_file(data_dir() + "/trajectories/" + rel);
+REQUIRE_FALSE(text.empty());
+auto t = import::import_trajectory(text, format, rel);
+if (!t.ok()) FAIL(t.error().message);
+return *t;
+}  // namespace
 
 verify::AcceptanceReport check(const import::ImportedTrajectory& t, const std::string& spec_text) {
   auto spec = verify::parse_acceptance_spec_text(spec_text, import::tool_catalogue(t.format), "spec.json");
@@ -60,10 +60,12 @@ TEST_SUITE("verify") {
         {"id": "ran", "when": {"type": "ToolResult", "tool": "Bash"}}]})");
     CHECK(r.passed);
     // The definition-time guard uses the format's catalogue: candor's tool names are unknown here.
-    auto wrong = verify::parse_acceptance_spec_text(R"({"checkpoints": [{"id": "x", "when": {"type": "ToolCalled", "tool": "shell"}}]})",
-                                                    import::tool_catalogue(t.format), "spec.json");
+    auto wrong = verify::parse_acceptance_spec_text(
+        R"({"checkpoints": [{"id": "x", "when": {"type": "ToolCalled", "tool": "shell"}}]})",
+        import::tool_catalogue(t.format), "spec.json");
     REQUIRE_FALSE(wrong.ok());
-    CHECK(wrong.error().message.find("names the tool \"shell\", which this agent cannot call (its tools: Bash,") != std::string::npos);
+    CHECK(wrong.error().message.find("names the tool \"shell\", which this agent cannot call (its tools: Bash,") !=
+          std::string::npos);
   }
 
   TEST_CASE("import: SWE-agent .traj, function-calling and legacy") {
@@ -111,7 +113,7 @@ TEST_SUITE("verify") {
     Counts g = count(gui);
     CHECK(g.calls == 4);
     CHECK(g.results == 4);
-    CHECK(g.finals == 1);  // the closing agent message
+    CHECK(g.finals == 1);              // the closing agent message
     CHECK(gui.goal_actions_executed);  // str_replace_editor create
     CHECK(gui.skipped.at("environment.agent_state_changed") == 4);
   }
@@ -131,12 +133,18 @@ TEST_SUITE("verify") {
 
     // The call/result/final shapes of Codex's format (not in the real sample, which has no tools).
     std::string synthetic =
-        R"({"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"pytest -q\"]}","call_id":"c1"}})" "\n"
-        R"({"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"output\":\"3 passed\",\"metadata\":{\"exit_code\":0}}"}})" "\n"
-        R"({"type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","call_id":"c2","input":"*** Begin Patch"}})" "\n"
-        R"({"type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"c2","output":"Done"}})" "\n"
-        R"({"type":"event_msg","payload":{"type":"task_complete","last_agent_message":"Tests pass."}})" "\n"
-        R"({"type":"mystery","payload":{}})" "\n";
+        R"({"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"pytest -q\"]}","call_id":"c1"}})"
+        "\n"
+        R"({"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"output\":\"3 passed\",\"metadata\":{\"exit_code\":0}}"}})"
+        "\n"
+        R"({"type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","call_id":"c2","input":"*** Begin Patch"}})"
+        "\n"
+        R"({"type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"c2","output":"Done"}})"
+        "\n"
+        R"({"type":"event_msg","payload":{"type":"task_complete","last_agent_message":"Tests pass."}})"
+        "\n"
+        R"({"type":"mystery","payload":{}})"
+        "\n";
     auto s = import::import_trajectory(synthetic, import::Format::kCodex, "synthetic.jsonl");
     REQUIRE(s.ok());
     CHECK(count(*s).calls == 2);
@@ -153,7 +161,8 @@ TEST_SUITE("verify") {
     auto bad = import::import_trajectory("{\"a\": 1}", import::Format::kOpenHands, "x.json");
     REQUIRE_FALSE(bad.ok());
     CHECK(bad.error().message == "x.json: not an OpenHands event stream (a JSON array)");
-    auto middle = import::import_trajectory("{\"type\":\"user\"}\nnot json\n{\"type\":\"user\"}\n", import::Format::kClaudeCode, "s.jsonl");
+    auto middle = import::import_trajectory("{\"type\":\"user\"}\nnot json\n{\"type\":\"user\"}\n",
+                                            import::Format::kClaudeCode, "s.jsonl");
     REQUIRE_FALSE(middle.ok());
     CHECK(middle.error().message == "s.jsonl:2: not a JSON object");
   }

@@ -16,7 +16,9 @@ namespace {
 
 constexpr int kLimitSeconds = 60;  // the process is killed past it: a hang fails, exit 137
 
-std::string arrays(int depth) { return std::string(static_cast<std::size_t>(depth), '[') + std::string(static_cast<std::size_t>(depth), ']'); }
+std::string arrays(int depth) {
+  return std::string(static_cast<std::size_t>(depth), '[') + std::string(static_cast<std::size_t>(depth), ']');
+}
 
 // `{"type":"not","assertion":` `depth` times around a file_exists: a plan's assertion.
 std::string nested_not(int depth) {
@@ -29,8 +31,8 @@ std::string nested_not(int depth) {
 }
 
 std::string plan_with_assertion(const std::string& assertion) {
-  return R"({"goal_kind":"inspect","steps":[{"id":"s1","tool":"file_read","args":{"path":"index.html"},"assert":[)" + assertion +
-         R"(]}],"then":"finish","final_answer":"done"})";
+  return R"({"goal_kind":"inspect","steps":[{"id":"s1","tool":"file_read","args":{"path":"index.html"},"assert":[)" +
+         assertion + R"(]}],"then":"finish","final_answer":"done"})";
 }
 
 struct Timed {
@@ -54,7 +56,9 @@ const char* kFinalAnswerSpec = R"({"checkpoints": [{"id": "answered", "when": {"
 }  // namespace
 
 TEST_SUITE("e2e") {
-  TEST_CASE("run: a planner reply with `not` nested 4,000 and 100,000 deep is refused at once: one repair, then exit 65 naming the path") {
+  TEST_CASE(
+      "run: a planner reply with `not` nested 4,000 and 100,000 deep is refused at once: one repair, then exit 65 "
+      "naming the path") {
     for (int depth : {4000, 100000}) {
       CAPTURE(depth);
       Env env;
@@ -67,7 +71,8 @@ TEST_SUITE("e2e") {
       CAPTURE(t.r.err);
       CHECK(t.r.exit_code == 65);
       CHECK(t.seconds < 30);
-      CHECK(t.r.err.find("candor: the planner's reply was refused: the planner's reply was invalid twice: first: reply:1:") !=
+      CHECK(t.r.err.find(
+                "candor: the planner's reply was refused: the planner's reply was invalid twice: first: reply:1:") !=
             std::string::npos);
       CHECK(t.r.err.find("refused: JSON nested deeper than 64 levels at $.steps[0].assert[0].assertion.assertion") !=
             std::string::npos);
@@ -81,13 +86,15 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("run: a reply refused past the limits and repaired goes on as any repaired reply") {
     Env env;
-    std::string good = R"({"goal_kind":"inspect","steps":[{"id":"s1","tool":"file_read","args":{"path":"index.html"}}],)"
-                       R"("then":"finish","final_answer":"The page has a title."})";
+    std::string good =
+        R"({"goal_kind":"inspect","steps":[{"id":"s1","tool":"file_read","args":{"path":"index.html"}}],)"
+        R"("then":"finish","final_answer":"The page has a title."})";
     std::string script = json{{"reply", plan_with_assertion(nested_not(200))}}.dump() + "\n" +
                          json{{"reply", good}, {"expect", "nested deeper than 64 levels"}}.dump() + "\n";
     std::string path = make_temp_dir("script") + "/replies.jsonl";
     write_file(path, script);
-    auto t = timed(env, {"run", "Look at the page", "-C", env.ws, "--llm", "script:" + path, "--json", "--judge", "never"});
+    auto t =
+        timed(env, {"run", "Look at the page", "-C", env.ws, "--llm", "script:" + path, "--json", "--judge", "never"});
     CAPTURE(t.r.err);
     CHECK(t.r.exit_code != 65);
     json j = parse_stdout(t.r);
@@ -102,7 +109,8 @@ TEST_SUITE("e2e") {
     CHECK(t.r.exit_code == 65);
     CHECK(t.seconds < 30);
     CHECK(t.r.err.find("candor: " + plan + ":1:") == 0);
-    CHECK(t.r.err.find(": refused: JSON nested deeper than 64 levels at $.steps[0].assert[0].assertion.assertion.assertion") !=
+    CHECK(t.r.err.find(
+              ": refused: JSON nested deeper than 64 levels at $.steps[0].assert[0].assertion.assertion.assertion") !=
           std::string::npos);
     CHECK(t.r.err.find("more levels") != std::string::npos);  // the path is cut, not 64 components long
   }
@@ -114,10 +122,12 @@ TEST_SUITE("e2e") {
     auto t = timed(env, {"exec", example_plan("patch.json"), "-C", env.ws, "--json"});
     CHECK(t.r.exit_code == 65);
     CHECK(t.r.err.find(env.ws + "/.candor/config.json:1:") != std::string::npos);
-    CHECK(t.r.err.find("refused: JSON nested deeper than 64 levels at $.expect[0].assertion.assertion") != std::string::npos);
+    CHECK(t.r.err.find("refused: JSON nested deeper than 64 levels at $.expect[0].assertion.assertion") !=
+          std::string::npos);
 
     Env other;  // 3,000 levels: one argument holds at most 128 KiB
-    auto expect = timed(other, {"exec", example_plan("patch.json"), "-C", other.ws, "--json", "--expect", nested_not(3000)});
+    auto expect =
+        timed(other, {"exec", example_plan("patch.json"), "-C", other.ws, "--json", "--expect", nested_not(3000)});
     CHECK(expect.r.exit_code == 65);
     CHECK(expect.r.err.find("--expect #1:1:") != std::string::npos);
     CHECK(expect.r.err.find("nested deeper than 64 levels at $.assertion.assertion") != std::string::npos);
@@ -125,17 +135,20 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("an acceptance spec nested past 64 levels is exit 65 naming the path") {
     Env env;
-    std::string spec = env.plan_file(R"({"checkpoints": [{"id": "x", "when": {"type": "FinalAnswer", "predicate": )" + arrays(100000) +
-                                     "}}]}");
+    std::string spec = env.plan_file(R"({"checkpoints": [{"id": "x", "when": {"type": "FinalAnswer", "predicate": )" +
+                                     arrays(100000) + "}}]}");
     auto t = timed(env, {"check", spec});
     CHECK(t.r.exit_code == 65);
-    CHECK(t.r.err.find("refused: JSON nested deeper than 64 levels at $.checkpoints[0].when.predicate[0][0]") != std::string::npos);
+    CHECK(t.r.err.find("refused: JSON nested deeper than 64 levels at $.checkpoints[0].when.predicate[0][0]") !=
+          std::string::npos);
     auto exec = timed(env, {"exec", example_plan("patch.json"), "-C", env.ws, "--json", "--acceptance", spec});
     CHECK(exec.r.exit_code == 65);
     CHECK(exec.r.err.find(spec + ":1:") != std::string::npos);
   }
 
-  TEST_CASE("verify --trajectory: a transcript with a record nested 200,000 deep is exit 65 naming its line, in every format") {
+  TEST_CASE(
+      "verify --trajectory: a transcript with a record nested 200,000 deep is exit 65 naming its line, in every "
+      "format") {
     const std::string deep = arrays(200000);  // 400 KB
     struct Format {
       std::string name;
@@ -145,22 +158,35 @@ TEST_SUITE("e2e") {
     };
     const std::vector<Format> formats = {
         {"claude-code",
-         R"({"type":"user","message":{"role":"user","content":"write it"}})" "\n"
+         R"({"type":"user","message":{"role":"user","content":"write it"}})"
+         "\n"
          R"({"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"a","content":)" +
-             deep + R"(}}]}})" "\n"
-         R"({"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}})" "\n",
+             deep +
+             R"(}}]}})"
+             "\n"
+             R"({"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}})"
+             "\n",
          ":2:", "$.message.content[0].input.content[0]"},
         {"codex",
-         R"({"type":"session_meta","payload":{"id":"s"}})" "\n"
-         R"({"type":"response_item","payload":{"type":"local_shell_call","call_id":"c1","action":{"command":)" + deep + "}}}\n",
+         R"({"type":"session_meta","payload":{"id":"s"}})"
+         "\n"
+         R"({"type":"response_item","payload":{"type":"local_shell_call","call_id":"c1","action":{"command":)" +
+             deep + "}}}\n",
          ":2:", "$.payload.action.command[0]"},
         {"openhands",
-         "[\n" R"({"id":1,"source":"user","action":"message","message":"go"},)" "\n"
-         R"({"id":2,"source":"agent","action":"run","args":{"command":)" + deep + "}}\n]\n",
+         "[\n"
+         R"({"id":1,"source":"user","action":"message","message":"go"},)"
+         "\n"
+         R"({"id":2,"source":"agent","action":"run","args":{"command":)" +
+             deep + "}}\n]\n",
          ":3:", "$[1].args.command[0]"},
         {"swe-agent",
-         "{\n" R"("history":[{"role":"assistant","tool_calls":[{"id":"1","function":{"name":"bash","arguments":{"command":)" + deep +
-             "}}}]}],\n" R"("info":{"submission":"done"})" "\n}\n",
+         "{\n"
+         R"("history":[{"role":"assistant","tool_calls":[{"id":"1","function":{"name":"bash","arguments":{"command":)" +
+             deep +
+             "}}}]}],\n"
+             R"("info":{"submission":"done"})"
+             "\n}\n",
          ":2:", "$.history[0].tool_calls[0].function.arguments.command[0]"},
     };
     for (const auto& f : formats) {
@@ -181,12 +207,16 @@ TEST_SUITE("e2e") {
   TEST_CASE("verify --trajectory: tool arguments given as a JSON string are held to the same limits") {
     Env env;
     std::string file = make_temp_dir("transcript") + "/rollout.jsonl";
-    write_file(file, json{{"type", "response_item"},
-                          {"payload", {{"type", "function_call"}, {"call_id", "c1"}, {"name", "shell"}, {"arguments", arrays(100000)}}}}
-                             .dump() + "\n");
+    write_file(file,
+               json{{"type", "response_item"},
+                    {"payload",
+                     {{"type", "function_call"}, {"call_id", "c1"}, {"name", "shell"}, {"arguments", arrays(100000)}}}}
+                       .dump() +
+                   "\n");
     auto t = timed(env, {"verify", "--trajectory", file, "--format", "codex", "--json"});
     CHECK(t.r.exit_code == 65);
-    CHECK(t.r.err.find("candor: " + file + ":1: a tool call's arguments (JSON in a string):1:65: refused: JSON nested deeper than 64") ==
+    CHECK(t.r.err.find("candor: " + file +
+                       ":1: a tool call's arguments (JSON in a string):1:65: refused: JSON nested deeper than 64") ==
           0);
   }
 

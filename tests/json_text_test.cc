@@ -11,7 +11,9 @@
 namespace candor {
 namespace {
 
-std::string nested_arrays(int depth) { return std::string(static_cast<std::size_t>(depth), '[') + std::string(static_cast<std::size_t>(depth), ']'); }
+std::string nested_arrays(int depth) {
+  return std::string(static_cast<std::size_t>(depth), '[') + std::string(static_cast<std::size_t>(depth), ']');
+}
 
 // `{"type":"not","assertion":` `depth` times inside a plan's first step: what a hostile planner sends.
 std::string nested_not(int depth) {
@@ -34,15 +36,25 @@ TEST_SUITE("core") {
     std::string key_65 = std::string(64, '{');
     std::vector<Row> rows = {
         {"64 arrays", nested_arrays(64), ""},
-        {"65 arrays", nested_arrays(65), "doc.json:1:65: refused: JSON nested deeper than 64 levels at $[0][0][0][0][0][0][0][0][0][0]…(51 more levels)…[0][0][0]"},
-        {"objects", [] { std::string s; for (int i = 0; i < 70; ++i) s += R"({"k":)"; s += "1"; return s + std::string(70, '}'); }(),
+        {"65 arrays", nested_arrays(65),
+         "doc.json:1:65: refused: JSON nested deeper than 64 levels at $[0][0][0][0][0][0][0][0][0][0]…(51 more "
+         "levels)…[0][0][0]"},
+        {"objects",
+         [] {
+           std::string s;
+           for (int i = 0; i < 70; ++i) s += R"({"k":)";
+           s += "1";
+           return s + std::string(70, '}');
+         }(),
          "at $.k.k.k.k.k.k.k.k.k.k…(51 more levels)….k.k.k"},
         {"array index counted", "[1,2,[3," + nested_arrays(63) + "]]", "at $[2][1][0][0]"},
         {"keys after values", R"({"a":1,"b":[0,{"c":)" + nested_arrays(64) + "}]}", "at $.b[1].c[0]"},
         {"odd keys quoted", R"({"a b":)" + nested_arrays(64) + "}", R"(at $["a b"][0][0])"},
-        {"not nested", nested_not(100), "at $.steps[0].assert[0].assertion.assertion.assertion.assertion.assertion.assertion…"},
+        {"not nested", nested_not(100),
+         "at $.steps[0].assert[0].assertion.assertion.assertion.assertion.assertion.assertion…"},
         {"brackets in strings ignored", R"({"s":")" + std::string(200, '[') + R"("})", ""},
-        {"escaped quote keeps the string open", R"(["\"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["])", ""},
+        {"escaped quote keeps the string open",
+         R"(["\"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["])", ""},
         {"escaped backslash ends the string", R"(["\\",)" + nested_arrays(64) + "]", "at $[1][0]"},
         {"a key with brackets", R"({"[[[[":)" + nested_arrays(63) + "}", ""},
         {"unicode escapes", R"({"\u005b\u005b":[1]})", ""},
@@ -78,7 +90,8 @@ TEST_SUITE("core") {
     CHECK(parse_json_line("{\"a\": 1}", "t.jsonl", 2)->at("a") == 1);
     auto multi = parse_json_text("{\n\"a\":\n" + nested_arrays(65) + "}", "m.json");
     REQUIRE_FALSE(multi.ok());
-    CHECK(multi.error().message.rfind("m.json:3:64: refused: JSON nested deeper than 64 levels at $.a[0][0]", 0) == 0);  // the object is the first level
+    CHECK(multi.error().message.rfind("m.json:3:64: refused: JSON nested deeper than 64 levels at $.a[0][0]", 0) ==
+          0);  // the object is the first level
 
     // 1,000,000 levels (2 MB): refused at the 65th bracket, well within a millisecond's work.
     std::string huge = nested_arrays(1000000);

@@ -54,13 +54,25 @@ struct BigChange : Repo {
   }
   static std::string body(int i, const std::string& prefix) {
     std::string text;
-    for (int f = 0; f < 12; ++f) text += fmt::format("def {}{}_{}(x):\n    return x + {}  # module {}\n\n", prefix, i, f, f, i);
+    for (int f = 0; f < 12; ++f)
+      text += fmt::format("def {}{}_{}(x):\n    return x + {}  # module {}\n\n", prefix, i, f, f, i);
     return text;
   }
   CommandResult verify_with(const std::string& no_when, double delay_s, std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"verify", "--git", base + "..HEAD", "-C", ws, "--goal", "Rename every function with the renamed_ prefix",
-                                     "--question", "Is every function renamed with the renamed_ prefix?", "--judge", "always", "--json",
-                                     "--llm", fmt::format("command:python3 {} {} '{}' {}", judge, log, no_when, delay_s)};
+    std::vector<std::string> args = {"verify",
+                                     "--git",
+                                     base + "..HEAD",
+                                     "-C",
+                                     ws,
+                                     "--goal",
+                                     "Rename every function with the renamed_ prefix",
+                                     "--question",
+                                     "Is every function renamed with the renamed_ prefix?",
+                                     "--judge",
+                                     "always",
+                                     "--json",
+                                     "--llm",
+                                     fmt::format("command:python3 {} {} '{}' {}", judge, log, no_when, delay_s)};
     args.insert(args.end(), extra.begin(), extra.end());
     return candor(args);
   }
@@ -88,7 +100,8 @@ TEST_SUITE("e2e") {
     REQUIRE(prompts.size() >= 3);  // 60 diffs of ~1.4 KB do not fit one 24 KiB prompt
     for (int i = 0; i < 60; ++i) {
       std::string path = fmt::format("path=\"src/f{:02}.py\"", i);
-      bool seen = std::any_of(prompts.begin(), prompts.end(), [&](const std::string& p) { return p.find(path) != std::string::npos; });
+      bool seen = std::any_of(prompts.begin(), prompts.end(),
+                              [&](const std::string& p) { return p.find(path) != std::string::npos; });
       CHECK_MESSAGE(seen, "no prompt showed src/f" << i << ".py");
     }
     CHECK(prompts[0].find(fmt::format("(part 1 of {} of the change)", prompts.size())) != std::string::npos);
@@ -123,7 +136,8 @@ TEST_SUITE("e2e") {
     // The paths named unseen are the ones no prompt showed.
     for (const auto& path : report["tier2"]["unseen_paths"]) {
       std::string needle = "path=\"" + path.get<std::string>() + "\"";
-      CHECK(std::none_of(prompts.begin(), prompts.end(), [&](const std::string& p) { return p.find(needle) != std::string::npos; }));
+      CHECK(std::none_of(prompts.begin(), prompts.end(),
+                         [&](const std::string& p) { return p.find(needle) != std::string::npos; }));
     }
   }
 }

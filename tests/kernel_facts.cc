@@ -87,9 +87,8 @@ KernelFacts find_facts() {
   KernelFacts f;
   long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
   f.landlock_abi = abi > 0 ? static_cast<int>(abi) : 0;
-  f.network_namespace = in_child([] {
-    return ::unshare(CLONE_NEWNET | CLONE_NEWNS | (::geteuid() == 0 ? 0 : CLONE_NEWUSER)) == 0;
-  });
+  f.network_namespace =
+      in_child([] { return ::unshare(CLONE_NEWNET | CLONE_NEWNS | (::geteuid() == 0 ? 0 : CLONE_NEWUSER)) == 0; });
   f.seccomp_filter = in_child(allow_all_filter_installs);
   std::string dir = own_pids_cgroup_dir();
   if (!dir.empty() && can_make_child_cgroup(dir)) f.pids_cgroup = dir;

@@ -48,7 +48,8 @@ std::vector<std::string> entries_starting(const std::string& dir, const std::str
 }  // namespace
 
 TEST_SUITE("e2e") {
-  TEST_CASE("SIGKILL to candor mid-step: the step's background writer dies with it; the next start clears its leftovers") {
+  TEST_CASE(
+      "SIGKILL to candor mid-step: the step's background writer dies with it; the next start clears its leftovers") {
     Env env;
     std::string tmp = make_temp_dir("tmp");
     env.env.push_back("TMPDIR=" + tmp);
@@ -101,7 +102,8 @@ TEST_SUITE("e2e") {
   TEST_CASE("a credential file stays empty to the next step after a step renamed its folder") {
     Env env;
     write_file(env.ws + "/.aws/credentials", "aws_secret_access_key=hunter2\n");
-    auto r = env.exec(env.plan_file(shell_steps({"mv .aws aws", "cat aws/credentials > seen.txt; cat aws/credentials"})));
+    auto r =
+        env.exec(env.plan_file(shell_steps({"mv .aws aws", "cat aws/credentials > seen.txt; cat aws/credentials"})));
     CHECK(r.out.find("hunter2") == std::string::npos);
     CHECK(read_file(env.ws + "/seen.txt").find("hunter2") == std::string::npos);
     CHECK(read_file(env.ws + "/aws/credentials") == "aws_secret_access_key=hunter2\n");

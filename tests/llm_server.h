@@ -21,12 +21,10 @@ class LlmServer {
   enum class Mode { kOk, kFirst429, kAlways500, kSlow, kUnauthorizedEcho };
 
   LlmServer() {
-    server_.Post("/v1/messages", [this](const httplib::Request& req, httplib::Response& res) {
-      handle(req, res, true);
-    });
-    server_.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
-      handle(req, res, false);
-    });
+    server_.Post("/v1/messages",
+                 [this](const httplib::Request& req, httplib::Response& res) { handle(req, res, true); });
+    server_.Post("/v1/chat/completions",
+                 [this](const httplib::Request& req, httplib::Response& res) { handle(req, res, false); });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -63,7 +61,8 @@ class LlmServer {
       last_body_ = nlohmann::json::parse(req.body, nullptr, false);
       last_headers_.clear();
       for (const auto& [k, v] : req.headers) last_headers_[k] = v;
-      std::size_t i = std::min<std::size_t>(static_cast<std::size_t>(n - 1), replies_.empty() ? 0 : replies_.size() - 1);
+      std::size_t i =
+          std::min<std::size_t>(static_cast<std::size_t>(n - 1), replies_.empty() ? 0 : replies_.size() - 1);
       reply = replies_.empty() ? "{}" : replies_[i];
     }
     switch (mode_.load()) {
@@ -92,12 +91,17 @@ class LlmServer {
     }
     nlohmann::json body;
     if (anthropic) {
-      body = {{"id", "msg_1"}, {"type", "message"}, {"role", "assistant"},
+      body = {{"id", "msg_1"},
+              {"type", "message"},
+              {"role", "assistant"},
               {"content", {{{"type", "text"}, {"text", reply}}}},
-              {"stop_reason", "end_turn"}, {"usage", {{"input_tokens", 1200}, {"output_tokens", 90}}}};
+              {"stop_reason", "end_turn"},
+              {"usage", {{"input_tokens", 1200}, {"output_tokens", 90}}}};
     } else {
-      body = {{"id", "chatcmpl-1"}, {"object", "chat.completion"},
-              {"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", reply}}}, {"finish_reason", "stop"}}}},
+      body = {{"id", "chatcmpl-1"},
+              {"object", "chat.completion"},
+              {"choices",
+               {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", reply}}}, {"finish_reason", "stop"}}}},
               {"usage", {{"prompt_tokens", 700}, {"completion_tokens", 60}, {"total_tokens", 760}}}};
     }
     res.set_content(body.dump(), "application/json");

@@ -142,7 +142,8 @@ TEST_SUITE("llm") {
     CHECK(b->usage_estimated);
     auto c = (*p)->complete(request());
     REQUIRE_FALSE(c.ok());
-    CHECK(c.error().message == "script " + path + ":4: the planner prompt does not contain the expected text \"not in the prompt\"");
+    CHECK(c.error().message ==
+          "script " + path + ":4: the planner prompt does not contain the expected text \"not in the prompt\"");
     auto d = (*p)->complete(request());
     REQUIRE_FALSE(d.ok());
     CHECK(d.error().code == ErrorCode::kUnavailable);
@@ -153,11 +154,15 @@ TEST_SUITE("llm") {
     struct Row {
       std::string text, message;
     };
-    for (const auto& row : std::vector<Row>{{"not json", ":1: not a JSON object"},
-                                            {R"({"reply": "a"})" "\n" R"({"replay": "b"})", ":2: unknown field \"replay\""},
-                                            {R"({"expect": "x"})", ":1: needs reply or reply_json"},
-                                            {R"({"reply": 3})", ":1: reply: expected a string"},
-                                            {R"({"reply": "a", "usage": {"input_tokens": -1, "output_tokens": 2}})", ":1: usage:"}}) {
+    for (const auto& row :
+         std::vector<Row>{{"not json", ":1: not a JSON object"},
+                          {R"({"reply": "a"})"
+                           "\n"
+                           R"({"replay": "b"})",
+                           ":2: unknown field \"replay\""},
+                          {R"({"expect": "x"})", ":1: needs reply or reply_json"},
+                          {R"({"reply": 3})", ":1: reply: expected a string"},
+                          {R"({"reply": "a", "usage": {"input_tokens": -1, "output_tokens": 2}})", ":1: usage:"}}) {
       CAPTURE(row.text);
       std::string path = candor::testing::make_temp_dir("script") + "/s.jsonl";
       candor::testing::write_file(path, row.text);
@@ -170,7 +175,8 @@ TEST_SUITE("llm") {
 
   TEST_CASE("command: the program gets the conversation on stdin and its stdout is the reply") {
     std::string dir = candor::testing::make_temp_dir("cmd");
-    candor::testing::write_file(dir + "/llm.sh", "#!/bin/sh\ncat > " + dir + "/seen.json\necho 'plan from the command'\n");
+    candor::testing::write_file(dir + "/llm.sh",
+                                "#!/bin/sh\ncat > " + dir + "/seen.json\necho 'plan from the command'\n");
     candor::testing::write_file(dir + "/bad.sh", "#!/bin/sh\necho 'model not loaded' >&2\nexit 3\n");
     auto p = llm::make_command_provider("sh " + dir + "/llm.sh", {});
     auto r = p->complete(request());
@@ -195,10 +201,16 @@ TEST_SUITE("llm") {
         {"", {}, "", ""},
         {"script:r.jsonl", {{"CANDOR_LLM", "openai"}, {"ANTHROPIC_API_KEY", "k"}}, "script:r.jsonl", "--llm"},
         {"", {{"CANDOR_LLM", "openai:qwen"}, {"ANTHROPIC_API_KEY", "k"}}, "openai:qwen", "CANDOR_LLM"},
-        {"", {{"ANTHROPIC_API_KEY", "k"}, {"OPENAI_API_KEY", "k"}, {"OPENAI_BASE_URL", "http://h/v1"}}, "anthropic", "ANTHROPIC_API_KEY"},
+        {"",
+         {{"ANTHROPIC_API_KEY", "k"}, {"OPENAI_API_KEY", "k"}, {"OPENAI_BASE_URL", "http://h/v1"}},
+         "anthropic",
+         "ANTHROPIC_API_KEY"},
         {"", {{"OPENAI_API_KEY", "k"}}, "openai", "OPENAI_API_KEY"},
         {"", {{"OPENAI_BASE_URL", "http://127.0.0.1:11434/v1"}}, "openai", "OPENAI_BASE_URL"},
-        {"", {{"CANDOR_LLM", ""}, {"ANTHROPIC_API_KEY", ""}, {"OPENAI_BASE_URL", "http://h/v1"}}, "openai", "OPENAI_BASE_URL"},  // empty = unset
+        {"",
+         {{"CANDOR_LLM", ""}, {"ANTHROPIC_API_KEY", ""}, {"OPENAI_BASE_URL", "http://h/v1"}},
+         "openai",
+         "OPENAI_BASE_URL"},                                 // empty = unset
         {"", {{"ANTHROPIC_BASE_URL", "http://h"}}, "", ""},  // an endpoint without a key names nothing
     };
     for (const auto& row : rows) {

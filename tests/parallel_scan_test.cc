@@ -38,9 +38,12 @@ struct GitOracle {
   std::string ws;
   std::string git_dir = make_temp_dir("oracle") + "/repo.git";
   std::string add(bool force) {
-    if (!candor::testing::exists(git_dir)) REQUIRE(run_command({"/usr/bin/git", "init", "-q", "--bare", git_dir}).exit_code == 0);
-    std::vector<std::string> env = {"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent", "GIT_DIR=" + git_dir, "GIT_WORK_TREE=" + ws};
-    std::vector<std::string> add = {"/usr/bin/git", "-c", "core.excludesFile=/dev/null", "-c", "core.bare=false", "add", "-A"};
+    if (!candor::testing::exists(git_dir))
+      REQUIRE(run_command({"/usr/bin/git", "init", "-q", "--bare", git_dir}).exit_code == 0);
+    std::vector<std::string> env = {"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent", "GIT_DIR=" + git_dir,
+                                    "GIT_WORK_TREE=" + ws};
+    std::vector<std::string> add = {"/usr/bin/git", "-c", "core.excludesFile=/dev/null", "-c", "core.bare=false",
+                                    "add",          "-A"};
     if (force) add.push_back("--force");
     REQUIRE(run_command(add, env, ws).exit_code == 0);
     auto tree = run_command({"/usr/bin/git", "write-tree"}, env, ws);
@@ -58,7 +61,8 @@ const std::vector<std::string> kNames = {"a.txt", "b.log", "c.tmp", "Makefile", 
 // (empty, small, some larger), some executable, some symlinks.
 void add_random_files(std::mt19937& rng, const std::string& ws, int files, int first = 0) {
   for (int i = first; i < first + files; ++i) {
-    std::string dir = "d" + std::to_string(rng() % 4) + "/s" + std::to_string(rng() % 5) + (rng() % 3 == 0 ? "/build" : "");
+    std::string dir =
+        "d" + std::to_string(rng() % 4) + "/s" + std::to_string(rng() % 5) + (rng() % 3 == 0 ? "/build" : "");
     if (rng() % 10 == 0) dir = "top";
     std::string path = ws + "/" + dir + "/" + std::to_string(i) + "-" + kNames[rng() % kNames.size()];
     if (rng() % 12 == 0) {
@@ -68,10 +72,17 @@ void add_random_files(std::mt19937& rng, const std::string& ws, int files, int f
     }
     std::string content;
     switch (rng() % 4) {
-      case 0: break;
-      case 1: content = "line " + std::to_string(rng()) + "\n"; break;
-      case 2: content = std::string(1000 + rng() % 70000, static_cast<char>('a' + rng() % 26)); break;
-      default: content = std::to_string(i) + "\n"; break;
+      case 0:
+        break;
+      case 1:
+        content = "line " + std::to_string(rng()) + "\n";
+        break;
+      case 2:
+        content = std::string(1000 + rng() % 70000, static_cast<char>('a' + rng() % 26));
+        break;
+      default:
+        content = std::to_string(i) + "\n";
+        break;
     }
     write_file(path, content);
     if (rng() % 5 == 0) fs::permissions(path, fs::perms::owner_exec, fs::perm_options::add);
@@ -97,7 +108,8 @@ std::unique_ptr<snapshot::SnapshotStore> open_store(const std::string& ws) {
 std::vector<std::string> files_in(const std::string& ws) {
   std::vector<std::string> out;
   for (const auto& e : fs::recursive_directory_iterator(ws)) {
-    if (!e.is_symlink() && e.is_regular_file() && e.path().filename() != ".gitignore") out.push_back(fs::relative(e.path(), ws).string());
+    if (!e.is_symlink() && e.is_regular_file() && e.path().filename() != ".gitignore")
+      out.push_back(fs::relative(e.path(), ws).string());
   }
   return out;
 }
@@ -105,7 +117,8 @@ std::vector<std::string> files_in(const std::string& ws) {
 }  // namespace
 
 TEST_SUITE("verify") {
-  TEST_CASE("a first scan reading on worker threads holds what git add -A --force holds, with files changed after its walk") {
+  TEST_CASE(
+      "a first scan reading on worker threads holds what git add -A --force holds, with files changed after its walk") {
     std::mt19937 rng(20261122);
     for (int round = 0; round < 3; ++round) {
       CAPTURE(round);
@@ -118,13 +131,19 @@ TEST_SUITE("verify") {
         for (std::size_t i = 0; i < files.size(); i += 7) {
           std::string path = ws + "/" + files[i];
           switch (i % 4) {
-            case 0: write_file(path, "rewritten " + std::to_string(i) + "\n"); break;
-            case 1: fs::remove(path); break;
+            case 0:
+              write_file(path, "rewritten " + std::to_string(i) + "\n");
+              break;
+            case 1:
+              fs::remove(path);
+              break;
             case 2:
               fs::remove(path);
               fs::create_symlink("swapped", path);
               break;
-            case 3: fs::permissions(path, fs::perms::owner_exec, fs::perm_options::add); break;
+            case 3:
+              fs::permissions(path, fs::perms::owner_exec, fs::perm_options::add);
+              break;
           }
         }
       });
@@ -140,8 +159,8 @@ TEST_SUITE("verify") {
     // '/' (0x2f) < '0' (0x30), and '-' (0x2d) before both. Names around each of those bytes, a
     // UTF-8 name, upper case, an executable, a symlink, an empty file, an empty folder (no tree).
     std::string ws = make_temp_dir("order");
-    for (const char* path : {"a-b", "a/b", "a/b-c/d", "a/b.c", "a/b0", "a.txt", "a0", "a b", "A", "_", "\xc3\xa9/x", "z/a/b/c/d.txt",
-                             "z/a.b", "z/a/.hidden", "empty"}) {
+    for (const char* path : {"a-b", "a/b", "a/b-c/d", "a/b.c", "a/b0", "a.txt", "a0", "a b", "A", "_", "\xc3\xa9/x",
+                             "z/a/b/c/d.txt", "z/a.b", "z/a/.hidden", "empty"}) {
       write_file(ws + "/" + path, std::string(path) == "empty" ? "" : std::string(path) + "\n");
     }
     fs::permissions(ws + "/a/b0", fs::perms::owner_exec, fs::perm_options::add);
@@ -211,13 +230,14 @@ TEST_SUITE("verify") {
     // and names that do not. Whatever git check-ignore says is ignored, the prefilter must not
     // clear (it may let through more: libgit2 decides those).
     const std::vector<std::string> patterns = {
-        "*.log",   "!keep.log", "build/", "/top",     "a*",      "d?/",    "**/gen",   "doc/**",  "x/y.txt", "*.TXT",
-        "[ab]*.c", "\\#lit",    "sp\\ ",  "trail  ",  "dir/*/",  "# note", "",         "*",       "/",       "crlf\r",
-        "Makefile", "!*.md",    "out/**/*.o", "?",       "[[:digit:]]*", "[!a]*.c", "x[a/]y", "[A-Z]*",  "\\a*",
-        "d[[:alpha:]]/"};
-    const std::vector<std::string> names = {"a.c",    "b.c",   "keep.log", "x.log", "top",  "gen",   "doc", "y.txt", "Y.TXT",
-                                            "#lit",   "sp ",   "trail",    "crlf",  "Makefile", "m.md", "z.o", "q",     "out",
-                                            "build",  "dir",   "d1",       "ab.txt", "7z",    "xay",      "Bc.c"};
+        "*.log",  "!keep.log", "build/",       "/top",  "a*",         "d?/",    "**/gen",       "doc/**",  "x/y.txt",
+        "*.TXT",  "[ab]*.c",   "\\#lit",       "sp\\ ", "trail  ",    "dir/*/", "# note",       "",        "*",
+        "/",      "crlf\r",    "Makefile",     "!*.md", "out/**/*.o", "?",      "[[:digit:]]*", "[!a]*.c", "x[a/]y",
+        "[A-Z]*", "\\a*",      "d[[:alpha:]]/"};
+    const std::vector<std::string> names = {"a.c",    "b.c",   "keep.log", "x.log", "top",   "gen",  "doc",
+                                            "y.txt",  "Y.TXT", "#lit",     "sp ",   "trail", "crlf", "Makefile",
+                                            "m.md",   "z.o",   "q",        "out",   "build", "dir",  "d1",
+                                            "ab.txt", "7z",    "xay",      "Bc.c"};
     std::mt19937 rng(20261123);
     for (int round = 0; round < 60; ++round) {
       CAPTURE(round);
@@ -235,21 +255,24 @@ TEST_SUITE("verify") {
       std::vector<std::string> paths;
       for (int k = 0; k < 60; ++k) {
         std::string path;
-        for (unsigned depth = 1 + rng() % 3; depth > 0; --depth) path += (path.empty() ? "" : "/") + names[rng() % names.size()];
+        for (unsigned depth = 1 + rng() % 3; depth > 0; --depth)
+          path += (path.empty() ? "" : "/") + names[rng() % names.size()];
         paths.push_back(path);
         input += path + "\n";
       }
       std::string list = make_temp_dir("list") + "/paths";
       write_file(list, input);
-      auto r = run_command({"/bin/sh", "-c", "git -c core.excludesFile=/dev/null check-ignore --no-index --stdin < " + list},
-                           {"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent"}, rules);
+      auto r =
+          run_command({"/bin/sh", "-c", "git -c core.excludesFile=/dev/null check-ignore --no-index --stdin < " + list},
+                      {"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent"}, rules);
       REQUIRE((r.exit_code == 0 || r.exit_code == 1));
       std::string missed;
       for (std::size_t start = 0, nl; (nl = r.out.find('\n', start)) != std::string::npos; start = nl + 1) {
         std::string ignored = r.out.substr(start, nl - start);
         if (!prefilter.may_be_ignored(ignored)) missed += ignored + "\n";
       }
-      CAPTURE(read_file(rules + "/.gitignore") + read_file(rules + "/d1/.gitignore") + read_file(rules + "/d1/e/.gitignore"));
+      CAPTURE(read_file(rules + "/.gitignore") + read_file(rules + "/d1/.gitignore") +
+              read_file(rules + "/d1/e/.gitignore"));
       CHECK(missed == "");
     }
   }
@@ -261,7 +284,7 @@ TEST_SUITE("verify") {
     CHECK_FALSE(prefilter.may_be_ignored("keep.txt"));
     CHECK(prefilter.may_be_ignored("src/x.log"));
     CHECK(prefilter.may_be_ignored("build/main.c"));  // inside an ignored folder
-    prefilter.add("[ab].c\n[[:digit:]]*.tmp\n");  // git's wildmatch, brackets and classes too
+    prefilter.add("[ab].c\n[[:digit:]]*.tmp\n");      // git's wildmatch, brackets and classes too
     CHECK_FALSE(prefilter.may_be_ignored("src/main.c"));
     CHECK(prefilter.may_be_ignored("src/a.c"));
     CHECK(prefilter.may_be_ignored("src/7.tmp"));
@@ -309,7 +332,9 @@ TEST_SUITE("verify") {
     REQUIRE(root.ok());
     snapshot::FileReadOptions options;
     options.threads = 3;
-    options.make_ignore_check = [](bool) -> Result<snapshot::IgnoreCheck> { return snapshot::IgnoreCheck([](const std::string&) { return false; }); };
+    options.make_ignore_check = [](bool) -> Result<snapshot::IgnoreCheck> {
+      return snapshot::IgnoreCheck([](const std::string&) { return false; });
+    };
     int taken = 0;
     Status done = snapshot::read_files(*root, requests, options, [&](snapshot::FileRead&) -> Status {
       if (++taken == 10) return make_error(ErrorCode::kIo, "disk full");
@@ -319,7 +344,9 @@ TEST_SUITE("verify") {
     CHECK(done.error().message == "disk full");
     CHECK(taken == 10);
 
-    options.make_ignore_check = [](bool) -> Result<snapshot::IgnoreCheck> { return make_error(ErrorCode::kIo, "no rules"); };
+    options.make_ignore_check = [](bool) -> Result<snapshot::IgnoreCheck> {
+      return make_error(ErrorCode::kIo, "no rules");
+    };
     done = snapshot::read_files(*root, requests, options, [&](snapshot::FileRead&) { return ok_status(); });
     REQUIRE_FALSE(done.ok());
     CHECK(done.error().message == "no rules");

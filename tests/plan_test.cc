@@ -55,21 +55,22 @@ TEST_SUITE("planner") {
     std::vector<Row> rows = {
         {"/steps/1/assert/0/type", "file_containz",
          "steps[1].assert[0].type: unknown assertion type \"file_containz\" (available: file_exists, file_contains, "
-         "file_not_contains, file_size_gt, file_unchanged, content_changed, file_matches, json_valid, json_path_eq, git_clean, command_succeeds, not, output_contains, "
+         "file_not_contains, file_size_gt, file_unchanged, content_changed, file_matches, json_valid, json_path_eq, "
+         "git_clean, command_succeeds, not, output_contains, "
          "exit_code_eq, socket_open, http_200)"},
         {"/steps/0/tool", "file_lst",
          "steps[0].tool: unknown tool \"file_lst\" (available: file_read, file_list, file_search, file_write, "
          "file_patch, file_delete, shell, http_get, git_status, git_diff, git_log, git_commit)"},
         {"/steps/0/args/path", 7, "steps[0].args.path: expected a string, got integer 7"},
-        {"/steps/0/args/recursive", true, "steps[0].args.recursive: unknown argument \"recursive\" (known: path, depth)"},
+        {"/steps/0/args/recursive", true,
+         "steps[0].args.recursive: unknown argument \"recursive\" (known: path, depth)"},
         {"/steps/1/args/edits/0/count", "2", "steps[1].args.edits[0].count: expected an integer, got string \"2\""},
         {"/steps/1/assert/0/path", json(nullptr), "steps[1].assert[0].path: expected a string, got null"},
         {"/steps/1/assert/0/txt", "b", "steps[1].assert[0].txt: unknown argument \"txt\" (known: path, text)"},
         {"/steps/2/assert/0/code", 300, "steps[2].assert[0].code: must be between 0 and 255, got 300"},
         {"/steps/2/id", "s1", "steps[2].id: duplicate step id \"s1\""},
         {"/steps/0/id", "", "steps[0].id: must not be empty"},
-        {"/steps/0/note", "x",
-         "steps[0].note: unknown field \"note\" (expected one of: id, tool, args, why, assert)"},
+        {"/steps/0/note", "x", "steps[0].note: unknown field \"note\" (expected one of: id, tool, args, why, assert)"},
         {"/steps/0/assert", json::object(), "steps[0].assert: expected an array of assertions, got object"},
         {"/then", "done", "then: must be \"replan\" or \"finish\", got \"done\""},
         {"/goal_kind", "fix", "goal_kind: must be \"modify\" or \"inspect\", got \"fix\""},
@@ -114,7 +115,8 @@ TEST_SUITE("planner") {
     auto parsed = candor::planner::parse_plan_text("{\n  \"steps\": [,]\n}", catalog(), "plan.json");
     REQUIRE_FALSE(parsed.ok());
     CHECK(parsed.error().message.rfind("plan.json:2:13: not valid JSON", 0) == 0);
-    auto wrapped = candor::planner::parse_plan_text(R"({"steps": [], "then": "later", "goal_kind": "modify"})", catalog(), "p.json");
+    auto wrapped = candor::planner::parse_plan_text(R"({"steps": [], "then": "later", "goal_kind": "modify"})",
+                                                    catalog(), "p.json");
     REQUIRE_FALSE(wrapped.ok());
     CHECK(wrapped.error().message == "p.json: then: must be \"replan\" or \"finish\", got \"later\"");
     // Found by fuzz/plan_parser: a number beyond a double is nlohmann's out_of_range, which used to

@@ -2,18 +2,16 @@
 
 #include "tests/fake_provider.h"
 
-
 #include "executor/tool.h"
+#include "llm/json_reply.h"
 #include "planner/planner.h"
 #include "planner/prompts.h"
-#include "llm/json_reply.h"
 
 using namespace candor;
 using candor::testing::FakeProvider;
 using nlohmann::json;
 
 namespace {
-
 
 const planner::Catalog& catalog() {
   static const executor::ToolRegistry tools = executor::builtin_tools();
@@ -22,7 +20,8 @@ const planner::Catalog& catalog() {
   return c;
 }
 
-const char* kReadPlan = R"({"goal_kind": "modify", "questions": ["Green?"], "steps": [{"id": "s1", "tool": "file_read", "args": {"path": "a.css"}}], "then": "replan"})";
+const char* kReadPlan =
+    R"({"goal_kind": "modify", "questions": ["Green?"], "steps": [{"id": "s1", "tool": "file_read", "args": {"path": "a.css"}}], "then": "replan"})";
 
 }  // namespace
 
@@ -32,14 +31,13 @@ TEST_SUITE("planner") {
       std::string reply;
       std::optional<std::string> json;
     };
-    for (const auto& row : std::vector<Row>{
-             {R"({"a": 1})", R"({"a": 1})"},
-             {"Here is the plan:\n```json\n{\"a\": 1}\n```\nDone.", R"({"a": 1})"},
-             {"```\n{\"a\": {\"b\": 2}}\n```", R"({"a": {"b": 2}})"},
-             {"```bash\nls\n```\nthen ```json\n{\"a\": 1}\n```", R"({"a": 1})"},
-             {"I think {\"a\": 1} is right", R"({"a": 1})"},
-             {"I cannot help with that.", std::nullopt},
-             {"} backwards {", std::nullopt}}) {
+    for (const auto& row : std::vector<Row>{{R"({"a": 1})", R"({"a": 1})"},
+                                            {"Here is the plan:\n```json\n{\"a\": 1}\n```\nDone.", R"({"a": 1})"},
+                                            {"```\n{\"a\": {\"b\": 2}}\n```", R"({"a": {"b": 2}})"},
+                                            {"```bash\nls\n```\nthen ```json\n{\"a\": 1}\n```", R"({"a": 1})"},
+                                            {"I think {\"a\": 1} is right", R"({"a": 1})"},
+                                            {"I cannot help with that.", std::nullopt},
+                                            {"} backwards {", std::nullopt}}) {
       CAPTURE(row.reply);
       CHECK(llm::extract_json_object(row.reply) == row.json);
     }
@@ -80,7 +78,8 @@ TEST_SUITE("planner") {
 
   TEST_CASE("two invalid replies are an error naming both problems") {
     FakeProvider fake;
-    fake.replies = {R"({"goal_kind": "modify", "steps": [], "then": "later"})", R"({"steps": [{"id": "s1", "tool": "rm"}], "then": "finish", "goal_kind": "modify"})"};
+    fake.replies = {R"({"goal_kind": "modify", "steps": [], "then": "later"})",
+                    R"({"steps": [{"id": "s1", "tool": "rm"}], "then": "finish", "goal_kind": "modify"})"};
     planner::Planner p(fake, catalog(), {});
     auto plan = p.first_plan("g", "", std::chrono::seconds(10));
     REQUIRE_FALSE(plan.ok());
@@ -92,7 +91,9 @@ TEST_SUITE("planner") {
     CHECK(plan.error().message.substr(0, expected.size()) == expected);
   }
 
-  TEST_CASE("a reply past the JSON limits is refused, never parsed: the repair call names the path; refused twice is refused input") {
+  TEST_CASE(
+      "a reply past the JSON limits is refused, never parsed: the repair call names the path; refused twice is refused "
+      "input") {
     std::string deep = std::string(5000, '[') + std::string(5000, ']');
     FakeProvider fake;
     fake.replies = {"```json\n{\"steps\": " + deep + "}\n```", std::string(5 << 20, ' ') + "{}"};
@@ -101,9 +102,10 @@ TEST_SUITE("planner") {
     REQUIRE_FALSE(plan.ok());
     CHECK(p.refused_reply());
     REQUIRE(fake.seen.size() == 2);
-    CHECK(fake.seen[1].messages.back().content.find("reply:1:74: refused: JSON nested deeper than 64 levels at $.steps[0][0]") !=
+    CHECK(fake.seen[1].messages.back().content.find(
+              "reply:1:74: refused: JSON nested deeper than 64 levels at $.steps[0][0]") != std::string::npos);
+    CHECK(plan.error().message.find("after repair: reply: refused: 5.0 MiB, over the limit of 4 MiB for a reply") !=
           std::string::npos);
-    CHECK(plan.error().message.find("after repair: reply: refused: 5.0 MiB, over the limit of 4 MiB for a reply") != std::string::npos);
 
     // An ordinary invalid reply twice is not refused input (the run ends error, exit 2).
     FakeProvider plain;
@@ -122,14 +124,22 @@ TEST_SUITE("planner") {
     planner::Planner p(fake, catalog(), {nullptr, [&](const planner::ContextCut& c) { cuts.push_back(c); }}, options);
     REQUIRE(p.first_plan("g", "", std::chrono::seconds(10)).ok());
     for (int round = 1; round <= 4; ++round) {
-      fake.replies.push_back(R"({"steps": [{"id": "r)" + std::to_string(round) + R"(", "tool": "file_list", "args": {}}], "then": "replan"})");
-      json obs = json::array({{{"step", "s1"}, {"tool", "file_read"}, {"target", "a.css"}, {"ok", true}, {"output", std::string(6000, 'x')}}});
-      std::string failure = round == 4 ? "step s2 (file_patch a.css): assertion file_contains failed: a.css does not contain \"#006400\"" : "";
+      fake.replies.push_back(R"({"steps": [{"id": "r)" + std::to_string(round) +
+                             R"(", "tool": "file_list", "args": {}}], "then": "replan"})");
+      json obs = json::array({{{"step", "s1"},
+                               {"tool", "file_read"},
+                               {"target", "a.css"},
+                               {"ok", true},
+                               {"output", std::string(6000, 'x')}}});
+      std::string failure =
+          round == 4 ? "step s2 (file_patch a.css): assertion file_contains failed: a.css does not contain \"#006400\""
+                     : "";
       auto plan = p.replan(round, failure, obs, "", std::chrono::seconds(10));
       REQUIRE(plan.ok());
     }
     const std::string& last_prompt = fake.seen.back().messages.back().content;
-    CHECK(last_prompt.find("RECOVERY NEEDED. step s2 (file_patch a.css): assertion file_contains failed") != std::string::npos);
+    CHECK(last_prompt.find("RECOVERY NEEDED. step s2 (file_patch a.css): assertion file_contains failed") !=
+          std::string::npos);
     CHECK(last_prompt.find(std::string(6000, 'x')) != std::string::npos);
     std::size_t total = 0;
     for (const auto& m : fake.seen.back().messages) total += m.content.size();
@@ -137,6 +147,7 @@ TEST_SUITE("planner") {
     REQUIRE(cuts.size() == 3);
     CHECK(cuts[0].round == 1);
     CHECK(cuts[0].bytes == 6000);
-    CHECK(fake.seen.back().messages[2].content.rfind("Results of round 1 (outputs cut to keep the context bounded: 6000 bytes)", 0) == 0);
+    CHECK(fake.seen.back().messages[2].content.rfind(
+              "Results of round 1 (outputs cut to keep the context bounded: 6000 bytes)", 0) == 0);
   }
 }

@@ -25,10 +25,10 @@ using namespace candor;
 using namespace std::chrono_literals;
 using candor::testing::exists;
 using candor::testing::kernel_facts;
-using candor::testing::needs;
-using candor::testing::ScopedEnv;
 using candor::testing::make_temp_dir;
+using candor::testing::needs;
 using candor::testing::read_file;
+using candor::testing::ScopedEnv;
 using candor::testing::write_file;
 
 namespace {
@@ -68,7 +68,8 @@ bool any_process_with(const std::string& marker) {
     if (cmdline.find(marker) == std::string::npos) continue;
     std::string stat = read_file(entry.path().string() + "/stat");
     std::size_t close = stat.rfind(')');
-    if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z' && stat[close + 2] != 'X') return true;
+    if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z' && stat[close + 2] != 'X')
+      return true;
   }
   return false;
 }
@@ -87,7 +88,8 @@ std::string unique_marker() {
 TEST_SUITE("sandbox") {
   TEST_CASE("a write outside the workspace is refused and the canary is unchanged; inside works" * kLandlock) {
     Box box;
-    std::string attack = fmt::format("echo pwned > {0}/canary; echo new > {0}/created; echo ok > inside.txt", box.outside);
+    std::string attack =
+        fmt::format("echo pwned > {0}/canary; echo new > {0}/created; echo ok > inside.txt", box.outside);
     auto r = box.run(attack);
     REQUIRE(r.ok());
     CHECK(r->output.text().find("Permission denied") != std::string::npos);
@@ -157,7 +159,8 @@ TEST_SUITE("sandbox") {
     CHECK(r->output.text().find("loopback-ok") != std::string::npos);
   }
 
-  TEST_CASE("a listener a step leaves behind answers no later step (steps may share a network namespace)" * kNamespaces) {
+  TEST_CASE("a listener a step leaves behind answers no later step (steps may share a network namespace)" *
+            kNamespaces) {
     Box box;
     // Step 1 starts a server that outlives its shell (setsid, in the background) and proves it
     // answers; the next step finds the port and tries again.
@@ -165,15 +168,17 @@ TEST_SUITE("sandbox") {
         "import socket,sys; s=socket.socket(); s.bind(('127.0.0.1',0)); s.listen(); "
         "open('port','w').write(str(s.getsockname()[1])); sys.stdout.close()\n"
         "while True: s.accept()[0].close()";
-    auto left = box.run(fmt::format("setsid python3 -c \"{}\" > /dev/null 2>&1 & "
-                                    "while [ ! -s port ]; do sleep 0.05; done; "
-                                    "python3 -c \"import socket; socket.create_connection(('127.0.0.1', int(open('port').read())))\" "
-                                    "&& echo answered",
-                                    serve));
+    auto left = box.run(
+        fmt::format("setsid python3 -c \"{}\" > /dev/null 2>&1 & "
+                    "while [ ! -s port ]; do sleep 0.05; done; "
+                    "python3 -c \"import socket; socket.create_connection(('127.0.0.1', int(open('port').read())))\" "
+                    "&& echo answered",
+                    serve));
     REQUIRE(left.ok());
     REQUIRE(left->output.text().find("answered") != std::string::npos);
-    auto next = box.run("python3 -c \"import socket; socket.create_connection(('127.0.0.1', int(open('port').read())))\" "
-                        "2>&1 && echo answered");
+    auto next = box.run(
+        "python3 -c \"import socket; socket.create_connection(('127.0.0.1', int(open('port').read())))\" "
+        "2>&1 && echo answered");
     REQUIRE(next.ok());
     CHECK(next->output.text().find("answered") == std::string::npos);
     CHECK(next->output.text().find("Connection refused") != std::string::npos);
@@ -316,11 +321,14 @@ TEST_SUITE("sandbox") {
     CHECK(r.error().message.find("missing landlock") != std::string::npos);
   }
 
-  TEST_CASE("the protections probed on a thread beside one that forks and allocates are those probed alone, and a process's") {
+  TEST_CASE(
+      "the protections probed on a thread beside one that forks and allocates are those probed alone, and a "
+      "process's") {
     // A run's start probes on a thread while the main thread walks the workspace: the probe's
     // children must see the same kernel answers, and the report must say what a process gets.
     for (const sandbox::Mechanisms& mechanisms :
-         {sandbox::Mechanisms{}, sandbox::Mechanisms{.landlock = false, .namespaces = true, .seccomp = true, .cgroup = true},
+         {sandbox::Mechanisms{},
+          sandbox::Mechanisms{.landlock = false, .namespaces = true, .seccomp = true, .cgroup = true},
           sandbox::Mechanisms{.landlock = true, .namespaces = false, .seccomp = false, .cgroup = false}}) {
       Box box;
       box.policy.mechanisms = mechanisms;
@@ -347,9 +355,11 @@ TEST_SUITE("sandbox") {
     sandbox::Protections probed = sandbox::probe_protections(box.policy.mechanisms);
     box.policy.allow_network = true;
     CHECK(sandbox::expected_protections(box.policy, probed).network == "allowed");
-    CHECK(sandbox::expected_protections(box.policy, probed).to_json() == sandbox::expected_protections(box.policy).to_json());
+    CHECK(sandbox::expected_protections(box.policy, probed).to_json() ==
+          sandbox::expected_protections(box.policy).to_json());
     box.policy.enabled = false;
-    CHECK(sandbox::expected_protections(box.policy, probed).to_json() == sandbox::expected_protections(box.policy).to_json());
+    CHECK(sandbox::expected_protections(box.policy, probed).to_json() ==
+          sandbox::expected_protections(box.policy).to_json());
     CHECK(sandbox::expected_protections(box.policy, probed).processes == "none");
   }
 
@@ -393,28 +403,36 @@ TEST_SUITE("sandbox") {
   TEST_CASE("read rules go around hidden paths: a folder holding one is split into its other entries") {
     namespace fs = std::filesystem;
     std::string root = fs::canonical(make_temp_dir("home")).string();
-    for (const char* dir : {"/.local/bin", "/.local/lib", "/.local/lib-other", "/.local/state/candor/snapshots", "/.local/state/other"}) {
+    for (const char* dir :
+         {"/.local/bin", "/.local/lib", "/.local/lib-other", "/.local/state/candor/snapshots", "/.local/state/other"}) {
       fs::create_directories(root + dir);
     }
     write_file(root + "/.local/lib/criterion.txt", "secret");
     write_file(root + "/.local/lib/module.py", "");
     fs::create_symlink(root + "/.local/state/candor", root + "/.local/to-store");  // a rule follows symlinks
-    fs::create_symlink(root + "/.local", root + "/.local/state/loop");              // back up: split once
+    fs::create_symlink(root + "/.local", root + "/.local/state/loop");             // back up: split once
     std::string store = root + "/.local/state/candor";
     struct Row {
       std::vector<std::string> paths, hidden, expected;
     };
     const Row rows[] = {
         {{root + "/.local"}, {}, {root + "/.local"}},
-        {{root + "/.local"}, {store}, {root + "/.local/bin", root + "/.local/lib", root + "/.local/lib-other", root + "/.local/state/other"}},
-        {{root + "/.local"}, {store, root + "/.local/lib/criterion.txt"},
-         {root + "/.local/bin", root + "/.local/lib/module.py", root + "/.local/lib-other", root + "/.local/state/other"}},
+        {{root + "/.local"},
+         {store},
+         {root + "/.local/bin", root + "/.local/lib", root + "/.local/lib-other", root + "/.local/state/other"}},
+        {{root + "/.local"},
+         {store, root + "/.local/lib/criterion.txt"},
+         {root + "/.local/bin", root + "/.local/lib/module.py", root + "/.local/lib-other",
+          root + "/.local/state/other"}},
         {{store, store + "/snapshots", root + "/.local/to-store"}, {store}, {}},
         {{root + "/.local/bin", "/usr", root + "/missing"}, {store}, {root + "/.local/bin", "/usr"}},
         {{root + "/.local/bin"}, {root + "/no-such-store"}, {root + "/.local/bin"}},
         // One rule for a folder and what lies beneath it (PATH names /usr/local/bin beside /usr).
-        {{root + "/.local/bin", root + "/.local", root + "/.local/lib/module.py", root + "/.local"}, {}, {root + "/.local"}},
-        {{root + "/.local/lib-other", root + "/.local/lib/module.py", root + "/.local/lib"}, {},
+        {{root + "/.local/bin", root + "/.local", root + "/.local/lib/module.py", root + "/.local"},
+         {},
+         {root + "/.local"}},
+        {{root + "/.local/lib-other", root + "/.local/lib/module.py", root + "/.local/lib"},
+         {},
          {root + "/.local/lib", root + "/.local/lib-other"}},
     };
     for (const auto& row : rows) {
@@ -428,7 +446,8 @@ TEST_SUITE("sandbox") {
     }
   }
 
-  TEST_CASE("a read path in the workspace cannot be turned into a symlink that opens another folder to steps" * kLandlock) {
+  TEST_CASE("a read path in the workspace cannot be turned into a symlink that opens another folder to steps" *
+            kLandlock) {
     // PATH may name a folder in the workspace (direnv's node_modules/.bin): the agent can replace
     // it with a link to ~/.ssh, and a rule made by opening the path would follow the link.
     Box box;
@@ -456,8 +475,10 @@ TEST_SUITE("sandbox") {
     write_file(home + "/.local/lib/tool.py", "TOOL\n");
     write_file(home + "/.local/state/candor/candor.db", "SNAPSHOT-OF-DOTENV\n");
     box.policy.read_paths = {home + "/.local"};
-    std::string attack =
-        fmt::format("cat {0}/.local/lib/tool.py; cat {0}/.local/state/candor/candor.db 2>&1; ls {0}/.local/state/candor 2>/dev/null", home);
+    std::string attack = fmt::format(
+        "cat {0}/.local/lib/tool.py; cat {0}/.local/state/candor/candor.db 2>&1; ls {0}/.local/state/candor "
+        "2>/dev/null",
+        home);
     auto open = box.run(attack);  // the control: without the hidden path the store is readable
     REQUIRE(open.ok());
     CHECK(open->output.text().find("SNAPSHOT-OF-DOTENV") != std::string::npos);

@@ -21,8 +21,9 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 // A plan whose first step sleeps `seconds`, then reads a file.
 std::string sleeping_plan(Env& env, int seconds) {
   json plan = {{"goal_kind", "inspect"},
-               {"steps", {{{"id", "s1"}, {"tool", "shell"}, {"args", {{"command", "sleep " + std::to_string(seconds)}}}},
-                          {{"id", "s2"}, {"tool", "file_read"}, {"args", {{"path", "index.html"}}}}}},
+               {"steps",
+                {{{"id", "s1"}, {"tool", "shell"}, {"args", {{"command", "sleep " + std::to_string(seconds)}}}},
+                 {{"id", "s2"}, {"tool", "file_read"}, {"args", {{"path", "index.html"}}}}}},
                {"then", "finish"},
                {"final_answer", "It slept."}};
   return env.plan_file(plan.dump());
@@ -67,7 +68,7 @@ TEST_SUITE("e2e") {
     REQUIRE(seconds.size() >= 2);
     CHECK(seconds.front() == 0);
     for (std::size_t i = 1; i < seconds.size(); ++i) CHECK(seconds[i] > seconds[i - 1]);
-    CHECK(r.exit_code < 64);  // the run ended with a verdict
+    CHECK(r.exit_code < 64);           // the run ended with a verdict
     CHECK(has(r.out, "\"verdict\""));  // the report follows the progress
   }
 
@@ -111,7 +112,8 @@ TEST_SUITE("e2e") {
                  {"final_answer", "A page."}};
     std::string script = make_temp_dir("script") + "/replies.jsonl";
     write_file(script, json{{"reply_json", read}}.dump() + "\n");
-    auto run = env.in_terminal({"run", "Read the page", "-C", env.ws, "--llm", "script:" + script, "--judge", "never", "--json", "-q"});
+    auto run = env.in_terminal(
+        {"run", "Read the page", "-C", env.ws, "--llm", "script:" + script, "--judge", "never", "--json", "-q"});
     CAPTURE(run.out);
     CHECK(run.out.rfind("{", 0) == 0);
     CHECK_FALSE(has(run.out, "planning"));
@@ -124,8 +126,9 @@ TEST_SUITE("e2e") {
     // The run had no judge: verify first turns the goal into questions, then the judge answers them
     // and the question candor appends.
     json questions = {{"questions", {"Did it sleep?"}}};
-    json judge = {{"answers", {{{"question", 1}, {"answer", "yes"}, {"reason", "from the page"}},
-                               {{"question", 2}, {"answer", "yes"}, {"reason", "from the page"}}}}};
+    json judge = {{"answers",
+                   {{{"question", 1}, {"answer", "yes"}, {"reason", "from the page"}},
+                    {{"question", 2}, {"answer", "yes"}, {"reason", "from the page"}}}}};
     std::string script = make_temp_dir("script") + "/replies.jsonl";
     write_file(script, json{{"reply_json", questions}}.dump() + "\n" + json{{"reply_json", judge}}.dump() + "\n");
     auto shown = env.in_terminal({"verify", "last", "--judge", "always", "--llm", "script:" + script, "--json"});
@@ -143,19 +146,24 @@ TEST_SUITE("e2e") {
     Env env;
     json plan = {{"goal_kind", "modify"},
                  {"questions", {"Is the background dark green?"}},
-                 {"steps", {{{"id", "s1"}, {"tool", "file_patch"},
-                             {"args", {{"path", "css/style.css"}, {"edits", {{{"find", "background: #ffffff;"}, {"replace", "background: #006400;"}}}}}}}}},
+                 {"steps",
+                  {{{"id", "s1"},
+                    {"tool", "file_patch"},
+                    {"args",
+                     {{"path", "css/style.css"},
+                      {"edits", {{{"find", "background: #ffffff;"}, {"replace", "background: #006400;"}}}}}}}}},
                  {"then", "finish"},
                  {"final_answer", "Done."}};
     json review = {{"verdict", "pass"}, {"reason", "the background is #006400"}};
     json questions = {{"questions", {"Is the background dark green?"}}};
-    json judge = {{"answers", {{{"question", 1}, {"answer", "yes"}, {"reason", "from the diff"}},
-                               {{"question", 2}, {"answer", "yes"}, {"reason", "from the diff"}}}}};
+    json judge = {{"answers",
+                   {{{"question", 1}, {"answer", "yes"}, {"reason", "from the diff"}},
+                    {{"question", 2}, {"answer", "yes"}, {"reason", "from the diff"}}}}};
     std::string script = make_temp_dir("script") + "/replies.jsonl";
     write_file(script, json{{"reply_json", plan}}.dump() + "\n" + json{{"reply_json", review}}.dump() + "\n" +
                            json{{"reply_json", questions}}.dump() + "\n" + json{{"reply_json", judge}}.dump() + "\n");
-    auto r = env.in_terminal({"run", "Make the background dark green", "-C", env.ws, "--llm", "script:" + script, "--criterion",
-                              "the background is dark green", "--judge", "always", "--json"});
+    auto r = env.in_terminal({"run", "Make the background dark green", "-C", env.ws, "--llm", "script:" + script,
+                              "--criterion", "the background is dark green", "--judge", "always", "--json"});
     CAPTURE(r.out);
     CHECK(r.exit_code == 0);
     // Each wait is drawn as it starts and erased as it ends, in the order the run waits.

@@ -64,7 +64,10 @@ TEST_SUITE("report") {
              {{std::nullopt, "s1", "file_patch", long_path}, 2, 32, "  s1 file_patch css/a... … 2 s"},
              {{std::nullopt, "s1", "file_patch", long_path}, 125, 80, "  s1 file_patch " + long_path + " … 125 s"},
              // A long id leaves room for the tool and the target.
-             {{std::nullopt, std::string(100, 'i'), "shell", "make"}, 1, 80, "  " + std::string(13, 'i') + "... shell make … 1 s"},
+             {{std::nullopt, std::string(100, 'i'), "shell", "make"},
+              1,
+              80,
+              "  " + std::string(13, 'i') + "... shell make … 1 s"},
              // Too narrow for any of the step's text: the whole line is cut.
              {{std::nullopt, "s1", "shell", "sleep 3"}, 2, 12, "  s1 she..."},
              {{WaitKind::kPlanner, "", "", ""}, 12, 10, "  plan..."},
@@ -81,8 +84,7 @@ TEST_SUITE("report") {
     // Escape sequences that would move the cursor, clear the screen or retitle the window, a
     // newline (a second line cannot be redrawn in place), bidi controls, invalid UTF-8, wide
     // characters, and far more text than any terminal is wide.
-    Activity hostile{std::nullopt, "s1\x1b[2J\n\x1b[1A",
-                     "shell",
+    Activity hostile{std::nullopt, "s1\x1b[2J\n\x1b[1A", "shell",
                      "echo \x1b]0;owned\x07\nrm -rf / \xE2\x80\xAE\x9b 背景を濃い緑に " + std::string(5000, 'x')};
     for (std::size_t width = 1; width <= 300; ++width) {
       CAPTURE(width);

@@ -93,7 +93,8 @@ TEST_SUITE("e2e") {
     CHECK(any_warning_has(run, "is not contained in its upstream `origin/main`"));
   }
 
-  TEST_CASE("verify --git: a link chain in HEAD that resolves outside the checkout is not followed by command_succeeds") {
+  TEST_CASE(
+      "verify --git: a link chain in HEAD that resolves outside the checkout is not followed by command_succeeds") {
     Repo repo;
     // Beneath /var, which the sandbox lets every step read (system folders): only the checkout's
     // own rules stand between a link and the file.
@@ -149,8 +150,9 @@ TEST_SUITE("e2e") {
     for (std::string link : {"mkdir -p .github && ln -s ../ci .github/workflows", "ln -s ci .github"}) {
       CAPTURE(link);
       Env env;
-      json run = parse_stdout(env.exec(env.plan_file(plan_with_step("mkdir -p ci && echo 'on: push' > ci/deploy.yml && " + link)),
-                                       {"--judge", "never"}));
+      json run = parse_stdout(
+          env.exec(env.plan_file(plan_with_step("mkdir -p ci && echo 'on: push' > ci/deploy.yml && " + link)),
+                   {"--judge", "never"}));
       CHECK(run["verdict"] == "partial");
       CHECK(any_reason_has(run, "as a link, which stands for what is beneath it"));
     }

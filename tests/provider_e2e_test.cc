@@ -24,7 +24,9 @@ std::string checked_plan_reply() {
                {"steps",
                 {{{"id", "s1"},
                   {"tool", "file_patch"},
-                  {"args", {{"path", "css/style.css"}, {"edits", {{{"find", "background: #ffffff;"}, {"replace", "background: #006400;"}}}}}},
+                  {"args",
+                   {{"path", "css/style.css"},
+                    {"edits", {{{"find", "background: #ffffff;"}, {"replace", "background: #006400;"}}}}}},
                   {"assert", {{{"type", "file_contains"}, {"path", "css/style.css"}, {"text", "#006400"}}}}}}},
                {"then", "finish"},
                {"final_answer", "The background is dark green."}};
@@ -39,14 +41,18 @@ std::string unchecked_plan(Env& env) {
 }
 
 const std::string kExpect = "--expect";
-const std::string kExpectGreen = R"({"type": "file_contains", "path": "css/style.css", "text": "background: #006400;"})";
+const std::string kExpectGreen =
+    R"({"type": "file_contains", "path": "css/style.css", "text": "background: #006400;"})";
 
 // The judge's two calls: the goal-only call that fixes its questions, then the answers (the last to
 // the question candor appends).
 const std::string kQuestions = R"({"questions": ["Is the page background dark green?"]})";
-const std::string kYes = R"({"answers": [{"question": 1, "answer": "yes", "reason": "the diff sets #006400"}, {"question": 2, "answer": "yes", "reason": "nothing else changed"}]})";
+const std::string kYes =
+    R"({"answers": [{"question": 1, "answer": "yes", "reason": "the diff sets #006400"}, {"question": 2, "answer": "yes", "reason": "nothing else changed"}]})";
 
-std::string planted_key(const std::string& what) { return "sk-" + what + "-PLANTED-" + std::to_string(::getpid()) + "-do-not-leak"; }
+std::string planted_key(const std::string& what) {
+  return "sk-" + what + "-PLANTED-" + std::to_string(::getpid()) + "-do-not-leak";
+}
 
 // No file of the store and none of the outputs holds the key.
 void check_no_key(const Env& env, const std::string& key, const std::vector<CommandResult>& results) {
@@ -127,7 +133,8 @@ TEST_SUITE("e2e") {
 
     Env again;
     again.env = env.env;
-    auto flag = again.candor({"run", "Make the background dark green", "-C", again.ws, "--llm", "openai:local-model", "--json", kExpect, kExpectGreen});
+    auto flag = again.candor({"run", "Make the background dark green", "-C", again.ws, "--llm", "openai:local-model",
+                              "--json", kExpect, kExpectGreen});
     CHECK(flag.exit_code == 0);
     CHECK(parse_stdout(flag)["provider"] == "openai:local-model");
     CHECK(server.requests() == 1);
@@ -139,8 +146,8 @@ TEST_SUITE("e2e") {
     auto r = env.candor({"run", "Make the background dark green", "-C", env.ws});
     CHECK(r.exit_code == 64);
     CAPTURE(r.err);
-    for (const char* what : {"no LLM provider", "--llm PROVIDER[:MODEL]", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL",
-                             "CANDOR_LLM"}) {
+    for (const char* what : {"no LLM provider", "--llm PROVIDER[:MODEL]", "ANTHROPIC_API_KEY", "OPENAI_API_KEY",
+                             "OPENAI_BASE_URL", "CANDOR_LLM"}) {
       CHECK(r.err.find(what) != std::string::npos);
     }
     CHECK(parse_stdout(env.candor({"runs", "--json"})).empty());

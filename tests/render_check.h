@@ -103,7 +103,8 @@ inline bool lines_are_ours(const std::string& md, std::string* first_stranger = 
   for (const auto& line : lines_of(md)) {
     bool ours = line.empty() || line.rfind("### ", 0) == 0 || line.rfind("Run `", 0) == 0 || line.rfind("**", 0) == 0 ||
                 line.rfind("- ", 0) == 0 || line.rfind("| ", 0) == 0 || line.rfind("|---", 0) == 0 ||
-                line.rfind("<details><summary>", 0) == 0 || line == "</details>" || line == "Nothing in the workspace changed.";
+                line.rfind("<details><summary>", 0) == 0 || line == "</details>" ||
+                line == "Nothing in the workspace changed.";
     if (!ours) {
       if (first_stranger != nullptr) *first_stranger = line;
       return false;
@@ -121,8 +122,10 @@ inline bool terminal_lines_are_ours(const std::string& text, std::string* first_
     if (line.empty() || line[0] == ' ') continue;
     bool ours = line.rfind("run ", 0) == 0 || line == "why" || line == "signals" || line == "changes" ||
                 line.rfind("acceptance: ", 0) == 0 || line == "acceptance passed" ||
-                line.rfind("acceptance NOT PASSED", 0) == 0 || line.rfind("undone at ", 0) == 0 || line == "suspicious" || line == "assertions" || line == "judge (tier 2)" ||
-                line == "independent reviews" || line == "failed steps" || line == "final answer (the model's words, not evidence)";
+                line.rfind("acceptance NOT PASSED", 0) == 0 || line.rfind("undone at ", 0) == 0 ||
+                line == "suspicious" || line == "assertions" || line == "judge (tier 2)" ||
+                line == "independent reviews" || line == "failed steps" ||
+                line == "final answer (the model's words, not evidence)";
     if (!ours) {
       if (first_stranger != nullptr) *first_stranger = line;
       return false;

@@ -70,7 +70,8 @@ TEST_SUITE("report") {
     std::string html = report::render_html(r, {}, {});
     CHECK(html.find("<td class=\"by\">planner</td><td class=\"discriminating\">no: passed before the run too</td>") !=
           std::string::npos);
-    CHECK(html.find("<td class=\"by\">user</td><td class=\"discriminating\">yes: failed before the run</td>") != std::string::npos);
+    CHECK(html.find("<td class=\"by\">user</td><td class=\"discriminating\">yes: failed before the run</td>") !=
+          std::string::npos);
     std::string junit = report::render_junit({r});
     CHECK(junit.find("(by user · discriminating)") != std::string::npos);
   }
@@ -79,15 +80,19 @@ TEST_SUITE("report") {
     RunFacts f = discovery_run();
     AssertionRecord command;
     command.type = "command_succeeds";
-    command.assertion = {{"type", "command_succeeds"}, {"command", "python3 -m unittest tests.test_x"}, {"covers", {"src/**"}}};
+    command.assertion = {
+        {"type", "command_succeeds"}, {"command", "python3 -m unittest tests.test_x"}, {"covers", {"src/**"}}};
     command.passed = true;
     command.message = "`python3 -m unittest tests.test_x` exited 0 after 0.1 s";
     command.by = Provenance::kUser;
     command.discriminating = true;
     command.exit_code = 0;
-    command.output = "s\n----------------------------------------------------------------------\nRan 1 test in 0.000s\n\nOK (skipped=1)";
+    command.output =
+        "s\n----------------------------------------------------------------------\nRan 1 test in 0.000s\n\nOK "
+        "(skipped=1)";
     command.before = ProgramRun{false, false, 1, "Ran 1 test in 0.000s\n\nFAILED (failures=1)", "exited 1"};
-    command.emptied = {{"src/new.py", ProgramRun{false, false, 1, "ImportError: cannot import name 'add'", "exited 1"}}};
+    command.emptied = {
+        {"src/new.py", ProgramRun{false, false, 1, "ImportError: cannot import name 'add'", "exited 1"}}};
     AssertionRecord planner = command;
     planner.by = Provenance::kPlanner;
     planner.before.reset();
@@ -103,9 +108,11 @@ TEST_SUITE("report") {
     std::string terminal = report::render_terminal(r, {false, 200});
     CAPTURE(terminal);
     CHECK(terminal.find("(by user · discriminating · covers src/**)") != std::string::npos);
-    CHECK(terminal.find("before the change: exited 1\n           | Ran 1 test in 0.000s\n           | FAILED (failures=1)") !=
+    CHECK(terminal.find(
+              "before the change: exited 1\n           | Ran 1 test in 0.000s\n           | FAILED (failures=1)") !=
           std::string::npos);
-    CHECK(terminal.find("after: exited 0\n           | s\n           | Ran 1 test in 0.000s\n           | OK (skipped=1)") !=
+    CHECK(terminal.find(
+              "after: exited 0\n           | s\n           | Ran 1 test in 0.000s\n           | OK (skipped=1)") !=
           std::string::npos);
     CHECK(terminal.find("with src/new.py emptied: exited 1") != std::string::npos);
     CHECK(terminal.find("-----") == std::string::npos);  // rules say nothing
@@ -113,7 +120,8 @@ TEST_SUITE("report") {
     CHECK(markdown.find("before the change: exited 1 `FAILED (failures=1)`") != std::string::npos);
     CHECK(markdown.find("after: exited 0 `OK (skipped=1)`") != std::string::npos);
     std::string html = report::render_html(r, {}, {});
-    CHECK(html.find("<div class=\"run\">after: exited 0<pre>s\nRan 1 test in 0.000s\nOK (skipped=1)</pre></div>") != std::string::npos);
+    CHECK(html.find("<div class=\"run\">after: exited 0<pre>s\nRan 1 test in 0.000s\nOK (skipped=1)</pre></div>") !=
+          std::string::npos);
     std::string junit = report::render_junit({r});
     CHECK(junit.find("OK (skipped=1)") != std::string::npos);
   }
@@ -124,8 +132,8 @@ TEST_SUITE("report") {
     auto d = verify::decide_without_judge(t1);
     json r = report::build_report(f, t1, d, "2026-11-22T00:00:00.000Z");
     for (const char* key : {"run_id", "goal", "goal_kind", "workspace", "status", "verdict", "verdict_by", "reasons",
-                            "goal_actions_executed", "steps", "budget", "mutations", "suspicious", "assertions", "tier2",
-                            "goal_validations", "acceptance", "final_answer", "usage"}) {
+                            "goal_actions_executed", "steps", "budget", "mutations", "suspicious", "assertions",
+                            "tier2", "goal_validations", "acceptance", "final_answer", "usage"}) {
       CAPTURE(key);
       CHECK(r.contains(key));
     }

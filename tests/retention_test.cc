@@ -104,7 +104,7 @@ TEST_SUITE("store") {
     }
     REQUIRE(s.compact().ok());  // the WAL folded in, so the file's size is the data's
     auto db_size = [&] {
-      struct stat st{};
+      struct stat st {};
       ::stat((dir + "/candor.db").c_str(), &st);
       return st.st_size;
     };

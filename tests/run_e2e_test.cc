@@ -58,8 +58,8 @@ json merged(json a, const json& b) {
 
 // The user's own expectation of the change: it decides at tier 1, where the planner's checks
 // alone (the model's words) would leave the run to the judge.
-const std::vector<std::string> kExpectGreen = {"--expect",
-                                               R"({"type": "file_contains", "path": "css/style.css", "text": "background: #006400;"})"};
+const std::vector<std::string> kExpectGreen = {
+    "--expect", R"({"type": "file_contains", "path": "css/style.css", "text": "background: #006400;"})"};
 
 int llm_calls_in_store(const std::string& store_dir, const std::string& run_id) {
   auto store = store::RunStore::open(store_dir);
@@ -74,8 +74,9 @@ int llm_calls_in_store(const std::string& store_dir, const std::string& run_id) 
 TEST_SUITE("e2e") {
   TEST_CASE("run: the discovery-only run burns its replans reading files and is partial") {
     Env env;
-    std::string script = line(discovery_plan("s1", "index.html", true)) + line(discovery_plan("s2", "css/style.css", false)) +
-                         line(discovery_plan("s3", "css/style.css", false)) + line(discovery_plan("s4", "index.html", false));
+    std::string script =
+        line(discovery_plan("s1", "index.html", true)) + line(discovery_plan("s2", "css/style.css", false)) +
+        line(discovery_plan("s3", "css/style.css", false)) + line(discovery_plan("s4", "index.html", false));
     auto r = env.run("Change the background to dark green", script, {"--max-replans", "3"});
     CHECK(r.exit_code == 1);
     json j = parse_stdout(r);
@@ -91,10 +92,10 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("run: a failed assertion reaches the next prompt as recovery instructions, and the fix succeeds") {
     Env env;
-    std::string script =
-        line(merged(json{{"goal_kind", "modify"}, {"questions", {"Dark green?"}}}, patch_plan("s1", "background: #ffffff;", "background: darkgreen;", "#006400"))) +
-        line(patch_plan("s2", "background: darkgreen;", "background: #006400;", "#006400"),
-             "assertion file_contains failed: css/style.css does not contain \"#006400\"");
+    std::string script = line(merged(json{{"goal_kind", "modify"}, {"questions", {"Dark green?"}}},
+                                     patch_plan("s1", "background: #ffffff;", "background: darkgreen;", "#006400"))) +
+                         line(patch_plan("s2", "background: darkgreen;", "background: #006400;", "#006400"),
+                              "assertion file_contains failed: css/style.css does not contain \"#006400\"");
     auto r = env.run("Change the background to dark green", script, kExpectGreen);
     CHECK(r.exit_code == 0);
     json j = parse_stdout(r);
@@ -106,16 +107,21 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("run: prose first is repaired; two invalid replies end the run error, fail, exit 2") {
     Env env;
-    std::string good = line(merged(json{{"goal_kind", "modify"}}, patch_plan("s1", "background: #ffffff;", "background: #006400;", "#006400")));
-    auto repaired = env.run("Make it green", json{{"reply", "Sure! I'll change the background."}}.dump() + "\n" +
-                                                 json{{"reply", "```json\n" + json::parse(good)["reply_json"].dump() + "\n```"},
-                                                      {"expect", "not a valid plan: the reply contains no JSON object"}}.dump() + "\n",
-                             kExpectGreen);
+    std::string good = line(merged(json{{"goal_kind", "modify"}},
+                                   patch_plan("s1", "background: #ffffff;", "background: #006400;", "#006400")));
+    auto repaired = env.run("Make it green",
+                            json{{"reply", "Sure! I'll change the background."}}.dump() + "\n" +
+                                json{{"reply", "```json\n" + json::parse(good)["reply_json"].dump() + "\n```"},
+                                     {"expect", "not a valid plan: the reply contains no JSON object"}}
+                                    .dump() +
+                                "\n",
+                            kExpectGreen);
     CHECK(repaired.exit_code == 0);
     CHECK(parse_stdout(repaired)["usage"]["llm_calls"] == 2);
 
     Env bad;
-    auto failed = bad.run("Make it green", json{{"reply", "Sure!"}}.dump() + "\n" + json{{"reply", "{\"steps\": 1}"}}.dump() + "\n");
+    auto failed = bad.run("Make it green",
+                          json{{"reply", "Sure!"}}.dump() + "\n" + json{{"reply", "{\"steps\": 1}"}}.dump() + "\n");
     CHECK(failed.exit_code == 2);
     json j = parse_stdout(failed);
     CHECK(j["status"] == "error");
@@ -136,7 +142,9 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("run: the wall-clock budget ends a run inside a running step") {
     Env env;
-    json plan = {{"goal_kind", "modify"}, {"steps", {{{"id", "s1"}, {"tool", "shell"}, {"args", {{"command", "sleep 30"}}}}}}, {"then", "finish"}};
+    json plan = {{"goal_kind", "modify"},
+                 {"steps", {{{"id", "s1"}, {"tool", "shell"}, {"args", {{"command", "sleep 30"}}}}}},
+                 {"then", "finish"}};
     auto start = std::chrono::steady_clock::now();
     json j = parse_stdout(env.run("Wait", line(plan), {"--timeout", "2"}));
     CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(8));
@@ -182,15 +190,17 @@ TEST_SUITE("e2e") {
     CHECK(env.candor({"run", "Make it green", "-C", env.ws, "--llm", "gemini"}).exit_code == 64);
   }
 
-  TEST_CASE("run over HTTP: anthropic against a local server; the planted key is in no file of the store and no output") {
+  TEST_CASE(
+      "run over HTTP: anthropic against a local server; the planted key is in no file of the store and no output") {
     LlmServer server;
     const std::string key = "sk-ant-PLANTED-" + std::to_string(::getpid()) + "-do-not-leak";
-    json first = merged(json{{"goal_kind", "modify"}}, patch_plan("s1", "background: #ffffff;", "background: #006400;", "#006400"));
+    json first = merged(json{{"goal_kind", "modify"}},
+                        patch_plan("s1", "background: #ffffff;", "background: #006400;", "#006400"));
     server.set_replies({"```json\n" + first.dump() + "\n```"});
     Env env;
     env.env = {"NO_COLOR=1", "ANTHROPIC_API_KEY=" + key, "ANTHROPIC_BASE_URL=" + server.base_url()};
-    auto r = env.candor({"run", "Make the background dark green", "-C", env.ws, "--llm", "anthropic:test-model", "--json",
-                         kExpectGreen[0], kExpectGreen[1]});
+    auto r = env.candor({"run", "Make the background dark green", "-C", env.ws, "--llm", "anthropic:test-model",
+                         "--json", kExpectGreen[0], kExpectGreen[1]});
     CHECK(r.exit_code == 0);
     json j = parse_stdout(r);
     CHECK(j["verdict"] == "success");
@@ -217,8 +227,9 @@ TEST_SUITE("e2e") {
   TEST_CASE("run: Ctrl-C ends the run cancelled, still verified and stored") {
     Env env;
     json plan = {{"goal_kind", "modify"},
-                 {"steps", {{{"id", "s1"}, {"tool", "file_write"}, {"args", {{"path", "a.txt"}, {"content", "x"}}}},
-                            {{"id", "s2"}, {"tool", "shell"}, {"args", {{"command", "sleep 30"}}}}}},
+                 {"steps",
+                  {{{"id", "s1"}, {"tool", "file_write"}, {"args", {{"path", "a.txt"}, {"content", "x"}}}},
+                   {{"id", "s2"}, {"tool", "shell"}, {"args", {{"command", "sleep 30"}}}}}},
                  {"then", "finish"}};
     std::string script = make_temp_dir("script") + "/s.jsonl";
     write_file(script, line(plan));

@@ -19,9 +19,9 @@ std::string shell_plan(const std::string& command, const std::vector<std::string
   return json({{"goal_kind", "modify"}, {"steps", json::array({step})}, {"then", "finish"}}).dump();
 }
 std::string shell_plan(const std::string& command, const std::string& extra_assert = "") {
-  return shell_plan(command, extra_assert.empty() ? std::vector<std::string>{} : std::vector<std::string>{extra_assert});
+  return shell_plan(command,
+                    extra_assert.empty() ? std::vector<std::string>{} : std::vector<std::string>{extra_assert});
 }
-
 
 }  // namespace
 
@@ -47,8 +47,9 @@ TEST_SUITE("e2e") {
     Env env;
     LoopbackListener listener;
     int port = listener.port();
-    std::string plan = env.plan_file(shell_plan(fmt::format("bash -c 'exec 3<>/dev/tcp/127.0.0.1/{}' && echo connected > net.txt", port),
-                                                R"({"type": "file_contains", "path": "net.txt", "text": "connected"})"));
+    std::string plan = env.plan_file(
+        shell_plan(fmt::format("bash -c 'exec 3<>/dev/tcp/127.0.0.1/{}' && echo connected > net.txt", port),
+                   R"({"type": "file_contains", "path": "net.txt", "text": "connected"})"));
     auto denied = env.exec(plan);
     CHECK(denied.exit_code != 0);
     CHECK_FALSE(exists(env.ws + "/net.txt"));
@@ -64,9 +65,10 @@ TEST_SUITE("e2e") {
     Env env;
     env.env.push_back("OPENAI_API_KEY=sk-planted-e2e");
     // file_not_contains alone passes on an empty file and covers nothing; PATH= is positive evidence.
-    auto r = env.exec(env.plan_file(shell_plan("test -z \"$OPENAI_API_KEY\" && env > env.txt",
-                                               std::vector<std::string>{R"({"type": "file_not_contains", "path": "env.txt", "text": "sk-planted"})",
-                                                                        R"({"type": "file_contains", "path": "env.txt", "text": "PATH="})"})));
+    auto r = env.exec(env.plan_file(
+        shell_plan("test -z \"$OPENAI_API_KEY\" && env > env.txt",
+                   std::vector<std::string>{R"({"type": "file_not_contains", "path": "env.txt", "text": "sk-planted"})",
+                                            R"({"type": "file_contains", "path": "env.txt", "text": "PATH="})"})));
     CHECK(r.exit_code == 0);
     CHECK(read_file(env.ws + "/env.txt").find("sk-planted") == std::string::npos);
     CHECK(read_file(env.ws + "/env.txt").find("PATH=") != std::string::npos);
@@ -89,8 +91,10 @@ TEST_SUITE("e2e") {
         R"({"goal_kind": "inspect", "steps": [{"id": "look", "tool": "file_read", "args": {"path": "notes.txt"}}], "then": "finish"})"));
     CHECK(parse_stdout(linked)["step_results"][0]["ok"] == false);
     // file_search skips it and says so.
-    auto search = env.candor({"exec", env.plan_file(R"({"goal_kind": "inspect", "steps": [{"id": "find", "tool": "file_search",
-        "args": {"pattern": "sk_live"}}], "then": "finish"})"), "-C", env.ws, "--json"});
+    auto search =
+        env.candor({"exec", env.plan_file(R"({"goal_kind": "inspect", "steps": [{"id": "find", "tool": "file_search",
+        "args": {"pattern": "sk_live"}}], "then": "finish"})"),
+                    "-C", env.ws, "--json"});
     CHECK(parse_stdout(search)["step_results"][0]["ok"] == true);
     auto events = env.candor({"report", "last", "-v"});
     CHECK(events.out.find("0 matches") != std::string::npos);
@@ -137,7 +141,8 @@ TEST_SUITE("e2e") {
     CHECK(j["network"] == (k.network_namespace ? "namespace" : k.seccomp_filter ? "seccomp" : "none"));
     CHECK(j["processes"] == (!k.pids_cgroup.empty() ? "cgroup" : ::getuid() != 0 ? "rlimit" : "none"));
     if (!k.pids_cgroup.empty()) {
-      CHECK(j["details"]["processes"].get<std::string>().find("pids cgroup under " + k.pids_cgroup + ":") != std::string::npos);
+      CHECK(j["details"]["processes"].get<std::string>().find("pids cgroup under " + k.pids_cgroup + ":") !=
+            std::string::npos);
     }
     json missing = json::array();
     if (k.landlock_abi == 0) missing.push_back("landlock");
@@ -147,7 +152,8 @@ TEST_SUITE("e2e") {
     if (k.pids_cgroup.empty() && ::getuid() == 0) missing.push_back("process limit");
     CHECK(j["missing"] == missing);
     CHECK(full.exit_code == (missing.empty() ? 0 : 1));
-    for (const char* key : {"landlock", "namespaces", "seccomp", "network", "processes", "rlimits", "environment", "privileges"}) {
+    for (const char* key :
+         {"landlock", "namespaces", "seccomp", "network", "processes", "rlimits", "environment", "privileges"}) {
       CAPTURE(key);
       CHECK(j["details"].contains(key));
     }

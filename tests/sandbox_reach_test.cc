@@ -30,7 +30,8 @@ using candor::testing::write_file;
 
 namespace {
 
-Result<sandbox::ProcessResult> run_in(const sandbox::SandboxPolicy* policy, const std::string& cwd, const std::string& command) {
+Result<sandbox::ProcessResult> run_in(const sandbox::SandboxPolicy* policy, const std::string& cwd,
+                                      const std::string& command) {
   sandbox::ProcessSpec spec;
   spec.argv = {"/bin/sh", "-c", command};
   spec.cwd = cwd;
@@ -40,7 +41,7 @@ Result<sandbox::ProcessResult> run_in(const sandbox::SandboxPolicy* policy, cons
 }
 
 struct stat stat_of(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   REQUIRE(::stat(path.c_str(), &st) == 0);
   return st;
 }
@@ -60,8 +61,9 @@ TEST_SUITE("sandbox") {
     std::this_thread::sleep_for(10ms);  // a ctime that moved is seen as moved
     // The mode it already has: were the mask writable, the chmod would succeed and move the
     // ctime of the host's /dev/null without changing what it allows.
-    auto r = run_in(&policy, ws, fmt::format("chmod {:o} .env; echo chmod=$?; touch .env; echo touch=$?; cat .env; echo end",
-                                             before.st_mode & 07777));
+    auto r = run_in(&policy, ws,
+                    fmt::format("chmod {:o} .env; echo chmod=$?; touch .env; echo touch=$?; cat .env; echo end",
+                                before.st_mode & 07777));
     REQUIRE(r.ok());
     CAPTURE(r->output.text());
     struct stat after = stat_of("/dev/null");
@@ -81,14 +83,16 @@ TEST_SUITE("sandbox") {
     policy.workspace = ws;
     // A user xattr: the file system allows it to this user, so only the filter says no.
     const std::string attempt =
-        "python3 -c 'import os\ntry:\n    os.setxattr(\"css\", \"user.candor\", b\"x\"); print(\"set\")\nexcept OSError as e:\n    print(\"refused\", e.errno)'";
+        "python3 -c 'import os\ntry:\n    os.setxattr(\"css\", \"user.candor\", b\"x\"); print(\"set\")\nexcept "
+        "OSError as e:\n    print(\"refused\", e.errno)'";
     auto boxed = run_in(&policy, ws, attempt);
     REQUIRE(boxed.ok());
     CAPTURE(boxed->output.text());
     CHECK(boxed->output.text().find("refused 95") != std::string::npos);  // ENOTSUP
     auto direct = run_in(nullptr, ws, attempt);
     REQUIRE(direct.ok());
-    if (direct->output.text().find("set") == std::string::npos) MESSAGE("this file system takes no user xattrs: the control shows nothing");
+    if (direct->output.text().find("set") == std::string::npos)
+      MESSAGE("this file system takes no user xattrs: the control shows nothing");
   }
 
   TEST_CASE("system secrets beneath the read paths stay unreadable: /etc/shadow as root" *
@@ -96,8 +100,9 @@ TEST_SUITE("sandbox") {
     std::string ws = make_temp_dir("ws");
     sandbox::SandboxPolicy policy;
     policy.workspace = ws;
-    const std::string probe = "head -c1 /etc/shadow >/dev/null 2>&1 && echo shadow-read || echo shadow-refused; "
-                              "head -c1 /etc/passwd >/dev/null && echo passwd-read";
+    const std::string probe =
+        "head -c1 /etc/shadow >/dev/null 2>&1 && echo shadow-read || echo shadow-refused; "
+        "head -c1 /etc/passwd >/dev/null && echo passwd-read";
     auto boxed = run_in(&policy, ws, probe);
     REQUIRE(boxed.ok());
     CHECK(boxed->output.text().find("shadow-refused") != std::string::npos);
@@ -119,7 +124,8 @@ TEST_SUITE("sandbox") {
     std::string ws = make_temp_dir("ws");
     sandbox::SandboxPolicy policy;
     policy.workspace = ws;
-    auto boxed = run_in(&policy, ws, "tool; cat \"$HOME/.cargo/config.toml\"; cat \"$HOME/.cargo/credentials.toml\"; echo end");
+    auto boxed =
+        run_in(&policy, ws, "tool; cat \"$HOME/.cargo/config.toml\"; cat \"$HOME/.cargo/credentials.toml\"; echo end");
     REQUIRE(boxed.ok());
     CAPTURE(boxed->output.text());
     CHECK(boxed->output.text().find("tool") != std::string::npos);      // the installation works

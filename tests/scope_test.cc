@@ -66,7 +66,8 @@ TEST_SUITE("verify") {
 
   TEST_CASE("scope findings: outside the scope, and sensitive paths no scope names explicitly") {
     RunFacts f;
-    f.mutations = {modified("css/style.css"), modified(".github/workflows/ci.yml"), modified(".gitlab-ci.yml"), modified("deploy/prod.yaml")};
+    f.mutations = {modified("css/style.css"), modified(".github/workflows/ci.yml"), modified(".gitlab-ci.yml"),
+                   modified("deploy/prod.yaml")};
     f.sensitive = {"deploy/**"};
     auto findings = scope_findings(f);
     REQUIRE(findings.size() == 3);

@@ -27,23 +27,25 @@ using candor::testing::write_file;
 
 TEST_SUITE("sandbox") {
   TEST_CASE("credential file names are matched case-insensitively, with the common names and no templates") {
-    for (const char* path : {".env", ".ENV", "App/.Env", ".env.local", ".ENV.PRODUCTION", "prod.env", "deploy/STAGING.ENV",
-                             ".envrc", "certs/server.pem", "CERTS/SERVER.PEM", "tls.key", "ID_RSA", "id_ed25519_sk",
-                             "home/.ssh/id_ed25519", ".SSH/config", ".aws/credentials", ".kube/config", "x/.KUBE/config",
-                             ".netrc", "x/.npmrc", "keystore.p12", ".git-credentials", "credentials.json",
-                             "config/Credentials.json", ".my.cnf", "AuthKey_ABC123.p8", "putty.ppk", ".pgpass",
-                             // Terraform state (every secret its resources were given, in clear) and its backup
-                             "terraform.tfstate", "infra/prod.tfstate", "TERRAFORM.TFSTATE.BACKUP", ".terraform/terraform.tfstate",
-                             "wp-config.php", "blog/WP-Config.php", ".dockercfg", ".s3cfg", ".boto", ".terraformrc", "terraform.rc"}) {
+    for (const char* path :
+         {".env", ".ENV", "App/.Env", ".env.local", ".ENV.PRODUCTION", "prod.env", "deploy/STAGING.ENV", ".envrc",
+          "certs/server.pem", "CERTS/SERVER.PEM", "tls.key", "ID_RSA", "id_ed25519_sk", "home/.ssh/id_ed25519",
+          ".SSH/config", ".aws/credentials", ".kube/config", "x/.KUBE/config", ".netrc", "x/.npmrc", "keystore.p12",
+          ".git-credentials", "credentials.json", "config/Credentials.json", ".my.cnf", "AuthKey_ABC123.p8",
+          "putty.ppk", ".pgpass",
+          // Terraform state (every secret its resources were given, in clear) and its backup
+          "terraform.tfstate", "infra/prod.tfstate", "TERRAFORM.TFSTATE.BACKUP", ".terraform/terraform.tfstate",
+          "wp-config.php", "blog/WP-Config.php", ".dockercfg", ".s3cfg", ".boto", ".terraformrc", "terraform.rc"}) {
       CAPTURE(path);
       CHECK(sandbox::looks_secret(path));
     }
-    for (const char* path : {".env.example", ".ENV.SAMPLE", ".env.template", "example.env", "sample.env", "id_rsa.pub",
-                             "ID_RSA.PUB", "keys.txt", "envoy.yaml", "src/key.cc", "environment.md", "README.md", "monkey",
-                             "pem/readme", "envrc.md", "kube/config", "credentials.md", "src/credentials.py", "dotenv.js",
-                             // left out on purpose (docs/sandbox.md): templates, and names too common to refuse
-                             "wp-config-sample.php", "tfstate.md", "src/tfstate.go", "terraform.tfvars", "secrets.yml",
-                             "auth.json", "boto.py", "s3cfg.example"}) {
+    for (const char* path :
+         {".env.example", ".ENV.SAMPLE", ".env.template", "example.env", "sample.env", "id_rsa.pub", "ID_RSA.PUB",
+          "keys.txt", "envoy.yaml", "src/key.cc", "environment.md", "README.md", "monkey", "pem/readme", "envrc.md",
+          "kube/config", "credentials.md", "src/credentials.py", "dotenv.js",
+          // left out on purpose (docs/sandbox.md): templates, and names too common to refuse
+          "wp-config-sample.php", "tfstate.md", "src/tfstate.go", "terraform.tfvars", "secrets.yml", "auth.json",
+          "boto.py", "s3cfg.example"}) {
       CAPTURE(path);
       CHECK_FALSE(sandbox::looks_secret(path));
     }
@@ -59,8 +61,10 @@ TEST_SUITE("sandbox") {
     REQUIRE(ws.ok());
     sandbox::SandboxPolicy policy = sandbox::make_sandbox_policy(**ws);
     std::string real = (*ws)->root();
-    CHECK(std::find(policy.secret_files.begin(), policy.secret_files.end(), real + "/" + deep + ".env") != policy.secret_files.end());
-    CHECK(std::find(policy.secret_files.begin(), policy.secret_files.end(), real + "/" + deep + "PROD.ENV") != policy.secret_files.end());
+    CHECK(std::find(policy.secret_files.begin(), policy.secret_files.end(), real + "/" + deep + ".env") !=
+          policy.secret_files.end());
+    CHECK(std::find(policy.secret_files.begin(), policy.secret_files.end(), real + "/" + deep + "PROD.ENV") !=
+          policy.secret_files.end());
     CHECK((*ws)->stat(deep + ".env")->credential);
   }
 
@@ -91,7 +95,8 @@ TEST_SUITE("sandbox") {
         auto ws = sandbox::Workspace::open(base);
         if (!ws.ok()) ::_exit(6);
         sandbox::SandboxPolicy policy = sandbox::make_sandbox_policy(**ws);
-        bool as_expected = expect.empty() ? policy.secret_scan_error.empty() : policy.secret_scan_error.find(expect) != std::string::npos;
+        bool as_expected = expect.empty() ? policy.secret_scan_error.empty()
+                                          : policy.secret_scan_error.find(expect) != std::string::npos;
         ::_exit(as_expected ? 0 : 1);
       }
       int status = 0;
@@ -120,19 +125,22 @@ TEST_SUITE("sandbox") {
     REQUIRE(ws.ok());
     std::string real = (*ws)->root();
     std::map<std::string, sandbox::FileIdentity> expected;  // every credential file, by a walk of its own
-    for (auto it = std::filesystem::recursive_directory_iterator(real); it != std::filesystem::recursive_directory_iterator(); ++it) {
+    for (auto it = std::filesystem::recursive_directory_iterator(real);
+         it != std::filesystem::recursive_directory_iterator(); ++it) {
       std::string rel = std::filesystem::relative(it->path(), real).string();
       if (it->is_symlink() || !it->is_regular_file() || !sandbox::looks_secret(rel)) continue;
       struct stat st {};
       REQUIRE(::lstat(it->path().c_str(), &st) == 0);
-      expected[real + "/" + rel] = sandbox::FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+      expected[real + "/" + rel] =
+          sandbox::FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
     }
     REQUIRE(expected.size() >= 6);
     sandbox::SandboxPolicy policy = sandbox::make_sandbox_policy(**ws);
     CHECK(policy.secret_scan_error == "");
     REQUIRE(policy.secret_files.size() == policy.secret_identities.size());
     std::map<std::string, sandbox::FileIdentity> found;
-    for (std::size_t i = 0; i < policy.secret_files.size(); ++i) found[policy.secret_files[i]] = policy.secret_identities[i];
+    for (std::size_t i = 0; i < policy.secret_files.size(); ++i)
+      found[policy.secret_files[i]] = policy.secret_identities[i];
     CHECK(found == expected);
   }
 

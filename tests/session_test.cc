@@ -22,15 +22,21 @@ namespace {
 // Everything the session tells its observer, in order, from the run's thread.
 class RecordingObserver final : public app::RunObserver {
  public:
-  void round_started(int round, std::size_t steps) override { add("round " + std::to_string(round) + " " + std::to_string(steps)); }
+  void round_started(int round, std::size_t steps) override {
+    add("round " + std::to_string(round) + " " + std::to_string(steps));
+  }
   void step_started(const StepRecord& step) override {
     add("step " + step.id);
     if (step.tool == "shell") shell_started.store(true);
   }
-  void step_finished(const StepRecord& step, const std::vector<AssertionRecord>& /*assertions*/) override { add("done " + step.id); }
+  void step_finished(const StepRecord& step, const std::vector<AssertionRecord>& /*assertions*/) override {
+    add("done " + step.id);
+  }
   void wait_started(WaitKind kind) override { add("wait " + std::to_string(static_cast<int>(kind))); }
   void wait_finished(WaitKind kind) override { add("waited " + std::to_string(static_cast<int>(kind))); }
-  void set_masker(std::shared_ptr<const SecretMasker> masker) override { add(masker != nullptr ? "masker" : "no masker"); }
+  void set_masker(std::shared_ptr<const SecretMasker> masker) override {
+    add(masker != nullptr ? "masker" : "no masker");
+  }
   void event(const Event& e) override {
     std::lock_guard<std::mutex> lock(mu_);
     events.push_back(e.type);
@@ -104,13 +110,14 @@ int count(const std::vector<std::string>& types, const std::string& type) {
   return static_cast<int>(std::count(types.begin(), types.end(), type));
 }
 
-const json kGreenPatch = {{"goal_kind", "modify"},
-                          {"questions", {"Is the background dark green?"}},
-                          {"steps",
-                           {{{"id", "s1"},
-                             {"tool", "file_patch"},
-                             {"args", {{"path", "css/style.css"}, {"edits", {{{"find", "#ffffff"}, {"replace", "#006400"}}}}}}}}},
-                          {"then", "finish"}};
+const json kGreenPatch = {
+    {"goal_kind", "modify"},
+    {"questions", {"Is the background dark green?"}},
+    {"steps",
+     {{{"id", "s1"},
+       {"tool", "file_patch"},
+       {"args", {{"path", "css/style.css"}, {"edits", {{{"find", "#ffffff"}, {"replace", "#006400"}}}}}}}}},
+    {"then", "finish"}};
 
 json sleeping_plan(int seconds) {
   return {{"goal_kind", "modify"},
@@ -189,7 +196,8 @@ TEST_SUITE("app") {
     CHECK(fake.seen.front().role == "planner");
     CHECK(observer.heard("wait " + std::to_string(static_cast<int>(WaitKind::kPlanner))));
     CHECK(observer.heard("wait " + std::to_string(static_cast<int>(WaitKind::kJudge))));
-    CHECK(observer.index_of("steps_ended") < observer.index_of("wait " + std::to_string(static_cast<int>(WaitKind::kJudge))));
+    CHECK(observer.index_of("steps_ended") <
+          observer.index_of("wait " + std::to_string(static_cast<int>(WaitKind::kJudge))));
     CHECK(result->judge.asked);
     CHECK(result->judge.answered);
     CHECK(result->judge_provider == "fake");
@@ -211,7 +219,8 @@ TEST_SUITE("app") {
     request.judge = "never";
     request.workspace = workspace_of(env);
     std::thread canceller([&] {
-      for (int i = 0; i < 400 && !observer.shell_started.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+      for (int i = 0; i < 400 && !observer.shell_started.load(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       session.cancel();
     });
@@ -231,7 +240,9 @@ TEST_SUITE("app") {
     CHECK(count(event_types(run), "run_ended") == 1);
   }
 
-  TEST_CASE("run and exec end through one pipeline: the judge has what the time budget left, and is not asked under a second") {
+  TEST_CASE(
+      "run and exec end through one pipeline: the judge has what the time budget left, and is not asked under a "
+      "second") {
     SUBCASE("exec, time left") {
       Env env;
       FakeProvider fake;
@@ -294,7 +305,11 @@ TEST_SUITE("app") {
       FakeProvider later;
       later.replies = kJudgeReplies;
       app::Session again(nullptr, fake_factory(later));
-      auto verified = again.verify({.run = result->facts.run_id, .store_dir = env.store, .judge = "always", .llm = "fake", .acceptance_file = ""});
+      auto verified = again.verify({.run = result->facts.run_id,
+                                    .store_dir = env.store,
+                                    .judge = "always",
+                                    .llm = "fake",
+                                    .acceptance_file = ""});
       REQUIRE(verified.ok());
       CHECK(judge_calls(later) == 2);
       CHECK(verified->judge.answered);
@@ -320,7 +335,8 @@ TEST_SUITE("app") {
     }
   }
 
-  TEST_CASE("verify_git ends through the same pipeline: the judge has the budget's time, its calls are recorded as a run's") {
+  TEST_CASE(
+      "verify_git ends through the same pipeline: the judge has the budget's time, its calls are recorded as a run's") {
     Repo repo;
     repo.edit("css/style.css", "#ffffff", "#006400");
     repo.commit("dark green");

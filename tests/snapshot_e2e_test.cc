@@ -72,7 +72,9 @@ TEST_SUITE("e2e") {
     CHECK(seen);
   }
 
-  TEST_CASE("after a file tool, only its path is looked at unless a process ran: what an assertion's command wrote is still seen") {
+  TEST_CASE(
+      "after a file tool, only its path is looked at unless a process ran: what an assertion's command wrote is still "
+      "seen") {
     Env env;
     // s1's assertion runs a program that writes a file: the scan after s2 (a file_write that names
     // only its own path) must still look everywhere, or out.txt is in no snapshot.
@@ -86,7 +88,8 @@ TEST_SUITE("e2e") {
     CHECK(mutated(run, "out.txt"));
   }
 
-  TEST_CASE("a folder named so git refuses it (GIT~1, .GIT) does not break the run: named as unread, the scan incomplete") {
+  TEST_CASE(
+      "a folder named so git refuses it (GIT~1, .GIT) does not break the run: named as unread, the scan incomplete") {
     Env env;
     std::string plan = env.plan_file(R"({"goal_kind": "modify", "steps": [
         {"id": "s1", "tool": "shell", "args": {"command": "mkdir GIT~1 && echo x > GIT~1/hooks.sh && echo y > ok.txt"},
@@ -145,7 +148,9 @@ TEST_SUITE("e2e") {
                    {"steps",
                     {{{"id", "s1"},
                       {"tool", "file_patch"},
-                      {"args", {{"path", "css/style.css"}, {"edits", {{{"find", "background: #ffffff;"}, {"replace", "background: #006400;"}}}}}},
+                      {"args",
+                       {{"path", "css/style.css"},
+                        {"edits", {{{"find", "background: #ffffff;"}, {"replace", "background: #006400;"}}}}}},
                       {"assert", {{{"type", "file_contains"}, {"path", "css/style.css"}, {"text", "#006400"}}}}},
                      {{"id", "s2"}, {"tool", "shell"}, {"args", {{"command", command}}}}}},
                    {"then", "finish"}};
@@ -159,7 +164,9 @@ TEST_SUITE("e2e") {
     }
   }
 
-  TEST_CASE("twenty runs started at once on a workspace the store has never seen all start: the snapshot repository is made once") {
+  TEST_CASE(
+      "twenty runs started at once on a workspace the store has never seen all start: the snapshot repository is made "
+      "once") {
     Env env;
     std::string plan = env.plan_file(R"({"goal_kind": "modify", "steps": [
         {"id": "s1", "tool": "file_read", "args": {"path": "index.html"}}], "then": "finish"})");
@@ -288,7 +295,9 @@ const json* mutation_of(const json& report, const std::string& path) {
 }  // namespace
 
 TEST_SUITE("e2e") {
-  TEST_CASE("issue 28: deleting and rewriting files .gitignore matches, beside a covered edit, is not a success; undo restores them") {
+  TEST_CASE(
+      "issue 28: deleting and rewriting files .gitignore matches, beside a covered edit, is not a success; undo "
+      "restores them") {
     for (bool with_repository : {false, true}) {
       CAPTURE(with_repository);
       Env env;
@@ -325,7 +334,8 @@ TEST_SUITE("e2e") {
     }
   }
 
-  TEST_CASE("issue 28: an honest file_patch of a file .gitignore matches, checked by the user's assertion, is a success") {
+  TEST_CASE(
+      "issue 28: an honest file_patch of a file .gitignore matches, checked by the user's assertion, is a success") {
     Env env;
     write_file(env.ws + "/.gitignore", "config/local.yml\n");
     write_file(env.ws + "/config/local.yml", "debug: false\nport: 8080\n");

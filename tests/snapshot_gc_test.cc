@@ -1,15 +1,15 @@
 // The snapshot side of `candor gc` (snapshot/gc.h), checked with the git CLI.
 #include <doctest/doctest.h>
 
-#include <sys/wait.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
-#include <thread>
 #include <functional>
 #include <map>
+#include <thread>
 
 #include "snapshot/gc.h"
 #include "snapshot/repository_lock.h"
@@ -70,7 +70,8 @@ struct TwoRuns {
   std::string object_files() const {
     std::vector<std::string> files;
     for (const auto& e : fs::recursive_directory_iterator(repo + "/objects")) {
-      if (e.is_regular_file()) files.push_back(fs::relative(e.path(), repo).string() + " " + std::to_string(e.file_size()));
+      if (e.is_regular_file())
+        files.push_back(fs::relative(e.path(), repo).string() + " " + std::to_string(e.file_size()));
     }
     std::sort(files.begin(), files.end());
     std::string out;
@@ -85,7 +86,8 @@ struct TwoRuns {
   std::size_t loose_objects() const {
     std::size_t n = 0;
     for (const auto& d : fs::directory_iterator(repo + "/objects")) {
-      if (d.path().filename().string().size() == 2) n += std::distance(fs::directory_iterator(d.path()), fs::directory_iterator());
+      if (d.path().filename().string().size() == 2)
+        n += std::distance(fs::directory_iterator(d.path()), fs::directory_iterator());
     }
     return n;
   }
@@ -96,7 +98,8 @@ struct TwoRuns {
     CHECK(fsck.exit_code == 0);
     auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
     REQUIRE(snap.ok());
-    CHECK((*snap)->read(trees.at("B/before"), "a.txt").value() == std::optional<std::string>("v3 (written between the runs)\n"));
+    CHECK((*snap)->read(trees.at("B/before"), "a.txt").value() ==
+          std::optional<std::string>("v3 (written between the runs)\n"));
     CHECK((*snap)->read(trees.at("B/after"), "b.txt").value() == std::optional<std::string>("run B wrote it\n"));
     CHECK((*snap)->read(trees.at("B/after"), "keep.txt").value() == std::optional<std::string>("in every snapshot\n"));
     CHECK((*snap)->diff(trees.at("B/before"), trees.at("B/after")).value().size() == 1);
@@ -113,7 +116,8 @@ TEST_SUITE("verify") {
       // A scan no ref pins (a run removed since, say) saved the index: c.txt is in it alone. Old
       // mtimes, so the next scan trusts the index rather than hashing the files again.
       write_file(s.ws + "/c.txt", "only the index names this\n");
-      for (const auto& f : fs::directory_iterator(s.ws)) fs::last_write_time(f.path(), fs::file_time_type::clock::now() - std::chrono::hours(1));
+      for (const auto& f : fs::directory_iterator(s.ws))
+        fs::last_write_time(f.path(), fs::file_time_type::clock::now() - std::chrono::hours(1));
       auto snap = snapshot::SnapshotStore::open(s.store, s.ws, system_clock());
       REQUIRE(snap.ok());
       REQUIRE((*snap)->scan().ok());
@@ -133,7 +137,8 @@ TEST_SUITE("verify") {
     CHECK(r.not_in_store == 0);
     CHECK(r.bytes_after < r.bytes_before);
     CHECK(s.loose_objects() == 0);
-    CHECK(s.git({"for-each-ref", "--format=%(refname)"}).out == "refs/candor/runs/B/after\nrefs/candor/runs/B/before\n");
+    CHECK(s.git({"for-each-ref", "--format=%(refname)"}).out ==
+          "refs/candor/runs/B/after\nrefs/candor/runs/B/before\n");
     CHECK_FALSE(s.has_object("v1 (before run A)\n"));
     CHECK_FALSE(s.has_object("v2 (run A wrote it)\n"));
     CHECK(s.has_object("v3 (written between the runs)\n"));
@@ -189,10 +194,12 @@ TEST_SUITE("verify") {
     CHECK(snapshot::RepositoryLock::held_by_others(s.repo));
     std::string objects = s.object_files();
     bool asked = false;
-    auto gc = snapshot::collect_snapshots(s.store, {"A"}, [&]() -> Result<snapshot::RunsInStore> {
-      asked = true;
-      return snapshot::RunsInStore{};
-    }, {});
+    auto gc = snapshot::collect_snapshots(s.store, {"A"},
+                                          [&]() -> Result<snapshot::RunsInStore> {
+                                            asked = true;
+                                            return snapshot::RunsInStore{};
+                                          },
+                                          {});
     REQUIRE(gc.repositories.size() == 1);
     CHECK(gc.repositories[0].outcome == snapshot::RepositoryGc::Outcome::kInUse);
     CHECK(gc.repositories[0].refs_removed == 2);
@@ -208,8 +215,10 @@ TEST_SUITE("verify") {
     TwoRuns s;
     // A tree of run B names a blob the store never held, as seeded snapshots do (the blob is in
     // the workspace's own repository).
-    auto tree = run_command({"/bin/sh", "-c", "printf '100644 blob 1234567890123456789012345678901234567890\\tghost.txt\\n' | "
-                                              "/usr/bin/git --git-dir=" + s.repo + " mktree --missing"});
+    auto tree = run_command({"/bin/sh", "-c",
+                             "printf '100644 blob 1234567890123456789012345678901234567890\\tghost.txt\\n' | "
+                             "/usr/bin/git --git-dir=" +
+                                 s.repo + " mktree --missing"});
     REQUIRE(tree.exit_code == 0);
     s.git({"update-ref", "refs/candor/runs/B/ghost", tree.out.substr(0, 40)});
     auto gc = snapshot::collect_snapshots(s.store, {"A"}, s.only_b(), {});
@@ -232,7 +241,8 @@ TEST_SUITE("verify") {
     fs::last_write_time(leftover, fs::file_time_type::clock::now() - std::chrono::hours(1));
     std::string orphan_lock = s.store + "/snapshots/0123456789abcdef.git.in-use";
     write_file(orphan_lock, "");
-    auto gc = snapshot::collect_snapshots(s.store, {"A", "B"}, [] { return Result<snapshot::RunsInStore>(snapshot::RunsInStore{}); }, {});
+    auto gc = snapshot::collect_snapshots(s.store, {"A", "B"},
+                                          [] { return Result<snapshot::RunsInStore>(snapshot::RunsInStore{}); }, {});
     REQUIRE(gc.repositories.size() == 1);
     CHECK(gc.repositories[0].outcome == snapshot::RepositoryGc::Outcome::kRemoved);
     CHECK_FALSE(fs::exists(s.repo));

@@ -93,7 +93,9 @@ const std::vector<std::string> kPatterns = {"*", "*.txt", "a*", "d/", "e/", "!*.
 }  // namespace
 
 TEST_SUITE("verify") {
-  TEST_CASE("property: incremental scans hold what a walk from scratch finds that the start's ignore rules do not exclude or the run held") {
+  TEST_CASE(
+      "property: incremental scans hold what a walk from scratch finds that the start's ignore rules do not exclude or "
+      "the run held") {
     std::string ws = make_workspace({{".gitignore", "*.log\nbuild/\n/top.tmp\n!keep.log\n"},
                                      {"d/.gitignore", "x*\n"},
                                      {"gen/.gitignore", "*\n"},
@@ -173,7 +175,9 @@ void set_mtime(const std::string& path, std::int64_t seconds, long nanoseconds =
   REQUIRE(::utimensat(AT_FDCWD, path.c_str(), times, AT_SYMLINK_NOFOLLOW) == 0);
 }
 
-std::int64_t now_s() { return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count(); }
+std::int64_t now_s() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
 // A first run's snapshot of `ws` in a store that has never seen it: the tree id and `git ls-tree -r`.
 std::pair<std::string, std::string> first_snapshot(const std::string& ws) {
@@ -336,8 +340,9 @@ namespace {
 
 // One run on `ws` with the store at `store`: the before tree, a step that writes `step_file` (when
 // given) and its scan, the after tree, the index saved. Returns the before and after listings.
-std::pair<std::string, std::string> one_run(const std::string& store, const std::string& ws, const std::string& step_file,
-                                            std::string& before_tree, std::string& after_tree) {
+std::pair<std::string, std::string> one_run(const std::string& store, const std::string& ws,
+                                            const std::string& step_file, std::string& before_tree,
+                                            std::string& after_tree) {
   auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
   REQUIRE(snap.ok());
   REQUIRE((*snap)->scan().ok());
@@ -358,7 +363,8 @@ std::pair<std::string, std::string> one_run(const std::string& store, const std:
 }  // namespace
 
 TEST_SUITE("verify") {
-  TEST_CASE("property: a warm run's trees equal snapshots from scratch, whatever changed between runs or in the store") {
+  TEST_CASE(
+      "property: a warm run's trees equal snapshots from scratch, whatever changed between runs or in the store") {
     std::string ws = tracked_workspace();
     std::string store = make_temp_dir("store");
     std::string repo = snapshot::snapshot_repository_path(store, fs::canonical(ws).string());

@@ -48,9 +48,9 @@ TEST_SUITE("verify") {
 
     // What file_write, file_patch and file_delete can do: create (in new folders too), rewrite,
     // delete; in tracked, ignored, re-included and nested-repository places, and .gitignore itself.
-    const std::vector<std::string> paths = {"src/a.txt", "src/b.txt",       "new/deep/c.txt", "build/x.o",    "build/sub/y.txt",
-                                            "debug.log", "keep.log",        "src/keep.log",   ".gitignore",   "vendor/lib/file.c",
-                                            "vendor/lib/new.c", "top.txt"};
+    const std::vector<std::string> paths = {"src/a.txt",       "src/b.txt",         "new/deep/c.txt",   "build/x.o",
+                                            "build/sub/y.txt", "debug.log",         "keep.log",         "src/keep.log",
+                                            ".gitignore",      "vendor/lib/file.c", "vendor/lib/new.c", "top.txt"};
     std::mt19937 rng(15);
     for (int i = 0; i < 120; ++i) {
       const std::string& path = paths[rng() % paths.size()];

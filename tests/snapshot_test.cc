@@ -66,7 +66,8 @@ TEST_SUITE("verify") {
     CHECK(patch->find("-two\n+2\n") != std::string::npos);
   }
 
-  TEST_CASE("a .gitattributes in the workspace cannot make a text change look binary, nor hide its diff; content decides") {
+  TEST_CASE(
+      "a .gitattributes in the workspace cannot make a text change look binary, nor hide its diff; content decides") {
     // The agent writes the workspace, .gitattributes included: `binary` or `-diff` there made
     // libgit2 report a text file as binary with sizes of 0 and no lines, and give the judge and the
     // HTML report "Binary files differ" instead of the change.
@@ -121,7 +122,9 @@ TEST_SUITE("verify") {
     }
   }
 
-  TEST_CASE("git workspaces: what .gitignore matches is recorded at the start, not made later; the workspace's own .git is untouched") {
+  TEST_CASE(
+      "git workspaces: what .gitignore matches is recorded at the start, not made later; the workspace's own .git is "
+      "untouched") {
     std::string ws = make_temp_dir("repo");
     REQUIRE(run_command({"/usr/bin/git", "init", "-q", ws}).exit_code == 0);
     write_file(ws + "/.gitignore", "build/\n*.log\n");
@@ -177,7 +180,8 @@ TEST_SUITE("verify") {
   TEST_CASE("a run that changed a few files of many leaves the saved index as it was; the next run finds them again") {
     std::string ws = make_temp_dir("ws");
     std::string store = make_temp_dir("store");
-    for (int i = 0; i < 300; ++i) write_file(ws + "/d" + std::to_string(i % 7) + "/f" + std::to_string(i), std::to_string(i) + "\n");
+    for (int i = 0; i < 300; ++i)
+      write_file(ws + "/d" + std::to_string(i % 7) + "/f" + std::to_string(i), std::to_string(i) + "\n");
     // Past the racy windows, so that stat data can vouch for the files: their mtimes an hour old
     // (older than the saved index file), and a clock past the two seconds in which a scan distrusts
     // the ctime that setting them gave.
@@ -279,19 +283,29 @@ TEST_SUITE("verify") {
       std::error_code ec;
       switch (rng() % 6) {
         case 0:
-          for (fs::path parent = fs::path(path).parent_path(); parent.string().size() > ws.size(); parent = parent.parent_path()) {
+          for (fs::path parent = fs::path(path).parent_path(); parent.string().size() > ws.size();
+               parent = parent.parent_path()) {
             if (fs::is_regular_file(parent)) fs::remove(parent);  // "d" became a file in an earlier round
           }
           write_file(path, "content " + std::to_string(rng() % 3) + "\n");
           break;
-        case 1: fs::remove(path, ec); break;
-        case 2: if (fs::exists(path)) fs::last_write_time(path, fs::file_time_type::clock::now(), ec); break;  // touch
-        case 3: if (fs::is_regular_file(path)) fs::permissions(path, fs::perms::owner_exec, fs::perm_options::add, ec); break;
+        case 1:
+          fs::remove(path, ec);
+          break;
+        case 2:
+          if (fs::exists(path)) fs::last_write_time(path, fs::file_time_type::clock::now(), ec);
+          break;  // touch
+        case 3:
+          if (fs::is_regular_file(path)) fs::permissions(path, fs::perms::owner_exec, fs::perm_options::add, ec);
+          break;
         case 4:
           fs::remove_all(ws + "/d", ec);
           write_file(ws + "/d", "d is a file now");
           break;
-        case 5: fs::remove(ws + "/link", ec); fs::create_symlink(name, ws + "/link", ec); break;
+        case 5:
+          fs::remove(ws + "/link", ec);
+          fs::create_symlink(name, ws + "/link", ec);
+          break;
       }
       auto incremental = (*snap)->scan();
       REQUIRE(incremental.ok());
@@ -332,7 +346,8 @@ std::set<std::string> tree_files(const snapshot::SnapshotStore& snap, const std:
   return out;
 }
 
-std::unique_ptr<snapshot::SnapshotStore> open_frozen(const std::string& ws, const std::vector<std::string>& extra = {}) {
+std::unique_ptr<snapshot::SnapshotStore> open_frozen(const std::string& ws,
+                                                     const std::vector<std::string>& extra = {}) {
   auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
   REQUIRE(snap.ok());
   REQUIRE((*snap)->scan().ok());
@@ -372,7 +387,8 @@ TEST_SUITE("verify") {
     auto snap = open_frozen(ws);
     std::string t0 = snap->write_tree().value();
     // build/.gitignore is there at the start: recorded, though its own rule ignores it.
-    CHECK(tree_files(*snap, t0) == std::set<std::string>{".gitignore", "build/.gitignore", "lib/.gitignore", "lib/a.c"});
+    CHECK(tree_files(*snap, t0) ==
+          std::set<std::string>{".gitignore", "build/.gitignore", "lib/.gitignore", "lib/a.c"});
 
     write_file(ws + "/node_modules/x/index.js", "x\n");
     write_file(ws + "/lib/new.log", "log\n");
@@ -396,7 +412,8 @@ TEST_SUITE("verify") {
     CHECK(snap->scan().value() == std::vector<std::string>{"d/cache/y"});
   }
 
-  TEST_CASE("snapshot.ignore given to open() spares the first scan; a pattern added between runs prunes the saved index") {
+  TEST_CASE(
+      "snapshot.ignore given to open() spares the first scan; a pattern added between runs prunes the saved index") {
     std::string ws = make_temp_dir("ws");
     std::string store = make_temp_dir("store");
     write_file(ws + "/keep.txt", "keep\n");
@@ -419,10 +436,12 @@ TEST_SUITE("verify") {
                                                  {"*.log"});  // then the config lost it
     REQUIRE((*dropped)->scan().ok());
     REQUIRE((*dropped)->freeze_ignore_rules({}).ok());
-    CHECK(tree_files(**dropped, (*dropped)->write_tree().value()) == std::set<std::string>{"debug.log", "deps/lib.js", "keep.txt"});
+    CHECK(tree_files(**dropped, (*dropped)->write_tree().value()) ==
+          std::set<std::string>{"debug.log", "deps/lib.js", "keep.txt"});
   }
 
-  TEST_CASE("a symlink named like an ignored folder is a file to the ignore rules, in the first scan as later (as in git)") {
+  TEST_CASE(
+      "a symlink named like an ignored folder is a file to the ignore rules, in the first scan as later (as in git)") {
     std::string ws = make_workspace({{".gitignore", "deps/\n"}, {"real/lib.js", "lib\n"}});
     fs::create_directory_symlink("real", ws + "/deps");
     auto snap = open_frozen(ws);
@@ -455,7 +474,8 @@ TEST_SUITE("verify") {
       for (std::size_t i = 0; i < big.size(); i += 7) big[i] = static_cast<char>('a' + i % 26);
       write_file(ws + "/big.bin", big);
       if (with_repository) {
-        for (const char* f : {"/a.txt", "/d/b.txt"}) fs::last_write_time(ws + f, fs::last_write_time(ws + f) - std::chrono::hours(1));
+        for (const char* f : {"/a.txt", "/d/b.txt"})
+          fs::last_write_time(ws + f, fs::last_write_time(ws + f) - std::chrono::hours(1));
         testing::git(ws, {"init", "-q"});
         testing::git(ws, {"add", "-A"});
         testing::git(ws, {"commit", "-qm", "base"});
@@ -500,7 +520,8 @@ TEST_SUITE("verify") {
 
 namespace {
 
-std::map<std::string, std::string> changes_of(const snapshot::SnapshotStore& snap, const std::string& from, const std::string& to) {
+std::map<std::string, std::string> changes_of(const snapshot::SnapshotStore& snap, const std::string& from,
+                                              const std::string& to) {
   auto muts = snap.diff(from, to);
   REQUIRE(muts.ok());
   std::map<std::string, std::string> out;
@@ -512,7 +533,9 @@ std::map<std::string, std::string> changes_of(const snapshot::SnapshotStore& sna
 
 // DESIGN.md, "Snapshots see everything": ignored means "not committed", not "does not matter".
 TEST_SUITE("verify") {
-  TEST_CASE("a file under an ignored path present at the start is watched: its modification, deletion and mode change are changes; a new one there is not") {
+  TEST_CASE(
+      "a file under an ignored path present at the start is watched: its modification, deletion and mode change are "
+      "changes; a new one there is not") {
     for (bool with_repository : {false, true}) {
       CAPTURE(with_repository);
       std::string ws = make_workspace({{".gitignore", "data/\n*.local.yml\nbuild/\n"},
@@ -530,8 +553,9 @@ TEST_SUITE("verify") {
       }
       auto snap = open_frozen(ws);
       std::string t0 = snap->write_tree().value();
-      CHECK(tree_files(*snap, t0) == std::set<std::string>{".gitignore", "app.local.yml", "build/.gitignore", "build/out.o",
-                                                           "data/app.sqlite3", "data/deep/cache.bin", "src.c"});
+      CHECK(tree_files(*snap, t0) == std::set<std::string>{".gitignore", "app.local.yml", "build/.gitignore",
+                                                           "build/out.o", "data/app.sqlite3", "data/deep/cache.bin",
+                                                           "src.c"});
 
       fs::remove(ws + "/data/app.sqlite3");
       write_file(ws + "/app.local.yml", "db: elsewhere\n");
@@ -540,11 +564,14 @@ TEST_SUITE("verify") {
       write_file(ws + "/build/sub/more.o", "more\n");
       write_file(ws + "/data/new.db", "new\n");
       write_file(ws + "/other.local.yml", "new\n");
-      CHECK(snap->scan().value() == std::vector<std::string>{"app.local.yml", "data/app.sqlite3", "data/deep/cache.bin"});
+      CHECK(snap->scan().value() ==
+            std::vector<std::string>{"app.local.yml", "data/app.sqlite3", "data/deep/cache.bin"});
       std::string t1 = snap->write_tree().value();
-      CHECK(changes_of(*snap, t0, t1) == std::map<std::string, std::string>{
-                                             {"app.local.yml", "modified"}, {"data/app.sqlite3", "deleted"}, {"data/deep/cache.bin", "modified"}});
-      CHECK(snap->read(t0, "data/app.sqlite3").value() == std::optional<std::string>(std::string("SQLite format 3\0\x01\x02", 18)));
+      CHECK(changes_of(*snap, t0, t1) == std::map<std::string, std::string>{{"app.local.yml", "modified"},
+                                                                            {"data/app.sqlite3", "deleted"},
+                                                                            {"data/deep/cache.bin", "modified"}});
+      CHECK(snap->read(t0, "data/app.sqlite3").value() ==
+            std::optional<std::string>(std::string("SQLite format 3\0\x01\x02", 18)));
 
       // Put back where it was (a whole folder gone and made again, too): the path is still watched.
       write_file(ws + "/data/app.sqlite3", "rewritten\n");
@@ -561,7 +588,8 @@ TEST_SUITE("verify") {
     }
   }
 
-  TEST_CASE("a FIFO under an ignored path there at the start is watched like a file; one made there later is not listed") {
+  TEST_CASE(
+      "a FIFO under an ignored path there at the start is watched like a file; one made there later is not listed") {
     std::string ws = make_temp_dir("ws");
     write_file(ws + "/.gitignore", "tmp/\n");
     fs::create_directories(ws + "/tmp/sockets");
@@ -581,7 +609,9 @@ TEST_SUITE("verify") {
     CHECK(changes[0].after.mode == 0);
   }
 
-  TEST_CASE("config snapshot.ignore paths are never watched, not after a file tool's write either; paths only .gitignore matches are") {
+  TEST_CASE(
+      "config snapshot.ignore paths are never watched, not after a file tool's write either; paths only .gitignore "
+      "matches are") {
     std::string ws = make_temp_dir("ws");
     write_file(ws + "/.gitignore", "cache/\nbuild/\n");
     write_file(ws + "/cache/a.bin", "a\n");  // ignored by both
@@ -627,7 +657,8 @@ TEST_SUITE("verify") {
     write_file(ws + "/build/deep/tool.o", "changed by a process\n");
     CHECK(snap->scan().value() == std::vector<std::string>{"build/deep/tool.o"});
     std::string t1 = snap->write_tree().value();
-    CHECK(changes_of(*snap, t0, t1) == std::map<std::string, std::string>{{"build/deep/tool.o", "added"}, {"config.local.yml", "added"}});
+    CHECK(changes_of(*snap, t0, t1) ==
+          std::map<std::string, std::string>{{"build/deep/tool.o", "added"}, {"config.local.yml", "added"}});
   }
 
   TEST_CASE("a file one run made under an ignored path is there at the next run's start: that run watches it") {
@@ -654,7 +685,8 @@ TEST_SUITE("verify") {
     CHECK(tree_files(*snap, before) == std::set<std::string>{".gitignore", "a.txt", "build/gen.o"});
     write_file(ws + "/build/gen.o", "changed by run 2\n");
     CHECK(snap->scan().value() == std::vector<std::string>{"build/gen.o"});
-    CHECK(changes_of(*snap, before, snap->write_tree().value()) == std::map<std::string, std::string>{{"build/gen.o", "modified"}});
+    CHECK(changes_of(*snap, before, snap->write_tree().value()) ==
+          std::map<std::string, std::string>{{"build/gen.o", "modified"}});
     REQUIRE(snap->flush().ok());
     // And the run after that, warm (every path in the saved index), still watches it.
     auto [third, third_before] = run_start();

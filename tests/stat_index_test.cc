@@ -99,13 +99,16 @@ TEST_SUITE("verify") {
     // Byte order, not locale order: '-' (0x2d) < '/' (0x2f) < '0' (0x30), and a UTF-8 byte after all
     // of ASCII. A path of 4,200 bytes does not fit the 12 bits of an entry's name length.
     const std::string long_path = std::string(4200, 'x') + "/end.txt";
-    const std::vector<std::string> paths = {"b.txt", "a0", "a/b", "a-b", "\xc3\xa9t\xc3\xa9.txt", "a/b/c", long_path, "Z"};
+    const std::vector<std::string> paths = {"b.txt", "a0",      "a/b", "a-b", "\xc3\xa9t\xc3\xa9.txt",
+                                            "a/b/c", long_path, "Z"};
     StatIndex index;
-    for (std::size_t i = 0; i < paths.size(); ++i) index.put(entry(paths[i], static_cast<std::uint32_t>(i), i == 2 ? 0100755 : 0100644));
+    for (std::size_t i = 0; i < paths.size(); ++i)
+      index.put(entry(paths[i], static_cast<std::uint32_t>(i), i == 2 ? 0100755 : 0100644));
     index.put(entry("link", 9, 0120000));
     std::vector<std::string> order;
     for (std::size_t i = 0; i < index.size(); ++i) order.emplace_back(index.at(i).path);
-    CHECK(order == std::vector<std::string>{"Z", "a-b", "a/b", "a/b/c", "a0", "b.txt", "link", long_path, "\xc3\xa9t\xc3\xa9.txt"});
+    CHECK(order == std::vector<std::string>{"Z", "a-b", "a/b", "a/b/c", "a0", "b.txt", "link", long_path,
+                                            "\xc3\xa9t\xc3\xa9.txt"});
 
     std::string file = make_temp_dir("idx") + "/index";
     REQUIRE(index.write(file).ok());
@@ -124,7 +127,9 @@ TEST_SUITE("verify") {
     CHECK(loaded->checksum().size() == 40);
   }
 
-  TEST_CASE("indexes git writes load: version 2 with extensions, version 3 without intent-to-add entries; version 4 is refused by name") {
+  TEST_CASE(
+      "indexes git writes load: version 2 with extensions, version 3 without intent-to-add entries; version 4 is "
+      "refused by name") {
     std::string repo = make_temp_dir("gitidx");
     REQUIRE(run_command({"/usr/bin/git", "init", "-q", repo}).exit_code == 0);
     write_file(repo + "/src/a.txt", "a\n");
@@ -216,7 +221,8 @@ TEST_SUITE("verify") {
   }
 
   TEST_CASE("put, put_sorted, remove and remove_all keep the entries a map of path to entry would hold") {
-    const std::vector<std::string> names = {"a", "a-b", "a/b", "a/b/c", "a0", "b", "b/x", "\xc3\xa9", "Z/z", ".gitignore"};
+    const std::vector<std::string> names = {"a", "a-b", "a/b",      "a/b/c", "a0",
+                                            "b", "b/x", "\xc3\xa9", "Z/z",   ".gitignore"};
     std::mt19937 rng(42);
     StatIndex index;
     std::map<std::string, std::uint32_t> model;  // path -> the n its entry was made with
@@ -269,14 +275,14 @@ TEST_SUITE("verify") {
 
   TEST_CASE("the names git refuses to hold are refused; the rest are held") {
     snapshot::GitNameCheck names;
-    for (const char* held : {"src/a.txt", ".gitignore", "a/.gitmodules", "go.mod", "git/x", "gitx~1/a", ".github/workflows/ci.yml",
-                             "docs/.git-blame-ignore-revs", "G/g"}) {
+    for (const char* held : {"src/a.txt", ".gitignore", "a/.gitmodules", "go.mod", "git/x", "gitx~1/a",
+                             ".github/workflows/ci.yml", "docs/.git-blame-ignore-revs", "G/g"}) {
       const std::string path = held;
       CAPTURE(path);
       CHECK(names.holds(path));
     }
-    for (const char* refused : {".git/config", ".GIT/hooks/x", "git~1/hooks.sh", "GIT~1/x", ".git./x", "a/.Git/b", "a//b", "a/./b",
-                                "a/../b", "./a", ".git"}) {
+    for (const char* refused : {".git/config", ".GIT/hooks/x", "git~1/hooks.sh", "GIT~1/x", ".git./x", "a/.Git/b",
+                                "a//b", "a/./b", "a/../b", "./a", ".git"}) {
       const std::string path = refused;
       CAPTURE(path);
       CHECK_FALSE(names.holds(path));

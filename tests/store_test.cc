@@ -91,7 +91,9 @@ TEST_SUITE("store") {
     REQUIRE(loaded->events.size() == 1);
     CHECK(loaded->events[0].data["goal"] == "second");
 
-    REQUIRE(s.finish_run("20260102T000000-bbbbbb", {"completed", "success", "tier1", {{"k", 1}}, {{"verdict", "success"}}}).ok());
+    REQUIRE(
+        s.finish_run("20260102T000000-bbbbbb", {"completed", "success", "tier1", {{"k", 1}}, {{"verdict", "success"}}})
+            .ok());
     auto runs = s.list(10);
     REQUIRE(runs.ok());
     REQUIRE(runs->size() == 2);

@@ -72,7 +72,8 @@ TEST_SUITE("e2e") {
   TEST_CASE("a shell step cannot push a command into the terminal candor runs in" * kPython) {
     Env env;
     std::string out = make_temp_dir("out") + "/report.json";
-    auto r = candor_in_a_shell(env, {"exec", env.plan_file(shell_step_plan(kInject).dump()), "-C", env.ws, "--json", "-q"}, out);
+    auto r = candor_in_a_shell(
+        env, {"exec", env.plan_file(shell_step_plan(kInject).dump()), "-C", env.ws, "--json", "-q"}, out);
     CAPTURE(r.out);
     CHECK(r.out.find("QUEUED[]") != std::string::npos);
     CHECK(r.out.find("ZQZQ") == std::string::npos);
@@ -86,13 +87,14 @@ TEST_SUITE("e2e") {
     CHECK(c.out.find("QUEUED[ZQZQ") != std::string::npos);
   }
 
-  TEST_CASE("a user's command_succeeds expectation runs without the terminal too (a reviewer's CI on a pull request)" * kPython) {
+  TEST_CASE("a user's command_succeeds expectation runs without the terminal too (a reviewer's CI on a pull request)" *
+            kPython) {
     Env env;
     std::string out = make_temp_dir("out") + "/report.json";
     json expect = {{"type", "command_succeeds"}, {"command", kInject}};
     auto r = candor_in_a_shell(env,
-                               {"exec", env.plan_file(shell_step_plan("echo hi > hello.txt").dump()), "-C", env.ws, "--json", "-q",
-                                "--expect", expect.dump()},
+                               {"exec", env.plan_file(shell_step_plan("echo hi > hello.txt").dump()), "-C", env.ws,
+                                "--json", "-q", "--expect", expect.dump()},
                                out);
     CAPTURE(r.out);
     CHECK(r.out.find("QUEUED[]") != std::string::npos);
@@ -103,8 +105,11 @@ TEST_SUITE("e2e") {
     Env env;
     std::string out = make_temp_dir("out") + "/report.json";
     // OSC 0 sets the window title; ESC[2J clears the screen.
-    std::string attack = "printf '\\033]0;TITLE-VIA-TTY\\007\\033[2J' > /dev/tty; echo tty=$?; printf 'out\\033]0;TITLE-VIA-OUT\\007\\n'";
-    auto r = candor_in_a_shell(env, {"exec", env.plan_file(shell_step_plan(attack).dump()), "-C", env.ws, "--json"}, out);
+    std::string attack =
+        "printf '\\033]0;TITLE-VIA-TTY\\007\\033[2J' > /dev/tty; echo tty=$?; printf "
+        "'out\\033]0;TITLE-VIA-OUT\\007\\n'";
+    auto r =
+        candor_in_a_shell(env, {"exec", env.plan_file(shell_step_plan(attack).dump()), "-C", env.ws, "--json"}, out);
     CAPTURE(r.out);
     CHECK(r.out.find("\x1b]0;TITLE-VIA-TTY") == std::string::npos);
     CHECK(r.out.find("\x1b]0;TITLE-VIA-OUT") == std::string::npos);

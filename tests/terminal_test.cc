@@ -35,7 +35,7 @@ namespace {
 // subject of the test, not its channel). The parent holds the master and reads nothing from it.
 std::string in_a_terminal(const std::function<std::string()>& body) {
   std::string out = make_temp_dir("tty") + "/out";
-  struct termios raw{};
+  struct termios raw {};
   raw.c_cflag = CS8 | CREAD;
   int master = -1;
   pid_t pid = ::forkpty(&master, nullptr, &raw, nullptr);
@@ -71,7 +71,9 @@ std::string inject(const std::string& pts) {
   return "python3 -c '\n"
          "import fcntl, os, termios\n"
          "marker = bytes([90, 81, 90, 81]) + b\"\\n\"\n"
-         "for path in [\"/dev/tty\", \"" + pts + "\"]:\n"
+         "for path in [\"/dev/tty\", \"" +
+         pts +
+         "\"]:\n"
          "    try:\n"
          "        fd = os.open(path, os.O_RDONLY | os.O_NOCTTY)\n"
          "    except OSError as e:\n"
@@ -84,7 +86,8 @@ std::string inject(const std::string& pts) {
          "'";
 }
 
-sandbox::ProcessSpec spec_for(const std::string& command, const std::string& cwd, const sandbox::SandboxPolicy* policy) {
+sandbox::ProcessSpec spec_for(const std::string& command, const std::string& cwd,
+                              const sandbox::SandboxPolicy* policy) {
   sandbox::ProcessSpec spec;
   spec.argv = {"/bin/sh", "-c", command};
   spec.cwd = cwd;
@@ -101,8 +104,9 @@ TEST_SUITE("sandbox") {
   TEST_CASE("a step has no controlling terminal: /dev/tty cannot be opened, stdin is /dev/null") {
     std::string ws = make_temp_dir("ws");
     // Field 7 of /proc/self/stat is the controlling terminal's device number (0: none).
-    const std::string probe = "cut -d' ' -f7 /proc/self/stat; (exec 3</dev/tty) 2>/dev/null && echo tty-open || echo no-tty; "
-                              "readlink /proc/self/fd/0";
+    const std::string probe =
+        "cut -d' ' -f7 /proc/self/stat; (exec 3</dev/tty) 2>/dev/null && echo tty-open || echo no-tty; "
+        "readlink /proc/self/fd/0";
     std::string seen = in_a_terminal([&] {
       std::string direct = testing::run_command({"/bin/sh", "-c", probe}, {}).out;
       auto r = sandbox::run_process(spec_for(probe, ws, nullptr));
@@ -155,7 +159,8 @@ TEST_SUITE("sandbox") {
     const std::string probe =
         "python3 -c '\n"
         "import fcntl, termios\n"
-        "for name, req in [(\"sti\", termios.TIOCSTI), (\"sti-high\", termios.TIOCSTI | (1 << 32)), (\"linux\", 0x541C)]:\n"
+        "for name, req in [(\"sti\", termios.TIOCSTI), (\"sti-high\", termios.TIOCSTI | (1 << 32)), (\"linux\", "
+        "0x541C)]:\n"
         "    try:\n"
         "        fcntl.ioctl(1, req, b\"x\")\n"
         "        print(name, \"ok\")\n"
@@ -176,14 +181,16 @@ TEST_SUITE("sandbox") {
     CHECK(direct->output.text().find("sti 25\n") != std::string::npos);
   }
 
-  TEST_CASE("a step cannot read a raw disk or another device beneath the workspace's rules" * needs(kernel_facts().landlock_abi > 0, "Landlock")) {
+  TEST_CASE("a step cannot read a raw disk or another device beneath the workspace's rules" *
+            needs(kernel_facts().landlock_abi > 0, "Landlock")) {
     std::string ws = make_temp_dir("ws");
     sandbox::SandboxPolicy policy;
     policy.workspace = ws;
     // /dev/null and /dev/urandom stay usable; a block device, a terminal's slave and /dev/tty do not.
     const std::string probe =
         "head -c1 /dev/urandom >/dev/null && echo urandom-ok; : > /dev/null && echo null-ok; "
-        "for d in $(ls /dev | grep -E '^(sd|vd|nvme|xvd|loop)' | head -3); do head -c1 /dev/$d >/dev/null 2>&1 && echo read-$d; done; "
+        "for d in $(ls /dev | grep -E '^(sd|vd|nvme|xvd|loop)' | head -3); do head -c1 /dev/$d >/dev/null 2>&1 && echo "
+        "read-$d; done; "
         "echo end";
     auto boxed = sandbox::run_process(spec_for(probe, ws, &policy));
     REQUIRE(boxed.ok());
@@ -196,7 +203,8 @@ TEST_SUITE("sandbox") {
       // Control: root reads a raw disk without the sandbox (when the machine has one).
       auto direct = sandbox::run_process(spec_for(probe, ws, nullptr));
       REQUIRE(direct.ok());
-      if (direct->output.text().find("read-") == std::string::npos) MESSAGE("no readable block device here: the control shows nothing");
+      if (direct->output.text().find("read-") == std::string::npos)
+        MESSAGE("no readable block device here: the control shows nothing");
     }
   }
 }

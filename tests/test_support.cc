@@ -101,7 +101,8 @@ void end_scratch(bool passed) {
     // Tests may leave read-only folders behind; make them removable first.
     for (auto it = fs::recursive_directory_iterator(g_scratch, fs::directory_options::skip_permission_denied, ec);
          it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (it->is_directory(ec) && !it->is_symlink(ec)) fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
+      if (it->is_directory(ec) && !it->is_symlink(ec))
+        fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
     }
     fs::remove_all(g_scratch, ec);
   } else {
@@ -163,7 +164,8 @@ std::map<std::string, std::string> tree_contents(const std::string& dir) {
   return out;
 }
 
-CommandResult run_command(const std::vector<std::string>& argv, const std::vector<std::string>& env, const std::string& cwd) {
+CommandResult run_command(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                          const std::string& cwd) {
   std::string dir = make_temp_dir("cmd");
   std::string out_path = dir + "/stdout", err_path = dir + "/stderr";
   pid_t pid = ::fork();
@@ -185,13 +187,18 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::vecto
 }
 
 const std::vector<std::string>& git_env() {
-  static const std::vector<std::string> env = {
-      "GIT_AUTHOR_NAME=candor-test", "GIT_AUTHOR_EMAIL=test@example.com", "GIT_COMMITTER_NAME=candor-test",
-      "GIT_COMMITTER_EMAIL=test@example.com", "HOME=/nonexistent", "XDG_CONFIG_HOME=", "GIT_CONFIG_NOSYSTEM=1"};
+  static const std::vector<std::string> env = {"GIT_AUTHOR_NAME=candor-test",
+                                               "GIT_AUTHOR_EMAIL=test@example.com",
+                                               "GIT_COMMITTER_NAME=candor-test",
+                                               "GIT_COMMITTER_EMAIL=test@example.com",
+                                               "HOME=/nonexistent",
+                                               "XDG_CONFIG_HOME=",
+                                               "GIT_CONFIG_NOSYSTEM=1"};
   return env;
 }
 
-CommandResult run_git(const std::string& dir, std::vector<std::string> args, const std::vector<std::string>& extra_env) {
+CommandResult run_git(const std::string& dir, std::vector<std::string> args,
+                      const std::vector<std::string>& extra_env) {
   args.insert(args.begin(), "/usr/bin/git");
   std::vector<std::string> env = git_env();
   env.insert(env.end(), extra_env.begin(), extra_env.end());
@@ -208,10 +215,11 @@ std::string git(const std::string& dir, std::vector<std::string> args) {
   return r.out;
 }
 
-CommandResult run_in_terminal(const std::vector<std::string>& argv, const std::vector<std::string>& env, unsigned short columns) {
-  struct termios raw{};
+CommandResult run_in_terminal(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                              unsigned short columns) {
+  struct termios raw {};
   raw.c_cflag = CS8 | CREAD;  // no output processing: "\n" arrives as "\n", not "\r\n"
-  struct winsize size{};
+  struct winsize size {};
   size.ws_row = 24;
   size.ws_col = columns;
   int terminal = -1;
@@ -220,7 +228,8 @@ CommandResult run_in_terminal(const std::vector<std::string>& argv, const std::v
   if (pid == 0) exec_with_env(argv, env);
   CommandResult r;
   char buf[4096];
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);  // a hung program fails the test, not the suite
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::minutes(2);  // a hung program fails the test, not the suite
   for (;;) {
     pollfd readable{terminal, POLLIN, 0};
     if (::poll(&readable, 1, 1000) == 0) {

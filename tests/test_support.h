@@ -53,7 +53,8 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::vecto
 // The environment it runs with (NAME=VALUE, NAME= unsets), for a test that runs git itself.
 const std::vector<std::string>& git_env();
 // git `args` in `dir`, with git_env() and then `extra_env`; the result is returned, not checked.
-CommandResult run_git(const std::string& dir, std::vector<std::string> args, const std::vector<std::string>& extra_env = {});
+CommandResult run_git(const std::string& dir, std::vector<std::string> args,
+                      const std::vector<std::string>& extra_env = {});
 // The same, REQUIREd to succeed (git's stderr is shown when it does not): returns its stdout.
 std::string git(const std::string& dir, std::vector<std::string> args);
 
@@ -103,7 +104,9 @@ class FakeClock final : public Clock {
   explicit FakeClock(std::chrono::system_clock::time_point start = std::chrono::system_clock::time_point(kStart))
       : start_(start) {}
   std::chrono::system_clock::time_point wall() override { return start_ + elapsed_; }
-  std::chrono::steady_clock::time_point monotonic() override { return std::chrono::steady_clock::time_point{} + elapsed_; }
+  std::chrono::steady_clock::time_point monotonic() override {
+    return std::chrono::steady_clock::time_point{} + elapsed_;
+  }
   void advance(std::chrono::nanoseconds by) { elapsed_ += by; }
 
  private:

@@ -51,7 +51,8 @@ AssertionRecord expect(const std::string& path, bool passed, std::int64_t seq, i
 
 // A user's goal-level command (DESIGN.md, Commands as evidence) that passed after the change and,
 // unless a row says otherwise, failed before it (FAIL_TO_PASS).
-AssertionRecord command(std::int64_t seq, nlohmann::json covers = nlohmann::json::array({"src/**"}), bool failed_before = true) {
+AssertionRecord command(std::int64_t seq, nlohmann::json covers = nlohmann::json::array({"src/**"}),
+                        bool failed_before = true) {
   AssertionRecord a;
   a.type = "command_succeeds";
   a.assertion = {{"type", "command_succeeds"}, {"command", "python3 -m unittest tests.test_x"}};
@@ -115,8 +116,8 @@ std::vector<Row> rows() {
   }
   out.push_back({"rule 1: cancelled before any goal action", discovery_only(RunStatus::kCancelled), Verdict::kFail, 1,
                  "status cancelled"});
-  out.push_back({"rule 1: killed (no run_ended) counts as cancelled", discovery_only(RunStatus::kRunning), Verdict::kFail, 1,
-                 "killed before it ended"});
+  out.push_back({"rule 1: killed (no run_ended) counts as cancelled", discovery_only(RunStatus::kRunning),
+                 Verdict::kFail, 1, "killed before it ended"});
   {
     RunFacts f = discovery_only(RunStatus::kBudgetExhausted);
     f.budget.exhausted = BudgetKind::kReplans;
@@ -140,7 +141,8 @@ std::vector<Row> rows() {
     RunFacts f = discovery_only(RunStatus::kCompleted);
     f.steps.push_back(step("s5", "shell", false, false, {"out.txt"}, 20));  // failed, but it did change the workspace
     f.status = RunStatus::kCancelled;
-    out.push_back({"rule 3: a failed shell step that changed files is a goal action", f, Verdict::kPartial, 3, "after effect"});
+    out.push_back(
+        {"rule 3: a failed shell step that changed files is a goal action", f, Verdict::kPartial, 3, "after effect"});
   }
   out.push_back({"rule 4: claims finished, changed nothing", discovery_only(RunStatus::kCompleted), Verdict::kFail, 4,
                  "nothing in the workspace changed"});
@@ -148,25 +150,29 @@ std::vector<Row> rows() {
     RunFacts f = good_modify();
     f.mutations.clear();
     f.steps[1].changed_paths.clear();  // a no-op patch
-    out.push_back({"rule 4: a no-op patch is named", f, Verdict::kFail, 4, "s2 (file_patch css/style.css) completed but changed nothing"});
+    out.push_back({"rule 4: a no-op patch is named", f, Verdict::kFail, 4,
+                   "s2 (file_patch css/style.css) completed but changed nothing"});
   }
   {
     RunFacts f = good_modify();
     f.assertions.push_back(check("s2", "css/style.css", false, 9));
-    out.push_back({"rule 5: a failed assertion in the last round", f, Verdict::kPartial, 5, "s2 file_contains: missing text"});
+    out.push_back(
+        {"rule 5: a failed assertion in the last round", f, Verdict::kPartial, 5, "s2 file_contains: missing text"});
   }
   {
     RunFacts f = good_modify();
     f.assertions.push_back(check("", "css/style.css", false, 10));
     out.push_back({"rule 5: a failed goal-level assertion", f, Verdict::kPartial, 5, "goal-level file_contains"});
   }
-  out.push_back({"rule 6: modify, every change covered", good_modify(), Verdict::kSuccess, 6, "every changed file (1)"});
+  out.push_back(
+      {"rule 6: modify, every change covered", good_modify(), Verdict::kSuccess, 6, "every changed file (1)"});
   {
     RunFacts f = good_modify();
     f.last_round = 2;
     f.assertions.insert(f.assertions.begin(), check("s0", "css/style.css", false, 2, 1));
     f.assertions.back().round = 2;
-    out.push_back({"rule 6: a round-1 failure fixed in round 2 does not count", f, Verdict::kSuccess, 6, "1 of 1 final"});
+    out.push_back(
+        {"rule 6: a round-1 failure fixed in round 2 does not count", f, Verdict::kSuccess, 6, "1 of 1 final"});
   }
   {
     RunFacts f;
@@ -180,15 +186,15 @@ std::vector<Row> rows() {
                    "the question was answered"});
     RunFacts planner_only = f;
     planner_only.assertions = {check("s1", "", true, 4, 1, Provenance::kPlanner)};
-    out.push_back({"rule 7: inspect backed only by the planner's own checks goes to the judge", planner_only, std::nullopt, 7,
-                   "backed only by the planner's own checks"});
+    out.push_back({"rule 7: inspect backed only by the planner's own checks goes to the judge", planner_only,
+                   std::nullopt, 7, "backed only by the planner's own checks"});
     RunFacts no_answer = f;
     no_answer.final_answer.reset();
     out.push_back({"rule 7: inspect without a final answer", no_answer, std::nullopt, 7, "gave no final answer"});
     RunFacts mutated = f;
     mutated.mutations = {change("index.html", 3, {"s1"})};
-    out.push_back({"rule 5: inspect that changed a file is partial, and no judge may lift it", mutated, Verdict::kPartial, 5,
-                   "the goal only asks a question, but index.html was modified"});
+    out.push_back({"rule 5: inspect that changed a file is partial, and no judge may lift it", mutated,
+                   Verdict::kPartial, 5, "the goal only asks a question, but index.html was modified"});
   }
   {
     RunFacts f = good_modify();
@@ -210,7 +216,8 @@ std::vector<Row> rows() {
   {
     RunFacts f = good_modify();
     f.steps.push_back(step("s3", "file_write", true, true, {}, 9));
-    out.push_back({"rule 7: a suspicious effect step blocks success", f, std::nullopt, 7, "s3 (file_write x) completed but changed nothing"});
+    out.push_back({"rule 7: a suspicious effect step blocks success", f, std::nullopt, 7,
+                   "s3 (file_write x) completed but changed nothing"});
   }
   {
     // git_commit's effect is in .git, which snapshots leave out: an unchanged worktree after it is
@@ -219,21 +226,24 @@ std::vector<Row> rows() {
     StepRecord commit = step("s3", "git_commit", true, true, {}, 9);
     commit.effect_on_files = false;
     f.steps.push_back(commit);
-    out.push_back({"rule 6: a commit that changed no file is not suspicious", f, Verdict::kSuccess, 6, "every changed file (1)"});
+    out.push_back(
+        {"rule 6: a commit that changed no file is not suspicious", f, Verdict::kSuccess, 6, "every changed file (1)"});
   }
   {
     RunFacts f = good_modify();
     f.mutations.push_back(change("stray.txt", 12, {}));
-    out.push_back({"rule 7: a change outside every step is uncovered", f, std::nullopt, 7, "stray.txt (modified): no passing"});
+    out.push_back(
+        {"rule 7: a change outside every step is uncovered", f, std::nullopt, 7, "stray.txt (modified): no passing"});
   }
   // Discriminating evidence (DESIGN.md, Trust boundary).
   {
     RunFacts f = good_modify();
     f.assertions[0].assertion["text"] = "background";
     f.assertions[0].discriminating = false;  // the stylesheet said "background" before the run too
-    out.push_back({"rule 7: a pass that also passed before the run covers nothing (the red patch)", f, std::nullopt, 7,
-                   "css/style.css (modified): no passing assertion after its last change fails both on its content from "
-                   "before the run and on an empty file"});
+    out.push_back(
+        {"rule 7: a pass that also passed before the run covers nothing (the red patch)", f, std::nullopt, 7,
+         "css/style.css (modified): no passing assertion after its last change fails both on its content from "
+         "before the run and on an empty file"});
   }
   {
     RunFacts f = good_modify();
@@ -256,9 +266,11 @@ std::vector<Row> rows() {
     f.assertions[0].type = "not";  // not file_exists: passes now, failed before (the file existed)
     f.assertions[0].assertion = {{"type", "not"}, {"assertion", {{"type", "file_exists"}, {"path", "old.css"}}}};
     f.assertions[0].positive.reset();
-    out.push_back({"rule 6: a deletion covered by a discriminating not file_exists", f, Verdict::kSuccess, 6, "old.css"});
+    out.push_back(
+        {"rule 6: a deletion covered by a discriminating not file_exists", f, Verdict::kSuccess, 6, "old.css"});
     RunFacts other = f;
-    other.assertions[0].assertion = {{"type", "not"}, {"assertion", {{"type", "file_contains"}, {"path", "old.css"}, {"text", "x"}}}};
+    other.assertions[0].assertion = {{"type", "not"},
+                                     {"assertion", {{"type", "file_contains"}, {"path", "old.css"}, {"text", "x"}}}};
     other.assertions[0].positive = true;
     out.push_back({"rule 7: a deletion is shown only by not file_exists", other, std::nullopt, 7,
                    "old.css (deleted): no passing `not file_exists`"});
@@ -270,8 +282,8 @@ std::vector<Row> rows() {
   {
     RunFacts f = discovery_only(RunStatus::kCompleted);
     f.assertions = {expect("css/style.css", true, 20)};
-    out.push_back({"rule 4: nothing changed, every user goal-level assertion passed: already satisfied", f, Verdict::kSuccess, 4,
-                   "already satisfied"});
+    out.push_back({"rule 4: nothing changed, every user goal-level assertion passed: already satisfied", f,
+                   Verdict::kSuccess, 4, "already satisfied"});
     RunFacts failed = discovery_only(RunStatus::kCompleted);
     failed.assertions = {expect("css/style.css", true, 20), expect("index.html", false, 21)};
     failed.assertions[1].assertion["path"] = "index.html";
@@ -279,12 +291,12 @@ std::vector<Row> rows() {
                    "nothing in the workspace changed"});
     RunFacts step_checks = discovery_only(RunStatus::kCompleted);
     step_checks.assertions = {check("s4", "css/style.css", true, 13, 1, Provenance::kUser)};
-    out.push_back({"rule 4: step assertions alone (even the user's) do not make 'already satisfied'", step_checks, Verdict::kFail,
-                   4, "nothing in the workspace changed"});
+    out.push_back({"rule 4: step assertions alone (even the user's) do not make 'already satisfied'", step_checks,
+                   Verdict::kFail, 4, "nothing in the workspace changed"});
     RunFacts tampered = f;
     tampered.protected_changes = {".candor/config.json was created during the run"};
-    out.push_back({"rule 5: already satisfied, but .candor/ was written: partial, never success", tampered, Verdict::kPartial, 5,
-                   "protected path: .candor/config.json was created"});
+    out.push_back({"rule 5: already satisfied, but .candor/ was written: partial, never success", tampered,
+                   Verdict::kPartial, 5, "protected path: .candor/config.json was created"});
   }
   // Rule 5 counts only the last evaluation of each goal-level assertion.
   {
@@ -296,9 +308,11 @@ std::vector<Row> rows() {
                    "1 of 1 final"});
     RunFacts regressed = good_modify();
     regressed.last_round = 2;
-    regressed.assertions = {expect("css/style.css", true, 4, 1), check("s2", "css/style.css", true, 8, 2, Provenance::kUser),
+    regressed.assertions = {expect("css/style.css", true, 4, 1),
+                            check("s2", "css/style.css", true, 8, 2, Provenance::kUser),
                             expect("css/style.css", false, 9, 2)};
-    out.push_back({"rule 5: an --expect whose last evaluation failed", regressed, Verdict::kPartial, 5, "goal-level file_contains"});
+    out.push_back({"rule 5: an --expect whose last evaluation failed", regressed, Verdict::kPartial, 5,
+                   "goal-level file_contains"});
   }
   // What blocks success outright.
   {
@@ -326,13 +340,16 @@ std::vector<Row> rows() {
     f.mutations[0].change = "added";
     f.assertions[0].type = "file_exists";
     f.assertions[0].positive = false;  // passes on an empty file: existence proves no content
-    out.push_back({"rule 7: file_exists on a new file covers nothing", f, std::nullopt, 7, "fails both on its content"});
+    out.push_back(
+        {"rule 7: file_exists on a new file covers nothing", f, std::nullopt, 7, "fails both on its content"});
   }
   {
     RunFacts f = good_modify();
-    f.assertions[0].assertion = {{"type", "not"}, {"assertion", {{"type", "file_contains"}, {"path", "css/style.css"}, {"text", "#ffffff"}}}};
+    f.assertions[0].assertion = {
+        {"type", "not"}, {"assertion", {{"type", "file_contains"}, {"path", "css/style.css"}, {"text", "#ffffff"}}}};
     f.assertions[0].positive = false;  // the emptied stylesheet: `not file_contains OLD` passes on an empty file
-    out.push_back({"rule 7: not file_contains OLD on an emptied file covers nothing", f, std::nullopt, 7, "on an empty file"});
+    out.push_back(
+        {"rule 7: not file_contains OLD on an emptied file covers nothing", f, std::nullopt, 7, "on an empty file"});
   }
   {
     RunFacts f = good_modify();
@@ -345,12 +362,14 @@ std::vector<Row> rows() {
     small.mutations[0].lines_added = 1;
     small.mutations[0].lines_removed = 4;
     small.mutations[0].lines_before = 200;
-    out.push_back({"rule 6: a net removal within max(3, 10%) of the file is not one", small, Verdict::kSuccess, 6, "every changed file"});
+    out.push_back({"rule 6: a net removal within max(3, 10%) of the file is not one", small, Verdict::kSuccess, 6,
+                   "every changed file"});
   }
   {
     RunFacts f = good_modify();
     f.mutations[0].mode_after = 0120777;
-    out.push_back({"rule 7: a path made a symbolic link is for the judge", f, std::nullopt, 7, "is a symbolic link now"});
+    out.push_back(
+        {"rule 7: a path made a symbolic link is for the judge", f, std::nullopt, 7, "is a symbolic link now"});
   }
   {
     RunFacts f = good_modify();
@@ -362,7 +381,8 @@ std::vector<Row> rows() {
     guard.guard = true;
     guard.assertion["path"] = "index.html";
     failing.assertions.push_back(guard);
-    out.push_back({"rule 5: a failing guard makes the run partial", failing, Verdict::kPartial, 5, "guard file_contains"});
+    out.push_back(
+        {"rule 5: a failing guard makes the run partial", failing, Verdict::kPartial, 5, "guard file_contains"});
     RunFacts noop = discovery_only(RunStatus::kCompleted);
     AssertionRecord held = expect("css/style.css", true, 20);
     held.guard = true;
@@ -375,7 +395,8 @@ std::vector<Row> rows() {
     inspect.steps = {step("s1", "file_read", false, true, {}, 3)};
     inspect.final_answer = "yes";
     inspect.assertions = {held};
-    out.push_back({"rule 7: an inspect answer backed only by a guard is for the judge", inspect, std::nullopt, 7, "or by guards"});
+    out.push_back({"rule 7: an inspect answer backed only by a guard is for the judge", inspect, std::nullopt, 7,
+                   "or by guards"});
   }
   {
     // Round 1 wrote port 9090 (its check failed); round 2 only read and finished; the end's re-check
@@ -398,15 +419,18 @@ std::vector<Row> rows() {
     test.target = "sh test.sh";
     test.error = "exited 1";
     f.steps.push_back(test);
-    out.push_back({"rule 5: a failed test command never run again", f, Verdict::kPartial, 5, "step s3 (shell sh test.sh) failed"});
+    out.push_back({"rule 5: a failed test command never run again", f, Verdict::kPartial, 5,
+                   "step s3 (shell sh test.sh) failed"});
     RunFacts rerun = f;
     StepRecord again = step("s9", "shell", false, true, {}, 14, 2);
     again.target = "sh test.sh";
     rerun.steps.push_back(again);
-    out.push_back({"rule 6: a failed test command run again successfully is fixed", rerun, Verdict::kSuccess, 6, "every changed file"});
+    out.push_back({"rule 6: a failed test command run again successfully is fixed", rerun, Verdict::kSuccess, 6,
+                   "every changed file"});
     RunFacts read = good_modify();
     read.steps.push_back(step("s4", "file_read", false, false, {}, 10));
-    out.push_back({"rule 6: a failed read changes nothing and stands for nothing", read, Verdict::kSuccess, 6, "every changed file"});
+    out.push_back({"rule 6: a failed read changes nothing and stands for nothing", read, Verdict::kSuccess, 6,
+                   "every changed file"});
   }
   {
     // A shell step that passed its tool but failed its own exit_code_eq is a failed step.
@@ -422,7 +446,8 @@ std::vector<Row> rows() {
     code.seq = 11;
     code.by = Provenance::kUser;
     f.assertions.push_back(code);
-    out.push_back({"rule 5: a step whose own exit_code_eq failed, never re-run", f, Verdict::kPartial, 5, "step s3 (shell make check)"});
+    out.push_back({"rule 5: a step whose own exit_code_eq failed, never re-run", f, Verdict::kPartial, 5,
+                   "step s3 (shell make check)"});
   }
   {
     RunFacts f = discovery_only(RunStatus::kCompleted);
@@ -432,16 +457,17 @@ std::vector<Row> rows() {
     Mutation m = change("README.md", 20, {"s5"});
     m.committed = true;
     f.mutations = {m};
-    out.push_back({"rule 7: a commit of a pending change counts as change (not rule 4), for the judge", f, std::nullopt, 7,
-                   "README.md (modified, in a commit the run made)"});
+    out.push_back({"rule 7: a commit of a pending change counts as change (not rule 4), for the judge", f, std::nullopt,
+                   7, "README.md (modified, in a commit the run made)"});
   }
   // Commands as evidence (DESIGN.md, Trust boundary): the FAIL_TO_PASS test, `covers`, the test files.
   {
     RunFacts f = good_modify();
     f.mutations = {change("src/x.py", 7, {"s2"})};
     f.assertions = {command(20)};
-    out.push_back({"rule 6: a user's command that failed before and passes after covers the modified paths of its covers", f,
-                   Verdict::kSuccess, 6, "every changed file (1)"});
+    out.push_back(
+        {"rule 6: a user's command that failed before and passes after covers the modified paths of its covers", f,
+         Verdict::kSuccess, 6, "every changed file (1)"});
     RunFacts kept = f;
     kept.assertions = {command(20, nlohmann::json::array({"src/**"}), false)};
     out.push_back({"rule 7: a command that passed before the change too covers nothing", kept, std::nullopt, 7,
@@ -449,8 +475,8 @@ std::vector<Row> rows() {
     RunFacts unknown = f;
     unknown.assertions[0].before = ProgramRun{false, true, std::nullopt, "", "not run: the run's time budget ran out"};
     unknown.assertions[0].discriminating = false;
-    out.push_back({"rule 7: a command whose run before the change could not be made covers nothing", unknown, std::nullopt, 7,
-                   "could not be run on the state before the change"});
+    out.push_back({"rule 7: a command whose run before the change could not be made covers nothing", unknown,
+                   std::nullopt, 7, "could not be run on the state before the change"});
     RunFacts no_covers = f;
     no_covers.assertions = {command(20, nullptr)};
     out.push_back({"rule 7: a discriminating command without covers covers nothing", no_covers, std::nullopt, 7,
@@ -461,7 +487,8 @@ std::vector<Row> rows() {
                    "src/x.py (modified): no passing assertion"});
     RunFacts planner = f;
     planner.assertions[0].by = Provenance::kPlanner;
-    out.push_back({"rule 7: the planner's covers is ignored", planner, std::nullopt, 7, "src/x.py (modified): no passing assertion"});
+    out.push_back({"rule 7: the planner's covers is ignored", planner, std::nullopt, 7,
+                   "src/x.py (modified): no passing assertion"});
     RunFacts early = f;
     early.assertions[0].seq = 5;  // before the path's last change
     out.push_back({"rule 7: a command evaluated before the path's last change covers nothing", early, std::nullopt, 7,
@@ -475,8 +502,8 @@ std::vector<Row> rows() {
                    "src/x.py (deleted): no passing `not file_exists`"});
     RunFacts committed = f;
     committed.mutations[0].committed = true;
-    out.push_back({"rule 7: a command never covers a change that lies only in a commit the run made", committed, std::nullopt, 7,
-                   "src/x.py (modified, in a commit the run made)"});
+    out.push_back({"rule 7: a command never covers a change that lies only in a commit the run made", committed,
+                   std::nullopt, 7, "src/x.py (modified, in a commit the run made)"});
     RunFacts removal = f;
     removal.mutations[0].lines_removed = 14;
     removal.mutations[0].lines_added = 1;
@@ -489,14 +516,15 @@ std::vector<Row> rows() {
     RunFacts weakened = good_modify();
     weakened.mutations = {change("tests/test_x.py", 7, {"s2"})};
     weakened.assertions = {command(20, nlohmann::json::array({"**"}))};
-    out.push_back({"rule 7: a command never covers the test file it runs, whatever its covers says", weakened, std::nullopt, 7,
+    out.push_back({"rule 7: a command never covers the test file it runs, whatever its covers says", weakened,
+                   std::nullopt, 7,
                    "tests/test_x.py (modified) is a test file that `python3 -m unittest tests.test_x` reads"});
     RunFacts named = good_modify();
     named.mutations = {change("checks/parser_check.py", 7, {"s2"})};
     named.assertions = {command(20, nlohmann::json::array({"**"}))};
     named.assertions[0].assertion["command"] = "pytest checks/parser_check.py::test_new";
-    out.push_back({"rule 7: a test file the command names (a pytest node) is never covered by it", named, std::nullopt, 7,
-                   "checks/parser_check.py (modified) is a test file"});
+    out.push_back({"rule 7: a test file the command names (a pytest node) is never covered by it", named, std::nullopt,
+                   7, "checks/parser_check.py (modified) is a test file"});
     RunFacts fixed_and_tested = good_modify();
     fixed_and_tested.mutations = {change("src/x.py", 7, {"s2"}), change("tests/test_x.py", 7, {"s2"})};
     fixed_and_tested.assertions = {command(20)};
@@ -504,7 +532,8 @@ std::vector<Row> rows() {
                    "tests/test_x.py (modified) is a test file"});
     RunFacts own_evidence = fixed_and_tested;
     own_evidence.assertions.push_back(check("", "tests/test_x.py", true, 21, 1, Provenance::kUser));
-    out.push_back({"rule 6: a test file covered by evidence of its own", own_evidence, Verdict::kSuccess, 6, "every changed file (2)"});
+    out.push_back({"rule 6: a test file covered by evidence of its own", own_evidence, Verdict::kSuccess, 6,
+                   "every changed file (2)"});
   }
   {
     // An added path: the command must also fail with it emptied.
@@ -517,15 +546,17 @@ std::vector<Row> rows() {
                    "every changed file (1)"});
     RunFacts content_free = f;
     content_free.assertions[0].emptied[0].run = ProgramRun{true, false, 0, "OK", ""};
-    out.push_back({"rule 7: an added path the command passes with, emptied, is not covered by it", content_free, std::nullopt, 7,
-                   "src/new.py (added): `python3 -m unittest tests.test_x` passes with it emptied"});
+    out.push_back({"rule 7: an added path the command passes with, emptied, is not covered by it", content_free,
+                   std::nullopt, 7, "src/new.py (added): `python3 -m unittest tests.test_x` passes with it emptied"});
     RunFacts unchecked = f;
     unchecked.assertions[0].emptied.clear();  // past the cap of emptied runs
     out.push_back({"rule 7: an added path never run emptied is not covered", unchecked, std::nullopt, 7,
                    "src/new.py (added): `python3 -m unittest tests.test_x` was not run with it emptied"});
     RunFacts erred = f;
-    erred.assertions[0].emptied[0].run = ProgramRun{false, true, std::nullopt, "", "not run: the run's time budget ran out"};
-    out.push_back({"rule 7: an emptied run that could not be made proves nothing", erred, std::nullopt, 7, "src/new.py (added)"});
+    erred.assertions[0].emptied[0].run =
+        ProgramRun{false, true, std::nullopt, "", "not run: the run's time budget ran out"};
+    out.push_back(
+        {"rule 7: an emptied run that could not be made proves nothing", erred, std::nullopt, 7, "src/new.py (added)"});
   }
   return out;
 }

@@ -42,10 +42,17 @@ TEST_SUITE("executor") {
       const char* name;
       bool read_only, effect;
     };
-    for (const auto& row : std::vector<Row>{{"file_read", true, false}, {"file_list", true, false}, {"file_search", true, false},
-                                            {"file_write", false, true}, {"file_patch", false, true}, {"file_delete", false, true},
-                                            {"shell", false, false}, {"http_get", true, false},
-                                            {"git_status", true, false}, {"git_diff", true, false}, {"git_log", true, false},
+    for (const auto& row : std::vector<Row>{{"file_read", true, false},
+                                            {"file_list", true, false},
+                                            {"file_search", true, false},
+                                            {"file_write", false, true},
+                                            {"file_patch", false, true},
+                                            {"file_delete", false, true},
+                                            {"shell", false, false},
+                                            {"http_get", true, false},
+                                            {"git_status", true, false},
+                                            {"git_diff", true, false},
+                                            {"git_log", true, false},
                                             {"git_commit", false, true}}) {
       CAPTURE(row.name);
       const auto* t = tools.find(row.name);
@@ -58,8 +65,10 @@ TEST_SUITE("executor") {
 
   TEST_CASE("file_read returns content or a line range") {
     ToolFixture f;
-    CHECK(f.run("file_read", {{"path", "css/style.css"}}).output == "body {\n  background: #ffffff;\n  color: #222;\n}\n");
-    CHECK(f.run("file_read", {{"path", "css/style.css"}, {"offset", 2}, {"limit", 2}}).output == "  background: #ffffff;\n  color: #222;\n");
+    CHECK(f.run("file_read", {{"path", "css/style.css"}}).output ==
+          "body {\n  background: #ffffff;\n  color: #222;\n}\n");
+    CHECK(f.run("file_read", {{"path", "css/style.css"}, {"offset", 2}, {"limit", 2}}).output ==
+          "  background: #ffffff;\n  color: #222;\n");
     auto capped = f.run("file_read", {{"path", "css/style.css"}}, 10);
     CHECK(capped.output_truncated);
     CHECK(capped.output_bytes == 47);
@@ -111,7 +120,9 @@ TEST_SUITE("executor") {
     ToolFixture f;
     auto r = f.run("file_search", {{"pattern", "backgr[o]und"}});
     REQUIRE(r.ok);
-    CHECK(r.output == "css/style.css:2:   background: #ffffff;\nindex.html:2: <p>background</p>\n2 matches in 2 files searched (1 skipped: binary, unreadable or over 4 MiB)\n");
+    CHECK(r.output ==
+          "css/style.css:2:   background: #ffffff;\nindex.html:2: <p>background</p>\n2 matches in 2 files searched (1 "
+          "skipped: binary, unreadable or over 4 MiB)\n");
     auto css = f.run("file_search", {{"pattern", "background"}, {"glob", "*.css"}});
     CHECK(css.output.rfind("css/style.css:2:", 0) == 0);
     CHECK(css.output.find("index.html") == std::string::npos);
@@ -129,8 +140,9 @@ TEST_SUITE("executor") {
     ToolFixture f;
     std::string before = read_file(f.root + "/css/style.css");
     auto absent = f.run("file_patch", {{"path", "css/style.css"},
-                                       {"edits", {{{"find", "color: #222;"}, {"replace", "color: #eee;"}},
-                                                  {{"find", "background: green;"}, {"replace", "x"}}}}});
+                                       {"edits",
+                                        {{{"find", "color: #222;"}, {"replace", "color: #eee;"}},
+                                         {{"find", "background: green;"}, {"replace", "x"}}}}});
     CHECK_FALSE(absent.ok);
     CHECK(absent.error == "edits[1].find occurs 0 times in css/style.css (expected 1); nothing was written");
     CHECK(read_file(f.root + "/css/style.css") == before);
@@ -138,7 +150,8 @@ TEST_SUITE("executor") {
     auto twice = f.run("file_patch", {{"path", "css/style.css"}, {"edits", {{{"find", "#"}, {"replace", "%"}}}}});
     CHECK_FALSE(twice.ok);
     CHECK(twice.error == "edits[0].find occurs 2 times in css/style.css (expected 1); nothing was written");
-    auto counted = f.run("file_patch", {{"path", "css/style.css"}, {"edits", {{{"find", "#"}, {"replace", "%"}, {"count", 2}}}}});
+    auto counted =
+        f.run("file_patch", {{"path", "css/style.css"}, {"edits", {{{"find", "#"}, {"replace", "%"}, {"count", 2}}}}});
     CHECK(counted.ok);
     CHECK(read_file(f.root + "/css/style.css") == "body {\n  background: %ffffff;\n  color: %222;\n}\n");
 

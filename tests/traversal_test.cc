@@ -54,7 +54,8 @@ std::vector<Payload> load_payloads() {
   while (std::getline(in, line)) {
     std::vector<std::string> cols;
     std::size_t pos = 0;
-    for (std::size_t tab; (tab = line.find('\t', pos)) != std::string::npos; pos = tab + 1) cols.push_back(line.substr(pos, tab - pos));
+    for (std::size_t tab; (tab = line.find('\t', pos)) != std::string::npos; pos = tab + 1)
+      cols.push_back(line.substr(pos, tab - pos));
     cols.push_back(line.substr(pos));
     if (cols.size() >= 5) out.push_back({cols[0], unescape(cols[4])});
   }
@@ -68,7 +69,7 @@ void age_atime(const std::string& path) {
 }
 
 long atime_of(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   ::stat(path.c_str(), &st);
   return st.st_atim.tv_sec;
 }
@@ -76,7 +77,8 @@ long atime_of(const std::string& path) {
 std::string for_writing(std::string p) {
   // An escaped write must never be able to touch the real /etc, even if the sandbox failed.
   for (const char* target : {"etc/passwd", "etc/hosts", "etc/shadow"}) {
-    for (std::size_t at; (at = p.find(target)) != std::string::npos;) p.replace(at, std::string(target).size(), "candor-canary-write/x");
+    for (std::size_t at; (at = p.find(target)) != std::string::npos;)
+      p.replace(at, std::string(target).size(), "candor-canary-write/x");
   }
   return p;
 }
@@ -139,7 +141,8 @@ TEST_SUITE("sandbox") {
           if (search.ok) CHECK(search.output.rfind("0 matches", 0) == 0);
           tools.find("file_write")->run(json{{"path", for_writing(p)}, {"content", "PWNED"}}, ctx);
           tools.find("file_delete")->run(json{{"path", p}}, ctx);
-          tools.find("file_patch")->run(json{{"path", p}, {"edits", {{{"find", "CANARY"}, {"replace", "PWNED"}}}}}, ctx);
+          tools.find("file_patch")
+              ->run(json{{"path", p}, {"edits", {{{"find", "CANARY"}, {"replace", "PWNED"}}}}}, ctx);
         }
       }
     }

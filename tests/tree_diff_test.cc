@@ -22,7 +22,8 @@ namespace {
 // "A path", "D path", "M path" lines, sorted, as git diff-tree -r --name-status says them (a
 // type change, T, is a modification).
 std::vector<std::string> git_diff(const std::string& repo, const std::string& from, const std::string& to) {
-  auto r = candor::testing::run_git("", {"--git-dir=" + repo, "diff-tree", "-r", "--no-renames", "--name-status", from, to});
+  auto r =
+      candor::testing::run_git("", {"--git-dir=" + repo, "diff-tree", "-r", "--no-renames", "--name-status", from, to});
   REQUIRE(r.exit_code == 0);
   std::vector<std::string> out;
   std::istringstream in(r.out);
@@ -35,7 +36,8 @@ std::vector<std::string> candor_diff(snapshot::SnapshotStore& snap, const std::s
   auto muts = snap.diff(from, to);
   REQUIRE(muts.ok());
   std::vector<std::string> out;
-  for (const auto& m : *muts) out.push_back(std::string(1, static_cast<char>(std::toupper(m.change[0]))) + " " + m.path);
+  for (const auto& m : *muts)
+    out.push_back(std::string(1, static_cast<char>(std::toupper(m.change[0]))) + " " + m.path);
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -43,7 +45,8 @@ std::vector<std::string> candor_diff(snapshot::SnapshotStore& snap, const std::s
 }  // namespace
 
 TEST_SUITE("verify") {
-  TEST_CASE("tree diffs name what git diff-tree names: folders that became files and back, modes, links, whole folders") {
+  TEST_CASE(
+      "tree diffs name what git diff-tree names: folders that became files and back, modes, links, whole folders") {
     std::string ws = make_temp_dir("ws");
     auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
     REQUIRE(snap.ok());
@@ -63,8 +66,12 @@ TEST_SUITE("verify") {
             fs::remove_all(path, ec);
             write_file(path, std::to_string(rng() % 4) + "\n");
             break;
-          case 2: fs::remove_all(path, ec); break;
-          case 3: if (fs::is_regular_file(path)) fs::permissions(path, fs::perms::owner_exec, fs::perm_options::add, ec); break;
+          case 2:
+            fs::remove_all(path, ec);
+            break;
+          case 3:
+            if (fs::is_regular_file(path)) fs::permissions(path, fs::perms::owner_exec, fs::perm_options::add, ec);
+            break;
           case 4:
             if (!fs::is_directory(path)) {
               fs::remove(path, ec);

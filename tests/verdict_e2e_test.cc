@@ -62,7 +62,8 @@ std::string reasons_of(const json& report) {
 TEST_SUITE("e2e") {
   TEST_CASE("verdict: a red patch 'checked' by a text the stylesheet always had is not success") {
     Env env;
-    json plan = modify_plan({patch_step("s1", "background: #ffffff;", "background: #ff0000;", {contains("css/style.css", "background")})});
+    json plan = modify_plan(
+        {patch_step("s1", "background: #ffffff;", "background: #ff0000;", {contains("css/style.css", "background")})});
     auto r = env.exec(env.plan_file(plan.dump()), {"--goal", "Change the background to dark green"});
     json j = parse_stdout(r);
     CAPTURE(r.out);
@@ -77,7 +78,8 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("verdict: the same patch checked by the new colour is success: the check failed before the run") {
     Env env;
-    json plan = modify_plan({patch_step("s1", "background: #ffffff;", "background: #006400;", {contains("css/style.css", "#006400")})});
+    json plan = modify_plan(
+        {patch_step("s1", "background: #ffffff;", "background: #006400;", {contains("css/style.css", "#006400")})});
     auto r = env.exec(env.plan_file(plan.dump()));
     json j = parse_stdout(r);
     CHECK(r.exit_code == 0);
@@ -89,11 +91,12 @@ TEST_SUITE("e2e") {
   // so it covers nothing either; it is still discriminating.
   TEST_CASE("verdict: file_exists covers nothing: not on a file that always existed, not on a new file") {
     Env env;
-    json plan = modify_plan({patch_step("s1", "#ffffff", "#ff0000", {{{"type", "file_exists"}, {"path", "css/style.css"}}}),
-                   {{"id", "s2"},
-                    {"tool", "file_write"},
-                    {"args", {{"path", "notes.txt"}, {"content", "new\n"}}},
-                    {"assert", {{{"type", "file_exists"}, {"path", "notes.txt"}}}}}});
+    json plan =
+        modify_plan({patch_step("s1", "#ffffff", "#ff0000", {{{"type", "file_exists"}, {"path", "css/style.css"}}}),
+                     {{"id", "s2"},
+                      {"tool", "file_write"},
+                      {"args", {{"path", "notes.txt"}, {"content", "new\n"}}},
+                      {"assert", {{{"type", "file_exists"}, {"path", "notes.txt"}}}}}});
     auto r = env.exec(env.plan_file(plan.dump()));
     json j = parse_stdout(r);
     CHECK(j["verdict"] == "partial");
@@ -105,10 +108,11 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("verdict: a deletion is covered by a discriminating not file_exists") {
     Env env;
-    json plan = modify_plan({{{"id", "s1"},
-                    {"tool", "file_delete"},
-                    {"args", {{"path", "index.html"}}},
-                    {"assert", {{{"type", "not"}, {"assertion", {{"type", "file_exists"}, {"path", "index.html"}}}}}}}});
+    json plan = modify_plan(
+        {{{"id", "s1"},
+          {"tool", "file_delete"},
+          {"args", {{"path", "index.html"}}},
+          {"assert", {{{"type", "not"}, {"assertion", {{"type", "file_exists"}, {"path", "index.html"}}}}}}}});
     auto r = env.exec(env.plan_file(plan.dump()));
     json j = parse_stdout(r);
     CHECK(r.exit_code == 0);
@@ -116,15 +120,19 @@ TEST_SUITE("e2e") {
     CHECK(j["assertions"][0]["discriminating"] == true);
   }
 
-  TEST_CASE("verdict: a plan cannot switch modify to inspect halfway; the switch is repaired, and nothing changed is fail") {
+  TEST_CASE(
+      "verdict: a plan cannot switch modify to inspect halfway; the switch is repaired, and nothing changed is fail") {
     Env env;
     json round1 = {{"goal_kind", "modify"},
                    {"questions", {"Is the background dark green?"}},
                    {"steps", {{{"id", "s1"}, {"tool", "file_read"}, {"args", {{"path", "css/style.css"}}}}}},
                    {"then", "replan"}};
     json sneaky = {{"goal_kind", "inspect"},
-                   {"steps", {{{"id", "s2"}, {"tool", "file_read"}, {"args", {{"path", "index.html"}}},
-                               {"assert", {contains("index.html", "<")}}}}},
+                   {"steps",
+                    {{{"id", "s2"},
+                      {"tool", "file_read"},
+                      {"args", {{"path", "index.html"}}},
+                      {"assert", {contains("index.html", "<")}}}}},
                    {"then", "finish"},
                    {"final_answer", "The page looks fine."}};
     json repaired = sneaky;
@@ -139,7 +147,8 @@ TEST_SUITE("e2e") {
     CHECK(r.exit_code == 2);
     CHECK(reasons_of(j).find("nothing in the workspace changed") != std::string::npos);
     int repairs = 0;
-    for (const auto& e : events_of(env, j["run_id"])) repairs += e.type == "llm_call" && e.data.value("role", "") == "repair";
+    for (const auto& e : events_of(env, j["run_id"]))
+      repairs += e.type == "llm_call" && e.data.value("role", "") == "repair";
     CHECK(repairs == 1);
   }
 
@@ -170,14 +179,19 @@ TEST_SUITE("e2e") {
     Env env;
     json plan = {{"goal_kind", "inspect"},
                  {"questions", {"Does the answer give the page's real title from index.html?"}},
-                 {"steps", {{{"id", "s1"}, {"tool", "file_read"}, {"args", {{"path", "index.html"}}},
-                             {"assert", {{{"type", "file_exists"}, {"path", "index.html"}}}}}}},
+                 {"steps",
+                  {{{"id", "s1"},
+                    {"tool", "file_read"},
+                    {"args", {{"path", "index.html"}}},
+                    {"assert", {{{"type", "file_exists"}, {"path", "index.html"}}}}}}},
                  {"then", "finish"},
                  {"final_answer", "The title is 'Totally Wrong'."}};
     // The judge's prompt must carry index.html although it did not change: the question names it.
     // The judge's questions come from the goal alone; the planner's are shown to it as its reading.
-    std::string script = reply(plan) + reply({{"questions", {"Does the answer give the page's real title?"}}}, "What is the page's title?") +
-                         reply(judge_reply({"no", "yes"}), "<title>");
+    std::string script =
+        reply(plan) +
+        reply({{"questions", {"Does the answer give the page's real title?"}}}, "What is the page's title?") +
+        reply(judge_reply({"no", "yes"}), "<title>");
     auto r = env.run("What is the page's title?", script);
     json j = parse_stdout(r);
     CAPTURE(r.err);
@@ -187,7 +201,8 @@ TEST_SUITE("e2e") {
     CHECK(j["verdict"] == "fail");
     CHECK(reasons_of(j).find("backed only by the planner's own checks") != std::string::npos);
     int judge_calls = 0;
-    for (const auto& e : events_of(env, j["run_id"])) judge_calls += e.type == "llm_call" && e.data.value("role", "") == "judge";
+    for (const auto& e : events_of(env, j["run_id"]))
+      judge_calls += e.type == "llm_call" && e.data.value("role", "") == "judge";
     CHECK(judge_calls == 1);
     CHECK(j["usage"]["llm_calls"] == 3);
     // verify without the judge recomputes tier 1 alone, and says that it differs from the stored verdict.
@@ -212,13 +227,17 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("verdict: an --expect that failed in round 1 and passed after the recovery replan is success") {
     Env env;
-    json round1 = {{"goal_kind", "modify"},
-                   {"steps", {patch_step("s1", "background: #ffffff;", "background: #006401;", {contains("css/style.css", "#006401")})}},
+    json round1 = {
+        {"goal_kind", "modify"},
+        {"steps",
+         {patch_step("s1", "background: #ffffff;", "background: #006401;", {contains("css/style.css", "#006401")})}},
+        {"then", "finish"}};
+    json round2 = {{"steps", {patch_step("s2", "#006401", "#006400", {contains("css/style.css", "#006400")})}},
                    {"then", "finish"}};
-    json round2 = {{"steps", {patch_step("s2", "#006401", "#006400", {contains("css/style.css", "#006400")})}}, {"then", "finish"}};
     std::string script = reply(round1) + reply(round2, "goal-level assertion file_contains failed");
-    auto r = env.run("Change the background to dark green", script,
-                     {"--expect", R"({"type": "file_contains", "path": "css/style.css", "text": "background: #006400"})"});
+    auto r =
+        env.run("Change the background to dark green", script,
+                {"--expect", R"({"type": "file_contains", "path": "css/style.css", "text": "background: #006400"})"});
     json j = parse_stdout(r);
     CAPTURE(r.err);
     CHECK(j["status"] == "completed");
@@ -232,7 +251,8 @@ TEST_SUITE("e2e") {
   TEST_CASE("verdict: nothing changed and the user's goal-level assertions hold: already satisfied") {
     Env env;
     json plan = modify_plan({{{"id", "s1"}, {"tool", "file_read"}, {"args", {{"path", "css/style.css"}}}}});
-    auto r = env.exec(env.plan_file(plan.dump()), {"--expect", R"({"type": "file_contains", "path": "css/style.css", "text": "max-width"})"});
+    auto r = env.exec(env.plan_file(plan.dump()),
+                      {"--expect", R"({"type": "file_contains", "path": "css/style.css", "text": "max-width"})"});
     json j = parse_stdout(r);
     CHECK(r.exit_code == 0);
     CHECK(j["verdict"] == "success");
@@ -260,13 +280,16 @@ TEST_SUITE("e2e") {
     CHECK(j["final_answer"] == "It is a small page.");
   }
 
-  TEST_CASE("verdict: a reviewer that reaches no verdict rejects nothing: the worker is not sent back, the run is partial") {
+  TEST_CASE(
+      "verdict: a reviewer that reaches no verdict rejects nothing: the worker is not sent back, the run is partial") {
     Env env;
-    json plan = modify_plan({patch_step("s1", "background: #ffffff;", "background: #006400;", {contains("css/style.css", "#006400")})});
+    json plan = modify_plan(
+        {patch_step("s1", "background: #ffffff;", "background: #006400;", {contains("css/style.css", "#006400")})});
     std::string script = reply(plan);
     for (int i = 0; i < 9; ++i) script += json({{"reply", "I am still thinking about it."}}).dump() + "\n";
-    auto r = env.run("Change the background to dark green", script,
-                     {"--criterion", "the footer stays readable", "--expect", contains("css/style.css", "#006400").dump()});
+    auto r =
+        env.run("Change the background to dark green", script,
+                {"--criterion", "the footer stays readable", "--expect", contains("css/style.css", "#006400").dump()});
     json j = parse_stdout(r);
     CAPTURE(r.err);
     CHECK(j["status"] == "completed");
@@ -277,16 +300,20 @@ TEST_SUITE("e2e") {
     CHECK(reasons_of(j).find("unverified by the reviewer") != std::string::npos);
     CHECK(r.exit_code == 1);
     int reviewer_calls = 0;
-    for (const auto& e : events_of(env, j["run_id"])) reviewer_calls += e.type == "llm_call" && e.data.value("role", "") == "reviewer";
+    for (const auto& e : events_of(env, j["run_id"]))
+      reviewer_calls += e.type == "llm_call" && e.data.value("role", "") == "reviewer";
     CHECK(reviewer_calls == 9);
     CHECK(j["usage"]["llm_calls"] == 10);
   }
 
-  TEST_CASE("verdict: an external evaluator covers a change only when declared discriminating, and it is run on the pre-run copy") {
+  TEST_CASE(
+      "verdict: an external evaluator covers a change only when declared discriminating, and it is run on the pre-run "
+      "copy") {
     Env env;
     // Reads the file beneath the `workspace` it is told (the protocol), or beneath its working folder.
     std::string by_protocol =
-        "f=$(python3 -c 'import json,sys; d=json.load(sys.stdin); print(d[\"workspace\"] + \"/\" + d[\"assertion\"][\"path\"])')\n"
+        "f=$(python3 -c 'import json,sys; d=json.load(sys.stdin); print(d[\"workspace\"] + \"/\" + "
+        "d[\"assertion\"][\"path\"])')\n"
         "if grep -q '#006400' \"$f\"; then echo '{\"passed\": true, \"message\": \"dark green\"}'; "
         "else echo '{\"passed\": false, \"message\": \"not dark green\"}'; fi\n";
     std::string by_cwd =
@@ -294,16 +321,17 @@ TEST_SUITE("e2e") {
         "if grep -q '#006400' \"$f\"; then echo '{\"passed\": true}'; else echo '{\"passed\": false}'; fi\n";
     write_file(env.ws + "/.candor/by_protocol.sh", by_protocol);
     write_file(env.ws + "/.candor/by_cwd.sh", by_cwd);
-    write_file(env.ws + "/.candor/config.json", json({{"evaluators",
-                                                       {{"dark_green", {{"command", {"sh", ".candor/by_protocol.sh"}}, {"discriminating", true}}},
-                                                        {"dark_green_cwd", {{"command", {"sh", ".candor/by_cwd.sh"}}, {"discriminating", true}}},
-                                                        {"dark_green_undeclared", {{"command", {"sh", ".candor/by_protocol.sh"}}}}}}})
-                                                   .dump());
+    write_file(env.ws + "/.candor/config.json",
+               json({{"evaluators",
+                      {{"dark_green", {{"command", {"sh", ".candor/by_protocol.sh"}}, {"discriminating", true}}},
+                       {"dark_green_cwd", {{"command", {"sh", ".candor/by_cwd.sh"}}, {"discriminating", true}}},
+                       {"dark_green_undeclared", {{"command", {"sh", ".candor/by_protocol.sh"}}}}}}})
+                   .dump());
     auto run_with = [&](const std::string& type) {
       Env fresh;
       std::filesystem::copy(env.ws + "/.candor", fresh.ws + "/.candor");
       json plan = modify_plan({patch_step("s1", "background: #ffffff;", "background: #006400;",
-                                         {{"type", type}, {"path", "css/style.css"}})});
+                                          {{"type", type}, {"path", "css/style.css"}})});
       return parse_stdout(fresh.exec(fresh.plan_file(plan.dump())));
     };
     json declared = run_with("dark_green");

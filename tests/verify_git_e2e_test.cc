@@ -54,7 +54,8 @@ TEST_SUITE("e2e") {
     CHECK(parse_stdout(again)["verdict"] == "success");
     // The pull-request comment: verdict first, the range, the changed files folded away.
     std::string issue = repo.plan_file("Change the background to dark green\n");
-    auto pr = repo.candor({"verify", "--git", base + "..." + head, "-C", repo.ws, "--goal-file", issue, "--expect", kDarkGreen, "--markdown"});
+    auto pr = repo.candor({"verify", "--git", base + "..." + head, "-C", repo.ws, "--goal-file", issue, "--expect",
+                           kDarkGreen, "--markdown"});
     CHECK(pr.exit_code == 0);
     CHECK(pr.out.rfind("### ✅ candor: **success**", 0) == 0);
     CHECK(pr.out.find("<details><summary>Changed files (1)</summary>") != std::string::npos);
@@ -71,7 +72,8 @@ TEST_SUITE("e2e") {
     repo.edit("css/style.css", "background: #ffffff;", "background: #006400;");
     std::string head = repo.commit("dark green");
     // index.html says "html" before and after: it passes, it does not discriminate, nothing covers the css.
-    auto r = repo.verify(base + ".." + head, {"--expect", R"({"type": "file_exists", "path": "css/style.css"})", "--json", "--judge", "never"});
+    auto r = repo.verify(base + ".." + head, {"--expect", R"({"type": "file_exists", "path": "css/style.css"})",
+                                              "--json", "--judge", "never"});
     json j = parse_stdout(r);
     CHECK(j["verdict"] == "partial");
     CHECK(j["assertions"][0]["discriminating"] == false);
@@ -93,7 +95,8 @@ TEST_SUITE("e2e") {
   TEST_CASE("verify --git: an empty range is a fail, even when the expectation already holds") {
     Repo repo;
     std::string base = repo.head();
-    auto r = repo.verify(base + ".." + base, {"--expect", R"({"type": "file_exists", "path": "index.html"})", "--json"});
+    auto r =
+        repo.verify(base + ".." + base, {"--expect", R"({"type": "file_exists", "path": "index.html"})", "--json"});
     CHECK(r.exit_code == 2);
     json j = parse_stdout(r);
     CHECK(j["verdict"] == "fail");
@@ -132,7 +135,8 @@ TEST_SUITE("e2e") {
     auto broad = repo.verify(base + ".." + head, {"--expect", kDarkGreen, "--scope", "**", "--json"});
     CHECK(parse_stdout(broad)["verdict"] == "partial");
     auto named = repo.verify(base + ".." + head,
-                             {"--expect", kDarkGreen, "--expect", R"({"type": "file_contains", "path": ".github/workflows/ci.yml", "text": "write-all"})",
+                             {"--expect", kDarkGreen, "--expect",
+                              R"({"type": "file_contains", "path": ".github/workflows/ci.yml", "text": "write-all"})",
                               "--scope", "css/**", "--scope", ".github/workflows/ci.yml", "--json"});
     CHECK(named.exit_code == 0);
     CHECK(parse_stdout(named)["verdict"] == "success");
@@ -204,7 +208,8 @@ TEST_SUITE("e2e") {
     write_file(repo.ws + "/.env", "API_TOKEN=new-secret-2222\n");
     std::string head = repo.commit("dark green, new token");
     auto r = repo.verify(base + ".." + head,
-                         {"--expect", kDarkGreen, "--expect", R"({"type": "file_contains", "path": ".env", "text": "new-secret-2222"})", "--json"});
+                         {"--expect", kDarkGreen, "--expect",
+                          R"({"type": "file_contains", "path": ".env", "text": "new-secret-2222"})", "--json"});
     CHECK(r.out.find("secret-1111") == std::string::npos);
     CHECK(r.out.find("secret-2222") == std::string::npos);
     json j = parse_stdout(r);
@@ -225,13 +230,16 @@ TEST_SUITE("e2e") {
     std::filesystem::create_symlink("../../../../../../../../../../.." + outside, repo.ws + "/climb");
     std::filesystem::create_symlink("css/style.css", repo.ws + "/inside");
     std::string with_links = repo.commit("links");
-    std::string links = R"({"type": "command_succeeds", "command": "test ! -L leak && test ! -L climb && test \"$(cat leak)\" = )" + outside +
-                        R"( && ! grep -q OUTSIDE-7731 leak climb && test -L inside && grep -q 006400 inside"})";
+    std::string links =
+        R"({"type": "command_succeeds", "command": "test ! -L leak && test ! -L climb && test \"$(cat leak)\" = )" +
+        outside + R"( && ! grep -q OUTSIDE-7731 leak climb && test -L inside && grep -q 006400 inside"})";
     auto checked = repo.verify(base + ".." + with_links, {"--expect", links, "--json", "--judge", "never"});
     CAPTURE(checked.out);
     CHECK(parse_stdout(checked)["assertions"][0]["passed"] == true);
-    auto r = repo.verify(base + ".." + head,
-                         {"--expect", kDarkGreen, "--expect", R"({"type": "command_succeeds", "command": "grep -q 006400 css/style.css && ! test -e .git"})", "--json"});
+    auto r = repo.verify(
+        base + ".." + head,
+        {"--expect", kDarkGreen, "--expect",
+         R"({"type": "command_succeeds", "command": "grep -q 006400 css/style.css && ! test -e .git"})", "--json"});
     json j = parse_stdout(r);
     CHECK(j["assertions"][1]["passed"] == true);
     CHECK(j["verdict"] == "success");
@@ -242,7 +250,8 @@ TEST_SUITE("e2e") {
     std::string base = repo.head();
     repo.edit("css/style.css", "background: #ffffff;", "background: #006400;");
     std::string head = repo.commit("dark green");
-    std::string spec = repo.plan_file(R"({"checkpoints": [{"id": "tested", "when": {"type": "ToolCalled", "tool": "Bash",
+    std::string spec =
+        repo.plan_file(R"({"checkpoints": [{"id": "tested", "when": {"type": "ToolCalled", "tool": "Bash",
          "input": {"left": "{{tool.input.command}}", "op": "contains", "right": "no-such-test-command"}}}]})");
     std::string transcript = data_dir() + "/trajectories/claude-code/sample_session.synthetic.jsonl";
     auto r = repo.verify(base + ".." + head, {"--expect", kDarkGreen, "--acceptance", spec, "--trajectory", transcript,
@@ -259,9 +268,12 @@ TEST_SUITE("e2e") {
     repo.edit("css/style.css", "background: #ffffff;", "background: #006400;");
     std::string head = repo.commit("dark green");
     std::string script = make_temp_dir("script") + "/replies.jsonl";
-    write_file(script,
-               R"({"reply_json": {"questions": ["Is the page background dark green?", "Is the text still readable?"]}})" "\n"
-               R"({"expect": "background: #006400", "reply_json": {"answers": [{"question": 1, "answer": "yes", "reason": "the diff sets #006400"}, {"question": 2, "answer": "yes", "reason": "text colour unchanged"}, {"question": 3, "answer": "yes", "reason": "nothing else changed"}]}})" "\n");
+    write_file(
+        script,
+        R"({"reply_json": {"questions": ["Is the page background dark green?", "Is the text still readable?"]}})"
+        "\n"
+        R"({"expect": "background: #006400", "reply_json": {"answers": [{"question": 1, "answer": "yes", "reason": "the diff sets #006400"}, {"question": 2, "answer": "yes", "reason": "text colour unchanged"}, {"question": 3, "answer": "yes", "reason": "nothing else changed"}]}})"
+        "\n");
     auto r = repo.verify(base + ".." + head, {"--llm", "script:" + script, "--json"});
     CAPTURE(r.err);
     CHECK(r.exit_code == 0);
@@ -298,15 +310,21 @@ TEST_SUITE("e2e") {
     nlohmann::json plan = {
         {"goal_kind", "modify"},
         {"steps",
-         {{{"id", "s1"}, {"tool", "file_patch"},
-           {"args", {{"path", "css/style.css"}, {"edits", {{{"find", "background: #ffffff;"}, {"replace", "background: #006400;"}}}}}},
+         {{{"id", "s1"},
+           {"tool", "file_patch"},
+           {"args",
+            {{"path", "css/style.css"},
+             {"edits", {{{"find", "background: #ffffff;"}, {"replace", "background: #006400;"}}}}}},
            {"assert", {{{"type", "file_contains"}, {"path", "css/style.css"}, {"text", "#006400"}}}}},
-          {{"id", "s2"}, {"tool", "file_write"}, {"args", {{"path", "notes.txt"}, {"content", "done\n"}}},
+          {{"id", "s2"},
+           {"tool", "file_write"},
+           {"args", {{"path", "notes.txt"}, {"content", "done\n"}}},
            {"assert", {{{"type", "file_contains"}, {"path", "notes.txt"}, {"text", "done"}}}}}}},
         {"then", "finish"}};
     write_file(script, nlohmann::json({{"reply_json", plan}}).dump() + "\n");
-    auto r = env.candor({"run", "Change the background to dark green", "-C", env.ws, "--llm", "script:" + script, "--scope", "css/**",
-                         "--expect", kDarkGreen, "--expect", R"({"type": "file_contains", "path": "notes.txt", "text": "done"})", "--json"});
+    auto r = env.candor({"run", "Change the background to dark green", "-C", env.ws, "--llm", "script:" + script,
+                         "--scope", "css/**", "--expect", kDarkGreen, "--expect",
+                         R"({"type": "file_contains", "path": "notes.txt", "text": "done"})", "--json"});
     CHECK(r.exit_code == 1);
     nlohmann::json j = parse_stdout(r);
     CHECK(j["verdict"] == "partial");
@@ -330,13 +348,19 @@ TEST_SUITE("e2e") {
     std::string head = repo.commit("dark green");
     auto replies = [&](const std::string& verdict) {
       std::string script = make_temp_dir("script") + "/replies.jsonl";
-      write_file(script, nlohmann::json({{"reply_json", {{"tool", "file_read"}, {"args", {{"path", "css/style.css"}}}}}}).dump() + "\n" +
-                             nlohmann::json({{"expect", "background: #006400"},
-                                             {"reply_json", {{"verdict", verdict}, {"reason", "checked css/style.css"}}}}).dump() + "\n");
+      write_file(
+          script,
+          nlohmann::json({{"reply_json", {{"tool", "file_read"}, {"args", {{"path", "css/style.css"}}}}}}).dump() +
+              "\n" +
+              nlohmann::json({{"expect", "background: #006400"},
+                              {"reply_json", {{"verdict", verdict}, {"reason", "checked css/style.css"}}}})
+                  .dump() +
+              "\n");
       return script;
     };
     std::string criterion = "the footer stays readable";
-    auto pass = repo.verify(base + ".." + head, {"--expect", kDarkGreen, "--criterion", criterion, "--llm", "script:" + replies("pass"), "--json"});
+    auto pass = repo.verify(base + ".." + head, {"--expect", kDarkGreen, "--criterion", criterion, "--llm",
+                                                 "script:" + replies("pass"), "--json"});
     CAPTURE(pass.err);
     CHECK(pass.exit_code == 0);
     nlohmann::json p = parse_stdout(pass);
@@ -344,7 +368,8 @@ TEST_SUITE("e2e") {
     REQUIRE(p["goal_validations"].size() == 1);
     CHECK(p["goal_validations"][0]["verdict"] == "pass");
 
-    auto fail = repo.verify(base + ".." + head, {"--expect", kDarkGreen, "--criterion", criterion, "--llm", "script:" + replies("fail"), "--json"});
+    auto fail = repo.verify(base + ".." + head, {"--expect", kDarkGreen, "--criterion", criterion, "--llm",
+                                                 "script:" + replies("fail"), "--json"});
     nlohmann::json f = parse_stdout(fail);
     CHECK(f["verdict"] != "success");
     CHECK(f["verdict_by"] == "reviewer");

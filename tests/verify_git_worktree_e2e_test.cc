@@ -28,7 +28,8 @@ std::string listing(const std::string& dir) {
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
     struct stat st {};
     REQUIRE(::lstat(e.path().c_str(), &st) == 0);
-    std::string line = fmt::format("{} {} {} {}.{}", e.path().string(), st.st_mode, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+    std::string line =
+        fmt::format("{} {} {} {}.{}", e.path().string(), st.st_mode, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
     if (S_ISREG(st.st_mode)) line += " " + std::to_string(std::hash<std::string>{}(read_file(e.path().string())));
     lines.push_back(line);
   }
@@ -41,14 +42,17 @@ std::string listing(const std::string& dir) {
 
 std::vector<std::string> mutated(const json& report) {
   std::vector<std::string> out;
-  for (const auto& m : report["mutations"]) out.push_back(m["path"].get<std::string>() + " " + m["change"].get<std::string>());
+  for (const auto& m : report["mutations"])
+    out.push_back(m["path"].get<std::string>() + " " + m["change"].get<std::string>());
   return out;
 }
 
 }  // namespace
 
 TEST_SUITE("e2e") {
-  TEST_CASE("verify --git BASE..: an uncommitted edit proven by a discriminating --expect is a success; .git is left as it was") {
+  TEST_CASE(
+      "verify --git BASE..: an uncommitted edit proven by a discriminating --expect is a success; .git is left as it "
+      "was") {
     Repo repo;
     std::string base = repo.head();
     auto unchanged = repo.verify("main..", {"--expect", kDarkGreen, "--json"});
@@ -76,8 +80,11 @@ TEST_SUITE("e2e") {
     CHECK(j["git"]["head_tree"].get<std::string>().size() == 40);
     CHECK(j["scan"]["complete"] == true);
     // Programs run on a checkout of the working tree's files, never in the working copy.
-    auto program = repo.verify("main..", {"--expect", R"({"type": "command_succeeds", "command": "grep -q 006400 css/style.css && ! test -e .git && touch made-here"})",
-                                          "--json", "--judge", "never"});
+    auto program = repo.verify(
+        "main..",
+        {"--expect",
+         R"({"type": "command_succeeds", "command": "grep -q 006400 css/style.css && ! test -e .git && touch made-here"})",
+         "--json", "--judge", "never"});
     CHECK(parse_stdout(program)["assertions"][0]["passed"] == true);
     CHECK(!exists(repo.ws + "/made-here"));
     CHECK(listing(repo.ws + "/.git") == before);  // not an object, not the index, not a timestamp
@@ -87,7 +94,8 @@ TEST_SUITE("e2e") {
     CHECK(md.out.find(base.substr(0, 12)) != std::string::npos);
     // Verified again later: tier 1 from the stored facts; no judge, which would see no diff.
     std::string script = make_temp_dir("script") + "/replies.jsonl";
-    write_file(script, R"({"reply_json": {"answers": [{"question": 1, "answer": "yes", "reason": "unseen"}]}})" "\n");
+    write_file(script, R"({"reply_json": {"answers": [{"question": 1, "answer": "yes", "reason": "unseen"}]}})"
+                       "\n");
     auto again = repo.candor({"verify", "last", "--judge", "always", "--llm", "script:" + script, "--json"});
     CHECK(again.err.find("verified a working tree, which is not kept: the judge is not asked") != std::string::npos);
     CHECK(parse_stdout(again)["verdict_by"] == "tier1");
@@ -124,7 +132,8 @@ for _ in range(count):
 data = data[:-20]
 open(index, 'wb').write(data + hashlib.sha1(data).digest())
 )");
-    auto forged = run_command({"/usr/bin/python3", forge, repo.ws + "/.git/index", "index.html", repo.ws + "/index.html"});
+    auto forged =
+        run_command({"/usr/bin/python3", forge, repo.ws + "/.git/index", "index.html", repo.ws + "/index.html"});
     REQUIRE(forged.exit_code == 0);
     // The control: git itself is fooled (only the edit it was told of shows).
     WARN(repo.git({"status", "--porcelain"}).find("index.html") == std::string::npos);
@@ -159,8 +168,9 @@ open(index, 'wb').write(data + hashlib.sha1(data).digest())
     write_file(repo.ws + "/.gitattributes", "* binary -diff\n");  // nor can attributes make the diff unreadable
     write_file(repo.ws + "/.candor/config.json", R"({"snapshot": {"ignore": ["src/"]}})");  // nor its own config
     json j = parse_stdout(repo.verify("main..", {"--expect", kDarkGreen, "--json", "--judge", "never"}));
-    CHECK(mutated(j) == std::vector<std::string>{".candor-tmp-hidden added", ".candor/config.json added", ".gitattributes added", ".gitignore added",
-                                                 "css/style.css modified", "src/evil.c added"});
+    CHECK(mutated(j) == std::vector<std::string>{".candor-tmp-hidden added", ".candor/config.json added",
+                                                 ".gitattributes added", ".gitignore added", "css/style.css modified",
+                                                 "src/evil.c added"});
     CHECK(any_reason_has(j, ".candor/config.json was added: a sensitive path"));
     for (const auto& m : j["mutations"]) {
       if (m["path"] == "css/style.css") CHECK(m["binary"] == false);
@@ -168,7 +178,9 @@ open(index, 'wb').write(data + hashlib.sha1(data).digest())
     CHECK(j["verdict"] == "partial");
   }
 
-  TEST_CASE("verify --git BASE..: what BASE's .gitignore and config ignore is no mutation, nor anything in a folder it ignores") {
+  TEST_CASE(
+      "verify --git BASE..: what BASE's .gitignore and config ignore is no mutation, nor anything in a folder it "
+      "ignores") {
     Repo repo;
     write_file(repo.ws + "/.gitignore", "node_modules/\n*.log\n!keep.log\n");
     write_file(repo.ws + "/.candor/config.json", R"({"snapshot": {"ignore": ["/scratch/"]}})");
@@ -188,7 +200,8 @@ open(index, 'wb').write(data + hashlib.sha1(data).digest())
     // The change deleting BASE's rules changes nothing about what is ignored, and is itself a change.
     fs::remove(repo.ws + "/.gitignore");
     json k = parse_stdout(repo.verify("main..", {"--expect", kDarkGreen, "--json", "--judge", "never"}));
-    CHECK(mutated(k) == std::vector<std::string>{".gitignore deleted", "build/out.txt added", "css/style.css modified", "keep.log added"});
+    CHECK(mutated(k) == std::vector<std::string>{".gitignore deleted", "build/out.txt added", "css/style.css modified",
+                                                 "keep.log added"});
   }
 
   TEST_CASE("verify --git BASE..: a symlink out of the repository is recorded as a link and never followed") {
@@ -198,29 +211,38 @@ open(index, 'wb').write(data + hashlib.sha1(data).digest())
     write_file(outside + "/secret.txt", "OUTSIDE-4417\n");
     fs::create_symlink(outside + "/secret.txt", repo.ws + "/leak");
     fs::create_directory_symlink(outside, repo.ws + "/linked");
-    auto r = repo.verify("main..", {"--expect", R"({"type": "command_succeeds", "command": "test ! -L leak && ! grep -q OUTSIDE leak && test ! -d linked"})",
-                                    "--json", "--judge", "never"});
+    auto r = repo.verify(
+        "main..",
+        {"--expect",
+         R"({"type": "command_succeeds", "command": "test ! -L leak && ! grep -q OUTSIDE leak && test ! -d linked"})",
+         "--json", "--judge", "never"});
     CHECK(r.out.find("OUTSIDE-4417") == std::string::npos);
     json j = parse_stdout(r);
     CHECK(mutated(j) == std::vector<std::string>{"css/style.css modified", "leak added", "linked added"});
     for (const auto& m : j["mutations"]) {
-      if (m["path"] == "leak") CHECK(m["bytes_after"] == static_cast<int>((outside + "/secret.txt").size()));  // the target, not its bytes
+      if (m["path"] == "leak")
+        CHECK(m["bytes_after"] == static_cast<int>((outside + "/secret.txt").size()));  // the target, not its bytes
       if (m["path"] == "linked") CHECK(m["bytes_after"] == static_cast<int>(outside.size()));
     }
     CHECK(j["assertions"][0]["passed"] == true);
   }
 
-  TEST_CASE("verify --git BASE..: an uncommitted .env change is counted, and no byte of it reaches the report or the judge") {
+  TEST_CASE(
+      "verify --git BASE..: an uncommitted .env change is counted, and no byte of it reaches the report or the judge") {
     Repo repo;
     write_file(repo.ws + "/.env", "API_TOKEN=old-s3cr3t-1111\n");
     repo.commit("with .env");
     repo.edit("css/style.css", "background: #ffffff;", "background: #006400;");
     write_file(repo.ws + "/.env", "API_TOKEN=new-s3cr3t-2222\n");
     std::string dir = make_temp_dir("llm");
-    std::string provider = replay_provider(dir, {{{"questions", {"Is the background dark green?"}}},
-                                                 {{"answers", {{{"question", 1}, {"answer", "yes"}, {"reason", "the diff says so"}},
-                                                               {{"question", 2}, {"answer", "yes"}, {"reason", "the diff says so"}}}}}});
-    auto r = repo.verify("main..", {"--expect", R"({"type": "file_contains", "path": ".env", "text": "API_TOKEN=new-"})", "--llm", provider, "--json"});
+    std::string provider =
+        replay_provider(dir, {{{"questions", {"Is the background dark green?"}}},
+                              {{"answers",
+                                {{{"question", 1}, {"answer", "yes"}, {"reason", "the diff says so"}},
+                                 {{"question", 2}, {"answer", "yes"}, {"reason", "the diff says so"}}}}}});
+    auto r =
+        repo.verify("main..", {"--expect", R"({"type": "file_contains", "path": ".env", "text": "API_TOKEN=new-"})",
+                               "--llm", provider, "--json"});
     CAPTURE(r.err);
     json j = parse_stdout(r);
     CHECK(mutated(j) == std::vector<std::string>{".env modified", "css/style.css modified"});

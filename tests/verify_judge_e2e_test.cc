@@ -18,8 +18,11 @@ std::string reply(const json& j) { return json{{"reply_json", j}}.dump() + "\n";
 json inspect_plan() {
   return {{"goal_kind", "inspect"},
           {"questions", {"Does the answer give the page's title from index.html?"}},
-          {"steps", {{{"id", "s1"}, {"tool", "file_read"}, {"args", {{"path", "index.html"}}},
-                      {"assert", {{{"type", "file_exists"}, {"path", "index.html"}}}}}}},
+          {"steps",
+           {{{"id", "s1"},
+             {"tool", "file_read"},
+             {"args", {{"path", "index.html"}}},
+             {"assert", {{{"type", "file_exists"}, {"path", "index.html"}}}}}}},
           {"then", "finish"},
           {"final_answer", "The title is in index.html."}};
 }
@@ -28,8 +31,9 @@ json inspect_plan() {
 // appends.
 json judge_questions() { return {{"questions", {"Does the answer give the page's title?"}}}; }
 json judge_yes() {
-  return {{"answers", {{{"question", 1}, {"answer", "yes"}, {"reason", "the answer names it"}},
-                       {{"question", 2}, {"answer", "yes"}, {"reason", "nothing changed"}}}}};
+  return {{"answers",
+           {{{"question", 1}, {"answer", "yes"}, {"reason", "the answer names it"}},
+            {{"question", 2}, {"answer", "yes"}, {"reason", "nothing changed"}}}}};
 }
 
 std::string script_file(const std::string& text) {
@@ -52,9 +56,12 @@ json run_started_of(const Env& env, const std::string& run_id) {
 }  // namespace
 
 TEST_SUITE("e2e") {
-  TEST_CASE("verify: without --judge it asks the judge as the run was recorded (always), and agrees with the stored verdict") {
+  TEST_CASE(
+      "verify: without --judge it asks the judge as the run was recorded (always), and agrees with the stored "
+      "verdict") {
     Env env;
-    auto r = env.run("What is the page's title?", reply(inspect_plan()) + reply(judge_questions()) + reply(judge_yes()), {"--judge", "always"});
+    auto r = env.run("What is the page's title?", reply(inspect_plan()) + reply(judge_questions()) + reply(judge_yes()),
+                     {"--judge", "always"});
     json stored = parse_stdout(r);
     REQUIRE(stored["verdict"] == "success");
     REQUIRE(stored["verdict_by"] == "tier2");
@@ -63,7 +70,8 @@ TEST_SUITE("e2e") {
 
     // The judge is asked again with the questions the run's judge recorded (no goal-only call: the
     // script's one reply is its answer) and says yes again.
-    auto again = env.candor({"verify", stored["run_id"], "--json", "--llm", "script:" + script_file(reply(judge_yes()))});
+    auto again =
+        env.candor({"verify", stored["run_id"], "--json", "--llm", "script:" + script_file(reply(judge_yes()))});
     json j = parse_stdout(again);
     CAPTURE(again.err);
     CHECK(again.exit_code == 0);
@@ -77,7 +85,8 @@ TEST_SUITE("e2e") {
     auto never = env.candor({"verify", stored["run_id"], "--json", "--judge", "never"});
     CHECK(parse_stdout(never)["verdict"] == "partial");
     CHECK(never.exit_code == 1);
-    CHECK(never.err.find("stored verdict success (by tier2), recomputed partial (by tier1) with judge policy never (--judge)") !=
+    CHECK(never.err.find(
+              "stored verdict success (by tier2), recomputed partial (by tier1) with judge policy never (--judge)") !=
           std::string::npos);
   }
 
@@ -98,14 +107,16 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("verify: a recorded judge with no LLM named here falls back to tier 1 and says so") {
     Env env;
-    auto r = env.run("What is the page's title?", reply(inspect_plan()) + reply(judge_questions()) + reply(judge_yes()), {"--judge", "auto"});
+    auto r = env.run("What is the page's title?", reply(inspect_plan()) + reply(judge_questions()) + reply(judge_yes()),
+                     {"--judge", "auto"});
     json stored = parse_stdout(r);
     REQUIRE(stored["verdict_by"] == "tier2");
     auto again = env.candor({"verify", stored["run_id"], "--json"});
     CAPTURE(again.err);
     CHECK(parse_stdout(again)["verdict"] == "partial");
     CHECK(again.err.find("recorded with --judge auto, but no LLM provider is named here") != std::string::npos);
-    CHECK(again.err.find("recomputed partial (by tier1) with judge policy never (no LLM provider)") != std::string::npos);
+    CHECK(again.err.find("recomputed partial (by tier1) with judge policy never (no LLM provider)") !=
+          std::string::npos);
     // An explicit --judge that needs an LLM is still a usage error.
     CHECK(env.candor({"verify", stored["run_id"], "--judge", "always"}).exit_code == 64);
   }

@@ -38,7 +38,8 @@ Fixture make_fixture(bool fallback, std::vector<std::string> protected_dirs = {}
   fs::create_symlink("a.txt", f.root + "/link-in");
   fs::create_symlink(".git", f.root + "/git-alias");
   for (auto& p : protected_dirs) p = f.root + "/" + p;
-  auto ws = sandbox::Workspace::open(f.root, {.force_fallback = fallback, .protected_dirs = protected_dirs, .secrets = {}});
+  auto ws =
+      sandbox::Workspace::open(f.root, {.force_fallback = fallback, .protected_dirs = protected_dirs, .secrets = {}});
   REQUIRE(ws.ok());
   f.ws = std::move(ws.value());
   return f;
@@ -87,7 +88,8 @@ TEST_SUITE("sandbox") {
       CAPTURE(fallback);
       auto f = make_fixture(fallback);
       CHECK(f.ws->read_file("sub/b.txt", 1000).value() == "beta\n");
-      check_refused(f.ws->read_file("link-out", 1000), fallback ? "symbolic links are not followed" : "outside the workspace");
+      check_refused(f.ws->read_file("link-out", 1000),
+                    fallback ? "symbolic links are not followed" : "outside the workspace");
       check_refused(f.ws->read_file("dir-out/secret.txt", 1000), fallback ? "symbolic links" : "outside the workspace");
       check_refused(f.ws->read_file("sub", 1000), "is a directory");
       auto missing = f.ws->read_file("nope.txt", 1000);
@@ -120,7 +122,7 @@ TEST_SUITE("sandbox") {
       ::chmod((f.root + "/a.txt").c_str(), 0640);
       REQUIRE(f.ws->write_file("a.txt", "new\n").ok());
       CHECK(read_file(f.root + "/a.txt") == "new\n");
-      struct stat st{};
+      struct stat st {};
       ::stat((f.root + "/a.txt").c_str(), &st);
       CHECK((st.st_mode & 0777) == 0640);
       REQUIRE(f.ws->write_file("deep/er/c.txt", "c").ok());
@@ -136,7 +138,8 @@ TEST_SUITE("sandbox") {
       CAPTURE(fallback);
       auto f = make_fixture(fallback, {"store"});
       fs::create_directories(f.root + "/store");
-      auto g = sandbox::Workspace::open(f.root, {.force_fallback = fallback, .protected_dirs = {f.root + "/store"}, .secrets = {}});
+      auto g = sandbox::Workspace::open(
+          f.root, {.force_fallback = fallback, .protected_dirs = {f.root + "/store"}, .secrets = {}});
       REQUIRE(g.ok());
       const auto& ws = **g;
       check_refused(ws.write_file(".git/config", "x"), "writes beneath .git/ are not allowed");
@@ -168,16 +171,20 @@ TEST_SUITE("sandbox") {
   TEST_CASE("walk lists sorted entries, skips .git and does not follow symlinks") {
     auto f = make_fixture(false);
     std::vector<std::string> seen;
-    REQUIRE(f.ws->walk(".", 5, [&](const sandbox::WalkEntry& e) {
-                 seen.push_back(e.path);
-                 return true;
-               }).ok());
+    REQUIRE(f.ws->walk(".", 5,
+                       [&](const sandbox::WalkEntry& e) {
+                         seen.push_back(e.path);
+                         return true;
+                       })
+                .ok());
     CHECK(seen == std::vector<std::string>{"a.txt", "dir-out", "git-alias", "link-in", "link-out", "sub", "sub/b.txt"});
     std::vector<std::string> shallow;
-    REQUIRE(f.ws->walk(".", 1, [&](const sandbox::WalkEntry& e) {
-                 shallow.push_back(e.path);
-                 return true;
-               }).ok());
+    REQUIRE(f.ws->walk(".", 1,
+                       [&](const sandbox::WalkEntry& e) {
+                         shallow.push_back(e.path);
+                         return true;
+                       })
+                .ok());
     CHECK(std::find(shallow.begin(), shallow.end(), "sub/b.txt") == shallow.end());
   }
 }

@@ -18,10 +18,17 @@ Error invalid(const std::string& path, const std::string& message) {
 }
 
 const std::vector<std::pair<std::string, Op>>& op_names() {
-  static const std::vector<std::pair<std::string, Op>> names = {
-      {"eq", Op::kEq},           {"ne", Op::kNe},       {"contains", Op::kContains}, {"not_contains", Op::kNotContains},
-      {"starts_with", Op::kStartsWith}, {"ends_with", Op::kEndsWith}, {"matches", Op::kMatches},
-      {"gt", Op::kGt},           {"gte", Op::kGte},     {"lt", Op::kLt},             {"lte", Op::kLte}};
+  static const std::vector<std::pair<std::string, Op>> names = {{"eq", Op::kEq},
+                                                                {"ne", Op::kNe},
+                                                                {"contains", Op::kContains},
+                                                                {"not_contains", Op::kNotContains},
+                                                                {"starts_with", Op::kStartsWith},
+                                                                {"ends_with", Op::kEndsWith},
+                                                                {"matches", Op::kMatches},
+                                                                {"gt", Op::kGt},
+                                                                {"gte", Op::kGte},
+                                                                {"lt", Op::kLt},
+                                                                {"lte", Op::kLte}};
   return names;
 }
 
@@ -33,9 +40,12 @@ std::string op_name(Op op) {
 
 const char* kind_name(WhenType w) {
   switch (w) {
-    case WhenType::kToolCalled: return "ToolCalled";
-    case WhenType::kToolResult: return "ToolResult";
-    case WhenType::kFinalAnswer: return "FinalAnswer";
+    case WhenType::kToolCalled:
+      return "ToolCalled";
+    case WhenType::kToolResult:
+      return "ToolResult";
+    case WhenType::kFinalAnswer:
+      return "FinalAnswer";
   }
   return "?";
 }
@@ -63,15 +73,17 @@ Status check_template(const std::string& name, WhenType when, const std::string&
   auto starts = [&](const char* p) { return name == p || name.rfind(std::string(p) + ".", 0) == 0; };
   bool known = name == "tool.name" || starts("tool.input") || starts("tool.result") || name == "final_answer";
   if (!known) {
-    return invalid(path, fmt::format("unknown template {{{{{}}}}} (known: {{{{tool.name}}}}, {{{{tool.input.<field>}}}}, "
-                                     "{{{{tool.result}}}}, {{{{tool.result.<field>}}}}, {{{{final_answer}}}})",
-                                     name));
+    return invalid(path,
+                   fmt::format("unknown template {{{{{}}}}} (known: {{{{tool.name}}}}, {{{{tool.input.<field>}}}}, "
+                               "{{{{tool.result}}}}, {{{{tool.result.<field>}}}}, {{{{final_answer}}}})",
+                               name));
   }
   if (when == WhenType::kFinalAnswer && name != "final_answer") {
     return invalid(path, fmt::format("a FinalAnswer checkpoint has no tool: {{{{{}}}}} is not available", name));
   }
   if (when == WhenType::kToolCalled && starts("tool.result")) {
-    return invalid(path, fmt::format("a ToolCalled checkpoint happens before the result: {{{{{}}}}} is not available", name));
+    return invalid(path,
+                   fmt::format("a ToolCalled checkpoint happens before the result: {{{{{}}}}} is not available", name));
   }
   return ok_status();
 }
@@ -79,7 +91,8 @@ Status check_template(const std::string& name, WhenType when, const std::string&
 Result<Predicate> parse_predicate(const nlohmann::json& j, WhenType when, const std::string& path) {
   if (!j.is_object()) return invalid(path, "expected {\"left\", \"op\", \"right\"}, got " + json_describe(j));
   for (const auto& [key, value] : j.items()) {
-    if (key != "left" && key != "op" && key != "right") return invalid(path + "." + key, "unknown field (expected left, op, right)");
+    if (key != "left" && key != "op" && key != "right")
+      return invalid(path + "." + key, "unknown field (expected left, op, right)");
   }
   Predicate p;
   for (const char* side : {"left", "right"}) {
@@ -87,7 +100,8 @@ Result<Predicate> parse_predicate(const nlohmann::json& j, WhenType when, const 
     if (!j.contains(side)) return invalid(at, "missing");
     const auto& v = j[side];
     // Numbers and booleans are accepted and compared as their JSON text ("right": 0 means "0").
-    if (!v.is_string() && !v.is_number() && !v.is_boolean()) return invalid(at, "expected a string or a number, got " + json_describe(v));
+    if (!v.is_string() && !v.is_number() && !v.is_boolean())
+      return invalid(at, "expected a string or a number, got " + json_describe(v));
     std::string text = v.is_string() ? v.get<std::string>() : v.dump();
     for (const auto& name : templates_in(text)) TRY_STATUS(check_template(name, when, at));
     (std::string(side) == "left" ? p.left : p.right) = text;
@@ -96,9 +110,10 @@ Result<Predicate> parse_predicate(const nlohmann::json& j, WhenType when, const 
   std::string op = j["op"].get<std::string>();
   auto it = std::find_if(op_names().begin(), op_names().end(), [&](const auto& n) { return n.first == op; });
   if (it == op_names().end()) {
-    return invalid(path + ".op", fmt::format("unknown operator \"{}\" (known: eq, ne, contains, not_contains, starts_with, "
-                                             "ends_with, matches, gt, gte, lt, lte)",
-                                             op));
+    return invalid(path + ".op",
+                   fmt::format("unknown operator \"{}\" (known: eq, ne, contains, not_contains, starts_with, "
+                               "ends_with, matches, gt, gte, lt, lte)",
+                               op));
   }
   p.op = it->second;
   if (p.op == Op::kMatches && templates_in(p.right).empty()) {
@@ -131,13 +146,16 @@ std::optional<std::string> lookup(const nlohmann::json& j, const std::string& do
   return at->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-std::optional<std::string> resolve(const std::string& name, const TrajectoryEvent& e, const std::optional<std::string>& final_answer) {
+std::optional<std::string> resolve(const std::string& name, const TrajectoryEvent& e,
+                                   const std::optional<std::string>& final_answer) {
   if (name == "tool.name") return e.tool;
-  if (name == "final_answer") return e.kind == TrajectoryEvent::Kind::kFinalAnswer ? std::optional(e.text) : final_answer;
+  if (name == "final_answer")
+    return e.kind == TrajectoryEvent::Kind::kFinalAnswer ? std::optional(e.text) : final_answer;
   if (name == "tool.input") return e.input.dump();
   if (name.rfind("tool.input.", 0) == 0) return lookup(e.input, name.substr(11));
   if (name == "tool.result") {
-    if (e.result.is_object() && e.result.contains("output") && e.result["output"].is_string()) return e.result["output"].get<std::string>();
+    if (e.result.is_object() && e.result.contains("output") && e.result["output"].is_string())
+      return e.result["output"].get<std::string>();
     return e.result.is_null() ? std::nullopt : std::optional(e.result.dump());
   }
   if (name.rfind("tool.result.", 0) == 0) return lookup(e.result, name.substr(12));
@@ -145,8 +163,8 @@ std::optional<std::string> resolve(const std::string& name, const TrajectoryEven
 }
 
 // `text` with its templates filled in; on an absent value, nullopt and `missing` names it.
-std::optional<std::string> render(const std::string& text, const TrajectoryEvent& e, const std::optional<std::string>& final_answer,
-                                  std::string& missing) {
+std::optional<std::string> render(const std::string& text, const TrajectoryEvent& e,
+                                  const std::optional<std::string>& final_answer, std::string& missing) {
   std::string out;
   std::size_t pos = 0;
   while (true) {
@@ -185,7 +203,8 @@ std::string excerpt(const std::string& s) {
 }
 
 // Whether the predicate holds for the event; `why` says which part failed when it does not.
-bool holds(const Predicate& p, const TrajectoryEvent& e, const std::optional<std::string>& final_answer, std::string& why) {
+bool holds(const Predicate& p, const TrajectoryEvent& e, const std::optional<std::string>& final_answer,
+           std::string& why) {
   std::string missing;
   auto left = render(p.left, e, final_answer, missing);
   auto right = left ? render(p.right, e, final_answer, missing) : std::nullopt;
@@ -195,12 +214,24 @@ bool holds(const Predicate& p, const TrajectoryEvent& e, const std::optional<std
   }
   bool ok = false;
   switch (p.op) {
-    case Op::kEq: ok = *left == *right; break;
-    case Op::kNe: ok = *left != *right; break;
-    case Op::kContains: ok = left->find(*right) != std::string::npos; break;
-    case Op::kNotContains: ok = left->find(*right) == std::string::npos; break;
-    case Op::kStartsWith: ok = left->rfind(*right, 0) == 0; break;
-    case Op::kEndsWith: ok = left->size() >= right->size() && left->compare(left->size() - right->size(), right->size(), *right) == 0; break;
+    case Op::kEq:
+      ok = *left == *right;
+      break;
+    case Op::kNe:
+      ok = *left != *right;
+      break;
+    case Op::kContains:
+      ok = left->find(*right) != std::string::npos;
+      break;
+    case Op::kNotContains:
+      ok = left->find(*right) == std::string::npos;
+      break;
+    case Op::kStartsWith:
+      ok = left->rfind(*right, 0) == 0;
+      break;
+    case Op::kEndsWith:
+      ok = left->size() >= right->size() && left->compare(left->size() - right->size(), right->size(), *right) == 0;
+      break;
     case Op::kMatches: {
       RE2::Options options;
       options.set_log_errors(false);
@@ -241,14 +272,16 @@ bool candidate(const Checkpoint& c, const TrajectoryEvent& e) {
   return e.kind == kind_for(c.when) && (c.when == WhenType::kFinalAnswer || e.tool == c.tool);
 }
 
-bool matches(const Checkpoint& c, const TrajectoryEvent& e, const std::optional<std::string>& final_answer, std::string& why) {
+bool matches(const Checkpoint& c, const TrajectoryEvent& e, const std::optional<std::string>& final_answer,
+             std::string& why) {
   if (!candidate(c, e)) return false;
   return !c.predicate || holds(*c.predicate, e, final_answer, why);
 }
 
 // The first match in [from, to); on a miss, `r` gets the closest candidate and why it failed.
-std::optional<std::size_t> find_in(const Checkpoint& c, const std::vector<TrajectoryEvent>& events, std::size_t from, std::size_t to,
-                                   const std::optional<std::string>& final_answer, CheckpointResult& r) {
+std::optional<std::size_t> find_in(const Checkpoint& c, const std::vector<TrajectoryEvent>& events, std::size_t from,
+                                   std::size_t to, const std::optional<std::string>& final_answer,
+                                   CheckpointResult& r) {
   std::string first_why;
   std::optional<std::int64_t> first_seq;
   for (std::size_t i = from; i < to; ++i) {
@@ -260,7 +293,8 @@ std::optional<std::size_t> find_in(const Checkpoint& c, const std::vector<Trajec
     }
   }
   std::string where = from > 0 && from <= events.size() ? fmt::format(" after seq {}", events[from - 1].seq) : "";
-  std::string what = c.when == WhenType::kFinalAnswer ? "final answer" : fmt::format("{} {}", kind_name(c.when), c.tool);
+  std::string what =
+      c.when == WhenType::kFinalAnswer ? "final answer" : fmt::format("{} {}", kind_name(c.when), c.tool);
   if (first_seq) {
     r.candidate_seq = first_seq;
     r.why = fmt::format("closest: the {} at seq {}: {}", what, *first_seq, first_why);
@@ -280,10 +314,12 @@ Result<AcceptanceSpec> parse_acceptance_spec(const nlohmann::json& j, const std:
   }
   AcceptanceSpec spec;
   if (j.contains("ordered")) {
-    if (!j["ordered"].is_boolean()) return invalid("ordered", "expected true or false, got " + json_describe(j["ordered"]));
+    if (!j["ordered"].is_boolean())
+      return invalid("ordered", "expected true or false, got " + json_describe(j["ordered"]));
     spec.ordered = j["ordered"].get<bool>();
   }
-  if (!j.contains("checkpoints") || !j["checkpoints"].is_array()) return invalid("checkpoints", "missing, or not an array");
+  if (!j.contains("checkpoints") || !j["checkpoints"].is_array())
+    return invalid("checkpoints", "missing, or not an array");
   if (j["checkpoints"].empty()) return invalid("checkpoints", "needs at least one checkpoint");
   std::string tool_list;
   for (const auto& t : tools) tool_list += (tool_list.empty() ? "" : ", ") + t;
@@ -292,13 +328,16 @@ Result<AcceptanceSpec> parse_acceptance_spec(const nlohmann::json& j, const std:
     std::string path = json_path_index("checkpoints", i);
     if (!c.is_object()) return invalid(path, "expected a checkpoint object, got " + json_describe(c));
     for (const auto& [key, value] : c.items()) {
-      if (key != "id" && key != "essential" && key != "when") return invalid(path + "." + key, "unknown field (expected id, essential, when)");
+      if (key != "id" && key != "essential" && key != "when")
+        return invalid(path + "." + key, "unknown field (expected id, essential, when)");
     }
     Checkpoint cp;
-    if (!c.contains("id") || !c["id"].is_string() || c["id"].get<std::string>().empty()) return invalid(path + ".id", "missing, or not a non-empty string");
+    if (!c.contains("id") || !c["id"].is_string() || c["id"].get<std::string>().empty())
+      return invalid(path + ".id", "missing, or not a non-empty string");
     cp.id = c["id"].get<std::string>();
     for (const auto& prev : spec.checkpoints) {
-      if (prev.id == cp.id) return invalid(path + ".id", fmt::format("\"{}\" is used by an earlier checkpoint; ids are unique", cp.id));
+      if (prev.id == cp.id)
+        return invalid(path + ".id", fmt::format("\"{}\" is used by an earlier checkpoint; ids are unique", cp.id));
     }
     if (c.contains("essential")) {
       if (!c["essential"].is_boolean()) return invalid(path + ".essential", "expected true or false");
@@ -315,24 +354,27 @@ Result<AcceptanceSpec> parse_acceptance_spec(const nlohmann::json& j, const std:
     } else if (type == "FinalAnswer") {
       cp.when = WhenType::kFinalAnswer;
     } else {
-      return invalid(wpath + ".type", fmt::format("expected ToolCalled, ToolResult or FinalAnswer, got {}",
-                                                  w.contains("type") ? json_describe(w["type"]) : std::string("nothing")));
+      return invalid(wpath + ".type",
+                     fmt::format("expected ToolCalled, ToolResult or FinalAnswer, got {}",
+                                 w.contains("type") ? json_describe(w["type"]) : std::string("nothing")));
     }
     std::string predicate_key = cp.when == WhenType::kToolCalled ? "input" : "predicate";
     for (const auto& [key, value] : w.items()) {
       bool allowed = key == "type" || key == predicate_key || (key == "tool" && cp.when != WhenType::kFinalAnswer);
       if (!allowed) {
-        return invalid(wpath + "." + key, fmt::format("unknown field for {} (expected type, {}{})", type,
-                                                      cp.when != WhenType::kFinalAnswer ? "tool, " : "", predicate_key));
+        return invalid(wpath + "." + key,
+                       fmt::format("unknown field for {} (expected type, {}{})", type,
+                                   cp.when != WhenType::kFinalAnswer ? "tool, " : "", predicate_key));
       }
     }
     if (cp.when != WhenType::kFinalAnswer) {
       if (!w.contains("tool") || !w["tool"].is_string()) return invalid(wpath + ".tool", "missing, or not a string");
       cp.tool = w["tool"].get<std::string>();
       if (std::find(tools.begin(), tools.end(), cp.tool) == tools.end()) {
-        return invalid(wpath + ".tool", fmt::format("checkpoint \"{}\" names the tool \"{}\", which this agent cannot call "
-                                                    "(its tools: {})",
-                                                    cp.id, cp.tool, tool_list));
+        return invalid(wpath + ".tool",
+                       fmt::format("checkpoint \"{}\" names the tool \"{}\", which this agent cannot call "
+                                   "(its tools: {})",
+                                   cp.id, cp.tool, tool_list));
       }
     }
     if (w.contains(predicate_key)) {
@@ -365,7 +407,8 @@ AcceptanceReport evaluate_acceptance(const AcceptanceSpec& spec, const std::vect
     report.checkpoints[k].essential = spec.checkpoints[k].essential;
   }
   if (!spec.ordered) {
-    for (std::size_t k = 0; k < spec.checkpoints.size(); ++k) at[k] = find_in(spec.checkpoints[k], events, 0, events.size(), final_answer, report.checkpoints[k]);
+    for (std::size_t k = 0; k < spec.checkpoints.size(); ++k)
+      at[k] = find_in(spec.checkpoints[k], events, 0, events.size(), final_answer, report.checkpoints[k]);
   } else {
     // Essential checkpoints first: their greedy earliest placement decides `passed`.
     std::size_t pos = 0;

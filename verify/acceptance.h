@@ -28,8 +28,8 @@ struct Checkpoint {
   std::string id;
   bool essential = true;
   WhenType when = WhenType::kToolCalled;
-  std::string tool;                     // ToolCalled / ToolResult
-  std::optional<Predicate> predicate;   // ToolCalled: "input"; others: "predicate"
+  std::string tool;                    // ToolCalled / ToolResult
+  std::optional<Predicate> predicate;  // ToolCalled: "input"; others: "predicate"
 };
 
 struct AcceptanceSpec {
@@ -42,7 +42,6 @@ struct AcceptanceSpec {
 Result<AcceptanceSpec> parse_acceptance_spec(const nlohmann::json& j, const std::vector<std::string>& tools);
 Result<AcceptanceSpec> parse_acceptance_spec_text(const std::string& text, const std::vector<std::string>& tools,
                                                   const std::string& source);
-
 
 struct CheckpointResult {
   std::string id;

@@ -13,8 +13,8 @@
 #include "core/result.h"
 #include "core/run_record.h"
 #include "core/tree_reader.h"
-#include "verify/judge_outcome.h"
 #include "llm/provider.h"
+#include "verify/judge_outcome.h"
 
 namespace candor::verify {
 
@@ -58,7 +58,8 @@ struct JudgePart {
 // withheld)". `credentials` (may be null) are the run's: an unchanged file holding a credential's
 // content is left out, and every piece is masked with their values.
 std::vector<EvidencePiece> gather_evidence(const TreeReader& snapshots, const RunFacts& facts,
-                                           const std::vector<std::string>& questions = {}, const EvidenceCaps& caps = {},
+                                           const std::vector<std::string>& questions = {},
+                                           const EvidenceCaps& caps = {},
                                            const CredentialLookup* credentials = nullptr);
 
 // Workspace paths a text names ("index.html", "css/style.css"): words that look like a path, in
@@ -81,7 +82,8 @@ Result<std::vector<JudgeAnswer>> parse_judge_reply(const std::string& reply, std
 
 // Asks the judge: one call, one repair on a malformed reply.
 JudgeOutcome ask_judge(llm::Provider& provider, const std::string& goal, const std::vector<std::string>& questions,
-                       const std::vector<EvidencePiece>& evidence, std::chrono::milliseconds deadline, JudgePart part = {});
+                       const std::vector<EvidencePiece>& evidence, std::chrono::milliseconds deadline,
+                       JudgePart part = {});
 
 // The batches' answers as one: a question is "no" when any batch said no; else "yes" when some
 // batch showed it (the unrequested-change question: when no batch showed such a change); else "no"

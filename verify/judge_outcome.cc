@@ -19,7 +19,8 @@ Verdict verdict_of(const JudgeOutcome& judge) {
   };
   bool all_yes = std::all_of(answers.begin(), answers.end(), [](const JudgeAnswer& a) { return a.yes; });
   bool any_goal = std::any_of(answers.begin(), answers.end(), about_goal);
-  bool goal_all_no = std::none_of(answers.begin(), answers.end(), [&](const JudgeAnswer& a) { return about_goal(a) && a.yes; });
+  bool goal_all_no =
+      std::none_of(answers.begin(), answers.end(), [&](const JudgeAnswer& a) { return about_goal(a) && a.yes; });
   if (all_yes && !answers.empty()) return judge.unseen_paths.empty() ? Verdict::kSuccess : Verdict::kPartial;
   if (goal_all_no && (any_goal || answers.empty())) return Verdict::kFail;
   return Verdict::kPartial;
@@ -28,10 +29,12 @@ Verdict verdict_of(const JudgeOutcome& judge) {
 nlohmann::json to_json(const JudgeOutcome& j) {
   nlohmann::json answers = nlohmann::json::array();
   for (const auto& a : j.answers) {
-    answers.push_back({{"question", a.question},
-                       {"text", a.question >= 1 && a.question <= static_cast<int>(j.questions.size()) ? j.questions[a.question - 1] : ""},
-                       {"answer", a.yes ? "yes" : "no"},
-                       {"reason", a.reason}});
+    answers.push_back(
+        {{"question", a.question},
+         {"text",
+          a.question >= 1 && a.question <= static_cast<int>(j.questions.size()) ? j.questions[a.question - 1] : ""},
+         {"answer", a.yes ? "yes" : "no"},
+         {"reason", a.reason}});
   }
   nlohmann::json out = {{"answers", answers},
                         {"verdict", j.answered ? nlohmann::json(to_string(verdict_of(j))) : nlohmann::json(nullptr)},

@@ -56,7 +56,8 @@ struct JudgeOutcome {
 // Asked last of every judge, so that a change the goal did not ask for is a "no" (answered yes
 // when nothing else changed).
 inline constexpr const char* kUnrequestedChangeQuestion =
-    "Did the run leave alone everything the goal did not ask to change (no file changed, added or deleted that the goal "
+    "Did the run leave alone everything the goal did not ask to change (no file changed, added or deleted that the "
+    "goal "
     "did not call for)?";
 
 // All yes -> success; every answer about the goal itself "no" -> fail (that nothing else changed

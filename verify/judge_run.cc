@@ -52,16 +52,21 @@ JudgeRun judge_run(llm::Provider& provider, const TreeReader& trees, const RunFa
   if (!in.planner_questions.empty()) {
     std::string reading;
     for (const auto& q : in.planner_questions) reading += "- " + q + "\n";
-    evidence.insert(evidence.begin(), {"planner_reading", "", "The planner's own questions (its reading of the goal, not the goal):\n" + reading});
+    evidence.insert(
+        evidence.begin(),
+        {"planner_reading", "", "The planner's own questions (its reading of the goal, not the goal):\n" + reading});
   }
   auto left = [&] {
     return budget - std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
   };
   EvidenceBatches plan = plan_batches(evidence, in.caps);
   if (plan.batches.size() == 1) {
-    out.outcome = ask_judge(provider, facts.goal, questions, plan.batches[0], std::max(left(), std::chrono::milliseconds(1000)));
+    out.outcome =
+        ask_judge(provider, facts.goal, questions, plan.batches[0], std::max(left(), std::chrono::milliseconds(1000)));
     out.outcome.unseen_paths = plan.unseen_paths;
-    if (!out.outcome.answered) out.outcome.unseen_paths.insert(out.outcome.unseen_paths.end(), plan.diff_paths[0].begin(), plan.diff_paths[0].end());
+    if (!out.outcome.answered)
+      out.outcome.unseen_paths.insert(out.outcome.unseen_paths.end(), plan.diff_paths[0].begin(),
+                                      plan.diff_paths[0].end());
     return out;
   }
   // The same questions over each share of the change, while the time lasts; a share not asked is
@@ -88,8 +93,9 @@ void record_judge_run(const JudgeRun& run, const std::string& provider_name, Tra
     const Decomposition& d = *run.decomposition;
     call(d.call);
     if (trajectory != nullptr) {
-      trajectory->record(event::kJudgeQuestions,
-                         {{"questions", d.questions}, {"decomposed", d.decomposed}, {"error", d.error}, {"prompt", d.prompt}});
+      trajectory->record(
+          event::kJudgeQuestions,
+          {{"questions", d.questions}, {"decomposed", d.decomposed}, {"error", d.error}, {"prompt", d.prompt}});
     }
   }
   for (const auto& c : run.outcome.call_log) call(c);

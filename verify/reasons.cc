@@ -10,7 +10,6 @@
 namespace candor::verify {
 namespace {
 
-
 std::string acceptance_gap(const nlohmann::json& acceptance) {
   if (!acceptance.is_object() || acceptance.value("passed", false)) return "";
   std::string missed;
@@ -19,8 +18,10 @@ std::string acceptance_gap(const nlohmann::json& acceptance) {
       missed += (missed.empty() ? "" : ", ") + json_str(c, "id");
     }
   }
-  if (acceptance.contains("error")) return "the acceptance spec could not be evaluated: " + json_str(acceptance, "error");
-  return "the acceptance spec did not pass" + (missed.empty() ? std::string() : ": essential checkpoints missed: " + missed);
+  if (acceptance.contains("error"))
+    return "the acceptance spec could not be evaluated: " + json_str(acceptance, "error");
+  return "the acceptance spec did not pass" +
+         (missed.empty() ? std::string() : ": essential checkpoints missed: " + missed);
 }
 
 }  // namespace
@@ -40,24 +41,28 @@ std::vector<std::string> judge_reasons(const JudgeOutcome& judge) {
     if (a.yes) {
       ++yes;
     } else {
-      std::string q = a.question >= 1 && a.question <= static_cast<int>(judge.questions.size()) ? judge.questions[a.question - 1] : "";
+      std::string q = a.question >= 1 && a.question <= static_cast<int>(judge.questions.size())
+                          ? judge.questions[a.question - 1]
+                          : "";
       out.push_back(fmt::format("the judge answered no to \"{}\"{}", q, a.reason.empty() ? "" : ": " + a.reason));
     }
   }
-  out.insert(out.begin(), fmt::format("the judge answered yes to {} of {} questions{}", yes, judge.answers.size(),
-                                      judge.batches > 1 ? fmt::format(" over the change in {} parts", judge.batches) : ""));
+  out.insert(out.begin(),
+             fmt::format("the judge answered yes to {} of {} questions{}", yes, judge.answers.size(),
+                         judge.batches > 1 ? fmt::format(" over the change in {} parts", judge.batches) : ""));
   if (!judge.unseen_paths.empty()) {
     std::string named;
     const std::size_t shown = std::min<std::size_t>(judge.unseen_paths.size(), 10);
     for (std::size_t i = 0; i < shown; ++i) named += (i ? ", " : "") + judge.unseen_paths[i];
     if (judge.unseen_paths.size() > shown) named += fmt::format(" and {} more", judge.unseen_paths.size() - shown);
-    out.push_back(fmt::format("judged on partial evidence: the judge never saw the whole diff of {} path{}: {}", judge.unseen_paths.size(),
-                              judge.unseen_paths.size() == 1 ? "" : "s", named));
+    out.push_back(fmt::format("judged on partial evidence: the judge never saw the whole diff of {} path{}: {}",
+                              judge.unseen_paths.size(), judge.unseen_paths.size() == 1 ? "" : "s", named));
   }
   return out;
 }
 
-std::vector<std::string> warnings_of(const RunFacts& f, const Tier1Result& tier1, const JudgeOutcome* judge, const Decision& decision) {
+std::vector<std::string> warnings_of(const RunFacts& f, const Tier1Result& tier1, const JudgeOutcome* judge,
+                                     const Decision& decision) {
   // Sets, not lists: a change of 30,000 files has as many reasons, and a search of a list for each
   // made this quadratic (minutes after the run ended).
   std::unordered_set<std::string> supporting;

@@ -12,7 +12,9 @@ namespace {
 
 // A field of candor's own event, read without trusting its type (an older run's event lacks the
 // registry's facts: such a call is no effect, as unknown is never evidence).
-bool flag(const nlohmann::json& j, const char* key) { return j.contains(key) && j[key].is_boolean() && j[key].get<bool>(); }
+bool flag(const nlohmann::json& j, const char* key) {
+  return j.contains(key) && j[key].is_boolean() && j[key].get<bool>();
+}
 
 std::string str(const nlohmann::json& j, const char* key) { return json_str(j, key); }
 
@@ -38,8 +40,8 @@ RunFacts facts_from_events(const std::string& run_id, const std::vector<Event>& 
       if (d.contains("sandbox") && d["sandbox"].is_object()) f.sandbox = d["sandbox"];
       if (d.contains("limits")) {
         const auto& l = d["limits"];
-        f.budget.limits = {l.value("max_replans", 3), l.value("max_steps", 50), l.value("max_tokens", std::int64_t{200000}),
-                           l.value("timeout_s", 600)};
+        f.budget.limits = {l.value("max_replans", 3), l.value("max_steps", 50),
+                           l.value("max_tokens", std::int64_t{200000}), l.value("timeout_s", 600)};
       }
     } else if (e.type == event::kGoalKind) {
       // Fixed once (round 1 or --kind): a later plan's word does not change it.
@@ -53,7 +55,8 @@ RunFacts facts_from_events(const std::string& run_id, const std::vector<Event>& 
           f.goal_kind = parse_goal_kind(plan["goal_kind"].get<std::string>()).value_or(f.goal_kind);
           kind_fixed = true;
         }
-        if (plan.contains("steps") && plan["steps"].is_array()) f.steps_planned += static_cast<int>(plan["steps"].size());
+        if (plan.contains("steps") && plan["steps"].is_array())
+          f.steps_planned += static_cast<int>(plan["steps"].size());
         if (!planned_before && plan.contains("questions") && plan["questions"].is_array()) {  // round 1's
           for (const auto& q : plan["questions"])
             if (q.is_string()) f.planner_questions.push_back(q.get<std::string>());
@@ -127,8 +130,8 @@ RunFacts facts_from_events(const std::string& run_id, const std::vector<Event>& 
   }
   if (!ended) {
     f.status = RunStatus::kCancelled;
-    f.status_detail = fmt::format("the run was killed: no run_ended event; {} events were recorded, the last a {}", events.size(),
-                                  events.empty() ? "none" : events.back().type);
+    f.status_detail = fmt::format("the run was killed: no run_ended event; {} events were recorded, the last a {}",
+                                  events.size(), events.empty() ? "none" : events.back().type);
   }
   for (const auto& [path, steps] : changed_by) {
     Mutation m;

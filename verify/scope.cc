@@ -23,7 +23,8 @@ std::optional<PathGlob> compiled(const std::string& pattern, PathGlob::Anchor an
 
 const std::vector<std::string>& default_sensitive_paths() {
   // A `.candor` folder anywhere is candor's configuration for a run given that folder (`-C`).
-  static const std::vector<std::string> paths = {".github/workflows/**", ".gitlab-ci.yml", ".circleci/**", "**/.candor/**"};
+  static const std::vector<std::string> paths = {".github/workflows/**", ".gitlab-ci.yml", ".circleci/**",
+                                                 "**/.candor/**"};
   return paths;
 }
 
@@ -56,11 +57,13 @@ class CompiledGlobs {
     }
   }
   bool any(const std::string& path) const {
-    return invalid_sensitive_ || std::any_of(globs_.begin(), globs_.end(), [&](const PathGlob& g) { return g.matches(path); });
+    return invalid_sensitive_ ||
+           std::any_of(globs_.begin(), globs_.end(), [&](const PathGlob& g) { return g.matches(path); });
   }
   // For a link at `path`: it counts as the folder it stands for (`.github/workflows -> ../ci`).
   bool any_beneath(const std::string& path) const {
-    return invalid_sensitive_ || std::any_of(globs_.begin(), globs_.end(), [&](const PathGlob& g) { return g.may_match_beneath(path); });
+    return invalid_sensitive_ ||
+           std::any_of(globs_.begin(), globs_.end(), [&](const PathGlob& g) { return g.may_match_beneath(path); });
   }
 
  private:
@@ -75,7 +78,8 @@ std::vector<ScopeFinding> scope_findings(const RunFacts& facts) {
   if (facts.mutations.empty()) return out;
   using Use = CompiledGlobs::Use;
   CompiledGlobs scope(facts.scope, Use::kScope), scope_explicit(facts.scope, Use::kExplicit);
-  CompiledGlobs sensitive(default_sensitive_paths(), Use::kSensitive), config_sensitive(facts.sensitive, Use::kSensitive);
+  CompiledGlobs sensitive(default_sensitive_paths(), Use::kSensitive),
+      config_sensitive(facts.sensitive, Use::kSensitive);
   std::string scope_list;
   for (const auto& p : facts.scope) scope_list += (scope_list.empty() ? "" : ", ") + p;
   auto is_link = [](std::uint32_t mode) { return (mode & 0170000) == 0120000; };
@@ -87,9 +91,10 @@ std::vector<ScopeFinding> scope_findings(const RunFacts& facts) {
       continue;
     }
     if ((sensitive_here(sensitive) || sensitive_here(config_sensitive)) && !scope_explicit.any(m.path)) {
-      out.push_back({m.path, fmt::format("{} was {}{}: a sensitive path (CI definitions, candor's configuration, or the "
-                                         "config's sensitive list), and no --scope names it",
-                                         m.path, m.change, link ? " as a link, which stands for what is beneath it" : "")});
+      out.push_back(
+          {m.path, fmt::format("{} was {}{}: a sensitive path (CI definitions, candor's configuration, or the "
+                               "config's sensitive list), and no --scope names it",
+                               m.path, m.change, link ? " as a link, which stands for what is beneath it" : "")});
     }
   }
   return out;

@@ -73,8 +73,9 @@ bool can_change_workspace(const StepRecord& s) { return s.tool == "shell" || s.e
 // A step's failure: it did not complete, or an assertion about its own output or exit code failed.
 bool step_failed(const RunFacts& f, const StepRecord& s) {
   if (!s.ok) return true;
-  return std::any_of(f.assertions.begin(), f.assertions.end(),
-                     [&](const AssertionRecord& a) { return a.reads_step && a.step == s.id && a.round == s.round && !a.passed; });
+  return std::any_of(f.assertions.begin(), f.assertions.end(), [&](const AssertionRecord& a) {
+    return a.reads_step && a.step == s.id && a.round == s.round && !a.passed;
+  });
 }
 
 // Steps that could change the workspace (shell, the effect tools), failed, and were never re-run
@@ -85,8 +86,8 @@ std::vector<const StepRecord*> failed_steps(const RunFacts& f) {
   for (const auto& s : f.steps) {
     if (!can_change_workspace(s) || !step_failed(f, s)) continue;
     bool rerun = std::any_of(f.steps.begin(), f.steps.end(), [&](const StepRecord& t) {
-      return t.seq > s.seq && can_change_workspace(t) && (t.tool == "shell") == (s.tool == "shell") && t.target == s.target &&
-             !step_failed(f, t);
+      return t.seq > s.seq && can_change_workspace(t) && (t.tool == "shell") == (s.tool == "shell") &&
+             t.target == s.target && !step_failed(f, t);
     });
     if (!rerun) out.push_back(&s);
   }
@@ -107,8 +108,9 @@ std::string removal_of(const Mutation& m) {
   int net = m.lines_removed - m.lines_added;
   int allowed = std::max(3, m.lines_before / 10);
   if (net <= allowed) return "";
-  return fmt::format("{} lost {} more lines than it gained ({} removed, {} added, of {}): what was removed is for the judge to see",
-                     m.path, net, m.lines_removed, m.lines_added, m.lines_before);
+  return fmt::format(
+      "{} lost {} more lines than it gained ({} removed, {} added, of {}): what was removed is for the judge to see",
+      m.path, net, m.lines_removed, m.lines_added, m.lines_before);
 }
 
 // A user's command run before the change too (DESIGN.md, Commands as evidence) covers `m` when it
@@ -118,7 +120,8 @@ std::string removal_of(const Mutation& m) {
 // lies only in a commit the run made may not be in the files the command ran on. The planner's
 // `covers` is not honoured.
 bool command_covers(const AssertionRecord& a, const Mutation& m) {
-  if (a.by != Provenance::kUser || !a.passed || !a.discriminating.value_or(false) || a.seq <= m.last_change_seq) return false;
+  if (a.by != Provenance::kUser || !a.passed || !a.discriminating.value_or(false) || a.seq <= m.last_change_seq)
+    return false;
   if (m.change == "deleted" || m.committed || !command_may_cover(a.assertion, m.path)) return false;
   if (m.change != "added") return true;
   return std::any_of(a.emptied.begin(), a.emptied.end(),
@@ -136,27 +139,32 @@ std::string command_gap(const RunFacts& f, const Mutation& m, const std::string&
                           ? "`" + a.assertion["command"].get<std::string>() + "`"
                           : a.type;
     if (CommandTests(a.assertion).reads(m.path)) {
-      return fmt::format("{} is a test file that {} reads: a command never covers its own tests (a weakened or skipped test "
-                         "passes too), so it needs evidence of its own",
-                         what, cmd);
+      return fmt::format(
+          "{} is a test file that {} reads: a command never covers its own tests (a weakened or skipped test "
+          "passes too), so it needs evidence of its own",
+          what, cmd);
     }
     if (!command_may_cover(a.assertion, m.path) || m.change == "deleted" || m.committed) continue;
     if (a.before->error) {
-      return fmt::format("{}: {} could not be run on the state before the change ({}), so its pass proves nothing about it", what, cmd,
-                         a.before->message);
+      return fmt::format(
+          "{}: {} could not be run on the state before the change ({}), so its pass proves nothing about it", what, cmd,
+          a.before->message);
     }
     if (!a.discriminating.value_or(false)) {
-      return fmt::format("{}: {} passed before the change too: it shows nothing broke, not what the change did", what, cmd);
+      return fmt::format("{}: {} passed before the change too: it shows nothing broke, not what the change did", what,
+                         cmd);
     }
     if (m.change != "added") continue;
     auto run = std::find_if(a.emptied.begin(), a.emptied.end(), [&](const EmptiedRun& e) { return e.path == m.path; });
     if (run == a.emptied.end()) {
-      return fmt::format("{}: {} was not run with it emptied (at most {} added paths per command are), so nothing shows "
-                         "its content matters",
-                         what, cmd, kMaxEmptiedRuns);
+      return fmt::format(
+          "{}: {} was not run with it emptied (at most {} added paths per command are), so nothing shows "
+          "its content matters",
+          what, cmd, kMaxEmptiedRuns);
     }
     if (run->run.error) return fmt::format("{}: {} could not be run with it emptied ({})", what, cmd, run->run.message);
-    if (run->run.passed) return fmt::format("{}: {} passes with it emptied, so its content is not what made it pass", what, cmd);
+    if (run->run.passed)
+      return fmt::format("{}: {} passes with it emptied, so its content is not what made it pass", what, cmd);
   }
   return "";
 }
@@ -169,7 +177,9 @@ std::string command_gap(const RunFacts& f, const Mutation& m, const std::string&
 bool covers(const AssertionRecord& a, const Mutation& m) {
   if (m.lines_by == "unknown" || is_symlink_mode(m.mode_after) || a.guard) return false;
   if (a.before) return command_covers(a, m);
-  if (!a.passed || !a.discriminating.value_or(false) || a.path.empty() || a.path != m.path || a.seq <= m.last_change_seq) return false;
+  if (!a.passed || !a.discriminating.value_or(false) || a.path.empty() || a.path != m.path ||
+      a.seq <= m.last_change_seq)
+    return false;
   if (m.change == "deleted") return is_not_file_exists(a.assertion);
   return a.positive.value_or(false) && !is_not_file_exists(a.assertion);
 }
@@ -177,11 +187,16 @@ bool covers(const AssertionRecord& a, const Mutation& m) {
 // A FIFO, socket or device: what no tree holds and no step should leave in a workspace.
 const char* special_kind(std::uint32_t mode) {
   switch (mode & 0170000) {
-    case 0010000: return "a FIFO";
-    case 0140000: return "a socket";
-    case 0020000: return "a character device";
-    case 0060000: return "a block device";
-    default: return nullptr;
+    case 0010000:
+      return "a FIFO";
+    case 0140000:
+      return "a socket";
+    case 0020000:
+      return "a character device";
+    case 0060000:
+      return "a block device";
+    default:
+      return nullptr;
   }
 }
 
@@ -195,8 +210,10 @@ std::string dangerous_gain(std::uint32_t before, std::uint32_t after, int umask)
   std::vector<std::string> what;
   if (gained & 04000) what.push_back("setuid");
   if (gained & 02000) what.push_back("setgid");
-  if (gained & kept_from_new & 002) what.push_back("writable by others");
-  else if (gained & kept_from_new & 020) what.push_back("writable by its group");
+  if (gained & kept_from_new & 002)
+    what.push_back("writable by others");
+  else if (gained & kept_from_new & 020)
+    what.push_back("writable by its group");
   std::string out;
   for (const auto& w : what) out += (out.empty() ? "" : " and ") + w;
   return out;
@@ -213,22 +230,27 @@ std::vector<Suspicious> mode_findings(const RunFacts& f) {
                      fmt::format("`{}` was made {} (what reads it may hang or reach elsewhere)", m.path, kind)});
     }
     if (!m.owner_after.empty()) {
-      out.push_back({m.steps.empty() ? "" : m.steps.front(), m.path,
-                     m.owner_before.empty() ? fmt::format("`{}` was created owned by another user ({})", m.path, m.owner_after)
-                                            : fmt::format("`{}` was given to another owner ({}, was {})", m.path, m.owner_after, m.owner_before)});
+      out.push_back(
+          {m.steps.empty() ? "" : m.steps.front(), m.path,
+           m.owner_before.empty()
+               ? fmt::format("`{}` was created owned by another user ({})", m.path, m.owner_after)
+               : fmt::format("`{}` was given to another owner ({}, was {})", m.path, m.owner_after, m.owner_before)});
     }
     std::string gain = dangerous_gain(m.change == "added" ? 0 : m.mode_before, m.mode_after, f.umask);
     if (gain.empty()) continue;
     std::string by = m.steps.empty() ? "" : " by " + join(m.steps, ", ");
     out.push_back({m.steps.empty() ? "" : m.steps.front(), m.path,
-                   m.change == "added" ? fmt::format("`{}` was created {} (mode {:o}){}", m.path, gain, m.mode_after & 07777, by)
-                                       : fmt::format("`{}` was made {} (mode {:o}, was {:o}){}", m.path, gain, m.mode_after & 07777,
-                                                     m.mode_before & 07777, by)});
+                   m.change == "added"
+                       ? fmt::format("`{}` was created {} (mode {:o}){}", m.path, gain, m.mode_after & 07777, by)
+                       : fmt::format("`{}` was made {} (mode {:o}, was {:o}){}", m.path, gain, m.mode_after & 07777,
+                                     m.mode_before & 07777, by)});
   }
   for (const auto& c : f.created_folders) {
-    if (!c.owner.empty()) out.push_back({"", c.path, fmt::format("folder `{}` was created owned by another user ({})", c.path, c.owner)});
+    if (!c.owner.empty())
+      out.push_back({"", c.path, fmt::format("folder `{}` was created owned by another user ({})", c.path, c.owner)});
     std::string gain = dangerous_gain(0, c.mode, f.umask);
-    if (!gain.empty()) out.push_back({"", c.path, fmt::format("folder `{}` was created {} (mode {:o})", c.path, gain, c.mode & 07777)});
+    if (!gain.empty())
+      out.push_back({"", c.path, fmt::format("folder `{}` was created {} (mode {:o})", c.path, gain, c.mode & 07777)});
   }
   return out;
 }
@@ -242,12 +264,14 @@ Signals compute_signals(const RunFacts& f) {
   for (const auto& s : f.steps) {
     if (is_effect(s) || changed_workspace(s)) sig.goal_actions_executed = true;
     if (is_effect(s) && s.effect_on_files && !changed_workspace(s)) {
-      sig.suspicious.push_back({s.id, s.target, fmt::format("{} ({} {}) completed but changed nothing", s.id, s.tool, s.target)});
+      sig.suspicious.push_back(
+          {s.id, s.target, fmt::format("{} ({} {}) completed but changed nothing", s.id, s.tool, s.target)});
     }
   }
   if (f.goal_kind == GoalKind::kInspect) {
     for (const auto& m : f.mutations) {
-      sig.suspicious.push_back({"", m.path, fmt::format("the goal only asks a question, but {} was {}", m.path, m.change)});
+      sig.suspicious.push_back(
+          {"", m.path, fmt::format("the goal only asks a question, but {} was {}", m.path, m.change)});
     }
   }
   for (const auto& change : f.protected_changes) sig.suspicious.push_back({"", "", change});
@@ -265,8 +289,8 @@ Signals compute_signals(const RunFacts& f) {
     }
   }
   for (const StepRecord* s : failed_steps(f)) {
-    sig.failed_steps.push_back(fmt::format("step {} ({} {}) failed{} and no later step ran it again successfully", s->id, s->tool,
-                                           s->target, s->error.empty() ? "" : ": " + s->error));
+    sig.failed_steps.push_back(fmt::format("step {} ({} {}) failed{} and no later step ran it again successfully",
+                                           s->id, s->tool, s->target, s->error.empty() ? "" : ": " + s->error));
   }
   sig.goal_level_all_passed = sig.goal_level_user_assertions && !any_goal_level_failed;
   for (const auto& m : f.mutations) {
@@ -282,21 +306,26 @@ Signals compute_signals(const RunFacts& f) {
     if (!removal.empty()) {
       sig.coverage_gaps.push_back(removal);
     } else if (m.lines_by == "unknown") {
-      sig.coverage_gaps.push_back(fmt::format("{}: its lines could not be counted, so what it removed is unknown", what));
+      sig.coverage_gaps.push_back(
+          fmt::format("{}: its lines could not be counted, so what it removed is unknown", what));
     } else if (is_symlink_mode(m.mode_after)) {
-      sig.coverage_gaps.push_back(fmt::format("{} is a symbolic link now: what it leads to is for the judge to see", what));
+      sig.coverage_gaps.push_back(
+          fmt::format("{} is a symbolic link now: what it leads to is for the judge to see", what));
     } else if (std::string gap = command_gap(f, m, what); !gap.empty()) {
       sig.coverage_gaps.push_back(gap);
     } else if (by_planner) {
-      sig.coverage_gaps.push_back(fmt::format("{} is covered only by the planner's own checks, which show what the model meant, "
-                                              "not what the user asked for",
-                                              what));
+      sig.coverage_gaps.push_back(
+          fmt::format("{} is covered only by the planner's own checks, which show what the model meant, "
+                      "not what the user asked for",
+                      what));
     } else if (m.change == "deleted") {
-      sig.coverage_gaps.push_back(fmt::format("{}: no passing `not file_exists` after it was deleted proves the deletion", what));
+      sig.coverage_gaps.push_back(
+          fmt::format("{}: no passing `not file_exists` after it was deleted proves the deletion", what));
     } else {
-      sig.coverage_gaps.push_back(fmt::format("{}: no passing assertion after its last change fails both on its content from "
-                                              "before the run and on an empty file, so nothing proves what the change did",
-                                              what));
+      sig.coverage_gaps.push_back(
+          fmt::format("{}: no passing assertion after its last change fails both on its content from "
+                      "before the run and on an empty file, so nothing proves what the change did",
+                      what));
     }
   }
   sig.scan_complete = f.scan.complete;
@@ -323,7 +352,8 @@ std::vector<std::string> blockers(const RunFacts& f) {
   for (const auto& finding : mode_findings(f)) out.push_back("permissions: " + finding.reason);
   for (const auto& finding : scope_findings(f)) out.push_back("scope: " + finding.reason);
   if (f.goal_kind == GoalKind::kInspect) {
-    for (const auto& m : f.mutations) out.push_back(fmt::format("the goal only asks a question, but {} was {}", m.path, m.change));
+    for (const auto& m : f.mutations)
+      out.push_back(fmt::format("the goal only asks a question, but {} was {}", m.path, m.change));
   }
   if (std::string gap = scan_gap(f); !gap.empty()) out.push_back(gap);
   return out;
@@ -356,9 +386,8 @@ Tier1Result evaluate_tier1(const RunFacts& f) {
   if (sig.budget_exhausted) {
     std::string what = budget_phrase(f.budget);
     std::vector<std::string> reasons;
-    reasons.push_back(sig.goal_actions_executed
-                          ? what + " before the plan finished; the changes made may be incomplete"
-                          : what + " before any effect tool ran: tried, never made the change");
+    reasons.push_back(sig.goal_actions_executed ? what + " before the plan finished; the changes made may be incomplete"
+                                                : what + " before any effect tool ran: tried, never made the change");
     if (!f.status_detail.empty()) reasons.push_back(f.status_detail);
     return decide(2, Verdict::kPartial, reasons);
   }
@@ -377,13 +406,16 @@ Tier1Result evaluate_tier1(const RunFacts& f) {
     // one that fails keeps it from being so.
     bool already_satisfied = sig.goal_level_all_passed && sig.final_assertions_failed == 0 && f.source != "git";
     if (already_satisfied && blocked.empty()) {
-      return decide(4, Verdict::kSuccess,
-                    {"already satisfied: nothing needed changing; every goal-level assertion (written by the user) passed "
-                     "on the unchanged workspace"});
+      return decide(
+          4, Verdict::kSuccess,
+          {"already satisfied: nothing needed changing; every goal-level assertion (written by the user) passed "
+           "on the unchanged workspace"});
     }
     if (!already_satisfied) {
-      std::vector<std::string> reasons{f.source == "git" ? "the goal asks for a change, and the range changes no file"
-                                                         : "the goal asks for a change, the run says it finished, and nothing in the workspace changed"};
+      std::vector<std::string> reasons{
+          f.source == "git"
+              ? "the goal asks for a change, and the range changes no file"
+              : "the goal asks for a change, the run says it finished, and nothing in the workspace changed"};
       for (const auto& s : sig.suspicious) reasons.push_back(s.reason);
       return decide(4, Verdict::kFail, reasons);
     }
@@ -392,7 +424,8 @@ Tier1Result evaluate_tier1(const RunFacts& f) {
   // something that blocks success outright (no judge may lift it).
   if (sig.final_assertions_failed > 0 || !sig.failed_steps.empty() || !blocked.empty()) {
     std::vector<std::string> reasons;
-    if (sig.final_assertions_failed > 0) reasons.push_back("an assertion failed and still fails at the end: " + first_failed_assertion(f));
+    if (sig.final_assertions_failed > 0)
+      reasons.push_back("an assertion failed and still fails at the end: " + first_failed_assertion(f));
     reasons.insert(reasons.end(), sig.failed_steps.begin(), sig.failed_steps.end());
     reasons.insert(reasons.end(), blocked.begin(), blocked.end());
     return decide(5, Verdict::kPartial, reasons);
@@ -405,10 +438,12 @@ Tier1Result evaluate_tier1(const RunFacts& f) {
     if (!sig.goal_actions_executed) gaps.push_back("no effect tool ran");
     gaps.insert(gaps.end(), sig.coverage_gaps.begin(), sig.coverage_gaps.end());
   } else {
-    if (!f.final_answer || f.final_answer->empty()) gaps.push_back("the goal asks a question and the run gave no final answer");
+    if (!f.final_answer || f.final_answer->empty())
+      gaps.push_back("the goal asks a question and the run gave no final answer");
     if (sig.final_user_assertions_passed == 0) {
-      gaps.push_back("the answer is backed only by the planner's own checks or by guards; no assertion of the goal written by "
-                     "the user passed");
+      gaps.push_back(
+          "the answer is backed only by the planner's own checks or by guards; no assertion of the goal written by "
+          "the user passed");
     }
   }
   if (gaps.empty()) {
@@ -416,13 +451,15 @@ Tier1Result evaluate_tier1(const RunFacts& f) {
     if (f.goal_kind == GoalKind::kModify) {
       std::string paths;
       for (const auto& m : f.mutations) paths += (paths.empty() ? "" : ", ") + m.path;
-      reasons.push_back(fmt::format("every changed file ({}) was checked after its last change by a passing assertion of the "
-                                    "user's that fails on the state from before the run and, where it proves content, on an "
-                                    "empty file: {}",
-                                    f.mutations.size(), paths));
+      reasons.push_back(
+          fmt::format("every changed file ({}) was checked after its last change by a passing assertion of the "
+                      "user's that fails on the state from before the run and, where it proves content, on an "
+                      "empty file: {}",
+                      f.mutations.size(), paths));
     } else {
       reasons.push_back(
-          "the question was answered, nothing in the workspace changed, and every assertion passed, at least one written by "
+          "the question was answered, nothing in the workspace changed, and every assertion passed, at least one "
+          "written by "
           "the user");
     }
     reasons.push_back(fmt::format("{} of {} final assertions passed", sig.final_assertions_passed,

@@ -21,9 +21,12 @@ Decision decide_without_judge(const Tier1Result& tier1) {
 
 bool should_ask_judge(const Tier1Result& tier1, JudgePolicy policy) {
   switch (policy) {
-    case JudgePolicy::kNever: return false;
-    case JudgePolicy::kAlways: return true;
-    case JudgePolicy::kAuto: return !tier1.verdict.has_value();
+    case JudgePolicy::kNever:
+      return false;
+    case JudgePolicy::kAlways:
+      return true;
+    case JudgePolicy::kAuto:
+      return !tier1.verdict.has_value();
   }
   return false;
 }
@@ -45,7 +48,9 @@ Decision decide(const Tier1Result& tier1, const JudgeOutcome* judge, const std::
       d.reasons.insert(d.reasons.end(), tier1.reasons.begin(), tier1.reasons.end());
     } else {
       d = decide_without_judge(tier1);
-      if (asked) d.reasons[0] = "unverified: tier 1 could not confirm the goal and the judge did not answer (" + judge->error + ")";
+      if (asked)
+        d.reasons[0] =
+            "unverified: tier 1 could not confirm the goal and the judge did not answer (" + judge->error + ")";
     }
   } else {
     d.verdict = *tier1.verdict;

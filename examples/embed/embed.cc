@@ -23,7 +23,9 @@ namespace {
 // Prints each event of the run as the store records it; notes when a shell step starts.
 class PrintingObserver final : public candor::app::RunObserver {
  public:
-  void event(const candor::Event& e) override { std::printf("  event %lld %s\n", static_cast<long long>(e.seq), e.type.c_str()); }
+  void event(const candor::Event& e) override {
+    std::printf("  event %lld %s\n", static_cast<long long>(e.seq), e.type.c_str());
+  }
   void step_started(const candor::StepRecord& step) override {
     if (step.tool == "shell") shell_running.store(true);
   }
