@@ -101,6 +101,7 @@ TEST_SUITE("e2e") {
     json j = parse_stdout(r);
     CHECK(j["verdict"] == "fail");
     CHECK(any_reason_has(j, "the range changes no file"));
+    for (const auto& s : j["suspicious"]) CHECK(s["path"] != base + ".." + base);  // a range is not a path
   }
 
   TEST_CASE("verify --git: the configuration comes from BASE; a change to .candor/ is never a success") {

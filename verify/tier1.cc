@@ -264,8 +264,10 @@ Signals compute_signals(const RunFacts& f) {
   for (const auto& s : f.steps) {
     if (is_effect(s) || changed_workspace(s)) sig.goal_actions_executed = true;
     if (is_effect(s) && s.effect_on_files && !changed_workspace(s)) {
+      // verify --git's one step (tool "git") targets the range, not a workspace path.
+      std::string path = s.tool == "git" ? "" : s.target;
       sig.suspicious.push_back(
-          {s.id, s.target, fmt::format("{} ({} {}) completed but changed nothing", s.id, s.tool, s.target)});
+          {s.id, path, fmt::format("{} ({} {}) completed but changed nothing", s.id, s.tool, s.target)});
     }
   }
   if (f.goal_kind == GoalKind::kInspect) {
