@@ -1,6 +1,7 @@
 #include "llm/http_provider.h"
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -59,8 +60,8 @@ class WireProvider : public Provider {
                                                         last_error.empty() ? "no attempt made" : last_error));
       }
       auto resp = net::http_request(http_request(request, left), policy);
-      if (cancelled()) return failure(ErrorCode::kUnavailable, "cancelled");
       if (resp.ok() && resp->status >= 200 && resp->status < 300) return parse(resp->body, request);
+      if (cancelled()) return failure(ErrorCode::kUnavailable, "cancelled");
       std::optional<milliseconds> asked;  // what the server's Retry-After asks for
       if (!resp.ok()) {
         last_error = resp.error().message;
@@ -150,7 +151,7 @@ class WireProvider : public Provider {
 
   Clock& clock_;
   const std::uint64_t seed_;
-  std::uint64_t calls_ = 0;
+  std::atomic<std::uint64_t> calls_{0};
 };
 
 class Anthropic final : public WireProvider {
