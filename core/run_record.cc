@@ -289,6 +289,7 @@ nlohmann::json to_json(const RunFacts& f) {
       {"sensitive", f.sensitive},
       {"credential_files", f.credential_files},
       {"git", f.git},
+      {"gate", f.gate},
       {"goal", f.goal},
       {"goal_kind", to_string(f.goal_kind)},
       {"workspace", f.workspace},
@@ -343,6 +344,7 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
     f.sensitive = j.value("sensitive", std::vector<std::string>{});
     f.credential_files = j.value("credential_files", std::vector<std::string>{});
     if (j.contains("git")) f.git = j["git"];
+    if (j.contains("gate")) f.gate = j["gate"];
     if (j.contains("commits") && j["commits"].is_object()) {
       f.commits_from_tree = json_str(j["commits"], "from_tree");
       f.commits_to_tree = json_str(j["commits"], "to_tree");

@@ -207,7 +207,7 @@ struct ScanCoverage {
 
 struct RunFacts {
   std::string run_id;
-  std::string source = "run";  // what produced the run: run | exec | git | trajectory
+  std::string source = "run";  // what produced the run: run | exec | git | gate | trajectory
   // The LLM the run used, as PROVIDER:MODEL (llm::Provider::describe, never a key): the planner's
   // for `run`, the judge's when `exec` or `verify` asked one; "" when no LLM was used.
   std::string provider;
@@ -249,6 +249,9 @@ struct RunFacts {
   std::vector<std::string> sensitive;
   // For `source: "git"`: {range, base, head, base_tree, head_tree} (commit and tree ids); null otherwise.
   nlohmann::json git;
+  // For `source: "gate"` (a turn of another agent, checked live by `candor gate`): {agent,
+  // session_id, turn_id, turn, stop, blocks, decision, ...} (app/gate.h); null otherwise.
+  nlohmann::json gate;
   std::vector<CreatedFolder> created_folders;
   // candor's umask when the run started: the permission bits a new file or folder does not get
   // unless a step asks for them (tier 1 calls a step that adds them back suspicious). -1: unknown.
