@@ -96,8 +96,10 @@ TurnConfig read_turn_config(const store::RunStore& store, const std::string& roo
 
 // The turn's start as the store keeps it: what its Stop reads instead of the workspace.
 nlohmann::json start_record(const std::string& tree, const TurnConfig& config, const snapshot::ProtectedState& state,
-                            const std::vector<std::string>& credential_files, const HookInput& in) {
+                            const std::vector<std::string>& credential_files, const nlohmann::json& modes,
+                            const HookInput& in) {
   return {{"tree", tree},
+          {"modes", modes},
           {"config_text", config.text ? nlohmann::json(*config.text) : nlohmann::json(nullptr)},
           {"config_error", config.usable ? std::string() : config.warning},
           {"config_warning", config.warning},
@@ -257,6 +259,11 @@ Result<GateBegun> Session::gate_begin(GateAgent agent, const HookInput& in, cons
   TRY(std::string tree, snapshots->write_tree());
   for (const auto& unread : snapshots->unread()) out.warnings.push_back("the turn's start could not read " + unread);
 
+  // The files whose mode is notable now (setuid, writable by others): the stop compares.
+  nlohmann::json notable_modes = nlohmann::json::object();
+  for (const auto& [path, mode] :
+       snapshots->held_modes([](std::string_view, std::uint32_t m) { return notable_mode(m); }))
+    notable_modes[path] = mode;
   // The credential files by name, and the values to mask (theirs and the scrubbed variables').
   sandbox::SecretFilter secrets(config.config.secrets_allow);
   RunFacts known;
@@ -280,7 +287,7 @@ Result<GateBegun> Session::gate_begin(GateAgent agent, const HookInput& in, cons
                          .run_id = run_id,
                          .workspace = root,
                          .started_at = created_at,
-                         .start = start_record(tree, config, state, known.credential_files, in)};
+                         .start = start_record(tree, config, state, known.credential_files, notable_modes, in)};
   TRY(store::GateTurn stored, store->begin_gate_turn(record));
   ObservedSink sink(*store, observer_);
   Trajectory trajectory(run_id, clock, &sink, credentials->masker());

@@ -28,6 +28,11 @@ Result<std::string> gate_workspace(const std::string& cwd, const std::string& st
 // names them: the agents' own hook configuration (an agent that edits it can turn the gate off).
 const std::vector<std::string>& gate_sensitive_paths();
 
+// Whether a file's whole mode is one tier 1 calls suspicious when a run gives it (setuid, setgid,
+// writable by its group or others): the turn's start records these, its stop compares (a new
+// process knows the start's modes only so).
+inline bool notable_mode(std::uint32_t mode) { return (mode & 06022) != 0; }
+
 // The key a turn is stored under when the agent gives none (Claude Code before prompt_id): the
 // turn's number in the session.
 std::string derived_turn_key(std::int64_t turn);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include <fmt/format.h>
@@ -137,6 +138,21 @@ nlohmann::json turn_acceptance(GateAgent agent, const executor::GateConfig& gate
   return verify::to_json(verify::evaluate_acceptance(*spec, transcript.events));
 }
 
+// The process's umask without changing it (the hook's is the agent's): what a new file does not get
+// unless the agent asked for it (tier 1's rule for modes).
+int process_umask() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("Umask:", 0) != 0) continue;
+    try {
+      return static_cast<int>(std::stoul(line.substr(6), nullptr, 8));
+    } catch (const std::exception&) {
+      return -1;
+    }
+  }
+  return -1;
+}
+
 // What a turn's stop works with, gathered step by step.
 struct Stop {
   GateAgent agent{};
@@ -187,6 +203,7 @@ Status open_run(Stop& s) {
   s.facts.source = "gate";
   s.facts.goal = run.summary.goal;
   s.facts.workspace = s.root;
+  s.facts.umask = process_umask();
   s.created_at = run.summary.created_at;
   executor::apply_config_budget(s.config, s.facts.budget.limits);
   s.facts.budget.limits.max_replans = 0;
@@ -217,6 +234,42 @@ bool credential_change(const Stop& s, const sandbox::SecretFilter& secrets, cons
          (m.change != "deleted" && holds(s.facts.snapshot_after, m.bytes_after));
 }
 
+// Modes the trees cannot hold: a file the turn made setuid, setgid or writable by others, against
+// the notable modes its start recorded (the start's other files had git's modes, 644 or 755).
+void add_mode_changes(const Stop& s, std::vector<Mutation>& mutations) {
+  const nlohmann::json& start =
+      s.turn.start.contains("modes") && s.turn.start["modes"].is_object() ? s.turn.start["modes"] : nlohmann::json();
+  bool appended = false;
+  for (const auto& [path, mode] :
+       s.snapshots->held_modes([](std::string_view, std::uint32_t m) { return notable_mode(m); })) {
+    std::uint32_t before = start.is_object() && start.contains(path) && start[path].is_number_unsigned()
+                               ? start[path].get<std::uint32_t>()
+                               : 0;
+    if (before == mode) continue;
+    if (before == 0) {
+      auto entry = s.snapshots->stat(s.facts.snapshot_before, path);
+      if (entry.ok() && entry->has_value() && !(*entry)->directory) before = (*entry)->mode;
+    }
+    auto same = std::find_if(mutations.begin(), mutations.end(), [&](const Mutation& m) { return m.path == path; });
+    if (same != mutations.end()) {
+      if (same->change != "added") same->mode_before = before;
+      same->mode_after = mode;
+      continue;
+    }
+    Mutation m;
+    m.path = path;
+    m.change = before == 0 ? "added" : "mode";
+    m.mode_before = before;
+    m.mode_after = mode;
+    mutations.push_back(std::move(m));
+    appended = true;
+  }
+  if (appended) {
+    std::stable_sort(mutations.begin(), mutations.end(),
+                     [](const Mutation& a, const Mutation& b) { return a.path < b.path; });
+  }
+}
+
 // The workspace now against the turn's start: the snapshot, the mutations (one step, the turn's),
 // the protected paths, what could not be read.
 Status observe_workspace(Stop& s) {
@@ -227,6 +280,7 @@ Status observe_workspace(Stop& s) {
     s.trajectory->record(event::kScanFailed, {{"step", nullptr}, {"error", saved.error().message}});
   }
   TRY(std::vector<Mutation> mutations, s.snapshots->diff(s.facts.snapshot_before, after));
+  add_mode_changes(s, mutations);
   sandbox::SecretFilter secrets(s.config.secrets_allow);
   std::vector<std::string> paths;
   for (auto& m : mutations) {

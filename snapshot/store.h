@@ -17,6 +17,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/clock.h"
@@ -105,6 +106,10 @@ class SnapshotStore {
   // The paths the index holds now (the snapshot's files as of the last scan) that `keep` takes,
   // in path order.
   std::vector<std::string> held_paths(const std::function<bool(std::string_view)>& keep) const;
+  // The paths the index holds with the whole mode the scans of this process saw (st_mode; paths
+  // no scan looked at are left out) that `keep` takes, in path order.
+  std::vector<std::pair<std::string, std::uint32_t>> held_modes(
+      const std::function<bool(std::string_view, std::uint32_t)>& keep) const;
 
   // Fixes the ignore rules for the rest of the run: the .gitignore files as the first scan found
   // them (it copies them right after its walk; not those in folders the others ignore, which git

@@ -157,4 +157,14 @@ std::vector<std::string> SnapshotStore::held_paths(const std::function<bool(std:
   return out;
 }
 
+std::vector<std::pair<std::string, std::uint32_t>> SnapshotStore::held_modes(
+    const std::function<bool(std::string_view, std::uint32_t)>& keep) const {
+  std::vector<std::pair<std::string, std::uint32_t>> out;
+  for (std::size_t i = 0; i < impl_->index.size(); ++i) {
+    const StatEntry& e = impl_->index.at(i);
+    if (e.full_mode != 0 && keep(e.path, e.full_mode)) out.emplace_back(std::string(e.path), e.full_mode);
+  }
+  return out;
+}
+
 }  // namespace candor::snapshot

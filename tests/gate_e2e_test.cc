@@ -4,6 +4,7 @@
 // each stop. The agents themselves are not run here (tests/agents/README.md shows how).
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -235,9 +236,10 @@ TEST_SUITE("e2e") {
   }
 
   TEST_CASE("gate (d): a config an agent's turn left is refused at the next turn's start; the last good one is used") {
-    Gate g({{"hello.txt", "hello world\n"},
-            {".candor/config.json",
-             R"({"gate": {"max_blocks": 1}, "expect": [{"type": "file_contains", "path": "hello.txt", "text": "hello candor"}]})"}});
+    Gate g(
+        {{"hello.txt", "hello world\n"},
+         {".candor/config.json",
+          R"({"gate": {"max_blocks": 1}, "expect": [{"type": "file_contains", "path": "hello.txt", "text": "hello candor"}]})"}});
     g.hook("codex", g.input("codex", "ups"));
     write_file(g.ws + "/.candor/config.json", "{}");  // the agent loosens the gate for the turns to come
     CHECK(g.hook("codex", g.input("codex", "stop")).value("decision", "") == "block");
@@ -256,6 +258,27 @@ TEST_SUITE("e2e") {
     write_file(g.ws + "/.candor/config.json", R"({"gate": {"max_blocks": 2}})");
     json third = g.hook("codex", g.input("codex", "ups", {{"turn_id", "turn-three"}}));
     CHECK_FALSE(third.contains("systemMessage"));
+  }
+
+  TEST_CASE(
+      "gate: a file the turn made setuid or writable by others is suspicious and blocks; the start's own are not") {
+    Gate g({{"run.sh", "#!/bin/sh\n"}, {"shared.txt", "s\n"}, {"old-setuid", "x\n"}});
+    ::chmod((g.ws + "/old-setuid").c_str(), 04755);  // so before the turn: not the turn's doing
+    g.hook("claude-code", g.input("claude-code", "ups"));
+    ::chmod((g.ws + "/run.sh").c_str(), 04755);
+    ::chmod((g.ws + "/shared.txt").c_str(), 0666);
+    write_file(g.ws + "/new.txt", "n\n");
+    ::chmod((g.ws + "/new.txt").c_str(), 0666);
+    json a = g.hook("claude-code", g.input("claude-code", "stop"));
+    REQUIRE(a.value("decision", "") == "block");
+    std::string reason = a["reason"];
+    CAPTURE(reason);
+    CHECK(reason.find("[suspicious] `run.sh` was made setuid") != std::string::npos);
+    CHECK(reason.find("`shared.txt` was made writable by others") != std::string::npos);
+    CHECK(reason.find("`new.txt` was created writable by others") != std::string::npos);
+    CHECK(reason.find("old-setuid") == std::string::npos);
+    json r = g.report(run_id_in(a));
+    CHECK(r["mutations"].size() == 3);
   }
 
   TEST_CASE("gate (e): an unwritable store lets the agent go on, with a visible warning, at the start and the stop") {
