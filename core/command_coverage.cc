@@ -111,20 +111,59 @@ std::vector<std::string> shell_words(std::string_view command) {
 bool conventional_test_path(std::string_view path) {
   static constexpr std::array<std::string_view, 6> kFolders = {"test", "tests",    "__tests__",
                                                                "spec", "testdata", "__snapshots__"};
-  static constexpr std::array<std::string_view, 10> kNames = {
-      "test.py",   "tests.py",       "conftest.py", "pytest.ini",   "tox.ini",
-      "setup.cfg", "pyproject.toml", "noxfile.py",  "package.json", "GNUmakefile"};
-  static constexpr std::array<std::string_view, 5> kConfigPrefixes = {"jest.config.", "vitest.config.", ".mocharc",
-                                                                      "karma.conf.", "phpunit.xml"};
+  // Test files by name, and the files that say which tests run and how (a test runner's or a build
+  // system's: which folders are built, which tests are registered, deselected or skipped).
+  static constexpr std::array<std::string_view, 36> kNames = {"test.py",
+                                                              "tests.py",
+                                                              "conftest.py",
+                                                              "pytest.ini",
+                                                              ".pytest.ini",
+                                                              "tox.ini",
+                                                              "setup.cfg",
+                                                              "pyproject.toml",
+                                                              "noxfile.py",
+                                                              "sitecustomize.py",
+                                                              "usercustomize.py",
+                                                              "package.json",
+                                                              "Makefile",
+                                                              "makefile",
+                                                              "GNUmakefile",
+                                                              "Makefile.am",
+                                                              "Makefile.in",
+                                                              "meson.build",
+                                                              "meson_options.txt",
+                                                              "meson.options",
+                                                              "CMakeLists.txt",
+                                                              "CMakePresets.json",
+                                                              "CMakeUserPresets.json",
+                                                              "Cargo.toml",
+                                                              "go.mod",
+                                                              "go.work",
+                                                              "build.gradle",
+                                                              "build.gradle.kts",
+                                                              "settings.gradle",
+                                                              "settings.gradle.kts",
+                                                              "pom.xml",
+                                                              "Rakefile",
+                                                              ".rspec",
+                                                              "mix.exs",
+                                                              "justfile",
+                                                              "Justfile"};
+  static constexpr std::array<std::string_view, 7> kConfigPrefixes = {
+      "jest.config.", "vitest.config.", "vitest.workspace.", "playwright.config.",
+      ".mocharc",     "karma.conf.",    "phpunit.xml"};
   static constexpr std::array<std::string_view, 5> kInfixes = {"_test.", "_tests.", ".test.", ".spec.", "_spec."};
-  static constexpr std::array<std::string_view, 5> kSuffixes = {"Test.java", "Tests.java", "Test.kt", "Tests.kt",
-                                                                ".snap"};
+  static constexpr std::array<std::string_view, 7> kSuffixes = {"Test.java", "Tests.java", "Test.kt", "Tests.kt",
+                                                                ".snap",     ".cmake",     ".mk"};
   std::vector<std::string> parts = split(path, '/');
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
     if (std::find(kFolders.begin(), kFolders.end(), parts[i]) != kFolders.end()) return true;
   }
   std::string_view name = parts.back();
-  if (starts_with(name, "test_") || name == "Makefile" || name == "makefile") return true;
+  // Cargo's configuration (a `runner` there runs every test binary through another program).
+  if (parts.size() >= 2 && parts[parts.size() - 2] == ".cargo" && (name == "config" || name == "config.toml"))
+    return true;
+  if (starts_with(name, "test_")) return true;
   if (std::find(kNames.begin(), kNames.end(), name) != kNames.end()) return true;
   for (auto p : kConfigPrefixes) {
     if (starts_with(name, p)) return true;

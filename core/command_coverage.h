@@ -17,9 +17,16 @@
 //     `*.test.*`, `*.spec.*`, `*_spec.*`, `test.py`, `tests.py`, `*Test.java`/`*Tests.java`
 //     (and `.kt`), `conftest.py`, jest snapshots (`*.snap`), anything beneath a folder named
 //     `test`, `tests`, `__tests__`, `spec`, `testdata` or `__snapshots__`;
-//   - the files that say which tests run and how: `pytest.ini`, `tox.ini`, `setup.cfg`,
-//     `pyproject.toml`, `noxfile.py`, `package.json`, `Makefile`/`makefile`/`GNUmakefile`,
-//     `jest.config.*`, `vitest.config.*`, `.mocharc*`, `karma.conf.*`, `phpunit.xml*`.
+//   - the files that say which tests run and how, a test runner's or a build system's, wherever
+//     they are: `pytest.ini`, `.pytest.ini`, `tox.ini`, `setup.cfg`, `pyproject.toml`,
+//     `noxfile.py`, `sitecustomize.py`/`usercustomize.py` (Python imports them at startup),
+//     `package.json`, `jest.config.*`, `vitest.config.*`, `vitest.workspace.*`,
+//     `playwright.config.*`, `.mocharc*`, `karma.conf.*`, `phpunit.xml*`,
+//     `Makefile`/`makefile`/`GNUmakefile`, `*.mk`, `Makefile.am`, `Makefile.in`, `justfile`,
+//     `meson.build`, `meson_options.txt`, `meson.options`, `CMakeLists.txt`, `*.cmake`,
+//     `CMakePresets.json`, `CMakeUserPresets.json`, `Cargo.toml`, `.cargo/config[.toml]`, `go.mod`,
+//     `go.work`, `build.gradle[.kts]`, `settings.gradle[.kts]`, `pom.xml`, `Rakefile`, `.rspec`,
+//     `mix.exs`. A root `meson.build` that stops building `tests/` runs 1 test where 16 ran.
 #pragma once
 
 #include <cstddef>
