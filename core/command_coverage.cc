@@ -69,14 +69,18 @@ std::vector<std::string> words_of(const nlohmann::json& assertion) {
 
 }  // namespace
 
-std::vector<std::string> shell_words(std::string_view command) {
-  std::vector<std::string> out;
+std::vector<std::vector<std::string>> shell_commands(std::string_view command) {
+  std::vector<std::vector<std::string>> out(1);
   std::string word;
   bool in_word = false;  // a word has begun (an empty quoted word is still none worth keeping)
   auto end_word = [&] {
-    if (in_word && !word.empty()) out.push_back(word);
+    if (in_word && !word.empty()) out.back().push_back(word);
     word.clear();
     in_word = false;
+  };
+  auto end_command = [&] {
+    end_word();
+    if (!out.back().empty()) out.emplace_back();
   };
   for (std::size_t i = 0; i < command.size(); ++i) {
     char c = command[i];
@@ -97,7 +101,9 @@ std::vector<std::string> shell_words(std::string_view command) {
     } else if (c == '\\' && i + 1 < command.size()) {
       word += command[++i];
       in_word = true;
-    } else if (is_blank(c) || is_operator(c)) {
+    } else if (is_operator(c) || c == '\n') {
+      end_command();
+    } else if (is_blank(c)) {
       end_word();
     } else {
       word += c;
@@ -105,6 +111,15 @@ std::vector<std::string> shell_words(std::string_view command) {
     }
   }
   end_word();
+  if (out.back().empty()) out.pop_back();
+  return out;
+}
+
+std::vector<std::string> shell_words(std::string_view command) {
+  std::vector<std::string> out;
+  for (auto& simple : shell_commands(command)) {
+    for (auto& w : simple) out.push_back(std::move(w));
+  }
   return out;
 }
 

@@ -42,6 +42,10 @@ namespace candor {
 // at blanks and at the shell's operators (; & | ( ) < > and backquotes). Not a shell: no
 // expansion, no substitution; what it cannot read is split where it stands.
 std::vector<std::string> shell_words(std::string_view command);
+// The same words, grouped by the simple commands they make up: a new one begins after each
+// operator (`;`, `&&`, `|`, `(`, a redirection...) and at a line's end. `cd b && meson test` is
+// {{"cd", "b"}, {"meson", "test"}}.
+std::vector<std::vector<std::string>> shell_commands(std::string_view command);
 
 // A path (normalised, workspace-relative) named like a test file or a test runner's
 // configuration, wherever it is.
