@@ -112,8 +112,7 @@ void runners_of(const std::vector<std::string>& w, std::set<TestRunner>& found, 
                 program == "pdm" || program == "rye") &&
                i + 1 < w.size() && w[i + 1] == "run") {
       i = skip_options(w, i + 2, {"--with", "--python", "-p", "--env", "-e"});
-    } else if ((program == "pnpm" || program == "yarn" || program == "npm") && i + 1 < w.size() &&
-               w[i + 1] == "exec") {
+    } else if ((program == "pnpm" || program == "yarn" || program == "npm") && i + 1 < w.size() && w[i + 1] == "exec") {
       i = skip_options(w, i + 2);
     } else {
       break;

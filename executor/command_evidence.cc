@@ -72,7 +72,8 @@ ProgramRun CommandEvidence::run_on(const nlohmann::json& assertion, const assert
                  .error = o.error,
                  .exit_code = o.exit_code,
                  .output = o.output,
-                 .message = o.message};
+                 .message = o.message,
+                 .tests = o.tests};
   if (in_.mask) {
     in_.mask(run.output);
     in_.mask(run.message);

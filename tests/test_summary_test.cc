@@ -45,7 +45,7 @@ TEST_SUITE("core") {
         {"unittest_verbose", R::kUnittest, counted("unittest", 3, 2, 0, 1)},
         {"unittest_failed", R::kUnittest, counted("unittest", 1, 0, 1, 0)},
         {"unittest_import_error", R::kUnittest, counted("unittest", 1, 0, 1, 0)},  // the module did not import
-        {"unittest_mixed", R::kUnittest, counted("unittest", 6, 1, 3, 2)},  // failure, error, unexpected success
+        {"unittest_mixed", R::kUnittest, counted("unittest", 6, 1, 3, 2)},         // failure, error, unexpected success
         {"unittest_all_skipped", R::kUnittest, counted("unittest", 1, 0, 0, 1)},
         {"unittest_no_tests", R::kUnittest, counted("unittest", 0, 0, 0, 0)},
         {"unittest_two_runs", R::kUnittest, counted("unittest", 4, 2, 1, 1)},  // two summaries, added up
