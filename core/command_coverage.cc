@@ -4,6 +4,8 @@
 #include <array>
 #include <cctype>
 
+#include <fmt/format.h>
+
 #include "core/glob.h"
 #include "core/run_record.h"
 
@@ -241,6 +243,41 @@ bool command_may_cover(const nlohmann::json& assertion, std::string_view path) {
     }
   }
   return matched && !CommandTests(assertion).reads(path);
+}
+
+std::string test_count_gap(const nlohmann::json& assertion, const std::optional<TestSummary>& after,
+                           const std::optional<TestSummary>& before) {
+  auto runner = test_runner_of(assertion);
+  if (!runner) return "";
+  if (!after) {
+    return fmt::format("passed but printed no test summary (of {}): nothing shows a test ran{}", to_string(*runner),
+                       *runner == TestRunner::kGo ? " (`go test` prints one line per test only with -v)" : "");
+  }
+  std::string now = describe(*after);
+  if (after->ran == 0) return fmt::format("passed but ran no test ({})", now);
+  if (after->failed > 0)
+    return fmt::format("exited 0 although its runner counted {} failed ({}): the exit code is not the runner's",
+                       after->failed, now);
+  if (after->passed == 0)
+    return fmt::format("passed with no test passing ({}): nothing shows the change made a test pass", now);
+  if (before) {
+    std::string was = describe(*before);
+    if (after->ran < before->ran) {
+      return fmt::format(
+          "ran fewer tests after the change than before it ({}; before: {}): a test that no longer runs cannot fail",
+          now, was);
+    }
+    if (after->skipped > before->skipped) {
+      return fmt::format(
+          "skipped more tests after the change than before it ({}; before: {}): a skipped test cannot fail", now, was);
+    }
+  } else if (after->skipped > 0) {
+    return fmt::format(
+        "skipped tests after the change ({}), and its run before the change printed no test summary to show they were "
+        "skipped there too",
+        now);
+  }
+  return "";
 }
 
 }  // namespace candor

@@ -36,6 +36,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/test_summary.h"
+
 namespace candor {
 
 // The words of a shell command line: quotes removed ('...' literal, "..." with \-escapes), split
@@ -79,5 +81,16 @@ std::vector<std::string> covers_globs(const nlohmann::json& assertion);
 // Whether a discriminating pass of `assertion` (a user's command) may cover `path`: one of its
 // `covers` globs matches the path, and the command does not read it as a test.
 bool command_may_cover(const nlohmann::json& assertion, std::string_view path);
+
+// Why a pass of `assertion` (a user's command) after the change, where it failed before it, is
+// still no evidence that the change made a test pass, read from its test runner's summaries
+// (core/test_summary.h): `after` of the passing run, `before` of the failing one. "" when it is
+// evidence, and when the command runs no runner candor reads (`make test`: its count cannot be
+// read, and its exit code is taken as it is). Otherwise a phrase that follows the command's name
+// ("passed but printed no test summary: ..."). A known runner's pass is evidence only when its
+// summary shows a test passed and none failed, and, when the run before printed a summary, no
+// fewer tests ran and no more were skipped than there; when it printed none, none was skipped.
+std::string test_count_gap(const nlohmann::json& assertion, const std::optional<TestSummary>& after,
+                           const std::optional<TestSummary>& before);
 
 }  // namespace candor
