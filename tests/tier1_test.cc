@@ -610,6 +610,20 @@ std::vector<Row> rows() {
     named.assertions[0].assertion["command"] = "pytest checks/parser_check.py::test_new";
     out.push_back({"rule 7: a test file the command names (a pytest node) is never covered by it", named, std::nullopt,
                    7, "checks/parser_check.py (modified) is a test file"});
+    RunFacts conftest = good_modify();  // a conftest.py that deselects or skips every test
+    conftest.mutations = {change("conftest.py", 7, {"s2"})};
+    conftest.assertions = {command(20, nlohmann::json::array({"**"}))};
+    conftest.assertions[0].assertion["command"] = "python3 -m pytest tests/test_x.py";
+    conftest.assertions[0].tests = summary(1, 1, 0, 0, "pytest");
+    out.push_back({"rule 7: pytest's conftest.py is the runner's configuration, never covered by it", conftest,
+                   std::nullopt, 7,
+                   "conftest.py (modified) is a test file that `python3 -m pytest tests/test_x.py` reads"});
+    RunFacts meson_build = good_modify();  // the root meson.build edited, the tests still all run
+    meson_build.mutations = {change("meson.build", 7, {"s2"})};
+    meson_build.assertions = {command(20, nlohmann::json::array({"**"}))};
+    meson_build.assertions[0].assertion["command"] = "meson test -C _build";
+    out.push_back({"rule 7: meson.build says which tests are built: never covered by meson test", meson_build,
+                   std::nullopt, 7, "meson.build (modified) is a test file that `meson test -C _build` reads"});
     RunFacts fixed_and_tested = good_modify();
     fixed_and_tested.mutations = {change("src/x.py", 7, {"s2"}), change("tests/test_x.py", 7, {"s2"})};
     fixed_and_tested.assertions = {command(20)};
