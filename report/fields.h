@@ -57,4 +57,19 @@ inline std::string used_of(const nlohmann::json& pair) {
   return used + "/" + pair[1].dump();
 }
 
+// The budget as every rendering says it: "replans 1/3 · steps 4/50 · tokens 900/200000 · time 3.1/600 s"
+// for a run candor planned; only "time 3.1/600 s" for a verification (verify --git, a transcript, a
+// gate turn), which has no planner: its token budget says nothing, and the judge is not counted in it.
+inline std::string budget_words(const nlohmann::json& report) {
+  const auto& b = json_object(report, "budget");
+  const auto& source_field = json_field(report, "source");
+  std::string source = source_field.is_string() ? source_field.get<std::string>() : "";
+  if (source == "run" || source == "exec" || source.empty()) {
+    return fmt::format("replans {} · steps {} · tokens {} · time {} s", used_of(json_field(b, "replans")),
+                       used_of(json_field(b, "steps")), used_of(json_field(b, "tokens")),
+                       used_of(json_field(b, "time_s")));
+  }
+  return fmt::format("time {} s", used_of(json_field(b, "time_s")));
+}
+
 }  // namespace candor::report

@@ -8,6 +8,7 @@
 #include "core/credentials.h"
 #include "report/escape.h"
 #include "report/fields.h"
+#include "report/folding.h"
 #include "report/formats.h"
 #include "report/html_parts.h"
 #include "report/report.h"
@@ -39,6 +40,7 @@ pre{background:#fff;border:1px solid #e4e4e4;padding:.5rem;overflow-x:auto;font-
 .mark{font-weight:700;white-space:nowrap}
 ul.reasons{list-style:none;padding:0}
 ul.reasons li{margin:.3rem 0;padding:.35rem .6rem;border-left:5px solid #999;background:#fff}
+.severity{font-variant:small-caps;font-weight:600;margin-right:.3rem}
 li.warning{border-left-color:#b3261e!important;background:#fff1ef!important}
 li.warning .mark{color:#b3261e}
 li.support{border-left-color:#1e7a34!important}
@@ -105,6 +107,10 @@ std::string banner(const nlohmann::json& r) {
       e(str(r, "goal")), e(str(r, "run_id")), e(str(r, "status")), e(str(r, "verdict_by")), extra);
 }
 
+// Past these, a list says how many more per folder.
+constexpr std::size_t kChangesShown = 300;
+constexpr std::size_t kFindingsShown = 25;  // per severity
+
 // Reasons, each marked as a warning (it counts against success) or as support, in words as well as
 // colour. A report from before `warnings` existed lists its reasons unmarked.
 std::string reasons_section(const nlohmann::json& r) {
@@ -115,16 +121,19 @@ std::string reasons_section(const nlohmann::json& r) {
   auto is_warning = [&](const std::string& s) {
     return std::find(warnings.begin(), warnings.end(), s) != warnings.end();
   };
-  std::vector<std::string> shown;
-  for (const auto& reason : json_list(r, "reasons")) {
-    std::string text = json_text(reason);
-    shown.push_back(text);
-    if (!warnings_field.is_array()) {
-      out += "<li>" + e(text) + "</li>";
+  std::vector<std::string> shown;  // every reason, those folded into a summary line too
+  for (const auto& reason : json_list(r, "reasons")) shown.push_back(json_text(reason));
+  for (const auto& line : reason_lines(r, kFindingsShown)) {
+    const std::string& text = line.text;
+    std::string tag = line.severity.empty() ? "" : "<span class=\"severity\">" + e(line.severity) + "</span> ";
+    if (line.summary) {
+      out += "<li class=\"warning summary\">" + tag + e(text) + "</li>";
+    } else if (!warnings_field.is_array()) {
+      out += "<li>" + tag + e(text) + "</li>";
     } else if (is_warning(text)) {
-      out += "<li class=\"warning\"><span class=\"mark\">⚠ warning:</span> " + e(text) + "</li>";
+      out += "<li class=\"warning\"><span class=\"mark\">⚠ warning:</span> " + tag + e(text) + "</li>";
     } else {
-      out += "<li class=\"support\"><span class=\"mark\">✓ supports:</span> " + e(text) + "</li>";
+      out += "<li class=\"support\"><span class=\"mark\">✓ supports:</span> " + tag + e(text) + "</li>";
     }
   }
   for (const auto& w : warnings) {  // signals that count against success without being a reason
@@ -186,9 +195,12 @@ std::string changes_section(const nlohmann::json& r, const std::map<std::string,
   std::string out = "<h2>Changes</h2><div id=\"changes\">";
   const auto& mutations = json_list(r, "mutations");
   if (mutations.empty()) out += "<p class=\"muted\">Nothing in the workspace changed.</p>";
-  for (const auto& m : mutations) {
+  Folded folded = fold_paths(mutation_paths(mutations), kChangesShown);
+  for (std::size_t i = 0; i < folded.shown; ++i) {
+    const auto& m = mutations[i];
     std::string path = str(m, "path");
-    out += fmt::format("<h3><code>{}</code> {} +{} −{}</h3>", e(path), e(str(m, "change")), json_int(m, "lines_added"),
+    std::string change = change_words(m);
+    out += fmt::format("<h3><code>{}</code> {} +{} −{}</h3>", e(path), e(change), json_int(m, "lines_added"),
                        json_int(m, "lines_removed"));
     auto it = diffs.find(path);
     if (json_bool(m, "credential") || looks_secret(path)) {
@@ -197,6 +209,9 @@ std::string changes_section(const nlohmann::json& r, const std::map<std::string,
       out += it != diffs.end() ? render_diff(it->second) : "<p class=\"muted\">(no diff stored)</p>";
     }
   }
+  if (folded.left_out > 0)
+    out += "<p id=\"changes-folded\" class=\"muted\">" + e(folded_phrase(folded, "changed paths")) +
+           " (<code>candor report --json</code> lists all)</p>";
   return out + "</div>\n";
 }
 

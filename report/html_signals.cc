@@ -75,10 +75,7 @@ std::string html_signals(const nlohmann::json& r) {
   std::string exhausted = json_str(b, "exhausted");
   out += row("sig-budget-exhausted", "budget exhausted", exhausted.empty() ? "no" : "yes: " + e(exhausted),
              !exhausted.empty());
-  out += row(
-      "sig-budget", "budget used",
-      fmt::format("replans {} · steps {} · tokens {} · time {} s", used_of(json_field(b, "replans")),
-                  used_of(json_field(b, "steps")), used_of(json_field(b, "tokens")), used_of(json_field(b, "time_s"))));
+  out += row("sig-budget", "budget used", e(budget_words(r)));
   if (const auto& scan = json_field(r, "scan"); scan.is_object()) {
     bool complete = json_bool(scan, "complete", true);
     std::string unread;

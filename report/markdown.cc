@@ -1,5 +1,6 @@
 // Markdown for a pull-request comment. Every string from the report passes through markdown_text
 // (prose, table cells) or markdown_code (names shown as code): the agent chose most of them.
+#include <algorithm>
 #include <cctype>
 
 #include <fmt/format.h>
@@ -7,6 +8,7 @@
 #include "core/credentials.h"
 #include "report/escape.h"
 #include "report/fields.h"
+#include "report/folding.h"
 #include "report/formats.h"
 #include "report/report.h"
 
@@ -17,19 +19,33 @@ std::string text(const nlohmann::json& j, const char* key) { return markdown_tex
 std::string code(const nlohmann::json& j, const char* key) { return markdown_code(json_str(j, key)); }
 std::string code_cell(const std::string& s) { return markdown_code(s, SpanIn::kTableCell); }
 
+// A pull-request comment holds at most 65,536 characters; the report stays under this with room to spare.
+constexpr std::size_t kMarkdownLimit = 60000;
+constexpr std::size_t kChangesShown = 150;
+constexpr std::size_t kAssertionsShown = 100;
+constexpr std::size_t kFindingsShown = 15;  // per severity
+constexpr std::size_t kHeadingChars = 200;
+constexpr std::size_t kGoalChars = 4000;
+constexpr std::size_t kReasonChars = 600;
+constexpr std::size_t kWhyChars = 30000;
+
 std::string changes_table(const nlohmann::json& mutations) {
   if (mutations.empty()) return "Nothing in the workspace changed.\n";
   std::string out = "| file | change | lines | bytes | steps |\n|---|---|---|---|---|\n";
-  for (const auto& m : mutations) {
+  Folded folded = fold_paths(mutation_paths(mutations), kChangesShown);
+  for (std::size_t i = 0; i < folded.shown; ++i) {
+    const auto& m = mutations[i];
     std::string steps;
     for (const auto& s : json_list(m, "steps")) steps += (steps.empty() ? "" : ", ") + json_text(s);
-    std::string change = text(m, "change");
+    std::string change = markdown_text(change_words(m));
     if (json_bool(m, "credential") || looks_secret(json_str(m, "path")))
       change += " · " + std::string(kContentWithheld);
     out += fmt::format("| {} | {} | +{} −{} | {} → {} | {} |\n", code_cell(json_str(m, "path")), change,
                        json_int(m, "lines_added"), json_int(m, "lines_removed"), json_int(m, "bytes_before"),
                        json_int(m, "bytes_after"), markdown_text(steps));
   }
+  if (folded.left_out > 0)
+    out += "\n" + markdown_text(folded_phrase(folded, "changed paths") + " (`candor report --json` lists all)") + "\n";
   return out;
 }
 
@@ -41,9 +57,15 @@ std::string signals(const nlohmann::json& r) {
   out += fmt::format("- steps: {} planned, {} executed, {} failed\n", json_int(steps, "planned"),
                      json_int(steps, "executed"), json_int(steps, "failed"));
   std::string exhausted = json_str(b, "exhausted");
-  out += fmt::format("- budget: replans {} · steps {} · tokens {}{}\n", used_of(json_field(b, "replans")),
-                     used_of(json_field(b, "steps")), used_of(json_field(b, "tokens")),
+  out += fmt::format("- budget: {}{}\n", budget_words(r),
                      exhausted.empty() ? "" : " · exhausted: " + markdown_text(exhausted));
+  const auto& usage = json_object(r, "usage");
+  if (json_int(usage, "llm_calls") > 0) {
+    out += fmt::format(
+        "- LLM usage: {} calls, {} tokens in, {} out (the judge's calls are not counted against the "
+        "token budget)\n",
+        json_int(usage, "llm_calls"), json_int(usage, "input_tokens"), json_int(usage, "output_tokens"));
+  }
   if (json_field(r, "provider").is_string()) out += "- provider: " + code(r, "provider") + "\n";
   for (const auto& s : json_list(r, "suspicious")) out += "- suspicious: " + text(s, "reason") + "\n";
   return out + "\n</details>\n";
@@ -53,7 +75,8 @@ std::string assertions_table(const nlohmann::json& assertions) {
   if (assertions.empty()) return "";
   std::string out =
       "\n<details><summary>Assertions</summary>\n\n| | step | type | observed | evidence |\n|---|---|---|---|---|\n";
-  for (const auto& a : assertions) {
+  for (std::size_t i = 0; i < std::min(assertions.size(), kAssertionsShown); ++i) {
+    const auto& a = assertions[i];
     // A command's runs (before the change, after, emptied), each with the last line of its output.
     std::string runs;
     for (const auto& run : program_runs(a, 1)) {
@@ -64,6 +87,9 @@ std::string assertions_table(const nlohmann::json& assertions) {
                        markdown_text(json_str(a, "step", "goal")), code_cell(json_str(a, "type")), text(a, "message"),
                        runs, markdown_text(assertion_provenance(a)));
   }
+  if (assertions.size() > kAssertionsShown)
+    out += fmt::format("\nand {} more assertions (`candor report --json` lists all)\n",
+                       assertions.size() - kAssertionsShown);
   return out + "\n</details>\n";
 }
 
@@ -90,12 +116,73 @@ std::string judge_and_reviews(const nlohmann::json& r) {
   return out;
 }
 
+// The heading holds the goal's first line (an issue's title), cut; a longer goal follows folded.
+std::string goal_heading(const nlohmann::json& r, const std::string& icon, const std::string& verdict) {
+  std::string goal = json_str(r, "goal");
+  std::size_t eol = goal.find('\n');
+  std::string first = goal.substr(0, eol);
+  if (!first.empty() && first.back() == '\r') first.pop_back();
+  std::string rest = eol == std::string::npos ? "" : goal.substr(eol + 1);
+  bool cut = first.size() > kHeadingChars;
+  if (cut) first = shorten(first, kHeadingChars);
+  std::string out = fmt::format("### {} candor: **{}** — {}\n\n", icon, markdown_text(verdict), markdown_text(first));
+  if (cut || rest.find_first_not_of(" \t\r\n") != std::string::npos) {
+    std::string whole = shorten(goal, kGoalChars);
+    // One quoted paragraph: markdown_text keeps the goal's own line breaks from starting a block.
+    out += "<details><summary>Goal</summary>\n\n> " + markdown_text(whole) + "\n\n</details>\n\n";
+  }
+  return out;
+}
+
+// Each reason cut at kReasonChars, and the list at kWhyChars: the reasons come before every other
+// section, so they alone must leave room for the rest.
+std::string why(const nlohmann::json& r) {
+  std::string out = "**Why**\n\n";
+  auto lines = reason_lines(r, kFindingsShown);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const auto& line = lines[i];
+    std::string tag = line.severity.empty() ? "" : "*" + markdown_text(line.severity) + "* — ";
+    std::string item = (line.summary ? "  - " : "- ") + tag + markdown_text(shorten(line.text, kReasonChars)) + "\n";
+    if (out.size() + item.size() > kWhyChars) {
+      out += fmt::format("- and {} more reasons (`candor report --json` lists all)\n", lines.size() - i);
+      break;
+    }
+    out += item;
+  }
+  return out;
+}
+
+// Sections past what fits in kMarkdownLimit are left out whole (never cut inside their markup),
+// and the report says which.
+std::string fit(const std::string& head, const std::vector<std::pair<std::string, std::string>>& sections,
+                const std::string& run_id) {
+  std::string out = head;
+  std::vector<std::string> left_out;
+  constexpr std::size_t kRoomForNote = 400;
+  for (const auto& [name, text] : sections) {
+    if (left_out.empty() && out.size() + text.size() + kRoomForNote <= kMarkdownLimit) {
+      out += text;
+    } else {
+      left_out.push_back(name);
+    }
+  }
+  if (!left_out.empty()) {
+    std::string names;
+    for (const auto& n : left_out) names += (names.empty() ? "" : ", ") + n;
+    out += fmt::format(
+        "\n*Left out to fit one comment ({} characters): {}. `candor report {} --json` has "
+        "everything.*\n",
+        kMarkdownLimit, markdown_text(names), markdown_code(run_id));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render_markdown(const nlohmann::json& r) {
   std::string verdict = json_str(r, "verdict");
   const char* icon = verdict == "success" ? "✅" : verdict == "partial" ? "⚠️" : "❌";
-  std::string out = fmt::format("### {} candor: **{}** — {}\n\n", icon, markdown_text(verdict), text(r, "goal"));
+  std::string out = goal_heading(r, icon, verdict);
   out += fmt::format("Run {} · status {} · verdict by {}", code(r, "run_id"), code(r, "status"), code(r, "verdict_by"));
   if (const auto& acc = json_field(r, "acceptance"); acc.is_object()) {
     out += acc.value("passed", false) ? " · acceptance **passed**" : " · acceptance **NOT PASSED**";
@@ -116,21 +203,21 @@ std::string render_markdown(const nlohmann::json& r) {
     out += fmt::format("\nChange {} ({} → {})", code(git, "range"), markdown_code(json_str(git, "base").substr(0, 12)),
                        head);
   }
-  out += "\n\n";
-  out += "**Why**\n\n";
-  for (const auto& reason : json_list(r, "reasons")) out += "- " + markdown_text(json_text(reason)) + "\n";
+  out += "\n\n" + why(r);
   const auto& mutations = json_list(r, "mutations");
+  std::vector<std::pair<std::string, std::string>> sections;
   if (git.is_object()) {
     // A pull-request comment: the verdict and its reasons first, the file list folded away.
-    out += fmt::format("\n<details><summary>Changed files ({})</summary>\n\n{}\n</details>\n", mutations.size(),
-                       changes_table(mutations));
+    sections.push_back(
+        {"changed files", fmt::format("\n<details><summary>Changed files ({})</summary>\n\n{}\n</details>\n",
+                                      mutations.size(), changes_table(mutations))});
   } else {
-    out += "\n**Changes**\n\n" + changes_table(mutations);
+    sections.push_back({"changes", "\n**Changes**\n\n" + changes_table(mutations)});
   }
-  out += signals(r);
-  out += assertions_table(json_list(r, "assertions"));
-  out += judge_and_reviews(r);
-  return out;
+  sections.push_back({"signals", signals(r)});
+  sections.push_back({"assertions", assertions_table(json_list(r, "assertions"))});
+  sections.push_back({"judge and reviews", judge_and_reviews(r)});
+  return fit(out, sections, json_str(r, "run_id"));
 }
 
 }  // namespace candor::report

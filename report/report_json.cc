@@ -137,6 +137,8 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
   }
   nlohmann::json suspicious = nlohmann::json::array();
   for (const auto& s : tier1.signals.suspicious) suspicious.push_back(verify::to_json(s));
+  nlohmann::json findings = nlohmann::json::array();
+  for (const auto& finding : tier1.findings) findings.push_back(verify::to_json(finding));
   nlohmann::json assertions = nlohmann::json::array();
   for (const auto& a : f.assertions) {
     nlohmann::json j = to_json(a);
@@ -171,6 +173,7 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
       {"verdict_by", decision.by},
       {"reasons", decision.reasons},
       {"warnings", verify::warnings_of(f, tier1, judge != nullptr && judge->asked ? judge : nullptr, decision)},
+      {"findings", findings},
       {"tier1", {{"rule", tier1.rule}, {"verdict", tier1.verdict ? to_string(*tier1.verdict) : "ambiguous"}}},
       {"goal_actions_executed", tier1.signals.goal_actions_executed},
       {"signals",

@@ -8,6 +8,7 @@
 
 #include "report/escape.h"
 #include "report/fields.h"
+#include "report/folding.h"
 #include "report/formats.h"
 #include "report/report.h"
 
@@ -93,9 +94,7 @@ std::string signals_section(const nlohmann::json& r, const Style& st) {
   out += fmt::format("  {:<14}{}\n", "goal actions", json_bool(r, "goal_actions_executed") ? "yes" : "none ran");
   out += fmt::format("  {:<14}{} planned, {} executed, {} failed\n", "steps", json_int(steps, "planned"),
                      json_int(steps, "executed"), json_int(steps, "failed"));
-  out += fmt::format("  {:<14}replans {} · steps {} · tokens {} · time {} s\n", "budget",
-                     used_of(json_field(b, "replans")), used_of(json_field(b, "steps")),
-                     used_of(json_field(b, "tokens")), used_of(json_field(b, "time_s")));
+  out += fmt::format("  {:<14}{}\n", "budget", budget_words(r));
   const auto& mutations = json_list(r, "mutations");
   const auto& suspicious = json_list(r, "suspicious");
   if (const auto& p = json_field(r, "provider"); p.is_string()) {
@@ -116,28 +115,44 @@ std::string signals_section(const nlohmann::json& r, const Style& st) {
   }
   const auto& usage = json_object(r, "usage");
   if (json_int(usage, "llm_calls") > 0) {
-    out += fmt::format("  {:<14}{} LLM calls, {} tokens in, {} out\n", "usage", json_int(usage, "llm_calls"),
-                       json_int(usage, "input_tokens"), json_int(usage, "output_tokens"));
+    out += fmt::format("  {:<14}{} LLM calls, {} tokens in, {} out (the judge's outside the budget)\n", "usage",
+                       json_int(usage, "llm_calls"), json_int(usage, "input_tokens"), json_int(usage, "output_tokens"));
   }
   return out;
 }
 
+// Past this many changed paths the list says how many more per folder (report --json has them all).
+constexpr std::size_t kChangesShown = 60;
+constexpr std::size_t kFindingsShown = 12;  // per severity
+
 std::string changes_section(const nlohmann::json& mutations, const Style& st, std::size_t w) {
   if (mutations.empty()) return "";
   std::string out = "\n" + st.bold("changes") + "\n";
-  for (const auto& m : mutations) {
+  Folded folded = fold_paths(mutation_paths(mutations), kChangesShown);
+  for (std::size_t i = 0; i < folded.shown; ++i) {
+    const auto& m = mutations[i];
     std::string change = json_str(m, "change");
-    char mark = change == "added" ? 'A' : change == "deleted" ? 'D' : 'M';
+    std::string renamed_from = str(m, "renamed_from");  // the agent named it: made safe as every path
+    // A (added), D (deleted), M (modified), R (renamed), P (permission bits only).
+    char mark = !renamed_from.empty() ? 'R'
+                : change == "added"   ? 'A'
+                : change == "deleted" ? 'D'
+                : change == "mode"    ? 'P'
+                                      : 'M';
     std::string by_steps = joined(json_list(m, "steps"), ",");
     std::string stat =
-        json_bool(m, "binary")
+        change == "mode" ? change_words(m)
+        : json_bool(m, "binary")
             ? fmt::format("binary, {} -> {} bytes", json_int(m, "bytes_before"), json_int(m, "bytes_after"))
             : fmt::format("+{} -{}", json_int(m, "lines_added"), json_int(m, "lines_removed"));
+    if (!renamed_from.empty()) stat += " (renamed from " + renamed_from + ")";
     out += shorten(fmt::format("  {} {}  {}  {}", mark, str(m, "path"), stat,
                                by_steps.empty() ? "(no step: changed outside the steps)" : "by " + by_steps),
                    w) +
            "\n";
   }
+  if (folded.left_out > 0)
+    out += wrap("  ", folded_phrase(folded, "changed paths") + " (report --json lists all)", 4, w);
   return out;
 }
 
@@ -252,7 +267,10 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
          "\n\n";
 
   out += st.bold("why") + "\n";
-  for (const auto& reason : json_list(r, "reasons")) out += wrap("  - ", json_text(reason), 4, w);
+  for (const auto& line : reason_lines(r, kFindingsShown)) {
+    std::string tag = line.severity.empty() ? "" : "[" + line.severity + "] ";
+    out += wrap(line.summary ? "    " : "  - ", tag + line.text, 4, w);
+  }
   out += signals_section(r, st);
   out += changes_section(json_list(r, "mutations"), st, w);
   if (const auto& acc = json_field(r, "acceptance"); acc.is_object()) out += "\n" + render_acceptance(acc);

@@ -265,7 +265,9 @@ Result<Mutation> mutation_of(git_diff* diff, std::size_t i, git_repository* repo
       m.renamed_from = d->old_file.path;
       break;
     default:
-      m.change = "modified";
+      // The same blob under other permission bits: a change of mode only, as a run's scan says it.
+      m.change =
+          git_oid_equal(&d->old_file.id, &d->new_file.id) && d->old_file.mode != d->new_file.mode ? "mode" : "modified";
       break;
   }
   const Side before = side_of(repo, d->old_file), after = side_of(repo, d->new_file);

@@ -42,6 +42,7 @@ json hostile_report(const std::string& hostile) {
                                  {"lines_removed", 0},
                                  {"bytes_before", 0},
                                  {"bytes_after", 3},
+                                 {"renamed_from", hostile},
                                  {"steps", {hostile}}}});
   r["suspicious"] = json::array({{{"reason", hostile}}});
   r["assertions"] =
@@ -172,7 +173,10 @@ TEST_SUITE("report") {
       }
       CHECK(header_cells == 5);
       // The agent's text adds no Markdown that acts: the same skeleton as a report of plain words.
-      CHECK(skeletons(md) == skeletons(report::render_markdown(hostile_report("plain words"))));
+      // (A goal of several lines is quoted whole under the heading, whatever its words.)
+      std::string plain =
+          std::string(hostile).find('\n') == std::string::npos ? "plain words" : "plain words\nmore words";
+      CHECK(skeletons(md) == skeletons(report::render_markdown(hostile_report(plain))));
     }
   }
 

@@ -144,7 +144,7 @@ TEST_SUITE("report") {
     SUBCASE(
         "signals no reason names: a suspicious step, a protected change, an incomplete scan, acceptance not passed") {
       RunFacts f = patched_run(true);
-      f.status = RunStatus::kBudgetExhausted;  // rule 2: its one reason is the budget
+      f.status = RunStatus::kBudgetExhausted;  // rule 2: the budget decides, every finding is a reason
       f.budget.exhausted = BudgetKind::kSteps;
       f.steps[0].changed_paths.clear();  // a patch that changed nothing
       f.scan.complete = false;
@@ -154,7 +154,12 @@ TEST_SUITE("report") {
                       {"checkpoints", {{{"id", "ran_tests"}, {"essential", true}, {"matched", false}}}}};
       auto t1 = verify::evaluate_tier1(f);
       auto d = verify::decide(t1, nullptr, {});
-      REQUIRE(d.reasons.size() == 1);
+      // How the run ended, then what blocks success, then the suspicious step; acceptance is its own column.
+      REQUIRE(d.reasons.size() == 4);
+      CHECK(d.reasons[0].find("the step budget") == 0);
+      CHECK(d.reasons[1] == "protected path: .git/hooks/pre-commit was added");
+      CHECK(d.reasons[2].find("the workspace scan was incomplete") == 0);
+      CHECK(d.reasons[3].find("completed but changed nothing") != std::string::npos);
       auto w = verify::warnings_of(f, t1, nullptr, d);
       CHECK(has(w, "the step budget"));
       CHECK(has(w, "s1 (file_patch css/style.css) completed but changed nothing"));

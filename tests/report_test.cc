@@ -197,7 +197,7 @@ TEST_SUITE("report") {
     json r = report::build_report(f, t1, verify::decide_without_judge(t1), "");
     std::string plain = report::render_terminal(r, {false, 80});
     CHECK(plain.rfind("PARTIAL  Change the background to dark green\n", 0) == 0);
-    CHECK(plain.find("\nwhy\n  - the replan budget (3) ran out") != std::string::npos);
+    CHECK(plain.find("\nwhy\n  - [run ended] the replan budget (3) ran out") != std::string::npos);
     CHECK(plain.find("goal actions  none ran") != std::string::npos);
     CHECK(plain.find("\033[") == std::string::npos);
     std::size_t start = 0;

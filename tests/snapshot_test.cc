@@ -569,7 +569,7 @@ TEST_SUITE("verify") {
       std::string t1 = snap->write_tree().value();
       CHECK(changes_of(*snap, t0, t1) == std::map<std::string, std::string>{{"app.local.yml", "modified"},
                                                                             {"data/app.sqlite3", "deleted"},
-                                                                            {"data/deep/cache.bin", "modified"}});
+                                                                            {"data/deep/cache.bin", "mode"}});
       CHECK(snap->read(t0, "data/app.sqlite3").value() ==
             std::optional<std::string>(std::string("SQLite format 3\0\x01\x02", 18)));
 
@@ -584,7 +584,7 @@ TEST_SUITE("verify") {
       CHECK(changes_of(*snap, t0, t2) == std::map<std::string, std::string>{{"app.local.yml", "modified"},
                                                                             {"build/.gitignore", "deleted"},
                                                                             {"data/app.sqlite3", "modified"},
-                                                                            {"data/deep/cache.bin", "modified"}});
+                                                                            {"data/deep/cache.bin", "mode"}});
     }
   }
 

@@ -657,6 +657,54 @@ std::vector<Row> rows() {
     out.push_back(
         {"rule 7: an emptied run that could not be made proves nothing", erred, std::nullopt, 7, "src/new.py (added)"});
   }
+  {
+    // Every finding is reported (issue 25, item 4): the rule that decides is the first that
+    // matches, the reasons name everything else that blocks success too.
+    RunFacts f = good_modify();
+    f.status = RunStatus::kBudgetExhausted;
+    f.budget.exhausted = BudgetKind::kSteps;
+    f.budget.limits.max_steps = 5;
+    f.mutations.push_back(change("src/other.py", 7, {"s2"}));
+    out.push_back({"rule 2 names the uncovered path too", f, Verdict::kPartial, 2,
+                   "src/other.py (modified): no passing assertion"});
+    f.assertions.push_back(expect("README.md", false, 9));
+    out.push_back({"rule 2 names the failed expectation too", f, Verdict::kPartial, 2,
+                   "an assertion failed and still fails at the end: goal-level file_contains"});
+  }
+  {
+    RunFacts f = good_modify();
+    f.assertions.push_back(expect("README.md", false, 9));
+    f.assertions.push_back(expect("docs/a.md", false, 10));
+    f.assertions.back().message = "second failure";
+    out.push_back({"rule 5 names every failed assertion, not the first only", f, Verdict::kPartial, 5,
+                   "goal-level file_contains: second failure"});
+    f.mutations.push_back(change("src/other.py", 7, {"s2"}));
+    out.push_back({"rule 5 names an uncovered path too", f, Verdict::kPartial, 5, "src/other.py (modified)"});
+    f.steps.push_back(step("s3", "file_patch", true, true, {}, 11));
+    f.steps.back().target = "lib/x.c";
+    out.push_back({"rule 5 names a suspicious step too", f, Verdict::kPartial, 5,
+                   "s3 (file_patch lib/x.c) completed but changed nothing"});
+  }
+  {
+    RunFacts f = good_modify();
+    Mutation m = change("bin/run.sh", 7, {"s2"});
+    m.change = "mode";
+    m.mode_before = 0100644;
+    m.mode_after = 0100755;
+    f.mutations.push_back(m);
+    out.push_back(
+        {"a mode change is said as such, with both modes", f, std::nullopt, 7, "bin/run.sh (mode 0644 → 0755)"});
+    Mutation gone = change("old.txt", 7, {"s2"});
+    gone.change = "deleted";
+    f.mutations.push_back(gone);
+    out.push_back({"a deletion is said as such", f, std::nullopt, 7, "old.txt (deleted)"});
+  }
+  {
+    RunFacts f = discovery_only(RunStatus::kCompleted);
+    f.protected_changes = {".git/config was modified"};
+    out.push_back(
+        {"rule 4 names a protected change too", f, Verdict::kFail, 4, "protected path: .git/config was modified"});
+  }
   return out;
 }
 
@@ -674,6 +722,36 @@ TEST_SUITE("verify") {
       CAPTURE(all);
       CHECK(all.find(row.reason_has) != std::string::npos);
     }
+  }
+
+  TEST_CASE("every finding is a reason, ordered by severity, each once, none said twice") {
+    RunFacts f = good_modify();
+    f.status = RunStatus::kBudgetExhausted;
+    f.budget.exhausted = BudgetKind::kTimeout;
+    f.budget.limits.timeout_s = 60;
+    f.mutations.push_back(change("src/other.py", 7, {"s2"}));         // unproven
+    f.steps.push_back(step("s3", "file_patch", true, true, {}, 11));  // suspicious
+    f.assertions.push_back(expect("README.md", false, 9));            // failed
+    f.protected_changes = {".candor/config.json was modified"};       // blocked
+    auto r = verify::evaluate_tier1(f);
+    REQUIRE(r.findings.size() == 5);
+    REQUIRE(r.reasons.size() == 5);
+    const std::vector<verify::Severity> order{verify::Severity::kRunEnded, verify::Severity::kBlocked,
+                                              verify::Severity::kFailed, verify::Severity::kSuspicious,
+                                              verify::Severity::kUnproven};
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      CAPTURE(i);
+      CHECK(r.findings[i].severity == order[i]);
+      CHECK(r.reasons[i] == r.findings[i].text);
+    }
+    CHECK(r.findings[4].path == "src/other.py");
+    CHECK(verify::to_json(r.findings[1])["severity"] == "blocked");
+    // A run that ended before any effect tool ran does not also say "no effect tool ran".
+    RunFacts idle = discovery_only(RunStatus::kBudgetExhausted);
+    idle.budget.exhausted = BudgetKind::kReplans;
+    for (const auto& reason : verify::evaluate_tier1(idle).reasons) CHECK(reason != "no effect tool ran");
+    // A success has no findings.
+    CHECK(verify::evaluate_tier1(good_modify()).findings.empty());
   }
 
   TEST_CASE("signals: goal actions, suspicious steps, uncovered paths") {

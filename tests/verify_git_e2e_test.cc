@@ -3,6 +3,7 @@
 // CI definitions and paths outside --scope must never make it a success.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,33 @@ using nlohmann::json;
 }  // namespace
 
 TEST_SUITE("e2e") {
+  TEST_CASE("verify --git: a rename, a deletion and a mode change are said as such in every finding and rendering") {
+    Repo repo;
+    std::string base = repo.head();
+    std::filesystem::create_directories(repo.ws + "/moved");
+    repo.git({"mv", "index.html", "moved/index.html"});
+    write_file(repo.ws + "/run.sh", "#!/bin/sh\necho hi\n");
+    repo.git({"add", "run.sh"});
+    repo.commit("add run.sh");
+    base = repo.head();
+    std::filesystem::permissions(repo.ws + "/run.sh", std::filesystem::perms::owner_exec,
+                                 std::filesystem::perm_options::add);
+    std::filesystem::create_directories(repo.ws + "/page");
+    repo.git({"mv", "moved/index.html", "page/index.html"});
+    std::string head = repo.commit("move the page, make run.sh executable");
+    auto r = repo.verify(base + ".." + head, {"--json"});
+    json j = parse_stdout(r);
+    CHECK(j["verdict"] == "partial");
+    CHECK(any_reason_has(j, "page/index.html (added, renamed from moved/index.html)"));
+    CHECK(any_reason_has(j, "run.sh (mode 0644 → 0755)"));
+    auto terminal = repo.candor({"report", "last"});
+    CHECK(terminal.out.find("  R page/index.html  +0 -0 (renamed from moved/index.html)") != std::string::npos);
+    CHECK(terminal.out.find("  P run.sh  mode 0644 → 0755") != std::string::npos);
+    auto md = repo.candor({"report", "last", "--markdown"});
+    CHECK(md.out.find("| `page/index.html` | added, renamed from moved/index.html |") != std::string::npos);
+    CHECK(md.out.find("| `run.sh` | mode 0644 → 0755 |") != std::string::npos);
+  }
+
   TEST_CASE("verify --git: an honest change with a discriminating --expect is a success without any LLM") {
     Repo repo;
     std::string base = repo.head();

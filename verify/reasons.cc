@@ -78,7 +78,7 @@ std::vector<std::string> warnings_of(const RunFacts& f, const Tier1Result& tier1
   for (const auto& r : decision.reasons) {
     if (supporting.count(r) == 0) add(r);
   }
-  for (const auto& s : tier1.signals.suspicious) add(s.reason);
+  for (const auto& finding : tier1.findings) add(finding.text);
   if (f.git.is_object() && f.git.contains("warnings") && f.git["warnings"].is_array()) {
     for (const auto& w : f.git["warnings"]) {
       if (w.is_string()) add(w.get<std::string>());

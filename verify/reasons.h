@@ -20,9 +20,9 @@ std::string scan_gap(const RunFacts& facts);
 std::vector<std::string> judge_reasons(const JudgeOutcome& judge);
 
 // What counts against success, each sentence once: the decision's reasons except those that
-// support it (a tier-1 success's evidence, a judge's all-yes), then the suspicious steps, an
-// incomplete scan and an acceptance spec that did not pass, even where no reason names them (a
-// run that ran out of budget is partial for that, and may also have touched .git/).
+// support it (a tier-1 success's evidence, a judge's all-yes), then tier 1's findings, the range's
+// warnings, an incomplete scan and an acceptance spec that did not pass, even where no reason
+// names them (a reviewer's fail gives the reviewer's reasons).
 std::vector<std::string> warnings_of(const RunFacts& facts, const Tier1Result& tier1, const JudgeOutcome* judge,
                                      const Decision& decision);
 

@@ -23,6 +23,15 @@ std::string join(const std::vector<std::string>& parts, const char* separator) {
 
 bool changed_workspace(const StepRecord& s) { return !s.changed_paths.empty(); }
 
+// "added", "modified", "deleted", "added, renamed from a/x.txt", or "mode 0644 → 0755" for a
+// change of permission bits only.
+std::string change_phrase(const Mutation& m) {
+  if (!m.renamed_from.empty()) return m.change + ", renamed from " + m.renamed_from;
+  if (m.change != "mode") return m.change;
+  if (m.mode_before == 0 || m.mode_after == 0) return "mode changed";
+  return fmt::format("mode {:04o} → {:04o}", m.mode_before & 07777, m.mode_after & 07777);
+}
+
 bool ended_abnormally(RunStatus s) {
   return s == RunStatus::kError || s == RunStatus::kCancelled || s == RunStatus::kRunning ||
          s == RunStatus::kGoalAttemptsExhausted;
@@ -280,7 +289,7 @@ Signals compute_signals(const RunFacts& f) {
   if (f.goal_kind == GoalKind::kInspect) {
     for (const auto& m : f.mutations) {
       sig.suspicious.push_back(
-          {"", m.path, fmt::format("the goal only asks a question, but {} was {}", m.path, m.change)});
+          {"", m.path, fmt::format("the goal only asks a question, but {} was {}", m.path, change_phrase(m))});
     }
   }
   for (const auto& change : f.protected_changes) sig.suspicious.push_back({"", "", change});
@@ -311,7 +320,8 @@ Signals compute_signals(const RunFacts& f) {
     std::string removal = removal_of(m);
     if (by_user && removal.empty()) continue;
     sig.uncovered.push_back(m.path);
-    std::string what = fmt::format("{} ({}{})", m.path, m.change, m.committed ? ", in a commit the run made" : "");
+    std::string what =
+        fmt::format("{} ({}{})", m.path, change_phrase(m), m.committed ? ", in a commit the run made" : "");
     if (!removal.empty()) {
       sig.coverage_gaps.push_back(removal);
     } else if (m.lines_by == "unknown") {
@@ -341,30 +351,63 @@ Signals compute_signals(const RunFacts& f) {
   return sig;
 }
 
-std::string first_failed_assertion(const RunFacts& f) {
+// One sentence per assertion or guard whose last evaluation failed, each naming its check.
+std::vector<Finding> failed_assertions(const RunFacts& f) {
+  std::vector<Finding> out;
   for (const AssertionRecord* a : final_assertions(f)) {
-    if (!a->passed && !a->reads_step) {
-      std::string what = a->guard ? "guard" : a->goal_level() ? "goal-level" : a->step;
-      return fmt::format("{} {}: {}", what, a->type, a->message);
-    }
+    if (a->passed || a->reads_step) continue;
+    std::string what = a->guard ? "guard" : a->goal_level() ? "goal-level" : a->step;
+    out.push_back(
+        {Severity::kFailed, a->path,
+         fmt::format("an assertion failed and still fails at the end: {} {}: {}", what, a->type, a->message)});
   }
-  return "";
+  return out;
 }
 
 // What blocks `success` whatever any later tier says: a change to .git/ or .candor/, a change
 // outside the scope or to a sensitive path, a path made setuid or writable by others, a change at
 // all when the goal only asks a question, or a scan that could not read every path (what it missed
 // is evidence of nothing).
-std::vector<std::string> blockers(const RunFacts& f) {
-  std::vector<std::string> out;
-  for (const auto& change : f.protected_changes) out.push_back("protected path: " + change);
-  for (const auto& finding : mode_findings(f)) out.push_back("permissions: " + finding.reason);
-  for (const auto& finding : scope_findings(f)) out.push_back("scope: " + finding.reason);
+std::vector<Finding> blockers(const RunFacts& f) {
+  std::vector<Finding> out;
+  for (const auto& change : f.protected_changes) out.push_back({Severity::kBlocked, "", "protected path: " + change});
+  for (const auto& finding : mode_findings(f))
+    out.push_back({Severity::kBlocked, finding.path, "permissions: " + finding.reason});
+  for (const auto& finding : scope_findings(f))
+    out.push_back({Severity::kBlocked, finding.path, "scope: " + finding.reason});
   if (f.goal_kind == GoalKind::kInspect) {
     for (const auto& m : f.mutations)
-      out.push_back(fmt::format("the goal only asks a question, but {} was {}", m.path, m.change));
+      out.push_back({Severity::kBlocked, m.path,
+                     fmt::format("the goal only asks a question, but {} was {}", m.path, change_phrase(m))});
   }
-  if (std::string gap = scan_gap(f); !gap.empty()) out.push_back(gap);
+  if (std::string gap = scan_gap(f); !gap.empty()) out.push_back({Severity::kBlocked, "", gap});
+  return out;
+}
+
+// What keeps a run that ended `completed`, changed what it had to and failed nothing from being a
+// success: no assertion, a step that claimed an effect and made none, and for a change, each path
+// nothing proves; for a question, a missing answer or one no user assertion backs.
+std::vector<Finding> evidence_gaps(const RunFacts& f, const Signals& sig) {
+  std::vector<Finding> out;
+  if (sig.assertions_evaluated == 0)
+    out.push_back({Severity::kUnproven, "", "no assertion was evaluated, so nothing checked the result"});
+  for (const auto& s : sig.suspicious) {
+    // The workspace-level ones (protected, permissions, scope, a question's changes) are blockers.
+    if (!s.step.empty()) out.push_back({Severity::kSuspicious, s.path, s.reason});
+  }
+  if (f.goal_kind == GoalKind::kModify) {
+    if (!sig.goal_actions_executed) out.push_back({Severity::kUnproven, "", "no effect tool ran"});
+    for (std::size_t i = 0; i < sig.coverage_gaps.size(); ++i)
+      out.push_back({Severity::kUnproven, sig.uncovered[i], sig.coverage_gaps[i]});
+  } else {
+    if (!f.final_answer || f.final_answer->empty())
+      out.push_back({Severity::kUnproven, "", "the goal asks a question and the run gave no final answer"});
+    if (sig.final_user_assertions_passed == 0) {
+      out.push_back({Severity::kUnproven, "",
+                     "the answer is backed only by the planner's own checks or by guards; no assertion of the goal "
+                     "written by the user passed"});
+    }
+  }
   return out;
 }
 
@@ -376,107 +419,125 @@ nlohmann::json to_json(const Suspicious& s) {
           {"reason", s.reason}};
 }
 
+const char* to_string(Severity s) {
+  switch (s) {
+    case Severity::kRunEnded:
+      return "run ended";
+    case Severity::kBlocked:
+      return "blocked";
+    case Severity::kFailed:
+      return "failed";
+    case Severity::kSuspicious:
+      return "suspicious";
+    case Severity::kUnproven:
+      break;
+  }
+  return "unproven";
+}
+
+nlohmann::json to_json(const Finding& f) {
+  return {{"severity", to_string(f.severity)}, {"path", f.path}, {"text", f.text}};
+}
+
 Tier1Result evaluate_tier1(const RunFacts& f) {
   Tier1Result r;
   r.signals = compute_signals(f);
   const Signals& sig = r.signals;
-  auto decide = [&](int rule, std::optional<Verdict> v, std::vector<std::string> reasons) {
+
+  // Every finding, whichever rule decides: the verdict comes from the first rule that matches, the
+  // reasons name everything that blocks success (DESIGN.md, "Every finding is reported").
+  std::vector<Finding> found;
+  auto add = [&](std::vector<Finding> more) { std::move(more.begin(), more.end(), std::back_inserter(found)); };
+  if (ended_abnormally(f.status)) {
+    found.push_back(
+        {Severity::kRunEnded, "",
+         status_phrase(f) + (sig.goal_actions_executed ? " after effect tools had run; the goal may be half done"
+                                                       : " before any effect tool ran")});
+  } else if (sig.budget_exhausted) {
+    std::string what = budget_phrase(f.budget);
+    found.push_back({Severity::kRunEnded, "",
+                     sig.goal_actions_executed ? what + " before the plan finished; the changes made may be incomplete"
+                                               : what + " before any effect tool ran: tried, never made the change"});
+    if (!f.status_detail.empty()) found.push_back({Severity::kRunEnded, "", f.status_detail});
+  }
+  add(blockers(f));
+  add(failed_assertions(f));
+  for (const auto& s : sig.failed_steps) found.push_back({Severity::kFailed, "", s});
+  const bool changed_nothing = f.goal_kind == GoalKind::kModify && f.mutations.empty() && f.scan.complete;
+  // Guards never make a run already satisfied (they are not counted in goal_level_all_passed), and
+  // one that fails keeps it from being so. A change verified with `verify --git` that changes
+  // nothing did not do the job, whatever held before it: "already satisfied" is for runs candor was
+  // asked to make.
+  const bool already_satisfied =
+      changed_nothing && sig.goal_level_all_passed && sig.final_assertions_failed == 0 && f.source != "git";
+  if (changed_nothing && !already_satisfied && !ended_abnormally(f.status) && !sig.budget_exhausted) {
+    found.push_back(
+        {Severity::kFailed, "",
+         f.source == "git"
+             ? "the goal asks for a change, and the range changes no file"
+             : "the goal asks for a change, the run says it finished, and nothing in the workspace changed"});
+  }
+  std::vector<Finding> gaps = evidence_gaps(f, sig);
+  // "No effect tool ran" says again what a run that ended before any effect tool ran already said.
+  if (!sig.goal_actions_executed && (ended_abnormally(f.status) || sig.budget_exhausted || changed_nothing)) {
+    std::erase_if(gaps, [](const Finding& g) { return g.text == "no effect tool ran"; });
+  }
+  const bool has_gaps = !gaps.empty();
+  add(std::move(gaps));
+  std::stable_sort(found.begin(), found.end(),
+                   [](const Finding& a, const Finding& b) { return a.severity < b.severity; });
+
+  auto decide = [&](int rule, std::optional<Verdict> v) {
     r.rule = rule;
     r.verdict = v;
-    r.reasons = std::move(reasons);
+    r.findings = std::move(found);
+    for (const auto& finding : r.findings) r.reasons.push_back(finding.text);
     return r;
   };
-
   // Rule 1: an abnormal end before anything was done.
-  if (ended_abnormally(f.status) && !sig.goal_actions_executed) {
-    return decide(1, Verdict::kFail, {status_phrase(f) + " before any effect tool ran"});
-  }
+  if (ended_abnormally(f.status) && !sig.goal_actions_executed) return decide(1, Verdict::kFail);
   // Rule 2: a budget ran out. Never success, whatever ran.
-  if (sig.budget_exhausted) {
-    std::string what = budget_phrase(f.budget);
-    std::vector<std::string> reasons;
-    reasons.push_back(sig.goal_actions_executed ? what + " before the plan finished; the changes made may be incomplete"
-                                                : what + " before any effect tool ran: tried, never made the change");
-    if (!f.status_detail.empty()) reasons.push_back(f.status_detail);
-    return decide(2, Verdict::kPartial, reasons);
-  }
+  if (sig.budget_exhausted) return decide(2, Verdict::kPartial);
   // Rule 3: an abnormal end after something was changed.
-  if (ended_abnormally(f.status)) {
-    return decide(3, Verdict::kPartial, {status_phrase(f) + " after effect tools had run; the goal may be half done"});
-  }
+  if (ended_abnormally(f.status)) return decide(3, Verdict::kPartial);
   // From here on the loop ended `completed`.
-  std::vector<std::string> blocked = blockers(f);
+  const bool blocked =
+      std::any_of(found.begin(), found.end(), [](const Finding& x) { return x.severity == Severity::kBlocked; });
   // Rule 4: claims to be finished, changed nothing: fail, unless the user's own goal-level
   // assertions all hold on the unchanged workspace (the goal was already met).
-  // A change verified with `verify --git` that changes nothing did not do the job, whatever held
-  // before it: "already satisfied" is for runs candor was asked to make.
-  if (f.goal_kind == GoalKind::kModify && f.mutations.empty() && f.scan.complete) {
-    // Guards never make a run already satisfied (they are not counted in goal_level_all_passed), and
-    // one that fails keeps it from being so.
-    bool already_satisfied = sig.goal_level_all_passed && sig.final_assertions_failed == 0 && f.source != "git";
-    if (already_satisfied && blocked.empty()) {
-      return decide(
-          4, Verdict::kSuccess,
-          {"already satisfied: nothing needed changing; every goal-level assertion (written by the user) passed "
-           "on the unchanged workspace"});
-    }
-    if (!already_satisfied) {
-      std::vector<std::string> reasons{
-          f.source == "git"
-              ? "the goal asks for a change, and the range changes no file"
-              : "the goal asks for a change, the run says it finished, and nothing in the workspace changed"};
-      for (const auto& s : sig.suspicious) reasons.push_back(s.reason);
-      return decide(4, Verdict::kFail, reasons);
-    }
+  if (changed_nothing && !already_satisfied) return decide(4, Verdict::kFail);
+  if (changed_nothing && !blocked) {
+    r.rule = 4;
+    r.verdict = Verdict::kSuccess;
+    r.reasons = {
+        "already satisfied: nothing needed changing; every goal-level assertion (written by the user) passed on the "
+        "unchanged workspace"};
+    return r;
   }
   // Rule 5: an assertion or guard whose last evaluation failed, a failed step never re-run, or
   // something that blocks success outright (no judge may lift it).
-  if (sig.final_assertions_failed > 0 || !sig.failed_steps.empty() || !blocked.empty()) {
-    std::vector<std::string> reasons;
-    if (sig.final_assertions_failed > 0)
-      reasons.push_back("an assertion failed and still fails at the end: " + first_failed_assertion(f));
-    reasons.insert(reasons.end(), sig.failed_steps.begin(), sig.failed_steps.end());
-    reasons.insert(reasons.end(), blocked.begin(), blocked.end());
-    return decide(5, Verdict::kPartial, reasons);
-  }
+  if (sig.final_assertions_failed > 0 || !sig.failed_steps.empty() || blocked) return decide(5, Verdict::kPartial);
+  // Rule 7: positive evidence is missing for some claim: ambiguous, for tier 2.
+  if (has_gaps) return decide(7, std::nullopt);
   // Rule 6: positive evidence for every claim.
-  std::vector<std::string> gaps;
-  if (sig.assertions_evaluated == 0) gaps.push_back("no assertion was evaluated, so nothing checked the result");
-  for (const auto& s : sig.suspicious) gaps.push_back(s.reason);
+  r.rule = 6;
+  r.verdict = Verdict::kSuccess;
   if (f.goal_kind == GoalKind::kModify) {
-    if (!sig.goal_actions_executed) gaps.push_back("no effect tool ran");
-    gaps.insert(gaps.end(), sig.coverage_gaps.begin(), sig.coverage_gaps.end());
+    std::string paths;
+    for (const auto& m : f.mutations) paths += (paths.empty() ? "" : ", ") + m.path;
+    r.reasons.push_back(
+        fmt::format("every changed file ({}) was checked after its last change by a passing assertion of the "
+                    "user's that fails on the state from before the run and, where it proves content, on an "
+                    "empty file: {}",
+                    f.mutations.size(), paths));
   } else {
-    if (!f.final_answer || f.final_answer->empty())
-      gaps.push_back("the goal asks a question and the run gave no final answer");
-    if (sig.final_user_assertions_passed == 0) {
-      gaps.push_back(
-          "the answer is backed only by the planner's own checks or by guards; no assertion of the goal written by "
-          "the user passed");
-    }
+    r.reasons.push_back(
+        "the question was answered, nothing in the workspace changed, and every assertion passed, at least one "
+        "written by the user");
   }
-  if (gaps.empty()) {
-    std::vector<std::string> reasons;
-    if (f.goal_kind == GoalKind::kModify) {
-      std::string paths;
-      for (const auto& m : f.mutations) paths += (paths.empty() ? "" : ", ") + m.path;
-      reasons.push_back(
-          fmt::format("every changed file ({}) was checked after its last change by a passing assertion of the "
-                      "user's that fails on the state from before the run and, where it proves content, on an "
-                      "empty file: {}",
-                      f.mutations.size(), paths));
-    } else {
-      reasons.push_back(
-          "the question was answered, nothing in the workspace changed, and every assertion passed, at least one "
-          "written by "
-          "the user");
-    }
-    reasons.push_back(fmt::format("{} of {} final assertions passed", sig.final_assertions_passed,
+  r.reasons.push_back(fmt::format("{} of {} final assertions passed", sig.final_assertions_passed,
                                   sig.final_assertions_passed + sig.final_assertions_failed));
-    return decide(6, Verdict::kSuccess, reasons);
-  }
-  // Rule 7: ambiguous: for tier 2.
-  return decide(7, std::nullopt, gaps);
+  return r;
 }
 
 }  // namespace candor::verify

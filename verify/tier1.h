@@ -41,15 +41,35 @@ struct Signals {
   bool scan_complete = true;
 };
 
+// How much a finding counts against success, most severe first: how the run ended; what blocks
+// success outright (protected, sensitive, out-of-scope and permission changes, a change when the
+// goal only asks, an incomplete scan); what failed (an assertion or guard, a step, "nothing
+// changed"); a step that claimed an effect and made none; what nothing proves (uncovered paths).
+enum class Severity { kRunEnded, kBlocked, kFailed, kSuspicious, kUnproven };
+
+// "run ended", "blocked", "failed", "suspicious", "unproven".
+const char* to_string(Severity s);
+
+struct Finding {
+  Severity severity = Severity::kUnproven;
+  std::string path;  // the path it names, "" for a finding about the run or a check
+  std::string text;
+};
+
 struct Tier1Result {
   Signals signals;
   std::optional<Verdict> verdict;  // nullopt: ambiguous, for tier 2
   int rule = 0;                    // the DESIGN.md rule that decided (1-7)
+  // Every finding that blocks success, whichever rule decided, ordered by severity (stable within
+  // one): empty for a success.
+  std::vector<Finding> findings;
+  // A success's evidence; otherwise the findings' texts, in their order.
   std::vector<std::string> reasons;
 };
 
 Tier1Result evaluate_tier1(const RunFacts& facts);
 
 nlohmann::json to_json(const Suspicious& s);
+nlohmann::json to_json(const Finding& f);
 
 }  // namespace candor::verify
