@@ -426,7 +426,7 @@ TEST_SUITE("executor") {
     assertions::Registry evaluators = assertions::builtin_evaluators();
     planner::Catalog catalog = executor::make_catalog(tools, evaluators);
     int successes = 0, covered = 0, silent = 0, skipped_more = 0, fewer = 0, held_back = 0;
-    for (int iteration = 0; iteration < 40; ++iteration) {
+    for (int iteration = 0; iteration < 30; ++iteration) {
       std::vector<RunnerCommand> commands;
       CommandCase c = random_runner_case(rng, commands);
       const RunnerCommand& cmd = commands.front();
