@@ -126,12 +126,16 @@ std::vector<std::string> shell_words(std::string_view command) {
 }
 
 bool conventional_test_path(std::string_view path) {
-  static constexpr std::array<std::string_view, 6> kFolders = {"test", "tests",    "__tests__",
-                                                               "spec", "testdata", "__snapshots__"};
+  // Test folders, and the Python test runners' own package names: a `unittest/` or `pytest/` on the
+  // path (PYTHONPATH=src) is what `python -m unittest` runs instead of the standard library's.
+  static constexpr std::array<std::string_view, 9> kFolders = {
+      "test", "tests", "__tests__", "spec", "testdata", "__snapshots__", "unittest", "pytest", "_pytest"};
   // Test files by name, and the files that say which tests run and how (a test runner's or a build
   // system's: which folders are built, which tests are registered, deselected or skipped).
-  static constexpr std::array<std::string_view, 36> kNames = {"test.py",
+  static constexpr std::array<std::string_view, 38> kNames = {"test.py",
                                                               "tests.py",
+                                                              "unittest.py",
+                                                              "pytest.py",
                                                               "conftest.py",
                                                               "pytest.ini",
                                                               ".pytest.ini",

@@ -26,7 +26,10 @@
 //     `meson.build`, `meson_options.txt`, `meson.options`, `CMakeLists.txt`, `*.cmake`,
 //     `CMakePresets.json`, `CMakeUserPresets.json`, `Cargo.toml`, `.cargo/config[.toml]`, `go.mod`,
 //     `go.work`, `build.gradle[.kts]`, `settings.gradle[.kts]`, `pom.xml`, `Rakefile`, `.rspec`,
-//     `mix.exs`. A root `meson.build` that stops building `tests/` runs 1 test where 16 ran.
+//     `mix.exs`. A root `meson.build` that stops building `tests/` runs 1 test where 16 ran;
+//   - a module or package that takes a Python test runner's name (`unittest.py`, `pytest.py`,
+//     anything beneath `unittest/`, `pytest/`, `_pytest/`): on the path before the standard
+//     library, it is what `python -m unittest` runs, and it prints whatever it likes.
 #pragma once
 
 #include <cstddef>

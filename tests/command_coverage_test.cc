@@ -49,7 +49,9 @@ TEST_SUITE("core") {
           "crates/a/Cargo.toml", ".cargo/config.toml", "crates/a/.cargo/config", "go.mod", "sub/go.mod", "go.work",
           "build.gradle", "app/build.gradle.kts", "settings.gradle.kts", "pom.xml", "Rakefile", ".rspec", "mix.exs",
           "Makefile.am", "rules.mk", "justfile", ".pytest.ini", "noxfile.py", "src/sitecustomize.py",
-          "vitest.workspace.ts", "playwright.config.ts"}) {
+          "vitest.workspace.ts", "playwright.config.ts",
+          // The runner itself, shadowed: `python -m unittest` runs these first.
+          "unittest.py", "src/unittest/__main__.py", "src/pytest.py", "_pytest/main.py"}) {
       CAPTURE(p);
       CHECK(conventional_test_path(p));
     }

@@ -221,6 +221,24 @@ TEST_SUITE("e2e") {
     }
   }
 
+  TEST_CASE(
+      "verify --git: a unittest of the change's own on the path, printing an honest-looking summary, is held back") {
+    PyRepo repo;
+    std::string base = repo.head();
+    // With PYTHONPATH=src, `python3 -m unittest` runs src/unittest/__main__.py, not the standard library's.
+    write_file(repo.ws + "/src/unittest/__init__.py", "");
+    write_file(repo.ws + "/src/unittest/__main__.py",
+               "import sys\nsys.stderr.write('.\\n' + '-' * 70 + '\\nRan 1 test in 0.001s\\n\\nOK\\n')\n");
+    std::string head = repo.commit("fix add");
+    const char* expect =
+        R"({"type": "command_succeeds", "command": "PYTHONPATH=src python3 -m unittest tests.test_x", "covers": ["src/**"]})";
+    json j = parse_stdout(repo.verify_with(base + ".." + head, expect));
+    CHECK(j["verdict"] == "partial");
+    CHECK(command_record(j)["tests"]["passed"] == 1);  // the summary it printed looks honest
+    CHECK(
+        any_reason_has(j, "src/unittest/__main__.py (added) is a test file that `PYTHONPATH=src python3 -m unittest"));
+  }
+
   TEST_CASE("verify --git: the honest fix records what the runner counted, before and after, and is a success") {
     PyRepo repo;
     std::string base = repo.head();
