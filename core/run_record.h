@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "core/test_summary.h"
 
 namespace candor {
 
@@ -84,6 +85,9 @@ struct ProgramRun {
   std::optional<int> exit_code{};
   std::string output{};   // the tail of what it printed
   std::string message{};  // what was observed, in a sentence
+  // What its test runner said it ran (core/test_summary.h), when the command runs one candor
+  // reads and it printed a summary.
+  std::optional<TestSummary> tests{};
 };
 
 // A discriminating user command run once more with one added path it covers emptied: its pass
@@ -125,6 +129,10 @@ struct AssertionRecord {
   // passing or not (a passing command's "OK (skipped=1)" must be visible).
   std::optional<int> exit_code{};
   std::string output{};
+  // What its test runner said it ran, read from all it printed (not only the tail kept in
+  // `output`): when the command runs a test runner candor reads (core/test_summary.h) and that
+  // runner printed its summary. The JSON says `tests: null` for a known runner that printed none.
+  std::optional<TestSummary> tests{};
   // A user's command evaluated again on the state before the change (the pre-run snapshot, BASE's
   // tree): how it went there. nullopt when it was not (a failed one, a guard, the planner's).
   // `discriminating` is then true when it failed there (and did not err), false otherwise.
