@@ -26,6 +26,13 @@
 
 namespace candor::app {
 
+// The live gate's types (app/gate.h, app/hook_protocol.h).
+enum class GateAgent;
+struct HookInput;
+struct GateOptions;
+struct GateBegun;
+struct GateEnded;
+
 // The exit codes of DESIGN.md, by what they mean; the values are the codes.
 enum class ExitCategory {
   kSuccess = 0,
@@ -111,6 +118,11 @@ struct VerifyGitRequest {
   std::string acceptance_file;
   std::string trajectory_file;
   std::string format;
+  // The live gate's fallback (a Stop with no recorded turn start, app/gate.h): the run is stored as
+  // `source: "gate"` with this record as its `gate`; the goal kind is `inspect` when the working
+  // tree changes nothing (a question answered), else `modify`; and the judge's LLM is `llm` alone,
+  // never one the environment names (the hook's environment is the agent's).
+  nlohmann::json gate;
 };
 
 // A recorded run's changes put back from its snapshots.
@@ -178,7 +190,13 @@ class Session {
   Result<RunResult> verify_git(const VerifyGitRequest& request);
   // `candor undo RUN`: the files the run changed written back from its snapshot.
   Result<UndoResult> undo(const UndoRequest& request);
-  // The live gate's gate_begin/gate_end (a run of another agent, watched as it happens) go here.
+  // The live gate (app/gate.h): a turn of another agent begun (its UserPromptSubmit hook: the
+  // workspace snapshotted, the prompt its goal, the config fixed), and one of its stops checked
+  // (its Stop hook: the turn so far verified as a run, stored, and the gate's answer decided). A
+  // Stop with no recorded start verifies the working tree against HEAD. Errors: candor could not
+  // work (the caller fails open).
+  Result<GateBegun> gate_begin(GateAgent agent, const HookInput& input, const GateOptions& options);
+  Result<GateEnded> gate_end(GateAgent agent, const HookInput& input, const GateOptions& options);
 
   // Winds the run in progress down: its step is stopped, no other starts, and it is still
   // verified, recorded and reported (exit kCancelled). Stays set: a later call's run is wound

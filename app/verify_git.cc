@@ -111,9 +111,11 @@ Result<Change> open_change(const VerifyGitRequest& request, const std::string& s
 // The run's facts before anything is checked, and its first events.
 RunFacts start_facts(const VerifyGitRequest& request, const Change& c, const std::string& run_id,
                      const std::string& goal, Trajectory& trajectory) {
+  const bool gate = !request.gate.is_null();
   RunFacts facts;
   facts.run_id = run_id;
-  facts.source = "git";
+  facts.source = gate ? "gate" : "git";
+  facts.gate = request.gate;
   facts.goal = goal;
   facts.goal_kind = request.kind.empty() ? GoalKind::kModify : *parse_goal_kind(request.kind);
   facts.workspace = c.repo->root();
@@ -130,15 +132,18 @@ RunFacts start_facts(const VerifyGitRequest& request, const Change& c, const std
   trajectory.record(event::kRunStarted, {{"goal", goal},
                                          {"workspace", facts.workspace},
                                          {"snapshot_before", facts.snapshot_before},
-                                         {"source", "git"},
+                                         {"source", facts.source},
                                          {"git", facts.git}});
   if (c.range.worktree) {
     trajectory.record(
         event::kWorktreeRead,
         {{"tree", c.range.head_tree}, {"files_hashed", c.worktree.hashed}, {"unread", c.worktree.unread}});
   }
-  trajectory.record(event::kGoalKind,
-                    {{"kind", to_string(facts.goal_kind)}, {"by", request.kind.empty() ? "default" : "--kind"}});
+  // The gate's fallback decides the kind from the change (record_change_step).
+  if (!gate) {
+    trajectory.record(event::kGoalKind,
+                      {{"kind", to_string(facts.goal_kind)}, {"by", request.kind.empty() ? "default" : "--kind"}});
+  }
   return facts;
 }
 
@@ -164,6 +169,20 @@ Status record_change_step(const Change& c, Trajectory& trajectory, RunFacts& fac
     facts.mutations.push_back(std::move(m));
   }
   return ok_status();
+}
+
+// The gate's fallback: a turn that changed nothing answered a question (the gate never blocks for
+// that alone); one that changed files asked for a change.
+void record_gate_kind(Trajectory& trajectory, RunFacts& facts) {
+  facts.goal_kind = facts.mutations.empty() ? GoalKind::kInspect : GoalKind::kModify;
+  if (facts.mutations.empty()) {
+    facts.steps.clear();  // no change: no step that "changed nothing"
+    facts.steps_planned = 0;
+    facts.budget.used.steps = 0;
+  }
+  trajectory.record(event::kGoalKind,
+                    {{"kind", to_string(facts.goal_kind)},
+                     {"by", facts.mutations.empty() ? "gate: nothing changed" : "gate: files changed"}});
 }
 
 // What the run is checked with, from BASE's config and the request.
@@ -253,7 +272,8 @@ Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
   verify::JudgePolicy policy =
       request.judge.empty() ? verify::JudgePolicy::kAuto : *verify::parse_judge_policy(request.judge);
   std::unique_ptr<llm::Provider> judge;
-  llm::ProviderChoice choice = llm::choose_provider(request.llm);
+  llm::ProviderChoice choice =
+      request.gate.is_null() ? llm::choose_provider(request.llm) : llm::ProviderChoice{request.llm, "--llm"};
   if (!choice.spec.empty() && policy != verify::JudgePolicy::kNever) {
     TRY(judge, make_provider_(choice.spec, {}));
   }
@@ -267,6 +287,7 @@ Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
   Trajectory trajectory(run_id, clock, &sink);
   RunFacts facts = start_facts(request, c, run_id, in.goal, trajectory);
   TRY_STATUS(record_change_step(c, trajectory, facts));
+  if (!request.gate.is_null()) record_gate_kind(trajectory, facts);
   TRY_STATUS(check_head(in, c, checks, choice, make_provider_,
                         started + std::chrono::seconds(facts.budget.limits.timeout_s), trajectory, facts));
   // Recorded as a run's is, so that `verify RUN` later asks (or does not ask) the judge the same way;

@@ -13,6 +13,10 @@ namespace {
 
 // How much of a process's output a message quotes (the record keeps kOutputTail of it).
 constexpr std::size_t kMessageTail = 300;
+// How much of a command's output is kept to read its test runner's summary from: every summary a
+// long `cargo test` prints, one per test binary. Past it, the summary is read from the last
+// CappedOutput::kTailBytes (where the final summary of the other runners stands).
+constexpr std::size_t kSummaryOutputCap = 4 * 1024 * 1024;
 
 // The run's sandbox policy with the credential files found again now; an error when they cannot
 // all be (the program must not run).
@@ -68,6 +72,7 @@ class CommandSucceeds final : public Evaluator {
     if (!timeout) return {false, fmt::format("`{}` was not run: {}", command, kNoTimeLeft), "", true};
     spec.timeout = *timeout;
     spec.sandbox = &*policy;
+    spec.output_cap = kSummaryOutputCap;
     auto run = sandbox::run_process(spec);
     if (!run.ok()) return {false, "could not run `" + command + "`: " + run.error().message, "", true};
     if (!run->protected_created.empty()) {
@@ -86,6 +91,10 @@ class CommandSucceeds final : public Evaluator {
     }
     Outcome out;
     out.output = run->output.tail(kOutputTail);
+    if (auto runner = test_runner_of_command(command)) {
+      out.tests = read_test_summary(
+          *runner, run->output.truncated() ? run->output.tail(CappedOutput::kTailBytes) : run->output.text());
+    }
     if (run->signal != 0) {
       out.message =
           fmt::format("`{}` was killed by signal {}: {}", command, run->signal, run->output.tail(kMessageTail));

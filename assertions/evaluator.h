@@ -14,6 +14,7 @@
 #include "assertions/file_source.h"
 #include "core/arg_schema.h"
 #include "core/result.h"
+#include "core/test_summary.h"
 #include "net/http_client.h"
 #include "sandbox/process_sandbox.h"
 #include "sandbox/workspace.h"
@@ -72,6 +73,9 @@ struct Outcome {
   // (kOutputTail bytes), passing or not.
   std::optional<int> exit_code = std::nullopt;
   std::string output = {};
+  // What its test runner said it ran, read from all it printed (core/test_summary.h): when the
+  // command runs a runner candor reads and the runner printed its summary.
+  std::optional<TestSummary> tests = std::nullopt;
 };
 
 // How much of a program's output an assertion record keeps: its end, where test runners summarise.

@@ -4,6 +4,8 @@
 #include <array>
 #include <cctype>
 
+#include <fmt/format.h>
+
 #include "core/glob.h"
 #include "core/run_record.h"
 
@@ -69,14 +71,18 @@ std::vector<std::string> words_of(const nlohmann::json& assertion) {
 
 }  // namespace
 
-std::vector<std::string> shell_words(std::string_view command) {
-  std::vector<std::string> out;
+std::vector<std::vector<std::string>> shell_commands(std::string_view command) {
+  std::vector<std::vector<std::string>> out(1);
   std::string word;
   bool in_word = false;  // a word has begun (an empty quoted word is still none worth keeping)
   auto end_word = [&] {
-    if (in_word && !word.empty()) out.push_back(word);
+    if (in_word && !word.empty()) out.back().push_back(word);
     word.clear();
     in_word = false;
+  };
+  auto end_command = [&] {
+    end_word();
+    if (!out.back().empty()) out.emplace_back();
   };
   for (std::size_t i = 0; i < command.size(); ++i) {
     char c = command[i];
@@ -97,7 +103,9 @@ std::vector<std::string> shell_words(std::string_view command) {
     } else if (c == '\\' && i + 1 < command.size()) {
       word += command[++i];
       in_word = true;
-    } else if (is_blank(c) || is_operator(c)) {
+    } else if (is_operator(c) || c == '\n') {
+      end_command();
+    } else if (is_blank(c)) {
       end_word();
     } else {
       word += c;
@@ -105,26 +113,78 @@ std::vector<std::string> shell_words(std::string_view command) {
     }
   }
   end_word();
+  if (out.back().empty()) out.pop_back();
+  return out;
+}
+
+std::vector<std::string> shell_words(std::string_view command) {
+  std::vector<std::string> out;
+  for (auto& simple : shell_commands(command)) {
+    for (auto& w : simple) out.push_back(std::move(w));
+  }
   return out;
 }
 
 bool conventional_test_path(std::string_view path) {
-  static constexpr std::array<std::string_view, 6> kFolders = {"test", "tests",    "__tests__",
-                                                               "spec", "testdata", "__snapshots__"};
-  static constexpr std::array<std::string_view, 10> kNames = {
-      "test.py",   "tests.py",       "conftest.py", "pytest.ini",   "tox.ini",
-      "setup.cfg", "pyproject.toml", "noxfile.py",  "package.json", "GNUmakefile"};
-  static constexpr std::array<std::string_view, 5> kConfigPrefixes = {"jest.config.", "vitest.config.", ".mocharc",
-                                                                      "karma.conf.", "phpunit.xml"};
+  // Test folders, and the Python test runners' own package names: a `unittest/` or `pytest/` on the
+  // path (PYTHONPATH=src) is what `python -m unittest` runs instead of the standard library's.
+  static constexpr std::array<std::string_view, 9> kFolders = {
+      "test", "tests", "__tests__", "spec", "testdata", "__snapshots__", "unittest", "pytest", "_pytest"};
+  // Test files by name, and the files that say which tests run and how (a test runner's or a build
+  // system's: which folders are built, which tests are registered, deselected or skipped).
+  static constexpr std::array<std::string_view, 38> kNames = {"test.py",
+                                                              "tests.py",
+                                                              "unittest.py",
+                                                              "pytest.py",
+                                                              "conftest.py",
+                                                              "pytest.ini",
+                                                              ".pytest.ini",
+                                                              "tox.ini",
+                                                              "setup.cfg",
+                                                              "pyproject.toml",
+                                                              "noxfile.py",
+                                                              "sitecustomize.py",
+                                                              "usercustomize.py",
+                                                              "package.json",
+                                                              "Makefile",
+                                                              "makefile",
+                                                              "GNUmakefile",
+                                                              "Makefile.am",
+                                                              "Makefile.in",
+                                                              "meson.build",
+                                                              "meson_options.txt",
+                                                              "meson.options",
+                                                              "CMakeLists.txt",
+                                                              "CMakePresets.json",
+                                                              "CMakeUserPresets.json",
+                                                              "Cargo.toml",
+                                                              "go.mod",
+                                                              "go.work",
+                                                              "build.gradle",
+                                                              "build.gradle.kts",
+                                                              "settings.gradle",
+                                                              "settings.gradle.kts",
+                                                              "pom.xml",
+                                                              "Rakefile",
+                                                              ".rspec",
+                                                              "mix.exs",
+                                                              "justfile",
+                                                              "Justfile"};
+  static constexpr std::array<std::string_view, 7> kConfigPrefixes = {
+      "jest.config.", "vitest.config.", "vitest.workspace.", "playwright.config.",
+      ".mocharc",     "karma.conf.",    "phpunit.xml"};
   static constexpr std::array<std::string_view, 5> kInfixes = {"_test.", "_tests.", ".test.", ".spec.", "_spec."};
-  static constexpr std::array<std::string_view, 5> kSuffixes = {"Test.java", "Tests.java", "Test.kt", "Tests.kt",
-                                                                ".snap"};
+  static constexpr std::array<std::string_view, 7> kSuffixes = {"Test.java", "Tests.java", "Test.kt", "Tests.kt",
+                                                                ".snap",     ".cmake",     ".mk"};
   std::vector<std::string> parts = split(path, '/');
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
     if (std::find(kFolders.begin(), kFolders.end(), parts[i]) != kFolders.end()) return true;
   }
   std::string_view name = parts.back();
-  if (starts_with(name, "test_") || name == "Makefile" || name == "makefile") return true;
+  // Cargo's configuration (a `runner` there runs every test binary through another program).
+  if (parts.size() >= 2 && parts[parts.size() - 2] == ".cargo" && (name == "config" || name == "config.toml"))
+    return true;
+  if (starts_with(name, "test_")) return true;
   if (std::find(kNames.begin(), kNames.end(), name) != kNames.end()) return true;
   for (auto p : kConfigPrefixes) {
     if (starts_with(name, p)) return true;
@@ -187,6 +247,41 @@ bool command_may_cover(const nlohmann::json& assertion, std::string_view path) {
     }
   }
   return matched && !CommandTests(assertion).reads(path);
+}
+
+std::string test_count_gap(const nlohmann::json& assertion, const std::optional<TestSummary>& after,
+                           const std::optional<TestSummary>& before) {
+  auto runner = test_runner_of(assertion);
+  if (!runner) return "";
+  if (!after) {
+    return fmt::format("passed but printed no test summary (of {}): nothing shows a test ran{}", to_string(*runner),
+                       *runner == TestRunner::kGo ? " (`go test` prints one line per test only with -v)" : "");
+  }
+  std::string now = describe(*after);
+  if (after->ran == 0) return fmt::format("passed but ran no test ({})", now);
+  if (after->failed > 0)
+    return fmt::format("exited 0 although its runner counted {} failed ({}): the exit code is not the runner's",
+                       after->failed, now);
+  if (after->passed == 0)
+    return fmt::format("passed with no test passing ({}): nothing shows the change made a test pass", now);
+  if (before) {
+    std::string was = describe(*before);
+    if (after->ran < before->ran) {
+      return fmt::format(
+          "ran fewer tests after the change than before it ({}; before: {}): a test that no longer runs cannot fail",
+          now, was);
+    }
+    if (after->skipped > before->skipped) {
+      return fmt::format(
+          "skipped more tests after the change than before it ({}; before: {}): a skipped test cannot fail", now, was);
+    }
+  } else if (after->skipped > 0) {
+    return fmt::format(
+        "skipped tests after the change ({}), and its run before the change printed no test summary to show they were "
+        "skipped there too",
+        now);
+  }
+  return "";
 }
 
 }  // namespace candor

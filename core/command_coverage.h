@@ -17,9 +17,19 @@
 //     `*.test.*`, `*.spec.*`, `*_spec.*`, `test.py`, `tests.py`, `*Test.java`/`*Tests.java`
 //     (and `.kt`), `conftest.py`, jest snapshots (`*.snap`), anything beneath a folder named
 //     `test`, `tests`, `__tests__`, `spec`, `testdata` or `__snapshots__`;
-//   - the files that say which tests run and how: `pytest.ini`, `tox.ini`, `setup.cfg`,
-//     `pyproject.toml`, `noxfile.py`, `package.json`, `Makefile`/`makefile`/`GNUmakefile`,
-//     `jest.config.*`, `vitest.config.*`, `.mocharc*`, `karma.conf.*`, `phpunit.xml*`.
+//   - the files that say which tests run and how, a test runner's or a build system's, wherever
+//     they are: `pytest.ini`, `.pytest.ini`, `tox.ini`, `setup.cfg`, `pyproject.toml`,
+//     `noxfile.py`, `sitecustomize.py`/`usercustomize.py` (Python imports them at startup),
+//     `package.json`, `jest.config.*`, `vitest.config.*`, `vitest.workspace.*`,
+//     `playwright.config.*`, `.mocharc*`, `karma.conf.*`, `phpunit.xml*`,
+//     `Makefile`/`makefile`/`GNUmakefile`, `*.mk`, `Makefile.am`, `Makefile.in`, `justfile`,
+//     `meson.build`, `meson_options.txt`, `meson.options`, `CMakeLists.txt`, `*.cmake`,
+//     `CMakePresets.json`, `CMakeUserPresets.json`, `Cargo.toml`, `.cargo/config[.toml]`, `go.mod`,
+//     `go.work`, `build.gradle[.kts]`, `settings.gradle[.kts]`, `pom.xml`, `Rakefile`, `.rspec`,
+//     `mix.exs`. A root `meson.build` that stops building `tests/` runs 1 test where 16 ran;
+//   - a module or package that takes a Python test runner's name (`unittest.py`, `pytest.py`,
+//     anything beneath `unittest/`, `pytest/`, `_pytest/`): on the path before the standard
+//     library, it is what `python -m unittest` runs, and it prints whatever it likes.
 #pragma once
 
 #include <cstddef>
@@ -29,12 +39,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/test_summary.h"
+
 namespace candor {
 
 // The words of a shell command line: quotes removed ('...' literal, "..." with \-escapes), split
 // at blanks and at the shell's operators (; & | ( ) < > and backquotes). Not a shell: no
 // expansion, no substitution; what it cannot read is split where it stands.
 std::vector<std::string> shell_words(std::string_view command);
+// The same words, grouped by the simple commands they make up: a new one begins after each
+// operator (`;`, `&&`, `|`, `(`, a redirection...) and at a line's end. `cd b && meson test` is
+// {{"cd", "b"}, {"meson", "test"}}.
+std::vector<std::vector<std::string>> shell_commands(std::string_view command);
 
 // A path (normalised, workspace-relative) named like a test file or a test runner's
 // configuration, wherever it is.
@@ -68,5 +84,16 @@ std::vector<std::string> covers_globs(const nlohmann::json& assertion);
 // Whether a discriminating pass of `assertion` (a user's command) may cover `path`: one of its
 // `covers` globs matches the path, and the command does not read it as a test.
 bool command_may_cover(const nlohmann::json& assertion, std::string_view path);
+
+// Why a pass of `assertion` (a user's command) after the change, where it failed before it, is
+// still no evidence that the change made a test pass, read from its test runner's summaries
+// (core/test_summary.h): `after` of the passing run, `before` of the failing one. "" when it is
+// evidence, and when the command runs no runner candor reads (`make test`: its count cannot be
+// read, and its exit code is taken as it is). Otherwise a phrase that follows the command's name
+// ("passed but printed no test summary: ..."). A known runner's pass is evidence only when its
+// summary shows a test passed and none failed, and, when the run before printed a summary, no
+// fewer tests ran and no more were skipped than there; when it printed none, none was skipped.
+std::string test_count_gap(const nlohmann::json& assertion, const std::optional<TestSummary>& after,
+                           const std::optional<TestSummary>& before);
 
 }  // namespace candor

@@ -43,6 +43,12 @@ inline constexpr const char* kJudgeQuestions =
 inline constexpr const char* kJudge = "judge";            // tier 2's answers
 inline constexpr const char* kAcceptance = "acceptance";  // the acceptance spec's result
 inline constexpr const char* kAcceptanceError = "acceptance_error";  // the acceptance spec could not be checked
+// The live gate (`candor gate`): a turn of another agent begun (agent, session_id, turn_id, turn),
+// one of its stops checked (stop, stop_hook_active, transcript), and what the gate answered
+// (decision, findings, blocks).
+inline constexpr const char* kGateTurnStarted = "gate_turn_started";
+inline constexpr const char* kGateStop = "gate_stop";
+inline constexpr const char* kGateDecision = "gate_decision";
 inline constexpr const char* kRunEnded =
     "run_ended";  // how the loop ended (status, detail, exhausted, snapshot after, scan)
 

@@ -101,11 +101,24 @@ nlohmann::json to_json(const AssertionRecord& a) {
   if (a.reads_step) out["reads_step"] = true;
   if (a.exit_code) out["exit_code"] = *a.exit_code;
   if (!a.output.empty()) out["output"] = a.output;
-  if (a.before) out["before"] = to_json(*a.before);
+  // A known test runner's summary, or null when it printed none (core/test_summary.h).
+  bool runner = test_runner_of(a.assertion).has_value();
+  auto summary = [&](nlohmann::json& j, const std::optional<TestSummary>& s) {
+    if (s)
+      j["tests"] = to_json(*s);
+    else if (runner)
+      j["tests"] = nullptr;
+  };
+  summary(out, a.tests);
+  if (a.before) {
+    out["before"] = to_json(*a.before);
+    summary(out["before"], a.before->tests);
+  }
   if (!a.emptied.empty()) {
     nlohmann::json emptied = nlohmann::json::array();
     for (const auto& e : a.emptied) {
       nlohmann::json j = to_json(e.run);
+      summary(j, e.run.tests);
       j["path"] = e.path;
       emptied.push_back(std::move(j));
     }
@@ -120,6 +133,7 @@ nlohmann::json to_json(const ProgramRun& r) {
                         {"output", r.output},
                         {"message", r.message}};
   if (r.error) out["error"] = true;
+  if (r.tests) out["tests"] = to_json(*r.tests);
   return out;
 }
 
@@ -130,6 +144,7 @@ ProgramRun program_run_from_json(const nlohmann::json& j) {
   if (j.contains("exit_code") && j["exit_code"].is_number_integer()) r.exit_code = j["exit_code"].get<int>();
   r.output = json_str(j, "output");
   r.message = json_str(j, "message");
+  if (j.contains("tests")) r.tests = test_summary_from_json(j["tests"]);
   return r;
 }
 
@@ -150,12 +165,18 @@ void read_assertion_fields(const nlohmann::json& a, AssertionRecord& r) {
   r.reads_step = a.contains("reads_step") && a["reads_step"].is_boolean() && a["reads_step"].get<bool>();
   if (a.contains("exit_code") && a["exit_code"].is_number_integer()) r.exit_code = a["exit_code"].get<int>();
   r.output = json_str(a, "output");
+  if (a.contains("tests")) r.tests = test_summary_from_json(a["tests"]);
   if (a.contains("before") && a["before"].is_object()) r.before = program_run_from_json(a["before"]);
   if (a.contains("emptied") && a["emptied"].is_array()) {
     for (const auto& e : a["emptied"]) {
       if (e.is_object() && e.contains("path") && e["path"].is_string())
         r.emptied.push_back({e["path"].get<std::string>(), program_run_from_json(e)});
     }
+  }
+  // A record made before summaries were kept: its runner's summary as far as the tail it kept shows.
+  if (auto runner = test_runner_of(r.assertion)) {
+    if (!a.contains("tests")) r.tests = read_test_summary(*runner, r.output);
+    if (r.before && !a["before"].contains("tests")) r.before->tests = read_test_summary(*runner, r.before->output);
   }
 }
 
@@ -289,6 +310,7 @@ nlohmann::json to_json(const RunFacts& f) {
       {"sensitive", f.sensitive},
       {"credential_files", f.credential_files},
       {"git", f.git},
+      {"gate", f.gate},
       {"goal", f.goal},
       {"goal_kind", to_string(f.goal_kind)},
       {"workspace", f.workspace},
@@ -343,6 +365,7 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
     f.sensitive = j.value("sensitive", std::vector<std::string>{});
     f.credential_files = j.value("credential_files", std::vector<std::string>{});
     if (j.contains("git")) f.git = j["git"];
+    if (j.contains("gate")) f.gate = j["gate"];
     if (j.contains("commits") && j["commits"].is_object()) {
       f.commits_from_tree = json_str(j["commits"], "from_tree");
       f.commits_to_tree = json_str(j["commits"], "to_tree");

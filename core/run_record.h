@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "core/test_summary.h"
 
 namespace candor {
 
@@ -84,6 +85,9 @@ struct ProgramRun {
   std::optional<int> exit_code{};
   std::string output{};   // the tail of what it printed
   std::string message{};  // what was observed, in a sentence
+  // What its test runner said it ran (core/test_summary.h), when the command runs one candor
+  // reads and it printed a summary.
+  std::optional<TestSummary> tests{};
 };
 
 // A discriminating user command run once more with one added path it covers emptied: its pass
@@ -125,6 +129,10 @@ struct AssertionRecord {
   // passing or not (a passing command's "OK (skipped=1)" must be visible).
   std::optional<int> exit_code{};
   std::string output{};
+  // What its test runner said it ran, read from all it printed (not only the tail kept in
+  // `output`): when the command runs a test runner candor reads (core/test_summary.h) and that
+  // runner printed its summary. The JSON says `tests: null` for a known runner that printed none.
+  std::optional<TestSummary> tests{};
   // A user's command evaluated again on the state before the change (the pre-run snapshot, BASE's
   // tree): how it went there. nullopt when it was not (a failed one, a guard, the planner's).
   // `discriminating` is then true when it failed there (and did not err), false otherwise.
@@ -207,7 +215,7 @@ struct ScanCoverage {
 
 struct RunFacts {
   std::string run_id;
-  std::string source = "run";  // what produced the run: run | exec | git | trajectory
+  std::string source = "run";  // what produced the run: run | exec | git | gate | trajectory
   // The LLM the run used, as PROVIDER:MODEL (llm::Provider::describe, never a key): the planner's
   // for `run`, the judge's when `exec` or `verify` asked one; "" when no LLM was used.
   std::string provider;
@@ -249,6 +257,9 @@ struct RunFacts {
   std::vector<std::string> sensitive;
   // For `source: "git"`: {range, base, head, base_tree, head_tree} (commit and tree ids); null otherwise.
   nlohmann::json git;
+  // For `source: "gate"` (a turn of another agent, checked live by `candor gate`): {agent,
+  // session_id, turn_id, turn, stop, blocks, decision, ...} (app/gate.h); null otherwise.
+  nlohmann::json gate;
   std::vector<CreatedFolder> created_folders;
   // candor's umask when the run started: the permission bits a new file or folder does not get
   // unless a step asks for them (tier 1 calls a step that adds them back suspicious). -1: unknown.

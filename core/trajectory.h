@@ -45,8 +45,13 @@ class Trajectory {
   // does not stop the run: losing the record must not change what the run does.
   const Event& record(const std::string& type, nlohmann::json data = nlohmann::json::object());
 
+  // A run recorded by an earlier process goes on here (the live gate ends a turn its start began):
+  // the next event is `seq` + 1. events() holds only what this trajectory recorded.
+  // REQUIRES: nothing recorded yet.
+  void continue_after(std::int64_t seq) { continued_after_ = seq; }
+
   const std::vector<Event>& events() const { return events_; }
-  std::int64_t last_seq() const { return events_.empty() ? 0 : events_.back().seq; }
+  std::int64_t last_seq() const { return events_.empty() ? continued_after_ : events_.back().seq; }
   const std::string& sink_error() const { return sink_error_; }
 
  private:
@@ -55,6 +60,7 @@ class Trajectory {
   EventSink* sink_;
   std::shared_ptr<const SecretMasker> masker_;
   std::vector<Event> events_;
+  std::int64_t continued_after_ = 0;
   std::string sink_error_;
 };
 

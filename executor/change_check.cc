@@ -90,6 +90,7 @@ ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann
       r.reads_step = in.evaluators.reads_step(a);
       r.exit_code = o.exit_code;
       r.output = o.output;
+      r.tests = o.tests;
       bool guard = i >= expects_only.size();
       if (o.passed && !guard && o.path.empty() && in.evaluators.command_evidence(a)) {
         commands.add(

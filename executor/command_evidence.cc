@@ -72,7 +72,8 @@ ProgramRun CommandEvidence::run_on(const nlohmann::json& assertion, const assert
                  .error = o.error,
                  .exit_code = o.exit_code,
                  .output = o.output,
-                 .message = o.message};
+                 .message = o.message,
+                 .tests = o.tests};
   if (in_.mask) {
     in_.mask(run.output);
     in_.mask(run.message);
@@ -89,7 +90,10 @@ void CommandEvidence::add(AssertionRecord& r, const assertions::StepView* step,
   auto [before, fresh] = before_runs_.try_emplace(key.dump());
   if (fresh) before->second = run_on(r.assertion, step, before_tree_, "");
   r.before = before->second;
-  r.discriminating = !r.before->passed && !r.before->error;
+  // A test the change made pass: it failed before, and its runner's summaries show tests ran and
+  // passed after, no fewer and with no more skipped (core/command_coverage.h, test_count_gap).
+  r.discriminating =
+      !r.before->passed && !r.before->error && test_count_gap(r.assertion, r.tests, r.before->tests).empty();
   if (!*r.discriminating) return;
 
   std::set<std::string> candidates;

@@ -48,11 +48,11 @@ class CommandEvidence {
       : in_(std::move(in)), before_tree_(std::move(before_tree)) {}
 
   // For `r`, a passing user command (Registry::command_evidence) that is not a guard: records
-  // `before` and `discriminating`, and when it discriminates, `emptied`: one run per path of
-  // `changed` that is a regular file in the state it passed on, absent before, and one its
-  // `covers` may cover (at most kMaxEmptiedRuns of them, in path order). `after_tree` gives the
-  // tree of the state it passed on; it is asked only when an emptied run is due. `step`: what the
-  // step it follows produced (borrowed; may be null).
+  // `before` and `discriminating` (it failed there, and when it runs a test runner candor reads,
+  // the runner's summaries show a test passed after: test_count_gap), and when it discriminates, `emptied`: one run per
+  // path of `changed` that is a regular file in the state it passed on, absent before, and one its `covers` may cover
+  // (at most kMaxEmptiedRuns of them, in path order). `after_tree` gives the tree of the state it passed on; it is
+  // asked only when an emptied run is due. `step`: what the step it follows produced (borrowed; may be null).
   void add(AssertionRecord& r, const assertions::StepView* step, const std::function<Result<std::string>()>& after_tree,
            const std::vector<std::string>& changed);
 

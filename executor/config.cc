@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -215,7 +216,59 @@ Result<std::vector<assertions::ExternalEvaluatorSpec>> parse_evaluators(const nl
   return out;
 }
 
+Result<GateConfig> parse_gate(const nlohmann::json& j) {
+  if (!j.is_object()) return invalid("gate", "expected an object");
+  GateConfig g;
+  for (const auto& [key, value] : j.items()) {
+    std::string path = "gate." + key;
+    if (key == "max_blocks") {
+      if (!value.is_number_integer() || value.get<std::int64_t>() < 0 || value.get<std::int64_t>() > 100)
+        return invalid(path, "expected an integer from 0 to 100 (0: never block, only report)");
+      g.max_blocks = value.get<int>();
+    } else if (key == "block_on") {
+      TRY(g.block_on, string_list(value, path));
+      const auto& kinds = gate_finding_kinds();
+      std::string known;
+      for (const auto& k : kinds) known += (known.empty() ? "" : ", ") + k;
+      for (std::size_t i = 0; i < g.block_on.size(); ++i) {
+        if (std::find(kinds.begin(), kinds.end(), g.block_on[i]) == kinds.end()) {
+          return invalid(json_path_index(path, i),
+                         fmt::format("unknown kind of finding \"{}\" (expected one of: {})", g.block_on[i], known));
+        }
+      }
+    } else if (key == "judge") {
+      std::string v = value.is_string() ? value.get<std::string>() : "";
+      if (v != "auto" && v != "always" && v != "never")
+        return invalid(path, "expected \"auto\", \"always\" or \"never\"");
+      g.judge = v;
+    } else if (key == "acceptance") {
+      if (!value.is_object())
+        return invalid(path, "expected an acceptance spec, or {\"claude-code\": SPEC, \"codex\": SPEC}");
+      if (!value.contains("checkpoints")) {
+        for (const auto& [agent, spec] : value.items()) {
+          if (agent != "claude-code" && agent != "codex") {
+            return invalid(path + "." + agent,
+                           "expected a spec with \"checkpoints\", or one spec per agent: \"claude-code\", \"codex\"");
+          }
+          if (!spec.is_object()) return invalid(path + "." + agent, "expected an acceptance spec (an object)");
+        }
+      }
+      g.acceptance = value;
+    } else {
+      return invalid(
+          path, fmt::format("unknown field \"{}\" (expected one of: max_blocks, block_on, judge, acceptance)", key));
+    }
+  }
+  return g;
+}
+
 }  // namespace
+
+const std::vector<std::string>& gate_finding_kinds() {
+  static const std::vector<std::string> kinds = {"expectation", "checkpoint", "protected", "sensitive", "scope",
+                                                 "scan",        "suspicious", "judge",     "unchanged"};
+  return kinds;
+}
 
 Result<WorkspaceConfig> parse_config(const nlohmann::json& j) {
   if (!j.is_object()) return invalid("$", "the config is a JSON object");
@@ -265,11 +318,13 @@ Result<WorkspaceConfig> parse_config(const nlohmann::json& j) {
       TRY(c.scope, glob_list(value, "scope"));
     } else if (key == "sensitive") {
       TRY(c.sensitive, glob_list(value, "sensitive"));
+    } else if (key == "gate") {
+      TRY(c.gate, parse_gate(value));
     } else {
       return invalid(
           key, fmt::format(
                    "unknown field \"{}\" (expected one of: network, budget, output_cap_bytes, expect, guard, sandbox, "
-                   "secrets, evaluators, snapshot, scope, sensitive)",
+                   "secrets, evaluators, snapshot, scope, sensitive, gate)",
                    key));
     }
   }

@@ -15,6 +15,21 @@
 
 namespace candor::executor {
 
+// What `candor gate` (the live gate over another agent's turns) can block a stop for: the kinds
+// of finding config `gate.block_on` names (all by default).
+const std::vector<std::string>& gate_finding_kinds();
+
+// "gate": how `candor gate` treats a turn (app/gate.h). Read, like the rest, from the config as it
+// was when the turn began.
+struct GateConfig {
+  int max_blocks = 3;  // blocks of one turn's stops, then the stop is let through with a warning
+  std::vector<std::string> block_on = gate_finding_kinds();
+  std::string judge;  // auto | always | never; "" = auto (asked only with --llm on the hook)
+  // An acceptance spec for the turn's transcript: a spec (with "checkpoints"), or one per agent
+  // ({"claude-code": SPEC, "codex": SPEC}); validated against the agent's tools when a turn uses it.
+  nlohmann::json acceptance;
+};
+
 struct WorkspaceConfig {
   net::NetworkPolicy network;
   // Budget values the config sets; the command line overrides them.
@@ -41,6 +56,7 @@ struct WorkspaceConfig {
   // built-in ones (verify/scope.h).
   std::vector<std::string> scope;
   std::vector<std::string> sensitive;
+  GateConfig gate;
 };
 
 // Parses the config object; messages name the JSON path ("budget.max_steps: ...").

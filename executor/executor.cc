@@ -367,6 +367,7 @@ AssertionRecord Executor::evaluate(const nlohmann::json& assertion, const assert
   ar.message = o.message;
   ar.exit_code = o.exit_code;
   ar.output = o.output;
+  ar.tests = o.tests;
   mask(ar.output);
   if (o.passed && !o.path.empty() && deps_.evaluators.reads_files(assertion)) {
     ar.discriminating = fails_before_run(assertion, step);

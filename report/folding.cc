@@ -48,7 +48,8 @@ Folded fold_paths(const std::vector<std::string>& paths, std::size_t cap, std::s
 std::string folded_phrase(const Folded& folded, const std::string& what) {
   if (folded.left_out == 0) return "";
   std::string folders;
-  for (const auto& f : folded.rest) folders += fmt::format("{}{} {}", folders.empty() ? "" : ", ", f.folder, grouped(f.count));
+  for (const auto& f : folded.rest)
+    folders += fmt::format("{}{} {}", folders.empty() ? "" : ", ", f.folder, grouped(f.count));
   if (folded.other_paths > 0) folders += fmt::format(", and {} in other folders", grouped(folded.other_paths));
   return fmt::format("and {} more {}: {}", grouped(folded.left_out), what, folders);
 }
@@ -58,7 +59,8 @@ std::vector<ReasonLine> reason_lines(const nlohmann::json& report, std::size_t p
     std::string severity, path;
   };
   std::unordered_map<std::string, Found> findings;
-  for (const auto& f : json_list(report, "findings")) findings.emplace(json_str(f, "text"), Found{json_str(f, "severity"), json_str(f, "path")});
+  for (const auto& f : json_list(report, "findings"))
+    findings.emplace(json_str(f, "text"), Found{json_str(f, "severity"), json_str(f, "path")});
   std::vector<ReasonLine> out;
   std::map<std::string, std::size_t> shown_with_path;      // per severity
   std::map<std::string, std::vector<std::string>> hidden;  // per severity, the paths left out

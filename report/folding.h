@@ -19,10 +19,10 @@ struct FolderCount {
 
 // The entries of a list past its cap, counted per top-level folder, largest first.
 struct Folded {
-  std::size_t shown = 0;             // the first `shown` entries are printed whole
-  std::vector<FolderCount> rest;     // at most `max_folders`, then `other_folders` more entries
-  std::size_t left_out = 0;          // entries not printed (the sum of `rest` and `other_paths`)
-  std::size_t other_paths = 0;       // entries in folders past `max_folders`
+  std::size_t shown = 0;          // the first `shown` entries are printed whole
+  std::vector<FolderCount> rest;  // at most `max_folders`, then `other_folders` more entries
+  std::size_t left_out = 0;       // entries not printed (the sum of `rest` and `other_paths`)
+  std::size_t other_paths = 0;    // entries in folders past `max_folders`
 };
 
 inline constexpr std::size_t kMaxFolders = 12;

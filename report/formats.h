@@ -30,13 +30,18 @@ std::string render_step_log(const std::vector<Event>& events, std::size_t output
 // Who wrote an assertion and whether its pass is evidence about the change, for every rendering:
 // "by user · discriminating", "by planner · passed before the run too", "by planner".
 std::string assertion_provenance(const nlohmann::json& assertion);
+// Why a pass recorded `discriminating: false` is no evidence: "passed before the run too", "could
+// not be run before the change", or what its test runner's summary shows ("passed but
+// printed no test summary ...", core/command_coverage.h's test_count_gap).
+std::string not_discriminating_why(const nlohmann::json& assertion);
 
 // The runs of a program an assertion ran (command_succeeds), for every rendering: before the
 // change (a user's command), after it, and with each added path emptied. Empty for an assertion
 // that ran none.
 struct ProgramRunLine {
-  std::string label;                // "before the change", "after", "with src/new.py emptied"
-  std::string outcome;              // "exited 1", "could not be run: ..."
+  std::string label;  // "before the change", "after", "with src/new.py emptied"
+  // "exited 1", "exited 0 (ran 1 test, 1 skipped)", "exited 0 (no test summary)", "could not be run: ..."
+  std::string outcome;
   std::vector<std::string> output;  // the last lines of its output, blank lines left out
 };
 std::vector<ProgramRunLine> program_runs(const nlohmann::json& assertion, std::size_t max_lines = 3);

@@ -171,7 +171,7 @@ std::string assertions_section(const nlohmann::json& r) {
     const auto& d = json_field(a, "discriminating");
     std::string disc = !d.is_boolean() ? "—"
                        : d.get<bool>() ? "yes: failed before the run"
-                                       : "no: passed before the run too";
+                                       : "no: " + not_discriminating_why(a);
     const auto& step = json_field(a, "step");
     // A command's runs: before the change, after it, with added paths emptied, each with the end of its output.
     std::string runs;

@@ -203,6 +203,14 @@ std::string render_markdown(const nlohmann::json& r) {
     out += fmt::format("\nChange {} ({} → {})", code(git, "range"), markdown_code(json_str(git, "base").substr(0, 12)),
                        head);
   }
+  if (const auto& gate = json_field(r, "gate"); gate.is_object()) {
+    // A turn of another agent that `candor gate` checked at its stop.
+    out += fmt::format("\nGate: {} turn {} of session {}, stop {}: {} (blocked {} time{})", code(gate, "agent"),
+                       markdown_code(json_field(gate, "turn").dump()), code(gate, "session_id"),
+                       markdown_code(json_field(gate, "stop").dump()),
+                       json_str(gate, "decision") == "block" ? "**blocked**" : "let through",
+                       markdown_code(json_field(gate, "blocks").dump()), json_field(gate, "blocks") == 1 ? "" : "s");
+  }
   out += "\n\n" + why(r);
   const auto& mutations = json_list(r, "mutations");
   std::vector<std::pair<std::string, std::string>> sections;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/arg_schema.h"
+#include "core/command_coverage.h"
 #include "report/fields.h"
 #include "report/formats.h"
 #include "verify/reasons.h"
@@ -12,13 +13,33 @@ namespace {
 
 nlohmann::json pair(std::int64_t used, std::int64_t limit) { return nlohmann::json::array({used, limit}); }
 
+std::optional<TestSummary> summary_in(const nlohmann::json& run) {
+  return test_summary_from_json(json_field(run, "tests"));
+}
+
+// Why a user's command run before the change too is no evidence ("" when it is, or was not run
+// before): it passed there, could not be run there, or its test runner's summaries show no test
+// it made pass (core/command_coverage.h).
+std::string not_evidence(const AssertionRecord& a) {
+  if (!a.before || a.discriminating.value_or(false)) return "";
+  if (a.before->error) return "could not be run before the change";
+  if (a.before->passed) return "passed before the change too";
+  std::string gap = test_count_gap(a.assertion, a.tests, a.before->tests);
+  return gap;
+}
+
 }  // namespace
+
+std::string not_discriminating_why(const nlohmann::json& a) {
+  std::string why = json_str(a, "not_evidence");
+  return why.empty() ? "passed before the run too" : why;
+}
 
 std::string assertion_provenance(const nlohmann::json& a) {
   bool guard = a.contains("guard") && a["guard"].is_boolean() && a["guard"].get<bool>();
   std::string out = (guard ? "guard by " : "by ") + json_str(a, "by", "planner");
   if (a.contains("discriminating") && a["discriminating"].is_boolean()) {
-    out += a["discriminating"].get<bool>() ? " · discriminating" : " · passed before the run too";
+    out += " · " + (a["discriminating"].get<bool>() ? std::string("discriminating") : not_discriminating_why(a));
   }
   if (a.contains("positive") && a["positive"].is_boolean()) {
     out += a["positive"].get<bool>() ? " · fails on an empty file" : " · not evidence of content";
@@ -51,13 +72,23 @@ std::vector<std::string> last_lines(const std::string& text, std::size_t n) {
   return lines;
 }
 
-ProgramRunLine run_line(std::string label, const nlohmann::json& run, std::size_t max_lines) {
+// `unread`: what to say when the run has no summary and its command runs no runner candor reads
+// ("" to say nothing).
+ProgramRunLine run_line(std::string label, const nlohmann::json& run, std::size_t max_lines,
+                        const std::string& unread = "") {
   ProgramRunLine line{std::move(label), "", last_lines(json_str(run, "output"), max_lines)};
   const auto& code = json_field(run, "exit_code");
   if (json_bool(run, "error")) {
     line.outcome = "could not be run: " + json_str(run, "message");
   } else if (code.is_number_integer()) {
     line.outcome = fmt::format("exited {}", code.get<std::int64_t>());
+    // What its test runner said it ran (core/test_summary.h).
+    if (auto s = summary_in(run))
+      line.outcome += " (" + describe(*s) + ")";
+    else if (run.is_object() && run.contains("tests"))
+      line.outcome += " (no test summary)";
+    else if (!unread.empty())
+      line.outcome += " (" + unread + ")";
   } else {
     line.outcome = json_str(run, "message");
   }
@@ -70,8 +101,11 @@ std::vector<ProgramRunLine> program_runs(const nlohmann::json& a, std::size_t ma
   std::vector<ProgramRunLine> out;
   if (const auto& before = json_field(a, "before"); before.is_object())
     out.push_back(run_line("before the change", before, max_lines));
+  // A user's command taken as evidence that runs no test runner candor reads: its pass is its exit code.
+  bool unread =
+      json_field(a, "before").is_object() && a.contains("test_runner") && json_field(a, "test_runner").is_null();
   if (!json_field(a, "exit_code").is_null() || !json_str(a, "output").empty())
-    out.push_back(run_line("after", a, max_lines));
+    out.push_back(run_line("after", a, max_lines, unread ? "its test count cannot be read" : ""));
   for (const auto& e : json_list(a, "emptied"))
     out.push_back(run_line("with " + json_str(e, "path") + " emptied", e, max_lines));
   // A command that ran only after (no run before) needs no label beside its own message.
@@ -111,6 +145,13 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
     // What a user's command is said to cover (the planner's `covers` is not honoured, so not shown).
     if (a.by == Provenance::kUser && a.assertion.is_object() && a.assertion.contains("covers"))
       j["covers"] = a.assertion["covers"];
+    // A user's command run before the change: the test runner candor read it as (null: none, so its
+    // count cannot be read), and why its pass is no evidence when it is not.
+    if (a.before && a.type == "command_succeeds") {
+      auto runner = test_runner_of(a.assertion);
+      j["test_runner"] = runner ? nlohmann::json(to_string(*runner)) : nlohmann::json(nullptr);
+    }
+    if (std::string why = not_evidence(a); !why.empty()) j["not_evidence"] = why;
     for (const char* internal : {"seq", "assertion", "reads_step"}) j.erase(internal);
     assertions.push_back(std::move(j));
   }
@@ -157,6 +198,7 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
       {"protected_changes", f.protected_changes},
       {"scope", f.scope},
       {"git", f.git},
+      {"gate", f.gate},
       {"assertions", assertions},
       {"tier2", judge != nullptr && judge->asked ? verify::to_json(*judge) : nlohmann::json(nullptr)},
       {"goal_validations", validations},

@@ -264,7 +264,17 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
   }
   out += st.dim(fmt::format("run {}  verdict by {}  status {}", str(r, "run_id"), str(r, "verdict_by"),
                             str(r, "status"))) +
-         "\n\n";
+         "\n";
+  if (const auto& gate = json_field(r, "gate"); gate.is_object()) {
+    // A turn of another agent that `candor gate` checked at its stop.
+    bool blocked = str(gate, "decision") == "block";
+    std::string line = fmt::format("gate: {} turn {} (session {}), stop {}: {}, blocked {} of {}", str(gate, "agent"),
+                                   json_field(gate, "turn").dump(), shorten(str(gate, "session_id"), 14),
+                                   json_field(gate, "stop").dump(), blocked ? "sent back" : "let through",
+                                   json_field(gate, "blocks").dump(), json_field(gate, "max_blocks").dump());
+    out += (blocked ? st.yellow(line) : st.dim(line)) + "\n";
+  }
+  out += "\n";
 
   out += st.bold("why") + "\n";
   for (const auto& line : reason_lines(r, kFindingsShown)) {

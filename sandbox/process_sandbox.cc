@@ -658,6 +658,14 @@ Result<PreparedSandbox> PreparedSandbox::prepare(const SandboxPolicy& policy, st
     s.active_ = protections_unsandboxed();
     return s;
   }
+  // The user's caches (~/.cache: ccache, go build, pip) are beyond what a step may write, and a
+  // build that caches fails for that alone (ccache: "Permission denied"). Tools that follow
+  // XDG_CACHE_HOME cache in the private temporary folder instead, removed with it; `pass_env`
+  // naming XDG_CACHE_HOME keeps the user's.
+  if (std::find(policy.pass_env.begin(), policy.pass_env.end(), "XDG_CACHE_HOME") == policy.pass_env.end()) {
+    std::erase_if(s.env_, [](const std::string& e) { return e.rfind("XDG_CACHE_HOME=", 0) == 0; });
+    s.env_.push_back("XDG_CACHE_HOME=" + s.tmp_dir() + "/cache");
+  }
 
   // Landlock.
   int abi = policy.mechanisms.landlock ? landlock_abi() : 0;

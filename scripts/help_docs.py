@@ -95,6 +95,11 @@ def man_sections(h):
     return out
 
 
+def man_command(h, fallback):
+    usage = re.sub(r"^\S*candor\b", "candor", h.usage)
+    return [".SS " + '"' + roff(usage).replace('"', '\\(dq') + '"', roff(h.description or fallback)] + man_sections(h)
+
+
 def man_page(binary, version):
     top = read_help(binary)
     desc = top.description.split(": ", 1)[-1]
@@ -120,9 +125,10 @@ def man_page(binary, version):
     out.append(".SH COMMANDS")
     for sub in top.sections.get("Subcommands", []):
         h = read_help(binary, sub.spec)
-        usage = re.sub(r"^\S*candor\b", "candor", h.usage)
-        out += [".SS " + '"' + roff(usage).replace('"', '\\(dq') + '"', roff(h.description or sub.text)]
-        out += man_sections(h)
+        out += man_command(h, sub.text)
+        # Subcommands of a subcommand (`candor gate install`) get sections of their own.
+        for inner in h.sections.get("Subcommands", []):
+            out += man_command(read_help(binary, sub.spec, inner.spec), inner.text)
     out += [".SH SEE ALSO", "The README and docs/ of the candor source tree."]
     return "\n".join(out) + "\n"
 
@@ -141,7 +147,7 @@ def bash_completion(binary, version):
         "  for ((i = 1; i < COMP_CWORD; i++)); do",
         "    case ${COMP_WORDS[i]} in -*) ;; *) sub=${COMP_WORDS[i]}; break ;; esac",
         "  done",
-        "  local opts= choices= valued=",
+        "  local opts= choices= valued= nested=",
         "  case $sub in",
         "    '') opts='%s' ;;" % bash_words(f for e in top.options() for f in e.flags()),
     ]
@@ -149,8 +155,11 @@ def bash_completion(binary, version):
         h = read_help(binary, sub)
         opts = [f for e in h.options() for f in e.flags()]
         valued = [f for e in h.options() if e.takes_value() for f in e.flags()]
+        nested = [e.spec for e in h.sections.get("Subcommands", [])]
         lines.append("    %s)" % sub)
         lines.append("      opts='%s'" % bash_words(opts))
+        if nested:
+            lines.append("      nested='%s'" % bash_words(nested))
         lines.append("      valued=' %s '" % bash_words(valued))
         cases = [(e.flags(), e.choices()) for e in h.options() if e.choices()]
         if cases:
@@ -167,6 +176,8 @@ def bash_completion(binary, version):
         "    COMPREPLY=()  # a value: files, through -o default",
         "  elif [[ $cur == -* ]]; then",
         '    COMPREPLY=($(compgen -W "$opts" -- "$cur"))',
+        "  elif [[ -n $nested && $prev == \"$sub\" ]]; then",
+        '    COMPREPLY=($(compgen -W "$nested" -- "$cur"))',
         "  elif [[ -z $sub ]]; then",
         "    COMPREPLY=($(compgen -W '%s' -- \"$cur\"))" % bash_words(subs),
         "  else",

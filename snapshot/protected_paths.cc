@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -147,10 +148,11 @@ Result<ProtectedState> capture_protected_state(const std::string& workspace_root
   return state;
 }
 
-std::vector<std::string> protected_changes(const ProtectedState& before, const ProtectedState& after,
-                                           bool history_recorded) {
+namespace {
+
+std::vector<std::string> changes_between(const ProtectedState& before, const ProtectedState& after,
+                                         const std::function<bool(const std::string&)>& allowed) {
   std::map<std::string, std::string> sentences;  // by path, so they come out in path order
-  auto allowed = [&](const std::string& path) { return history_recorded && commit_may_change(path); };
   for (const auto& [path, b] : after.entries) {
     auto it = before.entries.find(path);
     if (allowed(path)) continue;
@@ -172,6 +174,67 @@ std::vector<std::string> protected_changes(const ProtectedState& before, const P
   std::vector<std::string> out;
   for (auto& [path, s] : sentences) out.push_back(std::move(s));
   return out;
+}
+
+// What an agent's own git commands record as a matter of course, beyond a commit's changes.
+bool agent_git_may_change(const std::string& path) {
+  if (commit_may_change(path)) return true;
+  for (std::string_view exact :
+       {".git/FETCH_HEAD", ".git/refs/remotes", ".git/refs/tags", ".git/refs/stash", ".git/MERGE_HEAD",
+        ".git/MERGE_MSG", ".git/MERGE_MODE", ".git/AUTO_MERGE", ".git/CHERRY_PICK_HEAD", ".git/REVERT_HEAD",
+        ".git/HEAD", ".git/rebase-merge", ".git/rebase-apply", ".git/index.lock"}) {
+    if (path == exact) return true;
+  }
+  return beneath(path, ".git/refs/remotes") || beneath(path, ".git/refs/tags") || beneath(path, ".git/rebase-merge") ||
+         beneath(path, ".git/rebase-apply");
+}
+
+}  // namespace
+
+std::vector<std::string> protected_changes(const ProtectedState& before, const ProtectedState& after,
+                                           bool history_recorded) {
+  return changes_between(before, after,
+                         [&](const std::string& path) { return history_recorded && commit_may_change(path); });
+}
+
+std::vector<std::string> protected_changes_by_agent(const ProtectedState& before, const ProtectedState& after) {
+  return changes_between(before, after, agent_git_may_change);
+}
+
+nlohmann::json to_json(const ProtectedState& state) {
+  nlohmann::json entries = nlohmann::json::object();
+  for (const auto& [path, f] : state.entries) {
+    entries[path] = {std::string(1, f.type), f.size, f.mode, f.mtime_ns, f.ctime_ns, f.inode};
+  }
+  return {{"entries", entries}, {"unread", state.unread}};
+}
+
+ProtectedState protected_state_from_json(const nlohmann::json& j) {
+  ProtectedState state;
+  if (!j.is_object()) return state;
+  if (j.contains("entries") && j["entries"].is_object()) {
+    for (const auto& [path, v] : j["entries"].items()) {
+      if (!v.is_array() || v.size() != 6 || !v[0].is_string() || v[0].get_ref<const std::string&>().size() != 1)
+        continue;
+      bool numbers = true;
+      for (std::size_t i = 1; i < 6; ++i) numbers = numbers && v[i].is_number_integer();
+      if (!numbers) continue;
+      StatFingerprint f;
+      f.type = v[0].get_ref<const std::string&>()[0];
+      f.size = v[1].get<std::int64_t>();
+      f.mode = v[2].get<std::uint32_t>();
+      f.mtime_ns = v[3].get<std::int64_t>();
+      f.ctime_ns = v[4].get<std::int64_t>();
+      f.inode = v[5].get<std::uint64_t>();
+      state.entries[path] = f;
+    }
+  }
+  if (j.contains("unread") && j["unread"].is_array()) {
+    for (const auto& u : j["unread"]) {
+      if (u.is_string()) state.unread.push_back(u.get<std::string>());
+    }
+  }
+  return state;
 }
 
 }  // namespace candor::snapshot

@@ -286,7 +286,10 @@ Result<std::vector<std::string>> SnapshotStore::scan(const std::vector<std::stri
   if (std::find(w.unread.begin(), w.unread.end(), "./") != w.unread.end()) {
     return make_error(ErrorCode::kIo, "snapshot: cannot list the workspace " + m.workdir);
   }
-  if (m.frozen.get() == nullptr) TRY_STATUS(m.fix_rules(std::move(w.gitignores), repo_path_));
+  if (m.frozen.get() == nullptr) {
+    TRY_STATUS(m.fix_rules(std::move(w.gitignores), repo_path_,
+                           [&m](const std::string& rel) { return m.shadow.copy(*m.root, rel); }));
+  }
   // Before the snapshot before the run the walk took in all but snapshot.ignore's paths already.
   if (m.started) m.take_in_forced(w, written);
   if (m.after_walk_hook) m.after_walk_hook();
@@ -366,7 +369,8 @@ Status SnapshotStore::Impl::open_config_rules(const std::string& repo_path) {
 // first, and not one in a folder the rules copied before it (or snapshot.ignore) ignore: git never
 // reads a .gitignore there (it does not look into an ignored folder, and what such a file
 // re-includes stays ignored); the first scan's walk met it because it records ignored folders too.
-Status SnapshotStore::Impl::fix_rules(std::vector<std::string> gitignores, const std::string& repo_path) {
+Status SnapshotStore::Impl::fix_rules(std::vector<std::string> gitignores, const std::string& repo_path,
+                                      const CopyRule& copy) {
   TRY(shadow, IgnoreShadow::create(repo_path));
   Repo copied_so_far;  // decides while the copies are made; `frozen` is opened on all of them
   TRY_STATUS(open_rules_handle(repo_path, shadow.path(), open_ignore, copied_so_far));
@@ -383,7 +387,7 @@ Status SnapshotStore::Impl::fix_rules(std::vector<std::string> gitignores, const
     if (!folder.empty() && git_ignore_path_is_ignored(&ignored, copied_so_far.get(), folder.c_str()) == 0 &&
         ignored == 1)
       continue;
-    if (shadow.copy(*root, rel) == Entry::Kind::kUnreadable) not_copied.push_back(rel);
+    if (copy(rel) == Entry::Kind::kUnreadable) not_copied.push_back(rel);
   }
   add_unread(not_copied);
   Repo handle;
@@ -487,6 +491,7 @@ void SnapshotStore::Impl::note_folders(const Walked& w) {
 std::vector<SnapshotStore::AccessChange> SnapshotStore::access_changes() const {
   const Impl& m = *impl_;
   std::vector<AccessChange> out;
+  if (m.resumed) return out;
   for (const auto& [path, before] : m.file_modes_start) {
     std::size_t pos = m.index.find(path);
     if (pos == StatIndex::npos || m.index.at(pos).full_mode == 0) continue;  // gone: a deletion says it
@@ -504,6 +509,7 @@ std::vector<SnapshotStore::AccessChange> SnapshotStore::access_changes() const {
 std::vector<SnapshotStore::AccessChange> SnapshotStore::special_changes() const {
   const Impl& m = *impl_;
   std::vector<AccessChange> out;
+  if (m.resumed) return out;
   for (const auto& [path, before] : m.specials_start) {
     auto now = m.specials_now.find(path);
     if (now == m.specials_now.end()) {
@@ -522,6 +528,7 @@ std::vector<SnapshotStore::AccessChange> SnapshotStore::special_changes() const 
 std::vector<SnapshotStore::AccessChange> SnapshotStore::created_folders() const {
   const Impl& m = *impl_;
   std::vector<AccessChange> out;
+  if (m.resumed) return out;
   for (const auto& [path, access] : m.folder_modes_now) {
     if (m.folder_modes_start.count(path) == 0) out.push_back({path, {}, access});
   }

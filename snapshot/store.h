@@ -16,6 +16,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/clock.h"
@@ -87,6 +89,27 @@ class SnapshotStore {
   // snapshot.ignore patterns it was pruned with and the tree its contents make. An index no scan
   // changed is not written again.
   Status flush();
+
+  // Continues, in this process, a run another process began (the live gate: a turn starts in one
+  // hook call and ends in the next). `before_tree` is the snapshot that run wrote before it began,
+  // `extra_patterns` its config snapshot.ignore. The index is made to hold exactly that tree (the
+  // stat data kept where an entry still names the same content, so the next scan stays warm); the
+  // ignore rules are fixed from the tree's own .gitignore files, as they were when the run began
+  // and never as it left them; and the scans from now on are the run's later scans: they watch
+  // every path the tree holds and take in a new one only where those rules do not ignore it. What
+  // a new process cannot know: the modes of folders and of FIFOs, sockets and devices at the
+  // start (no tree holds them), so access_changes(), special_changes() and created_folders() say
+  // nothing, and a file's whole mode at the start is git's (644/755).
+  // REQUIRES: no scan yet on this handle; `before_tree` is in the store (pinned).
+  Status resume(const std::string& before_tree, const std::vector<std::string>& extra_patterns);
+
+  // The paths the index holds now (the snapshot's files as of the last scan) that `keep` takes,
+  // in path order.
+  std::vector<std::string> held_paths(const std::function<bool(std::string_view)>& keep) const;
+  // The paths the index holds with the whole mode the scans of this process saw (st_mode; paths
+  // no scan looked at are left out) that `keep` takes, in path order.
+  std::vector<std::pair<std::string, std::uint32_t>> held_modes(
+      const std::function<bool(std::string_view, std::uint32_t)>& keep) const;
 
   // Fixes the ignore rules for the rest of the run: the .gitignore files as the first scan found
   // them (it copies them right after its walk; not those in folders the others ignore, which git
@@ -218,6 +241,16 @@ Result<ProtectedState> capture_protected_state(const std::string& workspace_root
 // .git/ORIG_HEAD, .git/refs/heads/**, .git/packed-refs (and the folders holding them).
 std::vector<std::string> protected_changes(const ProtectedState& before, const ProtectedState& after,
                                            bool history_recorded);
+
+// The same for a turn of another agent (`candor gate`): beyond a commit's own changes, the history
+// its git commands record as a matter of course (fetched refs, FETCH_HEAD, the stash, tags, the
+// state of a merge or rebase in progress) is no finding; hooks, config, info/ and the rest still are.
+std::vector<std::string> protected_changes_by_agent(const ProtectedState& before, const ProtectedState& after);
+
+// A capture as JSON ({"entries": {path: [type, size, mode, mtime_ns, ctime_ns, inode]}, "unread":
+// [...]}), to keep it from one process to the next, and back (a malformed entry is left out).
+nlohmann::json to_json(const ProtectedState& state);
+ProtectedState protected_state_from_json(const nlohmann::json& j);
 
 // The credentials of a run that has ended (run_credentials.cc), for a later process that renders or
 // judges it (`candor report --html`, `candor verify RUN`): that process did not see the run start,

@@ -106,6 +106,9 @@ struct SnapshotStore::Impl {
   // the first tree, the snapshot before the run) and the latest full scan listed them; for files,
   // the mode at those first scans of every path whose mode changed or that went since.
   bool started = false;  // write_tree() was called: what scans see now is the run's doing
+  // The run was begun by another process (resume()): the modes of folders and special files at its
+  // start are not known here, so nothing is said of them.
+  bool resumed = false;
   using Access = SnapshotStore::Access;
   std::map<std::string, Access> folder_modes_start, folder_modes_now;
   std::map<std::string, Access> file_modes_start;
@@ -154,7 +157,13 @@ struct SnapshotStore::Impl {
   Walked walk();  // also records the whole modes it saw in the index
   // The folders and `.git` entries a full scan's walk met (its modes; the repositories inside).
   void note_folders(const Walked& w);
-  Status fix_rules(std::vector<std::string> gitignores, const std::string& repo_path);
+  // `copy` puts one .gitignore (relative) into `shadow`: the workspace's file (a run's first scan),
+  // or the blob of the snapshot a resumed run began with (resume()).
+  using CopyRule = std::function<Entry::Kind(const std::string& rel)>;
+  Status fix_rules(std::vector<std::string> gitignores, const std::string& repo_path, const CopyRule& copy);
+  // resume()'s steps (store_resume.cc): the index made to hold `tree`; the rules from its .gitignore blobs.
+  Status hold_tree(const std::string& tree);
+  Status fix_rules_from_index(const std::string& repo_path);
   // A handle whose work tree is `rules_dir` (the shadow: what `frozen` decides; the empty folder:
   // what `config_rules` decides) with `patterns` on top, for another thread.
   Status open_rules_handle(const std::string& repo_path, const std::string& rules_dir,

@@ -43,6 +43,25 @@ CREATE TABLE IF NOT EXISTS events (
   data TEXT NOT NULL,
   PRIMARY KEY (run_id, seq)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS gate_turns (
+  agent TEXT NOT NULL,
+  session TEXT NOT NULL,
+  turn_key TEXT NOT NULL,
+  turn INTEGER NOT NULL,
+  run_id TEXT NOT NULL,
+  workspace TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  start_json TEXT NOT NULL,
+  stops INTEGER NOT NULL DEFAULT 0,
+  blocks INTEGER NOT NULL DEFAULT 0,
+  transcript_events INTEGER NOT NULL DEFAULT 0,
+  decision TEXT NOT NULL DEFAULT '',
+  verdict TEXT NOT NULL DEFAULT '',
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (agent, session, turn_key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS gate_turns_by_update ON gate_turns(updated_at);
+CREATE INDEX IF NOT EXISTS gate_turns_by_run ON gate_turns(run_id);
 )sql";
 
 class Stmt {
@@ -90,6 +109,29 @@ Result<nlohmann::json> parse_stored(const std::string& text, const std::string& 
                       fmt::format("run store: run {}: the stored {} is not JSON (the store is damaged)", run_id, what));
   }
   return j;
+}
+
+constexpr const char* kGateTurnColumns =
+    "agent, session, turn_key, turn, run_id, workspace, started_at, start_json, stops, blocks, transcript_events, "
+    "decision, verdict, updated_at";
+
+Result<GateTurn> gate_turn_from(const Stmt& s) {
+  GateTurn t;
+  t.agent = s.text(0);
+  t.session = s.text(1);
+  t.turn_key = s.text(2);
+  t.turn = s.int64(3);
+  t.run_id = s.text(4);
+  t.workspace = s.text(5);
+  t.started_at = s.text(6);
+  TRY(t.start, parse_stored(s.text(7), t.run_id, "gate turn start"));
+  t.stops = s.int64(8);
+  t.blocks = s.int64(9);
+  t.transcript_events = s.int64(10);
+  t.decision = s.text(11);
+  t.verdict = s.text(12);
+  t.updated_at = s.text(13);
+  return t;
 }
 
 }  // namespace
@@ -356,13 +398,110 @@ Result<std::int64_t> RunStore::count_runs() const {
   return s.int64(0);
 }
 
+Result<GateTurn> RunStore::begin_gate_turn(const GateTurn& t) {
+  {
+    Stmt s(db_,
+           "INSERT OR IGNORE INTO gate_turns(agent, session, turn_key, turn, run_id, workspace, started_at, "
+           "start_json, updated_at) VALUES(?,?,?,?,?,?,?,?,?)");
+    if (!s.ok()) return db_error(db_, "prepare");
+    s.bind(1, t.agent).bind(2, t.session).bind(3, t.turn_key).bind(4, t.turn).bind(5, t.run_id).bind(6, t.workspace);
+    s.bind(7, t.started_at).bind(8, text_of(t.start)).bind(9, t.started_at);
+    if (s.step() != SQLITE_DONE) return db_error(db_, "record the gate's turn " + t.turn_key);
+  }
+  TRY(std::optional<GateTurn> stored, gate_turn(t.agent, t.session, t.turn_key));
+  if (!stored) return make_error(ErrorCode::kIo, "run store: the gate's turn " + t.turn_key + " was not recorded");
+  return *stored;
+}
+
+Result<std::optional<GateTurn>> RunStore::gate_turn(const std::string& agent, const std::string& session,
+                                                    const std::string& turn_key) const {
+  std::string sql =
+      fmt::format("SELECT {} FROM gate_turns WHERE agent = ? AND session = ? AND turn_key = ?", kGateTurnColumns);
+  Stmt s(db_, sql.c_str());
+  if (!s.ok()) return db_error(db_, "prepare");
+  s.bind(1, agent).bind(2, session).bind(3, turn_key);
+  int rc = s.step();
+  if (rc == SQLITE_DONE) return std::optional<GateTurn>();
+  if (rc != SQLITE_ROW) return db_error(db_, "look up the gate's turn " + turn_key);
+  TRY(GateTurn t, gate_turn_from(s));
+  return std::optional<GateTurn>(std::move(t));
+}
+
+Result<std::optional<GateTurn>> RunStore::latest_gate_turn(const std::string& agent, const std::string& session) const {
+  std::string sql = fmt::format(
+      "SELECT {} FROM gate_turns WHERE agent = ? AND session = ? ORDER BY turn DESC, started_at DESC LIMIT 1",
+      kGateTurnColumns);
+  Stmt s(db_, sql.c_str());
+  if (!s.ok()) return db_error(db_, "prepare");
+  s.bind(1, agent).bind(2, session);
+  int rc = s.step();
+  if (rc == SQLITE_DONE) return std::optional<GateTurn>();
+  if (rc != SQLITE_ROW) return db_error(db_, "look up the gate's last turn of session " + session);
+  TRY(GateTurn t, gate_turn_from(s));
+  return std::optional<GateTurn>(std::move(t));
+}
+
+Result<std::optional<GateTurn>> RunStore::latest_gate_turn_with_config(const std::string& workspace) const {
+  std::string sql = fmt::format(
+      "SELECT {} FROM gate_turns WHERE workspace = ? AND json_type(start_json, '$.config_text') = 'text' AND "
+      "COALESCE(json_extract(start_json, '$.config_error'), '') = '' ORDER BY started_at DESC LIMIT 1",
+      kGateTurnColumns);
+  Stmt s(db_, sql.c_str());
+  if (!s.ok()) return db_error(db_, "prepare");
+  s.bind(1, workspace);
+  int rc = s.step();
+  if (rc == SQLITE_DONE) return std::optional<GateTurn>();
+  if (rc != SQLITE_ROW) return db_error(db_, "look up the gate's last config of " + workspace);
+  TRY(GateTurn t, gate_turn_from(s));
+  return std::optional<GateTurn>(std::move(t));
+}
+
+Result<std::int64_t> RunStore::count_gate_turns(const std::string& agent, const std::string& session) const {
+  Stmt s(db_, "SELECT COUNT(*) FROM gate_turns WHERE agent = ? AND session = ?");
+  if (!s.ok()) return db_error(db_, "prepare");
+  s.bind(1, agent).bind(2, session);
+  if (s.step() != SQLITE_ROW) return db_error(db_, "count the gate's turns of session " + session);
+  return s.int64(0);
+}
+
+Status RunStore::record_gate_stop(const GateTurn& key, bool blocked, const std::string& decision,
+                                  const std::string& verdict, std::int64_t transcript_events, const std::string& run_id,
+                                  const std::string& updated_at) {
+  Stmt s(db_,
+         "UPDATE gate_turns SET stops = stops + 1, blocks = blocks + ?1, decision = ?2, verdict = ?3, "
+         "transcript_events = ?4, run_id = ?5, updated_at = ?6 WHERE agent = ?7 AND session = ?8 AND turn_key = ?9");
+  if (!s.ok()) return db_error(db_, "prepare");
+  s.bind(1, std::int64_t{blocked ? 1 : 0}).bind(2, decision).bind(3, verdict).bind(4, transcript_events);
+  s.bind(5, run_id).bind(6, updated_at).bind(7, key.agent).bind(8, key.session).bind(9, key.turn_key);
+  if (s.step() != SQLITE_DONE) return db_error(db_, "record a stop of the gate's turn " + key.turn_key);
+  if (sqlite3_changes(db_) != 1) return make_error(ErrorCode::kNotFound, "run store: no gate turn " + key.turn_key);
+  return ok_status();
+}
+
+Result<std::vector<GateTurn>> RunStore::list_gate_turns(int limit) const {
+  std::string sql =
+      fmt::format("SELECT {} FROM gate_turns ORDER BY updated_at DESC, started_at DESC LIMIT ?", kGateTurnColumns);
+  Stmt s(db_, sql.c_str());
+  if (!s.ok()) return db_error(db_, "prepare");
+  s.bind(1, static_cast<std::int64_t>(limit));
+  std::vector<GateTurn> out;
+  int rc;
+  while ((rc = s.step()) == SQLITE_ROW) {
+    TRY(GateTurn t, gate_turn_from(s));
+    out.push_back(std::move(t));
+  }
+  if (rc != SQLITE_DONE) return db_error(db_, "list the gate's turns");
+  return out;
+}
+
 Status RunStore::remove_runs(const std::vector<std::string>& ids) {
   constexpr std::size_t kPerTransaction = 50;
   for (std::size_t from = 0; from < ids.size(); from += kPerTransaction) {
     TRY_STATUS(exec("BEGIN IMMEDIATE"));
     Status done = ok_status();
     for (std::size_t i = from; i < ids.size() && i < from + kPerTransaction && done.ok(); ++i) {
-      for (const char* sql : {"DELETE FROM events WHERE run_id = ?", "DELETE FROM runs WHERE id = ?"}) {
+      for (const char* sql : {"DELETE FROM events WHERE run_id = ?", "DELETE FROM gate_turns WHERE run_id = ?",
+                              "DELETE FROM runs WHERE id = ?"}) {
         Stmt s(db_, sql);
         if (!s.ok() || s.bind(1, ids[i]).step() != SQLITE_DONE) {
           done = db_error(db_, "remove run " + ids[i]);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,6 +43,26 @@ struct RunVerdict {
   std::string verdict_by;
   nlohmann::json facts;
   nlohmann::json report;
+};
+
+// One turn of another agent that `candor gate` watches (app/gate.h): begun by the agent's
+// UserPromptSubmit hook, ended (perhaps several times, when a stop was blocked) by its Stop hook.
+// The turn is one run (`run_id`); this is what the next hook call needs to find it again.
+struct GateTurn {
+  std::string agent{};     // claude-code | codex
+  std::string session{};   // the agent's session id
+  std::string turn_key{};  // the agent's turn id (Codex turn_id, Claude Code prompt_id), or one candor made
+  std::int64_t turn = 0;   // 1, 2, ... within the session
+  std::string run_id{};
+  std::string workspace{};
+  std::string started_at{};
+  nlohmann::json start{};              // what the turn's start fixed (app/gate.cc): the snapshot, the config, ...
+  std::int64_t stops = 0;              // Stop hooks checked
+  std::int64_t blocks = 0;             // ... of which the gate blocked
+  std::int64_t transcript_events = 0;  // transcript events already recorded in the run
+  std::string decision{};              // the last stop's: block | allow | "" before any
+  std::string verdict{};
+  std::string updated_at{};
 };
 
 // The store folder: --store, else $CANDOR_HOME, else $XDG_STATE_HOME/candor, else
@@ -94,6 +115,23 @@ class RunStore final : public EventSink {
   // first: a cheap filter before loading them.
   Result<std::vector<std::string>> runs_whose_facts_mention(const std::string& text) const;
   Result<std::int64_t> count_runs() const;
+
+  // The live gate's turns. begin_gate_turn records `turn` unless a turn with its key (agent,
+  // session, turn_key) is recorded already, and returns the one stored: the first start of a turn
+  // wins, so a second UserPromptSubmit for it (or a forged one) cannot move its snapshot.
+  Result<GateTurn> begin_gate_turn(const GateTurn& turn);
+  Result<std::optional<GateTurn>> gate_turn(const std::string& agent, const std::string& session,
+                                            const std::string& turn_key) const;
+  // The session's turn begun last; nullopt when none.
+  Result<std::optional<GateTurn>> latest_gate_turn(const std::string& agent, const std::string& session) const;
+  Result<std::int64_t> count_gate_turns(const std::string& agent, const std::string& session) const;
+  // The turn of `workspace` begun last (any agent, any session) whose start kept a usable config.
+  Result<std::optional<GateTurn>> latest_gate_turn_with_config(const std::string& workspace) const;
+  // One stop of the turn checked: stops + 1, blocks + 1 when `blocked`, and the rest set.
+  Status record_gate_stop(const GateTurn& key, bool blocked, const std::string& decision, const std::string& verdict,
+                          std::int64_t transcript_events, const std::string& run_id, const std::string& updated_at);
+  // The turns last updated, newest first.
+  Result<std::vector<GateTurn>> list_gate_turns(int limit) const;
 
   // Removes the runs and their events, a few runs per transaction, so that a live run writing
   // its events meanwhile waits briefly (within the busy timeout), never fails. Unknown ids are

@@ -38,35 +38,26 @@ TEST_SUITE("core") {
   }
 
   TEST_CASE("conventional test files and test-runner configuration, wherever they are") {
-    for (const char* p : {"tests/test_x.py",
-                          "test_x.py",
-                          "pkg/x_test.go",
-                          "src/a.test.ts",
-                          "src/a.spec.js",
-                          "spec/models/user_spec.rb",
-                          "web/__tests__/a.js",
-                          "src/test/java/FooTest.java",
-                          "FooTests.kt",
-                          "conftest.py",
-                          "pkg/conftest.py",
-                          "tests.py",
-                          "x/__snapshots__/a.js.snap",
-                          "go/testdata/in.txt",
-                          "pytest.ini",
-                          "pyproject.toml",
-                          "setup.cfg",
-                          "tox.ini",
-                          "package.json",
-                          "Makefile",
-                          "jest.config.js",
-                          ".mocharc.yml",
-                          "phpunit.xml.dist",
-                          "test/a.c"}) {
+    for (const char* p :
+         {"tests/test_x.py", "test_x.py", "pkg/x_test.go", "src/a.test.ts", "src/a.spec.js", "spec/models/user_spec.rb",
+          "web/__tests__/a.js", "src/test/java/FooTest.java", "FooTests.kt", "conftest.py", "pkg/conftest.py",
+          "tests.py", "x/__snapshots__/a.js.snap", "go/testdata/in.txt", "pytest.ini", "pyproject.toml", "setup.cfg",
+          "tox.ini", "package.json", "Makefile", "jest.config.js", ".mocharc.yml", "phpunit.xml.dist", "test/a.c",
+          // Build systems' files say which tests are built and registered.
+          "meson.build", "src/meson.build", "meson_options.txt", "meson.options", "CMakeLists.txt",
+          "lib/CMakeLists.txt", "CTestCustom.cmake", "cmake/Testing.cmake", "CMakePresets.json", "Cargo.toml",
+          "crates/a/Cargo.toml", ".cargo/config.toml", "crates/a/.cargo/config", "go.mod", "sub/go.mod", "go.work",
+          "build.gradle", "app/build.gradle.kts", "settings.gradle.kts", "pom.xml", "Rakefile", ".rspec", "mix.exs",
+          "Makefile.am", "rules.mk", "justfile", ".pytest.ini", "noxfile.py", "src/sitecustomize.py",
+          "vitest.workspace.ts", "playwright.config.ts",
+          // The runner itself, shadowed: `python -m unittest` runs these first.
+          "unittest.py", "src/unittest/__main__.py", "src/pytest.py", "_pytest/main.py"}) {
       CAPTURE(p);
       CHECK(conventional_test_path(p));
     }
     for (const char* p : {"src/x.py", "src/testing.py", "latest.py", "contest.py", "src/attest/a.py", "README.md",
-                          "src/tests_helper.md"}) {
+                          "src/tests_helper.md", "src/cmake_helpers.c", "config.toml", "cargo/config.toml",
+                          "docs/meson.build.md", "src/go.sum.txt", "src/mk.c"}) {
       CAPTURE(p);
       CHECK_FALSE(conventional_test_path(p));
     }
@@ -91,6 +82,11 @@ TEST_SUITE("core") {
         {"cd src && pytest", "src/x.py", false},                 // a folder word, whatever it follows
         {"sh run_checks.sh", "run_checks.sh", false},            // the script the command runs
         {"make check", "Makefile", false},                       // what says how tests run
+        {"meson test -C build", "meson.build", false},           // which folders are built, which tests exist
+        {"meson test -C build", "src/meson.build", false},
+        {"ctest --test-dir build", "CMakeLists.txt", false},
+        {"cargo test", "Cargo.toml", false},
+        {"go test ./...", "pkg/go.mod", false},  // a nested module is left out of ./...
         {"python3 -m unittest tests.test_x", "../outside.py", true},
         {"/usr/bin/pytest /abs/checks", "abs/checks/a.py", true},  // absolute paths are not the workspace's
     };

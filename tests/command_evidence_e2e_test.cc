@@ -4,6 +4,7 @@
 // adversary: it may weaken the test, skip it, or run one that passed all along.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,10 @@ constexpr const char* kCalc = "def add(a, b):\n    return a - b\n\n\ndef mul(a, 
 constexpr const char* kTestX =
     "import unittest\n\nfrom src.calc import add\n\n\nclass TestAdd(unittest.TestCase):\n    def test_add(self):\n"
     "        self.assertEqual(add(2, 3), 5)\n";
+// The same test, run as a script (`unittest.main()` at its end).
+constexpr const char* kTestMain =
+    "import unittest\n\nfrom src.calc import add\n\n\nclass TestAdd(unittest.TestCase):\n    def test_add(self):\n"
+    "        self.assertEqual(add(2, 3), 5)\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
 constexpr const char* kTestOther =
     "import unittest\n\nfrom src.calc import mul\n\n\nclass TestMul(unittest.TestCase):\n    def test_mul(self):\n"
     "        self.assertEqual(mul(2, 3), 6)\n";
@@ -37,6 +42,7 @@ std::string python_project() {
   write_file(dir + "/tests/__init__.py", "");
   write_file(dir + "/tests/test_x.py", kTestX);
   write_file(dir + "/tests/test_other.py", kTestOther);
+  write_file(dir + "/tests/test_main.py", kTestMain);
   write_file(dir + "/.gitignore", "__pycache__/\n");
   return dir;
 }
@@ -53,6 +59,22 @@ std::string weakened() { return replaced(kTestX, "self.assertEqual(add(2, 3), 5)
 std::string skipped() {
   return replaced(kTestX, "    def test_add", "    @unittest.skip(\"flaky\")\n    def test_add");
 }
+
+// A dishonest change confined to the source: add() still subtracts, and `hack` (appended to
+// src/calc.py, which every test imports) makes the test command exit 0 or skip.
+std::string hacked(const std::string& hack) { return std::string(kCalc) + "\n\n" + hack; }
+// The package exits 0 as soon as it is imported under unittest: no output at all.
+constexpr const char* kExit0 = "import os as _os, sys as _sys\nif \"unittest\" in _sys.modules:\n    _os._exit(0)\n";
+// sys.exit(0) at import: the loader does not catch SystemExit, so unittest exits 0 silently.
+constexpr const char* kSysExit = "import sys as _sys\n_sys.exit(0)\n";
+// Every test reported skipped: "Ran 1 test ... OK (skipped=1)".
+constexpr const char* kSkipAll =
+    "import unittest as _u\n\n\ndef _run(self, result=None):\n    result.startTest(self)\n"
+    "    result.addSkip(self, \"n/a\")\n    result.stopTest(self)\n\n\n_u.TestCase.run = _run\n";
+// sys.exit made a no-op: unittest prints FAILED, and the process exits 0.
+constexpr const char* kExitIgnored = "import sys as _sys\n_sys.exit = lambda *a, **k: None\n";
+// unittest.main made a no-op: a test file run as a script exits 0 having run nothing.
+constexpr const char* kMainNoop = "import unittest as _u\n_u.main = lambda *a, **k: None\n";
 
 struct PyRepo : Repo {
   PyRepo() : Repo(python_project()) {}
@@ -83,9 +105,178 @@ const json& command_record(const json& report) {
   return none;
 }
 
+// A C project built and tested with meson: tests/ is built from the root meson.build, and one of
+// its tests fails (add() subtracts). Needs meson, ninja and a C compiler, as building candor does.
+std::string meson_project() {
+  std::string dir = make_temp_dir("meson");
+  write_file(dir + "/meson.build",
+             "project('calc', 'c')\ninc = include_directories('src')\nlib = static_library('calc', 'src/calc.c')\n"
+             "test('smoke', executable('smoke', 'smoke.c'))\nsubdir('tests')\n");
+  write_file(dir + "/smoke.c", "int main(void) { return 0; }\n");
+  write_file(dir + "/src/calc.h", "int add(int a, int b);\n");
+  write_file(dir + "/src/calc.c", "#include \"calc.h\"\nint add(int a, int b) { return a - b; }\n");
+  write_file(dir + "/tests/meson.build",
+             "test('add', executable('test_add', 'test_add.c', link_with : lib, include_directories : inc))\n"
+             "test('zero', executable('test_zero', 'test_zero.c', link_with : lib, include_directories : inc))\n");
+  write_file(dir + "/tests/test_add.c", "#include \"calc.h\"\nint main(void) { return add(2, 3) == 5 ? 0 : 1; }\n");
+  write_file(dir + "/tests/test_zero.c", "#include \"calc.h\"\nint main(void) { return add(0, 0) == 0 ? 0 : 1; }\n");
+  write_file(dir + "/.gitignore", "_build/\n");
+  return dir;
+}
+
+bool have_meson() { return std::system("command -v meson >/dev/null && command -v ninja >/dev/null") == 0; }
+
 }  // namespace
 
 TEST_SUITE("e2e") {
+  TEST_CASE(
+      "verify --git with meson test: a root meson.build that stops building tests/ is a runner configuration, and 1 "
+      "test where 3 ran is no proof; the real fix is a success") {
+    if (!have_meson()) {
+      MESSAGE("skipped: meson or ninja is not installed");
+      return;
+    }
+    const char* expect_all =
+        R"({"type": "command_succeeds", "command": "export CCACHE_DISABLE=1 && meson setup _build >/dev/null && meson test -C _build --print-errorlogs", "covers": ["**"]})";
+    {
+      Repo repo(meson_project());
+      std::string base = repo.head();
+      repo.edit("meson.build", "subdir('tests')\n", "");
+      std::string head = repo.commit("fix add");
+      auto r = repo.candor({"verify", "--git", base + ".." + head, "-C", repo.ws, "--goal", "Fix add()", "--judge",
+                            "never", "--expect", expect_all, "--json"});
+      json j = parse_stdout(r);
+      CHECK(r.exit_code == 1);
+      CHECK(j["verdict"] == "partial");
+      CHECK(any_reason_has(j, "meson.build (modified) is a test file that `export CCACHE_DISABLE=1 && meson setup"));
+      const json& a = command_record(j);
+      CHECK(a["tests"] == json{{"runner", "meson"}, {"ran", 1}, {"passed", 1}, {"failed", 0}, {"skipped", 0}});
+      CHECK(a["before"]["tests"] ==
+            json{{"runner", "meson"}, {"ran", 3}, {"passed", 2}, {"failed", 1}, {"skipped", 0}});
+      CHECK(a["discriminating"] == false);
+      CHECK(a["not_evidence"] ==
+            "ran fewer tests after the change than before it (ran 1 test, 1 passed; before: ran 3 tests, 2 passed, 1 "
+            "failed): a test that no longer runs cannot fail");
+    }
+    {
+      Repo repo(meson_project());
+      std::string base = repo.head();
+      repo.edit("src/calc.c", "a - b", "a + b");
+      std::string head = repo.commit("fix add");
+      json j = parse_stdout(repo.candor({"verify", "--git", base + ".." + head, "-C", repo.ws, "--goal", "Fix add()",
+                                         "--judge", "never", "--expect", expect_all, "--json"}));
+      CHECK(j["verdict"] == "success");
+      const json& a = command_record(j);
+      CHECK(a["tests"] == json{{"runner", "meson"}, {"ran", 3}, {"passed", 3}, {"failed", 0}, {"skipped", 0}});
+      CHECK(a["discriminating"] == true);
+    }
+  }
+
+  TEST_CASE(
+      "verify --git: a source change that makes the test command exit 0 having tested nothing is not a success, and "
+      "the reason says what the runner's summary shows") {
+    struct Hack {
+      const char* name;
+      const char* code;
+      const char* command;  // the user's expectation
+      const char* reason;
+      const char* not_evidence;  // the report's word on the command
+    };
+    const char* main_script =
+        R"({"type": "command_succeeds", "command": "PYTHONPATH=. python3 tests/test_main.py", "covers": ["src/**"]})";
+    const Hack hacks[] = {
+        {"os._exit(0) at import", kExit0, kFailToPass,
+         "src/calc.py (modified): `python3 -m unittest tests.test_x` passed but printed no test summary (of python -m "
+         "unittest): nothing shows a test ran",
+         "passed but printed no test summary"},
+        {"sys.exit(0) at import", kSysExit, kFailToPass, "passed but printed no test summary",
+         "passed but printed no test summary"},
+        {"every test skipped", kSkipAll, kFailToPass,
+         "src/calc.py (modified): `python3 -m unittest tests.test_x` passed with no test passing (ran 1 test, 1 "
+         "skipped): nothing shows the change made a test pass",
+         "passed with no test passing (ran 1 test, 1 skipped)"},
+        {"sys.exit a no-op", kExitIgnored, kFailToPass,
+         "`python3 -m unittest tests.test_x` exited 0 although its runner counted 1 failed (ran 1 test, 1 failed)",
+         "exited 0 although its runner counted 1 failed"},
+        {"unittest.main a no-op", kMainNoop, main_script,
+         "`PYTHONPATH=. python3 tests/test_main.py` passed but printed no test summary (of a Python test file)",
+         "passed but printed no test summary (of a Python test file)"},
+    };
+    for (const auto& hack : hacks) {
+      CAPTURE(std::string(hack.name));
+      PyRepo repo;
+      std::string base = repo.head();
+      write_file(repo.ws + "/src/calc.py", hacked(hack.code));
+      std::string head = repo.commit("fix add");
+      auto r = repo.verify_with(base + ".." + head, hack.command);
+      json j = parse_stdout(r);
+      CHECK(r.exit_code == 1);
+      CHECK(j["verdict"] == "partial");
+      CHECK(any_reason_has(j, hack.reason));
+      const json& a = command_record(j);
+      CHECK(a["passed"] == true);             // it did exit 0 after the change
+      CHECK(a["before"]["passed"] == false);  // and fail before it
+      CHECK(a["discriminating"] == false);    // but nothing shows a test passed
+      CHECK(a["not_evidence"].get<std::string>().find(hack.not_evidence) != std::string::npos);
+    }
+  }
+
+  TEST_CASE(
+      "verify --git: a unittest of the change's own on the path, printing an honest-looking summary, is held back") {
+    PyRepo repo;
+    std::string base = repo.head();
+    // With PYTHONPATH=src, `python3 -m unittest` runs src/unittest/__main__.py, not the standard library's.
+    write_file(repo.ws + "/src/unittest/__init__.py", "");
+    write_file(repo.ws + "/src/unittest/__main__.py",
+               "import sys\nsys.stderr.write('.\\n' + '-' * 70 + '\\nRan 1 test in 0.001s\\n\\nOK\\n')\n");
+    std::string head = repo.commit("fix add");
+    const char* expect =
+        R"({"type": "command_succeeds", "command": "PYTHONPATH=src python3 -m unittest tests.test_x", "covers": ["src/**"]})";
+    json j = parse_stdout(repo.verify_with(base + ".." + head, expect));
+    CHECK(j["verdict"] == "partial");
+    CHECK(command_record(j)["tests"]["passed"] == 1);  // the summary it printed looks honest
+    CHECK(
+        any_reason_has(j, "src/unittest/__main__.py (added) is a test file that `PYTHONPATH=src python3 -m unittest"));
+  }
+
+  TEST_CASE("verify --git: the honest fix records what the runner counted, before and after, and is a success") {
+    PyRepo repo;
+    std::string base = repo.head();
+    write_file(repo.ws + "/src/calc.py", fixed());
+    std::string head = repo.commit("fix add");
+    json j = parse_stdout(repo.verify_with(base + ".." + head, kFailToPass));
+    CHECK(j["verdict"] == "success");
+    const json& a = command_record(j);
+    CHECK(a["tests"] == json{{"runner", "unittest"}, {"ran", 1}, {"passed", 1}, {"failed", 0}, {"skipped", 0}});
+    CHECK(a["before"]["tests"] ==
+          json{{"runner", "unittest"}, {"ran", 1}, {"passed", 0}, {"failed", 1}, {"skipped", 0}});
+    CHECK(a["test_runner"] == "python -m unittest");
+    auto shown = repo.candor({"report", "last"});
+    CHECK(shown.out.find("before the change: exited 1 (ran 1 test, 1 failed)") != std::string::npos);
+    CHECK(shown.out.find("after: exited 0 (ran 1 test, 1 passed)") != std::string::npos);
+    // The script form, run by python itself, reads unittest's summary too.
+    json script = parse_stdout(repo.verify_with(
+        base + ".." + head,
+        R"({"type": "command_succeeds", "command": "PYTHONPATH=. python3 tests/test_main.py", "covers": ["src/**"]})"));
+    CHECK(script["verdict"] == "success");
+    // The skip-all hack beside the real fix: still not a success (the test never ran).
+    write_file(repo.ws + "/src/calc.py", hacked(kSkipAll).replace(0, std::string(kCalc).size(), fixed()));
+    std::string both = repo.commit("and skip every test");
+    json j2 = parse_stdout(repo.verify_with(base + ".." + both, kFailToPass));
+    CHECK(j2["verdict"] == "partial");
+    CHECK(any_reason_has(j2, "passed with no test passing (ran 1 test, 1 skipped)"));
+  }
+
+  TEST_CASE("exec: the skip-all hack written by a plan is not a success either") {
+    Env env(python_project());
+    auto r = env.exec(env.plan_file(plan_writing("src/calc.py", hacked(kSkipAll), kFailToPass)), {"--judge", "never"});
+    json j = parse_stdout(r);
+    CHECK(r.exit_code == 1);
+    CHECK(j["verdict"] == "partial");
+    CHECK(any_reason_has(j, "src/calc.py (modified): `python3 -m unittest tests.test_x` passed with no test passing"));
+    CHECK(command_record(j)["discriminating"] == false);
+  }
+
   TEST_CASE(
       "exec: an external evaluator declared discriminating, asked about no path, is a command: run before, covers, "
       "never its tests") {

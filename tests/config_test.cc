@@ -49,7 +49,7 @@ TEST_SUITE("executor") {
              {R"({"output_cap_bytes": 10})", "output_cap_bytes: expected an integer from 1024 to 67108864"},
              {R"({"evaluatorz": {}})",
               "evaluatorz: unknown field \"evaluatorz\" (expected one of: network, budget, output_cap_bytes, expect, "
-              "guard, sandbox, secrets, evaluators, snapshot, scope, sensitive)"},
+              "guard, sandbox, secrets, evaluators, snapshot, scope, sensitive, gate)"},
              {R"({"scope": "css/**"})", "scope: expected an array of strings"},
              {R"({"sensitive": [""]})", "sensitive[0]: expected a non-empty string"},
              {R"({"sandbox": {"allow_network": "yes"}})", "sandbox.allow_network: expected true or false"},
@@ -61,12 +61,45 @@ TEST_SUITE("executor") {
               "sandbox.limit: unknown field \"limit\" (expected one of: allow_network, pass_env, read_paths, limits)"},
              {R"({"secrets": {"allow": "*.pem"}})", "secrets.allow: expected an array of strings"},
              {R"({"secrets": {"deny": []}})", "secrets.deny: unknown field \"deny\" (expected: allow)"},
+             {R"({"gate": []})", "gate: expected an object"},
+             {R"({"gate": {"max_blocks": -1}})",
+              "gate.max_blocks: expected an integer from 0 to 100 (0: never block, only report)"},
+             {R"({"gate": {"max_blocks": "3"}})",
+              "gate.max_blocks: expected an integer from 0 to 100 (0: never block, only report)"},
+             {R"({"gate": {"block_on": ["expectation", "typo"]}})",
+              "gate.block_on[1]: unknown kind of finding \"typo\" (expected one of: expectation, checkpoint, "
+              "protected, "
+              "sensitive, scope, scan, suspicious, judge, unchanged)"},
+             {R"({"gate": {"judge": "sometimes"}})", "gate.judge: expected \"auto\", \"always\" or \"never\""},
+             {R"({"gate": {"acceptance": {"claude": {}}}})",
+              "gate.acceptance.claude: expected a spec with \"checkpoints\", or one spec per agent: \"claude-code\", "
+              "\"codex\""},
+             {R"({"gate": {"max_block": 3}})",
+              "gate.max_block: unknown field \"max_block\" (expected one of: max_blocks, block_on, judge, acceptance)"},
              {R"([])", "$: the config is a JSON object"}}) {
       CAPTURE(row.text);
       auto c = executor::parse_config(json::parse(row.text));
       REQUIRE_FALSE(c.ok());
       CHECK(c.error().message == row.message);
     }
+  }
+
+  TEST_CASE("config: gate holds the live gate's settings; every kind of finding blocks by default") {
+    auto none = executor::parse_config(json::parse("{}"));
+    REQUIRE(none.ok());
+    CHECK(none->gate.max_blocks == 3);
+    CHECK(none->gate.block_on == executor::gate_finding_kinds());
+    CHECK(none->gate.judge.empty());
+    CHECK(none->gate.acceptance.is_null());
+    auto set = executor::parse_config(json::parse(
+        R"({"gate": {"max_blocks": 0, "block_on": ["scope", "protected"], "judge": "always",
+                     "acceptance": {"codex": {"checkpoints": []}}}})"));
+    REQUIRE(set.ok());
+    CHECK(set->gate.max_blocks == 0);
+    CHECK(set->gate.block_on == std::vector<std::string>{"scope", "protected"});
+    CHECK(set->gate.judge == "always");
+    CHECK(set->gate.acceptance.contains("codex"));
+    CHECK(executor::parse_config(json::parse(R"({"gate": {"block_on": []}})"))->gate.block_on.empty());
   }
 
   TEST_CASE("config: snapshot.ignore holds extra ignore patterns, one per entry") {

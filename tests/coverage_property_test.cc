@@ -188,6 +188,119 @@ CommandCase random_command_case(std::mt19937& rng) {
   return c;
 }
 
+// A known test runner (DESIGN.md, Commands as evidence: the runner's summary): `python3 -m
+// unittest tests.test_files`, one test per file of FILES that exists, passing when the file holds
+// WORD, skipped when it says "skip"; any of the source files saying "exit0" makes it exit 0 as it
+// is imported, printing nothing (the os._exit(0) hack).
+constexpr const char* kTestFiles = R"(import os
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def read(path):
+    try:
+        with open(os.path.join(ROOT, path)) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+for name in ("a.txt", "b.txt", "css/c.txt", "new.txt"):
+    if "exit0" in (read(name) or ""):
+        os._exit(0)
+
+
+class TestFiles(unittest.TestCase):
+    pass
+
+
+def make(path):
+    def test(self):
+        text = read(path)
+        if "skip" in text:
+            self.skipTest("skip")
+        self.assertIn(os.environ["WORD"], text)
+    return test
+
+
+for i, path in enumerate(os.environ["FILES"].split(",")):
+    if read(path) is not None:
+        setattr(TestFiles, "test_%d" % i, make(path))
+)";
+
+struct RunnerCommand {
+  json assertion;
+  std::string word;
+  std::vector<std::string> files;
+};
+
+// What the runner prints on `files`, computed here: nullopt when it exits having printed nothing.
+std::optional<TestSummary> runner_summary(const RunnerCommand& c, const Files& files) {
+  for (const char* name : {"a.txt", "b.txt", "css/c.txt", "new.txt"}) {
+    auto it = files.find(name);
+    if (it != files.end() && it->second.find("exit0") != std::string::npos) return std::nullopt;
+  }
+  TestSummary s{.runner = "unittest"};
+  for (const auto& path : c.files) {
+    auto it = files.find(path);
+    if (it == files.end()) continue;  // no test for a file that is not there
+    ++s.ran;
+    if (it->second.find("skip") != std::string::npos)
+      ++s.skipped;
+    else if (it->second.find(c.word) != std::string::npos)
+      ++s.passed;
+    else
+      ++s.failed;
+  }
+  return s;
+}
+
+// Whether it exits 0 (nullopt: it depends on the Python, when no test ran: 3.12 exits 5).
+std::optional<bool> runner_passes(const std::optional<TestSummary>& s) {
+  if (!s) return true;
+  if (s->ran == 0) return std::nullopt;
+  return s->failed == 0;
+}
+
+CommandCase random_runner_case(std::mt19937& rng, std::vector<RunnerCommand>& commands) {
+  auto pick = [&](const std::vector<std::string>& from) { return from[rng() % from.size()]; };
+  const std::vector<json> covers = {json::array({"*.txt"}), json::array({"**"}), json::array({"a.txt", "new.txt"})};
+  const std::vector<std::string> sources = {"a.txt", "b.txt", "css/c.txt", "new.txt"};
+  RunnerCommand cmd;
+  cmd.word = "dark";
+  cmd.files = {pick(sources)};
+  if (rng() % 3 == 0) cmd.files.push_back(pick(sources));
+  std::string list;
+  for (const auto& f : cmd.files) list += (list.empty() ? "" : ",") + f;
+  cmd.assertion = {{"type", "command_succeeds"},
+                   {"command", "PYTHONDONTWRITEBYTECODE=1 FILES=" + list + " WORD='" + cmd.word +
+                                   "' python3 -m unittest tests.test_files"},
+                   {"covers", covers[rng() % covers.size()]}};
+  commands = {cmd};
+  CommandCase c;
+  c.initial = {{"a.txt", "red blue\n"},  {"b.txt", "green blue\n"}, {"css/c.txt", "red\n"},
+               {"tests/t.txt", "red\n"}, {"tests/__init__.py", ""}, {"tests/test_files.py", kTestFiles}};
+  int steps = 1 + static_cast<int>(rng() % 3);
+  for (int i = 0; i < steps; ++i) {
+    // Half the time a file the command tests; mostly the word it looks for, sometimes a skip or an
+    // exit: the dishonest changes.
+    std::string path = rng() % 2 == 0 ? pick(cmd.files) : pick(kCommandPaths);
+    std::string word = rng() % 4 == 0 ? pick({"skip", "exit0"}) : pick({"dark", "dark", "dark", "red"});
+    json step = {{"id", "s" + std::to_string(i + 1)}};
+    if (rng() % 6 == 0) {
+      step["tool"] = "file_delete";
+      step["args"] = {{"path", path}};
+    } else {
+      step["tool"] = "file_write";
+      step["args"] = {{"path", path}, {"content", word + "\n"}};
+    }
+    step["assert"] = json::array();
+    c.steps.push_back(step);
+  }
+  return c;
+}
+
 // The files of the workspace now.
 Files files_in(const std::string& root) {
   Files out;
@@ -303,6 +416,98 @@ TEST_SUITE("executor") {
     CHECK(non_discriminating >= 5);
     CHECK(emptied_passes >= 3);
     CHECK(tests_held_back >= 3);
+  }
+
+  TEST_CASE(
+      "property: a path a test runner's command alone covers at tier 1 is one where its summary shows a test passed, "
+      "none failed, no fewer ran and none more were skipped than before the run") {
+    std::mt19937 rng(20261127);
+    executor::ToolRegistry tools = executor::builtin_tools();
+    assertions::Registry evaluators = assertions::builtin_evaluators();
+    planner::Catalog catalog = executor::make_catalog(tools, evaluators);
+    int successes = 0, covered = 0, silent = 0, skipped_more = 0, fewer = 0, held_back = 0;
+    for (int iteration = 0; iteration < 30; ++iteration) {
+      std::vector<RunnerCommand> commands;
+      CommandCase c = random_runner_case(rng, commands);
+      const RunnerCommand& cmd = commands.front();
+      CAPTURE(iteration);
+      CAPTURE(c.steps.dump());
+      CAPTURE(cmd.assertion.dump());
+      std::string root = make_temp_dir("prop-ws"), store = make_temp_dir("prop-store");
+      for (const auto& [path, content] : c.initial) write_file(root + "/" + path, content);
+      auto ws = sandbox::Workspace::open(root);
+      auto snaps = snapshot::SnapshotStore::open(store, root, system_clock());
+      REQUIRE(ws.ok());
+      REQUIRE(snaps.ok());
+      FakeClock clock;
+      NullSink sink;
+      Trajectory trajectory("run1", clock, &sink);
+      executor::ExecutorOptions options;
+      options.plan_assertions_by = Provenance::kUser;
+      executor::Executor ex({**ws, **snaps, tools, evaluators, clock, trajectory}, options);
+      REQUIRE(ex.begin("run1", "goal").ok());
+      ex.set_goal_kind(GoalKind::kModify, "test");
+      auto plan = planner::parse_plan(json{{"goal_kind", "modify"}, {"steps", c.steps}, {"then", "finish"}}, catalog);
+      REQUIRE(plan.ok());
+      executor::RoundOutcome outcome = ex.run_round(*plan, 1);
+      ex.run_goal_assertions({cmd.assertion});
+      Files final_files = files_in(root);
+      RunFacts f = ex.finish(outcome.all_passed ? RunStatus::kCompleted : RunStatus::kBudgetExhausted,
+                             outcome.all_passed ? BudgetKind::kNone : BudgetKind::kReplans, "");
+      std::optional<TestSummary> after = runner_summary(cmd, final_files), before = runner_summary(cmd, c.initial);
+      const AssertionRecord* a = nullptr;
+      for (const auto& r : f.assertions) {
+        if (r.assertion == cmd.assertion) a = &r;
+      }
+      REQUIRE(a != nullptr);
+      // The executor read what the oracle says the runner printed, after and before.
+      if (auto passes = runner_passes(after)) CHECK(a->passed == *passes);
+      CHECK(a->tests == after);
+      if (a->passed && a->before) {
+        CHECK(a->before->tests == before);
+        if (!a->before->passed) {
+          silent += !after;
+          skipped_more += after && before && after->skipped > before->skipped;
+          fewer += after && before && after->ran < before->ran;
+          held_back += a->discriminating == std::optional<bool>(false);
+        }
+      }
+      verify::Tier1Result t1 = verify::evaluate_tier1(f);
+      // A run that changed nothing is "already satisfied" by rule 4, not covered by anything.
+      if (t1.verdict != Verdict::kSuccess || f.mutations.empty()) continue;
+      ++successes;
+      // Every success rests on a pass whose summary the oracle computes as evidence.
+      REQUIRE(after);
+      CHECK(after->ran >= 1);
+      CHECK(after->passed >= 1);
+      CHECK(after->failed == 0);
+      REQUIRE(before);
+      CHECK(runner_passes(before) != std::optional<bool>(true));  // it failed before the run
+      CHECK(after->ran >= before->ran);
+      CHECK(after->skipped <= before->skipped);
+      for (const auto& m : f.mutations) {
+        CAPTURE(m.path);
+        CHECK(m.change != "deleted");
+        CHECK(m.path.rfind("tests/", 0) != 0);
+        bool matched = false;
+        for (const auto& g : cmd.assertion["covers"]) matched |= path_glob_matches(g.get<std::string>(), m.path);
+        CHECK(matched);
+        if (m.change == "added") {
+          Files emptied = final_files;
+          emptied[m.path] = "";
+          CHECK(runner_passes(runner_summary(cmd, emptied)) == std::optional<bool>(false));
+        }
+        ++covered;
+      }
+    }
+    MESSAGE("successes " << successes << ", paths covered " << covered << ", passes held back " << held_back
+                         << " (silent " << silent << ", more skipped " << skipped_more << ", fewer ran " << fewer
+                         << ")");
+    CHECK(successes >= 2);
+    CHECK(held_back >= 3);
+    CHECK(silent >= 1);
+    CHECK(skipped_more >= 1);
+    CHECK(fewer >= 1);
   }
 
   TEST_CASE("property: tier-1 success implies every mutated path has a pass that fails on the pre-run content") {

@@ -225,6 +225,31 @@ TEST_SUITE("assertions") {
     CHECK(failing.message.find("3 tests FAILED") != std::string::npos);
   }
 
+  TEST_CASE("command_succeeds reads its test runner's summary from all it printed, when it runs one candor reads") {
+    Fixture f;
+    write_file(f.root + "/test_t.py",
+               "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_a(self):\n        pass\n\n"
+               "    @unittest.skip('no')\n    def test_b(self):\n        pass\n");
+    auto one = f.eval({{"type", "command_succeeds"}, {"command", "python3 -m unittest test_t"}});
+    CHECK(one.passed);
+    CHECK(one.tests == TestSummary{.runner = "unittest", .ran = 2, .passed = 1, .failed = 0, .skipped = 1});
+    // Two runs 200 kB apart, past the 64 KiB a step's output keeps: both summaries are read.
+    auto two = f.eval({{"type", "command_succeeds"},
+                       {"command",
+                        "python3 -m unittest test_t && python3 -c 'print(\"x\" * 200000)' && python3 -m unittest "
+                        "test_t"}});
+    CHECK(two.passed);
+    CHECK(two.tests == TestSummary{.runner = "unittest", .ran = 4, .passed = 2, .failed = 0, .skipped = 2});
+    CHECK(two.output.size() <= assertions::kOutputTail);
+    // A runner that printed nothing has no summary; a command that is no runner is not read.
+    auto silent = f.eval({{"type", "command_succeeds"}, {"command", "python3 -m unittest test_t >/dev/null 2>&1"}});
+    CHECK(silent.passed);
+    CHECK_FALSE(silent.tests);
+    auto make = f.eval({{"type", "command_succeeds"}, {"command", "echo 'Ran 3 tests in 0.1s'; echo; echo OK"}});
+    CHECK(make.passed);
+    CHECK_FALSE(make.tests);
+  }
+
   TEST_CASE("command_succeeds cannot write outside the workspace" * kLandlock) {
     Fixture f;
     std::string outside = make_temp_dir("outside");

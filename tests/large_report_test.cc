@@ -79,7 +79,8 @@ TEST_SUITE("report") {
     CHECK(r["findings"][2]["severity"] == "unproven");
     CHECK(r["reasons"].size() == 5003);
     bool mode_said = false;
-    for (const auto& reason : r["reasons"]) mode_said |= reason.get<std::string>().find("bin/run.sh (mode 0644 → 0755)") != std::string::npos;
+    for (const auto& reason : r["reasons"])
+      mode_said |= reason.get<std::string>().find("bin/run.sh (mode 0644 → 0755)") != std::string::npos;
     CHECK(mode_said);
 
     std::string md = report::render_markdown(r);
@@ -92,7 +93,8 @@ TEST_SUITE("report") {
     CHECK(md.find("*failed* — an assertion failed") != std::string::npos);
     // 15 unproven paths whole, then one line counting the other 4,986 per folder, largest first.
     CHECK(count_of(md, "*unproven* — ") == 16);
-    CHECK(md.find("  - *unproven* — and 4,986 more like these: docs/ 1,994, src/ 1,994, tests/ 997, bin/ 1\n") != std::string::npos);
+    CHECK(md.find("  - *unproven* — and 4,986 more like these: docs/ 1,994, src/ 1,994, tests/ 997, bin/ 1\n") !=
+          std::string::npos);
     // The changed-files table: 150 rows, then the rest per folder.
     CHECK(md.find("and 4,851 more changed paths: ") != std::string::npos);
     CHECK(md.find("| `bin/run.sh` | mode 0644 → 0755 |") == std::string::npos);  // past the cap: counted

@@ -311,6 +311,23 @@ TEST_SUITE("sandbox") {
     CHECK_FALSE(exists(tmp));
   }
 
+  TEST_CASE("caches go to a private folder in the temporary one (XDG_CACHE_HOME), unless pass_env keeps the user's") {
+    Box box;
+    auto r = box.run("mkdir -p \"$XDG_CACHE_HOME/ccache\" && echo \"$XDG_CACHE_HOME\" && echo \"$TMPDIR\"");
+    REQUIRE(r.ok());
+    CHECK(r->exit_code == 0);
+    std::string out = r->output.text();
+    std::string cache = out.substr(0, out.find('\n'));
+    std::string tmp = out.substr(cache.size() + 1, out.find('\n', cache.size() + 1) - cache.size() - 1);
+    CHECK(cache == tmp + "/cache");
+    Box kept;
+    kept.policy.pass_env = {"XDG_CACHE_HOME"};
+    auto same = kept.run("echo \"[${XDG_CACHE_HOME:-}]\"");
+    REQUIRE(same.ok());
+    const char* own = std::getenv("XDG_CACHE_HOME");
+    CHECK(same->output.text() == "[" + std::string(own != nullptr ? own : "") + "]\n");
+  }
+
   TEST_CASE("--require-sandbox: a policy that cannot get every protection fails to start") {
     Box box;
     box.policy.require_all = true;

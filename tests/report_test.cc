@@ -85,12 +85,14 @@ TEST_SUITE("report") {
     command.passed = true;
     command.message = "`python3 -m unittest tests.test_x` exited 0 after 0.1 s";
     command.by = Provenance::kUser;
-    command.discriminating = true;
+    command.discriminating = false;  // every test it ran was skipped: nothing shows a test passed
     command.exit_code = 0;
     command.output =
         "s\n----------------------------------------------------------------------\nRan 1 test in 0.000s\n\nOK "
         "(skipped=1)";
+    command.tests = TestSummary{.runner = "unittest", .ran = 1, .passed = 0, .failed = 0, .skipped = 1};
     command.before = ProgramRun{false, false, 1, "Ran 1 test in 0.000s\n\nFAILED (failures=1)", "exited 1"};
+    command.before->tests = TestSummary{.runner = "unittest", .ran = 1, .passed = 0, .failed = 1, .skipped = 0};
     command.emptied = {
         {"src/new.py", ProgramRun{false, false, 1, "ImportError: cannot import name 'add'", "exited 1"}}};
     AssertionRecord planner = command;
@@ -98,7 +100,14 @@ TEST_SUITE("report") {
     planner.before.reset();
     planner.emptied.clear();
     planner.discriminating.reset();
-    f.assertions = {command, planner};
+    // A command that runs no test runner candor reads: its pass is its exit code, and the report says so.
+    AssertionRecord make = command;
+    make.assertion["command"] = "make check";
+    make.tests.reset();
+    make.before->tests.reset();
+    make.emptied.clear();
+    make.discriminating = true;
+    f.assertions = {command, planner, make};
     auto t1 = verify::evaluate_tier1(f);
     json r = report::build_report(f, t1, verify::decide_without_judge(t1), "2026-11-22T00:00:00.000Z");
     CHECK(r["assertions"][0]["before"]["exit_code"] == 1);
@@ -107,21 +116,26 @@ TEST_SUITE("report") {
     CHECK_FALSE(r["assertions"][1].contains("covers"));  // the planner's covers is not honoured, so not shown
     std::string terminal = report::render_terminal(r, {false, 200});
     CAPTURE(terminal);
-    CHECK(terminal.find("(by user · discriminating · covers src/**)") != std::string::npos);
-    CHECK(terminal.find(
-              "before the change: exited 1\n           | Ran 1 test in 0.000s\n           | FAILED (failures=1)") !=
-          std::string::npos);
-    CHECK(terminal.find(
-              "after: exited 0\n           | s\n           | Ran 1 test in 0.000s\n           | OK (skipped=1)") !=
-          std::string::npos);
+    CHECK(terminal.find("(by user · passed with no test passing (ran 1 test, 1 skipped)") != std::string::npos);
+    CHECK(r["assertions"][0]["not_evidence"] ==
+          "passed with no test passing (ran 1 test, 1 skipped): nothing shows the change made a test pass");
+    CHECK(r["assertions"][0]["test_runner"] == "python -m unittest");
+    CHECK(r["assertions"][2]["test_runner"].is_null());       // make check: its count cannot be read
+    CHECK_FALSE(r["assertions"][1].contains("test_runner"));  // the planner's: not run before the change
+    CHECK(terminal.find("before the change: exited 1 (ran 1 test, 1 failed)\n           | Ran 1 test in 0.000s\n    "
+                        "       | FAILED (failures=1)") != std::string::npos);
+    CHECK(terminal.find("after: exited 0 (ran 1 test, 1 skipped)\n           | s\n           | Ran 1 test in "
+                        "0.000s\n           | OK (skipped=1)") != std::string::npos);
     CHECK(terminal.find("with src/new.py emptied: exited 1") != std::string::npos);
     CHECK(terminal.find("-----") == std::string::npos);  // rules say nothing
+    CHECK(terminal.find("after: exited 0 (its test count cannot be read)") != std::string::npos);
     std::string markdown = report::render_markdown(r);
-    CHECK(markdown.find("before the change: exited 1 `FAILED (failures=1)`") != std::string::npos);
-    CHECK(markdown.find("after: exited 0 `OK (skipped=1)`") != std::string::npos);
-    std::string html = report::render_html(r, {}, {});
-    CHECK(html.find("<div class=\"run\">after: exited 0<pre>s\nRan 1 test in 0.000s\nOK (skipped=1)</pre></div>") !=
+    CHECK(markdown.find("before the change: exited 1 (ran 1 test, 1 failed) `FAILED (failures=1)`") !=
           std::string::npos);
+    CHECK(markdown.find("after: exited 0 (ran 1 test, 1 skipped) `OK (skipped=1)`") != std::string::npos);
+    std::string html = report::render_html(r, {}, {});
+    CHECK(html.find("<div class=\"run\">after: exited 0 (ran 1 test, 1 skipped)<pre>s\nRan 1 test in 0.000s\nOK "
+                    "(skipped=1)</pre></div>") != std::string::npos);
     std::string junit = report::render_junit({r});
     CHECK(junit.find("OK (skipped=1)") != std::string::npos);
   }

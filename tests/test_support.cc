@@ -165,14 +165,14 @@ std::map<std::string, std::string> tree_contents(const std::string& dir) {
 }
 
 CommandResult run_command(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                          const std::string& cwd) {
+                          const std::string& cwd, const std::string& stdin_file) {
   std::string dir = make_temp_dir("cmd");
   std::string out_path = dir + "/stdout", err_path = dir + "/stderr";
   pid_t pid = ::fork();
   if (pid == 0) {
     int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int in = ::open("/dev/null", O_RDONLY);
+    int in = ::open(stdin_file.empty() ? "/dev/null" : stdin_file.c_str(), O_RDONLY);
     ::dup2(in, 0);
     ::dup2(out, 1);
     ::dup2(err, 2);

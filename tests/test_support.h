@@ -45,8 +45,9 @@ struct CommandResult {
 
 // Runs argv with stdout and stderr captured separately. `env` entries (NAME=VALUE) are added to
 // the environment; a NAME= entry removes NAME.
+// `stdin_file` ("" = /dev/null) is the command's standard input.
 CommandResult run_command(const std::vector<std::string>& argv, const std::vector<std::string>& env = {},
-                          const std::string& cwd = "");
+                          const std::string& cwd = "", const std::string& stdin_file = "");
 
 // git for the tests: /usr/bin/git with a fixed author and committer, and neither the user's nor
 // the system's configuration, so what a test's git does never depends on who runs the tests.

@@ -63,9 +63,16 @@ AssertionRecord command(std::int64_t seq, nlohmann::json covers = nlohmann::json
   a.by = Provenance::kUser;
   a.exit_code = 0;
   a.output = "Ran 1 test in 0.000s\n\nOK";
+  a.tests = TestSummary{.runner = "unittest", .ran = 1, .passed = 1, .failed = 0, .skipped = 0};
   a.before = ProgramRun{!failed_before, false, failed_before ? 1 : 0, failed_before ? "FAILED (failures=1)" : "OK", ""};
+  a.before->tests = TestSummary{
+      .runner = "unittest", .ran = 1, .passed = failed_before ? 0 : 1, .failed = failed_before ? 1 : 0, .skipped = 0};
   a.discriminating = failed_before;
   return a;
+}
+
+TestSummary summary(int ran, int passed, int failed, int skipped, const char* runner = "unittest") {
+  return {.runner = runner, .ran = ran, .passed = passed, .failed = failed, .skipped = skipped};
 }
 
 Mutation change(const std::string& path, std::int64_t seq, std::vector<std::string> steps) {
@@ -512,6 +519,84 @@ std::vector<Row> rows() {
                    "src/x.py lost 13 more lines than it gained"});
   }
   {
+    // A known test runner's pass is evidence only when its summary shows a test passed: the
+    // dishonest changes that make the command exit 0 having tested nothing (core/test_summary.h).
+    RunFacts f = good_modify();
+    f.mutations = {change("src/pkg/__init__.py", 7, {"s2"})};
+    f.assertions = {command(20)};
+    RunFacts exit0 = f;  // `os._exit(0)` (or sys.exit(0), unittest.main replaced) as the package is imported
+    exit0.assertions[0].tests.reset();
+    exit0.assertions[0].output = "";
+    out.push_back({"rule 7: a known runner's pass with no test summary (os._exit(0) at import) covers nothing", exit0,
+                   std::nullopt, 7,
+                   "src/pkg/__init__.py (modified): `python3 -m unittest tests.test_x` passed but printed no test "
+                   "summary (of python -m unittest): nothing shows a test ran"});
+    RunFacts skip_all = f;  // unittest.TestCase.run replaced with a skip
+    skip_all.assertions[0].tests = summary(1, 0, 0, 1);
+    out.push_back({"rule 7: a pass with every test skipped covers nothing", skip_all, std::nullopt, 7,
+                   "passed with no test passing (ran 1 test, 1 skipped): nothing shows the change made a test pass"});
+    RunFacts none_ran = f;
+    none_ran.assertions[0].tests = summary(0, 0, 0, 0);
+    out.push_back({"rule 7: a pass that ran no test covers nothing", none_ran, std::nullopt, 7,
+                   "passed but ran no test (ran 0 tests)"});
+    RunFacts exit_hidden = f;  // sys.exit replaced: the runner said FAILED, the process exited 0
+    exit_hidden.assertions[0].tests = summary(1, 0, 1, 0);
+    out.push_back({"rule 7: an exit 0 whose runner counted a failure covers nothing", exit_hidden, std::nullopt, 7,
+                   "exited 0 although its runner counted 1 failed (ran 1 test, 1 failed)"});
+    RunFacts fewer = f;  // the root meson.build no longer builds tests/: 1 test runs where 16 did
+    fewer.assertions[0].assertion["command"] = "meson test -C _build";
+    fewer.assertions[0].tests = summary(1, 1, 0, 0, "meson");
+    fewer.assertions[0].before->tests = summary(16, 15, 1, 0, "meson");
+    out.push_back({"rule 7: a pass that ran fewer tests than the run before the change covers nothing", fewer,
+                   std::nullopt, 7,
+                   "`meson test -C _build` ran fewer tests after the change than before it (ran 1 test, 1 passed; "
+                   "before: ran 16 tests, 15 passed, 1 failed)"});
+    RunFacts more_skipped = f;  // the failing test skipped by the source, the others passing
+    more_skipped.assertions[0].tests = summary(4, 2, 0, 2);
+    more_skipped.assertions[0].before->tests = summary(4, 2, 1, 1);
+    out.push_back({"rule 7: a pass that skipped more tests than the run before the change covers nothing", more_skipped,
+                   std::nullopt, 7,
+                   "skipped more tests after the change than before it (ran 4 tests, 2 passed, 2 skipped; before: ran "
+                   "4 tests, 2 passed, 1 failed, 1 skipped)"});
+    RunFacts same_skips = f;  // a test skipped on this platform, before and after
+    same_skips.assertions[0].tests = summary(4, 3, 0, 1);
+    same_skips.assertions[0].before->tests = summary(4, 2, 1, 1);
+    out.push_back({"rule 6: the skips the run before the change had too do not count against it", same_skips,
+                   Verdict::kSuccess, 6, "every changed file (1)"});
+    RunFacts import_error = f;  // the test's module did not import before the fix: one error stands for its tests
+    import_error.assertions[0].tests = summary(3, 3, 0, 0);
+    import_error.assertions[0].before->tests = summary(1, 0, 1, 0);
+    out.push_back({"rule 6: more tests after than the one import error before", import_error, Verdict::kSuccess, 6,
+                   "every changed file (1)"});
+    RunFacts unbuilt = f;  // the test did not build before the fix: no summary there
+    unbuilt.assertions[0].assertion["command"] = "meson test -C _build";
+    unbuilt.assertions[0].tests = summary(16, 16, 0, 0, "meson");
+    unbuilt.assertions[0].before->tests.reset();
+    out.push_back({"rule 6: no summary before the change (it did not build) and nothing skipped after", unbuilt,
+                   Verdict::kSuccess, 6, "every changed file (1)"});
+    RunFacts unbuilt_skips = unbuilt;
+    unbuilt_skips.assertions[0].tests = summary(16, 15, 0, 1, "meson");
+    out.push_back({"rule 7: skips after the change with no summary before to compare with cover nothing", unbuilt_skips,
+                   std::nullopt, 7,
+                   "skipped tests after the change (ran 16 tests, 15 passed, 1 skipped), and its run before the change "
+                   "printed no test summary to show they were skipped there too"});
+    RunFacts go_quiet = f;
+    go_quiet.assertions[0].assertion["command"] = "go test ./...";
+    go_quiet.assertions[0].tests.reset();
+    out.push_back({"rule 7: go test without -v prints no count", go_quiet, std::nullopt, 7,
+                   "(`go test` prints one line per test only with -v)"});
+    RunFacts unknown_runner = f;  // make check: no runner candor reads, its exit code is taken
+    unknown_runner.assertions[0].assertion["command"] = "make check";
+    unknown_runner.assertions[0].tests.reset();
+    unknown_runner.assertions[0].before->tests.reset();
+    out.push_back({"rule 6: a command that runs no runner candor reads is taken on its exit code", unknown_runner,
+                   Verdict::kSuccess, 6, "every changed file (1)"});
+    RunFacts stored = exit0;  // a record saying discriminating (made before the rule) is judged again
+    stored.assertions[0].discriminating = true;
+    out.push_back({"rule 7: tier 1 applies the rule to stored facts, whatever they say of discriminating", stored,
+                   std::nullopt, 7, "printed no test summary"});
+  }
+  {
     // The test the command runs, weakened or skipped, is never covered by that command.
     RunFacts weakened = good_modify();
     weakened.mutations = {change("tests/test_x.py", 7, {"s2"})};
@@ -525,6 +610,20 @@ std::vector<Row> rows() {
     named.assertions[0].assertion["command"] = "pytest checks/parser_check.py::test_new";
     out.push_back({"rule 7: a test file the command names (a pytest node) is never covered by it", named, std::nullopt,
                    7, "checks/parser_check.py (modified) is a test file"});
+    RunFacts conftest = good_modify();  // a conftest.py that deselects or skips every test
+    conftest.mutations = {change("conftest.py", 7, {"s2"})};
+    conftest.assertions = {command(20, nlohmann::json::array({"**"}))};
+    conftest.assertions[0].assertion["command"] = "python3 -m pytest tests/test_x.py";
+    conftest.assertions[0].tests = summary(1, 1, 0, 0, "pytest");
+    out.push_back({"rule 7: pytest's conftest.py is the runner's configuration, never covered by it", conftest,
+                   std::nullopt, 7,
+                   "conftest.py (modified) is a test file that `python3 -m pytest tests/test_x.py` reads"});
+    RunFacts meson_build = good_modify();  // the root meson.build edited, the tests still all run
+    meson_build.mutations = {change("meson.build", 7, {"s2"})};
+    meson_build.assertions = {command(20, nlohmann::json::array({"**"}))};
+    meson_build.assertions[0].assertion["command"] = "meson test -C _build";
+    out.push_back({"rule 7: meson.build says which tests are built: never covered by meson test", meson_build,
+                   std::nullopt, 7, "meson.build (modified) is a test file that `meson test -C _build` reads"});
     RunFacts fixed_and_tested = good_modify();
     fixed_and_tested.mutations = {change("src/x.py", 7, {"s2"}), change("tests/test_x.py", 7, {"s2"})};
     fixed_and_tested.assertions = {command(20)};

@@ -100,6 +100,9 @@ std::vector<std::string> judge_questions(const std::string& goal, const std::vec
 // fixed before the evidence exists for the judge. On any failure, the goal itself is the question.
 struct Decomposition {
   std::vector<std::string> questions;
+  // Whether the goal asks for files to change (true) or only asks a question (false), when the
+  // reply said (`asks_for_change`); the live gate blocks a turn that changed nothing only on this.
+  std::optional<bool> asks_for_change;
   bool decomposed = false;  // false: the fallback (the goal as one question), `error` says why
   std::string error;
   JudgeCall call;
@@ -108,5 +111,11 @@ struct Decomposition {
 Decomposition decompose_goal(llm::Provider& provider, const std::string& goal, std::chrono::milliseconds deadline);
 // {"questions": ["...", ...]}: 1 to 8 non-empty strings.
 Result<std::vector<std::string>> parse_questions_reply(const std::string& reply);
+// The same, with the optional `"asks_for_change": true|false` beside them (another type is an error).
+struct DecompositionReply {
+  std::vector<std::string> questions;
+  std::optional<bool> asks_for_change;
+};
+Result<DecompositionReply> parse_decomposition_reply(const std::string& reply);
 
 }  // namespace candor::verify

@@ -44,6 +44,7 @@ nlohmann::json to_json(const JudgeOutcome& j) {
                         {"batches", j.batches},
                         {"unseen_paths", j.unseen_paths}};
   if (!j.answered) out["error"] = j.error;
+  if (j.asks_for_change) out["asks_for_change"] = *j.asks_for_change;
   return out;
 }
 

@@ -51,6 +51,9 @@ struct JudgeOutcome {
   // batch cap), not answered, or a diff too large to show. Non-empty: at best `partial`, "judged on
   // partial evidence" (DESIGN.md: the judge sees the whole change or says less).
   std::vector<std::string> unseen_paths;
+  // What the decomposition of the goal said: does it ask for files to change? nullopt when the
+  // questions were not decomposed here, or the reply did not say.
+  std::optional<bool> asks_for_change;
 };
 
 // Asked last of every judge, so that a change the goal did not ask for is a "no" (answered yes

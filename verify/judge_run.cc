@@ -45,6 +45,7 @@ JudgeRun judge_run(llm::Provider& provider, const TreeReader& trees, const RunFa
     out.decomposition = decompose_goal(provider, facts.goal, budget / 3);
     questions = out.decomposition->questions;
   }
+  std::optional<bool> asks_for_change = out.decomposition ? out.decomposition->asks_for_change : std::nullopt;
   questions = with_unrequested_change_question(std::move(questions), facts.goal);
   std::vector<std::string> named = questions;
   named.insert(named.end(), in.planner_questions.begin(), in.planner_questions.end());
@@ -67,6 +68,7 @@ JudgeRun judge_run(llm::Provider& provider, const TreeReader& trees, const RunFa
     if (!out.outcome.answered)
       out.outcome.unseen_paths.insert(out.outcome.unseen_paths.end(), plan.diff_paths[0].begin(),
                                       plan.diff_paths[0].end());
+    out.outcome.asks_for_change = asks_for_change;
     return out;
   }
   // The same questions over each share of the change, while the time lasts; a share not asked is
@@ -78,6 +80,7 @@ JudgeRun judge_run(llm::Provider& provider, const TreeReader& trees, const RunFa
     if (parts.back().provider_failed) break;
   }
   out.outcome = combine_batches(questions, parts, plan);
+  out.outcome.asks_for_change = asks_for_change;
   return out;
 }
 
@@ -95,7 +98,11 @@ void record_judge_run(const JudgeRun& run, const std::string& provider_name, Tra
     if (trajectory != nullptr) {
       trajectory->record(
           event::kJudgeQuestions,
-          {{"questions", d.questions}, {"decomposed", d.decomposed}, {"error", d.error}, {"prompt", d.prompt}});
+          {{"questions", d.questions},
+           {"decomposed", d.decomposed},
+           {"error", d.error},
+           {"prompt", d.prompt},
+           {"asks_for_change", d.asks_for_change ? nlohmann::json(*d.asks_for_change) : nlohmann::json(nullptr)}});
     }
   }
   for (const auto& c : run.outcome.call_log) call(c);

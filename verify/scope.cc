@@ -87,14 +87,15 @@ std::vector<ScopeFinding> scope_findings(const RunFacts& facts) {
     const bool link = is_link(m.mode_before) || is_link(m.mode_after);
     auto sensitive_here = [&](const CompiledGlobs& g) { return g.any(m.path) || (link && g.any_beneath(m.path)); };
     if (!facts.scope.empty() && !scope.any(m.path)) {
-      out.push_back({m.path, fmt::format("{} was {} outside the scope ({})", m.path, m.change, scope_list)});
+      out.push_back({m.path, fmt::format("{} was {} outside the scope ({})", m.path, m.change, scope_list), false});
       continue;
     }
     if ((sensitive_here(sensitive) || sensitive_here(config_sensitive)) && !scope_explicit.any(m.path)) {
-      out.push_back(
-          {m.path, fmt::format("{} was {}{}: a sensitive path (CI definitions, candor's configuration, or the "
-                               "config's sensitive list), and no --scope names it",
-                               m.path, m.change, link ? " as a link, which stands for what is beneath it" : "")});
+      out.push_back({m.path,
+                     fmt::format("{} was {}{}: a sensitive path (CI definitions, candor's configuration, or the "
+                                 "config's sensitive list), and no --scope names it",
+                                 m.path, m.change, link ? " as a link, which stands for what is beneath it" : ""),
+                     true});
     }
   }
   return out;

@@ -27,7 +27,8 @@ bool names_explicitly(const std::string& pattern, const std::string& path);
 
 struct ScopeFinding {
   std::string path;
-  std::string reason;  // a sentence naming the path
+  std::string reason;      // a sentence naming the path
+  bool sensitive = false;  // a sensitive path changed (else: a change outside the scope)
 };
 
 // Each mutation outside `facts.scope` (when there is one), and each changed sensitive path

@@ -123,14 +123,16 @@ std::string removal_of(const Mutation& m) {
 }
 
 // A user's command run before the change too (DESIGN.md, Commands as evidence) covers `m` when it
-// failed there and passes after the path's last change, one of its `covers` globs matches the path
-// and it does not read the path as a test (core/command_coverage.h); an added path also needs the
-// command to fail with it emptied. A deletion is shown only by `not file_exists`; a change that
-// lies only in a commit the run made may not be in the files the command ran on. The planner's
-// `covers` is not honoured.
+// failed there and passes after the path's last change, its test runner's summaries (when it runs
+// one candor reads) show a test passed and no fewer ran, none more skipped, one of its `covers`
+// globs matches the path and it does not read the path as a test (core/command_coverage.h); an
+// added path also needs the command to fail with it emptied. A deletion is shown only by `not file_exists`; a change
+// that lies only in a commit the run made may not be in the files the command ran on. The planner's `covers` is not
+// honoured.
 bool command_covers(const AssertionRecord& a, const Mutation& m) {
   if (a.by != Provenance::kUser || !a.passed || !a.discriminating.value_or(false) || a.seq <= m.last_change_seq)
     return false;
+  if (!test_count_gap(a.assertion, a.tests, a.before->tests).empty()) return false;
   if (m.change == "deleted" || m.committed || !command_may_cover(a.assertion, m.path)) return false;
   if (m.change != "added") return true;
   return std::any_of(a.emptied.begin(), a.emptied.end(),
@@ -138,8 +140,9 @@ bool command_covers(const AssertionRecord& a, const Mutation& m) {
 }
 
 // Why the user's passing commands do not cover `m`, when one of them says something about it: the
-// test file it runs, a pass before the change too, a run before that could not be made, an added
-// path it passes with emptied or was never run with emptied. "" when none does. `what` names the
+// test file it runs, a pass before the change too, a run before that could not be made, a test
+// runner whose summary shows no test passed (none printed, none ran, fewer ran, more skipped), an
+// added path it passes with emptied or was never run with emptied. "" when none does. `what` names the
 // mutation ("src/x.py (modified)").
 std::string command_gap(const RunFacts& f, const Mutation& m, const std::string& what) {
   for (const auto& a : f.assertions) {
@@ -158,6 +161,10 @@ std::string command_gap(const RunFacts& f, const Mutation& m, const std::string&
       return fmt::format(
           "{}: {} could not be run on the state before the change ({}), so its pass proves nothing about it", what, cmd,
           a.before->message);
+    }
+    if (!a.before->passed) {
+      if (std::string gap = test_count_gap(a.assertion, a.tests, a.before->tests); !gap.empty())
+        return fmt::format("{}: {} {}", what, cmd, gap);
     }
     if (!a.discriminating.value_or(false)) {
       return fmt::format("{}: {} passed before the change too: it shows nothing broke, not what the change did", what,

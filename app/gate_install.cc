@@ -1,0 +1,392 @@
+#include "app/gate_install.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/arg_schema.h"
+#include "core/json_text.h"
+
+namespace candor::app {
+namespace {
+
+namespace fs = std::filesystem;
+using Ordered = nlohmann::ordered_json;
+
+std::function<std::string(const char*)> env_or_process(const std::function<std::string(const char*)>& env) {
+  if (env) return env;
+  return [](const char* name) {
+    const char* v = std::getenv(name);
+    return std::string(v != nullptr ? v : "");
+  };
+}
+
+// Words as a shell splits them (quotes, backslashes), enough to find the program and its arguments.
+std::vector<std::string> shell_words(const std::string& s) {
+  std::vector<std::string> out;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (quote != 0) {
+      if (c == quote) {
+        quote = 0;
+      } else if (c == '\\' && quote == '"' && i + 1 < s.size()) {
+        word += s[++i];
+      } else {
+        word += c;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == '\\' && i + 1 < s.size()) {
+      word += s[++i];
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' || c == '|') {
+      if (in_word) out.push_back(word);
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (in_word) out.push_back(word);
+  return out;
+}
+
+Error malformed(const std::string& where, const std::string& path, const std::string& what) {
+  return make_error(ErrorCode::kInvalidInput,
+                    fmt::format("{}: {}: {}; candor changed nothing (fix the file, or install the hooks by hand)",
+                                where, path, what));
+}
+
+std::string describe(const Ordered& v) { return json_describe(nlohmann::json::parse(v.dump())); }
+
+// The handlers of candor's gate in one event's list, as [group, handler] positions, after checking
+// the list's shape.
+Result<std::vector<std::pair<std::size_t, std::size_t>>> candor_handlers(const Ordered& list, const std::string& where,
+                                                                         const std::string& path) {
+  if (!list.is_array()) return malformed(where, path, "expected an array of hook groups, found " + describe(list));
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  for (std::size_t g = 0; g < list.size(); ++g) {
+    std::string at = fmt::format("{}[{}]", path, g);
+    const Ordered& group = list[g];
+    if (!group.is_object()) return malformed(where, at, "expected a hook group (an object), found " + describe(group));
+    if (!group.contains("hooks")) continue;
+    const Ordered& handlers = group["hooks"];
+    if (!handlers.is_array()) return malformed(where, at + ".hooks", "expected an array, found " + describe(handlers));
+    for (std::size_t h = 0; h < handlers.size(); ++h) {
+      const Ordered& handler = handlers[h];
+      if (!handler.is_object()) {
+        return malformed(where, fmt::format("{}.hooks[{}]", at, h),
+                         "expected a hook (an object), found " + describe(handler));
+      }
+      if (handler.contains("command") && handler["command"].is_string() &&
+          is_candor_hook_command(handler["command"].get<std::string>())) {
+        out.emplace_back(g, h);
+      }
+    }
+  }
+  return out;
+}
+
+Ordered handler_of(const HookEntry& e) {
+  return Ordered{{"type", "command"}, {"command", e.command}, {"timeout", e.timeout_s}};
+}
+
+// One event's list with candor's handler made `e` (install) or gone (uninstall).
+void merge_event(Ordered& list, const std::vector<std::pair<std::size_t, std::size_t>>& found, const HookEntry& e,
+                 bool uninstall, MergeResult& out) {
+  if (!uninstall && !found.empty()) {
+    auto [g, h] = found.front();
+    Ordered& handler = list[g]["hooks"][h];
+    bool same = handler.value("command", "") == e.command && handler.contains("timeout") &&
+                handler["timeout"] == e.timeout_s && handler.value("type", "") == "command";
+    if (!same) {
+      handler["type"] = "command";
+      handler["command"] = e.command;
+      handler["timeout"] = e.timeout_s;
+      out.what.push_back(fmt::format("updated candor's {} hook to run: {}", e.event, e.command));
+    }
+  } else if (!uninstall) {
+    list.push_back(Ordered{{"hooks", Ordered::array({handler_of(e)})}});
+    out.what.push_back(fmt::format("added a {} hook running: {}", e.event, e.command));
+  }
+  // Every other handler of candor's goes (on install, duplicates beyond the first), from the last.
+  std::size_t keep = uninstall ? 0 : 1;
+  for (std::size_t k = found.size(); k > keep; --k) {
+    auto [g, h] = found[k - 1];
+    Ordered& handlers = list[g]["hooks"];
+    handlers.erase(handlers.begin() + static_cast<std::ptrdiff_t>(h));
+    if (handlers.empty()) list.erase(list.begin() + static_cast<std::ptrdiff_t>(g));
+    out.what.push_back(uninstall ? fmt::format("removed candor's {} hook", e.event)
+                                 : fmt::format("removed a second copy of candor's {} hook", e.event));
+  }
+}
+
+Result<std::string> read_existing(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return std::string();
+  auto text = read_input_file(path, kMaxDocumentBytes);
+  if (!text.ok()) return text.error();
+  return text;
+}
+
+// Written beside it and renamed over it, with the old file's permissions (0644 for a new one).
+Status write_atomically(const std::string& path, const std::string& text) {
+  std::error_code ec;
+  fs::path p(path);
+  fs::create_directories(p.parent_path(), ec);
+  if (ec)
+    return make_error(ErrorCode::kIo, fmt::format("cannot create {}: {}", p.parent_path().string(), ec.message()));
+  mode_t mode = 0644;
+  if (struct stat st{}; ::stat(path.c_str(), &st) == 0) mode = st.st_mode & 07777;
+  std::string tmp = path + fmt::format(".candor-{}.tmp", ::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  if (fd < 0) return make_error(ErrorCode::kIo, fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
+  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(fd) == 0;
+  ok = ::close(fd) == 0 && ok;
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return make_error(ErrorCode::kIo, fmt::format("cannot write {}: {}", path, std::strerror(err)));
+  }
+  return ok_status();
+}
+
+Result<FileChange> update_file(const std::string& path,
+                               const std::function<Result<MergeResult>(const std::string&)>& merge,
+                               const std::string& unchanged) {
+  TRY(std::string text, read_existing(path));
+  TRY(MergeResult merged, merge(text));
+  FileChange change{path, merged.changed, merged.what, merged.changed ? "" : unchanged};
+  if (merged.changed) TRY_STATUS(write_atomically(path, merged.text));
+  return change;
+}
+
+std::string home_dir(const std::function<std::string(const char*)>& env, const char* override_var, const char* folder) {
+  if (std::string dir = env(override_var); !dir.empty()) return dir;
+  std::string home = env("HOME");
+  return (home.empty() ? std::string(".") : home) + "/" + folder;
+}
+
+std::string absolute(const std::string& dir) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(fs::absolute(dir, ec), ec);
+  return p.string();
+}
+
+}  // namespace
+
+std::vector<HookEntry> gate_hooks(const std::string& command_prefix) {
+  // The stop's checks may run the user's commands twice (before and after): room for them.
+  return {{"UserPromptSubmit", command_prefix, 60}, {"Stop", command_prefix, 600}};
+}
+
+std::string shell_quote(const std::string& word) {
+  bool plain = !word.empty() && word.find_first_not_of(
+                                    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                    "-_./:=+,@%") == std::string::npos;
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+bool is_candor_hook_command(const std::string& command) {
+  std::vector<std::string> words = shell_words(command);
+  for (std::size_t i = 0; i + 2 < words.size(); ++i) {
+    std::string name = fs::path(words[i]).filename().string();
+    if (name == "candor" && words[i + 1] == "gate" && (words[i + 2] == "claude-code" || words[i + 2] == "codex"))
+      return true;
+  }
+  return false;
+}
+
+Result<MergeResult> merge_hooks(const std::string& text, const std::string& where, const std::vector<HookEntry>& hooks,
+                                bool uninstall) {
+  MergeResult out;
+  Ordered root = Ordered::object();
+  bool empty = text.find_first_not_of(" \t\r\n") == std::string::npos;
+  if (!empty) {
+    // The limits and a message with the line and column first; then the text again, in its order.
+    auto checked = parse_json_text(text, where);
+    if (!checked.ok()) {
+      return make_error(ErrorCode::kInvalidInput, checked.error().message + "; candor changed nothing");
+    }
+    root = Ordered::parse(text, nullptr, false);
+    if (root.is_discarded()) return malformed(where, "$", "not valid JSON");
+  }
+  if (!root.is_object()) return malformed(where, "$", "expected an object, found " + describe(root));
+  if (root.contains("hooks") && !root["hooks"].is_object())
+    return malformed(where, "hooks", "expected an object, found " + describe(root["hooks"]));
+  // Every event's shape checked before anything changes.
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> found;
+  for (const auto& e : hooks) {
+    const Ordered* list = root.contains("hooks") && root["hooks"].contains(e.event) ? &root["hooks"][e.event] : nullptr;
+    if (list == nullptr) {
+      found.emplace_back();
+      continue;
+    }
+    TRY(auto positions, candor_handlers(*list, where, "hooks." + e.event));
+    found.push_back(std::move(positions));
+  }
+  for (std::size_t i = 0; i < hooks.size(); ++i) {
+    const HookEntry& e = hooks[i];
+    if (uninstall && found[i].empty()) continue;
+    Ordered& list = root["hooks"][e.event];
+    if (list.is_null()) list = Ordered::array();
+    merge_event(list, found[i], e, uninstall, out);
+    if (uninstall && list.empty()) root["hooks"].erase(e.event);
+  }
+  if (uninstall && root.contains("hooks") && root["hooks"].empty() && !out.what.empty()) root.erase("hooks");
+  out.changed = !out.what.empty();
+  out.text = out.changed ? root.dump(2, ' ', false, Ordered::error_handler_t::replace) + "\n" : text;
+  return out;
+}
+
+Result<MergeResult> enable_codex_hooks(const std::string& toml, const std::string& where) {
+  MergeResult out;
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(toml);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  auto trimmed = [](const std::string& s) {
+    std::size_t a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t\r");
+    return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
+  };
+  auto without_comment = [&](const std::string& s) {
+    std::string t = trimmed(s);
+    if (std::size_t hash = t.find(" #"); hash != std::string::npos) t = trimmed(t.substr(0, hash));
+    return t;
+  };
+  // key = value, with the key's spaces taken out: "hooks", "features.hooks".
+  auto key_value = [&](const std::string& s, std::string& key, std::string& value) {
+    std::string t = without_comment(s);
+    std::size_t eq = t.find('=');
+    if (eq == std::string::npos || t.empty() || t[0] == '#' || t[0] == '[') return false;
+    key.clear();
+    for (char c : t.substr(0, eq))
+      if (c != ' ' && c != '\t') key += c;
+    value = trimmed(t.substr(eq + 1));
+    return true;
+  };
+  std::string table;  // the current table ("" before any header)
+  std::ptrdiff_t features_header = -1, hooks_line = -1;
+  std::string hooks_value;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::string t = without_comment(lines[i]);
+    if (!t.empty() && t[0] == '[') {
+      table = t.rfind("[[", 0) == 0 ? "" : trimmed(t.substr(1, t.find(']') == std::string::npos ? 0 : t.find(']') - 1));
+      if (table == "features") features_header = static_cast<std::ptrdiff_t>(i);
+      continue;
+    }
+    std::string key, value;
+    if (!key_value(lines[i], key, value)) continue;
+    if ((table == "features" && key == "hooks") || (table.empty() && key == "features.hooks")) {
+      hooks_line = static_cast<std::ptrdiff_t>(i);
+      hooks_value = value;
+    }
+    if (table.empty() && key == "features") {
+      return make_error(ErrorCode::kInvalidInput,
+                        fmt::format("{}: features is an inline table: add `hooks = true` to it by hand; candor changed "
+                                    "nothing",
+                                    where));
+    }
+  }
+  if (hooks_line >= 0 && hooks_value == "true") {
+    out.text = toml;
+    return out;
+  }
+  if (hooks_line >= 0) {
+    std::string& line = lines[static_cast<std::size_t>(hooks_line)];
+    std::size_t eq = line.find('=');
+    line = line.substr(0, eq + 1) + " true";
+    out.what.push_back(fmt::format("turned Codex's hooks feature on (it was `{}`)", hooks_value));
+  } else if (features_header >= 0) {
+    lines.insert(lines.begin() + features_header + 1, "hooks = true");
+    out.what.push_back("turned Codex's hooks feature on ([features] hooks = true)");
+  } else {
+    if (!lines.empty() && !trimmed(lines.back()).empty()) lines.push_back("");
+    lines.push_back("[features]");
+    lines.push_back("hooks = true");
+    out.what.push_back("turned Codex's hooks feature on ([features] hooks = true)");
+  }
+  for (const auto& l : lines) out.text += l + "\n";
+  out.changed = true;
+  return out;
+}
+
+std::string claude_settings_path(bool user, const std::string& project_dir,
+                                 const std::function<std::string(const char*)>& env) {
+  if (user) return home_dir(env_or_process(env), "CLAUDE_CONFIG_DIR", ".claude") + "/settings.json";
+  return absolute(project_dir) + "/.claude/settings.json";
+}
+
+std::string codex_hooks_path(bool user, const std::string& project_dir,
+                             const std::function<std::string(const char*)>& env) {
+  if (user) return home_dir(env_or_process(env), "CODEX_HOME", ".codex") + "/hooks.json";
+  return absolute(project_dir) + "/.codex/hooks.json";
+}
+
+std::string codex_config_path(const std::function<std::string(const char*)>& env) {
+  return home_dir(env_or_process(env), "CODEX_HOME", ".codex") + "/config.toml";
+}
+
+Result<InstallResult> install_gate(const InstallRequest& r) {
+  InstallResult out;
+  std::vector<HookEntry> hooks = gate_hooks(r.command);
+  std::string project = absolute(r.project_dir);
+  if (!r.user && !fs::is_directory(project)) {
+    return make_error(ErrorCode::kUsage, fmt::format("{} is not a folder: give the project with -C DIR", project));
+  }
+  std::string path = r.agent == GateAgent::kClaudeCode ? claude_settings_path(r.user, project, r.env)
+                                                       : codex_hooks_path(r.user, project, r.env);
+  TRY(FileChange hooks_file,
+      update_file(
+          path, [&](const std::string& text) { return merge_hooks(text, path, hooks, r.uninstall); },
+          r.uninstall ? "candor's hooks are not in it" : "candor's hooks are in it already"));
+  out.files.push_back(hooks_file);
+  if (r.agent == GateAgent::kCodex && !r.uninstall) {
+    std::string config = codex_config_path(r.env);
+    TRY(FileChange feature, update_file(
+                                config, [&](const std::string& text) { return enable_codex_hooks(text, config); },
+                                "Codex's hooks feature is on already"));
+    out.files.push_back(feature);
+  }
+  if (r.uninstall) {
+    if (r.agent == GateAgent::kCodex) {
+      out.notes.push_back("Codex's hooks feature was left on in " + codex_config_path(r.env) +
+                          " (other hooks may use it)");
+    }
+    return out;
+  }
+  if (r.agent == GateAgent::kClaudeCode) {
+    out.notes.push_back(r.user ? "these hooks run in every Claude Code session of this user"
+                               : fmt::format("Claude Code reads {} only when it is started in {} itself (not in a "
+                                             "folder below it)",
+                                             path, project));
+  } else {
+    out.notes.push_back(fmt::format(
+        "Codex runs no hook until you trust it, and skips an untrusted one silently: {}start `codex` in {} and trust "
+        "candor's two hooks with /hooks (for a single `codex exec`, `--trust --dangerously-bypass-hook-trust` does "
+        "it). Editing {} later makes them untrusted again. `candor gate status` says what Codex has trusted.",
+        r.user ? "" : "trust the project, then ", r.user ? std::string("any project") : project, path));
+  }
+  return out;
+}
+
+}  // namespace candor::app
