@@ -59,6 +59,7 @@ bench: build
 	bench/store_listing.sh
 	bench/sandbox_overhead.sh
 	bench/verify_git.sh
+	bench/gate.sh
 
 # Every test under AddressSanitizer, UndefinedBehaviorSanitizer and LeakSanitizer.
 sanitize: deps
