@@ -46,6 +46,7 @@ void count_llm_call(RunFacts& facts, const LlmCall& call) {
   facts.usage.llm_calls++;
   facts.usage.input_tokens += call.input_tokens;
   facts.usage.output_tokens += call.output_tokens;
+  if (call.usage_estimated) facts.usage.estimated_calls++;
   if (call.budgeted) facts.budget.used.tokens += call.input_tokens + call.output_tokens;
 }
 

@@ -338,7 +338,8 @@ nlohmann::json to_json(const RunFacts& f) {
       {"usage",
        {{"llm_calls", f.usage.llm_calls},
         {"input_tokens", f.usage.input_tokens},
-        {"output_tokens", f.usage.output_tokens}}},
+        {"output_tokens", f.usage.output_tokens},
+        {"estimated_calls", f.usage.estimated_calls}}},
       {"snapshot_before", f.snapshot_before},
       {"snapshot_after", f.snapshot_after},
       {"created_folders", created_folders_json(f.created_folders)},
@@ -448,6 +449,7 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
       f.usage.llm_calls = j["usage"].value("llm_calls", 0);
       f.usage.input_tokens = j["usage"].value("input_tokens", std::int64_t{0});
       f.usage.output_tokens = j["usage"].value("output_tokens", std::int64_t{0});
+      f.usage.estimated_calls = j["usage"].value("estimated_calls", 0);
     }
     for (const auto& g : j.value("goal_validations", nlohmann::json::array())) {
       f.goal_validations.push_back(

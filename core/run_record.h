@@ -204,6 +204,8 @@ struct Usage {
   int llm_calls = 0;
   std::int64_t input_tokens = 0;
   std::int64_t output_tokens = 0;
+  // Calls whose server reported no usage: their tokens are candor's estimate (characters / 4).
+  int estimated_calls = 0;
 };
 
 // Whether change detection saw the whole workspace. A path it could not read is not evidence of

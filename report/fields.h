@@ -72,4 +72,15 @@ inline std::string budget_words(const nlohmann::json& report) {
   return fmt::format("time {} s", used_of(json_field(b, "time_s")));
 }
 
+// The LLM usage as every rendering says it: "4 LLM calls, 3600 tokens in, 500 out", and, when a
+// server sent no usage for some calls, that those tokens are candor's estimate.
+inline std::string usage_words(const nlohmann::json& report) {
+  const auto& usage = json_object(report, "usage");
+  std::string words = fmt::format("{} LLM calls, {} tokens in, {} out", json_int(usage, "llm_calls"),
+                                  json_int(usage, "input_tokens"), json_int(usage, "output_tokens"));
+  std::int64_t estimated = json_int(usage, "estimated_calls");
+  if (estimated > 0) words += fmt::format(" ({} of the calls estimated: the server sent no usage)", estimated);
+  return words;
+}
+
 }  // namespace candor::report

@@ -44,7 +44,6 @@ std::string sandbox_value(const nlohmann::json& sb) {
 std::string html_signals(const nlohmann::json& r) {
   const auto& steps = json_object(r, "steps");
   const auto& b = json_object(r, "budget");
-  const auto& usage = json_object(r, "usage");
   const auto& mutations = json_list(r, "mutations");
   const auto& suspicious = json_list(r, "suspicious");
   int passed = 0, failed = 0;
@@ -90,9 +89,7 @@ std::string html_signals(const nlohmann::json& r) {
              provider.is_string() ? e(provider.get<std::string>()) : "none (no LLM was used)");
   const auto& policy = json_field(r, "judge_policy");
   out += row("sig-judge-policy", "judge policy", policy.is_string() ? e(policy.get<std::string>()) : "not recorded");
-  out += row("sig-usage", "usage",
-             fmt::format("{} LLM calls, {} tokens in, {} out", json_int(usage, "llm_calls"),
-                         json_int(usage, "input_tokens"), json_int(usage, "output_tokens")));
+  out += row("sig-usage", "usage", e(usage_words(r)));
   return out + "</table>\n";
 }
 

@@ -61,10 +61,8 @@ std::string signals(const nlohmann::json& r) {
                      exhausted.empty() ? "" : " · exhausted: " + markdown_text(exhausted));
   const auto& usage = json_object(r, "usage");
   if (json_int(usage, "llm_calls") > 0) {
-    out += fmt::format(
-        "- LLM usage: {} calls, {} tokens in, {} out (the judge's calls are not counted against the "
-        "token budget)\n",
-        json_int(usage, "llm_calls"), json_int(usage, "input_tokens"), json_int(usage, "output_tokens"));
+    out += "- LLM usage: " + markdown_text(usage_words(r)) +
+           " (the judge's calls are not counted against the token budget)\n";
   }
   if (json_field(r, "provider").is_string()) out += "- provider: " + code(r, "provider") + "\n";
   for (const auto& s : json_list(r, "suspicious")) out += "- suspicious: " + text(s, "reason") + "\n";

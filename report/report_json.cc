@@ -208,7 +208,8 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
       {"usage",
        {{"llm_calls", f.usage.llm_calls},
         {"input_tokens", f.usage.input_tokens},
-        {"output_tokens", f.usage.output_tokens}}},
+        {"output_tokens", f.usage.output_tokens},
+        {"estimated_calls", f.usage.estimated_calls}}},
   };
 }
 

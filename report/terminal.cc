@@ -115,8 +115,7 @@ std::string signals_section(const nlohmann::json& r, const Style& st) {
   }
   const auto& usage = json_object(r, "usage");
   if (json_int(usage, "llm_calls") > 0) {
-    out += fmt::format("  {:<14}{} LLM calls, {} tokens in, {} out (the judge's outside the budget)\n", "usage",
-                       json_int(usage, "llm_calls"), json_int(usage, "input_tokens"), json_int(usage, "output_tokens"));
+    out += fmt::format("  {:<14}{} (the judge's outside the budget)\n", "usage", usage_words(r));
   }
   return out;
 }

@@ -239,6 +239,13 @@ TEST_SUITE("e2e") {
     CHECK(j["usage"]["output_tokens"].get<long>() > 10);
     CHECK(j["budget"]["tokens"][0].get<long>() ==
           j["usage"]["input_tokens"].get<long>() + j["usage"]["output_tokens"].get<long>());
+    // ... and the report says the tokens are an estimate, in its JSON and in every rendering.
+    CHECK(j["usage"]["estimated_calls"] == j["usage"]["llm_calls"]);
+    CHECK(j["usage"]["llm_calls"].get<int>() >= 1);
+    auto shown = env.candor({"report", j["run_id"].get<std::string>()});
+    CHECK(shown.out.find("of the calls estimated: the server sent no usage") != std::string::npos);
+    auto markdown = env.candor({"report", j["run_id"].get<std::string>(), "--markdown"});
+    CHECK(markdown.out.find("of the calls estimated: the server sent no usage") != std::string::npos);
   }
 
   TEST_CASE("provider: a key the server echoes masked (its first and last characters) reaches no output and no file") {
