@@ -3,9 +3,9 @@
 // aider's own messages are blockquotes ("> Applied edit to PATH", "> Commit HASH MSG", "> Running
 // CMD"), written as one "> " followed by the text, whose last line ends with the Markdown line
 // break (two spaces); everything else is the model's reply. Calls: `edit` (an edit applied),
-// `commit`, `shell` (a command aider ran: one it proposed, or /run, /test, !). The file has no exit
-// codes, and a command's output only when aider showed it (a failing /test): results say what
-// the file says and no more.
+// `commit`, `undo` (/undo: the last aider commit taken back), `shell` (a command aider ran: one it proposed, or /run,
+// /test, !). The file has no exit codes, and a command's output only when aider showed it (a failing /test): results
+// say what the file says and no more.
 #include <fmt/format.h>
 
 #include "core/json_text.h"
@@ -30,6 +30,7 @@ struct Reader {
   std::string reply;       // the model's reply being read
   std::string last_reply;  // the last complete one: the final answer
   std::string open_shell;  // the id of a shell call whose output may follow
+  std::string open_undo;   // the id of an /undo whose "Removed: ..." may follow
   std::string block;       // a blockquote being read (multi-line)
   bool in_block = false;
   int n = 0;
@@ -52,10 +53,14 @@ struct Reader {
   void user(const std::string& text) {
     end_reply();
     open_shell.clear();
+    open_undo.clear();
     if (starts(text, "/run ") || starts(text, "/test ")) {
       shell(text.substr(text.find(' ') + 1));
     } else if (starts(text, "!") && text.size() > 1) {
       shell(text.substr(1));
+    } else if (text == "/undo") {
+      open_undo = next_id();
+      b.call(open_undo, "undo", nlohmann::json::object());
     } else {
       b.skip("user");
     }
@@ -73,6 +78,9 @@ struct Reader {
       b.call(id, "commit",
              {{"hash", rest.substr(0, sp)}, {"message", sp == std::string::npos ? "" : rest.substr(sp + 1)}});
       b.result(id, {{"ok", true}, {"output", text}});
+    } else if (starts(text, "Removed: ") && !open_undo.empty()) {
+      b.result(open_undo, {{"ok", true}, {"output", text}});  // the commit it took back
+      open_undo.clear();
     } else if (starts(text, "Running ")) {
       shell(text.substr(8));
     } else if (!open_shell.empty() && text.find('\n') != std::string::npos) {
@@ -86,7 +94,7 @@ struct Reader {
   void line(std::string s) {
     if (in_block) {
       block += "\n" + trim_break(s);
-      if (line_break(s)) {
+      if (line_break(s) && !trim_break(s).empty()) {  // a blank line of a command's output is no end
         in_block = false;
         quote(block);
       }

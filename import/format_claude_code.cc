@@ -7,10 +7,11 @@ namespace {
 
 // Record types of a session file that carry nothing for the stream (they still show the file is one).
 bool session_record(const std::string& type) {
-  static const char* const kTypes[] = {"summary",          "system",       "attachment", "file-history-snapshot",
-                                       "queue-operation",  "last-prompt",  "atis-latch", "api-request-shape",
-                                       "api-request-blob", "api-request",  "tools-used", "cost-state",
-                                       "progress",         "custom-title", "tag",        "agent-name"};
+  static const char* const kTypes[] = {
+      "summary",     "system",     "attachment",        "file-history-snapshot", "queue-operation",
+      "last-prompt", "atis-latch", "api-request-shape", "api-request-blob",      "api-request",
+      "tools-used",  "cost-state", "progress",          "custom-title",          "tag",
+      "agent-name",  "mode"};
   for (const char* t : kTypes)
     if (type == t) return true;
   return false;

@@ -91,7 +91,7 @@ void v1_event(const nlohmann::json& e, const std::string& kind, Builder& b, Answ
       result["exit_code"] = meta_code;
     }
     if (result.contains("exit_code") && result["exit_code"] != 0) result["ok"] = false;
-    b.result(call_id, result);
+    b.result(call_id, result, json_str(e, "tool_name"));
   } else if (kind == "MessageEvent" && json_str(e, "source") == "agent") {
     a.last_message = text_of(member(member(e, "llm_message"), "content"));
     b.seen();

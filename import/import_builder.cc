@@ -50,10 +50,10 @@ void Builder::call(const std::string& id, const std::string& tool, nlohmann::jso
   push({0, Kind::kToolCalled, tool, std::move(input), nullptr, ""});
 }
 
-void Builder::result(const std::string& id, nlohmann::json result) {
+void Builder::result(const std::string& id, nlohmann::json result, const std::string& unpaired_tool) {
   ++recognised_;
   auto it = calls_.find(id);
-  std::string tool;
+  std::string tool = unpaired_tool;
   nlohmann::json input = nlohmann::json::object();
   if (it != calls_.end()) {
     tool = out_.events[it->second].tool;

@@ -32,7 +32,8 @@ class Builder {
   void call(const std::string& id, const std::string& tool, nlohmann::json input);
   // Pairs with the call of that id (tool and input), when there was one. `result` is an object
   // with at least "ok"; a false "ok" marks the call as failed (it is then no goal action).
-  void result(const std::string& id, nlohmann::json result);
+  // `tool` names the tool when no call of that id was read (a stream that begins mid-session).
+  void result(const std::string& id, nlohmann::json result, const std::string& tool = "");
   void final_answer(const std::string& text);
   // A record of the format that is not used (counted by type; it still shows the file is the format).
   void skip(const std::string& type);

@@ -87,7 +87,7 @@ const std::vector<FormatRow>& formats() {
        "aider",
        import_aider,
        "an aider chat history (.aider.chat.history.md)",
-       {"edit", "shell", "commit"}},
+       {"edit", "shell", "commit", "undo"}},
       {Format::kCline,
        "cline",
        import_cline,
