@@ -15,11 +15,11 @@ using Kind = TrajectoryEvent::Kind;
 
 }  // namespace
 
-std::string kept_text(std::string s) {
-  if (s.size() <= 2 * kKeptHalf + 64) return s;
+std::string kept_text(std::string s, std::size_t half) {
+  if (s.size() <= 2 * half + 64) return s;
   // Cut between UTF-8 sequences, never inside one (a report's JSON must stay valid UTF-8).
   auto continuation = [&](std::size_t i) { return (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80; };
-  std::size_t head = kKeptHalf, tail = s.size() - kKeptHalf;
+  std::size_t head = half, tail = s.size() - half;
   while (head > 0 && continuation(head)) --head;
   while (tail < s.size() && continuation(tail)) ++tail;
   return s.substr(0, head) + fmt::format("\n[... {} cut ...]\n", format_bytes(tail - head)) + s.substr(tail);
@@ -28,11 +28,11 @@ std::string kept_text(std::string s) {
 namespace {
 
 // Every string in the value cut (it came through the JSON limits: at most kMaxJsonDepth + 1 deep).
-void cut_strings(nlohmann::json& j) {
+void cut_strings(nlohmann::json& j, std::size_t half = kKeptHalf) {
   if (j.is_string()) {
-    if (j.get_ref<const std::string&>().size() > 2 * kKeptHalf + 64) j = kept_text(j.get<std::string>());
+    if (j.get_ref<const std::string&>().size() > 2 * half + 64) j = kept_text(j.get<std::string>(), half);
   } else if (j.is_structured()) {
-    for (auto& v : j) cut_strings(v);
+    for (auto& v : j) cut_strings(v, half);
   }
 }
 
@@ -61,6 +61,9 @@ void Builder::result(const std::string& id, nlohmann::json result, const std::st
     if (result.is_object() && result.contains("ok") && result["ok"] == false) failed_calls_.insert(it->second);
   }
   cut_strings(result);
+  // What a format adds beside the output (Claude Code's toolUseResult) mostly repeats it: its
+  // strings are kept shorter, so that a result costs about one output's memory.
+  if (result.is_object() && result.contains("detail")) cut_strings(result["detail"], kKeptHalf / 16);
   push({0, Kind::kToolResult, tool, std::move(input), std::move(result), ""});
 }
 

@@ -23,7 +23,7 @@ namespace candor::import {
 // command, a test summary at the end of its output, an exit code) stays, and the events of a long
 // session cost memory by their count, not by the size of what the tools printed.
 inline constexpr std::size_t kKeptHalf = 2048;
-std::string kept_text(std::string s);
+std::string kept_text(std::string s, std::size_t half = kKeptHalf);
 
 class Builder {
  public:
