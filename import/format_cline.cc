@@ -17,11 +17,6 @@ namespace {
 
 const char* const kExpected = "a Cline or Roo Code api_conversation_history.json (a JSON array of messages)";
 
-bool known_tool(const std::string& name) {
-  const auto& tools = tool_catalogue(Format::kCline);
-  return std::find(tools.begin(), tools.end(), name) != tools.end();
-}
-
 // The XML calls in an assistant's text: <tool><param>value</param>...</tool>, tools of the catalogue only.
 std::vector<std::pair<std::string, nlohmann::json>> xml_calls(const std::string& text) {
   std::vector<std::pair<std::string, nlohmann::json>> out;
@@ -30,7 +25,7 @@ std::vector<std::pair<std::string, nlohmann::json>> xml_calls(const std::string&
     std::size_t close = text.find('>', at);
     if (close == std::string::npos) break;
     std::string name = text.substr(at + 1, close - at - 1);
-    std::size_t end = known_tool(name) ? text.find("</" + name + ">", close) : std::string::npos;
+    std::size_t end = in_catalogue(Format::kCline, name) ? text.find("</" + name + ">", close) : std::string::npos;
     if (end == std::string::npos) {
       at = close;
       continue;
@@ -59,15 +54,10 @@ std::vector<std::pair<std::string, nlohmann::json>> xml_calls(const std::string&
   return out;
 }
 
-// "Exit code: N" anywhere in the first lines of a command's result (Roo: "Command executed in
-// terminal ... Exit code: 0").
+// Roo writes "Command executed in terminal ... Exit code: 0" on the result's first line.
 std::optional<int> exit_code_of(const std::string& text) {
-  std::size_t at = text.find("Exit code: ");
-  if (at == std::string::npos || at > 1024) return exit_code_in_text(text);
-  std::size_t end = text.find_first_not_of("-0123456789", at + 11);
-  std::string digits = text.substr(at + 11, end == std::string::npos ? std::string::npos : end - at - 11);
-  if (digits.empty() || digits == "-" || digits.size() > 10) return std::nullopt;
-  return std::stoi(digits);
+  if (auto code = exit_code_after(text.substr(0, 1024), "Exit code: ")) return code;
+  return exit_code_in_text(text);
 }
 
 nlohmann::json result_of(const std::string& text, bool is_error) {

@@ -36,16 +36,6 @@ std::string content_text(const nlohmann::json& content) {
   return out;
 }
 
-// "Exit Code: 1" in run_shell_command's output (the model's view of the result).
-std::optional<int> shell_exit_code(const std::string& text) {
-  std::size_t at = text.find("Exit Code: ");
-  if (at == std::string::npos) return std::nullopt;
-  std::size_t end = text.find_first_not_of("-0123456789", at + 11);
-  std::string digits = text.substr(at + 11, end == std::string::npos ? std::string::npos : end - at - 11);
-  if (digits.empty() || digits == "-" || digits.size() > 10) return std::nullopt;
-  return std::stoi(digits);
-}
-
 }  // namespace
 
 Status import_gemini_cli(std::istream& in, Builder& b) {
@@ -67,7 +57,8 @@ Status import_gemini_cli(std::istream& in, Builder& b) {
         if (status.empty() || (!c.contains("result") && status != "error" && status != "cancelled")) continue;
         std::string output = result_text(member(c, "result"));
         nlohmann::json result = {{"ok", status == "success"}, {"status", status}, {"output", output}};
-        if (auto code = shell_exit_code(output)) {
+        // run_shell_command's output says "Exit Code: N" when N is not 0.
+        if (auto code = exit_code_after(output, "Exit Code: ")) {
           result["exit_code"] = *code;
           if (*code != 0) result["ok"] = false;
         } else if (json_str(c, "name") == "run_shell_command" && status == "success") {

@@ -1,6 +1,4 @@
 // SWE-agent trajectories (.traj): one JSON object, read a history/trajectory element at a time.
-#include <algorithm>
-
 #include <fmt/format.h>
 
 #include "core/arg_schema.h"
@@ -10,13 +8,6 @@ namespace candor::import {
 namespace {
 
 const char* const kExpected = "a SWE-agent .traj (an object with a \"history\" or a \"trajectory\" array)";
-
-// SWE-agent's commands, and the CTF mode's (tools/ctf in its repository); the first word of a legacy
-// action names one of them, else the action is a shell command.
-bool swe_command(const std::string& word) {
-  const auto& commands = tool_catalogue(Format::kSweAgent);
-  return std::find(commands.begin(), commands.end(), word) != commands.end();
-}
 
 void history_item(const nlohmann::json& h, Builder& b, bool& function_calling) {
   std::string role = json_str(h, "role");
@@ -61,7 +52,8 @@ Status import_swe_agent(std::istream& in, Builder& b) {
     for (const auto& [action, observation] : steps) {
       std::string first = action.substr(0, action.find_first_of(" \n"));
       std::string id = fmt::format("step-{}", ++n);
-      b.call(id, swe_command(first) ? first : "bash", {{"command", action}});
+      // The first word of a legacy action names an SWE-agent (or EnIGMA) command, else it is a shell command.
+      b.call(id, in_catalogue(Format::kSweAgent, first) ? first : "bash", {{"command", action}});
       b.result(id, {{"ok", true}, {"output", observation}});
     }
   }

@@ -141,6 +141,19 @@ bool flag(const nlohmann::json& j, const char* key) {
   return v.is_boolean() && v.get<bool>();
 }
 
+namespace {
+
+// The integer the text begins with (an optional '-', at most 9 digits) and how many bytes it took.
+std::optional<int> leading_int(std::string_view s, std::size_t& used) {
+  std::size_t sign = !s.empty() && s[0] == '-' ? 1 : 0;
+  used = sign;
+  while (used < s.size() && used < sign + 9 && std::isdigit(static_cast<unsigned char>(s[used]))) ++used;
+  if (used == sign) return std::nullopt;
+  return std::stoi(std::string(s.substr(0, used)));
+}
+
+}  // namespace
+
 std::optional<int> exit_code_in_text(std::string_view text) {
   static const std::string_view kPrefixes[] = {"Exit code: ", "Exit code ", "Process exited with code ",
                                                "<returncode>"};
@@ -150,18 +163,23 @@ std::optional<int> exit_code_in_text(std::string_view text) {
     std::string_view line = text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
     for (std::string_view prefix : kPrefixes) {
       if (line.substr(0, prefix.size()) != prefix) continue;
-      std::string_view rest = line.substr(prefix.size());
-      std::size_t n = rest.size() > 0 && rest[0] == '-' ? 1 : 0;
-      while (n < rest.size() && n < 10 && std::isdigit(static_cast<unsigned char>(rest[n]))) ++n;
-      if (n == 0 || (n == 1 && rest[0] == '-')) continue;
-      std::string_view after = rest.substr(n);
+      std::size_t used = 0;
+      auto code = leading_int(line.substr(prefix.size()), used);
+      std::string_view after = line.substr(prefix.size() + used);
       bool whole = after.empty() || after == "\r" || (prefix == "<returncode>" && after.substr(0, 2) == "</");
-      if (whole) return std::stoi(std::string(rest.substr(0, n)));
+      if (code && whole) return code;
     }
     if (end == std::string_view::npos) break;
     at = end + 1;
   }
   return std::nullopt;
+}
+
+std::optional<int> exit_code_after(std::string_view text, std::string_view label) {
+  std::size_t at = text.find(label);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::size_t used = 0;
+  return leading_int(text.substr(at + label.size()), used);
 }
 
 Status for_each_line(std::istream& in, Builder& b, const std::function<void(const nlohmann::json&)>& visit) {

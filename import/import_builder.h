@@ -86,6 +86,8 @@ bool flag(const nlohmann::json& j, const char* key);
 // (mini-swe-agent). Only at the start of a line, so a command's own output quoting it elsewhere
 // is not read as its code.
 std::optional<int> exit_code_in_text(std::string_view text);
+// The number after the first `label` anywhere in the text ("Exit Code: " of Gemini CLI's shell output).
+std::optional<int> exit_code_after(std::string_view text, std::string_view label);
 
 // JSON Lines: each line parsed and handed to `visit` (b.at() names it); a last line that does not
 // parse and has no newline after it is tolerated (truncated_last_line) when an earlier line was

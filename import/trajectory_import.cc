@@ -211,6 +211,11 @@ std::string format_name(Format format) { return row(format).name; }
 
 const std::vector<std::string>& tool_catalogue(Format format) { return row(format).tools; }
 
+bool in_catalogue(Format format, const std::string& tool) {
+  const auto& tools = tool_catalogue(format);
+  return std::find(tools.begin(), tools.end(), tool) != tools.end();
+}
+
 std::vector<std::string> spec_tools(Format format, const std::vector<std::string>& called) {
   std::vector<std::string> out = tool_catalogue(format);
   out.emplace_back("mcp__*");

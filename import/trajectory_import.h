@@ -37,6 +37,7 @@ std::string format_list();
 
 // The tools an agent of this format can call, as its own transcripts name them.
 const std::vector<std::string>& tool_catalogue(Format format);
+bool in_catalogue(Format format, const std::string& tool);
 
 // What an acceptance spec may name for this format: its catalogue, any MCP tool (the pattern
 // "mcp__*": `mcp__server__tool`), and every tool `called` lists (the tools a given transcript
