@@ -14,6 +14,10 @@ BENCH_PACKAGES := time
 # Only the tests need a browser (the HTML report is checked in headless Chromium) and strace
 # (the durability test reads the order of candor's syncs and renames).
 TEST_PACKAGES := chromium strace
+# The gate's end-to-end test (agents-gate) runs the real Claude Code and Codex CLI, installed from
+# the npm registry into $(BUILD)/agents; npm comes from Debian's nodejs and npm when none is on PATH
+# (a node from elsewhere, NodeSource's, brings its own npm, and Debian's npm would conflict with it).
+AGENT_PACKAGES := nodejs npm
 
 .PHONY: all deps build test install demo bench sanitize clean
 
@@ -30,6 +34,9 @@ build: deps $(BUILD)/build.ninja
 
 test: build
 	@scripts/install-deps.sh $(TEST_PACKAGES) || echo "warning: could not install $(TEST_PACKAGES); the HTML test will be skipped"
+	@command -v npm >/dev/null 2>&1 || scripts/install-deps.sh $(AGENT_PACKAGES) || echo "warning: could not install $(AGENT_PACKAGES)"
+	@tests/agents/install_agents.sh $(BUILD)/agents >/dev/null || \
+	  echo "warning: could not install Claude Code and Codex CLI into $(BUILD)/agents; the agents-gate test will report its cases skipped"
 	@status=0; meson test -C $(BUILD) --print-errorlogs || status=$$?; \
 	  scripts/test-summary.sh $(BUILD)/meson-logs/testlog.txt || status=1; exit $$status
 
@@ -52,6 +59,7 @@ bench: build
 	bench/store_listing.sh
 	bench/sandbox_overhead.sh
 	bench/verify_git.sh
+	bench/gate.sh
 
 # Every test under AddressSanitizer, UndefinedBehaviorSanitizer and LeakSanitizer.
 sanitize: deps

@@ -565,6 +565,7 @@ Result<GateEnded> end_gate_turn(GateAgent agent, const HookInput& in, const Gate
              .created_at = s.created_at,
              .trajectory = s.trajectory.get(),
              .store = &store,
+             .sync_verdict = false,  // record_decision() stores the run again with the answer, synced
              .acceptance = nullptr,
              .events = nullptr,
              .policy = *verify::parse_judge_policy(policy),

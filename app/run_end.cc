@@ -88,8 +88,10 @@ Result<RunResult> end_run(RunEnd end, RunObserver* observer) {
     // Masked once, here, where the report is made: what is printed is what is stored (the store
     // masks again, as its own guard).
     if (end.store->masker() != nullptr) end.store->masker()->mask_json(out.report);
-    out.stored = end.store->finish_run(facts.run_id, {to_string(facts.status), to_string(out.decision.verdict),
-                                                      out.decision.by, to_json(facts), out.report});
+    out.stored = end.store->finish_run(
+        facts.run_id,
+        {to_string(facts.status), to_string(out.decision.verdict), out.decision.by, to_json(facts), out.report},
+        end.sync_verdict);
   }
   out.exit =
       out.judge.provider_failed ? ExitCategory::kUnavailable : exit_category(out.decision.verdict, facts.acceptance);

@@ -37,6 +37,9 @@ struct RunEnd {
   // or stored, and the judge has the run's whole time budget again (a new process, after the run).
   Trajectory* trajectory = nullptr;
   store::RunStore* store = nullptr;
+  // false: the verdict stored is not synced yet, for a caller that stores the run again at once
+  // and syncs then, before anything is reported (the gate: the run with its answer).
+  bool sync_verdict = true;
   // Checked over `events` when given (`run`, `exec`, `verify RUN --acceptance`); `verify --git`
   // checks the agent's transcript before its review, and sets facts.acceptance itself.
   const verify::AcceptanceSpec* acceptance = nullptr;

@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "cli/version.h"  // generated: CANDOR_VERSION, from project() in meson.build
+#include "core/version.h"  // generated: CANDOR_VERSION, from project() in meson.build
 
 namespace candor::cli {
 

@@ -1,10 +1,22 @@
 #include "core/clock.h"
 
+#include <algorithm>
 #include <ctime>
+#include <thread>
 
 #include <fmt/format.h>
 
 namespace candor {
+
+bool Clock::sleep_for(std::chrono::milliseconds d, const std::atomic<bool>* cancel) {
+  auto until = monotonic() + d;
+  for (auto now = monotonic(); now < until; now = monotonic()) {
+    if (cancel != nullptr && cancel->load()) return false;
+    std::this_thread::sleep_for(
+        std::min<std::chrono::steady_clock::duration>(std::chrono::milliseconds(20), until - now));
+  }
+  return cancel == nullptr || !cancel->load();
+}
 
 Clock& system_clock() {
   static SystemClock clock;

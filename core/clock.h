@@ -1,6 +1,7 @@
 // Time behind an interface so budgets and timestamps can be tested without sleeping.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <string>
 
@@ -11,6 +12,9 @@ class Clock {
   virtual ~Clock() = default;
   virtual std::chrono::system_clock::time_point wall() = 0;       // for timestamps
   virtual std::chrono::steady_clock::time_point monotonic() = 0;  // for deadlines
+  // Waits `d` (a retry's delay), waking early when `cancel` (borrowed; may be null) is set: false
+  // then. A real clock sleeps; a test's fake clock moves by `d` at once.
+  virtual bool sleep_for(std::chrono::milliseconds d, const std::atomic<bool>* cancel);
 };
 
 class SystemClock final : public Clock {

@@ -1,5 +1,6 @@
 #include "core/credentials.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 
@@ -38,6 +39,18 @@ bool secret_name(std::string_view name) {
   static constexpr std::array<std::string_view, 11> kSuffixes = {
       ".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".p8", ".ppk", ".kdbx", ".tfstate", ".tfstate.backup"};
   static constexpr std::array<std::string_view, 4> kKeyPrefixes = {"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"};
+  // Most names are none of these, told at once: every name above begins with '.', '_' or "id_", or
+  // ends in one of these extensions.
+  static constexpr std::array<std::string_view, 15> kExtensions = {"env",     "pem",      "key",  "p12", "pfx",
+                                                                   "jks",     "keystore", "p8",   "ppk", "kdbx",
+                                                                   "tfstate", "backup",   "json", "php", "rc"};
+  if (name.empty()) return false;
+  if (name[0] != '.' && name[0] != '_' && !starts_with(name, "id_")) {
+    std::size_t dot = name.rfind('.');
+    if (dot == std::string_view::npos) return false;
+    std::string_view extension = name.substr(dot + 1);
+    if (std::find(kExtensions.begin(), kExtensions.end(), extension) == kExtensions.end()) return false;
+  }
   if (starts_with(name, ".env.") || ends_with(name, ".env")) return !template_name(name);
   for (auto e : kExact)
     if (name == e) return true;
@@ -59,18 +72,33 @@ bool secret_dir(std::string_view dir) {
 }  // namespace
 
 bool looks_secret(std::string_view rel_path) {
-  std::string lower(rel_path);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  std::string_view path(lower);
+  // Called for every path of a workspace (a turn's start: 100,000 of them), so without allocating:
+  // only a folder whose name begins with '.' can be a secret one, and only the last part is
+  // lower-cased to be matched as a name.
   std::size_t start = 0;
   while (true) {
-    std::size_t slash = path.find('/', start);
-    std::string_view part =
-        path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
-    if (slash == std::string_view::npos) return secret_name(part);
-    if (secret_dir(part)) return true;
+    std::size_t slash = rel_path.find('/', start);
+    if (slash == std::string_view::npos) break;
+    std::string_view part = rel_path.substr(start, slash - start);
+    if (part.size() > 1 && part[0] == '.' && part.size() <= 8) {
+      char lower[8];
+      for (std::size_t i = 0; i < part.size(); ++i)
+        lower[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(part[i])));
+      if (secret_dir(std::string_view(lower, part.size()))) return true;
+    }
     start = slash + 1;
   }
+  std::string_view name = rel_path.substr(start);
+  char buffer[128];
+  std::string longer;
+  char* lower = buffer;
+  if (name.size() > sizeof buffer) {
+    longer.resize(name.size());
+    lower = longer.data();
+  }
+  for (std::size_t i = 0; i < name.size(); ++i)
+    lower[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
+  return secret_name(std::string_view(lower, name.size()));
 }
 
 std::string content_withheld(std::string_view rel_path) {

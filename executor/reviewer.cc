@@ -131,7 +131,10 @@ Review Reviewer::review(int attempt, const std::string& goal, const std::optiona
       }
     } else {
       ++out.turns;
-      answer = "Your reply is not one of the two JSON objects described. Reply with a tool call or a verdict.";
+      // A reply that did not end whole (cut at the output limit, only thinking) is said as such.
+      answer = reply->incomplete.empty()
+                   ? "Your reply is not one of the two JSON objects described. Reply with a tool call or a verdict."
+                   : "Your reply is not valid: " + reply->incomplete + ". Reply with a short tool call or a verdict.";
     }
     if (turn == options_.max_turns) break;
     req.messages.push_back(

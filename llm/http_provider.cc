@@ -1,88 +1,98 @@
 #include "llm/http_provider.h"
 
 #include <algorithm>
-#include <thread>
+#include <atomic>
+#include <mutex>
+#include <optional>
+#include <random>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/json_text.h"
+#include "llm/wire.h"
 #include "net/http_client.h"
+#include "net/retry.h"
 
 namespace candor::llm {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
 
 std::string trim_slash(std::string s) {
   while (!s.empty() && s.back() == '/') s.pop_back();
   return s;
 }
 
-bool transient_status(long status) { return status == 429 || status == 408 || status >= 500; }
-
-// Sleeps up to `d`, waking early when cancelled. False when cancelled.
-bool pause(std::chrono::milliseconds d, const std::atomic<bool>* cancel) {
-  auto until = Clock::now() + d;
-  while (Clock::now() < until) {
-    if (cancel != nullptr && cancel->load()) return false;
-    std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::milliseconds(20), until - Clock::now()));
-  }
-  return cancel == nullptr || !cancel->load();
+std::uint64_t seed_or_random(std::uint64_t seed) {
+  if (seed != 0) return seed;
+  std::random_device device;
+  return (static_cast<std::uint64_t>(device()) << 32) ^ device();
 }
 
-// One wire format: how to build the body and the headers, and how to read the reply.
+// "6 s", "1.5 s": a wait as a person reads it.
+std::string seconds(milliseconds d) {
+  return d.count() % 1000 == 0 ? fmt::format("{} s", d.count() / 1000) : fmt::format("{:.1f} s", d.count() / 1000.0);
+}
+
+// One wire format over HTTP: retries, Retry-After, the time budget, cancellation, and keeping every
+// part of the key out of what it returns. The format itself (body, headers, reading the reply, what
+// to change after a 400) is the subclass's.
 class WireProvider : public Provider {
  public:
-  explicit WireProvider(HttpProviderConfig config) : config_(std::move(config)) {}
+  explicit WireProvider(HttpProviderConfig config)
+      : config_(std::move(config)),
+        clock_(config_.options.clock != nullptr ? *config_.options.clock : system_clock()),
+        seed_(seed_or_random(config_.options.jitter_seed)) {}
 
   Result<Reply> complete(const Request& request) override {
-    net::HttpRequest http;
-    http.method = "POST";
-    http.url = endpoint();
-    http.headers = headers();
-    http.headers.push_back("content-type: application/json");
-    http.body = body(request).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    http.connect_timeout_ms = config_.connect_timeout_ms;
-    http.max_body_bytes = 16 << 20;
-    http.cancel = config_.options.cancel;
-    auto host = net::url_host(http.url);
-    if (!host.ok()) return make_error(ErrorCode::kUnavailable, fmt::format("{}: {}", name(), host.error().message));
+    auto host = net::url_host(endpoint());
+    if (!host.ok()) return failure(ErrorCode::kUnavailable, host.error().message);
     net::NetworkPolicy policy{{*host}};  // the provider's own endpoint may be remote
-
-    auto deadline = Clock::now() + request.deadline;
-    std::chrono::milliseconds delay = config_.options.retry.first_delay;
+    const RetryPolicy& retry = config_.options.retry;
+    const auto deadline = clock_.monotonic() + request.deadline;
+    net::Backoff backoff(retry.first_delay, retry.max_delay, seed_ + calls_++);
     std::string last_error;
-    for (int attempt = 1; attempt <= config_.options.retry.max_attempts; ++attempt) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    for (int attempt = 1; attempt <= retry.max_attempts; ++attempt) {
+      milliseconds left = time_left(deadline);
       if (left.count() <= 0) {
-        return make_error(ErrorCode::kTimeout, scrub(fmt::format("{}: no answer within the time left ({})", name(),
-                                                                 last_error.empty() ? "no attempt made" : last_error)));
+        return failure(ErrorCode::kTimeout, fmt::format("no answer within the time left ({})",
+                                                        last_error.empty() ? "no attempt made" : last_error));
       }
-      http.total_timeout_ms = static_cast<long>(left.count());
-      auto resp = net::http_request(http, policy);
-      if (resp.ok() && resp->status >= 200 && resp->status < 300) return parse(resp->body);
-      bool retry = false;
+      auto resp = net::http_request(http_request(request, left), policy);
+      if (resp.ok() && resp->status >= 200 && resp->status < 300) return parse(resp->body, request);
+      if (cancelled()) return failure(ErrorCode::kUnavailable, "cancelled");
+      std::optional<milliseconds> asked;  // what the server's Retry-After asks for
       if (!resp.ok()) {
         last_error = resp.error().message;
-        retry = resp.error().code == ErrorCode::kTimeout || resp.error().code == ErrorCode::kUnavailable;
-        if (config_.options.cancel != nullptr && config_.options.cancel->load()) {
-          return make_error(ErrorCode::kUnavailable, name() + ": cancelled");
-        }
+        bool transient = resp.error().code == ErrorCode::kTimeout || resp.error().code == ErrorCode::kUnavailable;
+        if (!transient) return failure(ErrorCode::kUnavailable, last_error);
       } else {
-        last_error = fmt::format("HTTP {}: {}", resp->status, resp->body.substr(0, 300));
-        retry = transient_status(resp->status);
+        WireError error = read_error_body(resp->body);
+        last_error = error.describe(resp->status);
+        // The server refused a field or a role this model does not take: send what it does take
+        // instead, at once (each change is made once, so this ends).
+        if ((resp->status == 400 || resp->status == 422) && adapt(error)) {
+          --attempt;
+          continue;
+        }
+        if (!net::retryable_status(resp->status)) return failure(ErrorCode::kUnavailable, last_error);
+        asked = net::parse_retry_after(resp->header("retry-after"), clock_.wall());
       }
-      if (!retry) return make_error(ErrorCode::kUnavailable, scrub(fmt::format("{}: {}", name(), last_error)));
-      if (attempt == config_.options.retry.max_attempts) break;
-      if (!pause(std::min(delay, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now())),
-                 config_.options.cancel)) {
-        return make_error(ErrorCode::kUnavailable, name() + ": cancelled");
+      if (attempt == retry.max_attempts) break;
+      left = time_left(deadline);
+      if (asked && *asked > left) {
+        return failure(ErrorCode::kUnavailable,
+                       fmt::format("{}; the server asks to wait {} before trying again (Retry-After), more than the {} "
+                                   "left of the time budget",
+                                   last_error, seconds(*asked), seconds(left)));
       }
-      delay = std::min(delay * 2, config_.options.retry.max_delay);
+      if (!clock_.sleep_for(asked ? *asked : std::min(backoff.next(), left), config_.options.cancel)) {
+        return failure(ErrorCode::kUnavailable, "cancelled");
+      }
     }
-    return make_error(ErrorCode::kUnavailable, scrub(fmt::format("{}: gave up after {} attempts; last: {}", name(),
-                                                                 config_.options.retry.max_attempts, last_error)));
+    return failure(ErrorCode::kUnavailable,
+                   fmt::format("gave up after {} attempts; last: {}", retry.max_attempts, last_error));
   }
 
   std::string describe() const override { return name() + ":" + config_.model; }
@@ -91,34 +101,57 @@ class WireProvider : public Provider {
   virtual std::string name() const = 0;
   virtual std::string endpoint() const = 0;
   virtual std::vector<std::string> headers() const = 0;
-  virtual nlohmann::json body(const Request& request) const = 0;
-  virtual Result<Reply> read_reply(const nlohmann::json& j) const = 0;
+  virtual nlohmann::json body(const Request& request) = 0;
+  virtual Result<Reply> read_reply(const nlohmann::json& j, const Request& request) = 0;
+  // After a 400 or 422: whether the request was changed so that sending it again may succeed.
+  virtual bool adapt(const WireError&) { return false; }
 
   const HttpProviderConfig config_;
 
  private:
-  std::string scrub(std::string text) const { return redact(std::move(text), {config_.api_key}); }
+  milliseconds time_left(std::chrono::steady_clock::time_point deadline) const {
+    return std::chrono::duration_cast<milliseconds>(deadline - clock_.monotonic());
+  }
+  bool cancelled() const { return config_.options.cancel != nullptr && config_.options.cancel->load(); }
 
-  Result<Reply> parse(const std::string& text) const {
+  net::HttpRequest http_request(const Request& request, milliseconds left) {
+    net::HttpRequest http;
+    http.method = "POST";
+    http.url = endpoint();
+    http.headers = headers();
+    http.headers.push_back("content-type: application/json");
+    http.body = body(request).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    http.connect_timeout_ms = config_.connect_timeout_ms;
+    http.total_timeout_ms = static_cast<long>(left.count());
+    http.max_body_bytes = kMaxWireBytes;
+    http.cancel = config_.options.cancel;
+    return http;
+  }
+
+  // Every message leaves through here: prefixed with the provider's name, and without the key or
+  // any part of it a server echoed.
+  Error failure(ErrorCode code, const std::string& message) const {
+    return make_error(code, redact(name() + ": " + message, {config_.api_key}));
+  }
+
+  Result<Reply> parse(const std::string& text, const Request& request) {
     // Past the JSON limits the answer is refused, never parsed (and never quoted: it is not JSON
     // anyone should read): invalid input, exit 65 when it was the planner's.
     if (Status within = check_json_limits(text, name() + ": the reply", kWireLimits); !within.ok()) {
-      return make_error(ErrorCode::kInvalidInput, scrub(within.error().message));
+      return make_error(ErrorCode::kInvalidInput, redact(within.error().message, {config_.api_key}));
     }
     auto j = parse_within_limits_or_discarded(text);
     if (j.is_discarded() || !j.is_object()) {
-      return make_error(ErrorCode::kUnavailable,
-                        scrub(fmt::format("{}: the reply is not JSON: {}", name(), text.substr(0, 200))));
+      return failure(ErrorCode::kUnavailable, "the reply is not JSON: " + describe_non_json(text));
     }
-    try {
-      auto reply = read_reply(j);
-      if (!reply.ok()) return make_error(reply.error().code, scrub(reply.error().message));
-      return reply;
-    } catch (const nlohmann::json::exception& e) {
-      return make_error(ErrorCode::kUnavailable,
-                        scrub(fmt::format("{}: unexpected reply shape: {}", name(), e.what())));
-    }
+    auto reply = read_reply(j, request);
+    if (!reply.ok()) return failure(reply.error().code, reply.error().message);
+    return reply;
   }
+
+  Clock& clock_;
+  const std::uint64_t seed_;
+  std::atomic<std::uint64_t> calls_{0};
 };
 
 class Anthropic final : public WireProvider {
@@ -131,33 +164,17 @@ class Anthropic final : public WireProvider {
   std::vector<std::string> headers() const override {
     return {"x-api-key: " + config_.api_key, "anthropic-version: 2023-06-01"};
   }
-  nlohmann::json body(const Request& request) const override {
-    nlohmann::json messages = nlohmann::json::array();
-    for (const auto& m : request.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
-    return {{"model", config_.model},
-            {"max_tokens", request.max_output_tokens},
-            {"system", request.system},
-            {"messages", messages}};
-  }
-  Result<Reply> read_reply(const nlohmann::json& j) const override {
-    Reply r;
-    for (const auto& block : j.at("content")) {
-      if (block.value("type", "") == "text") r.text += block.at("text").get<std::string>();
-    }
-    if (j.contains("usage")) {
-      r.input_tokens = j["usage"].value("input_tokens", std::int64_t{0});
-      r.output_tokens = j["usage"].value("output_tokens", std::int64_t{0});
-    } else {
-      r.usage_estimated = true;
-      r.output_tokens = estimate_tokens(r.text);
-    }
-    return r;
+  nlohmann::json body(const Request& request) override { return anthropic_body(request, config_.model); }
+  Result<Reply> read_reply(const nlohmann::json& j, const Request& request) override {
+    return read_anthropic_reply(j, request);
   }
 };
 
 class OpenAi final : public WireProvider {
  public:
-  using WireProvider::WireProvider;
+  explicit OpenAi(HttpProviderConfig config) : WireProvider(std::move(config)) {
+    if (!config_.max_completion_tokens_first) dialect_.limit = OpenAiDialect::Limit::kMaxTokens;
+  }
 
  protected:
   std::string name() const override { return "openai"; }
@@ -166,28 +183,21 @@ class OpenAi final : public WireProvider {
     if (config_.api_key.empty()) return {};
     return {"authorization: Bearer " + config_.api_key};
   }
-  nlohmann::json body(const Request& request) const override {
-    nlohmann::json messages = nlohmann::json::array({{{"role", "system"}, {"content", request.system}}});
-    for (const auto& m : request.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
-    return {{"model", config_.model}, {"max_tokens", request.max_output_tokens}, {"messages", messages}};
+  nlohmann::json body(const Request& request) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return openai_body(request, config_.model, dialect_);
   }
-  Result<Reply> read_reply(const nlohmann::json& j) const override {
-    const auto& choices = j.at("choices");
-    if (!choices.is_array() || choices.empty()) {
-      return make_error(ErrorCode::kUnavailable, "openai: the reply has no choices");
-    }
-    Reply r;
-    const auto& content = choices[0].at("message").at("content");
-    r.text = content.is_string() ? content.get<std::string>() : "";
-    if (j.contains("usage") && j["usage"].is_object()) {
-      r.input_tokens = j["usage"].value("prompt_tokens", std::int64_t{0});
-      r.output_tokens = j["usage"].value("completion_tokens", std::int64_t{0});
-    } else {
-      r.usage_estimated = true;
-      r.output_tokens = estimate_tokens(r.text);
-    }
-    return r;
+  Result<Reply> read_reply(const nlohmann::json& j, const Request& request) override {
+    return read_openai_reply(j, request);
   }
+  bool adapt(const WireError& error) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return adapt_dialect(dialect_, error);
+  }
+
+ private:
+  std::mutex mu_;
+  OpenAiDialect dialect_;  // what this server accepts, for the provider's lifetime
 };
 
 }  // namespace

@@ -14,6 +14,9 @@ struct HttpProviderConfig {
   std::string model;
   ProviderOptions options;
   long connect_timeout_ms = 10000;
+  // openai: the output limit's field to try first (llm/wire.h, OpenAiDialect): max_completion_tokens
+  // for OpenAI's own API, max_tokens for any other server.
+  bool max_completion_tokens_first = false;
 };
 
 std::unique_ptr<Provider> make_anthropic(HttpProviderConfig config);

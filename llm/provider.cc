@@ -1,6 +1,8 @@
 #include "llm/provider.h"
 
+#include <cctype>
 #include <cstdlib>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -36,12 +38,48 @@ ProviderChoice choose_provider(const std::string& flag) {
 
 std::int64_t estimate_tokens(const std::string& text) { return static_cast<std::int64_t>(text.size() / 4 + 1); }
 
+std::int64_t estimate_tokens(const Request& request) {
+  std::int64_t n = estimate_tokens(request.system);
+  for (const auto& m : request.messages) n += estimate_tokens(m.content);
+  return n;
+}
+
+namespace {
+
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_' || c == '*'; }
+
+// A word a server may have made of a key: a masked echo, or the key's first or last characters.
+bool echoes_a_secret(std::string_view word, const std::vector<std::string>& secrets) {
+  if (word.find("***") != std::string_view::npos) return true;
+  for (const auto& secret : secrets) {
+    if (secret.size() < 8 || word.size() < 4 || word.size() > secret.size()) continue;
+    if (word.size() >= 6 && secret.compare(0, word.size(), word) == 0) return true;
+    if (secret.compare(secret.size() - word.size(), word.size(), word) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::string redact(std::string text, const std::vector<std::string>& secrets) {
   for (const auto& secret : secrets) {
     if (secret.size() < 8) continue;  // too short to be a key; replacing it would garble text
     for (std::size_t at; (at = text.find(secret)) != std::string::npos;) text.replace(at, secret.size(), "[redacted]");
   }
-  return text;
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    if (!word_char(text[i])) {
+      out += text[i++];
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() && word_char(text[end])) ++end;
+    std::string_view word(text.data() + i, end - i);
+    out += echoes_a_secret(word, secrets) ? std::string_view("[redacted]") : word;
+    i = end;
+  }
+  return out;
 }
 
 namespace {
@@ -67,6 +105,7 @@ Result<std::unique_ptr<Provider>> make_unmasked(const std::string& spec, const P
       if (c.api_key.empty())
         return make_error(ErrorCode::kUnavailable, "openai: OPENAI_API_KEY is not set (or set OPENAI_BASE_URL)");
       c.base_url = "https://api.openai.com/v1";
+      c.max_completion_tokens_first = true;
     }
     c.model = arg.empty() ? kDefaultOpenAiModel : arg;
     c.options = options;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/clock.h"
 #include "core/result.h"
 #include "core/secret_masker.h"
 
@@ -32,10 +33,18 @@ struct Request {
 };
 
 struct Reply {
-  std::string text;
+  std::string text;  // the answer's text parts only (never the model's thinking)
   std::int64_t input_tokens = 0;
   std::int64_t output_tokens = 0;
   bool usage_estimated = false;  // the provider reported no usage: counted as characters / 4
+  // Set when the model's turn did not end with a whole answer, saying why in words a message can
+  // carry: "the reply was cut at the output limit (4096 tokens)", "the reply holds only the
+  // model's thinking, no answer text", ... Empty for a reply that ended normally. A caller that
+  // cannot use the text says this instead of what it could not find in it.
+  std::string incomplete;
+  // The reply stopped at the output limit (stop_reason "max_tokens", finish_reason "length"): a
+  // repair asks for a shorter answer, not the same one again.
+  bool cut = false;
 };
 
 class Provider {
@@ -47,8 +56,9 @@ class Provider {
   virtual std::string describe() const = 0;  // "anthropic:claude-...", never a key
 };
 
-// Retries of transient failures (429, 5xx, timeouts, refused connections): bounded, with
-// exponential backoff. Tests shorten the delays.
+// Retries of transient failures (408, 429, 5xx, timeouts, refused connections): bounded, with
+// jittered exponential backoff, or after the delay a Retry-After header asks for when it fits the
+// time left (net/retry.h). Tests shorten the delays.
 struct RetryPolicy {
   int max_attempts = 4;
   std::chrono::milliseconds first_delay{500};
@@ -58,6 +68,11 @@ struct RetryPolicy {
 struct ProviderOptions {
   RetryPolicy retry;
   const std::atomic<bool>* cancel = nullptr;  // borrowed; stops waits and transfers when set
+  // Borrowed; deadlines, waits between retries and the "now" of a Retry-After date. Null: the
+  // system clock. Tests pass a FakeClock, so waits take no time and are recorded.
+  Clock* clock = nullptr;
+  // Seeds the jitter of the retry backoff; 0 takes a seed from std::random_device.
+  std::uint64_t jitter_seed = 0;
   // The run's secret values: every request's system prompt and messages are masked with it before
   // the provider sees them (mask_requests). Null: nothing is masked.
   std::shared_ptr<const SecretMasker> masker;
@@ -89,10 +104,15 @@ inline constexpr const char* kNoProviderHint =
 // nothing to mask.
 std::unique_ptr<Provider> mask_requests(std::unique_ptr<Provider> provider, std::shared_ptr<const SecretMasker> masker);
 
-// Usage for providers that report none.
+// Usage for providers that report none: bytes / 4, rounded up (a reply's text, or a request's
+// system prompt and messages).
 std::int64_t estimate_tokens(const std::string& text);
+std::int64_t estimate_tokens(const Request& request);
 
-// Replaces every occurrence of each secret (of 8 characters or more) with "[redacted]".
+// Replaces every occurrence of each secret (of 8 characters or more) with "[redacted]", and every
+// part of one a server echoes back: a masked echo (a word holding "***", as OpenAI's "Incorrect
+// API key provided: sk-proj-****...abcd"), the secret's first 8 or more characters, or its last 4
+// or more, each as a word of its own.
 std::string redact(std::string text, const std::vector<std::string>& secrets);
 
 }  // namespace candor::llm

@@ -5,11 +5,14 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <cctype>
 #include <memory>
 #include <mutex>
 
 #include <curl/curl.h>
 #include <fmt/format.h>
+
+#include "core/version.h"
 
 namespace candor::net {
 namespace {
@@ -52,6 +55,32 @@ int check_cancel(void* clientp, curl_off_t, curl_off_t, curl_off_t, curl_off_t) 
   return state->request->cancel != nullptr && state->request->cancel->load() ? 1 : 0;
 }
 
+std::string trim_spaces(std::string_view s) {
+  std::size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return "";
+  std::size_t e = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+// One header line at a time; a status line starts a new response (a 100 Continue, or a proxy's
+// answer before the server's), so only the final response's fields are kept.
+std::size_t read_header(char* data, std::size_t size, std::size_t nmemb, void* userp) {
+  constexpr std::size_t kMaxFields = 100, kMaxField = 8192;
+  auto* headers = static_cast<std::vector<std::pair<std::string, std::string>>*>(userp);
+  std::size_t n = size * nmemb;
+  std::string_view line(data, n);
+  if (line.rfind("HTTP/", 0) == 0) {
+    headers->clear();
+    return n;
+  }
+  std::size_t colon = line.find(':');
+  if (colon == std::string_view::npos || headers->size() >= kMaxFields) return n;
+  std::string name = trim_spaces(line.substr(0, colon));
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  headers->emplace_back(std::move(name), trim_spaces(line.substr(colon + 1, kMaxField)));
+  return n;
+}
+
 std::size_t write_body(char* data, std::size_t size, std::size_t nmemb, void* userp) {
   auto* state = static_cast<TransferState*>(userp);
   std::size_t n = size * nmemb;
@@ -63,6 +92,15 @@ std::size_t write_body(char* data, std::size_t size, std::size_t nmemb, void* us
 }
 
 }  // namespace
+
+std::string user_agent_string() { return "candor/" CANDOR_VERSION; }
+
+std::string HttpResponse::header(std::string_view name) const {
+  for (auto it = headers.rbegin(); it != headers.rend(); ++it) {
+    if (it->first == name) return it->second;
+  }
+  return "";
+}
 
 bool NetworkPolicy::allows(const std::string& host) const {
   return std::find(allowed_hosts.begin(), allowed_hosts.end(), host) != allowed_hosts.end();
@@ -119,6 +157,9 @@ Result<HttpResponse> http_request(const HttpRequest& request, const NetworkPolic
   curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, request.total_timeout_ms);
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_body);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &state);
+  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, read_header);
+  curl_easy_setopt(h, CURLOPT_HEADERDATA, &response.headers);
+  if (!request.user_agent.empty()) curl_easy_setopt(h, CURLOPT_USERAGENT, request.user_agent.c_str());
   if (request.cancel != nullptr) {
     curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, check_cancel);

@@ -5,6 +5,8 @@
 #include <atomic>
 #include <cstddef>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/result.h"
@@ -18,6 +20,9 @@ struct NetworkPolicy {
   bool allows(const std::string& host) const;
 };
 
+// "candor/VERSION": what every request candor makes says it is.
+std::string user_agent_string();
+
 struct HttpRequest {
   std::string method = "GET";
   std::string url;
@@ -25,14 +30,20 @@ struct HttpRequest {
   std::string body;
   long connect_timeout_ms = 5000;
   long total_timeout_ms = 30000;
-  std::size_t max_body_bytes = 1 << 20;       // the rest is counted, not kept
-  const std::atomic<bool>* cancel = nullptr;  // borrowed; aborts the transfer when set
+  std::size_t max_body_bytes = 1 << 20;          // the rest is counted, not kept
+  const std::atomic<bool>* cancel = nullptr;     // borrowed; aborts the transfer when set
+  std::string user_agent = user_agent_string();  // sent as User-Agent on every request
 };
 
 struct HttpResponse {
   long status = 0;
   std::string body;
   std::size_t body_bytes_total = 0;
+  // The final response's header fields, names in lower case, in the order received (at most 100;
+  // a field past 8 KiB is cut).
+  std::vector<std::pair<std::string, std::string>> headers;
+  // The last value of the field `name` (lower case), or "" when absent.
+  std::string header(std::string_view name) const;
 };
 
 // Performs one request. Connections to non-loopback addresses are refused (kRefused) unless the

@@ -11,6 +11,18 @@ namespace {
 
 // Parses a reply into a plan; the error says what a repair must fix. `refused` is set when the
 // reply was over the JSON limits (core/json_text.h): never parsed, whatever else it says.
+Result<Plan> read_plan(const std::string& reply, const Catalog& catalog, const ParseOptions& options, bool& refused);
+
+// The same for a provider's reply: one that did not end with a whole answer (cut at the output
+// limit, only thinking, a refusal's cousins) is said as such when it holds no plan, since what is
+// missing from its text is a consequence.
+Result<Plan> read_plan(const llm::Reply& reply, const Catalog& catalog, const ParseOptions& options, bool& refused) {
+  auto plan = read_plan(reply.text, catalog, options, refused);
+  if (!plan.ok() && !refused && !reply.incomplete.empty())
+    return make_error(ErrorCode::kInvalidInput, reply.incomplete);
+  return plan;
+}
+
 Result<Plan> read_plan(const std::string& reply, const Catalog& catalog, const ParseOptions& options, bool& refused) {
   refused = false;
   if (reply.size() > kMaxReplyBytes) {
@@ -70,18 +82,20 @@ Result<Plan> Planner::ask(bool first_round, std::chrono::milliseconds deadline) 
   TRY(llm::Reply reply, std::move(first));
   ParseOptions parse{.first_round = first_round, .fixed_kind = kind_, .fixed_by = kind_by_};
   bool refused = false, refused_again = false;
-  auto plan = read_plan(reply.text, catalog_, parse, refused);
+  auto plan = read_plan(reply, catalog_, parse, refused);
   if (!plan.ok()) {
-    // One repair call carrying the validation error; the invalid reply is not kept afterwards.
+    // One repair call carrying the validation error; the invalid reply is not kept afterwards. A
+    // reply cut at the output limit would be cut again: the repair asks for a shorter plan.
     std::vector<llm::Message> repair = messages_;
     repair.push_back({"assistant", reply.text});
-    repair.push_back({"user", repair_message(plan.error().message)});
+    repair.push_back(
+        {"user", reply.cut ? shorter_plan_message(plan.error().message) : repair_message(plan.error().message)});
     auto left =
         deadline - std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
     auto repair_reply = call("repair", repair, left);
     if (!repair_reply.ok()) refused_reply_ = repair_reply.error().code == ErrorCode::kInvalidInput;
     TRY(llm::Reply second, std::move(repair_reply));
-    auto repaired = read_plan(second.text, catalog_, parse, refused_again);
+    auto repaired = read_plan(second, catalog_, parse, refused_again);
     if (!repaired.ok()) {
       refused_reply_ = refused || refused_again;
       return make_error(ErrorCode::kInvalidInput,

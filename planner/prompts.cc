@@ -91,6 +91,14 @@ std::string repair_message(const std::string& error) {
   return fmt::format("Your reply is not a valid plan: {}\nReply again with only the corrected plan JSON.", error);
 }
 
+std::string shorter_plan_message(const std::string& why) {
+  return fmt::format(
+      "Your reply is not a valid plan: {}, before the plan was complete.\nReply again with a shorter plan: only the "
+      "plan JSON, no prose; fewer steps (end with \"then\": \"replan\" and plan the rest after seeing their "
+      "results); short arguments (patch small parts of a file rather than writing it whole).",
+      why);
+}
+
 std::string cut_observations_message(int round, const nlohmann::json& observations, std::size_t bytes_cut) {
   std::string steps;
   for (const auto& o : observations) {

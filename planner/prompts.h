@@ -25,6 +25,10 @@ std::string round_message(int round, const std::string& failure, const nlohmann:
 // The repair request after an invalid reply.
 std::string repair_message(const std::string& error);
 
+// The repair request after a reply cut at the output limit (`why` says so): the same request would
+// be cut again, so it asks for a shorter plan, fewer steps with `then: replan` for the rest.
+std::string shorter_plan_message(const std::string& why);
+
 // A one-line stand-in for a round's observations cut from the context.
 std::string cut_observations_message(int round, const nlohmann::json& observations, std::size_t bytes_cut);
 

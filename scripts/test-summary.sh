@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # Sums doctest's per-suite counts from meson's test log into one closing line:
-# "tests: N passed, M failed". Exits non-zero when no test case ran.
+# "tests: N passed, M failed", then the real agents' cases (agents-gate: tests/agents/gate_e2e.py),
+# the skipped ones named. Exits non-zero when no test case ran.
 set -euo pipefail
 log=${1:-build/meson-logs/testlog.txt}
 read -r passed failed < <(grep -a '^\[doctest\] test cases:' "$log" |
   sed -E 's/.*\| *([0-9]+) passed \| *([0-9]+) failed.*/\1 \2/' |
   awk '{p += $1; f += $2} END {print p + 0, f + 0}')
 echo "tests: ${passed} passed, ${failed} failed"
+agents=$(grep -a '^agents-gate: cases:' "$log" | tail -1 || true)
+if [[ -n "$agents" ]]; then
+  echo "real agents (agents-gate): ${agents#agents-gate: cases: }"
+  grep -a '^agents-gate: skipped ' "$log" | sed 's/^agents-gate: /  /' || true
+fi
 [[ $passed -gt 0 ]]

@@ -32,6 +32,15 @@ Result<std::string> write_pack_files(const std::string& pack_dir, std::vector<Pa
 // rename unless `sync_dir` is false (the caller syncs it after a last file).
 Status write_file_atomically(const std::string& dir, const std::string& name, const std::string& content,
                              bool sync_dir = true);
+// write_file_atomically() for several files of one folder, written and synced together before any
+// is renamed, then renamed in the order given (the last can be the one that makes the others
+// visible), the folder synced once after the last rename unless `sync_dir` is false. On failure
+// the files not yet renamed are removed.
+struct NamedContent {
+  std::string name;
+  const std::string* content;  // borrowed
+};
+Status write_files_atomically(const std::string& dir, const std::vector<NamedContent>& files, bool sync_dir = true);
 // fsync of a folder: the names renamed into it are on disk.
 Status sync_folder(const std::string& dir);
 

@@ -266,6 +266,25 @@ std::size_t StatIndex::find(std::string_view path) const {
   return i < entries_.size() && entries_[i].path == path ? i : npos;
 }
 
+std::pair<std::size_t, std::size_t> StatIndex::prefix_range(std::string_view dir) const {
+  std::size_t first = lower_bound(dir);
+  if (dir.empty()) return {first, entries_.size()};
+  // Past the last path beginning with `dir`: the first not sorted before `dir` with its last byte
+  // raised by one ("a/b/" -> "a/b0").
+  std::string after(dir);
+  after.back() = static_cast<char>(after.back() + 1);
+  auto it = std::lower_bound(entries_.begin() + static_cast<std::ptrdiff_t>(first), entries_.end(), after,
+                             [](const StatEntry& e, std::string_view p) { return e.path < p; });
+  return {first, static_cast<std::size_t>(it - entries_.begin())};
+}
+
+std::size_t StatIndex::find_in(std::string_view path, std::pair<std::size_t, std::size_t> range) const {
+  auto begin = entries_.begin() + static_cast<std::ptrdiff_t>(range.first);
+  auto end = entries_.begin() + static_cast<std::ptrdiff_t>(range.second);
+  auto it = std::lower_bound(begin, end, path, [](const StatEntry& e, std::string_view p) { return e.path < p; });
+  return it != end && it->path == path ? static_cast<std::size_t>(it - entries_.begin()) : npos;
+}
+
 bool StatIndex::has_prefix(std::string_view dir) const {
   std::size_t i = lower_bound(dir);
   return i < entries_.size() && entries_[i].path.substr(0, dir.size()) == dir;

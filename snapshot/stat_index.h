@@ -65,6 +65,10 @@ class StatIndex {
   std::size_t lower_bound(std::string_view path) const;
   // Whether any entry lies beneath `dir` ("a/b/"). Paths sharing a prefix are contiguous.
   bool has_prefix(std::string_view dir) const;
+  // The positions [first, second) of the entries beneath `dir` ("a/b/", or "" for all): find_in()
+  // looks a path of that folder up among them alone, as a scan does file after file of a folder.
+  std::pair<std::size_t, std::size_t> prefix_range(std::string_view dir) const;
+  std::size_t find_in(std::string_view path, std::pair<std::size_t, std::size_t> range) const;
 
   // Records the whole st_mode a scan saw for the entry at `pos`. Entries are distinct memory, so
   // walker threads may each set their own entries while nothing adds or removes any.

@@ -211,6 +211,10 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() {
   // and its own bytes of `seen`.
   struct Bucket {
     std::vector<std::string> candidates, unknown, racy, gitignores;
+    // The folder whose files this thread visits now and its entries' positions: a folder's files
+    // come one after another, each looked up among that folder's entries alone.
+    std::string dir = std::string(1, '\0');
+    std::pair<std::size_t, std::size_t> range;
   };
   unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
   std::vector<Bucket> buckets(threads);
@@ -223,7 +227,12 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() {
   FileVisitor visit = [&](unsigned t, const FileStat& f) {
     Bucket& b = buckets[t];
     note(b, f);
-    std::size_t pos = index.find(f.path);
+    std::string_view dir(f.path.data(), f.path.rfind('/') + 1);  // "" at the root (npos + 1)
+    if (dir != b.dir) {
+      b.dir.assign(dir);
+      b.range = index.prefix_range(dir);
+    }
+    std::size_t pos = index.find_in(f.path, b.range);
     if (pos == StatIndex::npos) {
       b.unknown.push_back(f.path);
       return;

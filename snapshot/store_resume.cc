@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include "snapshot/changed_paths.h"
 #include "snapshot/store_impl.h"
 
 namespace candor::snapshot {
@@ -62,31 +63,26 @@ Status SnapshotStore::Impl::hold_tree(const std::string& tree_id) {
   if (!index_tree.empty()) {
     TRY(git_oid from_id, tree_oid(index_tree));
     GitTree from;
-    GitDiff diff;
-    git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
-    if (git_tree_lookup(from.out(), trees_repo.get(), &from_id) != 0 ||
-        git_diff_tree_to_tree(diff.out(), trees_repo.get(), from.get(), to.get(), &opts) != 0) {
-      return git_failure("compare the saved index with the snapshot " + tree_id);
-    }
-    std::size_t n = git_diff_num_deltas(diff.get());
-    paths.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      const git_diff_delta* d = git_diff_get_delta(diff.get(), i);
-      paths.emplace_back(d->status == GIT_DELTA_DELETED ? d->old_file.path : d->new_file.path);
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      const git_diff_delta* d = git_diff_get_delta(diff.get(), i);
-      if (d->status != GIT_DELTA_DELETED && d->new_file.mode == GIT_FILEMODE_COMMIT) continue;  // no snapshot holds one
-      if (d->status == GIT_DELTA_DELETED) {
-        gone.push_back(paths[i]);
+    if (git_tree_lookup(from.out(), trees_repo.get(), &from_id) != 0)
+      return git_failure("look up the tree of the saved index " + index_tree);
+    // Only the folders whose trees differ are read: a turn changes a few files of many.
+    TRY(paths, changed_paths(trees_repo.get(), from.get(), to.get()));
+    std::sort(paths.begin(), paths.end());
+    for (const auto& path : paths) {
+      GitTreeEntry entry;
+      bool held = git_tree_entry_bypath(entry.out(), to.get(), path.c_str()) == 0;
+      git_object_t type = held ? git_tree_entry_type(entry.get()) : GIT_OBJECT_INVALID;
+      if (type == GIT_OBJECT_COMMIT) continue;  // no snapshot holds one
+      if (type == GIT_OBJECT_BLOB) {
+        entries.push_back(unstated(path, *git_tree_entry_id(entry.get()),
+                                   static_cast<std::uint32_t>(git_tree_entry_filemode(entry.get()))));
       } else {
-        entries.push_back(unstated(paths[i], d->new_file.id, d->new_file.mode));
+        gone.push_back(path);  // not in the snapshot, or a folder there now (its files are listed)
       }
     }
     index.remove_all(gone);
-    std::sort(entries.begin(), entries.end(), [](const StatEntry& a, const StatEntry& b) { return a.path < b.path; });
     index.put_sorted(entries);
-    entries_since_save += n;
+    entries_since_save += paths.size();
   } else {
     std::vector<HeldFile> files;
     if (git_tree_walk(to.get(), GIT_TREEWALK_PRE, collect_file, &files) != 0)

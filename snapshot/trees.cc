@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "snapshot/changed_paths.h"
 #include "snapshot/git_ptr.h"
 
 namespace candor::snapshot {
@@ -71,59 +72,6 @@ Status diff_trees(git_repository* repo, const std::string& from_tree, const std:
   return diff_trees(repo, from.get(), to.get(),
                     path.empty() ? std::vector<std::string>{} : std::vector<std::string>{path}, out);
 }
-
-// The paths of the files that differ between two trees (null: empty), found without entering a
-// folder whose tree is the same on both sides: libgit2's tree diff walks every tree of both, which
-// on a 100,000-file snapshot costs more than the scan that found the change.
-class ChangedPaths {
- public:
-  explicit ChangedPaths(git_repository* repo) : repo_(repo) {}
-
-  Status compare(git_tree* a, git_tree* b, const std::string& prefix) {
-    for (std::size_t i = 0, n = a != nullptr ? git_tree_entrycount(a) : 0; i < n; ++i) {
-      const git_tree_entry* ea = git_tree_entry_byindex(a, i);
-      const git_tree_entry* eb = b != nullptr ? git_tree_entry_byname(b, git_tree_entry_name(ea)) : nullptr;
-      if (eb != nullptr && git_oid_equal(git_tree_entry_id(ea), git_tree_entry_id(eb)) &&
-          git_tree_entry_filemode(ea) == git_tree_entry_filemode(eb)) {
-        continue;
-      }
-      std::string path = prefix + git_tree_entry_name(ea);
-      bool a_tree = git_tree_entry_type(ea) == GIT_OBJECT_TREE;
-      bool b_tree = eb != nullptr && git_tree_entry_type(eb) == GIT_OBJECT_TREE;
-      if (a_tree || b_tree) {
-        GitTree sub_a, sub_b;
-        if (a_tree) TRY_STATUS(lookup(ea, sub_a));
-        if (b_tree) TRY_STATUS(lookup(eb, sub_b));
-        TRY_STATUS(compare(sub_a.get(), sub_b.get(), path + "/"));
-        if (a_tree && b_tree) continue;
-      }
-      if (!a_tree || (eb != nullptr && !b_tree)) paths.push_back(path);  // a file on one side at least
-    }
-    // What only b holds.
-    for (std::size_t i = 0, n = b != nullptr ? git_tree_entrycount(b) : 0; i < n; ++i) {
-      const git_tree_entry* eb = git_tree_entry_byindex(b, i);
-      if (a != nullptr && git_tree_entry_byname(a, git_tree_entry_name(eb)) != nullptr) continue;
-      std::string path = prefix + git_tree_entry_name(eb);
-      if (git_tree_entry_type(eb) != GIT_OBJECT_TREE) {
-        paths.push_back(path);
-        continue;
-      }
-      GitTree sub;
-      TRY_STATUS(lookup(eb, sub));
-      TRY_STATUS(compare(nullptr, sub.get(), path + "/"));
-    }
-    return ok_status();
-  }
-
-  std::vector<std::string> paths;
-
- private:
-  Status lookup(const git_tree_entry* e, GitTree& out) {
-    if (git_tree_lookup(out.out(), repo_, git_tree_entry_id(e)) != 0) return git_failure("look up a tree");
-    return ok_status();
-  }
-  git_repository* repo_;
-};
 
 // What a side of a change holds, read from its blob: its size, and whether it is binary by git's
 // own test (buffer_is_binary: a NUL byte in the first 8000 bytes). No side (added, deleted), or not
@@ -450,11 +398,10 @@ Result<std::vector<Mutation>> GitTrees::diff(const std::string& from_tree, const
   GitTree from, to;
   TRY_STATUS(lookup_tree(repo_, from_tree, from));
   TRY_STATUS(lookup_tree(repo_, to_tree, to));
-  ChangedPaths changed(repo_);
-  TRY_STATUS(changed.compare(from.get(), to.get(), ""));
-  if (changed.paths.empty()) return std::vector<Mutation>{};
+  TRY(std::vector<std::string> changed, changed_paths(repo_, from.get(), to.get()));
+  if (changed.empty()) return std::vector<Mutation>{};
   Diff diff;
-  TRY_STATUS(diff_trees(repo_, from.get(), to.get(), changed.paths, diff.out()));
+  TRY_STATUS(diff_trees(repo_, from.get(), to.get(), changed, diff.out()));
   if (options.detect_renames) {
     git_diff_find_options find = GIT_DIFF_FIND_OPTIONS_INIT;
     find.flags = GIT_DIFF_FIND_RENAMES;
@@ -563,6 +510,67 @@ Status GitTrees::checkout(const std::string& tree_id, const std::string& folder)
   }
   ::close(fd);
   return st;
+}
+
+namespace {
+
+// changed_paths()'s walk: each folder whose tree differs on the two sides is entered, no other.
+class ChangedPaths {
+ public:
+  explicit ChangedPaths(git_repository* repo) : repo_(repo) {}
+
+  Status compare(git_tree* a, git_tree* b, const std::string& prefix) {
+    for (std::size_t i = 0, n = a != nullptr ? git_tree_entrycount(a) : 0; i < n; ++i) {
+      const git_tree_entry* ea = git_tree_entry_byindex(a, i);
+      const git_tree_entry* eb = b != nullptr ? git_tree_entry_byname(b, git_tree_entry_name(ea)) : nullptr;
+      if (eb != nullptr && git_oid_equal(git_tree_entry_id(ea), git_tree_entry_id(eb)) &&
+          git_tree_entry_filemode(ea) == git_tree_entry_filemode(eb)) {
+        continue;
+      }
+      std::string path = prefix + git_tree_entry_name(ea);
+      bool a_tree = git_tree_entry_type(ea) == GIT_OBJECT_TREE;
+      bool b_tree = eb != nullptr && git_tree_entry_type(eb) == GIT_OBJECT_TREE;
+      if (a_tree || b_tree) {
+        GitTree sub_a, sub_b;
+        if (a_tree) TRY_STATUS(lookup(ea, sub_a));
+        if (b_tree) TRY_STATUS(lookup(eb, sub_b));
+        TRY_STATUS(compare(sub_a.get(), sub_b.get(), path + "/"));
+        if (a_tree && b_tree) continue;
+      }
+      if (!a_tree || (eb != nullptr && !b_tree)) paths.push_back(path);  // a file on one side at least
+    }
+    // What only b holds.
+    for (std::size_t i = 0, n = b != nullptr ? git_tree_entrycount(b) : 0; i < n; ++i) {
+      const git_tree_entry* eb = git_tree_entry_byindex(b, i);
+      if (a != nullptr && git_tree_entry_byname(a, git_tree_entry_name(eb)) != nullptr) continue;
+      std::string path = prefix + git_tree_entry_name(eb);
+      if (git_tree_entry_type(eb) != GIT_OBJECT_TREE) {
+        paths.push_back(path);
+        continue;
+      }
+      GitTree sub;
+      TRY_STATUS(lookup(eb, sub));
+      TRY_STATUS(compare(nullptr, sub.get(), path + "/"));
+    }
+    return ok_status();
+  }
+
+  std::vector<std::string> paths;
+
+ private:
+  Status lookup(const git_tree_entry* e, GitTree& out) {
+    if (git_tree_lookup(out.out(), repo_, git_tree_entry_id(e)) != 0) return git_failure("look up a tree");
+    return ok_status();
+  }
+  git_repository* repo_;
+};
+
+}  // namespace
+
+Result<std::vector<std::string>> changed_paths(git_repository* repo, git_tree* from, git_tree* to) {
+  ChangedPaths changed(repo);
+  TRY_STATUS(changed.compare(from, to, ""));
+  return std::move(changed.paths);
 }
 
 }  // namespace candor::snapshot

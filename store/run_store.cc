@@ -188,24 +188,41 @@ Result<std::unique_ptr<RunStore>> RunStore::open(const std::string& dir) {
   }
   std::unique_ptr<RunStore> store(new RunStore(store_dir, db));
   sqlite3_busy_timeout(db, 5000);
-  // auto_vacuum takes effect only on a database with no table yet, and only before WAL is on.
+  // The write-ahead log stays when the store is closed, folded into the database by SQLite's
+  // automatic checkpoints (every ~1,000 pages) and by `candor gc`, not by every process at its
+  // exit: a checkpoint on close syncs the database, and the next process then makes the log anew
+  // and syncs it and the folder, four syncs for every `candor gate` hook and even `candor runs`.
+  // What the log holds is as durable as the database (its commits are synced as ever).
+  sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+  // auto_vacuum takes effect only on a database with no table yet, and only before WAL is on; it is
+  // set on a store with no schema yet alone, since setting it writes the database's first page
+  // (a transaction, a sync) even when it is set already.
   // Runs started at once on a new store race to switch it to WAL, and SQLite answers the losers
   // "database is locked" at once, without waiting (the busy timeout does not cover it): wait here.
+  std::int64_t version = 0;
   for (auto waited = std::chrono::milliseconds(0);; waited += std::chrono::milliseconds(20)) {
-    Status pragmas = store->exec("PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+    bool read = false;
+    {
+      Stmt s(db, "PRAGMA user_version");  // finalized before the pragmas: it holds a read
+      read = s.ok() && s.step() == SQLITE_ROW;
+      if (read) version = s.int64(0);
+    }
+    Status pragmas =
+        !read ? db_error(db, "read the schema version of " + path)
+        : version == 0
+            ? store->exec("PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+            : store->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
     if (pragmas.ok()) break;
     if ((sqlite3_errcode(db) & 0xff) != SQLITE_BUSY || waited >= std::chrono::seconds(5)) return pragmas.error();
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  {
-    Stmt s(db, "PRAGMA user_version");
-    if (s.ok() && s.step() == SQLITE_ROW && s.int64(0) > kSchemaVersion) {
-      return make_error(ErrorCode::kInvalidInput,
-                        fmt::format("run store {} was written by a newer candor (schema {})", path, s.int64(0)));
-    }
+  if (version > kSchemaVersion) {
+    return make_error(ErrorCode::kInvalidInput,
+                      fmt::format("run store {} was written by a newer candor (schema {})", path, version));
   }
-  TRY_STATUS(store->exec(kSchema));
-  TRY_STATUS(store->exec(fmt::format("PRAGMA user_version={}", kSchemaVersion).c_str()));
+  TRY_STATUS(store->exec(kSchema));  // writes only what a store of an older candor lacks
+  // Written only when it differs: a write at every open is a transaction (and a sync) for nothing.
+  if (version != kSchemaVersion) TRY_STATUS(store->exec(fmt::format("PRAGMA user_version={}", kSchemaVersion).c_str()));
   return store;
 }
 
@@ -250,11 +267,11 @@ Status RunStore::append(const std::string& run_id, const Event& event) {
   return ok_status();
 }
 
-Status RunStore::finish_run(const std::string& id, const RunVerdict& v) {
+Status RunStore::finish_run(const std::string& id, const RunVerdict& v, bool sync) {
   // Events are written with synchronous=NORMAL (a power loss may take the run in progress); the
   // run's end is synced to disk before candor reports it, and with it every event before it in
   // the write-ahead log: an earlier, reported run is never lost.
-  TRY_STATUS(exec("PRAGMA synchronous=FULL"));
+  if (sync) TRY_STATUS(exec("PRAGMA synchronous=FULL"));
   Status finished = [&]() -> Status {
     Stmt s(db_, "UPDATE runs SET status=?, verdict=?, verdict_by=?, facts_json=?, report_json=? WHERE id=?");
     if (!s.ok()) return db_error(db_, "prepare");
@@ -268,7 +285,7 @@ Status RunStore::finish_run(const std::string& id, const RunVerdict& v) {
     if (sqlite3_changes(db_) != 1) return make_error(ErrorCode::kNotFound, "run store: no run " + id);
     return ok_status();
   }();
-  (void)exec("PRAGMA synchronous=NORMAL");
+  if (sync) (void)exec("PRAGMA synchronous=NORMAL");
   return finished;
 }
 

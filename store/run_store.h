@@ -95,7 +95,10 @@ class RunStore final : public EventSink {
   Result<std::string> create_new_run(std::chrono::system_clock::time_point now, const std::string& created_at,
                                      const std::string& goal, const std::string& workspace);
   Status append(const std::string& run_id, const Event& event) override;
-  Status finish_run(const std::string& id, const RunVerdict& verdict);
+  // Synced to disk before it returns (with every event before it in the log), unless `sync` is false:
+  // then by the next synced write, for a caller that stores the run once more at once (the gate
+  // stores each stop's verdict, then the same run with its answer).
+  Status finish_run(const std::string& id, const RunVerdict& verdict, bool sync = true);
 
   // list, resolve and load: kIo when what they read cannot be read whole (a damaged page, a stored
   // text that is not JSON, SQLite failing mid-query), never the part read so far as if it were all.

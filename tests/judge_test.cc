@@ -295,6 +295,23 @@ TEST_SUITE("verify") {
           std::vector<std::string>{"Was this goal fully achieved: \"Make it green\"?"});
   }
 
+  TEST_CASE("a judge reply cut at the output limit is said as such, and the repair asks for short reasons") {
+    FakeProvider fake;
+    llm::Reply cut;
+    cut.text = R"({"answers": [{"question": 1, "answer": "yes", "reason": "The diff sets the background to)";
+    cut.cut = true;
+    cut.incomplete = "the reply was cut at the output limit (2048 tokens)";
+    fake.shaped.push_back(cut);
+    fake.replies = {R"({"answers": [{"question": 1, "answer": "yes", "reason": "the diff sets #006400"}]})"};
+    auto out = verify::ask_judge(fake, "g", {"Q?"}, {}, std::chrono::seconds(5));
+    CHECK(out.answered);
+    REQUIRE(fake.seen.size() == 2);
+    const std::string& repair = fake.seen[1].messages.back().content;
+    CHECK(repair.find("Your reply is not valid: the reply was cut at the output limit (2048 tokens)") !=
+          std::string::npos);
+    CHECK(repair.find("each reason one short sentence") != std::string::npos);
+  }
+
   TEST_CASE("the judge's verdict: the question about unrequested changes never makes a goal not met any better") {
     struct Row {
       std::vector<bool> goal_answers;

@@ -1,15 +1,19 @@
 // A real HTTP server on 127.0.0.1 speaking the Anthropic Messages and OpenAI chat-completions
 // wire formats, with scripted misbehaviour: a 429 first, a 500 forever, a slow reply, a 401 that
-// echoes the key it was sent. It records what it received.
+// echoes the key it was sent; or canned answers (status, headers, body: the recorded envelopes of
+// tests/data/providers) in order. It records every request it received, with when it came.
 #pragma once
 
 #include <httplib.h>
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +23,21 @@ namespace candor::testing {
 class LlmServer {
  public:
   enum class Mode { kOk, kFirst429, kAlways500, kSlow, kUnauthorizedEcho };
+
+  // One answer as sent: status, extra header fields, body and its content type.
+  struct Canned {
+    int status = 200;
+    std::string body;
+    std::vector<std::pair<std::string, std::string>> headers = {};
+    std::string content_type = "application/json";
+  };
+  // One request as received.
+  struct Received {
+    std::string path;
+    nlohmann::json body;  // discarded when it was not JSON
+    std::map<std::string, std::string> headers;
+    std::chrono::steady_clock::time_point at;
+  };
 
   LlmServer() {
     server_.Post("/v1/messages",
@@ -41,7 +60,16 @@ class LlmServer {
     std::lock_guard<std::mutex> lock(mu_);
     replies_ = std::move(replies);
   }
+  // Canned answers, in order (the last one repeats); while set, they replace the mode and the replies.
+  void set_canned(std::vector<Canned> canned) {
+    std::lock_guard<std::mutex> lock(mu_);
+    canned_ = std::move(canned);
+  }
   int requests() const { return requests_.load(); }
+  std::vector<Received> received() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return received_;
+  }
   nlohmann::json last_body() const {
     std::lock_guard<std::mutex> lock(mu_);
     return last_body_;
@@ -56,14 +84,24 @@ class LlmServer {
   void handle(const httplib::Request& req, httplib::Response& res, bool anthropic) {
     int n = ++requests_;
     std::string reply;
+    std::optional<Canned> canned;
     {
       std::lock_guard<std::mutex> lock(mu_);
       last_body_ = nlohmann::json::parse(req.body, nullptr, false);
       last_headers_.clear();
       for (const auto& [k, v] : req.headers) last_headers_[k] = v;
+      received_.push_back({req.path, last_body_, last_headers_, std::chrono::steady_clock::now()});
       std::size_t i =
           std::min<std::size_t>(static_cast<std::size_t>(n - 1), replies_.empty() ? 0 : replies_.size() - 1);
       reply = replies_.empty() ? "{}" : replies_[i];
+      if (!canned_.empty())
+        canned = canned_[std::min<std::size_t>(static_cast<std::size_t>(n - 1), canned_.size() - 1)];
+    }
+    if (canned) {
+      res.status = canned->status;
+      for (const auto& [k, v] : canned->headers) res.set_header(k, v);
+      res.set_content(canned->body, canned->content_type);
+      return;
     }
     switch (mode_.load()) {
       case Mode::kFirst429:
@@ -114,6 +152,8 @@ class LlmServer {
   std::atomic<int> requests_{0};
   mutable std::mutex mu_;
   std::vector<std::string> replies_;
+  std::vector<Canned> canned_;
+  std::vector<Received> received_;
   nlohmann::json last_body_;
   std::map<std::string, std::string> last_headers_;
 };

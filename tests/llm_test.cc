@@ -2,11 +2,14 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/version.h"
 #include "llm/http_provider.h"
 #include "llm/local_providers.h"
+#include "net/retry.h"
 #include "tests/llm_server.h"
 #include "tests/test_support.h"
 
@@ -54,6 +57,7 @@ TEST_SUITE("llm") {
     CHECK(body["system"] == "You plan.");
     CHECK(body["messages"] == json::array({{{"role", "user"}, {"content", "Goal: make it green"}}}));
     CHECK(body["max_tokens"] == 4096);
+    CHECK(server.last_header("User-Agent") == std::string("candor/") + CANDOR_VERSION);
     CHECK(p->describe() == "anthropic:test-model");
   }
 
@@ -72,6 +76,16 @@ TEST_SUITE("llm") {
     json body = server.last_body();
     CHECK(body["messages"][0] == json{{"role", "system"}, {"content", "You plan."}});
     CHECK(body["messages"][1]["content"] == "Goal: make it green");
+    // A server other than OpenAI's own API: max_tokens, which every compatible server knows.
+    CHECK(body["max_tokens"] == 4096);
+    CHECK_FALSE(body.contains("max_completion_tokens"));
+    CHECK(server.last_header("User-Agent") == std::string("candor/") + CANDOR_VERSION);
+
+    // OpenAI's own API: max_completion_tokens (its o-series and GPT-5 refuse max_tokens).
+    c.max_completion_tokens_first = true;
+    REQUIRE(llm::make_openai(c)->complete(request()).ok());
+    CHECK(server.last_body()["max_completion_tokens"] == 4096);
+    CHECK_FALSE(server.last_body().contains("max_tokens"));
   }
 
   TEST_CASE("a 429 is retried with backoff; a 500 forever gives up after the bounded attempts") {
@@ -241,8 +255,76 @@ TEST_SUITE("llm") {
     CHECK((*ok)->describe() == "anthropic:claude-test");
   }
 
-  TEST_CASE("redact replaces keys of 8 characters or more, everywhere") {
+  TEST_CASE("redact replaces keys of 8 characters or more, everywhere, and every part of one a server echoes") {
     CHECK(llm::redact("key sk-12345678 and sk-12345678", {"sk-12345678"}) == "key [redacted] and [redacted]");
     CHECK(llm::redact("short", {"sho"}) == "short");
+    const std::string key = "sk-proj-Zq8Xw3Lm9Tn2Vb7Kc4Rd6Yf1abcd";
+    struct Row {
+      std::string text, redacted;
+    };
+    for (const auto& row : std::vector<Row>{
+             // OpenAI's masked echo (a made-up key here, the shape as the API sends it)
+             {"Incorrect API key provided: sk-proj-********************************abcd. You can find your API key.",
+              "Incorrect API key provided: [redacted]. You can find your API key."},
+             {"key sk-proj-Zq8...abcd rejected",
+              "key [redacted]...[redacted] rejected"},  // its first and last characters
+             {"key ending in abcd", "key ending in [redacted]"},
+             {"masked ****abcd", "masked [redacted]"},
+             {"an abcdef word and sk- alone stay", "an abcdef word and sk- alone stay"},  // not the key's ends
+         }) {
+      CAPTURE(row.text);
+      CHECK(llm::redact(row.text, {key}) == row.redacted);
+    }
+  }
+
+  TEST_CASE("Retry-After: seconds or an HTTP-date, from now") {
+    using std::chrono::milliseconds;
+    auto now = std::chrono::system_clock::from_time_t(1445412480);  // Wed, 21 Oct 2015 07:28:00 GMT
+    struct Row {
+      std::string value;
+      std::optional<milliseconds> delay;
+    };
+    for (const auto& row : std::vector<Row>{
+             {"6", milliseconds(6000)},
+             {" 120 ", milliseconds(120000)},
+             {"0", milliseconds(0)},
+             {"Wed, 21 Oct 2015 07:28:06 GMT", milliseconds(6000)},       // IMF-fixdate
+             {"Wednesday, 21-Oct-15 07:29:00 GMT", milliseconds(60000)},  // RFC 850
+             {"Wed Oct 21 07:28:30 2015", milliseconds(30000)},           // asctime
+             {"Wed, 21 Oct 2015 07:00:00 GMT", milliseconds(0)},          // already past
+             {"", std::nullopt},
+             {"soon", std::nullopt},
+             {"-5", std::nullopt},
+             {"1.5", std::nullopt},
+         }) {
+      CAPTURE(row.value);
+      CHECK(net::parse_retry_after(row.value, now) == row.delay);
+    }
+  }
+
+  TEST_CASE("backoff: exponential, capped, each delay jittered within its upper half, reproducible by seed") {
+    using std::chrono::milliseconds;
+    net::Backoff a(milliseconds(500), milliseconds(3000), 7), b(milliseconds(500), milliseconds(3000), 7);
+    std::vector<long> steps = {500, 1000, 2000, 3000, 3000};
+    std::vector<long> seen;
+    for (long step : steps) {
+      CAPTURE(step);
+      long d = a.next().count();
+      CHECK(d >= step / 2);
+      CHECK(d <= step);
+      CHECK(b.next().count() == d);
+      seen.push_back(d);
+    }
+    // Another seed draws other delays: retries of clients that failed together spread out.
+    net::Backoff c(milliseconds(500), milliseconds(3000), 8);
+    std::vector<long> other;
+    for (std::size_t i = 0; i < steps.size(); ++i) other.push_back(c.next().count());
+    CHECK(other != seen);
+    CHECK(net::retryable_status(429));
+    CHECK(net::retryable_status(529));
+    CHECK(net::retryable_status(503));
+    CHECK(net::retryable_status(408));
+    CHECK_FALSE(net::retryable_status(400));
+    CHECK_FALSE(net::retryable_status(401));
   }
 }

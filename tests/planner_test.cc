@@ -76,6 +76,73 @@ TEST_SUITE("planner") {
     CHECK(p.messages().size() == 2);
   }
 
+  TEST_CASE("a reply cut at the output limit is said as such, and the repair asks for a shorter plan") {
+    FakeProvider fake;
+    llm::Reply cut;
+    cut.text = "```json\n{\"goal_kind\": \"modify\", \"steps\": [{\"id\": \"s1\", \"tool\": \"file_pa";
+    cut.cut = true;
+    cut.incomplete = "the reply was cut at the output limit (4096 tokens)";
+    fake.shaped.push_back(cut);
+    fake.replies = {std::string("```json\n") + kReadPlan + "\n```"};
+    planner::Planner p(fake, catalog(), {});
+    auto plan = p.first_plan("Make it green", "a.css (10 bytes)\n", std::chrono::seconds(10));
+    REQUIRE(plan.ok());
+    REQUIRE(fake.seen.size() == 2);
+    const std::string& repair = fake.seen[1].messages.back().content;
+    CHECK(repair.find("the reply was cut at the output limit (4096 tokens), before the plan was complete") !=
+          std::string::npos);
+    CHECK(repair.find("Reply again with a shorter plan") != std::string::npos);
+    CHECK(repair.find("\"then\": \"replan\"") != std::string::npos);
+    CHECK(fake.seen[1].max_output_tokens == fake.seen[0].max_output_tokens);
+
+    // Cut twice: the error says so, not "no JSON object".
+    FakeProvider twice;
+    twice.shaped = {cut, cut};
+    planner::Planner q(twice, catalog(), {});
+    auto failed = q.first_plan("Make it green", "", std::chrono::seconds(10));
+    REQUIRE_FALSE(failed.ok());
+    CHECK(failed.error().message ==
+          "the planner's reply was invalid twice: first: the reply was cut at the output limit (4096 tokens); after "
+          "repair: the reply was cut at the output limit (4096 tokens)");
+    CHECK_FALSE(q.refused_reply());
+
+    // A cut reply that still holds a whole plan is used.
+    FakeProvider whole;
+    llm::Reply ended = cut;
+    ended.text = std::string("```json\n") + kReadPlan + "\n```\nThis plan reads the styleshe";
+    whole.shaped.push_back(ended);
+    planner::Planner w(whole, catalog(), {});
+    CHECK(w.first_plan("Make it green", "", std::chrono::seconds(10)).ok());
+    CHECK(whole.seen.size() == 1);
+  }
+
+  TEST_CASE("a thinking-only reply is said as such; a refusal ends the call with no repair") {
+    FakeProvider fake;
+    llm::Reply thinking;
+    thinking.incomplete = "the reply holds only the model's thinking, no answer text";
+    fake.shaped.push_back(thinking);
+    fake.replies = {kReadPlan};
+    planner::Planner p(fake, catalog(), {});
+    REQUIRE(p.first_plan("Make it green", "", std::chrono::seconds(10)).ok());
+    REQUIRE(fake.seen.size() == 2);
+    CHECK(fake.seen[1].messages.back().content.find(
+              "Your reply is not a valid plan: the reply holds only the model's thinking, no answer text") !=
+          std::string::npos);
+
+    FakeProvider refusing;
+    refusing.errors.push_back(make_error(ErrorCode::kUnavailable,
+                                         "anthropic: the model refused to answer (stop_reason \"refusal\"): I can't"));
+    refusing.replies = {kReadPlan};
+    std::vector<std::string> roles;
+    planner::Planner r(refusing, catalog(), {[&](const planner::CallRecord& c) { roles.push_back(c.role); }, nullptr});
+    auto plan = r.first_plan("Make it green", "", std::chrono::seconds(10));
+    REQUIRE_FALSE(plan.ok());
+    CHECK(plan.error().code == ErrorCode::kUnavailable);
+    CHECK(plan.error().message.find("I can't") != std::string::npos);
+    CHECK(roles == std::vector<std::string>{"planner"});
+    CHECK(refusing.seen.size() == 1);
+  }
+
   TEST_CASE("two invalid replies are an error naming both problems") {
     FakeProvider fake;
     fake.replies = {R"({"goal_kind": "modify", "steps": [], "then": "later"})",

@@ -54,6 +54,22 @@ std::string planted_key(const std::string& what) {
   return "sk-" + what + "-PLANTED-" + std::to_string(::getpid()) + "-do-not-leak";
 }
 
+// A recorded envelope of tests/data/providers whose answer text is `text` (the planner's plan).
+std::string envelope_saying(const std::string& name, const std::string& text) {
+  json j = json::parse(read_file(data_dir() + "/providers/" + name));
+  if (j.contains("content")) {
+    j["content"] = json::array({{{"type", "text"}, {"text", text}}});
+  } else {
+    j["choices"][0]["message"]["content"] = text;
+  }
+  return j.dump();
+}
+
+LlmServer::Canned canned(const std::string& name, int status = 200,
+                         std::vector<std::pair<std::string, std::string>> headers = {}) {
+  return {status, read_file(data_dir() + "/providers/" + name), std::move(headers)};
+}
+
 // No file of the store and none of the outputs holds the key.
 void check_no_key(const Env& env, const std::string& key, const std::vector<CommandResult>& results) {
   for (const auto& [path, content] : tree_contents(env.store)) {
@@ -139,6 +155,114 @@ TEST_SUITE("e2e") {
     CHECK(parse_stdout(flag)["provider"] == "openai:local-model");
     CHECK(server.requests() == 1);
     CHECK(server.last_body()["model"] == "local-model");
+  }
+
+  TEST_CASE("provider: a 429's retry-after is waited for, then the run goes on") {
+    LlmServer server;
+    server.set_canned({canned("anthropic/rate_limit_429.json", 429, {{"retry-after", "2"}}),
+                       {200, envelope_saying("anthropic/end_turn.json", checked_plan_reply())}});
+    Env env;
+    env.env.insert(env.env.end(),
+                   {"ANTHROPIC_API_KEY=" + planted_key("ant"), "ANTHROPIC_BASE_URL=" + server.base_url()});
+    auto r = env.candor({"run", "Make the background dark green", "-C", env.ws, "--json", kExpect, kExpectGreen});
+    CHECK(r.exit_code == 0);
+    CHECK(parse_stdout(r)["verdict"] == "success");
+    auto seen = server.received();
+    REQUIRE(seen.size() == 2);
+    // As the server saw it: the second request came no sooner than the 2 s it asked for (the
+    // backoff alone would have waited at most 0.5 s), and not long after.
+    auto gap = std::chrono::duration_cast<std::chrono::milliseconds>(seen[1].at - seen[0].at);
+    CAPTURE(gap.count());
+    CHECK(gap >= std::chrono::milliseconds(1900));
+    CHECK(gap < std::chrono::seconds(30));
+  }
+
+  TEST_CASE("provider: a refusal ends the run with the model's explanation, no repair, exit 69") {
+    LlmServer server;
+    server.set_canned({canned("anthropic/refusal.json")});
+    Env env;
+    env.env.insert(env.env.end(),
+                   {"ANTHROPIC_API_KEY=" + planted_key("ant"), "ANTHROPIC_BASE_URL=" + server.base_url()});
+    auto r = env.candor({"run", "Disable the interlocks", "-C", env.ws, "--json"});
+    CHECK(r.exit_code == 69);
+    json j = parse_stdout(r);
+    CHECK(j["status"] == "error");
+    CHECK(j["status_detail"] ==
+          "anthropic: the model refused to answer (stop_reason \"refusal\"): I can't help with writing code that "
+          "disables the safety interlocks of this device.");
+    CHECK(server.requests() == 1);  // no repair: it would be refused again
+  }
+
+  TEST_CASE("provider: a plan cut at the output limit is said as such, and the repair asks for a shorter plan") {
+    LlmServer server;
+    server.set_canned(
+        {canned("anthropic/max_tokens.json"), {200, envelope_saying("anthropic/end_turn.json", checked_plan_reply())}});
+    Env env;
+    env.env.insert(env.env.end(),
+                   {"ANTHROPIC_API_KEY=" + planted_key("ant"), "ANTHROPIC_BASE_URL=" + server.base_url()});
+    auto r = env.candor({"run", "Make the background dark green", "-C", env.ws, "--json", kExpect, kExpectGreen});
+    CHECK(r.exit_code == 0);
+    auto seen = server.received();
+    REQUIRE(seen.size() == 2);
+    std::string repair = seen[1].body["messages"].back()["content"];
+    CHECK(repair.find("the reply was cut at the output limit (4096 tokens), before the plan was complete") !=
+          std::string::npos);
+    CHECK(repair.find("Reply again with a shorter plan") != std::string::npos);
+  }
+
+  TEST_CASE("provider: o1-mini refuses system and developer: learned from its errors, the run goes on") {
+    LlmServer server;
+    server.set_canned({canned("openai/system_unsupported_o1_mini_400.json", 400),
+                       canned("openai/developer_unsupported_o1_mini_400.json", 400),
+                       {200, envelope_saying("openai/o1_mini_system_as_user.json", checked_plan_reply())}});
+    Env env;
+    env.env.push_back("OPENAI_BASE_URL=" + server.base_url() + "/v1");
+    auto r = env.candor({"run", "Make the background dark green", "-C", env.ws, "--llm", "openai:o1-mini", "--json",
+                         kExpect, kExpectGreen});
+    CHECK(r.exit_code == 0);
+    auto seen = server.received();
+    REQUIRE(seen.size() == 3);
+    CHECK(seen[0].body["messages"][0]["role"] == "system");
+    CHECK(seen[1].body["messages"][0]["role"] == "developer");
+    CHECK(seen[2].body["messages"][0]["role"] == "user");
+  }
+
+  TEST_CASE("provider: a reply with usage null counts estimated tokens against the budget") {
+    LlmServer server;
+    server.set_canned({{200, envelope_saying("openai/dynamo_usage_null.json", checked_plan_reply())}});
+    Env env;
+    env.env.push_back("OPENAI_BASE_URL=" + server.base_url() + "/v1");
+    auto r = env.candor({"run", "Make the background dark green", "-C", env.ws, "--json", kExpect, kExpectGreen});
+    CHECK(r.exit_code == 0);
+    json j = parse_stdout(r);
+    CHECK(j["usage"]["input_tokens"].get<long>() > 100);  // the system prompt alone is kilobytes
+    CHECK(j["usage"]["output_tokens"].get<long>() > 10);
+    CHECK(j["budget"]["tokens"][0].get<long>() ==
+          j["usage"]["input_tokens"].get<long>() + j["usage"]["output_tokens"].get<long>());
+  }
+
+  TEST_CASE("provider: a key the server echoes masked (its first and last characters) reaches no output and no file") {
+    const std::string key = planted_key("openai");
+    LlmServer server;
+    json echo = json::parse(read_file(data_dir() + "/providers/openai/invalid_api_key_401.json"));
+    echo["error"]["message"] = "Incorrect API key provided: " + key.substr(0, 8) + "****************" +
+                               key.substr(key.size() - 4) +
+                               ". You can find your API key at https://platform.openai.com/account/api-keys.";
+    server.set_canned({{401, echo.dump()}});
+    Env env;
+    env.env.insert(env.env.end(), {"OPENAI_API_KEY=" + key, "OPENAI_BASE_URL=" + server.base_url() + "/v1"});
+    auto r = env.candor({"run", "Make the background dark green", "-C", env.ws, "--json"});
+    CHECK(r.exit_code == 69);
+    CHECK(parse_stdout(r)["status_detail"] ==
+          "openai: HTTP 401 (invalid_request_error): Incorrect API key provided: [redacted]. You can find your API key "
+          "at https://platform.openai.com/account/api-keys.");
+    auto report = env.candor({"report", "--markdown"});
+    check_no_key(env, key, {r, report});
+    for (const auto& [path, content] : tree_contents(env.store)) {
+      CAPTURE(path);
+      CHECK(content.find(key.substr(0, 8)) == std::string::npos);
+      CHECK(content.find(key.substr(key.size() - 4) + ".") == std::string::npos);
+    }
   }
 
   TEST_CASE("provider: nothing names one: exit 64 saying what to set, and no run is recorded") {

@@ -27,25 +27,31 @@ using candor::testing::write_file;
 
 TEST_SUITE("sandbox") {
   TEST_CASE("credential file names are matched case-insensitively, with the common names and no templates") {
-    for (const char* path :
-         {".env", ".ENV", "App/.Env", ".env.local", ".ENV.PRODUCTION", "prod.env", "deploy/STAGING.ENV", ".envrc",
-          "certs/server.pem", "CERTS/SERVER.PEM", "tls.key", "ID_RSA", "id_ed25519_sk", "home/.ssh/id_ed25519",
-          ".SSH/config", ".aws/credentials", ".kube/config", "x/.KUBE/config", ".netrc", "x/.npmrc", "keystore.p12",
-          ".git-credentials", "credentials.json", "config/Credentials.json", ".my.cnf", "AuthKey_ABC123.p8",
-          "putty.ppk", ".pgpass",
-          // Terraform state (every secret its resources were given, in clear) and its backup
-          "terraform.tfstate", "infra/prod.tfstate", "TERRAFORM.TFSTATE.BACKUP", ".terraform/terraform.tfstate",
-          "wp-config.php", "blog/WP-Config.php", ".dockercfg", ".s3cfg", ".boto", ".terraformrc", "terraform.rc"}) {
+    for (const std::string& path : std::vector<std::string>{
+             ".env", ".ENV", "App/.Env", ".env.local", ".ENV.PRODUCTION", "prod.env", "deploy/STAGING.ENV", ".envrc",
+             "certs/server.pem", "CERTS/SERVER.PEM", "tls.key", "ID_RSA", "id_ed25519_sk", "home/.ssh/id_ed25519",
+             ".SSH/config", ".aws/credentials", ".kube/config", "x/.KUBE/config", ".netrc", "x/.npmrc", "keystore.p12",
+             ".git-credentials", "credentials.json", "config/Credentials.json", ".my.cnf", "AuthKey_ABC123.p8",
+             "putty.ppk", ".pgpass",
+             // Terraform state (every secret its resources were given, in clear) and its backup
+             "terraform.tfstate", "infra/prod.tfstate", "TERRAFORM.TFSTATE.BACKUP", ".terraform/terraform.tfstate",
+             "wp-config.php", "blog/WP-Config.php", ".dockercfg", ".s3cfg", ".boto", ".terraformrc", "terraform.rc",
+             // deep, upper case, and names longer than the buffer a name is lower-cased in
+             "a/b/c/d/.AZURE/x.txt", "x/.Docker/config.json", "a/.GNUPG/y", "keys/Id_Ecdsa",
+             "c/" + std::string(300, 'k') + ".PEM", std::string(200, 'n') + "/.ENV"}) {
       CAPTURE(path);
       CHECK(sandbox::looks_secret(path));
     }
-    for (const char* path :
-         {".env.example", ".ENV.SAMPLE", ".env.template", "example.env", "sample.env", "id_rsa.pub", "ID_RSA.PUB",
-          "keys.txt", "envoy.yaml", "src/key.cc", "environment.md", "README.md", "monkey", "pem/readme", "envrc.md",
-          "kube/config", "credentials.md", "src/credentials.py", "dotenv.js",
-          // left out on purpose (docs/sandbox.md): templates, and names too common to refuse
-          "wp-config-sample.php", "tfstate.md", "src/tfstate.go", "terraform.tfvars", "secrets.yml", "auth.json",
-          "boto.py", "s3cfg.example"}) {
+    for (const std::string& path : std::vector<std::string>{
+             ".env.example", ".ENV.SAMPLE", ".env.template", "example.env", "sample.env", "id_rsa.pub", "ID_RSA.PUB",
+             "keys.txt", "envoy.yaml", "src/key.cc", "environment.md", "README.md", "monkey", "pem/readme", "envrc.md",
+             "kube/config", "credentials.md", "src/credentials.py", "dotenv.js",
+             // left out on purpose (docs/sandbox.md): templates, and names too common to refuse
+             "wp-config-sample.php", "tfstate.md", "src/tfstate.go", "terraform.tfvars", "secrets.yml", "auth.json",
+             "boto.py", "s3cfg.example",
+             // a folder named like a secret one only in part, an extension only in part, long names
+             ".sshd/config", ".awsx/c", "ssh/id", "x.pem.txt", "key", std::string(300, '.') + "/a.txt",
+             std::string(300, 'k') + ".txt"}) {
       CAPTURE(path);
       CHECK_FALSE(sandbox::looks_secret(path));
     }

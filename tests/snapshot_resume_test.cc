@@ -85,6 +85,52 @@ TEST_SUITE("verify") {
     CHECK(changes(store, ws, before) == std::vector<std::string>{"a.txt modified", "c.txt added"});
   }
 
+  TEST_CASE("resume: from a saved index far from the start's snapshot, files become folders, links, and back") {
+    std::string store = make_temp_dir("store");
+    std::string ws = make_workspace({{"a.txt", "one\n"},
+                                     {"dir/x.txt", "x\n"},
+                                     {"dir/deep/y.txt", "y\n"},
+                                     {"f", "file\n"},
+                                     {"run.sh", "#!/bin/sh\n"},
+                                     {"same/s.txt", "s\n"}});
+    fs::create_symlink("a.txt", ws + "/link");
+    std::string before = start(store, ws);
+    // Another turn's start saves an index of a workspace changed in kind everywhere: the resumed
+    // index must hold exactly `before` again, the unchanged folder keeping its stat data.
+    fs::remove_all(ws + "/dir");
+    write_file(ws + "/dir", "now a file\n");
+    fs::remove(ws + "/f");
+    write_file(ws + "/f/inside.txt", "now a folder\n");
+    fs::remove(ws + "/link");
+    fs::create_symlink("f", ws + "/link");
+    fs::permissions(ws + "/run.sh", fs::perms::owner_exec, fs::perm_options::add);
+    write_file(ws + "/new.txt", "new\n");
+    start(store, ws);
+    {
+      // Resumed, before any scan, the index holds exactly the start's files.
+      auto snap = snapshot::SnapshotStore::open(store, ws, system_clock());
+      REQUIRE(snap.ok());
+      REQUIRE((*snap)->resume(before, {}).ok());
+      CHECK((*snap)->held_paths([](std::string_view) { return true; }) ==
+            std::vector<std::string>{"a.txt", "dir/deep/y.txt", "dir/x.txt", "f", "link", "run.sh", "same/s.txt"});
+    }
+    CHECK(changes(store, ws, before) == std::vector<std::string>{"dir added", "dir/deep/y.txt deleted",
+                                                                 "dir/x.txt deleted", "f deleted", "f/inside.txt added",
+                                                                 "link modified", "new.txt added", "run.sh mode"});
+    // Put back as it was: nothing changed since the start, though the saved index says otherwise.
+    fs::remove(ws + "/dir");
+    write_file(ws + "/dir/x.txt", "x\n");
+    write_file(ws + "/dir/deep/y.txt", "y\n");
+    fs::remove_all(ws + "/f");
+    write_file(ws + "/f", "file\n");
+    fs::remove(ws + "/link");
+    fs::create_symlink("a.txt", ws + "/link");
+    fs::permissions(ws + "/run.sh", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                    fs::perm_options::remove);
+    fs::remove(ws + "/new.txt");
+    CHECK(changes(store, ws, before).empty());
+  }
+
   TEST_CASE("resume: config snapshot.ignore of the start still leaves its paths out; resume after a scan is refused") {
     std::string store = make_temp_dir("store");
     std::string ws = make_workspace({{"keep.txt", "k\n"}, {"cache/a", "a\n"}});

@@ -268,6 +268,26 @@ TEST_SUITE("verify") {
     }
     CHECK(index.has_prefix("a/"));
     CHECK_FALSE(index.has_prefix("q/"));
+    // A folder's entries, and each path looked up among its folder's alone (as a scan does).
+    for (const std::string dir : {"", "a/", "a/b/", "b/", "Z/", "q/", "\xc3/"}) {
+      CAPTURE(dir);
+      auto range = index.prefix_range(dir);
+      std::size_t first = index.size(), end = 0;
+      for (std::size_t i = 0; i < index.size(); ++i) {
+        if (index.at(i).path.substr(0, dir.size()) != dir) continue;
+        first = std::min(first, i);
+        end = i + 1;
+      }
+      if (end == 0) {
+        CHECK(range.first == range.second);
+      } else {
+        CHECK(range == std::pair<std::size_t, std::size_t>(first, end));
+      }
+    }
+    for (const auto& p : names) {
+      std::string dir = p.substr(0, p.rfind('/') + 1);
+      CHECK(index.find_in(p, index.prefix_range(dir)) == index.find(p));
+    }
     std::string file = make_temp_dir("model") + "/index";
     REQUIRE(index.write(file).ok());
     CHECK(git_ls_files(file) == expected_ls(index));

@@ -109,10 +109,20 @@ class FakeClock final : public Clock {
     return std::chrono::steady_clock::time_point{} + elapsed_;
   }
   void advance(std::chrono::nanoseconds by) { elapsed_ += by; }
+  // Sleeping moves the clock at once (unless already cancelled); each sleep is recorded, so a test
+  // can read the waits.
+  bool sleep_for(std::chrono::milliseconds d, const std::atomic<bool>* cancel) override {
+    if (cancel != nullptr && cancel->load()) return false;
+    sleeps_.push_back(d);
+    advance(d);
+    return true;
+  }
+  const std::vector<std::chrono::milliseconds>& sleeps() const { return sleeps_; }
 
  private:
   std::chrono::system_clock::time_point start_;
   std::chrono::nanoseconds elapsed_{0};
+  std::vector<std::chrono::milliseconds> sleeps_;
 };
 
 // The built candor binary (CANDOR_BIN), the source root (CANDOR_SOURCE_ROOT), and the test data

@@ -315,6 +315,8 @@ JudgeOutcome ask_judge(llm::Provider& provider, const std::string& goal, const s
     out.input_tokens += reply->input_tokens;
     out.output_tokens += reply->output_tokens;
     auto answers = parse_judge_reply(reply->text, questions.size(), part.count > 1);
+    // A reply that did not end whole (cut at the output limit, only thinking) is said as such.
+    if (!answers.ok() && !reply->incomplete.empty()) answers = make_error(ErrorCode::kInvalidInput, reply->incomplete);
     if (answers.ok()) {
       out.answered = true;
       out.answers = std::move(answers.value());
@@ -323,8 +325,11 @@ JudgeOutcome ask_judge(llm::Provider& provider, const std::string& goal, const s
     out.error = "the judge's reply was malformed: " + answers.error().message;
     req.role = "judge_repair";
     req.messages.push_back({"assistant", reply->text});
-    req.messages.push_back({"user", "Your reply is not valid: " + answers.error().message +
-                                        "\nReply again with only the JSON object, one answer per question."});
+    req.messages.push_back(
+        {"user", "Your reply is not valid: " + answers.error().message +
+                     (reply->cut ? "\nReply again with only the JSON object, one answer per question, each reason "
+                                   "one short sentence."
+                                 : "\nReply again with only the JSON object, one answer per question.")});
   }
   out.error += " (twice)";
   return out;
@@ -437,6 +442,9 @@ Decomposition decompose_goal(llm::Provider& provider, const std::string& goal, s
   out.call = {req.role, reply.ok(), reply.ok() ? reply->input_tokens : 0, reply.ok() ? reply->output_tokens : 0,
               reply.ok() ? "" : reply.error().message};
   auto questions = reply.ok() ? parse_decomposition_reply(reply->text) : Result<DecompositionReply>(reply.error());
+  if (!questions.ok() && reply.ok() && !reply->incomplete.empty()) {
+    questions = make_error(ErrorCode::kInvalidInput, reply->incomplete);
+  }
   if (questions.ok()) {
     out.questions = std::move(questions->questions);
     out.asks_for_change = questions->asks_for_change;
