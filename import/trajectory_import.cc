@@ -263,8 +263,8 @@ Result<ImportedTrajectory> import_trajectory(std::istream& in, Format format, co
   Builder b(format, source);
   const FormatRow& r = row(format);
   TRY_STATUS(r.import(in, b));
-  // finish() compares inputs (operator== recurses): every value came through the JSON limits, so it
-  // is at most kMaxJsonDepth (+1 for {"value": ...}) deep.
+  // The events' values came through the JSON limits: at most kMaxJsonDepth (+1 for {"value": ...})
+  // deep, so the recursive walks over them (cutting strings, dump(), acceptance) are safe.
   return b.finish(r.expected);
 }
 
