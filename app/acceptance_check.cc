@@ -15,26 +15,29 @@ namespace {
 Result<import::Format> format_of(const std::string& name) {
   if (auto format = import::parse_format(name)) return *format;
   return make_error(ErrorCode::kUsage,
-                    fmt::format("unknown transcript format \"{}\" (claude-code, swe-agent, openhands, codex)", name));
+                    fmt::format("unknown transcript format \"{}\" ({})", name, import::format_list()));
 }
 
-// The tools an acceptance spec is checked against: candor's ("") or an import format's.
-Result<std::vector<std::string>> tools_for_format(const std::string& format) {
+// The tools an acceptance spec is checked against: candor's ("") or an import format's, with the
+// tools the transcript calls (`called`) when one is given.
+Result<std::vector<std::string>> tools_for_format(const std::string& format, const std::vector<std::string>& called) {
   if (format.empty()) return executor::builtin_tools().names();
   TRY(import::Format f, format_of(format));
-  return import::tool_catalogue(f);
+  return import::spec_tools(f, called);
 }
 
-Result<verify::AcceptanceSpec> load_acceptance_spec(const std::string& file, const std::string& format) {
-  TRY(std::vector<std::string> tools, tools_for_format(format));
+Result<verify::AcceptanceSpec> load_acceptance_spec(const std::string& file, const std::string& format,
+                                                    const std::vector<std::string>& called = {}) {
+  TRY(std::vector<std::string> tools, tools_for_format(format, called));
   TRY(std::string text, read_text_file(file));
   return verify::parse_acceptance_spec_text(text, tools, file);
 }
 
+// Read a record at a time (import_trajectory_file): a transcript of any size within the limit costs
+// memory for its events, not for its bytes.
 Result<import::ImportedTrajectory> import_trajectory_file(const std::string& file, const std::string& format) {
   TRY(import::Format f, format_of(format));
-  TRY(std::string text, read_text_file(file, kMaxTranscriptBytes));
-  return import::import_trajectory(text, f, file);
+  return import::import_trajectory_file(file, f);
 }
 
 nlohmann::json report_of(const TrajectoryRequest& request, const import::ImportedTrajectory& imported) {
@@ -56,6 +59,12 @@ nlohmann::json report_of(const TrajectoryRequest& request, const import::Importe
 
 }  // namespace
 
+std::vector<std::string> transcript_format_names() {
+  std::vector<std::string> names = import::format_names();
+  names.emplace_back("roo");
+  return names;
+}
+
 Result<SpecCheck> check_acceptance_spec(const std::string& spec_file, const std::string& format) {
   TRY(verify::AcceptanceSpec spec, load_acceptance_spec(spec_file, format));
   SpecCheck out;
@@ -67,20 +76,25 @@ Result<SpecCheck> check_acceptance_spec(const std::string& spec_file, const std:
 
 Result<nlohmann::json> verify_trajectory(const TrajectoryRequest& request) {
   if (request.format.empty())
-    return make_error(ErrorCode::kUsage, "--trajectory needs --format (claude-code, swe-agent, openhands, codex)");
+    return make_error(ErrorCode::kUsage, fmt::format("--trajectory needs --format ({})", import::format_list()));
+  TRY(import::Format f, format_of(request.format));
+  // A spec that cannot be read is refused before the transcript is read; its tool names are checked
+  // once the transcript says which tools it calls.
+  if (!request.acceptance_file.empty()) TRY_STATUS(read_text_file(request.acceptance_file));
+  TRY(import::ImportedTrajectory imported, import::import_trajectory_file(request.trajectory_file, f));
   std::optional<verify::AcceptanceSpec> spec;
   if (!request.acceptance_file.empty()) {
-    TRY(spec, load_acceptance_spec(request.acceptance_file, request.format));
+    TRY(spec, load_acceptance_spec(request.acceptance_file, request.format, imported.tools_called()));
   }
-  TRY(import::ImportedTrajectory imported, import_trajectory_file(request.trajectory_file, request.format));
   nlohmann::json report = report_of(request, imported);
   if (spec) report["acceptance"] = verify::to_json(verify::evaluate_acceptance(*spec, imported.events));
   return report;
 }
 
 Result<nlohmann::json> transcript_acceptance(const TrajectoryRequest& request) {
-  TRY(verify::AcceptanceSpec spec, load_acceptance_spec(request.acceptance_file, request.format));
   TRY(import::ImportedTrajectory imported, import_trajectory_file(request.trajectory_file, request.format));
+  TRY(verify::AcceptanceSpec spec,
+      load_acceptance_spec(request.acceptance_file, request.format, imported.tools_called()));
   return verify::to_json(verify::evaluate_acceptance(spec, imported.events));
 }
 

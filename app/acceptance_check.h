@@ -19,20 +19,25 @@ struct SpecCheck {
   bool ordered = false;
 };
 
-// `format` "": checked against candor's own tools; else an import format's (claude-code,
-// swe-agent, openhands, codex). kInvalidInput naming the file and what is wrong.
+// The names --format accepts (import/trajectory_import.h: claude-code, swe-agent, ...; roo).
+std::vector<std::string> transcript_format_names();
+
+// `format` "": checked against candor's own tools; else an import format's catalogue, any MCP tool
+// (mcp__server__tool). kInvalidInput naming the file and what is wrong.
 Result<SpecCheck> check_acceptance_spec(const std::string& spec_file, const std::string& format);
 
 struct TrajectoryRequest {
   std::string trajectory_file;
-  std::string format;           // required: claude-code, swe-agent, openhands, codex
+  std::string format;           // required: one of transcript_format_names()
   std::string acceptance_file;  // "" = none: the transcript is only read
 };
 
 // The transcript's report, as `verify --trajectory --json` prints it: trajectory, format, records,
 // events {tool_called, tool_result, final_answer}, skipped (record type -> count),
 // truncated_last_line, goal_actions_executed, and acceptance (the spec's report; null without one).
-// kUsage without a format; errors of the spec or the transcript name the file.
+// The spec may name the format's tools, MCP tools and the tools the transcript calls. kUsage
+// without a format; errors of the spec or the transcript name the file (a file that is not the
+// format is kInvalidInput).
 Result<nlohmann::json> verify_trajectory(const TrajectoryRequest& request);
 
 // Only the spec's report over the transcript (verify::to_json of the acceptance report), for

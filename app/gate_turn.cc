@@ -124,8 +124,7 @@ nlohmann::json turn_acceptance(GateAgent agent, const executor::GateConfig& gate
     spec_json = spec_json.contains(to_string(agent)) ? spec_json[to_string(agent)] : nlohmann::json();
   }
   if (!spec_json.is_object()) return nullptr;
-  std::vector<std::string> tools = import::tool_catalogue(transcript_format(agent));
-  tools.insert(tools.end(), transcript.tools.begin(), transcript.tools.end());
+  std::vector<std::string> tools = import::spec_tools(transcript_format(agent), transcript.tools);
   auto spec = verify::parse_acceptance_spec(spec_json, tools);
   if (!spec.ok()) {
     warnings.push_back("the config's gate.acceptance cannot be used: " + spec.error().message);

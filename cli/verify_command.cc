@@ -2,6 +2,7 @@
 // (--git RANGE), or another agent's transcript (--trajectory FILE --format F).
 #include <cstdio>
 
+#include "app/acceptance_check.h"
 #include "app/session.h"
 #include "cli/commands.h"
 #include "cli/observer.h"
@@ -114,8 +115,8 @@ Subcommand add_verify_command(CLI::App& app) {
                   "check the run (or the trajectory) against this acceptance spec");
   cmd->add_option("--trajectory", verify.trajectory_file,
                   "verify another agent's transcript instead of a recorded run");
-  cmd->add_option("--format", verify.format, "the transcript's format: claude-code, swe-agent, openhands, codex")
-      ->check(CLI::IsMember({"claude-code", "swe-agent", "openhands", "codex"}));
+  cmd->add_option("--format", verify.format, "the transcript's format (docs/acceptance.md)")
+      ->check(CLI::IsMember(app::transcript_format_names()));
   add_git_options(cmd, verify.git, verify.markdown);
   cmd->footer(examples("candor verify last",
                        "candor verify --git main...HEAD --goal-file issue.md --expect '{\"type\": \"file_contains\", "

@@ -78,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const assertions::Registry evaluators = assertions::builtin_evaluators();
   static const planner::Catalog catalog = executor::make_catalog(tools, evaluators);
   if (size < 3) return 0;
-  unsigned which = data[0] % 10, repeat = data[1];
+  unsigned which = data[0] % 14, repeat = data[1];  // 5..13: the nine transcript formats
   // R = 0: no unit, the text is everything after the header.
   std::size_t unit = repeat == 0 ? 0 : std::min<std::size_t>(1 + data[2] % 32, size - 3);
   std::string text;
@@ -128,7 +128,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     default: {
       // Each format, from the text as one document and as JSON Lines (the same bytes).
-      auto format = static_cast<import::Format>((which - 5) % 4);
+      auto format = static_cast<import::Format>((which - 5) % import::format_names().size());
       auto imported = import::import_trajectory(text, format, "transcript");
       if (imported.ok()) {
         for (const auto& e : imported->events) (void)e.input.dump();  // what acceptance does with them

@@ -4,6 +4,7 @@
 // of foreign file formats, not part of running tools (executor/) nor pure verdict logic (verify/).
 #pragma once
 
+#include <istream>
 #include <map>
 #include <optional>
 #include <string>
@@ -14,32 +15,62 @@
 
 namespace candor::import {
 
-enum class Format { kClaudeCode, kSweAgent, kOpenHands, kCodex };
+enum class Format {
+  kClaudeCode,
+  kSweAgent,
+  kOpenHands,
+  kCodex,
+  kCodexExec,
+  kMiniSweAgent,
+  kAider,
+  kCline,
+  kGeminiCli,
+};
 
-// "claude-code", "swe-agent", "openhands", "codex".
+// "claude-code", "swe-agent", "openhands", "codex", "codex-exec", "mini-swe-agent", "aider",
+// "cline" (also "roo"), "gemini-cli".
 std::optional<Format> parse_format(const std::string& name);
 std::string format_name(Format format);
 const std::vector<std::string>& format_names();
+// "claude-code, swe-agent, ...": for usage messages.
+std::string format_list();
 
-// The tools an agent of this format can call: what an acceptance spec is checked against.
+// The tools an agent of this format can call, as its own transcripts name them.
 const std::vector<std::string>& tool_catalogue(Format format);
+bool in_catalogue(Format format, const std::string& tool);
+
+// What an acceptance spec may name for this format: its catalogue, any MCP tool (the pattern
+// "mcp__*": `mcp__server__tool`), and every tool `called` lists (the tools a given transcript
+// itself calls). A name in none of them is refused when the spec is loaded: a typo stays a typo.
+std::vector<std::string> spec_tools(Format format, const std::vector<std::string>& called = {});
 
 // Whether a call changes files (a goal action), by the format's own tools: Write/Edit for Claude
-// Code, edit/create/insert for SWE-agent, str_replace_editor except `view` for OpenHands,
-// apply_patch for Codex. A shell command's effect cannot be seen in a transcript, so it does not count.
+// Code, edit/create/insert for SWE-agent, file editors except `view` for OpenHands, apply_patch
+// for Codex, ... A shell command's effect cannot be seen in a transcript, so it does not count.
 bool is_effect_call(Format format, const TrajectoryEvent& call);
 
 struct ImportedTrajectory {
   Format format = Format::kClaudeCode;
-  std::vector<TrajectoryEvent> events;  // seq = 1, 2, ... in file order
+  std::vector<TrajectoryEvent> events;  // seq = 1, 2, ... in file order; strings cut (import_builder.h)
   int records = 0;                      // lines or items read
   std::map<std::string, int> skipped;   // record types not used, with counts
   bool truncated_last_line = false;     // a JSONL file whose last line was cut off
   bool goal_actions_executed = false;   // some effect call happened (and did not fail)
+
+  // The tools the transcript calls, each once, sorted.
+  std::vector<std::string> tools_called() const;
 };
 
-// Fails (kInvalidInput, naming the file and where) only when the file cannot be read as the format
-// at all; unknown record types are skipped and counted, a truncated last JSONL line is tolerated.
+// Reads the transcript a record at a time: memory is bounded by its largest record (16 MiB) and
+// by the number of events, never by the file's size (each kept string is cut to 4 KiB).
+// Fails (kInvalidInput, naming the file and where) when the file is not the format: not its
+// syntax, or none of its records is one of the format's (a file of another agent, an empty file).
+// Unknown record types among the format's are skipped and counted; a truncated last JSONL line is
+// tolerated after a line that was read. `in` must be seekable (a file, a string).
+Result<ImportedTrajectory> import_trajectory(std::istream& in, Format format, const std::string& source);
 Result<ImportedTrajectory> import_trajectory(const std::string& text, Format format, const std::string& source);
+// The file at `path`: kNotFound when it does not exist, kInvalidInput when it cannot be read or is
+// larger than kMaxTranscriptBytes.
+Result<ImportedTrajectory> import_trajectory_file(const std::string& path, Format format);
 
 }  // namespace candor::import

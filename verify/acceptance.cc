@@ -305,6 +305,17 @@ std::optional<std::size_t> find_in(const Checkpoint& c, const std::vector<Trajec
   return std::nullopt;
 }
 
+// `tools` lists names, and patterns ending in '*' ("mcp__*") that name every tool beginning so.
+bool names_tool(const std::vector<std::string>& tools, const std::string& tool) {
+  for (const auto& t : tools) {
+    if (t == tool) return true;
+    if (!t.empty() && t.back() == '*' && tool.size() >= t.size() &&
+        tool.compare(0, t.size() - 1, t, 0, t.size() - 1) == 0)
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Result<AcceptanceSpec> parse_acceptance_spec(const nlohmann::json& j, const std::vector<std::string>& tools) {
@@ -370,7 +381,7 @@ Result<AcceptanceSpec> parse_acceptance_spec(const nlohmann::json& j, const std:
     if (cp.when != WhenType::kFinalAnswer) {
       if (!w.contains("tool") || !w["tool"].is_string()) return invalid(wpath + ".tool", "missing, or not a string");
       cp.tool = w["tool"].get<std::string>();
-      if (std::find(tools.begin(), tools.end(), cp.tool) == tools.end()) {
+      if (!names_tool(tools, cp.tool)) {
         return invalid(wpath + ".tool",
                        fmt::format("checkpoint \"{}\" names the tool \"{}\", which this agent cannot call "
                                    "(its tools: {})",

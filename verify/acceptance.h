@@ -37,7 +37,8 @@ struct AcceptanceSpec {
   std::vector<Checkpoint> checkpoints;
 };
 
-// `tools`: the tools the run's agent can call. Every malformed piece is kInvalidInput naming its
+// `tools`: the tools the run's agent can call; an entry ending in '*' ("mcp__*") names every tool
+// that begins with the rest (and has more after it). Every malformed piece is kInvalidInput naming its
 // JSON path ("checkpoints[1].when.tool: ...").
 Result<AcceptanceSpec> parse_acceptance_spec(const nlohmann::json& j, const std::vector<std::string>& tools);
 Result<AcceptanceSpec> parse_acceptance_spec_text(const std::string& text, const std::vector<std::string>& tools,

@@ -1,0 +1,167 @@
+// Cline and Roo Code task files (api_conversation_history.json, in the editor's global storage:
+// .../saoudrizwan.claude-dev/tasks/<id>/ or .../rooveterinaryinc.roo-cline/tasks/<id>/): the
+// Anthropic messages the extension sent. A call is a `tool_use` block (native tool calling) or,
+// in the XML protocol, a <tool_name>...</tool_name> element in the assistant's text with one
+// element per parameter; its result is the next user message's `tool_result` block, or its text
+// block "[tool_name for '...'] Result:" with the text after it. attempt_completion's `result` is
+// the final answer.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/arg_schema.h"
+#include "import/formats.h"
+
+namespace candor::import {
+namespace {
+
+const char* const kExpected = "a Cline or Roo Code api_conversation_history.json (a JSON array of messages)";
+
+// The XML calls in an assistant's text: <tool><param>value</param>...</tool>, tools of the catalogue only.
+std::vector<std::pair<std::string, nlohmann::json>> xml_calls(const std::string& text) {
+  std::vector<std::pair<std::string, nlohmann::json>> out;
+  std::size_t at = 0;
+  while ((at = text.find('<', at)) != std::string::npos) {
+    std::size_t close = text.find('>', at);
+    if (close == std::string::npos) break;
+    std::string name = text.substr(at + 1, close - at - 1);
+    std::size_t end = in_catalogue(Format::kCline, name) ? text.find("</" + name + ">", close) : std::string::npos;
+    if (end == std::string::npos) {
+      at = close;
+      continue;
+    }
+    nlohmann::json input = nlohmann::json::object();
+    std::string body = text.substr(close + 1, end - close - 1);
+    std::size_t p = 0;
+    while ((p = body.find('<', p)) != std::string::npos) {
+      std::size_t pc = body.find('>', p);
+      if (pc == std::string::npos) break;
+      std::string param = body.substr(p + 1, pc - p - 1);
+      std::size_t pe = param.empty() || param[0] == '/' ? std::string::npos : body.find("</" + param + ">", pc);
+      if (pe == std::string::npos) {
+        p = pc;
+        continue;
+      }
+      std::string value = body.substr(pc + 1, pe - pc - 1);
+      if (!value.empty() && value.front() == '\n') value.erase(0, 1);
+      if (!value.empty() && value.back() == '\n') value.pop_back();
+      input[param] = value;
+      p = pe + param.size() + 3;
+    }
+    out.emplace_back(name, std::move(input));
+    at = end + name.size() + 3;
+  }
+  return out;
+}
+
+// Roo writes "Command executed in terminal ... Exit code: 0" on the result's first line.
+std::optional<int> exit_code_of(const std::string& text) {
+  if (auto code = exit_code_after(text.substr(0, 1024), "Exit code: ")) return code;
+  return exit_code_in_text(text);
+}
+
+nlohmann::json result_of(const std::string& text, bool is_error) {
+  nlohmann::json result = {
+      {"ok", !is_error && text.rfind("[ERROR]", 0) != 0 && text.find("The tool execution failed") == std::string::npos},
+      {"output", text}};
+  if (auto code = exit_code_of(text)) {
+    result["exit_code"] = *code;
+    if (*code != 0) result["ok"] = false;
+  }
+  return result;
+}
+
+struct State {
+  std::vector<std::string> pending;  // XML calls of the last assistant message, in order
+  std::string answer;                // attempt_completion's result
+  std::string last_text;
+  int n = 0;
+};
+
+void assistant(const nlohmann::json& content, Builder& b, State& s) {
+  s.pending.clear();
+  auto blocks = content.is_array() ? content : nlohmann::json::array({{{"type", "text"}, {"text", text_of(content)}}});
+  for (const auto& block : blocks) {
+    std::string type = json_str(block, "type");
+    if (type == "tool_use") {
+      std::string name = json_str(block, "name");
+      nlohmann::json input = member(block, "input").is_object() ? block["input"] : nlohmann::json::object();
+      if (name == "attempt_completion") s.answer = json_str(input, "result");
+      b.call(json_str(block, "id"), name, std::move(input));
+    } else if (type == "text") {
+      std::string text = json_str(block, "text");
+      auto calls = xml_calls(text);
+      if (calls.empty() && !text.empty()) s.last_text = text;
+      for (auto& [name, input] : calls) {
+        if (name == "attempt_completion") s.answer = json_str(input, "result");
+        std::string id = fmt::format("xml-{}", ++s.n);
+        b.call(id, name, std::move(input));
+        s.pending.push_back(id);
+      }
+      b.seen();
+    } else {
+      b.skip("assistant." + type);
+    }
+  }
+}
+
+void user(const nlohmann::json& content, Builder& b, State& s) {
+  if (!content.is_array()) {
+    b.skip("user");
+    return;
+  }
+  std::string open;  // an XML call whose result text is being read
+  std::string text;
+  auto flush = [&] {
+    if (!open.empty()) b.result(open, result_of(text, false));
+    open.clear();
+    text.clear();
+  };
+  for (const auto& block : content) {
+    std::string type = json_str(block, "type");
+    if (type == "tool_result") {
+      b.result(json_str(block, "tool_use_id"), result_of(text_of(member(block, "content")), flag(block, "is_error")));
+    } else if (type == "text") {
+      std::string t = json_str(block, "text");
+      bool header = t.size() > 1 && t[0] == '[' && t.find("] Result:") != std::string::npos;
+      if (header && !s.pending.empty()) {
+        flush();
+        open = s.pending.front();
+        s.pending.erase(s.pending.begin());
+        text = t.substr(t.find("] Result:") + 9);
+        while (!text.empty() && text.front() == '\n') text.erase(0, 1);
+      } else if (!open.empty() && t.rfind("<environment_details>", 0) != 0) {
+        text += (text.empty() ? "" : "\n") + t;
+      } else {
+        b.skip("user.text");
+      }
+    } else {
+      b.skip("user." + type);
+    }
+  }
+  flush();
+}
+
+}  // namespace
+
+Status import_cline(std::istream& in, Builder& b) {
+  State s;
+  TRY_STATUS(for_each_element(in, b, {"messages"}, kExpected, [&](const nlohmann::json& m) {
+    std::string role = json_str(m, "role");
+    if (role == "assistant") {
+      assistant(member(m, "content"), b, s);
+    } else if (role == "user") {
+      user(member(m, "content"), b, s);
+    } else {
+      b.unknown(role.empty() ? json_str(m, "type") : role);
+    }
+  }));
+  if (!s.answer.empty()) {
+    b.final_answer(s.answer);
+  } else if (!s.last_text.empty()) {
+    b.final_answer(s.last_text);
+  }
+  return ok_status();
+}
+
+}  // namespace candor::import

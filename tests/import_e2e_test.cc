@@ -1,0 +1,150 @@
+// `verify --trajectory` on the built binary: a 200 MB session imported in bounded memory, a file
+// that is not the named format refused (exit 65, the file and what was expected named), and specs
+// naming MCP tools and the tools the transcript itself calls.
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "tests/e2e_support.h"
+#include "tests/kernel_facts.h"
+
+using namespace candor;
+using namespace candor::testing;
+using nlohmann::json;
+
+namespace {
+
+// A Claude Code session of `calls` Bash calls whose results print `output_bytes` each (twice:
+// the result's text and toolUseResult.stdout, as Claude Code writes them), then an answer.
+std::string big_session(int calls, std::size_t output_bytes) {
+  std::string path = make_temp_dir("big") + "/session.jsonl";
+  std::ofstream out(path, std::ios::binary);
+  std::string output(output_bytes, 'x');
+  out << R"({"type":"user","message":{"role":"user","content":"go"}})" << '\n';
+  for (int i = 0; i < calls; ++i) {
+    out << fmt::format(
+               R"({{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"tool_use","id":"t{}","name":"Bash","input":{{"command":"make test {}"}}}}]}}}})",
+               i, i)
+        << '\n';
+    out << fmt::format(
+               R"({{"type":"user","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t{}","content":"{}{}","is_error":false}}]}},"toolUseResult":{{"stdout":"{}","stderr":"","interrupted":false}}}})",
+               i, output, i, output)
+        << '\n';
+  }
+  out << R"({"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"all 10000 passed"}]}})"
+      << '\n';
+  return path;
+}
+
+CommandResult verify_under_limit(Env& env, const std::string& file, const std::string& spec, long kib) {
+  std::string line =
+      fmt::format("ulimit -v {}; exec {} verify --trajectory {} --format claude-code --acceptance {} --json", kib,
+                  candor_bin(), file, spec);
+  std::vector<std::string> e = env.env;
+  e.push_back("CANDOR_HOME=" + env.store);
+  return run_command({"/bin/sh", "-c", line}, e);
+}
+
+}  // namespace
+
+TEST_SUITE("e2e") {
+  TEST_CASE(
+      "verify --trajectory: a 200 MB session is imported under 300 MB of memory, every call counted" *
+      needs(!kAddressSanitizer, "a build without AddressSanitizer (ulimit -v leaves no room for its shadow memory)")) {
+    Env env;
+    std::string file = big_session(10000, 10000);  // 10,000 calls x 2 x 10 KB: 204 MB
+    CHECK(std::filesystem::file_size(file) > 200'000'000);
+    std::string spec = env.plan_file(R"({"ordered": false, "checkpoints": [
+        {"id": "last", "when": {"type": "ToolResult", "tool": "Bash", "predicate": {"left": "{{tool.input.command}}", "op": "eq", "right": "make test 9999"}}},
+        {"id": "kept_the_end", "when": {"type": "ToolResult", "tool": "Bash", "predicate": {"left": "{{tool.result.output}}", "op": "ends_with", "right": "x9999"}}},
+        {"id": "said", "when": {"type": "FinalAnswer", "predicate": {"left": "{{final_answer}}", "op": "eq", "right": "all 10000 passed"}}}]})");
+    // 300 MB of address space for the whole process: reading the file whole (as before) cannot fit.
+    auto r = verify_under_limit(env, file, spec, 300'000);
+    CAPTURE(r.err);
+    CAPTURE(r.out);
+    REQUIRE(r.exit_code == 0);
+    json j = json::parse(r.out);
+    CHECK(j["events"] == json({{"tool_called", 10000}, {"tool_result", 10000}, {"final_answer", 1}}));
+    CHECK(j["records"] == 20002);
+    CHECK(j["acceptance"]["passed"] == true);
+  }
+
+  TEST_CASE("verify --trajectory: a file that is not the named format is exit 65 naming it, never an empty run") {
+    struct Row {
+      const char* name;
+      const char* format;
+      std::string text;
+      std::string message;  // after "candor: FILE"
+    };
+    std::vector<Row> rows = {
+        {"a one-line JSON array as claude-code", "claude-code", R"([{"type":"user","message":{"content":"hi"}}])",
+         ":1: not a JSON Lines record: the line is JSON, but not an object (a array)"},
+        {"an OpenHands V1 page as claude-code", "claude-code", "{\"items\": [{\"kind\": \"ActionEvent\"}]}\n",
+         ": not a Claude Code session (JSON Lines): none of its 1 records is one ((untyped) x1)"},
+        {"a Codex rollout as claude-code", "claude-code",
+         R"({"type":"session_meta","payload":{"id":"s"}})"
+         "\n",
+         ": not a Claude Code session (JSON Lines): none of its 1 records is one (session_meta x1)"},
+        {"an empty file", "codex", "", ": no records: not a Codex rollout (JSON Lines)"},
+        {"a Claude Code session as openhands", "openhands",
+         R"({"type":"user","message":{"role":"user","content":"go"}})"
+         "\n",
+         ": not an OpenHands event stream: none of its 1 records is one (user x1)"},
+        {"Markdown that is no aider history", "aider", "# Notes\n\nsome text\n",
+         ": not an aider chat history: no \"# aider chat started at\" or \"#### \" line"},
+        {"a SWE-agent .traj as mini-swe-agent", "mini-swe-agent", "{\n  \"history\": [],\n  \"info\": {}\n}\n",
+         ": not a mini-swe-agent trajectory (an object with a \"messages\" array, or an array): the object has no "
+         "\"messages\" array"},
+        {"a one-line object of another agent as mini-swe-agent", "mini-swe-agent", R"({"history": [], "info": {}})",
+         ": not a mini-swe-agent trajectory (.traj.json): none of its 1 records is one ((untyped) x1)"},
+    };
+    for (const auto& row : rows) {
+      CAPTURE(row.name);
+      Env env;
+      std::string file = make_temp_dir("wrong") + "/transcript";
+      write_file(file, row.text);
+      auto r = env.candor({"verify", "--trajectory", file, "--format", row.format, "--json"});
+      CAPTURE(r.err);
+      CHECK(r.exit_code == 65);
+      CHECK(r.err == "candor: " + file + row.message + "\n");
+      CHECK(r.out.empty());
+    }
+  }
+
+  TEST_CASE(
+      "verify --trajectory: a spec may name an MCP tool or a tool the transcript calls; a typo is still refused") {
+    Env env;
+    std::string file = make_temp_dir("t") + "/session.jsonl";
+    write_file(
+        file,
+        R"({"type":"assistant","message":{"content":[{"type":"tool_use","id":"a","name":"mcp__github__create_pull_request","input":{"title":"Fix"}}]}})"
+        "\n"
+        R"({"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"a","content":"created #7"}]}})"
+        "\n"
+        R"({"type":"assistant","message":{"content":[{"type":"tool_use","id":"b","name":"PluginDeploy","input":{}}]}})"
+        "\n");
+    std::string spec = env.plan_file(R"({"checkpoints": [
+        {"id": "pr", "when": {"type": "ToolResult", "tool": "mcp__github__create_pull_request", "predicate": {"left": "{{tool.result}}", "op": "contains", "right": "#7"}}},
+        {"id": "deployed", "when": {"type": "ToolCalled", "tool": "PluginDeploy"}},
+        {"id": "worktree", "essential": false, "when": {"type": "ToolCalled", "tool": "EnterWorktree"}}]})");
+    auto r = env.candor({"verify", "--trajectory", file, "--format", "claude-code", "--acceptance", spec, "--json"});
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(json::parse(r.out)["acceptance"]["passed"] == true);
+    // `check` has no transcript: the catalogue and MCP tools only.
+    std::string mcp = env.plan_file(
+        R"({"checkpoints": [{"id": "pr", "when": {"type": "ToolCalled", "tool": "mcp__github__create_pull_request"}}]})");
+    CHECK(env.candor({"check", mcp, "--format", "claude-code"}).exit_code == 0);
+    CHECK(env.candor({"check", spec, "--format", "claude-code"}).exit_code == 65);  // PluginDeploy: none of them
+    std::string typo =
+        env.plan_file(R"({"checkpoints": [{"id": "x", "when": {"type": "ToolCalled", "tool": "Bsh"}}]})");
+    auto refused = env.candor({"verify", "--trajectory", file, "--format", "claude-code", "--acceptance", typo});
+    CHECK(refused.exit_code == 65);
+    CHECK(refused.err.find("names the tool \"Bsh\", which this agent cannot call") != std::string::npos);
+    std::string bare =
+        env.plan_file(R"({"checkpoints": [{"id": "x", "when": {"type": "ToolCalled", "tool": "mcp__"}}]})");
+    CHECK(env.candor({"check", bare, "--format", "claude-code"}).exit_code == 65);  // a prefix is no tool
+  }
+}
