@@ -433,8 +433,11 @@ TurnTranscript read_turn_transcript(GateAgent agent, const HookInput& in, const 
     return t;
   }
   import::Format format = transcript_format(agent);
-  auto text = read_input_file(real, kMaxTranscriptBytes);
-  auto slice = text.ok() ? import::slice_turn(*text, format, turn_key) : Result<import::TurnSlice>(text.error());
+  // Read a line at a time, twice (where the turn begins, then the turn): a long session's
+  // transcript is never held whole.
+  std::ifstream file;
+  Status opened = import::open_transcript(real, file);
+  auto slice = opened.ok() ? import::find_turn(file, format, turn_key) : Result<import::TurnStart>(opened.error());
   if (!slice.ok()) {
     t.warning = "the transcript could not be read: " + slice.error().message;
   } else if (!slice->found) {
@@ -443,7 +446,9 @@ TurnTranscript read_turn_transcript(GateAgent agent, const HookInput& in, const 
     t.prompt = slice->prompt;
     t.record["from_line"] = slice->first_line;
     t.record["by_turn_id"] = slice->by_key;
-    auto imported = import::import_trajectory(slice->text, format, in.transcript_path + " (this turn)");
+    file.clear();
+    file.seekg(slice->offset);
+    auto imported = import::import_trajectory(file, format, in.transcript_path + " (this turn)");
     if (!imported.ok()) {
       t.warning = "the transcript could not be read: " + imported.error().message;
     } else {

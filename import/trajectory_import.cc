@@ -279,8 +279,8 @@ Result<ImportedTrajectory> import_trajectory(const std::string& text, Format for
   return import_trajectory(in, format, source);
 }
 
-Result<ImportedTrajectory> import_trajectory_file(const std::string& path, Format format) {
-  std::ifstream in(path, std::ios::binary);
+Status open_transcript(const std::string& path, std::ifstream& in) {
+  in.open(path, std::ios::binary);
   if (!in) {
     int err = errno;
     return make_error(err == ENOENT ? ErrorCode::kNotFound : ErrorCode::kInvalidInput,
@@ -295,6 +295,12 @@ Result<ImportedTrajectory> import_trajectory_file(const std::string& path, Forma
                                                             format_bytes(static_cast<std::size_t>(st.st_size)),
                                                             format_bytes(kMaxTranscriptBytes)));
   }
+  return ok_status();
+}
+
+Result<ImportedTrajectory> import_trajectory_file(const std::string& path, Format format) {
+  std::ifstream in;
+  TRY_STATUS(open_transcript(path, in));
   return import_trajectory(in, format, path);
 }
 

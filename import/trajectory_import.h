@@ -4,6 +4,7 @@
 // of foreign file formats, not part of running tools (executor/) nor pure verdict logic (verify/).
 #pragma once
 
+#include <fstream>
 #include <istream>
 #include <map>
 #include <optional>
@@ -72,5 +73,8 @@ Result<ImportedTrajectory> import_trajectory(const std::string& text, Format for
 // The file at `path`: kNotFound when it does not exist, kInvalidInput when it cannot be read or is
 // larger than kMaxTranscriptBytes.
 Result<ImportedTrajectory> import_trajectory_file(const std::string& path, Format format);
+// Opens the transcript at `path` to be read as a stream, with import_trajectory_file()'s checks (it
+// exists, is a regular file, within kMaxTranscriptBytes).
+Status open_transcript(const std::string& path, std::ifstream& in);
 
 }  // namespace candor::import

@@ -1,6 +1,8 @@
 #include "import/turn_slice.h"
 
+#include <istream>
 #include <optional>
+#include <sstream>
 #include <string_view>
 #include <vector>
 
@@ -10,25 +12,42 @@
 namespace candor::import {
 namespace {
 
-struct Line {
-  std::size_t begin = 0, end = 0;  // [begin, end) in the text, without the newline
+// The lines of a stream, one at a time, each with the offset it begins at: memory for one line,
+// never the file. A line past the limit of a record is consumed but not kept (`whole` false).
+class Lines {
+ public:
+  explicit Lines(std::istream& in, std::streamoff offset = 0) : buf_(in.rdbuf()), offset_(offset) {}
+
+  bool next(std::string& line, std::streamoff& begin, bool& whole) {
+    line.clear();
+    whole = true;
+    begin = offset_;
+    int c = buf_->sbumpc();
+    if (c == std::char_traits<char>::eof()) return false;
+    for (; c != std::char_traits<char>::eof(); c = buf_->sbumpc()) {
+      ++offset_;
+      if (c == '\n') break;
+      if (line.size() < kMaxTranscriptLineBytes) {
+        line.push_back(static_cast<char>(c));
+      } else {
+        whole = false;
+      }
+    }
+    ++number_;
+    return true;
+  }
+  int number() const { return number_; }
+
+ private:
+  std::streambuf* buf_;
+  std::streamoff offset_;
+  int number_ = 0;
 };
 
-std::vector<Line> lines_of(std::string_view text) {
-  std::vector<Line> out;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    std::size_t nl = text.find('\n', at);
-    std::size_t end = nl == std::string_view::npos ? text.size() : nl;
-    out.push_back({at, end});
-    at = end + 1;
-  }
-  return out;
-}
-
 // The line as a JSON object, or a discarded value: over the limits, not JSON, not an object.
-nlohmann::json object_of(std::string_view line) {
-  if (!check_json_limits(line, "transcript", kTranscriptLineLimits).ok()) return nlohmann::json::value_t::discarded;
+nlohmann::json object_of(std::string_view line, bool whole) {
+  if (!whole || !check_json_limits(line, "transcript", kTranscriptLineLimits).ok())
+    return nlohmann::json::value_t::discarded;
   nlohmann::json j = parse_within_limits_or_discarded(line);
   return j.is_object() ? j : nlohmann::json(nlohmann::json::value_t::discarded);
 }
@@ -65,23 +84,27 @@ std::optional<std::string> claude_prompt(const nlohmann::json& j) {
 }
 
 struct Start {
-  std::size_t line = 0;
+  int line = 0;  // 1-based
+  std::streamoff offset = 0;
   bool by_key = false;
   std::string prompt;
   bool found = false;
 };
 
-Start claude_start(std::string_view text, const std::vector<Line>& lines, const std::string& key) {
+Start claude_start(std::istream& in, const std::string& key) {
   Start last, keyed;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    std::string_view line = text.substr(lines[i].begin, lines[i].end - lines[i].begin);
-    if (line.find("\"user\"") == std::string_view::npos) continue;  // no user record: no parse
-    nlohmann::json j = object_of(line);
+  Lines lines(in);
+  std::string line;
+  std::streamoff begin = 0;
+  bool whole = true;
+  while (lines.next(line, begin, whole)) {
+    if (line.find("\"user\"") == std::string::npos) continue;  // no user record: no parse
+    nlohmann::json j = object_of(line, whole);
     if (j.is_discarded()) continue;
     if (!key.empty() && !keyed.found && json_str(j, "type") == "user" && json_str(j, "promptId") == key) {
-      keyed = {i, true, claude_prompt(j).value_or(""), true};
+      keyed = {lines.number(), begin, true, claude_prompt(j).value_or(""), true};
     }
-    if (auto prompt = claude_prompt(j)) last = {i, false, *prompt, true};
+    if (auto prompt = claude_prompt(j)) last = {lines.number(), begin, false, *prompt, true};
   }
   return keyed.found ? keyed : last;
 }
@@ -96,12 +119,16 @@ std::string codex_turn_id(const nlohmann::json& p) {
 
 // The person's message after the turn's start: an `item_completed` UserMessage, a `user_message`
 // event, or a `user` message item that is not Codex's own context (which begins with a tag).
-std::string codex_prompt(std::string_view text, const std::vector<Line>& lines, std::size_t from) {
-  std::string fallback;
-  for (std::size_t i = from; i < lines.size(); ++i) {
-    std::string_view line = text.substr(lines[i].begin, lines[i].end - lines[i].begin);
-    if (line.find("user") == std::string_view::npos && line.find("User") == std::string_view::npos) continue;
-    nlohmann::json j = object_of(line);
+std::string codex_prompt(std::istream& in, std::streamoff from) {
+  in.clear();
+  in.seekg(from);
+  Lines lines(in, from);
+  std::string line, fallback;
+  std::streamoff begin = 0;
+  bool whole = true;
+  while (lines.next(line, begin, whole)) {
+    if (line.find("user") == std::string::npos && line.find("User") == std::string::npos) continue;
+    nlohmann::json j = object_of(line, whole);
     if (j.is_discarded() || !j.contains("payload") || !j["payload"].is_object()) continue;
     const auto& p = j["payload"];
     std::string type = json_str(j, "type"), pt = json_str(p, "type");
@@ -118,14 +145,17 @@ std::string codex_prompt(std::string_view text, const std::vector<Line>& lines, 
   return fallback;
 }
 
-Start codex_start(std::string_view text, const std::vector<Line>& lines, const std::string& key) {
+Start codex_start(std::istream& in, const std::string& key) {
   Start last, keyed, last_context, keyed_context;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    std::string_view line = text.substr(lines[i].begin, lines[i].end - lines[i].begin);
-    bool started = line.find("task_started") != std::string_view::npos;
-    bool context = line.find("turn_context") != std::string_view::npos;
+  Lines lines(in);
+  std::string line;
+  std::streamoff begin = 0;
+  bool whole = true;
+  while (lines.next(line, begin, whole)) {
+    bool started = line.find("task_started") != std::string::npos;
+    bool context = line.find("turn_context") != std::string::npos;
     if (!started && !context) continue;
-    nlohmann::json j = object_of(line);
+    nlohmann::json j = object_of(line, whole);
     if (j.is_discarded()) continue;
     const auto& p = j.contains("payload") && j["payload"].is_object() ? j["payload"] : nlohmann::json::object();
     std::string type = json_str(j, "type"), pt = json_str(p, "type");
@@ -133,38 +163,48 @@ Start codex_start(std::string_view text, const std::vector<Line>& lines, const s
     bool is_context = type == "turn_context";
     if (!is_start && !is_context) continue;
     std::string id = codex_turn_id(p);
-    Start here{i, false, "", true};
+    Start here{lines.number(), begin, false, "", true};
+    Start keyed_here{lines.number(), begin, true, "", true};
     if (is_start) {
       last = here;
-      if (!key.empty() && id == key && !keyed.found) keyed = {i, true, "", true};
+      if (!key.empty() && id == key && !keyed.found) keyed = keyed_here;
     } else {
       last_context = here;
-      if (!key.empty() && id == key && !keyed_context.found) keyed_context = {i, true, "", true};
+      if (!key.empty() && id == key && !keyed_context.found) keyed_context = keyed_here;
     }
   }
   Start s = keyed.found ? keyed : keyed_context.found ? keyed_context : last.found ? last : last_context;
-  if (s.found) s.prompt = codex_prompt(text, lines, s.line);
+  if (s.found) s.prompt = codex_prompt(in, s.offset);
   return s;
 }
 
 }  // namespace
 
-Result<TurnSlice> slice_turn(const std::string& text, Format format, const std::string& turn_key) {
+Result<TurnStart> find_turn(std::istream& in, Format format, const std::string& turn_key) {
   if (format != Format::kClaudeCode && format != Format::kCodex) {
     return make_error(
         ErrorCode::kInvalidInput,
         "a turn can be found in a Claude Code transcript or a Codex rollout only, not " + format_name(format));
   }
-  std::vector<Line> lines = lines_of(text);
-  Start start =
-      format == Format::kClaudeCode ? claude_start(text, lines, turn_key) : codex_start(text, lines, turn_key);
-  TurnSlice out;
+  in.clear();
+  in.seekg(0);
+  Start start = format == Format::kClaudeCode ? claude_start(in, turn_key) : codex_start(in, turn_key);
+  TurnStart out;
   if (!start.found) return out;
   out.found = true;
   out.by_key = start.by_key;
   out.prompt = std::move(start.prompt);
-  out.first_line = static_cast<int>(start.line) + 1;
-  out.text = text.substr(lines[start.line].begin);
+  out.first_line = start.line;
+  out.offset = start.offset;
+  return out;
+}
+
+Result<TurnSlice> slice_turn(const std::string& text, Format format, const std::string& turn_key) {
+  std::istringstream in(text);
+  TRY(TurnStart start, find_turn(in, format, turn_key));
+  TurnSlice out;
+  static_cast<TurnStart&>(out) = std::move(start);
+  if (out.found) out.text = text.substr(static_cast<std::size_t>(out.offset));
   return out;
 }
 

@@ -8,13 +8,16 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "tests/e2e_support.h"
+#include "tests/kernel_facts.h"
 
 namespace candor::testing {
 namespace {
@@ -109,6 +112,52 @@ std::string run_id_in(const json& answer) {
 }  // namespace
 
 TEST_SUITE("e2e") {
+  TEST_CASE(
+      "gate: a Stop reads a 200 MB session a line at a time, under 300 MB of memory, every call of the turn counted" *
+      needs(!kAddressSanitizer, "a build without AddressSanitizer (ulimit -v leaves no room for its shadow memory)")) {
+    Gate g({{"hello.txt", "hello candor\n"}, {".candor/config.json", kExpectHelloCandor}});
+    json ups = g.input("claude-code", "ups");
+    json stop = g.input("claude-code", "stop");
+    // The real session (its prompt carries the turn's promptId), then 10,000 Bash calls of the turn
+    // printing 10 KB each, twice as Claude Code writes them: 204 MB after the prompt.
+    {
+      std::ofstream out(g.transcript("claude-code"), std::ios::binary | std::ios::app);
+      std::string output(10000, 'x');
+      for (int i = 0; i < 10000; ++i) {
+        out << fmt::format(
+            R"({{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"tool_use","id":"big{}","name":"Bash","input":{{"command":"make test {}"}}}}]}}}})"
+            "\n",
+            i, i);
+        out << fmt::format(
+            R"({{"type":"user","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"big{}","content":"{}","is_error":false}}]}},"toolUseResult":{{"stdout":"{}","stderr":"","interrupted":false}}}})"
+            "\n",
+            i, output, output);
+      }
+    }
+    CHECK(fs::file_size(g.transcript("claude-code")) > 200'000'000);
+    auto limited = [&](const json& in) {
+      std::string file = make_temp_dir("hook") + "/stdin.json";
+      write_file(file, in.dump());
+      std::vector<std::string> e = g.env;
+      e.push_back("CANDOR_HOME=" + g.store);
+      // 300 MB of address space for the whole process: the transcript held whole cannot fit.
+      return run_command({"/bin/sh", "-c", fmt::format("ulimit -v 300000; exec {} gate claude-code", candor_bin())}, e,
+                         g.ws, file);
+    };
+    REQUIRE(limited(ups).exit_code == 0);
+    write_file(g.ws + "/hello.txt", "hello candor, again\n");
+    CommandResult r = limited(stop);
+    CAPTURE(r.err);
+    REQUIRE(r.exit_code == 0);
+    json answer = json::parse(r.out);
+    CHECK_FALSE(answer.contains("decision"));
+    json report = g.report(run_id_in(answer));
+    CHECK(report["gate"]["transcript"]["by_turn_id"] == true);
+    CHECK(report["gate"]["transcript"].value("error", "") == "");
+    // The real session's turn (its Write and its answer) and the 20,000 events added to it.
+    CHECK(report["gate"]["transcript"]["events"].get<int>() >= 20000);
+  }
+
   TEST_CASE("gate (a): the wrong file edited is blocked with the failed expectation; fixed, the stop is allowed") {
     for (std::string agent : {"claude-code", "codex"}) {
       CAPTURE(agent);
