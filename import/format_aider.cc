@@ -83,7 +83,8 @@ struct Reader {
       open_undo.clear();
     } else if (starts(text, "Running ")) {
       shell(text.substr(8));
-    } else if (!open_shell.empty() && starts(text, "Added ") && text.find(" of output to the chat.") != std::string::npos) {
+    } else if (!open_shell.empty() && starts(text, "Added ") &&
+               text.find(" of output to the chat.") != std::string::npos) {
       // /run's output went to the chat, not to the file (aider 0.86): the command ran, its output is unknown.
       b.result(open_shell, {{"output", ""}, {"aider", text}});
       open_shell.clear();

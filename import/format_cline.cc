@@ -78,7 +78,7 @@ struct Pending {
 
 struct State {
   std::vector<Pending> pending;  // calls of the last assistant message not yet answered, in order
-  std::string answer;                // attempt_completion's result
+  std::string answer;            // attempt_completion's result
   std::string last_text;
   int n = 0;
 };

@@ -112,9 +112,9 @@ Message read_message(const nlohmann::json& m, const std::string& id) {
       if (!fr.is_object()) continue;
       const auto& response = member(fr, "response");
       std::string name = json_str(fr, "name");
-      out.responses.push_back({json_str(fr, "id"), name,
-                               make_result(name, response.contains("error") ? "error" : "success",
-                                           response_text(response))});
+      out.responses.push_back(
+          {json_str(fr, "id"), name,
+           make_result(name, response.contains("error") ? "error" : "success", response_text(response))});
     }
   }
   return out;

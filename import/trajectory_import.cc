@@ -311,7 +311,7 @@ Result<ImportedTrajectory> import_trajectory_folder(const std::string& path, For
 }
 
 Result<ImportedTrajectory> import_trajectory_file(const std::string& path, Format format) {
-  if (struct stat st {}; ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+  if (struct stat st{}; ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
     return import_trajectory_folder(path, format);
   }
   std::ifstream in;

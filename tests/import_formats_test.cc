@@ -184,6 +184,25 @@ TEST_SUITE("verify") {
     CHECK(verify::evaluate_acceptance(*spec, t.events).passed);
   }
 
+  TEST_CASE("import: Cline 3.51's native calls answered by \"[tool for '...'] Result:\" text, in a hand-made file") {
+    // cline/SOURCE.txt: the shape of a real task that cannot be copied here (no licence).
+    auto t = load("cline/synthetic_native_tools_text_results.json", Format::kCline);
+    CHECK(tools_of(t, Kind::kToolCalled) ==
+          std::vector<std::string>{"read_file", "replace_in_file", "execute_command", "attempt_completion"});
+    std::vector<std::string> results;
+    for (const auto& e : t.events) {
+      if (e.kind != Kind::kToolResult) continue;
+      results.push_back(e.tool + ": " + e.result["output"].get<std::string>().substr(0, 20));
+      CHECK(e.result["ok"] == true);
+      CHECK_FALSE(e.result.contains("exit_code"));
+    }
+    CHECK(results == std::vector<std::string>{"read_file: def add(a, b):\n    r",
+                                              "replace_in_file: The content was succ",
+                                              "execute_command: Command executed.\nOu"});
+    CHECK(t.events.back().text == "add() now adds; the test passes.");
+    CHECK(t.goal_actions_executed);
+  }
+
   TEST_CASE("import: aider's chat history: edits, commits, /test and /undo, and the last reply") {
     auto t = load("aider/aider-repo-session-2024-08-06.chat.history.md", Format::kAider);
     std::map<std::string, int> calls;
@@ -272,10 +291,29 @@ const std::vector<ShapeRow>& shapes() {
        {"2", "-"},
        {"false", "false"},
        "It does not build yet."},
+      {"Gemini CLI .jsonl as it is loaded: a rewrite by id, $rewindTo, $set messages, batch results by id",
+       Format::kGeminiCli,
+       R"({"sessionId": "s", "projectHash": "p", "startTime": "t", "kind": "main"}
+{"id": "u1", "type": "user", "content": [{"text": "fix"}]}
+{"id": "g1", "type": "gemini", "content": "", "toolCalls": [{"id": "c1", "name": "run_shell_command", "args": {"command": "make"}, "status": "executing"}]}
+{"id": "g1", "type": "gemini", "content": "", "toolCalls": [{"id": "c1", "name": "run_shell_command", "args": {"command": "make"}, "status": "success", "result": [{"functionResponse": {"id": "c1", "name": "run_shell_command", "response": {"output": "Output: err\nExit Code: 2\nProcess Group PGID: 9"}}}]}]}
+{"id": "u2", "type": "user", "content": [{"functionResponse": {"id": "c1", "name": "run_shell_command", "response": {"output": "Output: err\nExit Code: 2\nProcess Group PGID: 9"}}}]}
+{"id": "u3", "type": "user", "content": [{"text": "try another way"}]}
+{"id": "g2", "type": "gemini", "content": "", "toolCalls": [{"id": "c2", "name": "write_file", "args": {"file_path": "m.c"}, "status": "success", "result": [{"functionResponse": {"id": "c2", "response": {"output": "written"}}}]}]}
+{"$rewindTo": "u3"}
+{"$set": {"messages": [{"id": "u1", "type": "user", "content": [{"text": "fix"}]}, {"id": "g1", "type": "gemini", "content": "", "toolCalls": [{"id": "c1", "name": "run_shell_command", "args": {"command": "make"}, "status": "success", "result": [{"functionResponse": {"id": "c1", "response": {"output": "Output: err\nExit Code: 2\nProcess Group PGID: 9"}}}]}]}]}}
+{"id": "g3", "type": "gemini", "content": [{"text": "thinking", "thought": true}, {"text": "Two reads."}], "toolCalls": [{"id": "r1", "name": "read_file", "args": {}, "status": "success", "result": [{"functionResponse": {"id": "r1", "response": {"output": "A"}}}, {"functionResponse": {"id": "r2", "response": {"output": "B"}}}]}, {"id": "r2", "name": "read_file", "args": {}, "status": "success", "result": [{"functionResponse": {"id": "r1", "response": {"output": "A"}}}, {"functionResponse": {"id": "r2", "response": {"error": "no such file"}}}]}, {"id": "r3", "name": "read_file", "args": {}, "status": "executing"}]}
+{"id": "u4", "type": "user", "content": [{"functionResponse": {"id": "r3", "name": "read_file", "response": {"output": "C"}}}]}
+{"id": "e1", "type": "error", "content": "[API Error: quota]"}
+)",
+       {"run_shell_command", "read_file", "read_file", "read_file"},
+       {"2", "-", "-", "-"},
+       {"false", "true", "true", "true"},
+       "Two reads."},
       {"Gemini CLI .json: one object with messages",
        Format::kGeminiCli,
        R"({"sessionId": "s", "projectHash": "p", "messages": [
-           {"id": "2", "type": "gemini", "content": "Done.", "toolCalls": [{"id": "c1", "name": "run_shell_command", "args": {"command": "ls"}, "status": "success", "result": [{"functionResponse": {"response": {"output": "a\nb"}}}]}]}]})",
+           {"id": "2", "type": "gemini", "content": "Done.", "toolCalls": [{"id": "c1", "name": "run_shell_command", "args": {"command": "ls"}, "status": "success", "result": [{"functionResponse": {"response": {"output": "Output: a\nb\nProcess Group PGID: 7"}}}]}]}]})",
        {"run_shell_command"},
        {"0"},
        {"true"},
@@ -327,6 +365,22 @@ TEST_SUITE("verify") {
       CHECK(oks == row.oks);
       CHECK(answer == row.final_answer);
     }
+  }
+
+  TEST_CASE("import: Gemini CLI's batch results are each call's own; a rewound call is gone") {
+    const auto& rows = shapes();
+    auto row = std::find_if(rows.begin(), rows.end(), [](const ShapeRow& r) {
+      return std::string(r.name).rfind("Gemini CLI .jsonl as", 0) == 0;
+    });
+    REQUIRE(row != rows.end());
+    auto t = import::import_trajectory(row->text, Format::kGeminiCli, "s.jsonl");
+    REQUIRE(t.ok());
+    std::vector<std::string> outputs;
+    for (const auto& e : t->events)
+      if (e.kind == Kind::kToolResult) outputs.push_back(e.result["output"]);
+    CHECK(outputs ==
+          std::vector<std::string>{"Output: err\nExit Code: 2\nProcess Group PGID: 9", "A", "no such file", "C"});
+    CHECK_FALSE(t->goal_actions_executed);  // the write_file was rewound
   }
 
   TEST_CASE("import: an exit code is read from a result's text only where the agent writes it") {
