@@ -298,6 +298,9 @@ Status open_transcript(const std::string& path, std::ifstream& in) {
   return ok_status();
 }
 
+namespace {
+
+// OpenHands V1's conversation folder; any other format has files only.
 Result<ImportedTrajectory> import_trajectory_folder(const std::string& path, Format format) {
   if (format != Format::kOpenHands) {
     return make_error(ErrorCode::kInvalidInput,
@@ -309,6 +312,8 @@ Result<ImportedTrajectory> import_trajectory_folder(const std::string& path, For
   TRY_STATUS(import_openhands_folder(path, b));
   return b.finish(row(format).expected);
 }
+
+}  // namespace
 
 Result<ImportedTrajectory> import_trajectory_file(const std::string& path, Format format) {
   if (struct stat st{}; ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
