@@ -4,8 +4,8 @@
 // CMD"), written as one "> " followed by the text, whose last line ends with the Markdown line
 // break (two spaces); everything else is the model's reply. Calls: `edit` (an edit applied),
 // `commit`, `undo` (/undo: the last aider commit taken back), `shell` (a command aider ran: one it proposed, or /run,
-// /test, !). The file has no exit codes, and a command's output only when aider showed it (a failing /test): results
-// say what the file says and no more.
+// /test, !). The file has no exit codes, and a command's output only when aider showed it (a failing /test; newer
+// versions say only "Added N lines of output to the chat."): results say what the file says and no more.
 #include <fmt/format.h>
 
 #include "core/json_text.h"
@@ -83,6 +83,11 @@ struct Reader {
       open_undo.clear();
     } else if (starts(text, "Running ")) {
       shell(text.substr(8));
+    } else if (!open_shell.empty() && starts(text, "Added ") &&
+               text.find(" of output to the chat.") != std::string::npos) {
+      // /run's output went to the chat, not to the file (aider 0.86): the command ran, its output is unknown.
+      b.result(open_shell, {{"output", ""}, {"aider", text}});
+      open_shell.clear();
     } else if (!open_shell.empty() && text.find('\n') != std::string::npos) {
       b.result(open_shell, {{"output", text}});  // what the command printed (no code in the file)
       open_shell.clear();

@@ -3,7 +3,8 @@
 // Anthropic messages the extension sent. A call is a `tool_use` block (native tool calling) or,
 // in the XML protocol, a <tool_name>...</tool_name> element in the assistant's text with one
 // element per parameter; its result is the next user message's `tool_result` block, or its text
-// block "[tool_name for '...'] Result:" with the text after it. attempt_completion's `result` is
+// block "[tool_name for '...'] Result:" with the text after it (Cline 3.x writes these even for
+// native tool_use calls, with no id: matched by tool and order). attempt_completion's `result` is
 // the final answer.
 #include <algorithm>
 
@@ -71,9 +72,13 @@ nlohmann::json result_of(const std::string& text, bool is_error) {
   return result;
 }
 
+struct Pending {
+  std::string id, tool;
+};
+
 struct State {
-  std::vector<std::string> pending;  // XML calls of the last assistant message, in order
-  std::string answer;                // attempt_completion's result
+  std::vector<Pending> pending;  // calls of the last assistant message not yet answered, in order
+  std::string answer;            // attempt_completion's result
   std::string last_text;
   int n = 0;
 };
@@ -87,7 +92,9 @@ void assistant(const nlohmann::json& content, Builder& b, State& s) {
       std::string name = json_str(block, "name");
       nlohmann::json input = member(block, "input").is_object() ? block["input"] : nlohmann::json::object();
       if (name == "attempt_completion") s.answer = json_str(input, "result");
-      b.call(json_str(block, "id"), name, std::move(input));
+      std::string id = json_str(block, "id");
+      b.call(id, name, std::move(input));
+      s.pending.push_back({id, name});  // Cline 3.x answers even these with "[tool for '...'] Result:" text
     } else if (type == "text") {
       std::string text = json_str(block, "text");
       auto calls = xml_calls(text);
@@ -96,7 +103,7 @@ void assistant(const nlohmann::json& content, Builder& b, State& s) {
         if (name == "attempt_completion") s.answer = json_str(input, "result");
         std::string id = fmt::format("xml-{}", ++s.n);
         b.call(id, name, std::move(input));
-        s.pending.push_back(id);
+        s.pending.push_back({id, name});
       }
       b.seen();
     } else {
@@ -120,14 +127,20 @@ void user(const nlohmann::json& content, Builder& b, State& s) {
   for (const auto& block : content) {
     std::string type = json_str(block, "type");
     if (type == "tool_result") {
-      b.result(json_str(block, "tool_use_id"), result_of(text_of(member(block, "content")), flag(block, "is_error")));
+      std::string id = json_str(block, "tool_use_id");
+      std::erase_if(s.pending, [&](const Pending& p) { return p.id == id; });
+      b.result(id, result_of(text_of(member(block, "content")), flag(block, "is_error")));
     } else if (type == "text") {
       std::string t = json_str(block, "text");
       bool header = t.size() > 1 && t[0] == '[' && t.find("] Result:") != std::string::npos;
       if (header && !s.pending.empty()) {
         flush();
-        open = s.pending.front();
-        s.pending.erase(s.pending.begin());
+        // "[read_file for 'a.cs'] Result:": the first pending call of that tool, else the first one.
+        std::string tool = t.substr(1, std::min(t.find(" for "), t.find(']')) - 1);
+        auto it = std::find_if(s.pending.begin(), s.pending.end(), [&](const Pending& p) { return p.tool == tool; });
+        if (it == s.pending.end()) it = s.pending.begin();
+        open = it->id;
+        s.pending.erase(it);
         text = t.substr(t.find("] Result:") + 9);
         while (!text.empty() && text.front() == '\n') text.erase(0, 1);
       } else if (!open.empty() && t.rfind("<environment_details>", 0) != 0) {

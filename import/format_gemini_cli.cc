@@ -1,8 +1,18 @@
-// Gemini CLI sessions (~/.gemini/tmp/<project>/chats/session-*.jsonl; .json before): a record of
-// the session's metadata, then one message record a line ({id, timestamp, type: user | gemini |
-// info | error | warning, content, toolCalls?}), `$set` metadata updates and `$rewindTo` marks;
-// the older .json is one object with a `messages` array of the same records. A gemini message's
-// toolCalls carry each call with its result (functionResponse parts) and status.
+// Gemini CLI sessions (~/.gemini/tmp/<project>/chats/session-*.jsonl; .json before), as
+// chatRecordingService.ts writes and loads them. The .jsonl is not an append-only log: after a
+// record of the session's metadata, each message record ({id, timestamp, type: user | gemini |
+// info | error | warning, content, toolCalls?}) may be written again with the same id (the last
+// one wins, in the place of the first: a gemini message gains its toolCalls that way);
+// {"$set": {"messages": [...]}} replaces the whole list; {"$rewindTo": ID} deletes that message
+// and everything after it (all of them when ID is not there); other `$set`s patch the metadata.
+// The older .json is one object with a `messages` array of the same records. A gemini message's
+// toolCalls carry each call with its result (functionResponse parts, matched by id) and status;
+// newer versions write the same functionResponse again as a `user` message, read only for a call
+// whose entry has no result. So the session is read whole before its events are made: memory is
+// the list of current messages, each kept as its calls and its text cut (import_builder.h).
+#include <set>
+#include <unordered_map>
+
 #include "core/arg_schema.h"
 #include "import/formats.h"
 
@@ -11,21 +21,66 @@ namespace {
 
 const char* const kExpected = "a Gemini CLI session (chats/session-*.jsonl, or .json with a \"messages\" array)";
 
-// The text of a call's result: functionResponse.response.output (or .error), or text parts.
-std::string result_text(const nlohmann::json& result) {
-  if (result.is_string()) return result.get<std::string>();
+struct Response {
+  std::string id, name;
+  nlohmann::json result;
+};
+
+struct Call {
+  std::string id, name;
+  nlohmann::json args;
+  std::optional<nlohmann::json> result;
+};
+
+// A message as far as the events need it: a gemini message's calls and text, a user message's
+// functionResponses; any other message only holds its place (a rewind counts it).
+struct Message {
+  std::string id, type, text;
+  std::vector<Call> calls;
+  std::vector<Response> responses;
+};
+
+// The text of a functionResponse's response: its output, or its error.
+std::string response_text(const nlohmann::json& response) {
   std::string out;
+  if (member(response, "output").is_string()) out += response["output"].get<std::string>();
+  if (member(response, "error").is_string()) out += response["error"].get<std::string>();
+  return out;
+}
+
+// The text of a call's result: the functionResponse parts of that call (a batch of parallel calls
+// may put all of its responses in each call's result), else all of them, or text parts.
+std::string result_text(const nlohmann::json& result, const std::string& id) {
+  if (result.is_string()) return result.get<std::string>();
   const auto& parts = result.is_array() ? result : nlohmann::json::array({result});
+  bool by_id = false;
+  for (const auto& p : parts) by_id = by_id || (!id.empty() && json_str(member(p, "functionResponse"), "id") == id);
+  std::string out;
   for (const auto& p : parts) {
-    const auto& response = member(member(p, "functionResponse"), "response");
-    if (member(response, "output").is_string()) out += response["output"].get<std::string>();
-    if (member(response, "error").is_string()) out += response["error"].get<std::string>();
+    const auto& fr = member(p, "functionResponse");
+    if (by_id && json_str(fr, "id") != id) continue;
+    out += response_text(member(fr, "response"));
     if (member(p, "text").is_string()) out += p["text"].get<std::string>();
   }
   return out;
 }
 
-// Gemini's content: a string, or parts with text.
+// What a result says: ok from the status, the exit code run_shell_command writes as "Exit Code: N"
+// (only when N is not 0: shell.ts). Its plain "Output: ..." with no code, error, signal, cancel or
+// move to the background is a command that exited with 0.
+nlohmann::json make_result(const std::string& tool, const std::string& status, const std::string& output) {
+  nlohmann::json result = {{"ok", status == "success"}, {"status", status}, {"output", output}};
+  if (auto code = exit_code_after(output, "Exit Code: ")) {
+    result["exit_code"] = *code;
+    if (*code != 0) result["ok"] = false;
+  } else if (tool == "run_shell_command" && status == "success" && output.rfind("Output: ", 0) == 0 &&
+             output.find("\nError: ") == std::string::npos && output.find("\nSignal: ") == std::string::npos) {
+    result["exit_code"] = 0;
+  }
+  return result;
+}
+
+// Gemini's content: a string, or parts with text (thoughts left out).
 std::string content_text(const nlohmann::json& content) {
   if (content.is_string()) return content.get<std::string>();
   std::string out;
@@ -36,46 +91,117 @@ std::string content_text(const nlohmann::json& content) {
   return out;
 }
 
+Message read_message(const nlohmann::json& m, const std::string& id) {
+  Message out{id, json_str(m, "type"), "", {}, {}};
+  if (out.type == "gemini") {
+    out.text = kept_text(content_text(member(m, "content")));
+    const auto& calls = member(m, "toolCalls");
+    if (!calls.is_array()) return out;
+    for (const auto& c : calls) {
+      Call call{json_str(c, "id"), json_str(c, "name"),
+                member(c, "args").is_object() ? c["args"] : nlohmann::json::object(), std::nullopt};
+      std::string status = json_str(c, "status");
+      // A call still scheduled or running has no result yet; an error or a cancel may have none.
+      if (!status.empty() && (c.contains("result") || status == "error" || status == "cancelled"))
+        call.result = make_result(call.name, status, result_text(member(c, "result"), call.id));
+      out.calls.push_back(std::move(call));
+    }
+  } else if (out.type == "user" && member(m, "content").is_array()) {
+    for (const auto& p : m["content"]) {
+      const auto& fr = member(p, "functionResponse");
+      if (!fr.is_object()) continue;
+      const auto& response = member(fr, "response");
+      std::string name = json_str(fr, "name");
+      out.responses.push_back(
+          {json_str(fr, "id"), name,
+           make_result(name, response.contains("error") ? "error" : "success", response_text(response))});
+    }
+  }
+  return out;
+}
+
+// The session's current messages, in order, and where each id is.
+class Session {
+ public:
+  void put(const nlohmann::json& m) {
+    std::string id = json_str(m, "id");
+    if (id.empty()) id = "#" + std::to_string(++unnamed_);
+    Message message = read_message(m, id);
+    if (auto it = at_.find(id); it != at_.end()) {
+      list_[it->second] = std::move(message);
+    } else {
+      at_[id] = list_.size();
+      list_.push_back(std::move(message));
+    }
+  }
+  void rewind_to(const std::string& id) {
+    auto it = at_.find(id);
+    std::size_t keep = it == at_.end() ? 0 : it->second;
+    for (std::size_t i = keep; i < list_.size(); ++i) at_.erase(list_[i].id);
+    list_.resize(keep);
+  }
+  void clear() {
+    list_.clear();
+    at_.clear();
+  }
+  const std::vector<Message>& messages() const { return list_; }
+
+ private:
+  std::vector<Message> list_;
+  std::unordered_map<std::string, std::size_t> at_;
+  int unnamed_ = 0;
+};
+
+void read_record(const nlohmann::json& r, Session& s, Builder& b) {
+  if (r.contains("$rewindTo")) {
+    s.rewind_to(json_str(r, "$rewindTo"));
+    b.skip("$rewindTo");
+  } else if (r.contains("$set")) {
+    const auto& messages = member(r["$set"], "messages");
+    if (messages.is_array()) {
+      s.clear();
+      for (const auto& m : messages) s.put(m);
+    }
+    b.skip("$set");
+  } else if (std::string type = json_str(r, "type");
+             type == "gemini" || type == "user" || type == "info" || type == "error" || type == "warning") {
+    s.put(r);
+    b.seen();
+  } else if (r.contains("sessionId") && r.contains("projectHash")) {
+    b.skip("metadata");
+  } else {
+    b.unknown(type);
+  }
+}
+
+// The events of the current messages: each gemini call with its result, a user functionResponse
+// for a call that has none, and the last gemini text as the answer.
+void emit(const Session& s, Builder& b) {
+  std::set<std::string> unanswered;
+  std::string answer;
+  for (const auto& m : s.messages()) {
+    for (const auto& c : m.calls) {
+      b.call(c.id, c.name, c.args);
+      if (c.result) {
+        b.result(c.id, *c.result);
+      } else {
+        unanswered.insert(c.id);
+      }
+    }
+    for (const auto& r : m.responses) {
+      if (unanswered.erase(r.id) > 0) b.result(r.id, r.result, r.name);
+    }
+    if (m.type == "gemini" && !m.text.empty()) answer = m.text;
+  }
+  if (!answer.empty()) b.final_answer(answer);
+}
+
 }  // namespace
 
 Status import_gemini_cli(std::istream& in, Builder& b) {
-  std::string last_text;
-  TRY_STATUS(for_each_element(in, b, {"messages"}, kExpected, [&](const nlohmann::json& m) {
-    std::string type = json_str(m, "type");
-    if (type == "gemini") {
-      std::string text = content_text(member(m, "content"));
-      if (!text.empty()) last_text = text;
-      const auto& calls = member(m, "toolCalls");
-      if (!calls.is_array() || calls.empty()) {
-        b.seen();
-        return;
-      }
-      for (const auto& c : calls) {
-        std::string id = json_str(c, "id");
-        b.call(id, json_str(c, "name"), member(c, "args").is_object() ? c["args"] : nlohmann::json::object());
-        std::string status = json_str(c, "status");
-        if (status.empty() || (!c.contains("result") && status != "error" && status != "cancelled")) continue;
-        std::string output = result_text(member(c, "result"));
-        nlohmann::json result = {{"ok", status == "success"}, {"status", status}, {"output", output}};
-        // run_shell_command's output says "Exit Code: N" when N is not 0.
-        if (auto code = exit_code_after(output, "Exit Code: ")) {
-          result["exit_code"] = *code;
-          if (*code != 0) result["ok"] = false;
-        } else if (json_str(c, "name") == "run_shell_command" && status == "success") {
-          result["exit_code"] = 0;  // the output says "Exit Code: N" only when it is not 0
-        }
-        b.result(id, result);
-      }
-    } else if (type == "user" || type == "info" || type == "error" || type == "warning") {
-      b.skip(type);
-    } else if (m.contains("$set") || m.contains("$rewindTo") ||
-               (m.contains("sessionId") && m.contains("projectHash"))) {
-      b.skip(m.contains("$set") ? "$set" : m.contains("$rewindTo") ? "$rewindTo" : "metadata");
-    } else {
-      b.unknown(type);
-    }
-  }));
-  if (!last_text.empty()) b.final_answer(last_text);
+  Session s;
+  TRY_STATUS(for_each_element(in, b, {"messages"}, kExpected, [&](const nlohmann::json& r) { read_record(r, s, b); }));
+  emit(s, b);
   return ok_status();
 }
 

@@ -1,6 +1,7 @@
 // OpenHands event streams: V0 (a JSON array of events with `action`/`observation`) and V1
-// (software-agent-sdk: events with `kind`, one a line in events.jsonl, an array, or the agent
-// server's {"items": [...]} page).
+// (software-agent-sdk: events with `kind`, one a line in events.jsonl, an array, the agent
+// server's {"items": [...]} page, or the conversation folder the SDK and OpenHands-CLI persist:
+// events/event-NNNNN-<id>.json, one event a file).
 #include "core/arg_schema.h"
 #include "import/formats.h"
 
@@ -100,18 +101,28 @@ void v1_event(const nlohmann::json& e, const std::string& kind, Builder& b, Answ
   }
 }
 
+void event(const nlohmann::json& e, Builder& b, Answers& a) {
+  std::string kind = json_str(e, "kind");
+  if (!kind.empty()) {
+    v1_event(e, kind, b, a);
+  } else {
+    v0_event(e, b, a);
+  }
+}
+
 }  // namespace
 
 Status import_openhands(std::istream& in, Builder& b) {
   Answers a;
-  TRY_STATUS(for_each_element(in, b, {"items", "events"}, kExpected, [&](const nlohmann::json& e) {
-    std::string kind = json_str(e, "kind");
-    if (!kind.empty()) {
-      v1_event(e, kind, b, a);
-    } else {
-      v0_event(e, b, a);
-    }
-  }));
+  TRY_STATUS(for_each_element(in, b, {"items", "events"}, kExpected, [&](const nlohmann::json& e) { event(e, b, a); }));
+  if (!a.finished && !a.last_message.empty()) b.final_answer(a.last_message);
+  return ok_status();
+}
+
+Status import_openhands_folder(const std::string& dir, Builder& b) {
+  TRY(std::vector<std::string> files, event_files(dir));
+  Answers a;
+  TRY_STATUS(for_each_file(files, b, [&](const nlohmann::json& e) { event(e, b, a); }));
   if (!a.finished && !a.last_message.empty()) b.final_answer(a.last_message);
   return ok_status();
 }

@@ -21,6 +21,17 @@ Status import_aider(std::istream& in, Builder& b);
 Status import_cline(std::istream& in, Builder& b);
 Status import_gemini_cli(std::istream& in, Builder& b);
 
+// OpenHands V1's conversation folder: DIR/events/ (or DIR itself when it is that folder) of
+// event-NNNNN-<id>.json files, one event each, read one at a time in the order of their numbers.
+Status import_openhands_folder(const std::string& dir, Builder& b);
+
+// The event-NNNNN-<id>.json files of such a folder, in order; kInvalidInput when there are none.
+Result<std::vector<std::string>> event_files(const std::string& dir);
+// Each file as one JSON object (within the limits of a record), one at a time, handed to `visit`
+// with b.at() naming the file.
+Status for_each_file(const std::vector<std::string>& files, Builder& b,
+                     const std::function<void(const nlohmann::json&)>& visit);
+
 // A document of one JSON array (`[...]`) or of one object with an array member among `keys`
 // (`{"messages": [...], ...}`): `visit` gets each element parsed, with where it is; `other` (may
 // be empty) gets each other member of the object parsed. JSON Lines of such elements, one a line,

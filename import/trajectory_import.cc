@@ -298,7 +298,27 @@ Status open_transcript(const std::string& path, std::ifstream& in) {
   return ok_status();
 }
 
+namespace {
+
+// OpenHands V1's conversation folder; any other format has files only.
+Result<ImportedTrajectory> import_trajectory_folder(const std::string& path, Format format) {
+  if (format != Format::kOpenHands) {
+    return make_error(ErrorCode::kInvalidInput,
+                      fmt::format("{}: a folder, not {}: only --format openhands reads a folder (an OpenHands V1 "
+                                  "conversation's events/); give the transcript file",
+                                  path, row(format).expected));
+  }
+  Builder b(format, path);
+  TRY_STATUS(import_openhands_folder(path, b));
+  return b.finish(row(format).expected);
+}
+
+}  // namespace
+
 Result<ImportedTrajectory> import_trajectory_file(const std::string& path, Format format) {
+  if (struct stat st{}; ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return import_trajectory_folder(path, format);
+  }
   std::ifstream in;
   TRY_STATUS(open_transcript(path, in));
   return import_trajectory(in, format, path);

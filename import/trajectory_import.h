@@ -71,7 +71,8 @@ struct ImportedTrajectory {
 Result<ImportedTrajectory> import_trajectory(std::istream& in, Format format, const std::string& source);
 Result<ImportedTrajectory> import_trajectory(const std::string& text, Format format, const std::string& source);
 // The file at `path`: kNotFound when it does not exist, kInvalidInput when it cannot be read or is
-// larger than kMaxTranscriptBytes.
+// larger than kMaxTranscriptBytes. A folder is read as OpenHands V1's conversation folder (its
+// events/event-NNNNN-<id>.json files, a file at a time); for any other format it is kInvalidInput.
 Result<ImportedTrajectory> import_trajectory_file(const std::string& path, Format format);
 // Opens the transcript at `path` to be read as a stream, with import_trajectory_file()'s checks (it
 // exists, is a regular file, within kMaxTranscriptBytes).

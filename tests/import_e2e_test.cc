@@ -3,6 +3,7 @@
 // naming MCP tools and the tools the transcript itself calls.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -146,5 +147,38 @@ TEST_SUITE("e2e") {
     std::string bare =
         env.plan_file(R"({"checkpoints": [{"id": "x", "when": {"type": "ToolCalled", "tool": "mcp__"}}]})");
     CHECK(env.candor({"check", bare, "--format", "claude-code"}).exit_code == 65);  // a prefix is no tool
+  }
+
+  TEST_CASE(
+      "verify --trajectory: an OpenHands V1 conversation folder is read; a folder for another format is exit 65") {
+    Env env;
+    // As OpenHands-CLI keeps it: ~/.openhands/conversations/<id>/events/event-NNNNN-<id>.json.
+    std::string conversation = make_temp_dir("conversation");
+    std::filesystem::copy(data_dir() + "/trajectories/openhands/confirmation_mode", conversation + "/events");
+    write_file(conversation + "/base_state.json", "{}");
+    std::string spec = env.plan_file(R"({"checkpoints": [
+        {"id": "ran", "when": {"type": "ToolResult", "tool": "terminal", "predicate": {"left": "{{tool.result.exit_code}}", "op": "eq", "right": 0}}},
+        {"id": "said", "when": {"type": "FinalAnswer", "predicate": {"left": "{{final_answer}}", "op": "eq", "right": "hello world"}}}]})");
+    for (const std::string& dir : {conversation, conversation + "/events"}) {
+      CAPTURE(dir);
+      auto r = env.candor({"verify", "--trajectory", dir, "--format", "openhands", "--acceptance", spec, "--json"});
+      CAPTURE(r.err);
+      REQUIRE(r.exit_code == 0);
+      json j = json::parse(r.out);
+      CHECK(j["records"] == 13);
+      CHECK(j["events"] == json({{"tool_called", 3}, {"tool_result", 3}, {"final_answer", 1}}));
+      CHECK(j["acceptance"]["passed"] == true);
+    }
+    auto other = env.candor({"verify", "--trajectory", conversation, "--format", "claude-code"});
+    CHECK(other.exit_code == 65);
+    CHECK(other.err == "candor: " + conversation +
+                           ": a folder, not a Claude Code session (JSON Lines): only --format openhands reads a folder "
+                           "(an OpenHands V1 conversation's events/); give the transcript file\n");
+    std::string empty = make_temp_dir("empty");
+    auto none = env.candor({"verify", "--trajectory", empty, "--format", "openhands"});
+    CHECK(none.exit_code == 65);
+    CHECK(none.err == "candor: " + empty +
+                          ": no event-NNNNN-<id>.json files in it or in its events/ folder: not an OpenHands V1 "
+                          "conversation folder\n");
   }
 }

@@ -63,6 +63,59 @@ const std::vector<RealFile>& real_files() {
        {"false", "false", "false"},
        "",
        false},
+      {"codex-exec/real-0.169.0-exec-recorder.jsonl",
+       Format::kCodexExec,
+       {"command_execution", "command_execution", "file_change"},
+       {"0", "1", "-"},
+       {"true", "false", "true"},
+       "Done: hello.txt says hello and notes.md records it.",
+       true},
+      {"openhands/confirmation_mode",  // a folder of event-NNNNN-<id>.json files
+       Format::kOpenHands,
+       {"terminal", "terminal", "terminal"},
+       {"0", "0", "0"},
+       {"true", "true", "true"},
+       "hello world",
+       false},
+      {"gemini-cli/real-0.46.0-checkpoint-rewind.jsonl",
+       Format::kGeminiCli,
+       {"list_directory", "list_directory", "glob", "read_file"},
+       {"-", "-", "-", "-"},
+       {"true", "true", "true", "true"},
+       "three",
+       false},
+      // The reading finds no exit code in the text; shell.ts writes "Exit Code: N" only for N != 0,
+      // so a plain "Output: ..." is a 0 (import/format_gemini_cli.cc).
+      {"gemini-cli/real-0.46.0-mid-turn-message-queued.jsonl",
+       Format::kGeminiCli,
+       {"run_shell_command"},
+       {"0"},
+       {"true"},
+       "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\ndone",
+       false},
+      {"mini-swe-agent/django__django-16255.traj.json",
+       Format::kMiniSweAgent,
+       std::vector<std::string>(17, "bash"),
+       {"0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "-"},
+       std::vector<std::string>(17, "true"),
+       "diff --git a/django/contrib/sitemaps/__init__.py b/django/contrib/sitemaps/__init__.py\nindex 27756d9d96",
+       false},
+      // aider writes no exit codes; /run's output went to the chat, not the file ("Added 1 line ...").
+      {"aider/real-0.86.2-shell-escape-command.chat.history.md",
+       Format::kAider,
+       {"shell", "edit"},
+       {"-", "-"},
+       {"-", "true"},
+       "alive.txt\n```txt\n<<<<<<< SEARCH\n=======\nalive\n>>>>>>> REPLACE\n```",
+       true},
+      // Each edit is followed by a failing --auto-test the file shows only as "Attempt to fix test errors?".
+      {"aider/real-0.86.2-self-correction-iteration.chat.history.md",
+       Format::kAider,
+       {"edit", "edit", "edit"},
+       {"-", "-", "-"},
+       {"true", "true", "true"},
+       "solution.py\n```python\n<<<<<<< SEARCH\ndef add(a: float, b: float) -> float:",
+       true},
       {"mini-swe-agent/github_issue.traj.json",
        Format::kMiniSweAgent,
        std::vector<std::string>(10, "bash"),
@@ -129,6 +182,25 @@ TEST_SUITE("verify") {
                                                    import::spec_tools(t.format), "spec.json");
     REQUIRE(spec.ok());
     CHECK(verify::evaluate_acceptance(*spec, t.events).passed);
+  }
+
+  TEST_CASE("import: Cline 3.51's native calls answered by \"[tool for '...'] Result:\" text, in a hand-made file") {
+    // cline/SOURCE.txt: the shape of a real task that cannot be copied here (no licence).
+    auto t = load("cline/synthetic_native_tools_text_results.json", Format::kCline);
+    CHECK(tools_of(t, Kind::kToolCalled) ==
+          std::vector<std::string>{"read_file", "replace_in_file", "execute_command", "attempt_completion"});
+    std::vector<std::string> results;
+    for (const auto& e : t.events) {
+      if (e.kind != Kind::kToolResult) continue;
+      results.push_back(e.tool + ": " + e.result["output"].get<std::string>().substr(0, 20));
+      CHECK(e.result["ok"] == true);
+      CHECK_FALSE(e.result.contains("exit_code"));
+    }
+    CHECK(results == std::vector<std::string>{"read_file: def add(a, b):\n    r",
+                                              "replace_in_file: The content was succ",
+                                              "execute_command: Command executed.\nOu"});
+    CHECK(t.events.back().text == "add() now adds; the test passes.");
+    CHECK(t.goal_actions_executed);
   }
 
   TEST_CASE("import: aider's chat history: edits, commits, /test and /undo, and the last reply") {
@@ -219,10 +291,29 @@ const std::vector<ShapeRow>& shapes() {
        {"2", "-"},
        {"false", "false"},
        "It does not build yet."},
+      {"Gemini CLI .jsonl as it is loaded: a rewrite by id, $rewindTo, $set messages, batch results by id",
+       Format::kGeminiCli,
+       R"({"sessionId": "s", "projectHash": "p", "startTime": "t", "kind": "main"}
+{"id": "u1", "type": "user", "content": [{"text": "fix"}]}
+{"id": "g1", "type": "gemini", "content": "", "toolCalls": [{"id": "c1", "name": "run_shell_command", "args": {"command": "make"}, "status": "executing"}]}
+{"id": "g1", "type": "gemini", "content": "", "toolCalls": [{"id": "c1", "name": "run_shell_command", "args": {"command": "make"}, "status": "success", "result": [{"functionResponse": {"id": "c1", "name": "run_shell_command", "response": {"output": "Output: err\nExit Code: 2\nProcess Group PGID: 9"}}}]}]}
+{"id": "u2", "type": "user", "content": [{"functionResponse": {"id": "c1", "name": "run_shell_command", "response": {"output": "Output: err\nExit Code: 2\nProcess Group PGID: 9"}}}]}
+{"id": "u3", "type": "user", "content": [{"text": "try another way"}]}
+{"id": "g2", "type": "gemini", "content": "", "toolCalls": [{"id": "c2", "name": "write_file", "args": {"file_path": "m.c"}, "status": "success", "result": [{"functionResponse": {"id": "c2", "response": {"output": "written"}}}]}]}
+{"$rewindTo": "u3"}
+{"$set": {"messages": [{"id": "u1", "type": "user", "content": [{"text": "fix"}]}, {"id": "g1", "type": "gemini", "content": "", "toolCalls": [{"id": "c1", "name": "run_shell_command", "args": {"command": "make"}, "status": "success", "result": [{"functionResponse": {"id": "c1", "response": {"output": "Output: err\nExit Code: 2\nProcess Group PGID: 9"}}}]}]}]}}
+{"id": "g3", "type": "gemini", "content": [{"text": "thinking", "thought": true}, {"text": "Two reads."}], "toolCalls": [{"id": "r1", "name": "read_file", "args": {}, "status": "success", "result": [{"functionResponse": {"id": "r1", "response": {"output": "A"}}}, {"functionResponse": {"id": "r2", "response": {"output": "B"}}}]}, {"id": "r2", "name": "read_file", "args": {}, "status": "success", "result": [{"functionResponse": {"id": "r1", "response": {"output": "A"}}}, {"functionResponse": {"id": "r2", "response": {"error": "no such file"}}}]}, {"id": "r3", "name": "read_file", "args": {}, "status": "executing"}]}
+{"id": "u4", "type": "user", "content": [{"functionResponse": {"id": "r3", "name": "read_file", "response": {"output": "C"}}}]}
+{"id": "e1", "type": "error", "content": "[API Error: quota]"}
+)",
+       {"run_shell_command", "read_file", "read_file", "read_file"},
+       {"2", "-", "-", "-"},
+       {"false", "true", "true", "true"},
+       "Two reads."},
       {"Gemini CLI .json: one object with messages",
        Format::kGeminiCli,
        R"({"sessionId": "s", "projectHash": "p", "messages": [
-           {"id": "2", "type": "gemini", "content": "Done.", "toolCalls": [{"id": "c1", "name": "run_shell_command", "args": {"command": "ls"}, "status": "success", "result": [{"functionResponse": {"response": {"output": "a\nb"}}}]}]}]})",
+           {"id": "2", "type": "gemini", "content": "Done.", "toolCalls": [{"id": "c1", "name": "run_shell_command", "args": {"command": "ls"}, "status": "success", "result": [{"functionResponse": {"response": {"output": "Output: a\nb\nProcess Group PGID: 7"}}}]}]}]})",
        {"run_shell_command"},
        {"0"},
        {"true"},
@@ -274,6 +365,22 @@ TEST_SUITE("verify") {
       CHECK(oks == row.oks);
       CHECK(answer == row.final_answer);
     }
+  }
+
+  TEST_CASE("import: Gemini CLI's batch results are each call's own; a rewound call is gone") {
+    const auto& rows = shapes();
+    auto row = std::find_if(rows.begin(), rows.end(), [](const ShapeRow& r) {
+      return std::string(r.name).rfind("Gemini CLI .jsonl as", 0) == 0;
+    });
+    REQUIRE(row != rows.end());
+    auto t = import::import_trajectory(row->text, Format::kGeminiCli, "s.jsonl");
+    REQUIRE(t.ok());
+    std::vector<std::string> outputs;
+    for (const auto& e : t->events)
+      if (e.kind == Kind::kToolResult) outputs.push_back(e.result["output"]);
+    CHECK(outputs ==
+          std::vector<std::string>{"Output: err\nExit Code: 2\nProcess Group PGID: 9", "A", "no such file", "C"});
+    CHECK_FALSE(t->goal_actions_executed);  // the write_file was rewound
   }
 
   TEST_CASE("import: an exit code is read from a result's text only where the agent writes it") {

@@ -207,7 +207,8 @@ TEST_SUITE("e2e") {
     CHECK(j["goal_validations"][0]["output_tokens"] == 20);
     CHECK(j["goal_validations"][1]["input_tokens"] == 40000);
     CHECK(j["goal_validations"][1]["output_tokens"] == 4000);
-    CHECK(j["usage"] == json{{"llm_calls", 4}, {"input_tokens", 73000}, {"output_tokens", 4123}});
+    CHECK(j["usage"] ==
+          json{{"llm_calls", 4}, {"input_tokens", 73000}, {"output_tokens", 4123}, {"estimated_calls", 0}});
   }
 
   TEST_CASE("reviewer: a request for file_write is refused and recorded, and the file is unchanged") {

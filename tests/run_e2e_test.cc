@@ -204,7 +204,7 @@ TEST_SUITE("e2e") {
     CHECK(r.exit_code == 0);
     json j = parse_stdout(r);
     CHECK(j["verdict"] == "success");
-    CHECK(j["usage"] == json{{"llm_calls", 1}, {"input_tokens", 1200}, {"output_tokens", 90}});
+    CHECK(j["usage"] == json{{"llm_calls", 1}, {"input_tokens", 1200}, {"output_tokens", 90}, {"estimated_calls", 0}});
     CHECK(server.last_header("x-api-key") == key);
     CHECK(server.last_body()["system"].get<std::string>().find("You are the planner of candor") == 0);
 

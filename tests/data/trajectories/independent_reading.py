@@ -76,11 +76,64 @@ def openhands_v1(path):
     return calls, results, final
 
 
-def mini(path):
+def gemini(path):
+    """The session as Gemini CLI loads it: the last record of an id wins in its place, $set messages
+    replaces the list, $rewindTo ID drops ID and what follows (all when ID is not there)."""
+    order, by_id = [], {}
+    for r in jsonl(path):
+        if "$rewindTo" in r:
+            k = order.index(r["$rewindTo"]) if r["$rewindTo"] in order else 0
+            for gone in order[k:]:
+                del by_id[gone]
+            del order[k:]
+        elif isinstance((r.get("$set") or {}).get("messages"), list):
+            order, by_id = [], {}
+            for m in r["$set"]["messages"]:
+                order += [] if m["id"] in by_id else [m["id"]]
+                by_id[m["id"]] = m
+        elif "id" in r and "type" in r:
+            order += [] if r["id"] in by_id else [r["id"]]
+            by_id[r["id"]] = r
     calls, results, final = [], [], None
-    for m in json.load(open(path)):
+    for m in (by_id[i] for i in order if by_id[i]["type"] == "gemini"):
+        for c in m.get("toolCalls") or []:
+            calls.append(c["name"])
+            out = "".join(p["functionResponse"]["response"].get("output", "") for p in c.get("result") or []
+                          if p["functionResponse"].get("id") == c["id"])
+            code = re.search(r"Exit Code: (-?\d+)", out)
+            results.append(int(code.group(1)) if code else (c["status"], "no code in the text"))
+        text = m["content"] if isinstance(m["content"], str) else "".join(
+            p.get("text", "") for p in m["content"] if not p.get("thought"))
+        final = text if text.strip() else final
+    return calls, results, final
+
+
+def openhands_folder(path):
+    events = sorted(pathlib.Path(path).glob("event-*.json"))
+    tmp = [json.load(open(e)) for e in events]
+    calls = [e["tool_name"] for e in tmp if e["kind"] == "ActionEvent"]
+    results = [e["observation"].get("exit_code") for e in tmp if e["kind"] == "ObservationEvent"]
+    said = [e for e in tmp if e["kind"] == "MessageEvent" and e["source"] == "agent"]
+    final = "".join(c.get("text", "") for c in said[-1]["llm_message"]["content"]) if said else None
+    return calls, results, final
+
+
+def mini_v1(path):
+    """The current format: {"info": {"submission", ...}, "messages": [...]}; the answer is info.submission."""
+    doc = json.load(open(path))
+    calls, results, _ = mini_messages(doc["messages"])
+    return calls, results, doc["info"]["submission"]
+
+
+def mini(path):
+    return mini_messages(json.load(open(path)))
+
+
+def mini_messages(messages):
+    calls, results, final = [], [], None
+    for m in messages:
         if m["role"] == "assistant":
-            if re.search(r"```mswea_bash_command\n", m["content"]):
+            if re.search(r"```(?:mswea_bash_command|bash)\n", m["content"]):
                 calls.append("bash")
             final = m["content"]
         elif m["role"] == "user" and calls and len(results) < len(calls):
@@ -95,6 +148,9 @@ def aider(path):
     lines = open(path, encoding="utf-8").read().split("\n")
     calls = [l for l in lines if l.startswith(("> Applied edit to ", "> Commit ", "#### /undo", "#### /test ", "#### /run "))]
     results = [l for l in lines if l.startswith(("> Applied edit to ", "> Commit ", "> Removed: "))]
+    # aider 0.86: /run's output goes to the chat only; the file says "Added N lines of output to the chat."
+    results += [l for i, l in enumerate(lines) if l.startswith("> Added ") and " of output to the chat." in l
+                and any(p.startswith("#### /run ") for p in lines[max(0, i - 2):i])]
     # a /test that failed shows its output as a blockquote whose first line follows the command
     results += [l for i, l in enumerate(lines) if i and lines[i - 1].startswith("#### /test ") and l.startswith("> ")]
     return [c.split(" ")[1] for c in calls], results, None
@@ -107,6 +163,13 @@ FILES = [
     ("openhands/v1-goal-events.jsonl", openhands_v1),
     ("mini-swe-agent/github_issue.traj.json", mini),
     ("aider/aider-repo-session-2024-08-06.chat.history.md", aider),
+    ("codex-exec/real-0.169.0-exec-recorder.jsonl", codex_exec),
+    ("openhands/confirmation_mode", openhands_folder),
+    ("gemini-cli/real-0.46.0-checkpoint-rewind.jsonl", gemini),
+    ("gemini-cli/real-0.46.0-mid-turn-message-queued.jsonl", gemini),
+    ("mini-swe-agent/django__django-16255.traj.json", mini_v1),
+    ("aider/real-0.86.2-shell-escape-command.chat.history.md", aider),
+    ("aider/real-0.86.2-self-correction-iteration.chat.history.md", aider),
 ]
 
 if __name__ == "__main__":
