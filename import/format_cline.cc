@@ -55,9 +55,18 @@ std::vector<std::pair<std::string, nlohmann::json>> xml_calls(const std::string&
   return out;
 }
 
-// Roo writes "Command executed in terminal ... Exit code: 0" on the result's first line.
+// Roo writes "Command executed in terminal ... Exit code: 0" on the result's first line; Cline
+// (its CLI 2.18, core 3.82) "Command executed successfully (exit code 0)." or "Command failed with
+// exit code 1." at the start of a line there.
 std::optional<int> exit_code_of(const std::string& text) {
-  if (auto code = exit_code_after(text.substr(0, 1024), "Exit code: ")) return code;
+  std::string head = text.substr(0, 1024);
+  if (auto code = exit_code_after(head, "Exit code: ")) return code;
+  for (std::string_view said : {"Command executed successfully (exit code ", "Command failed with exit code "}) {
+    std::size_t at = head.find(said);
+    if (at != std::string::npos && (at == 0 || head[at - 1] == '\n')) {
+      if (auto code = exit_code_after(head.substr(at), said)) return code;
+    }
+  }
   return exit_code_in_text(text);
 }
 

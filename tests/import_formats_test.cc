@@ -116,6 +116,16 @@ const std::vector<RealFile>& real_files() {
        {"true", "true", "true"},
        "solution.py\n```python\n<<<<<<< SEARCH\ndef add(a: float, b: float) -> float:",
        true},
+      // Cline CLI 2.18.0 against the scripted server (tests/agents/record_cline.sh): results are user
+      // text blocks "[tool for '...'] Result:", the exit codes in Cline's own words.
+      {"cline/real-2.18.0/api_conversation_history.json",
+       Format::kCline,
+       {"write_to_file", "execute_command", "execute_command", "attempt_completion"},
+       {"-", "0", "1"},
+       {"true", "true", "false"},
+       "Created hello.py, which prints 'hello from cline'. 'ls -l && python3 hello.py' succeeded; 'test -f "
+       "missing.txt' failed",
+       true},
       {"mini-swe-agent/github_issue.traj.json",
        Format::kMiniSweAgent,
        std::vector<std::string>(10, "bash"),

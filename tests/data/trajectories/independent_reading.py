@@ -156,6 +156,24 @@ def aider(path):
     return [c.split(" ")[1] for c in calls], results, None
 
 
+def cline(path):
+    """Cline 2.x: native tool_use calls; each result a user text block "[tool for 'arg'] Result:"
+    (paired in order), its exit code as Cline words it; the answer is attempt_completion's result."""
+    calls, results, final = [], [], None
+    for m in json.load(open(path / "api_conversation_history.json" if path.is_dir() else path)):
+        for b in m["content"] if isinstance(m["content"], list) else []:
+            if m["role"] == "assistant" and b.get("type") == "tool_use":
+                if b["name"] == "attempt_completion":
+                    final = b["input"].get("result")
+                else:
+                    calls.append(b["name"])
+            if m["role"] == "user" and b.get("type") == "text" and re.match(r"\[\w+ for '.*'\] Result:", b["text"]):
+                code = re.search(r"\((?:exit code) (\d+)\)|failed with exit code (\d+)", b["text"])
+                results.append(int(code.group(1) or code.group(2)) if code else "ok")
+    calls += ["attempt_completion"] if final is not None else []
+    return calls, results, final
+
+
 FILES = [
     ("claude-code/real-2.1.332-exit-code-api-error.jsonl", claude),
     ("codex/real-0.169.0-rollout-exit-codes.jsonl", codex_rollout),
@@ -170,6 +188,7 @@ FILES = [
     ("mini-swe-agent/django__django-16255.traj.json", mini_v1),
     ("aider/real-0.86.2-shell-escape-command.chat.history.md", aider),
     ("aider/real-0.86.2-self-correction-iteration.chat.history.md", aider),
+    ("cline/real-2.18.0/api_conversation_history.json", cline),
 ]
 
 if __name__ == "__main__":
