@@ -55,18 +55,20 @@ std::vector<std::pair<std::string, nlohmann::json>> xml_calls(const std::string&
   return out;
 }
 
-// Roo writes "Command executed in terminal ... Exit code: 0" on the result's first line; Cline
+// The result's first line is the agent's own account of the command, its output on the lines after
+// it: Roo writes "Command executed in terminal within working directory '...'. Exit code: 0", Cline
 // (its CLI 2.18, core 3.82) "Command executed successfully (exit code 0)." or "Command failed with
-// exit code 1." at the start of a line there.
+// exit code 1.". Only that line is read: a line the command printed ("Exit code: 0" in a failing
+// test's log) is never its code.
 std::optional<int> exit_code_of(const std::string& text) {
-  std::string head = text.substr(0, 1024);
-  if (auto code = exit_code_after(head, "Exit code: ")) return code;
-  for (std::string_view said : {"Command executed successfully (exit code ", "Command failed with exit code "}) {
-    std::size_t at = head.find(said);
-    if (at != std::string::npos && (at == 0 || head[at - 1] == '\n')) {
-      if (auto code = exit_code_after(head.substr(at), said)) return code;
-    }
+  std::string_view first(text);
+  first = first.substr(0, std::min(first.find('\n'), std::size_t{1024}));
+  if (first.rfind("Command executed in terminal", 0) == 0) {
+    std::size_t at = first.rfind(". Exit code: ");
+    if (at != std::string_view::npos) return exit_code_after(first.substr(at + 2), "Exit code: ");
   }
+  if (auto code = exit_code_after(first, "Command executed successfully (exit code ")) return code;
+  if (auto code = exit_code_after(first, "Command failed with exit code ")) return code;
   return exit_code_in_text(text);
 }
 
@@ -83,7 +85,15 @@ nlohmann::json result_of(const std::string& text, bool is_error) {
 
 struct Pending {
   std::string id, tool;
+  std::vector<std::string> args;  // the input's string values: what a result's header may quote
 };
+
+std::vector<std::string> string_values(const nlohmann::json& input) {
+  std::vector<std::string> out;
+  for (const auto& [key, value] : input.items())
+    if (value.is_string()) out.push_back(value.get<std::string>());
+  return out;
+}
 
 struct State {
   std::vector<Pending> pending;  // calls of the last assistant message not yet answered, in order
@@ -102,8 +112,10 @@ void assistant(const nlohmann::json& content, Builder& b, State& s) {
       nlohmann::json input = member(block, "input").is_object() ? block["input"] : nlohmann::json::object();
       if (name == "attempt_completion") s.answer = json_str(input, "result");
       std::string id = json_str(block, "id");
+      std::vector<std::string> args = string_values(input);
       b.call(id, name, std::move(input));
-      s.pending.push_back({id, name});  // Cline 3.x answers even these with "[tool for '...'] Result:" text
+      s.pending.push_back(
+          {id, name, std::move(args)});  // Cline answers even these with "[tool for '...'] Result:" text
     } else if (type == "text") {
       std::string text = json_str(block, "text");
       auto calls = xml_calls(text);
@@ -111,8 +123,9 @@ void assistant(const nlohmann::json& content, Builder& b, State& s) {
       for (auto& [name, input] : calls) {
         if (name == "attempt_completion") s.answer = json_str(input, "result");
         std::string id = fmt::format("xml-{}", ++s.n);
+        std::vector<std::string> args = string_values(input);
         b.call(id, name, std::move(input));
-        s.pending.push_back({id, name});
+        s.pending.push_back({id, name, std::move(args)});
       }
       b.seen();
     } else {
@@ -144,9 +157,21 @@ void user(const nlohmann::json& content, Builder& b, State& s) {
       bool header = t.size() > 1 && t[0] == '[' && t.find("] Result:") != std::string::npos;
       if (header && !s.pending.empty()) {
         flush();
-        // "[read_file for 'a.cs'] Result:": the first pending call of that tool, else the first one.
-        std::string tool = t.substr(1, std::min(t.find(" for "), t.find(']')) - 1);
-        auto it = std::find_if(s.pending.begin(), s.pending.end(), [&](const Pending& p) { return p.tool == tool; });
+        // "[read_file for 'a.cs'] Result:": the pending call of that tool whose input holds what the
+        // header quotes, else the first of that tool, else the first one. The quote first: results
+        // need not come in the calls' order, and a result given to the wrong call would lend it
+        // another command's exit code.
+        std::size_t close = t.find("] Result:");
+        std::string tool = t.substr(1, std::min(t.find(" for "), close) - 1);
+        std::size_t quote = t.find(" for '");
+        std::string quoted = quote != std::string::npos && quote < close && close >= quote + 7 && t[close - 1] == '\''
+                                 ? t.substr(quote + 6, close - 1 - (quote + 6))
+                                 : std::string();
+        auto it = std::find_if(s.pending.begin(), s.pending.end(), [&](const Pending& p) {
+          return p.tool == tool && !quoted.empty() && std::find(p.args.begin(), p.args.end(), quoted) != p.args.end();
+        });
+        if (it == s.pending.end())
+          it = std::find_if(s.pending.begin(), s.pending.end(), [&](const Pending& p) { return p.tool == tool; });
         if (it == s.pending.end()) it = s.pending.begin();
         open = it->id;
         s.pending.erase(it);

@@ -70,7 +70,7 @@ std::string result_text(const nlohmann::json& result, const std::string& id) {
 // move to the background is a command that exited with 0.
 nlohmann::json make_result(const std::string& tool, const std::string& status, const std::string& output) {
   nlohmann::json result = {{"ok", status == "success"}, {"status", status}, {"output", output}};
-  if (auto code = exit_code_after(output, "Exit Code: ")) {
+  if (auto code = exit_code_on_last_line(output, "Exit Code: ")) {
     result["exit_code"] = *code;
     if (*code != 0) result["ok"] = false;
   } else if (tool == "run_shell_command" && status == "success" && output.rfind("Output: ", 0) == 0 &&

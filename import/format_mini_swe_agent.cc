@@ -98,6 +98,12 @@ void observation(const nlohmann::json& m, Builder& b, State& s) {
   std::optional<int> code;
   if (member(extra, "returncode").is_number_integer()) code = extra["returncode"].get<int>();
   if (!code) code = exit_code_in_text(text);
+  // Its timeout_template: "The last command <command>...</command> timed out and has been killed."
+  // No code, and not a command that succeeded, whatever its partial output says.
+  if (!code && text.rfind("The last command <command>", 0) == 0 &&
+      text.substr(0, text.find('\n')).find("</command> timed out") != std::string::npos) {
+    result["ok"] = false;
+  }
   if (!code && s.submits.count(id)) s.submitted = result["output"].get<std::string>();
   if (code) {
     result["exit_code"] = *code;

@@ -154,32 +154,72 @@ std::optional<int> leading_int(std::string_view s, std::size_t& used) {
 
 }  // namespace
 
-std::optional<int> exit_code_in_text(std::string_view text) {
-  static const std::string_view kPrefixes[] = {"Exit code: ", "Exit code ", "Process exited with code ",
-                                               "<returncode>"};
+namespace {
+
+// The lines of `text` an agent writes about a command before its output: those before the first
+// line that begins "Output:" (Codex: "Chunk ID", "Wall time", "Process exited with code 1",
+// "Output:"), or the first line alone when no such line follows (Claude Code: "Exit code 1", then
+// the output). What the command printed is never among them.
+std::vector<std::string_view> header_lines(std::string_view text) {
+  std::vector<std::string_view> lines;
   std::size_t at = 0;
   while (at < text.size()) {
     std::size_t end = text.find('\n', at);
     std::string_view line = text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
-    for (std::string_view prefix : kPrefixes) {
-      if (line.substr(0, prefix.size()) != prefix) continue;
-      std::size_t used = 0;
-      auto code = leading_int(line.substr(prefix.size()), used);
-      std::string_view after = line.substr(prefix.size() + used);
-      bool whole = after.empty() || after == "\r" || (prefix == "<returncode>" && after.substr(0, 2) == "</");
-      if (code && whole) return code;
-    }
+    if (line.substr(0, 7) == "Output:") return lines;
+    lines.push_back(line);
     if (end == std::string_view::npos) break;
     at = end + 1;
+  }
+  if (lines.size() > 1) lines.resize(1);
+  return lines;
+}
+
+// The code a line states after `prefix`, the line holding nothing else.
+std::optional<int> code_line(std::string_view line, std::string_view prefix) {
+  if (line.substr(0, prefix.size()) != prefix) return std::nullopt;
+  std::size_t used = 0;
+  auto code = leading_int(line.substr(prefix.size()), used);
+  std::string_view after = line.substr(prefix.size() + used);
+  bool whole = after.empty() || after == "\r" || (prefix == "<returncode>" && after.substr(0, 13) == "</returncode>");
+  return whole ? code : std::nullopt;
+}
+
+}  // namespace
+
+std::optional<int> exit_code_in_text(std::string_view text) {
+  static const std::string_view kPrefixes[] = {"Exit code: ", "Exit code ", "Process exited with code ",
+                                               "<returncode>"};
+  auto lines = header_lines(text);
+  for (std::string_view line : lines) {
+    // Codex: a command still running when its call returned has no code yet, whatever follows.
+    if (line.substr(0, 30) == "Process running with session I") return std::nullopt;
+  }
+  for (std::string_view line : lines) {
+    for (std::string_view prefix : kPrefixes) {
+      if (auto code = code_line(line, prefix)) return code;
+    }
   }
   return std::nullopt;
 }
 
-std::optional<int> exit_code_after(std::string_view text, std::string_view label) {
-  std::size_t at = text.find(label);
-  if (at == std::string_view::npos) return std::nullopt;
+std::optional<int> exit_code_on_last_line(std::string_view text, std::string_view label) {
+  std::optional<int> found;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find('\n', at);
+    std::string_view line = text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+    if (auto code = code_line(line, label)) found = code;
+    if (end == std::string_view::npos) break;
+    at = end + 1;
+  }
+  return found;
+}
+
+std::optional<int> exit_code_after(std::string_view line, std::string_view label) {
+  if (line.substr(0, label.size()) != label) return std::nullopt;
   std::size_t used = 0;
-  return leading_int(text.substr(at + label.size()), used);
+  return leading_int(line.substr(label.size()), used);
 }
 
 Status for_each_line(std::istream& in, Builder& b, const std::function<void(const nlohmann::json&)>& visit) {

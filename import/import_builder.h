@@ -83,11 +83,16 @@ bool flag(const nlohmann::json& j, const char* key);
 
 // An exit code an agent wrote only in the text of a result: "Exit code 1" (Claude Code's Bash),
 // "Exit code: 0" and "Process exited with code 0" (Codex), "<returncode>1</returncode>"
-// (mini-swe-agent). Only at the start of a line, so a command's own output quoting it elsewhere
-// is not read as its code.
+// (mini-swe-agent). Read only where the agent writes it, before the command's output: a line of its
+// own among the lines before an "Output:" line, or the first line when there is none. What the
+// command printed ("Exit code: 0" in a failing test's log) is never read as its code, and a Codex
+// command still running ("Process running with session ID") has none.
 std::optional<int> exit_code_in_text(std::string_view text);
-// The number after the first `label` anywhere in the text ("Exit Code: " of Gemini CLI's shell output).
-std::optional<int> exit_code_after(std::string_view text, std::string_view label);
+// The code on the last line of the text that is `label` and a number alone ("Exit Code: 1", which
+// Gemini CLI writes after the command's output: a line the output itself printed comes before it).
+std::optional<int> exit_code_on_last_line(std::string_view text, std::string_view label);
+// The number right after `label` at the start of `line` ("Command failed with exit code 1.").
+std::optional<int> exit_code_after(std::string_view line, std::string_view label);
 
 // JSON Lines: each line parsed and handed to `visit` (b.at() names it); a last line that does not
 // parse and has no newline after it is tolerated (truncated_last_line) when an earlier line was
