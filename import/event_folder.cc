@@ -33,12 +33,27 @@ std::optional<unsigned long long> event_index(const std::string& name) {
 Result<std::vector<std::string>> event_files(const std::string& dir) {
   std::error_code ec;
   fs::path from = fs::path(dir) / "events";
-  if (!fs::is_directory(from, ec)) from = dir;
+  // An events/ that is a link is not followed: what the folder holds is read, nothing it points at.
+  if (fs::is_symlink(fs::symlink_status(from, ec))) {
+    return make_error(ErrorCode::kInvalidInput,
+                      fmt::format("{}: refused: a link, not the conversation's own events folder", from.string()));
+  }
+  if (!fs::is_directory(fs::symlink_status(from, ec))) from = dir;
   std::vector<std::pair<unsigned long long, std::string>> found;
   fs::directory_iterator it(from, ec);
   for (fs::directory_iterator end; !ec && it != end; it.increment(ec)) {
     std::string name = it->path().filename().string();
-    if (auto index = event_index(name)) found.emplace_back(*index, name);
+    auto index = event_index(name);
+    if (!index) continue;
+    // Only regular files: a link may lead out of the folder (a credential file, whose text a parse
+    // error would quote), and a FIFO or a device would block the read or never end.
+    std::error_code kind_ec;
+    if (!fs::is_regular_file(it->symlink_status(kind_ec))) {
+      return make_error(
+          ErrorCode::kInvalidInput,
+          fmt::format("{}: refused: not a regular file (a link, a FIFO or a device)", it->path().string()));
+    }
+    found.emplace_back(*index, name);
   }
   if (ec) return make_error(ErrorCode::kInvalidInput, fmt::format("cannot read {}: {}", from.string(), ec.message()));
   if (found.empty()) {

@@ -280,15 +280,21 @@ Result<ImportedTrajectory> import_trajectory(const std::string& text, Format for
 }
 
 Status open_transcript(const std::string& path, std::ifstream& in) {
+  // Looked at before it is opened: opening a FIFO waits for a writer, for ever.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    int err = errno;
+    return make_error(err == ENOENT ? ErrorCode::kNotFound : ErrorCode::kInvalidInput,
+                      fmt::format("cannot read {}: {}", path, std::strerror(err)));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return make_error(ErrorCode::kInvalidInput, fmt::format("cannot read {}: not a regular file", path));
+  }
   in.open(path, std::ios::binary);
   if (!in) {
     int err = errno;
     return make_error(err == ENOENT ? ErrorCode::kNotFound : ErrorCode::kInvalidInput,
                       fmt::format("cannot read {}: {}", path, std::strerror(err)));
-  }
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    return make_error(ErrorCode::kInvalidInput, fmt::format("cannot read {}: not a regular file", path));
   }
   if (static_cast<std::size_t>(st.st_size) > kMaxTranscriptBytes) {
     return make_error(ErrorCode::kInvalidInput, fmt::format("{}: refused: {} of transcript, over the limit of {}", path,

@@ -3,8 +3,11 @@
 // naming MCP tools and the tools the transcript itself calls.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
 #include <filesystem>
+
 #include <fstream>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -180,5 +183,51 @@ TEST_SUITE("e2e") {
     CHECK(none.err == "candor: " + empty +
                           ": no event-NNNNN-<id>.json files in it or in its events/ folder: not an OpenHands V1 "
                           "conversation folder\n");
+  }
+
+  TEST_CASE(
+      "verify --trajectory, hostile: a FIFO or a link among the event files, or as the file, is refused at once") {
+    Env env;
+    std::string secret = make_temp_dir("outside") + "/token";
+    write_file(secret, "\"ghp_16C7e42F292c6912E7710c838347Ae178B4a\n");
+    struct Row {
+      const char* what;
+      std::function<void(const std::string& events)> plant;
+      std::string refused;  // the file named
+    };
+    const std::vector<Row> rows = {
+        {"a FIFO", [](const std::string& d) { REQUIRE(::mkfifo((d + "/event-00099-fifo.json").c_str(), 0600) == 0); },
+         "event-00099-fifo.json"},
+        {"a link to a file outside",
+         [&](const std::string& d) { std::filesystem::create_symlink(secret, d + "/event-00099-link.json"); },
+         "event-00099-link.json"},
+    };
+    for (const auto& row : rows) {
+      CAPTURE(row.what);
+      std::string conversation = make_temp_dir("conversation");
+      std::filesystem::copy(data_dir() + "/trajectories/openhands/confirmation_mode", conversation + "/events");
+      row.plant(conversation + "/events");
+      // A FIFO read would block for ever: the test's own timeout is the guard.
+      auto r = env.candor({"verify", "--trajectory", conversation, "--format", "openhands", "--json"});
+      CHECK(r.exit_code == 65);
+      CHECK(r.err == "candor: " + conversation + "/events/" + row.refused +
+                         ": refused: not a regular file (a link, a FIFO or a device)\n");
+      CHECK(r.out.find("ghp_") == std::string::npos);
+      CHECK(r.err.find("ghp_") == std::string::npos);
+    }
+    // An events/ that is a link to another folder is not followed.
+    std::string conversation = make_temp_dir("conversation");
+    std::string elsewhere = make_temp_dir("elsewhere");
+    std::filesystem::copy(data_dir() + "/trajectories/openhands/confirmation_mode", elsewhere + "/events");
+    std::filesystem::create_symlink(elsewhere + "/events", conversation + "/events");
+    auto linked = env.candor({"verify", "--trajectory", conversation, "--format", "openhands"});
+    CHECK(linked.exit_code == 65);
+    CHECK(linked.err.find("refused: a link, not the conversation's own events folder") != std::string::npos);
+    // A FIFO given as the transcript itself is refused before it is opened.
+    std::string fifo = make_temp_dir("fifo") + "/session.jsonl";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    auto named = env.candor({"verify", "--trajectory", fifo, "--format", "claude-code"});
+    CHECK(named.exit_code == 65);
+    CHECK(named.err == "candor: cannot read " + fifo + ": not a regular file\n");
   }
 }
