@@ -30,7 +30,7 @@ std::optional<std::string> first_line(std::istream& in) {
 
 Status for_each_element(std::istream& in, Builder& b, const std::vector<std::string>& keys, const std::string& expected,
                         const std::function<void(const nlohmann::json&)>& visit,
-                        const std::function<void(const std::string&, const nlohmann::json&)>& other) {
+                        const std::function<void(const std::string&, const nlohmann::json&)>& other, bool object_only) {
   auto is_key = [&](const std::string& k) { return std::find(keys.begin(), keys.end(), k) != keys.end(); };
   auto each = [&](JsonScanner& s, const std::string& path) {
     int index = 0;
@@ -48,6 +48,10 @@ Status for_each_element(std::istream& in, Builder& b, const std::vector<std::str
   };
   JsonScanner s(in, b.source());
   int c = s.peek();
+  if (c == '[' && object_only) {
+    return make_error(ErrorCode::kInvalidInput,
+                      fmt::format("{}: not {}: a JSON array, not an object", b.source(), expected));
+  }
   if (c == '[') {
     TRY_STATUS(each(s, "$"));
     return s.expect_end();
@@ -67,7 +71,7 @@ Status for_each_element(std::istream& in, Builder& b, const std::vector<std::str
     if (j.is_object()) {
       for (const auto& [k, v] : j.items()) holds_array = holds_array || (is_key(k) && v.is_array());
     }
-    if (j.is_object() && !holds_array) return for_each_line(in, b, visit);
+    if (j.is_object() && !holds_array && !object_only) return for_each_line(in, b, visit);
   }
   bool found = false;
   TRY_STATUS(s.each_member([&](const std::string& key) -> Status {

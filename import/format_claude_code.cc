@@ -76,7 +76,7 @@ Status import_claude_code(std::istream& in, Builder& b) {
         }
         b.result(json_str(block, "tool_use_id"), tool_result(j, block));
       }
-    } else if (session_record(type) || type == "user" || type == "assistant") {
+    } else if (session_record(type) || ((type == "user" || type == "assistant") && message.is_object())) {
       b.skip(type);
     } else {
       b.unknown(type);

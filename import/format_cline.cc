@@ -119,7 +119,7 @@ void assistant(const nlohmann::json& content, Builder& b, State& s) {
     } else if (type == "text") {
       std::string text = json_str(block, "text");
       auto calls = xml_calls(text);
-      if (calls.empty() && !text.empty()) s.last_text = text;
+      if (calls.empty() && !text.empty() && content.is_array()) s.last_text = text;
       for (auto& [name, input] : calls) {
         if (name == "attempt_completion") s.answer = json_str(input, "result");
         std::string id = fmt::format("xml-{}", ++s.n);
@@ -127,7 +127,12 @@ void assistant(const nlohmann::json& content, Builder& b, State& s) {
         b.call(id, name, std::move(input));
         s.pending.push_back({id, name, std::move(args)});
       }
-      b.seen();
+      // Cline keeps an answer as typed blocks; a plain string without its tool tags is any chat's.
+      if (content.is_array() || !calls.empty()) {
+        b.seen();
+      } else {
+        b.unknown("assistant");
+      }
     } else {
       b.skip("assistant." + type);
     }
@@ -136,7 +141,15 @@ void assistant(const nlohmann::json& content, Builder& b, State& s) {
 
 void user(const nlohmann::json& content, Builder& b, State& s) {
   if (!content.is_array()) {
-    b.skip("user");
+    // Cline wraps the person's words in <task>, <feedback> or <answer> tags; a bare string is
+    // any chat's (a mini-swe-agent message) and says nothing of the format.
+    std::string text = content.is_string() ? content.get<std::string>() : "";
+    if (text.find("<task>") != std::string::npos || text.find("<feedback>") != std::string::npos ||
+        text.find("<answer>") != std::string::npos) {
+      b.skip("user");
+    } else {
+      b.unknown("user");
+    }
     return;
   }
   std::string open;  // an XML call whose result text is being read

@@ -164,7 +164,8 @@ void read_record(const nlohmann::json& r, Session& s, Builder& b) {
     }
     b.skip("$set");
   } else if (std::string type = json_str(r, "type");
-             type == "gemini" || type == "user" || type == "info" || type == "error" || type == "warning") {
+             (type == "gemini" || type == "user" || type == "info" || type == "error" || type == "warning") &&
+             json_str(r, "id") != "") {
     s.put(r);
     b.seen();
   } else if (r.contains("sessionId") && r.contains("projectHash")) {

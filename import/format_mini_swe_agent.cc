@@ -126,7 +126,11 @@ Status import_mini_swe_agent(std::istream& in, Builder& b) {
       in, b, {"messages"}, kExpected,
       [&](const nlohmann::json& m) {
         std::string role = json_str(m, "role");
-        if (role == "assistant") {
+        if (member(m, "content").is_array()) {
+          // Content as typed blocks (tool_use, text blocks: Cline's, Claude's shape): not mini's,
+          // whose messages hold a string.
+          b.unknown(role + ".blocks");
+        } else if (role == "assistant") {
           assistant(m, b, s);
         } else if ((role == "user" || role == "tool") && (!s.pending.empty() || m.contains("tool_call_id"))) {
           observation(m, b, s);

@@ -68,6 +68,15 @@ void v0_event(const nlohmann::json& e, Builder& b, Answers& a) {
   }
 }
 
+// The SDK's event classes: SystemPromptEvent, ConversationStateUpdateEvent, PauseEvent,
+// CondensationRequest, Condensation, ... (their names end so, or begin with "Condensation").
+bool v1_kind(const std::string& kind) {
+  auto ends = [&](std::string_view s) {
+    return kind.size() > s.size() && kind.compare(kind.size() - s.size(), s.size(), s) == 0;
+  };
+  return ends("Event") || ends("Observation") || kind.rfind("Condensation", 0) == 0;
+}
+
 // V1: ActionEvent (tool_name, tool_call_id, tool_call.arguments as the model wrote them, `action`
 // as the SDK read them), ObservationEvent and AgentErrorEvent (by tool_call_id), MessageEvent.
 void v1_event(const nlohmann::json& e, const std::string& kind, Builder& b, Answers& a) {
@@ -96,8 +105,10 @@ void v1_event(const nlohmann::json& e, const std::string& kind, Builder& b, Answ
   } else if (kind == "MessageEvent" && json_str(e, "source") == "agent") {
     a.last_message = text_of(member(member(e, "llm_message"), "content"));
     b.seen();
-  } else {
+  } else if (v1_kind(kind)) {
     b.skip(kind);
+  } else {
+    b.unknown(kind);  // another file's "kind" (Gemini CLI's session line has "kind": "main")
   }
 }
 

@@ -46,7 +46,8 @@ Status import_swe_agent(std::istream& in, Builder& b) {
       },
       [&](const std::string& key, const nlohmann::json& value) {
         if (key == "info") submission = json_str(value, "submission");
-      }));
+      },
+      /*object_only=*/true));
   if (!function_calling) {
     int n = 0;
     for (const auto& [action, observation] : steps) {

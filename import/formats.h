@@ -35,9 +35,11 @@ Status for_each_file(const std::vector<std::string>& files, Builder& b,
 // A document of one JSON array (`[...]`) or of one object with an array member among `keys`
 // (`{"messages": [...], ...}`): `visit` gets each element parsed, with where it is; `other` (may
 // be empty) gets each other member of the object parsed. JSON Lines of such elements, one a line,
-// are read too. Any other shape is an error saying what was expected.
+// are read too, unless `object_only` (a format that is never an array nor lines: SWE-agent's
+// .traj). Any other shape is an error saying what was expected.
 Status for_each_element(std::istream& in, Builder& b, const std::vector<std::string>& keys, const std::string& expected,
                         const std::function<void(const nlohmann::json&)>& visit,
-                        const std::function<void(const std::string&, const nlohmann::json&)>& other = {});
+                        const std::function<void(const std::string&, const nlohmann::json&)>& other = {},
+                        bool object_only = false);
 
 }  // namespace candor::import

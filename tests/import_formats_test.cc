@@ -175,6 +175,39 @@ TEST_SUITE("verify") {
     }
   }
 
+  TEST_CASE("import: every real file given as any other format is invalid input, never an empty run (red team)") {
+    std::vector<std::pair<std::string, Format>> files;
+    for (const auto& f : real_files()) files.emplace_back(f.path, f.format);
+    // ... and the older real files and samples of the folder.
+    files.emplace_back("openhands/basic_gui_mode.json", Format::kOpenHands);
+    files.emplace_back("swe-agent/marshmallow-1867.function_calling.traj", Format::kSweAgent);
+    files.emplace_back("cline/synthetic_native_tools_text_results.json", Format::kCline);
+    int refused = 0;
+    for (const auto& [path, own] : files) {
+      for (const auto& name : import::format_names()) {
+        Format format = *import::parse_format(name);
+        if (format == own) continue;
+        CAPTURE(path);
+        CAPTURE(name);
+        auto t = import::import_trajectory_file(data_dir() + "/trajectories/" + path, format);
+        CHECK_FALSE(t.ok());
+        if (!t.ok()) {
+          CHECK(t.error().code == ErrorCode::kInvalidInput);
+          ++refused;
+        }
+      }
+    }
+    CHECK(refused >= 120);  // 16 files, 8 other formats each
+    // Shapes any JSON has: an array of objects, an object a line.
+    for (const char* text : {R"([{"role":"x"},{"foo":1}])", "{\"a\":1}\n{\"b\":2}\n"}) {
+      CAPTURE(text);
+      for (const auto& name : import::format_names()) {
+        CAPTURE(name);
+        CHECK_FALSE(import::import_trajectory(text, *import::parse_format(name), "junk").ok());
+      }
+    }
+  }
+
   TEST_CASE("import: Claude Code's synthetic API error is not the answer; results pair with their calls") {
     auto t = load("claude-code/real-2.1.332-exit-code-api-error.jsonl", Format::kClaudeCode);
     CHECK(t.skipped.at("assistant.synthetic") == 1);
