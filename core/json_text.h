@@ -33,6 +33,10 @@ inline constexpr std::size_t kMaxWireBytes = std::size_t{16} << 20;
 inline constexpr std::size_t kMaxTranscriptLineBytes = std::size_t{16} << 20;
 // a whole transcript: one document (OpenHands, SWE-agent) or all its lines (Claude Code, Codex).
 inline constexpr std::size_t kMaxTranscriptBytes = std::size_t{256} << 20;
+// the events one transcript may hold: what bounds an import's memory when its records are tiny
+// (about 200 bytes an event: 13 million empty tool calls fit in 256 MiB); a real session has
+// thousands.
+inline constexpr std::size_t kMaxTranscriptEvents = 1'000'000;
 
 struct JsonLimits {
   std::size_t max_bytes = kMaxDocumentBytes;

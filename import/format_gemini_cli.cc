@@ -69,7 +69,9 @@ std::string result_text(const nlohmann::json& result, const std::string& id) {
 // (only when N is not 0: shell.ts). Its plain "Output: ..." with no code, error, signal, cancel or
 // move to the background is a command that exited with 0.
 nlohmann::json make_result(const std::string& tool, const std::string& status, const std::string& output) {
-  nlohmann::json result = {{"ok", status == "success"}, {"status", status}, {"output", output}};
+  // Kept cut while the session is held (its messages wait for the end of the file): its code is
+  // read from the whole output first.
+  nlohmann::json result = {{"ok", status == "success"}, {"status", status}, {"output", kept_text(output)}};
   if (auto code = exit_code_on_last_line(output, "Exit Code: ")) {
     result["exit_code"] = *code;
     if (*code != 0) result["ok"] = false;

@@ -44,6 +44,7 @@ Builder::Builder(Format format, std::string source) : source_(std::move(source))
 
 void Builder::call(const std::string& id, const std::string& tool, nlohmann::json input) {
   ++recognised_;
+  if (refused_) return;  // nothing more is kept: the import ends with the refusal
   if (!input.is_object()) input = nlohmann::json{{"value", input}};
   cut_strings(input);
   calls_[id] = out_.events.size();
@@ -52,6 +53,7 @@ void Builder::call(const std::string& id, const std::string& tool, nlohmann::jso
 
 void Builder::result(const std::string& id, nlohmann::json result, const std::string& unpaired_tool) {
   ++recognised_;
+  if (refused_) return;
   auto it = calls_.find(id);
   std::string tool = unpaired_tool;
   nlohmann::json input = nlohmann::json::object();
@@ -69,6 +71,7 @@ void Builder::result(const std::string& id, nlohmann::json result, const std::st
 
 void Builder::final_answer(const std::string& text) {
   ++recognised_;
+  if (refused_) return;
   push({0, Kind::kFinalAnswer, "", nlohmann::json::object(), nullptr, kept_text(text)});
 }
 
@@ -80,6 +83,12 @@ void Builder::skip(const std::string& type) {
 void Builder::unknown(const std::string& type) { ++out_.skipped[type.empty() ? "(untyped)" : type]; }
 
 void Builder::push(TrajectoryEvent e) {
+  if (out_.events.size() >= kMaxTranscriptEvents) {
+    refuse(make_error(ErrorCode::kInvalidInput,
+                      fmt::format("{}: refused: more than {} tool calls, results and answers (at {})", source_,
+                                  kMaxTranscriptEvents, where_)));
+    return;
+  }
   e.seq = static_cast<std::int64_t>(out_.events.size()) + 1;
   out_.events.push_back(std::move(e));
 }

@@ -208,6 +208,47 @@ TEST_SUITE("verify") {
     }
   }
 
+  TEST_CASE(
+      "import: a transcript of more events than the limit is refused, not held (red team: 13 M tiny calls took 2.5 "
+      "GB)") {
+    // Two records of 500,001 empty tool calls each: 1,000,002 events, over kMaxTranscriptEvents.
+    std::string blocks;
+    for (int i = 0; i < 500'001; ++i) blocks += i ? R"(,{"type":"tool_use"})" : R"({"type":"tool_use"})";
+    std::string line = R"({"type":"assistant","message":{"role":"assistant","content":[)" + blocks + "]}}\n";
+    auto t = import::import_trajectory(line + line, Format::kClaudeCode, "many.jsonl");
+    REQUIRE_FALSE(t.ok());
+    CHECK(t.error().code == ErrorCode::kInvalidInput);
+    CHECK(t.error().message ==
+          "many.jsonl: refused: more than 1000000 tool calls, results and answers (at many.jsonl:2)");
+    // One record fewer is read.
+    auto half = import::import_trajectory(line, Format::kClaudeCode, "half.jsonl");
+    REQUIRE(half.ok());
+    CHECK(half->events.size() == 500'001);
+  }
+
+  TEST_CASE("import: a Gemini CLI result held until the session's end is kept cut, its exit code read from the whole") {
+    std::string output = "Output: " + std::string(100'000, 'x') + "\nExit Code: 2";
+    nlohmann::json record = {
+        {"id", "m1"},
+        {"timestamp", "t"},
+        {"type", "gemini"},
+        {"content", ""},
+        {"toolCalls",
+         {{{"id", "c1"},
+           {"name", "run_shell_command"},
+           {"args", {{"command", "make"}}},
+           {"status", "success"},
+           {"result",
+            {{{"functionResponse",
+               {{"id", "c1"}, {"name", "run_shell_command"}, {"response", {{"output", output}}}}}}}}}}}};
+    auto t = import::import_trajectory(record.dump() + "\n", Format::kGeminiCli, "gemini.jsonl");
+    REQUIRE_MESSAGE(t.ok(), t.error().message);
+    REQUIRE(t->events.size() >= 2);
+    const auto& result = t->events[1].result;
+    CHECK(result["exit_code"] == 2);
+    CHECK(result["output"].get<std::string>().size() < 10'000);
+  }
+
   TEST_CASE("import: Claude Code's synthetic API error is not the answer; results pair with their calls") {
     auto t = load("claude-code/real-2.1.332-exit-code-api-error.jsonl", Format::kClaudeCode);
     CHECK(t.skipped.at("assistant.synthetic") == 1);
