@@ -22,6 +22,10 @@ nlohmann::json call_output(const nlohmann::json& output, Builder& b) {
     // (apply_patch and shell).
     result["exit_code"] = *code;
     result["ok"] = *code == 0;
+  } else if (result["output"].get_ref<const std::string&>().rfind("apply_patch verification failed", 0) == 0) {
+    // A patch Codex refused to apply (Codex 0.169: "apply_patch verification failed: Failed to read
+    // file to update ...: No such file or directory"): no code, and no change made.
+    result["ok"] = false;
   }
   return result;
 }

@@ -226,6 +226,22 @@ TEST_SUITE("verify") {
     CHECK(half->events.size() == 500'001);
   }
 
+  TEST_CASE(
+      "import: a patch Codex refused is a failed call, no goal action (red team; the output as Codex 0.169 wrote it)") {
+    // The call and its output as the real Codex CLI 0.169.0 recorded them in its rollout, for a
+    // patch of a file that does not exist (its ids and metadata left out).
+    std::string rollout =
+        R"J({"type":"response_item","payload":{"type":"custom_tool_call","call_id":"c1","name":"apply_patch","input":"*** Begin Patch\n*** Update File: missing.py\n@@\n-old\n+new\n*** End Patch\n"}})J"
+        "\n"
+        R"J({"type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"c1","output":"apply_patch verification failed: Failed to read file to update /tmp/cx2/ws/missing.py: No such file or directory (os error 2)"}})J"
+        "\n";
+    auto t = import::import_trajectory(rollout, Format::kCodex, "rollout.jsonl");
+    REQUIRE_MESSAGE(t.ok(), t.error().message);
+    REQUIRE(t->events.size() == 2);
+    CHECK(t->events[1].result["ok"] == false);
+    CHECK_FALSE(t->goal_actions_executed);
+  }
+
   TEST_CASE("import: a Gemini CLI result held until the session's end is kept cut, its exit code read from the whole") {
     std::string output = "Output: " + std::string(100'000, 'x') + "\nExit Code: 2";
     nlohmann::json record = {
