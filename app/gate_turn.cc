@@ -118,7 +118,7 @@ void record_transcript(const std::vector<TrajectoryEvent>& events, std::size_t f
 // The config's acceptance spec for this agent, checked over the turn's transcript. Null when there
 // is none; a warning when it cannot be used.
 nlohmann::json turn_acceptance(GateAgent agent, const executor::GateConfig& gate, const TurnTranscript& transcript,
-                               std::vector<std::string>& warnings) {
+                               const SecretMasker* masker, std::vector<std::string>& warnings) {
   nlohmann::json spec_json = gate.acceptance;
   if (spec_json.is_object() && !spec_json.contains("checkpoints")) {
     spec_json = spec_json.contains(to_string(agent)) ? spec_json[to_string(agent)] : nlohmann::json();
@@ -134,7 +134,7 @@ nlohmann::json turn_acceptance(GateAgent agent, const executor::GateConfig& gate
     warnings.push_back("the acceptance spec was not checked: " + transcript.warning);
     return {{"passed", false}, {"error", transcript.warning}, {"checkpoints", nlohmann::json::array()}};
   }
-  return verify::to_json(verify::evaluate_acceptance(*spec, transcript.events));
+  return verify::to_json(verify::evaluate_acceptance(*spec, transcript.events, masker));
 }
 
 // The process's umask without changing it (the hook's is the agent's): what a new file does not get
@@ -381,7 +381,7 @@ void read_transcript(Stop& s) {
   } else if (s.transcript.final_answer) {
     s.facts.final_answer = s.transcript.final_answer;
   }
-  s.facts.acceptance = turn_acceptance(s.agent, s.config.gate, s.transcript, s.warnings);
+  s.facts.acceptance = turn_acceptance(s.agent, s.config.gate, s.transcript, s.credentials->masker().get(), s.warnings);
   if (s.facts.acceptance.is_object()) s.trajectory->record(event::kAcceptance, s.facts.acceptance);
 }
 
