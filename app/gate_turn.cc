@@ -370,7 +370,7 @@ Status check_expectations(Stop& s) {
 }
 
 void read_transcript(Stop& s) {
-  s.transcript = read_turn_transcript(s.agent, s.in, s.turn.turn_key, s.options);
+  s.transcript = read_turn_transcript(s.agent, s.in, s.turn.turn_key, s.options, s.credentials->masker().get());
   if (!s.transcript.warning.empty()) s.warnings.push_back(s.transcript.warning);
   // What an earlier stop of this turn recorded stays; the events since are added.
   std::size_t from = static_cast<std::size_t>(std::max<std::int64_t>(0, s.turn.transcript_events));
@@ -419,7 +419,7 @@ Result<std::unique_ptr<llm::Provider>> gate_judge(const GateOptions& options, co
 }  // namespace
 
 TurnTranscript read_turn_transcript(GateAgent agent, const HookInput& in, const std::string& turn_key,
-                                    const GateOptions& options) {
+                                    const GateOptions& options, const SecretMasker* masker) {
   TurnTranscript t;
   if (in.transcript_path.empty()) {
     t.warning = "the hook gave no transcript_path: the turn's steps are not checked";
@@ -448,7 +448,7 @@ TurnTranscript read_turn_transcript(GateAgent agent, const HookInput& in, const 
     t.record["by_turn_id"] = slice->by_key;
     file.clear();
     file.seekg(slice->offset);
-    auto imported = import::import_trajectory(file, format, in.transcript_path + " (this turn)");
+    auto imported = import::import_trajectory(file, format, in.transcript_path + " (this turn)", masker);
     if (!imported.ok()) {
       t.warning = "the transcript could not be read: " + imported.error().message;
     } else {

@@ -91,10 +91,10 @@ std::string content_text(const nlohmann::json& content) {
   return out;
 }
 
-Message read_message(const nlohmann::json& m, const std::string& id) {
+Message read_message(const nlohmann::json& m, const std::string& id, const Builder& b) {
   Message out{id, json_str(m, "type"), "", {}, {}};
   if (out.type == "gemini") {
-    out.text = kept_text(content_text(member(m, "content")));
+    out.text = b.kept(content_text(member(m, "content")));
     const auto& calls = member(m, "toolCalls");
     if (!calls.is_array()) return out;
     for (const auto& c : calls) {
@@ -123,10 +123,10 @@ Message read_message(const nlohmann::json& m, const std::string& id) {
 // The session's current messages, in order, and where each id is.
 class Session {
  public:
-  void put(const nlohmann::json& m) {
+  void put(const nlohmann::json& m, const Builder& b) {
     std::string id = json_str(m, "id");
     if (id.empty()) id = "#" + std::to_string(++unnamed_);
-    Message message = read_message(m, id);
+    Message message = read_message(m, id, b);
     if (auto it = at_.find(id); it != at_.end()) {
       list_[it->second] = std::move(message);
     } else {
@@ -160,12 +160,12 @@ void read_record(const nlohmann::json& r, Session& s, Builder& b) {
     const auto& messages = member(r["$set"], "messages");
     if (messages.is_array()) {
       s.clear();
-      for (const auto& m : messages) s.put(m);
+      for (const auto& m : messages) s.put(m, b);
     }
     b.skip("$set");
   } else if (std::string type = json_str(r, "type");
              type == "gemini" || type == "user" || type == "info" || type == "error" || type == "warning") {
-    s.put(r);
+    s.put(r, b);
     b.seen();
   } else if (r.contains("sessionId") && r.contains("projectHash")) {
     b.skip("metadata");
