@@ -4,11 +4,16 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+
+namespace candor {
+class SecretMasker;
+}
 
 namespace candor::app {
 
@@ -30,9 +35,14 @@ struct TrajectoryRequest {
   std::string trajectory_file;
   std::string format;           // required: one of transcript_format_names()
   std::string acceptance_file;  // "" = none: the transcript is only read
+  // The secret values to mask in all that is said of the transcript (DESIGN.md, Trust boundary):
+  // null = the process's environment's scrubbed variables (names_a_secret, credential-looking
+  // values), the values known at the start of a command that has no workspace.
+  std::shared_ptr<const SecretMasker> masker = nullptr;
 };
 
-// The transcript's report, as `verify --trajectory --json` prints it: trajectory, format, records,
+// The transcript's report, as `verify --trajectory --json` prints it, every text masked (the
+// events as they are read, before their strings are cut; an error's message): trajectory, format, records,
 // events {tool_called, tool_result, final_answer}, skipped (record type -> count),
 // truncated_last_line, goal_actions_executed, and acceptance (the spec's report; null without one).
 // The spec may name the format's tools, MCP tools and the tools the transcript calls. kUsage

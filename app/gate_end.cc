@@ -65,7 +65,10 @@ Result<GateEnded> Session::gate_end(GateAgent agent, const HookInput& in, const 
   // No start recorded: the working tree against HEAD, the transcript's last prompt the goal.
   GateEnded out;
   out.fallback = true;
-  TurnTranscript transcript = read_turn_transcript(agent, in, in.turn_key, options);
+  // The values to mask: the variables' (the verdict's texts are masked when stored).
+  sandbox::CredentialRegistry secrets;
+  secrets.add_environment(::environ, {});
+  TurnTranscript transcript = read_turn_transcript(agent, in, in.turn_key, options, secrets.masker().get());
   if (!transcript.warning.empty()) out.warnings.push_back(transcript.warning);
   out.warnings.push_back(
       "no start of this turn was recorded (was the gate installed during the session?): the "
@@ -104,9 +107,6 @@ Result<GateEnded> Session::gate_end(GateAgent agent, const HookInput& in, const 
   result.facts.gate["max_blocks"] = gate.max_blocks;
   if (result.judge.provider_failed)
     out.warnings.push_back("the judge's LLM could not be reached: " + result.judge.error);
-  // The values to mask in the answer: the variables' (the verdict's texts were masked when stored).
-  sandbox::CredentialRegistry secrets;
-  secrets.add_environment(::environ, {});
   std::vector<GateFinding> findings;
   out.blocks_before = row.blocks;
   out.decision = decide_stop(result, row, gate, secrets.masker().get(), out.warnings, findings);

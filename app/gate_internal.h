@@ -47,8 +47,10 @@ struct TurnTranscript {
   nlohmann::json record = nlohmann::json::object();  // facts.gate.transcript: path, events, skipped, error
   std::string warning;                               // "" when it was read
 };
+// `masker` (may be null): the run's secret values, masked in the events as they are read (before
+// their strings are cut: import_trajectory).
 TurnTranscript read_turn_transcript(GateAgent agent, const HookInput& in, const std::string& turn_key,
-                                    const GateOptions& options);
+                                    const GateOptions& options, const SecretMasker* masker);
 
 // The gate's answer to a stop whose verdict is `result` (`findings`: what it found).
 GateDecision decide_stop(const RunResult& result, const store::GateTurn& turn, const executor::GateConfig& gate,

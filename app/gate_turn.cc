@@ -118,7 +118,7 @@ void record_transcript(const std::vector<TrajectoryEvent>& events, std::size_t f
 // The config's acceptance spec for this agent, checked over the turn's transcript. Null when there
 // is none; a warning when it cannot be used.
 nlohmann::json turn_acceptance(GateAgent agent, const executor::GateConfig& gate, const TurnTranscript& transcript,
-                               std::vector<std::string>& warnings) {
+                               const SecretMasker* masker, std::vector<std::string>& warnings) {
   nlohmann::json spec_json = gate.acceptance;
   if (spec_json.is_object() && !spec_json.contains("checkpoints")) {
     spec_json = spec_json.contains(to_string(agent)) ? spec_json[to_string(agent)] : nlohmann::json();
@@ -134,7 +134,7 @@ nlohmann::json turn_acceptance(GateAgent agent, const executor::GateConfig& gate
     warnings.push_back("the acceptance spec was not checked: " + transcript.warning);
     return {{"passed", false}, {"error", transcript.warning}, {"checkpoints", nlohmann::json::array()}};
   }
-  return verify::to_json(verify::evaluate_acceptance(*spec, transcript.events));
+  return verify::to_json(verify::evaluate_acceptance(*spec, transcript.events, masker));
 }
 
 // The process's umask without changing it (the hook's is the agent's): what a new file does not get
@@ -370,7 +370,7 @@ Status check_expectations(Stop& s) {
 }
 
 void read_transcript(Stop& s) {
-  s.transcript = read_turn_transcript(s.agent, s.in, s.turn.turn_key, s.options);
+  s.transcript = read_turn_transcript(s.agent, s.in, s.turn.turn_key, s.options, s.credentials->masker().get());
   if (!s.transcript.warning.empty()) s.warnings.push_back(s.transcript.warning);
   // What an earlier stop of this turn recorded stays; the events since are added.
   std::size_t from = static_cast<std::size_t>(std::max<std::int64_t>(0, s.turn.transcript_events));
@@ -381,7 +381,7 @@ void read_transcript(Stop& s) {
   } else if (s.transcript.final_answer) {
     s.facts.final_answer = s.transcript.final_answer;
   }
-  s.facts.acceptance = turn_acceptance(s.agent, s.config.gate, s.transcript, s.warnings);
+  s.facts.acceptance = turn_acceptance(s.agent, s.config.gate, s.transcript, s.credentials->masker().get(), s.warnings);
   if (s.facts.acceptance.is_object()) s.trajectory->record(event::kAcceptance, s.facts.acceptance);
 }
 
@@ -419,7 +419,7 @@ Result<std::unique_ptr<llm::Provider>> gate_judge(const GateOptions& options, co
 }  // namespace
 
 TurnTranscript read_turn_transcript(GateAgent agent, const HookInput& in, const std::string& turn_key,
-                                    const GateOptions& options) {
+                                    const GateOptions& options, const SecretMasker* masker) {
   TurnTranscript t;
   if (in.transcript_path.empty()) {
     t.warning = "the hook gave no transcript_path: the turn's steps are not checked";
@@ -448,7 +448,7 @@ TurnTranscript read_turn_transcript(GateAgent agent, const HookInput& in, const 
     t.record["by_turn_id"] = slice->by_key;
     file.clear();
     file.seekg(slice->offset);
-    auto imported = import::import_trajectory(file, format, in.transcript_path + " (this turn)");
+    auto imported = import::import_trajectory(file, format, in.transcript_path + " (this turn)", masker);
     if (!imported.ok()) {
       t.warning = "the transcript could not be read: " + imported.error().message;
     } else {

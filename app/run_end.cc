@@ -14,10 +14,12 @@ namespace {
 
 // Evaluated once over the run's events, however the run ended; recorded when the run just ended.
 // Best-effort: a failure is recorded, never thrown, and never touches status or verdict.
+// `masker`: the run's secret values (may be null); the events were masked when recorded, and a
+// `why` is masked again before it is cut, as its own guard.
 void check_acceptance(const verify::AcceptanceSpec& spec, const std::vector<Event>& events, Trajectory* trajectory,
-                      RunFacts& facts) {
+                      const SecretMasker* masker, RunFacts& facts) {
   try {
-    verify::AcceptanceReport report = verify::evaluate_acceptance(spec, stream_from_events(events));
+    verify::AcceptanceReport report = verify::evaluate_acceptance(spec, stream_from_events(events), masker);
     facts.acceptance = verify::to_json(report);
     if (trajectory != nullptr) trajectory->record(event::kAcceptance, facts.acceptance);
   } catch (const std::exception& e) {
@@ -71,7 +73,9 @@ Status ObservedSink::append(const std::string& run_id, const Event& event) {
 Result<RunResult> end_run(RunEnd end, RunObserver* observer) {
   RunResult out;
   RunFacts& facts = end.facts;
-  if (end.acceptance != nullptr) check_acceptance(*end.acceptance, *end.events, end.trajectory, facts);
+  if (end.acceptance != nullptr)
+    check_acceptance(*end.acceptance, *end.events, end.trajectory,
+                     end.store != nullptr ? end.store->masker().get() : nullptr, facts);
   verify::Tier1Result tier1 = verify::evaluate_tier1(facts);
   if (end.judge && verify::should_ask_judge(tier1, end.policy)) {
     TRY(JudgeSetup setup, end.judge());

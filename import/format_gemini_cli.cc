@@ -68,10 +68,11 @@ std::string result_text(const nlohmann::json& result, const std::string& id) {
 // What a result says: ok from the status, the exit code run_shell_command writes as "Exit Code: N"
 // (only when N is not 0: shell.ts). Its plain "Output: ..." with no code, error, signal, cancel or
 // move to the background is a command that exited with 0.
-nlohmann::json make_result(const std::string& tool, const std::string& status, const std::string& output) {
-  // Kept cut while the session is held (its messages wait for the end of the file): its code is
-  // read from the whole output first.
-  nlohmann::json result = {{"ok", status == "success"}, {"status", status}, {"output", kept_text(output)}};
+nlohmann::json make_result(const std::string& tool, const std::string& status, const std::string& output,
+                           const Builder& b) {
+  // Kept masked and cut while the session is held (its messages wait for the end of the file): its
+  // code is read from the whole output first.
+  nlohmann::json result = {{"ok", status == "success"}, {"status", status}, {"output", b.kept(output)}};
   if (auto code = exit_code_on_last_line(output, "Exit Code: ")) {
     result["exit_code"] = *code;
     if (*code != 0) result["ok"] = false;
@@ -93,10 +94,10 @@ std::string content_text(const nlohmann::json& content) {
   return out;
 }
 
-Message read_message(const nlohmann::json& m, const std::string& id) {
+Message read_message(const nlohmann::json& m, const std::string& id, const Builder& b) {
   Message out{id, json_str(m, "type"), "", {}, {}};
   if (out.type == "gemini") {
-    out.text = kept_text(content_text(member(m, "content")));
+    out.text = b.kept(content_text(member(m, "content")));
     const auto& calls = member(m, "toolCalls");
     if (!calls.is_array()) return out;
     for (const auto& c : calls) {
@@ -105,7 +106,7 @@ Message read_message(const nlohmann::json& m, const std::string& id) {
       std::string status = json_str(c, "status");
       // A call still scheduled or running has no result yet; an error or a cancel may have none.
       if (!status.empty() && (c.contains("result") || status == "error" || status == "cancelled"))
-        call.result = make_result(call.name, status, result_text(member(c, "result"), call.id));
+        call.result = make_result(call.name, status, result_text(member(c, "result"), call.id), b);
       out.calls.push_back(std::move(call));
     }
   } else if (out.type == "user" && member(m, "content").is_array()) {
@@ -116,7 +117,7 @@ Message read_message(const nlohmann::json& m, const std::string& id) {
       std::string name = json_str(fr, "name");
       out.responses.push_back(
           {json_str(fr, "id"), name,
-           make_result(name, response.contains("error") ? "error" : "success", response_text(response))});
+           make_result(name, response.contains("error") ? "error" : "success", response_text(response), b)});
     }
   }
   return out;
@@ -125,10 +126,10 @@ Message read_message(const nlohmann::json& m, const std::string& id) {
 // The session's current messages, in order, and where each id is.
 class Session {
  public:
-  void put(const nlohmann::json& m) {
+  void put(const nlohmann::json& m, const Builder& b) {
     std::string id = json_str(m, "id");
     if (id.empty()) id = "#" + std::to_string(++unnamed_);
-    Message message = read_message(m, id);
+    Message message = read_message(m, id, b);
     if (auto it = at_.find(id); it != at_.end()) {
       list_[it->second] = std::move(message);
     } else {
@@ -162,13 +163,13 @@ void read_record(const nlohmann::json& r, Session& s, Builder& b) {
     const auto& messages = member(r["$set"], "messages");
     if (messages.is_array()) {
       s.clear();
-      for (const auto& m : messages) s.put(m);
+      for (const auto& m : messages) s.put(m, b);
     }
     b.skip("$set");
   } else if (std::string type = json_str(r, "type");
              (type == "gemini" || type == "user" || type == "info" || type == "error" || type == "warning") &&
              json_str(r, "id") != "") {
-    s.put(r);
+    s.put(r, b);
     b.seen();
   } else if (r.contains("sessionId") && r.contains("projectHash")) {
     b.skip("metadata");

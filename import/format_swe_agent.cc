@@ -39,7 +39,7 @@ Status import_swe_agent(std::istream& in, Builder& b) {
       in, b, {"history", "trajectory"}, kExpected,
       [&](const nlohmann::json& e) {
         if (b.where().find("$.trajectory[") != std::string::npos) {
-          steps.emplace_back(kept_text(json_str(e, "action")), kept_text(json_str(e, "observation")));
+          steps.emplace_back(b.kept(json_str(e, "action")), b.kept(json_str(e, "observation")));
           return;
         }
         history_item(e, b, function_calling);

@@ -38,15 +38,25 @@ void cut_strings(nlohmann::json& j, std::size_t half = kKeptHalf) {
 
 }  // namespace
 
-Builder::Builder(Format format, std::string source) : source_(std::move(source)), where_(source_) {
+Builder::Builder(Format format, std::string source, const SecretMasker* masker)
+    : source_(std::move(source)), masker_(masker), where_(source_) {
   out_.format = format;
+}
+
+std::string Builder::kept(std::string_view text) const {
+  return kept_text(masker_ != nullptr ? masker_->mask(text) : std::string(text));
+}
+
+void Builder::mask_and_cut(nlohmann::json& j) const {
+  if (masker_ != nullptr) masker_->mask_json(j);
+  cut_strings(j);
 }
 
 void Builder::call(const std::string& id, const std::string& tool, nlohmann::json input) {
   ++recognised_;
   if (refused_) return;  // nothing more is kept: the import ends with the refusal
   if (!input.is_object()) input = nlohmann::json{{"value", input}};
-  cut_strings(input);
+  mask_and_cut(input);
   calls_[id] = out_.events.size();
   push({0, Kind::kToolCalled, tool, std::move(input), nullptr, ""});
 }
@@ -62,9 +72,9 @@ void Builder::result(const std::string& id, nlohmann::json result, const std::st
     input = out_.events[it->second].input;
     if (result.is_object() && result.contains("ok") && result["ok"] == false) failed_calls_.insert(it->second);
   }
-  cut_strings(result);
+  mask_and_cut(result);
   // What a format adds beside the output (Claude Code's toolUseResult) mostly repeats it: its
-  // strings are kept shorter, so that a result costs about one output's memory.
+  // strings are kept shorter, so that a result costs about one output's memory (masked above).
   if (result.is_object() && result.contains("detail")) cut_strings(result["detail"], kKeptHalf / 16);
   push({0, Kind::kToolResult, tool, std::move(input), std::move(result), ""});
 }
@@ -72,7 +82,7 @@ void Builder::result(const std::string& id, nlohmann::json result, const std::st
 void Builder::final_answer(const std::string& text) {
   ++recognised_;
   if (refused_) return;
-  push({0, Kind::kFinalAnswer, "", nlohmann::json::object(), nullptr, kept_text(text)});
+  push({0, Kind::kFinalAnswer, "", nlohmann::json::object(), nullptr, kept(text)});
 }
 
 void Builder::skip(const std::string& type) {

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "core/secret_masker.h"
 #include "import/trajectory_import.h"
 
 namespace candor::import {
@@ -27,7 +28,14 @@ std::string kept_text(std::string s, std::size_t half = kKeptHalf);
 
 class Builder {
  public:
-  Builder(Format format, std::string source);
+  // `masker` (may be null; must outlive the builder): the secret values to mask in every string an
+  // event keeps. Masked before the string is cut (kept_text): a value straddling the cut would no
+  // longer be the value the masker knows, and a later masking would let all but its cut-off bytes
+  // through.
+  Builder(Format format, std::string source, const SecretMasker* masker = nullptr);
+
+  // kept_text() of the text masked: for a format that holds texts before it hands them over.
+  std::string kept(std::string_view text) const;
 
   void call(const std::string& id, const std::string& tool, nlohmann::json input);
   // Pairs with the call of that id (tool and input), when there was one. `result` is an object
@@ -61,8 +69,12 @@ class Builder {
  private:
   void push(TrajectoryEvent e);
 
+  // Every string of `j` masked, then cut (kept_text).
+  void mask_and_cut(nlohmann::json& j) const;
+
   ImportedTrajectory out_;
   std::string source_;
+  const SecretMasker* masker_ = nullptr;
   std::string where_;
   std::optional<Error> refused_;
   int recognised_ = 0;

@@ -259,8 +259,9 @@ std::vector<std::string> ImportedTrajectory::tools_called() const {
   return {tools.begin(), tools.end()};
 }
 
-Result<ImportedTrajectory> import_trajectory(std::istream& in, Format format, const std::string& source) {
-  Builder b(format, source);
+Result<ImportedTrajectory> import_trajectory(std::istream& in, Format format, const std::string& source,
+                                             const SecretMasker* masker) {
+  Builder b(format, source, masker);
   const FormatRow& r = row(format);
   TRY_STATUS(r.import(in, b));
   // The events' values came through the JSON limits: at most kMaxJsonDepth (+1 for {"value": ...})
@@ -268,7 +269,8 @@ Result<ImportedTrajectory> import_trajectory(std::istream& in, Format format, co
   return b.finish(r.expected);
 }
 
-Result<ImportedTrajectory> import_trajectory(const std::string& text, Format format, const std::string& source) {
+Result<ImportedTrajectory> import_trajectory(const std::string& text, Format format, const std::string& source,
+                                             const SecretMasker* masker) {
   if (text.size() > kMaxTranscriptBytes) {
     return make_error(ErrorCode::kInvalidInput,
                       fmt::format("{}: refused: {} of transcript, over the limit of {}", source,
@@ -276,7 +278,7 @@ Result<ImportedTrajectory> import_trajectory(const std::string& text, Format for
   }
   ViewBuf buf(text);
   std::istream in(&buf);
-  return import_trajectory(in, format, source);
+  return import_trajectory(in, format, source, masker);
 }
 
 Status open_transcript(const std::string& path, std::ifstream& in) {
@@ -307,27 +309,28 @@ Status open_transcript(const std::string& path, std::ifstream& in) {
 namespace {
 
 // OpenHands V1's conversation folder; any other format has files only.
-Result<ImportedTrajectory> import_trajectory_folder(const std::string& path, Format format) {
+Result<ImportedTrajectory> import_trajectory_folder(const std::string& path, Format format,
+                                                    const SecretMasker* masker) {
   if (format != Format::kOpenHands) {
     return make_error(ErrorCode::kInvalidInput,
                       fmt::format("{}: a folder, not {}: only --format openhands reads a folder (an OpenHands V1 "
                                   "conversation's events/); give the transcript file",
                                   path, row(format).expected));
   }
-  Builder b(format, path);
+  Builder b(format, path, masker);
   TRY_STATUS(import_openhands_folder(path, b));
   return b.finish(row(format).expected);
 }
 
 }  // namespace
 
-Result<ImportedTrajectory> import_trajectory_file(const std::string& path, Format format) {
+Result<ImportedTrajectory> import_trajectory_file(const std::string& path, Format format, const SecretMasker* masker) {
   if (struct stat st{}; ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    return import_trajectory_folder(path, format);
+    return import_trajectory_folder(path, format, masker);
   }
   std::ifstream in;
   TRY_STATUS(open_transcript(path, in));
-  return import_trajectory(in, format, path);
+  return import_trajectory(in, format, path, masker);
 }
 
 }  // namespace candor::import

@@ -14,6 +14,10 @@
 #include "core/result.h"
 #include "core/trajectory.h"
 
+namespace candor {
+class SecretMasker;
+}
+
 namespace candor::import {
 
 enum class Format {
@@ -68,12 +72,18 @@ struct ImportedTrajectory {
 // syntax, or none of its records is one of the format's (a file of another agent, an empty file).
 // Unknown record types among the format's are skipped and counted; a truncated last JSONL line is
 // tolerated after a line that was read. `in` must be seekable (a file, a string).
-Result<ImportedTrajectory> import_trajectory(std::istream& in, Format format, const std::string& source);
-Result<ImportedTrajectory> import_trajectory(const std::string& text, Format format, const std::string& source);
+// `masker` (may be null): the secret values known at the start of the run that reads the transcript
+// (DESIGN.md, Trust boundary): every string the events keep is masked, and masked before it is cut,
+// since a value straddling the cut would no longer be recognised by a masking done later.
+Result<ImportedTrajectory> import_trajectory(std::istream& in, Format format, const std::string& source,
+                                             const SecretMasker* masker = nullptr);
+Result<ImportedTrajectory> import_trajectory(const std::string& text, Format format, const std::string& source,
+                                             const SecretMasker* masker = nullptr);
 // The file at `path`: kNotFound when it does not exist, kInvalidInput when it cannot be read or is
 // larger than kMaxTranscriptBytes. A folder is read as OpenHands V1's conversation folder (its
 // events/event-NNNNN-<id>.json files, a file at a time); for any other format it is kInvalidInput.
-Result<ImportedTrajectory> import_trajectory_file(const std::string& path, Format format);
+Result<ImportedTrajectory> import_trajectory_file(const std::string& path, Format format,
+                                                  const SecretMasker* masker = nullptr);
 // Opens the transcript at `path` to be read as a stream, with import_trajectory_file()'s checks (it
 // exists, is a regular file, within kMaxTranscriptBytes).
 Status open_transcript(const std::string& path, std::ifstream& in);

@@ -461,6 +461,63 @@ TEST_SUITE("e2e") {
     CHECK(r["goal"].get<std::string>().find("***") != std::string::npos);
   }
 
+  TEST_CASE(
+      "gate: a secret straddling a cut (the 60-byte excerpt of an acceptance why, the 2 KiB of an event) is masked "
+      "whole") {
+    const std::string token = "ghp_Zq8Xw3Lr5Tn7Vb2Km9Pj4Hs6Dc1Fg0Ya8Uew";
+    REQUIRE(token.size() == 40);
+    Gate g({{"hello.txt", "hello world\n"},
+            {".candor/config.json", R"({"gate": {"acceptance": {"claude-code": {"checkpoints": [
+              {"id": "ran_tests", "when": {"type": "ToolResult", "tool": "Bash",
+               "predicate": {"left": "{{tool.result}}", "op": "contains", "right": "1 passed"}}}]}}}})"}});
+    g.env.push_back("GITHUB_TOKEN=" + token);  // scrubbed by its name: a value known at the start
+    g.hook("claude-code", g.input("claude-code", "ups"));
+    write_file(g.ws + "/hello.txt", "hello candor\n");
+    // The agent prints the token: first where the why's excerpt (60 bytes) cuts it after 39 of its
+    // 40 bytes, then where an event's string is cut to its first 2 KiB (20 bytes before the cut).
+    auto bash = [](const std::string& id, const std::string& output) {
+      return json{{"type", "assistant"},
+                  {"message",
+                   {{"role", "assistant"},
+                    {"content",
+                     json::array(
+                         {{{"type", "tool_use"}, {"id", id}, {"name", "Bash"}, {"input", {{"command", "env"}}}}})}}}}
+                 .dump() +
+             "\n" +
+             json{{"type", "user"},
+                  {"message",
+                   {{"role", "user"},
+                    {"content",
+                     json::array(
+                         {{{"type", "tool_result"}, {"tool_use_id", id}, {"content", output}, {"is_error", false}}})}}},
+                  {"toolUseResult", {{"stdout", output}, {"stderr", ""}, {"interrupted", false}}}}
+                 .dump() +
+             "\n";
+    };
+    {
+      std::ofstream out(g.transcript("claude-code"), std::ios::binary | std::ios::app);
+      out << bash("mask1", "GITHUB_TOKEN(env):   " + token);
+      out << bash("mask2", std::string(2048 - 20, 'a') + token + std::string(3000, 'b'));
+    }
+    json a = g.hook("claude-code", g.input("claude-code", "stop"));
+    REQUIRE(a.value("decision", "") == "block");
+    std::string reason = a["reason"];
+    CAPTURE(reason);
+    CHECK(reason.find("ran_tests") != std::string::npos);
+    CHECK(reason.find("***") != std::string::npos);
+    CHECK(longest_piece(reason, token) <= 8);
+    CommandResult everything = g.candor({"report", run_id_in(a), "--json", "-v"});
+    REQUIRE(everything.exit_code <= 3);
+    CHECK(everything.out.find("GITHUB_TOKEN(env)") != std::string::npos);  // the events were stored
+    CHECK(longest_piece(everything.out, token) <= 8);
+    // Nor anywhere in the store's database (its events, the report, the gate's rows).
+    for (const auto& e : fs::directory_iterator(g.store)) {
+      if (!e.is_regular_file()) continue;
+      CAPTURE(e.path().string());
+      CHECK(longest_piece(read_file(e.path().string()), token) <= 8);
+    }
+  }
+
   TEST_CASE("gate: with --llm on the hook, the judge decides a turn that changed nothing but asked for a change") {
     Gate g({{"hello.txt", "hello world\n"}});
     std::string script = make_temp_dir("llm") + "/replies.jsonl";

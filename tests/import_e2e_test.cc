@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "tests/e2e_support.h"
+#include "tests/git_repo_fixture.h"
 #include "tests/kernel_facts.h"
 
 using namespace candor;
@@ -51,9 +52,75 @@ CommandResult verify_under_limit(Env& env, const std::string& file, const std::s
   return run_command({"/bin/sh", "-c", line}, e);
 }
 
+// A Claude Code session that prints the two secrets: DB_PASS's value as a Bash result, GITHUB_TOKEN's
+// as the answer, and the token again where the result's string is cut to its first 2 KiB.
+const std::string kDbPass = "hunter2hunter2secret";
+const std::string kToken = "ghp_Zq8Xw3Lr5Tn7Vb2Km9Pj4Hs6Dc1Fg0Ya8Uew";
+
+std::string leaking_session() {
+  std::string path = make_temp_dir("leak") + "/session.jsonl";
+  auto call = [](const std::string& id, const std::string& output) {
+    return fmt::format(
+        R"({{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"tool_use","id":"{}","name":"Bash","input":{{"command":"echo $DB_PASS"}}}}]}}}})"
+        "\n"
+        R"({{"type":"user","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"{}","content":"{}","is_error":false}}]}}}})"
+        "\n",
+        id, id, output);
+  };
+  write_file(path, call("t1", kDbPass) + call("t2", std::string(2048 - 20, 'a') + kToken + std::string(3000, 'b')) +
+                       R"({"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":")" +
+                       kToken + "\"}]}}\n");
+  return path;
+}
+
+const char* kLeakSpec = R"({"checkpoints": [
+  {"id": "a", "when": {"type": "ToolResult", "tool": "Bash", "predicate": {"left": "{{tool.result}}", "op": "eq", "right": "nothing"}}},
+  {"id": "fa", "when": {"type": "FinalAnswer", "predicate": {"left": "{{final_answer}}", "op": "eq", "right": "x"}}}]})";
+
 }  // namespace
 
 TEST_SUITE("e2e") {
+  TEST_CASE("verify --trajectory: the environment's secret values are masked in the terminal and --json output") {
+    Env env;
+    env.env.push_back("DB_PASS=" + kDbPass);      // scrubbed by its name (*_PASS)
+    env.env.push_back("GITHUB_TOKEN=" + kToken);  // and *_TOKEN
+    std::string file = leaking_session();
+    std::string spec = env.plan_file(kLeakSpec);
+    for (bool json_out : {false, true}) {
+      CAPTURE(json_out);
+      std::vector<std::string> args = {"verify", "--trajectory", file, "--format", "claude-code", "--acceptance", spec};
+      if (json_out) args.emplace_back("--json");
+      CommandResult r = env.candor(args);
+      CAPTURE(r.out);
+      CAPTURE(r.err);
+      CHECK(r.exit_code == 3);  // acceptance not passed: the checkpoints' whys were said
+      CHECK(r.out.find("***") != std::string::npos);
+      CHECK(longest_piece(r.out + r.err, kDbPass) <= 8);
+      CHECK(longest_piece(r.out + r.err, kToken) <= 8);
+    }
+  }
+
+  TEST_CASE("verify --git --trajectory: the stored run holds none of the environment's secret values") {
+    Repo repo;
+    repo.env.push_back("DB_PASS=" + kDbPass);
+    repo.env.push_back("GITHUB_TOKEN=" + kToken);
+    std::string base = repo.head();
+    repo.edit("css/style.css", "background: #ffffff", "background: #006400");
+    repo.commit("dark green");
+    CommandResult r =
+        repo.verify(base + "..HEAD", {"--judge", "never", "--expect", kDarkGreen, "--trajectory", leaking_session(),
+                                      "--format", "claude-code", "--acceptance", repo.plan_file(kLeakSpec), "--json"});
+    CAPTURE(r.err);
+    REQUIRE(r.exit_code <= 3);
+    CHECK(r.out.find("closest:") != std::string::npos);  // the acceptance whys are in the report
+    CommandResult everything = repo.candor({"report", "last", "--json", "-v"});
+    REQUIRE(everything.exit_code <= 3);
+    for (const std::string& text : {r.out + r.err, everything.out}) {
+      CHECK(longest_piece(text, kDbPass) <= 8);
+      CHECK(longest_piece(text, kToken) <= 8);
+    }
+  }
+
   TEST_CASE(
       "verify --trajectory: a 200 MB session is imported under 300 MB of memory, every call counted" *
       needs(!kAddressSanitizer, "a build without AddressSanitizer (ulimit -v leaves no room for its shadow memory)")) {

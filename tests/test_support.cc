@@ -148,6 +148,15 @@ bool exists(const std::string& path) {
   return fs::exists(fs::symlink_status(path, ec));
 }
 
+std::size_t longest_piece(const std::string& text, const std::string& secret) {
+  for (std::size_t len = secret.size(); len > 0; --len) {
+    for (std::size_t at = 0; at + len <= secret.size(); ++at) {
+      if (text.find(std::string_view(secret).substr(at, len)) != std::string::npos) return len;
+    }
+  }
+  return 0;
+}
+
 std::map<std::string, std::string> tree_contents(const std::string& dir) {
   std::map<std::string, std::string> out;
   std::error_code ec;

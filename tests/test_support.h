@@ -30,6 +30,9 @@ const std::map<std::string, std::string>& tiny_site();
 void write_file(const std::string& path, const std::string& content);
 std::string read_file(const std::string& path);
 bool exists(const std::string& path);
+// The length of the longest piece of `secret` (consecutive bytes) that `text` holds: how much of a
+// secret value leaked, whole or cut.
+std::size_t longest_piece(const std::string& text, const std::string& secret);
 
 // The id git gives `content` as a blob (git hash-object).
 git_oid blob_id(const std::string& content);

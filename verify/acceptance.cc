@@ -9,6 +9,7 @@
 
 #include "core/arg_schema.h"
 #include "core/json_text.h"
+#include "core/secret_masker.h"
 
 namespace candor::verify {
 namespace {
@@ -195,7 +196,11 @@ std::optional<double> as_number(const std::string& s) {
   return v;
 }
 
-std::string excerpt(const std::string& s) {
+// The text as a message quotes it: masked, then cut to 60 bytes. In that order: a secret value that
+// straddles the cut would no longer be the value the masker knows, and all but its last bytes would
+// reach the message (and the gate's block reason, the report, the store).
+std::string acceptance_excerpt(const std::string& text, const SecretMasker* masker) {
+  std::string s = masker != nullptr ? masker->mask(text) : text;
   std::string e = s.size() > 60 ? s.substr(0, 60) + "..." : s;
   for (char& c : e)
     if (c == '\n') c = ' ';
@@ -204,7 +209,8 @@ std::string excerpt(const std::string& s) {
 
 // Whether the predicate holds for the event; `why` says which part failed when it does not.
 bool holds(const Predicate& p, const TrajectoryEvent& e, const std::optional<std::string>& final_answer,
-           std::string& why) {
+           const SecretMasker* masker, std::string& why) {
+  auto excerpt = [masker](const std::string& s) { return acceptance_excerpt(s, masker); };
   std::string missing;
   auto left = render(p.left, e, final_answer, missing);
   auto right = left ? render(p.right, e, final_answer, missing) : std::nullopt;
@@ -237,7 +243,9 @@ bool holds(const Predicate& p, const TrajectoryEvent& e, const std::optional<std
       options.set_log_errors(false);
       RE2 re(*right, options);
       if (!re.ok()) {
-        why = fmt::format("{} is not a valid RE2 pattern: {}", excerpt(*right), re.error());
+        // RE2's message quotes the pattern's offending piece: masked whole, as it was not cut.
+        why = fmt::format("{} is not a valid RE2 pattern: {}", excerpt(*right),
+                          masker != nullptr ? masker->mask(re.error()) : re.error());
         return false;
       }
       ok = RE2::PartialMatch(*left, re);
@@ -273,20 +281,20 @@ bool candidate(const Checkpoint& c, const TrajectoryEvent& e) {
 }
 
 bool matches(const Checkpoint& c, const TrajectoryEvent& e, const std::optional<std::string>& final_answer,
-             std::string& why) {
+             const SecretMasker* masker, std::string& why) {
   if (!candidate(c, e)) return false;
-  return !c.predicate || holds(*c.predicate, e, final_answer, why);
+  return !c.predicate || holds(*c.predicate, e, final_answer, masker, why);
 }
 
 // The first match in [from, to); on a miss, `r` gets the closest candidate and why it failed.
 std::optional<std::size_t> find_in(const Checkpoint& c, const std::vector<TrajectoryEvent>& events, std::size_t from,
                                    std::size_t to, const std::optional<std::string>& final_answer,
-                                   CheckpointResult& r) {
+                                   const SecretMasker* masker, CheckpointResult& r) {
   std::string first_why;
   std::optional<std::int64_t> first_seq;
   for (std::size_t i = from; i < to; ++i) {
     std::string why;
-    if (matches(c, events[i], final_answer, why)) return i;
+    if (matches(c, events[i], final_answer, masker, why)) return i;
     if (!first_seq && candidate(c, events[i])) {
       first_seq = events[i].seq;
       first_why = why;
@@ -406,7 +414,8 @@ Result<AcceptanceSpec> parse_acceptance_spec_text(const std::string& text, const
   return spec;
 }
 
-AcceptanceReport evaluate_acceptance(const AcceptanceSpec& spec, const std::vector<TrajectoryEvent>& events) {
+AcceptanceReport evaluate_acceptance(const AcceptanceSpec& spec, const std::vector<TrajectoryEvent>& events,
+                                     const SecretMasker* masker) {
   std::optional<std::string> final_answer;
   for (const auto& e : events)
     if (e.kind == TrajectoryEvent::Kind::kFinalAnswer) final_answer = e.text;
@@ -419,13 +428,13 @@ AcceptanceReport evaluate_acceptance(const AcceptanceSpec& spec, const std::vect
   }
   if (!spec.ordered) {
     for (std::size_t k = 0; k < spec.checkpoints.size(); ++k)
-      at[k] = find_in(spec.checkpoints[k], events, 0, events.size(), final_answer, report.checkpoints[k]);
+      at[k] = find_in(spec.checkpoints[k], events, 0, events.size(), final_answer, masker, report.checkpoints[k]);
   } else {
     // Essential checkpoints first: their greedy earliest placement decides `passed`.
     std::size_t pos = 0;
     for (std::size_t k = 0; k < spec.checkpoints.size(); ++k) {
       if (!spec.checkpoints[k].essential) continue;
-      at[k] = find_in(spec.checkpoints[k], events, pos, events.size(), final_answer, report.checkpoints[k]);
+      at[k] = find_in(spec.checkpoints[k], events, pos, events.size(), final_answer, masker, report.checkpoints[k]);
       if (at[k]) pos = *at[k] + 1;
     }
     // Then each non-essential one, between the matches around it, without moving them.
@@ -442,7 +451,8 @@ AcceptanceReport evaluate_acceptance(const AcceptanceSpec& spec, const std::vect
           break;
         }
       }
-      at[k] = find_in(spec.checkpoints[k], events, lower, std::max(lower, upper), final_answer, report.checkpoints[k]);
+      at[k] = find_in(spec.checkpoints[k], events, lower, std::max(lower, upper), final_answer, masker,
+                      report.checkpoints[k]);
       if (at[k]) lower = *at[k] + 1;
     }
   }

@@ -13,6 +13,10 @@
 #include "core/result.h"
 #include "core/trajectory.h"
 
+namespace candor {
+class SecretMasker;
+}
+
 namespace candor::verify {
 
 enum class Op { kEq, kNe, kContains, kNotContains, kStartsWith, kEndsWith, kMatches, kGt, kGte, kLt, kLte };
@@ -61,8 +65,11 @@ struct AcceptanceReport {
 // Pure. Ordered: essential checkpoints are matched greedily, earliest first, as a subsequence (an
 // earliest match never rules out a later one, so greedy finds a full match whenever one exists);
 // non-essential ones are then placed between them without moving them. Unordered: each checkpoint
-// independently matches its first event. O(events) per checkpoint.
-AcceptanceReport evaluate_acceptance(const AcceptanceSpec& spec, const std::vector<TrajectoryEvent>& events);
+// independently matches its first event. O(events) per checkpoint. `masker` (may be null): the
+// secret values to mask in the `why` texts, masked before they are cut (a value cut in two is no
+// longer recognised); the predicates are evaluated on the events as they are.
+AcceptanceReport evaluate_acceptance(const AcceptanceSpec& spec, const std::vector<TrajectoryEvent>& events,
+                                     const SecretMasker* masker = nullptr);
 
 nlohmann::json to_json(const AcceptanceReport& report);
 
