@@ -269,8 +269,7 @@ Result<GateBegun> Session::gate_begin(GateAgent agent, const HookInput& in, cons
   RunFacts known;
   known.snapshot_before = tree;
   known.credential_files = snapshots->held_paths([&](std::string_view p) { return secrets.refused(p); });
-  auto credentials = snapshot::run_credentials(snapshots->trees(), known, ::environ);
-  store->set_masker(credentials->masker());
+  auto credentials = start_masking(*store, snapshots->trees(), known);
 
   auto now = clock.wall();
   std::string created_at = format_timestamp(now);

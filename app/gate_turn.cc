@@ -209,8 +209,7 @@ Status open_run(Stop& s) {
   s.facts.scope = s.config.scope;
   s.facts.sensitive = s.config.sensitive;
   for (const auto& p : gate_sensitive_paths()) s.facts.sensitive.push_back(p);
-  s.credentials = snapshot::run_credentials(s.snapshots->trees(), s.facts, ::environ);
-  s.store.set_masker(s.credentials->masker());
+  s.credentials = start_masking(s.store, s.snapshots->trees(), s.facts);
   s.sink = std::make_unique<ObservedSink>(s.store, nullptr);
   s.trajectory = std::make_unique<Trajectory>(s.facts.run_id, s.clock, s.sink.get(), s.credentials->masker());
   s.trajectory->continue_after(run.events.empty() ? 0 : run.events.back().seq);

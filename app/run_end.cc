@@ -1,10 +1,13 @@
 #include "app/run_end.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <exception>
 
 #include "core/events.h"
 #include "report/report.h"
+#include "snapshot/store.h"
 #include "verify/judge_run.h"
 #include "verify/tier1.h"
 #include "verify/verdict.h"
@@ -101,6 +104,14 @@ Result<RunResult> end_run(RunEnd end, RunObserver* observer) {
       out.judge.provider_failed ? ExitCategory::kUnavailable : exit_category(out.decision.verdict, facts.acceptance);
   out.facts = std::move(facts);
   return out;
+}
+
+std::shared_ptr<const sandbox::CredentialRegistry> start_masking(store::RunStore& store,
+                                                                 const snapshot::GitTrees& trees,
+                                                                 const RunFacts& facts) {
+  auto credentials = snapshot::run_credentials(trees, facts, ::environ);
+  store.set_masker(credentials->masker());
+  return credentials;
 }
 
 }  // namespace candor::app

@@ -1,6 +1,7 @@
 // `verify --git RANGE --goal GOAL`: a change made by anyone (another agent's pull request),
 // verified by the same rules as a run and stored as one (`source: "git"`). The change is untrusted
 // input (DESIGN.md, Trust boundary): the configuration comes from BASE, never from the change.
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
@@ -109,8 +110,21 @@ Result<Change> open_change(const VerifyGitRequest& request, const std::string& s
 }
 
 // The run's facts before anything is checked, and its first events.
+// The credential files by name, BASE's and HEAD's: a value the change wrote into one is a secret too.
+Result<std::vector<std::string>> credential_files(const Change& c) {
+  sandbox::SecretFilter secrets(c.config.secrets_allow);
+  auto refused = [&](std::string_view path) { return secrets.refused(path); };
+  TRY(std::vector<std::string> files, c.repo->trees().file_paths(c.range.base_tree, refused));
+  TRY(std::vector<std::string> head, c.repo->trees().file_paths(c.range.head_tree, refused));
+  files.insert(files.end(), head.begin(), head.end());
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  return files;
+}
+
 RunFacts start_facts(const VerifyGitRequest& request, const Change& c, const std::string& run_id,
-                     const std::string& goal, Trajectory& trajectory) {
+                     const std::string& goal, const std::vector<std::string>& credential_files,
+                     Trajectory& trajectory) {
   const bool gate = !request.gate.is_null();
   RunFacts facts;
   facts.run_id = run_id;
@@ -122,6 +136,7 @@ RunFacts start_facts(const VerifyGitRequest& request, const Change& c, const std
   facts.snapshot_before = c.range.base_tree;
   facts.snapshot_after = c.range.head_tree;
   facts.git = git_record(c.range);
+  facts.credential_files = credential_files;
   facts.scan.unread = c.worktree.unread;
   facts.scan.complete = c.worktree.unread.empty();
   facts.scope = c.config.scope;
@@ -222,8 +237,8 @@ Result<Inputs> read_inputs(const VerifyGitRequest& request) {
 // acceptance, and with a criterion one review of the change's result by the judge's LLM.
 // Programs (the user's commands, before the change and after) end with the time budget: `deadline`.
 Status check_head(const Inputs& in, const Change& c, const Checks& checks, const llm::ProviderChoice& choice,
-                  const ProviderFactory& make_provider, std::chrono::steady_clock::time_point deadline,
-                  Trajectory& trajectory, RunFacts& facts) {
+                  const ProviderFactory& make_provider, const std::shared_ptr<const SecretMasker>& masker,
+                  std::chrono::steady_clock::time_point deadline, Trajectory& trajectory, RunFacts& facts) {
   executor::ChangeCheckInputs inputs{c.repo->trees(),
                                      c.range.base_tree,
                                      c.range.head_tree,
@@ -233,6 +248,7 @@ Status check_head(const Inputs& in, const Change& c, const Checks& checks, const
                                      c.config.sandbox};
   for (const auto& m : facts.mutations) inputs.changed_paths.push_back(m.path);
   inputs.deadline = deadline;
+  inputs.masker = masker;
   executor::ChangeCheck checked = executor::check_change(inputs, checks.expects, trajectory, checks.guards);
   facts.assertions = std::move(checked.assertions);
   facts.sandbox = checked.sandbox;
@@ -242,7 +258,9 @@ Status check_head(const Inputs& in, const Change& c, const Checks& checks, const
   if (in.criterion.empty()) return ok_status();
   if (choice.spec.empty())
     return make_error(ErrorCode::kUsage, std::string("--criterion needs an LLM provider: ") + llm::kNoProviderHint);
-  TRY(std::unique_ptr<llm::Provider> reviewer, make_provider(choice.spec, {}));
+  llm::ProviderOptions options;
+  options.masker = masker;
+  TRY(std::unique_ptr<llm::Provider> reviewer, make_provider(choice.spec, options));
   executor::Review review = executor::review_change(inputs, *reviewer, checks.tools, in.criterion, in.goal, trajectory);
   facts.goal_validations.push_back(review.validation);
   if (facts.provider.empty()) facts.provider = reviewer->describe();
@@ -268,6 +286,14 @@ Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
   TRY(Change c, open_change(request, in.store_dir));
   Checks checks;
   TRY_STATUS(read_checks(request, c, checks));
+  // The secret values known at the start, masked in all that follows: those of BASE's and the
+  // change's credential files, and the scrubbed variables'.
+  RunFacts known;
+  known.snapshot_before = c.range.base_tree;
+  known.snapshot_after = c.range.head_tree;
+  TRY(known.credential_files, credential_files(c));
+  TRY(std::unique_ptr<store::RunStore> store, store::RunStore::open(in.store_dir));
+  auto credentials = start_masking(*store, c.repo->trees(), known);
   // The judge: --llm, else the environment's provider; --judge auto unless told otherwise.
   verify::JudgePolicy policy =
       request.judge.empty() ? verify::JudgePolicy::kAuto : *verify::parse_judge_policy(request.judge);
@@ -275,20 +301,21 @@ Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
   llm::ProviderChoice choice =
       request.gate.is_null() ? llm::choose_provider(request.llm) : llm::ProviderChoice{request.llm, "--llm"};
   if (!choice.spec.empty() && policy != verify::JudgePolicy::kNever) {
-    TRY(judge, make_provider_(choice.spec, {}));
+    llm::ProviderOptions options;
+    options.masker = credentials->masker();
+    TRY(judge, make_provider_(choice.spec, options));
   }
 
-  TRY(std::unique_ptr<store::RunStore> store, store::RunStore::open(in.store_dir));
   SystemClock clock;
   auto now = clock.wall();
   std::string created_at = format_timestamp(now);
   TRY(std::string run_id, store->create_new_run(now, created_at, in.goal, c.repo->root()));
   ObservedSink sink(*store, observer_);
-  Trajectory trajectory(run_id, clock, &sink);
-  RunFacts facts = start_facts(request, c, run_id, in.goal, trajectory);
+  Trajectory trajectory(run_id, clock, &sink, credentials->masker());
+  RunFacts facts = start_facts(request, c, run_id, in.goal, known.credential_files, trajectory);
   TRY_STATUS(record_change_step(c, trajectory, facts));
   if (!request.gate.is_null()) record_gate_kind(trajectory, facts);
-  TRY_STATUS(check_head(in, c, checks, choice, make_provider_,
+  TRY_STATUS(check_head(in, c, checks, choice, make_provider_, credentials->masker(),
                         started + std::chrono::seconds(facts.budget.limits.timeout_s), trajectory, facts));
   // Recorded as a run's is, so that `verify RUN` later asks (or does not ask) the judge the same way;
   // without an LLM the verdict was the judge-less one.
@@ -309,8 +336,10 @@ Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
              }};
   if (judge != nullptr) {
     end.judge = [&]() -> Result<JudgeSetup> {
-      return JudgeSetup{
-          .provider = judge.get(), .trees = c.repo->trees(), .questions = request.questions, .credentials = nullptr};
+      return JudgeSetup{.provider = judge.get(),
+                        .trees = c.repo->trees(),
+                        .questions = request.questions,
+                        .credentials = credentials.get()};
     };
   }
   return end_run(std::move(end), observer_);

@@ -61,13 +61,15 @@ ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann
   if (workspace && runs_programs) out.sandbox = sandbox::expected_protections(policy).to_json();
   SnapshotFiles head(in.trees, in.head_tree, in.secrets, "in the change's result (HEAD)");
   SnapshotFiles base(in.trees, in.base_tree, in.secrets, "before the change (BASE)");
+  std::function<void(std::string&)> mask;
+  if (in.masker != nullptr) mask = [&](std::string& text) { in.masker->mask_in_place(text); };
   CommandEvidence commands({.trees = in.trees,
                             .evaluators = in.evaluators,
                             .secrets = in.secrets,
                             .network = in.network,
                             .sandbox = in.sandbox,
                             .deadline = in.deadline,
-                            .mask = nullptr},
+                            .mask = mask},
                            in.base_tree);
 
   for (std::size_t i = 0; i < expects.size(); ++i) {
@@ -90,6 +92,10 @@ ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann
       r.reads_step = in.evaluators.reads_step(a);
       r.exit_code = o.exit_code;
       r.output = o.output;
+      if (mask) {
+        mask(r.message);
+        mask(r.output);
+      }
       r.tests = o.tests;
       bool guard = i >= expects_only.size();
       if (o.passed && !guard && o.path.empty() && in.evaluators.command_evidence(a)) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 
 #include "assertions/evaluator.h"
 #include "core/run_record.h"
+#include "core/secret_masker.h"
 #include "core/trajectory.h"
 #include "executor/reviewer.h"
 #include "executor/tool.h"
@@ -38,6 +40,8 @@ struct ChangeCheckInputs {
   std::vector<std::string> changed_paths = {};
   // The run's time budget ends then: programs are stopped by it (nullopt: none).
   std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt;
+  // The run's secret values, masked out of what programs print and assertions say (null: none).
+  std::shared_ptr<const SecretMasker> masker = nullptr;
 };
 
 struct ChangeCheck {

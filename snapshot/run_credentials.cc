@@ -7,14 +7,21 @@ namespace candor::snapshot {
 std::shared_ptr<const sandbox::CredentialRegistry> run_credentials(const GitTrees& trees, const RunFacts& facts,
                                                                    char** environ_in) {
   auto registry = std::make_shared<sandbox::CredentialRegistry>();
+  // Both sides' values: a credential file the run (or the change) wrote holds secrets too.
   for (const auto& path : facts.credential_files) {
-    auto content = facts.snapshot_before.empty() ? Result<std::optional<std::string>>(std::nullopt)
-                                                 : trees.read(facts.snapshot_before, path);
-    if (content.ok() && content->has_value()) {
-      registry->add_content(path, **content);
-    } else {
-      registry->add_identity(path, {}, content.ok() ? "not in the pre-run snapshot" : content.error().message);
+    bool read = false;
+    std::string why = "not in the pre-run snapshot";
+    for (const std::string* tree : {&facts.snapshot_before, &facts.snapshot_after}) {
+      if (tree->empty() || (tree == &facts.snapshot_after && *tree == facts.snapshot_before)) continue;
+      auto content = trees.read(*tree, path);
+      if (content.ok() && content->has_value()) {
+        registry->add_content(path, **content);
+        read = true;
+      } else if (!content.ok()) {
+        why = content.error().message;
+      }
     }
+    if (!read) registry->add_identity(path, {}, why);
   }
   registry->add_environment(environ_in, {});
   return registry;

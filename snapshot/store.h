@@ -255,8 +255,9 @@ ProtectedState protected_state_from_json(const nlohmann::json& j);
 // The credentials of a run that has ended (run_credentials.cc), for a later process that renders or
 // judges it (`candor report --html`, `candor verify RUN`): that process did not see the run start,
 // and the workspace may have changed since. The credential files the run named at its start
-// (RunFacts::credential_files) are read back from its pre-run snapshot, which keeps their bytes;
-// the variables are this process's own.
+// (RunFacts::credential_files) are read back from its pre-run snapshot, which keeps their bytes,
+// and from its post-run one when it has one (the values the run or the change wrote are secrets
+// too); the variables are this process's own.
 //
 // Never fails: a file the snapshot does not hold (left out by config `snapshot.ignore`) is said in
 // the registry's unread(), its values not masked.

@@ -495,6 +495,27 @@ Result<std::optional<TreeEntryInfo>> GitTrees::stat(const std::string& tree_id, 
   return std::optional<TreeEntryInfo>(info);
 }
 
+Result<std::vector<std::string>> GitTrees::file_paths(const std::string& tree_id,
+                                                      const std::function<bool(std::string_view)>& keep) const {
+  GitTree tree;
+  TRY_STATUS(lookup_tree(repo_, tree_id, tree));
+  struct Walk {
+    const std::function<bool(std::string_view)>& keep;
+    std::vector<std::string> paths;
+  } walk{keep, {}};
+  auto visit = [](const char* root, const git_tree_entry* entry, void* payload) -> int {
+    if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB) return 0;
+    auto* w = static_cast<Walk*>(payload);
+    std::string path = std::string(root) + git_tree_entry_name(entry);
+    if (w->keep(path)) w->paths.push_back(std::move(path));
+    return 0;
+  };
+  if (tree.get() != nullptr && git_tree_walk(tree.get(), GIT_TREEWALK_PRE, visit, &walk) != 0)
+    return git_failure("read the files of tree " + tree_id);
+  std::sort(walk.paths.begin(), walk.paths.end());
+  return std::move(walk.paths);
+}
+
 Status GitTrees::checkout(const std::string& tree_id, const std::string& folder) const {
   GitTree tree;
   TRY_STATUS(lookup_tree(repo_, tree_id, tree));

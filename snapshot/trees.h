@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/result.h"
@@ -52,6 +54,10 @@ class GitTrees final : public TreeReader {
   Result<std::optional<TreeEntryInfo>> stat(const std::string& tree, const std::string& path) const override;
 
   // read(tree, path): the content of `path` in `tree` (TreeReader's).
+
+  // The paths of the files `tree` holds that `keep` takes (a credential file's name), in path order.
+  Result<std::vector<std::string>> file_paths(const std::string& tree,
+                                              const std::function<bool(std::string_view)>& keep) const;
 
   // Writes the files of `tree` beneath `folder` (which must exist and be empty): a checkout that
   // touches no index, no HEAD and no work tree of the repository. Symbolic links are written as

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -245,6 +246,51 @@ TEST_SUITE("e2e") {
     CHECK(j["assertions"][1]["passed"] == true);
     auto md = repo.candor({"report", "last", "--markdown", "--verbose"});
     CHECK(md.out.find("secret-2222") == std::string::npos);
+  }
+
+  TEST_CASE(
+      "verify --git: no secret value, of BASE's or the change's credential files or of the environment, is kept") {
+    std::mt19937_64 random{std::random_device{}()};
+    auto random_text = [&](std::size_t n) {
+      static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+      std::string s;
+      for (std::size_t i = 0; i < n; ++i) s += kAlphabet[random() % (sizeof(kAlphabet) - 1)];
+      return s;
+    };
+    const std::string token = random_text(40);            // in the .env the change adds
+    const std::string password = "pw" + random_text(22);  // in the environment, and committed by the change
+    const std::string old_token = random_text(40);        // in BASE's deploy.pem (the change rotates it)
+    Repo repo;
+    repo.env.push_back("DB_PASS=" + password);
+    write_file(repo.ws + "/deploy.pem", "KEY=" + old_token + "\n");
+    std::string base = repo.commit("with a key");
+    write_file(repo.ws + "/.env", "API_TOKEN=" + token + "\n");
+    // The change copies both keys into a file that is no credential file by its name.
+    write_file(repo.ws + "/settings.py",
+               "DB_PASS = \"" + password + "\"\nKEY = \"" + old_token + "\"\nTOKEN = \"" + token + "\"\n");
+    write_file(repo.ws + "/deploy.pem", "KEY=rotated\n");
+    repo.commit("settings");
+    auto r = repo.verify("HEAD~1..HEAD",
+                         {"--json", "--expect",
+                          R"({"type": "command_succeeds", "command": "cat .env settings.py; echo $DB_PASS; false"})"});
+    CAPTURE(r.out);
+    CAPTURE(r.err);
+    REQUIRE(parse_stdout(r)["assertions"][0]["passed"] == false);
+    auto leaked = [&](const std::string& where, const std::string& text) {
+      CAPTURE(where);
+      CHECK(longest_piece(text, token) <= 8);
+      CHECK(longest_piece(text, password) <= 8);
+      CHECK(longest_piece(text, old_token) <= 8);
+    };
+    leaked("stdout", r.out);
+    leaked("stderr", r.err);
+    auto j = repo.candor({"report", "last", "--json", "-v"});
+    REQUIRE(j.exit_code == 0);
+    leaked("report --json -v", j.out + j.err);
+    auto md = repo.candor({"report", "last", "--markdown"});
+    REQUIRE(md.exit_code == 0);
+    leaked("report --markdown", md.out + md.err);
+    for (const auto& [path, content] : tree_contents(repo.store)) leaked("store: " + path, content);
   }
 
   TEST_CASE("verify --git: command_succeeds runs on a checkout of HEAD in the sandbox, removed afterwards") {
