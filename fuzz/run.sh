@@ -8,7 +8,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(plan_parser reply_extractor path_resolver config_parser acceptance_spec report_renderers stat_index json_limits)
+[ ${#targets[@]} -gt 0 ] || targets=(plan_parser reply_extractor path_resolver config_parser acceptance_spec report_renderers stat_index json_limits transcript_import)
 cxx=${CXX:-$(command -v clang++ || command -v clang++-14)}
 build="$here/build-fuzz"
 if [ ! -f "$build/build.ninja" ]; then
