@@ -335,38 +335,33 @@ std::optional<TestSummary> node_summary(const std::string& out) {
   return s;
 }
 
-std::optional<TestSummary> jest_summary(const std::string& out) {
-  static const RE2 line(R"((?m)^Tests:[ \t]+((?:\d+ [a-z]+, )*)(\d+) total)");
+// A summary line "<counts by word> <total>" (jest: "Tests: 1 failed, 2 passed, 3 total"; vitest:
+// "Tests  1 failed | 2 passed (3)"), each one found added up.
+std::optional<TestSummary> counted_summary(const std::string& out, const RE2& line, const char* runner,
+                                           std::initializer_list<std::string_view> skipped_words) {
   static const RE2 part(R"((\d+) ([a-z]+))");
   std::optional<TestSummary> s;
   re2::StringPiece in(out);
   std::string parts_text, total;
   while (RE2::FindAndConsume(&in, line, &parts_text, &total)) {
-    if (!s) s = TestSummary{.runner = "jest"};
+    if (!s) s = TestSummary{.runner = runner};
     auto parts = counts(parts_text, part);
     s->ran += to_int(total);
     s->passed += count_of(parts, {"passed"});
     s->failed += count_of(parts, {"failed"});
-    s->skipped += count_of(parts, {"skipped", "todo", "pending"});
+    s->skipped += count_of(parts, skipped_words);
   }
   return s;
 }
 
+std::optional<TestSummary> jest_summary(const std::string& out) {
+  static const RE2 line(R"((?m)^Tests:[ \t]+((?:\d+ [a-z]+, )*)(\d+) total)");
+  return counted_summary(out, line, "jest", {"skipped", "todo", "pending"});
+}
+
 std::optional<TestSummary> vitest_summary(const std::string& out) {
   static const RE2 line(R"((?m)^[ \t]*Tests[ \t]+((?:\d+ [a-z]+(?: \| )?)+)[ \t]*\((\d+)\))");
-  static const RE2 part(R"((\d+) ([a-z]+))");
-  std::optional<TestSummary> s;
-  re2::StringPiece in(out);
-  std::string parts_text, total;
-  while (RE2::FindAndConsume(&in, line, &parts_text, &total)) {
-    if (!s) s = TestSummary{.runner = "vitest"};
-    auto parts = counts(parts_text, part);
-    s->ran += to_int(total);
-    s->passed += count_of(parts, {"passed"});
-    s->failed += count_of(parts, {"failed"});
-    s->skipped += count_of(parts, {"skipped", "todo"});
-  }
-  return s;
+  return counted_summary(out, line, "vitest", {"skipped", "todo"});
 }
 
 std::optional<TestSummary> mocha_summary(const std::string& out) {

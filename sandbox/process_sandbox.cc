@@ -33,8 +33,8 @@
 #include <fmt/format.h>
 
 #include "sandbox/landlock.h"
-#include "sandbox/seccomp_filter.h"
 #include "sandbox/pids_cgroup.h"
+#include "sandbox/seccomp_filter.h"
 
 extern char** environ;  // unistd.h declares it only with _GNU_SOURCE
 
