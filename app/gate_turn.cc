@@ -360,7 +360,8 @@ Status check_expectations(Stop& s) {
                                      sandbox::SecretFilter(s.config.secrets_allow),
                                      s.config.network,
                                      s.config.sandbox};
-  for (const auto& m : s.facts.mutations) inputs.changed_paths.push_back(m.path);
+  for (const auto& m : s.facts.mutations) inputs.changed_paths.push_back({m.path, m.renamed_from});
+  inputs.inputs = executor::workspace_inputs(s.root, s.config);
   inputs.deadline = s.started + std::chrono::seconds(s.facts.budget.limits.timeout_s);
   executor::ChangeCheck checked = executor::check_change(inputs, expects, *s.trajectory, guards);
   s.facts.assertions = std::move(checked.assertions);
@@ -574,6 +575,7 @@ Result<GateEnded> end_gate_turn(GateAgent agent, const HookInput& in, const Gate
              .events = nullptr,
              .policy = *verify::parse_judge_policy(policy),
              .judge = nullptr,
+             .trees = nullptr,
              .before_verdict = [&](RunFacts& f) {
                f.budget.used.elapsed_s = elapsed();
                s.trajectory->record(event::kRunEnded,
@@ -582,6 +584,8 @@ Result<GateEnded> end_gate_turn(GateAgent agent, const HookInput& in, const Gate
                                      {"scan", {{"complete", f.scan.complete}, {"unread", f.scan.unread}}},
                                      {"protected_changes", f.protected_changes}});
              }};
+  snapshot::GitTrees trees = s.snapshots->trees();
+  end.trees = &trees;
   if (judge != nullptr) {
     end.judge = [&]() -> Result<JudgeSetup> {
       return JudgeSetup{

@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "core/events.h"
+#include "evidence/test_aware.h"
 #include "report/report.h"
 #include "snapshot/store.h"
 #include "verify/judge_run.h"
@@ -65,6 +66,23 @@ void ask_judge(const JudgeSetup& setup, RunEnd& end, RunObserver* observer, RunR
   out.judge = std::move(judged.outcome);
 }
 
+// Test-aware changes (DESIGN.md, Tests that pass for the wrong reason), found once, when the run
+// ended, and recorded. A tree that cannot be read leaves none found, said as a warning: tier 1 then
+// has what the assertions show, and nothing flagged.
+void find_test_aware(const TreeReader& trees, Trajectory* trajectory, RunObserver* observer, RunFacts& facts) {
+  auto flags = evidence::find_test_aware(trees, facts);
+  if (!flags.ok()) {
+    if (observer != nullptr)
+      observer->warning("warning: test-aware changes were not looked for: " + flags.error().message);
+    return;
+  }
+  facts.test_aware = std::move(flags.value());
+  if (facts.test_aware.empty() || trajectory == nullptr) return;
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& flag : facts.test_aware) list.push_back(to_json(flag));
+  trajectory->record(event::kTestAware, {{"flags", list}});
+}
+
 }  // namespace
 
 Status ObservedSink::append(const std::string& run_id, const Event& event) {
@@ -79,6 +97,7 @@ Result<RunResult> end_run(RunEnd end, RunObserver* observer) {
   if (end.acceptance != nullptr)
     check_acceptance(*end.acceptance, *end.events, end.trajectory,
                      end.store != nullptr ? end.store->masker().get() : nullptr, facts);
+  if (end.trees != nullptr) find_test_aware(*end.trees, end.trajectory, observer, facts);
   verify::Tier1Result tier1 = verify::evaluate_tier1(facts);
   if (end.judge && verify::should_ask_judge(tier1, end.policy)) {
     TRY(JudgeSetup setup, end.judge());

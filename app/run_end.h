@@ -49,6 +49,10 @@ struct RunEnd {
   verify::JudgePolicy policy = verify::JudgePolicy::kNever;
   // Called only when the policy asks the judge for this tier 1; an Error ends the call. Empty: no judge.
   std::function<Result<JudgeSetup>()> judge;
+  // The run's trees (its snapshots, the repository's commits), when it just ended: its change is
+  // read there for test-aware lines (evidence/test_aware.h) before tier 1. Null: a recorded run
+  // keeps the flags it was recorded with. Borrowed.
+  const TreeReader* trees = nullptr;
   // Called after the judge, before the verdict (`verify --git` records base_moved and run_ended).
   std::function<void(RunFacts&)> before_verdict;
 };

@@ -246,7 +246,8 @@ Status check_head(const Inputs& in, const Change& c, const Checks& checks, const
                                      sandbox::SecretFilter(c.config.secrets_allow),
                                      c.config.network,
                                      c.config.sandbox};
-  for (const auto& m : facts.mutations) inputs.changed_paths.push_back(m.path);
+  for (const auto& m : facts.mutations) inputs.changed_paths.push_back({m.path, m.renamed_from});
+  inputs.inputs = executor::workspace_inputs(c.repo->root(), c.config);
   inputs.deadline = deadline;
   inputs.masker = masker;
   executor::ChangeCheck checked = executor::check_change(inputs, checks.expects, trajectory, checks.guards);
@@ -330,10 +331,13 @@ Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
              .events = nullptr,
              .policy = policy,
              .judge = nullptr,
+             .trees = nullptr,
              .before_verdict = [&](RunFacts& f) {
                f.budget.used.elapsed_s = elapsed_s();  // the judge's time included
                record_end(c, trajectory, f);
              }};
+  snapshot::GitTrees trees = c.repo->trees();
+  end.trees = &trees;
   if (judge != nullptr) {
     end.judge = [&]() -> Result<JudgeSetup> {
       return JudgeSetup{.provider = judge.get(),

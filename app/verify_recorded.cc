@@ -159,6 +159,7 @@ Result<VerifyResult> Session::verify(const VerifyRequest& request) {
              .events = &l.run.events,
              .policy = *verify::parse_judge_policy(choice.policy),
              .judge = [&judge] { return judge.open(); },
+             .trees = nullptr,
              .before_verdict = nullptr};
   TRY(RunResult ended, end_run(std::move(end), observer_));
   VerifyResult out;

@@ -171,7 +171,10 @@ Result<RunResult> WorkspaceRun::finish(const RunFacts& facts, llm::Provider* jud
              .events = &trajectory_->events(),
              .policy = policy,
              .judge = nullptr,
+             .trees = nullptr,
              .before_verdict = nullptr};
+  snapshot::GitTrees trees = snapshots_->trees();
+  end.trees = &trees;
   if (judge != nullptr) {
     end.judge = [this, judge]() -> Result<JudgeSetup> {
       return JudgeSetup{

@@ -91,10 +91,7 @@ class CommandSucceeds final : public Evaluator {
     }
     Outcome out;
     out.output = run->output.tail(kOutputTail);
-    if (auto runner = test_runner_of_command(command)) {
-      out.tests = read_test_summary(
-          *runner, run->output.truncated() ? run->output.tail(CappedOutput::kTailBytes) : run->output.text());
-    }
+    out.summary_text = run->output.truncated() ? run->output.tail(CappedOutput::kTailBytes) : run->output.text();
     if (run->signal != 0) {
       out.message =
           fmt::format("`{}` was killed by signal {}: {}", command, run->signal, run->output.tail(kMessageTail));

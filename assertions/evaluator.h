@@ -14,7 +14,6 @@
 #include "assertions/file_source.h"
 #include "core/arg_schema.h"
 #include "core/result.h"
-#include "core/test_summary.h"
 #include "net/http_client.h"
 #include "sandbox/process_sandbox.h"
 #include "sandbox/workspace.h"
@@ -73,9 +72,9 @@ struct Outcome {
   // (kOutputTail bytes), passing or not.
   std::optional<int> exit_code = std::nullopt;
   std::string output = {};
-  // What its test runner said it ran, read from all it printed (core/test_summary.h): when the
-  // command runs a runner candor reads and the runner printed its summary.
-  std::optional<TestSummary> tests = std::nullopt;
+  // All it printed, up to the cap of what is read for test counts, else its last bytes (where
+  // runners summarise): what the executor reads its test counts from (evidence/test_runners.h).
+  std::string summary_text = {};
 };
 
 // How much of a program's output an assertion record keeps: its end, where test runners summarise.

@@ -33,6 +33,7 @@ inline constexpr const char* kWorkspaceChanged =
 inline constexpr const char* kScanFailed = "scan_failed";      // change detection could not read the workspace
 inline constexpr const char* kWorktreeRead = "worktree_read";  // verify --git BASE.. read the working tree
 inline constexpr const char* kBaseMoved = "base_moved";        // verify --git: BASE is not an ancestor of HEAD
+inline constexpr const char* kTestAware = "test_aware";        // test-aware changes found at the end (flags)
 inline constexpr const char* kFinalAnswer = "final_answer";    // the agent's own closing words (text)
 inline constexpr const char* kLlmCall = "llm_call";  // one LLM call of any role (role, tokens, ok, error, budgeted)
 inline constexpr const char* kReviewTool = "review_tool";        // a reviewer's read-only tool call

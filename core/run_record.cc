@@ -18,6 +18,21 @@ std::optional<E> lookup(const std::array<std::pair<E, const char*>, N>& table, c
   return std::nullopt;
 }
 
+nlohmann::json frameworks_json(const std::vector<TestSummary>& frameworks) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& s : frameworks) out.push_back(to_json(s));
+  return out;
+}
+
+std::vector<TestSummary> frameworks_from_json(const nlohmann::json& j) {
+  std::vector<TestSummary> out;
+  if (!j.is_object() || !j.contains("frameworks") || !j["frameworks"].is_array()) return out;
+  for (const auto& s : j["frameworks"]) {
+    if (auto read = test_summary_from_json(s)) out.push_back(*read);
+  }
+  return out;
+}
+
 template <typename E, std::size_t N>
 const char* name_of(const std::array<std::pair<E, const char*>, N>& table, E v) {
   for (const auto& [value, name] : table) {
@@ -101,24 +116,36 @@ nlohmann::json to_json(const AssertionRecord& a) {
   if (a.reads_step) out["reads_step"] = true;
   if (a.exit_code) out["exit_code"] = *a.exit_code;
   if (!a.output.empty()) out["output"] = a.output;
-  // A known test runner's summary, or null when it printed none (core/test_summary.h).
-  bool runner = test_runner_of(a.assertion).has_value();
-  auto summary = [&](nlohmann::json& j, const std::optional<TestSummary>& s) {
+  // A known test runner's summary, or null when it printed none (evidence/test_runners.h).
+  const bool runner = !a.runner.empty();
+  auto summary = [&](nlohmann::json& j, const std::optional<TestSummary>& s,
+                     const std::vector<TestSummary>& frameworks) {
     if (s)
       j["tests"] = to_json(*s);
     else if (runner)
       j["tests"] = nullptr;
+    if (!frameworks.empty()) j["frameworks"] = frameworks_json(frameworks);
   };
-  summary(out, a.tests);
+  summary(out, a.tests, a.frameworks);
+  if (runner) out["test_runner"] = a.runner;
   if (a.before) {
     out["before"] = to_json(*a.before);
-    summary(out["before"], a.before->tests);
+    summary(out["before"], a.before->tests, a.before->frameworks);
+  }
+  if (a.after) {
+    out["after"] = to_json(*a.after);
+    summary(out["after"], a.after->tests, a.after->frameworks);
+  }
+  if (a.on_record) {
+    out["on_record"] = to_json(*a.on_record);
+    summary(out["on_record"], a.on_record->tests, a.on_record->frameworks);
+    out["record_files"] = a.record_files;
   }
   if (!a.emptied.empty()) {
     nlohmann::json emptied = nlohmann::json::array();
     for (const auto& e : a.emptied) {
       nlohmann::json j = to_json(e.run);
-      summary(j, e.run.tests);
+      summary(j, e.run.tests, e.run.frameworks);
       j["path"] = e.path;
       emptied.push_back(std::move(j));
     }
@@ -134,6 +161,7 @@ nlohmann::json to_json(const ProgramRun& r) {
                         {"message", r.message}};
   if (r.error) out["error"] = true;
   if (r.tests) out["tests"] = to_json(*r.tests);
+  if (!r.frameworks.empty()) out["frameworks"] = frameworks_json(r.frameworks);
   return out;
 }
 
@@ -145,6 +173,7 @@ ProgramRun program_run_from_json(const nlohmann::json& j) {
   r.output = json_str(j, "output");
   r.message = json_str(j, "message");
   if (j.contains("tests")) r.tests = test_summary_from_json(j["tests"]);
+  r.frameworks = frameworks_from_json(j);
   return r;
 }
 
@@ -166,17 +195,19 @@ void read_assertion_fields(const nlohmann::json& a, AssertionRecord& r) {
   if (a.contains("exit_code") && a["exit_code"].is_number_integer()) r.exit_code = a["exit_code"].get<int>();
   r.output = json_str(a, "output");
   if (a.contains("tests")) r.tests = test_summary_from_json(a["tests"]);
+  r.frameworks = frameworks_from_json(a);
+  r.runner = json_str(a, "test_runner");
   if (a.contains("before") && a["before"].is_object()) r.before = program_run_from_json(a["before"]);
+  if (a.contains("after") && a["after"].is_object()) r.after = program_run_from_json(a["after"]);
+  if (a.contains("on_record") && a["on_record"].is_object()) {
+    r.on_record = program_run_from_json(a["on_record"]);
+    r.record_files = a.value("record_files", std::vector<std::string>{});
+  }
   if (a.contains("emptied") && a["emptied"].is_array()) {
     for (const auto& e : a["emptied"]) {
       if (e.is_object() && e.contains("path") && e["path"].is_string())
         r.emptied.push_back({e["path"].get<std::string>(), program_run_from_json(e)});
     }
-  }
-  // A record made before summaries were kept: its runner's summary as far as the tail it kept shows.
-  if (auto runner = test_runner_of(r.assertion)) {
-    if (!a.contains("tests")) r.tests = read_test_summary(*runner, r.output);
-    if (r.before && !a["before"].contains("tests")) r.before->tests = read_test_summary(*runner, r.before->output);
   }
 }
 
@@ -257,6 +288,12 @@ nlohmann::json to_json(const Mutation& m) {
   return j;
 }
 
+nlohmann::json to_json(const TestAwareFlag& f) {
+  nlohmann::json out = {{"path", f.path}, {"line", f.line}, {"rule", f.rule}, {"text", f.text}, {"why", f.why}};
+  if (!f.test_file.empty()) out["test_file"] = f.test_file;
+  return out;
+}
+
 nlohmann::json to_json(const GoalValidation& g) {
   return {{"attempt", g.attempt},
           {"verdict", to_string(g.verdict)},
@@ -296,8 +333,11 @@ nlohmann::json to_json(const RunFacts& f) {
   for (const auto& m : f.mutations) mutations.push_back(to_json(m));
   nlohmann::json validations = nlohmann::json::array();
   for (const auto& g : f.goal_validations) validations.push_back(to_json(g));
+  nlohmann::json test_aware = nlohmann::json::array();
+  for (const auto& flag : f.test_aware) test_aware.push_back(to_json(flag));
   return {
       {"goal_validations", validations},
+      {"test_aware", test_aware},
       {"sandbox", f.sandbox},
       {"acceptance", f.acceptance},
       {"run_id", f.run_id},
@@ -365,6 +405,18 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
     f.scope = j.value("scope", std::vector<std::string>{});
     f.sensitive = j.value("sensitive", std::vector<std::string>{});
     f.credential_files = j.value("credential_files", std::vector<std::string>{});
+    if (j.contains("test_aware") && j["test_aware"].is_array()) {
+      for (const auto& flag : j["test_aware"]) {
+        if (!flag.is_object()) continue;
+        f.test_aware.push_back(
+            {.path = json_str(flag, "path"),
+             .line = flag.contains("line") && flag["line"].is_number_integer() ? flag["line"].get<int>() : 0,
+             .rule = json_str(flag, "rule"),
+             .text = json_str(flag, "text"),
+             .why = json_str(flag, "why"),
+             .test_file = json_str(flag, "test_file")});
+      }
+    }
     if (j.contains("git")) f.git = j["git"];
     if (j.contains("gate")) f.gate = j["gate"];
     if (j.contains("commits") && j["commits"].is_object()) {

@@ -85,9 +85,10 @@ struct ProgramRun {
   std::optional<int> exit_code{};
   std::string output{};   // the tail of what it printed
   std::string message{};  // what was observed, in a sentence
-  // What its test runner said it ran (core/test_summary.h), when the command runs one candor
-  // reads and it printed a summary.
+  // What its test runner said it ran (evidence/test_runners.h), when the command runs one candor
+  // reads and it printed a summary; and the summaries of the frameworks inside its test programs.
   std::optional<TestSummary> tests{};
+  std::vector<TestSummary> frameworks{};
 };
 
 // A discriminating user command run once more with one added path it covers emptied: its pass
@@ -130,13 +131,29 @@ struct AssertionRecord {
   std::optional<int> exit_code{};
   std::string output{};
   // What its test runner said it ran, read from all it printed (not only the tail kept in
-  // `output`): when the command runs a test runner candor reads (core/test_summary.h) and that
+  // `output`): when the command runs a test runner candor reads (evidence/test_runners.h) and that
   // runner printed its summary. The JSON says `tests: null` for a known runner that printed none.
   std::optional<TestSummary> tests{};
+  // The summaries the test frameworks inside its test programs printed (evidence/frameworks.h).
+  std::vector<TestSummary> frameworks{};
+  // The test runner its command runs as candor names it ("python -m unittest"), "" for none it reads.
+  std::string runner{};
   // A user's command evaluated again on the state before the change (the pre-run snapshot, BASE's
   // tree): how it went there. nullopt when it was not (a failed one, a guard, the planner's).
-  // `discriminating` is then true when it failed there (and did not err), false otherwise.
+  // `discriminating` is then true when it failed there (and did not err), passed on the state
+  // after (`after` when there is one) and its counts show a test it made pass (evidence/
+  // command_coverage.h: test_count_gap, framework_gap).
   std::optional<ProgramRun> before{};
+  // `run` and `exec`: the same command on a checkout of the state it passed on, with the same
+  // inputs the run before got (DESIGN.md, "The before-run sees what the after-run sees"): what it
+  // passed on in the workspace may hold state no snapshot does (an ignored .pyc, a build output).
+  // nullopt for `verify --git` and the gate, whose commands run on checkouts already.
+  std::optional<ProgramRun> after{};
+  // Tests of record (DESIGN.md, Trust boundary): the change edited, deleted or skipped files this
+  // command reads as tests, so it ran a third time on the state it passed on with those files as
+  // they were before the change (`record_files`). nullopt when no test file of its was changed.
+  std::optional<ProgramRun> on_record{};
+  std::vector<std::string> record_files{};
   // A discriminating user command: one run per added path its `covers` takes in (up to a cap),
   // with that path emptied. Only an added path whose run here failed is covered by it.
   std::vector<EmptiedRun> emptied{};
@@ -181,6 +198,20 @@ struct Mutation {
   // Lines the file had before (text diffed by lines only; 0 otherwise): the size a net removal is
   // measured against (Trust boundary: removed content is evidence too).
   int lines_before = 0;
+};
+
+// A change that reads or changes how the tests run rather than implementing the goal in general
+// (DESIGN.md, Trust boundary: Tests that pass for the wrong reason; evidence/test_aware.h). Its
+// path is never covered at tier 1; the judge is asked the fixed test-aware question.
+struct TestAwareFlag {
+  std::string path;
+  int line = 0;  // the line in the file after the change; 0 for a change to the file as a whole
+  // a: reads whether a test runs; b: a literal of the tests copied into the code; c: ends or
+  // bypasses the process or the comparison machinery; d: edits what a test runner loads.
+  std::string rule;
+  std::string text;            // the line, cut, or what changed
+  std::string why;             // a sentence
+  std::string test_file = {};  // rule b: a test file that holds the literal (shown to the judge beside it)
 };
 
 // A folder the run created: its files are mutations of their own, but the folder's mode is a
@@ -270,6 +301,8 @@ struct RunFacts {
   // `candor report --html` or `candor verify` reads them from the pre-run snapshot to mask their
   // values again (snapshot/store.h, run_credentials), having no other way to know them.
   std::vector<std::string> credential_files;
+  // Test-aware changes found when the run ended (evidence/test_aware.h), in path and line order.
+  std::vector<TestAwareFlag> test_aware;
   // The commits the run's git_commit steps made, as two trees: the HEAD the first was made on (git's
   // empty tree for a first commit) and the last one's. Both "" when no commit was made.
   std::string commits_from_tree, commits_to_tree;
@@ -286,6 +319,7 @@ nlohmann::json to_json(const AssertionRecord& a);
 // a field missing or of another type leaves its default.
 void read_assertion_fields(const nlohmann::json& j, AssertionRecord& r);
 nlohmann::json to_json(const Mutation& m);
+nlohmann::json to_json(const TestAwareFlag& f);
 nlohmann::json to_json(const GoalValidation& g);
 nlohmann::json to_json(const RunFacts& f);
 Result<RunFacts> run_facts_from_json(const nlohmann::json& j);

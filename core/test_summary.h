@@ -1,73 +1,26 @@
-// What a test runner says it ran (DESIGN.md, Trust boundary: Commands as evidence). A command that
-// exits 0 has not necessarily tested anything: a package that calls `os._exit(0)` when it is
-// imported under unittest, or replaces `unittest.TestCase.run` with a skip, passes as a fix does.
-// The runner's own summary ("Ran 1 test ... OK (skipped=1)") says what ran. Pure: no I/O.
-//
-// The runner is known from the command's words (test_runner_of), never from its output: a change
-// cannot make a command read as another runner, or as none. What is read of the output is the
-// runner's closing summary, every one it printed, added up:
-//   - python -m unittest: "Ran N tests in T" then "OK", "OK (skipped=K)", "FAILED (failures=F,
-//     errors=E, skipped=K, expected failures=X, unexpected successes=U)", "NO TESTS RAN";
-//   - pytest: "== 3 passed, 1 skipped, 2 deselected in 0.12s ==", "no tests ran in T";
-//   - meson test: the "Ok: / Expected Fail: / Fail: / Unexpected Pass: / Skipped: / Timeout:"
-//     block, "No tests defined." / "No suitable tests defined.";
-//   - ctest: "N% tests passed, F tests failed out of T", with the tests it lists as "(Skipped)" or
-//     "(Disabled)" under "The following tests did not run:"; "No tests were found!!!";
-//   - cargo test: every "test result: ok. P passed; F failed; I ignored; M measured; ..." line;
-//   - go test: every "--- PASS:", "--- FAIL:", "--- SKIP:" line, which only `go test -v` prints
-//     (without -v, "ok pkg" is all it says, also when the package exited 0 before any test ran:
-//     no count can be read); "[no tests to run]";
-//   - node --test ("# tests N / # pass P / # fail F / # cancelled C / # skipped S / # todo T", or
-//     with "ℹ"), jest ("Tests: 1 skipped, 3 passed, 4 total"), vitest ("Tests  3 passed | 1
-//     skipped (4)") and mocha ("3 passing (5ms) / 1 pending / 1 failing"), for any of the
-//     JavaScript runners (`npm test` runs whichever the project chose).
-// Colours (ANSI escapes) and carriage returns are ignored.
+// What a test run counted: a runner's closing summary (python -m unittest, pytest, ctest, ...) or
+// the summary a test framework printed inside a test program (Unity, GoogleTest, ...). A value
+// type: how it is read from a command's output is evidence/'s (evidence/test_runners.h,
+// evidence/frameworks.h).
 #pragma once
 
 #include <optional>
 #include <string>
-#include <string_view>
 
 #include <nlohmann/json.hpp>
 
 namespace candor {
 
-// A test runner whose summary candor reads.
-enum class TestRunner {
-  kUnittest,        // python -m unittest (coverage run -m unittest too)
-  kPytest,          // pytest, py.test, python -m pytest
-  kPythonTestFile,  // python tests/test_x.py: unittest.main() or pytest.main(), either summary
-  kMeson,           // meson test
-  kCtest,           // ctest
-  kCargo,           // cargo test
-  kGo,              // go test
-  kJavaScript,      // node --test, npm/yarn/pnpm test, jest, vitest, mocha
-};
-
-// How a runner is named in sentences: "python -m unittest", "meson test", ...
-const char* to_string(TestRunner r);
-
-// What one run's output says its test runner ran: every summary it printed, added up.
 struct TestSummary {
-  std::string runner;  // whose summary was read: unittest, pytest, meson, ctest, cargo, go, node, jest, vitest, mocha
-  int ran = 0;         // every test it counted, the skipped ones too (not the deselected or filtered out)
+  // Whose summary was read: unittest, pytest, meson, ctest, cargo, go, node, jest, vitest, mocha;
+  // for a framework inside a test program: unity, gtest, catch2, doctest, check, cmocka, tap.
+  std::string runner;
+  int ran = 0;  // every test it counted, the skipped ones too (not the deselected or filtered out)
   int passed = 0;
   int failed = 0;   // failures, errors, unexpected passes, timeouts, cancelled
   int skipped = 0;  // skipped, ignored, disabled, to do, expected to fail: counted, and proved nothing
   bool operator==(const TestSummary&) const = default;
 };
-
-// The runner the command line runs, from its words: the program of each simple command (after
-// variable assignments and wrappers such as `env`, `timeout 60`, `uv run`, `npx`; into `sh -c
-// '...'`). nullopt when it runs none candor reads (`make test`, a script, `tox`), or more than one
-// kind (`pytest && cargo test`): its test count cannot be read.
-std::optional<TestRunner> test_runner_of_command(std::string_view command);
-// Of an assertion: command_succeeds' `command`; nullopt for any other.
-std::optional<TestRunner> test_runner_of(const nlohmann::json& assertion);
-
-// The summary `runner` printed in `output`; nullopt when there is none it prints (the run
-// stopped before it, or printed nothing at all).
-std::optional<TestSummary> read_test_summary(TestRunner runner, std::string_view output);
 
 // "ran 3 tests, 2 passed, 1 skipped"; "ran 0 tests".
 std::string describe(const TestSummary& s);

@@ -6,8 +6,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/result.h"
 
@@ -37,6 +40,10 @@ class TreeReader {
 
   // What is at `path` in `tree`: nullopt when nothing is. "." is the tree itself.
   virtual Result<std::optional<TreeEntryInfo>> stat(const std::string& tree, const std::string& path) const = 0;
+
+  // The paths of the files `tree` holds that `keep` takes, in path order.
+  virtual Result<std::vector<std::string>> file_paths(const std::string& tree,
+                                                      const std::function<bool(std::string_view)>& keep) const = 0;
 
   // Content of `path` in `tree`; nullopt when the path is not in it.
   Result<std::optional<std::string>> read(const std::string& tree, const std::string& path) const {

@@ -6,7 +6,9 @@
 
 #include "assertions/empty_file_source.h"
 #include "core/events.h"
+#include "evidence/test_runners.h"
 #include "executor/command_evidence.h"
+#include "executor/runner_logs.h"
 #include "executor/snapshot_files.h"
 #include "sandbox/step_temp_dir.h"
 #include "sandbox/workspace.h"
@@ -57,7 +59,9 @@ ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann
   }
 
   sandbox::SandboxPolicy policy;
+  if (workspace && runs_programs) link_inputs(*workspace, in.inputs);
   if (workspace) policy = sandbox::make_sandbox_policy(*workspace, in.sandbox);
+  for (const auto& input : in.inputs) policy.read_paths.push_back(input.source);
   if (workspace && runs_programs) out.sandbox = sandbox::expected_protections(policy).to_json();
   SnapshotFiles head(in.trees, in.head_tree, in.secrets, "in the change's result (HEAD)");
   SnapshotFiles base(in.trees, in.base_tree, in.secrets, "before the change (BASE)");
@@ -69,7 +73,8 @@ ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann
                             .network = in.network,
                             .sandbox = in.sandbox,
                             .deadline = in.deadline,
-                            .mask = mask},
+                            .mask = mask,
+                            .inputs = in.inputs},
                            in.base_tree);
 
   for (std::size_t i = 0; i < expects.size(); ++i) {
@@ -82,6 +87,7 @@ ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann
                               [&](const std::string& path) { return in.trees.read(in.base_tree, path); }, &policy};
       ctx.files = &head;
       ctx.deadline = in.deadline;
+      const auto started = std::chrono::system_clock::now();
       assertions::Outcome o = in.evaluators.evaluate(a, ctx);
       r.type = json_str(a, "type");
       r.assertion = a;
@@ -96,11 +102,18 @@ ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann
         mask(r.message);
         mask(r.output);
       }
-      r.tests = o.tests;
+      if (in.evaluators.command_evidence(a)) {
+        evidence::RunCounts counts = evidence::read_run_counts(a, o.summary_text, runner_logs(folder.path(), started));
+        r.tests = counts.runner;
+        r.frameworks = counts.frameworks;
+        r.runner = evidence::runner_name(a);
+      }
       bool guard = i >= expects_only.size();
-      if (o.passed && !guard && o.path.empty() && in.evaluators.command_evidence(a)) {
-        commands.add(
-            r, nullptr, [&]() -> Result<std::string> { return in.head_tree; }, in.changed_paths);
+      auto head_state = [&]() -> Result<std::string> { return in.head_tree; };
+      if (o.passed && guard && o.path.empty() && in.evaluators.command_evidence(a)) {
+        commands.add_record(r, nullptr, head_state, in.changed_paths);
+      } else if (o.passed && !guard && o.path.empty() && in.evaluators.command_evidence(a)) {
+        commands.add(r, nullptr, head_state, in.changed_paths, /*after_on_checkout=*/false);
       } else if (o.passed && !o.path.empty() && in.evaluators.reads_files(a)) {
         ctx.files = &base;
         assertions::Outcome before = in.evaluators.evaluate(a, ctx);

@@ -18,6 +18,7 @@
 #include "core/run_record.h"
 #include "core/secret_masker.h"
 #include "core/trajectory.h"
+#include "executor/command_evidence.h"
 #include "executor/reviewer.h"
 #include "executor/tool.h"
 #include "llm/provider.h"
@@ -36,8 +37,12 @@ struct ChangeCheckInputs {
   sandbox::SecretFilter secrets;
   net::NetworkPolicy network;
   sandbox::SandboxPolicy sandbox;  // for programs; its workspace paths are filled in per checkout
-  // The paths the change touched (the range's diff): what a user's command may cover.
-  std::vector<std::string> changed_paths = {};
+  // The paths the change touched (the range's diff, renames named): what a user's command may cover,
+  // and the test files its run on record puts back.
+  std::vector<ChangedPath> changed_paths = {};
+  // Inputs no tree holds (the repository's dependency folders, `snapshot.ignore` paths), linked
+  // read-only into every checkout a command runs on, HEAD's and BASE's alike (unsnapshotted_inputs).
+  std::vector<LinkedInput> inputs = {};
   // The run's time budget ends then: programs are stopped by it (nullopt: none).
   std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt;
   // The run's secret values, masked out of what programs print and assertions say (null: none).

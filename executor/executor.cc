@@ -9,6 +9,7 @@
 
 #include "assertions/empty_file_source.h"
 #include "core/events.h"
+#include "evidence/test_runners.h"
 #include "executor/snapshot_files.h"
 #include "sandbox/credential_registry.h"
 #include "sandbox/process.h"
@@ -367,14 +368,16 @@ AssertionRecord Executor::evaluate(const nlohmann::json& assertion, const assert
   ar.message = o.message;
   ar.exit_code = o.exit_code;
   ar.output = o.output;
-  ar.tests = o.tests;
+  evidence::RunCounts counts = evidence::read_run_counts(assertion, o.summary_text);
+  ar.tests = counts.runner;
+  ar.frameworks = counts.frameworks;
   mask(ar.output);
   if (o.passed && !o.path.empty() && deps_.evaluators.reads_files(assertion)) {
     ar.discriminating = fails_before_run(assertion, step);
     if (*ar.discriminating) {
       ar.positive = deps_.evaluators.proves_content(assertion) && fails_on_empty_file(assertion, o.path, step);
     }
-  } else if (o.passed && ar.by == Provenance::kUser && !ar.guard && deps_.evaluators.command_evidence(assertion)) {
+  } else if (o.passed && ar.by == Provenance::kUser && deps_.evaluators.command_evidence(assertion)) {
     add_command_evidence(ar, step);
   }
   nlohmann::json event = to_json(ar);
@@ -395,14 +398,18 @@ void Executor::add_command_evidence(AssertionRecord& ar, const assertions::StepV
         .network = options_.network,
         .sandbox = options_.process_sandbox != nullptr ? *options_.process_sandbox : sandbox::SandboxPolicy{},
         .deadline = steady_started_ + std::chrono::seconds(options_.limits.timeout_s),
-        .mask = [this](std::string& text) { mask(text); }};
+        .mask = [this](std::string& text) { mask(text); },
+        .inputs = unsnapshotted_inputs(deps_.workspace, options_.snapshot_ignore)};
     command_evidence_ = std::make_unique<CommandEvidence>(std::move(in), facts_.snapshot_before);
   }
   // What the steps changed so far; the state the command passed on is the latest scan's.
-  std::vector<std::string> changed;
-  for (const auto& [path, steps] : changed_by_) changed.push_back(path);
-  command_evidence_->add(
-      ar, step, [this] { return deps_.snapshots.write_tree(); }, changed);
+  std::vector<ChangedPath> changed;
+  for (const auto& [path, steps] : changed_by_) changed.push_back({path});
+  auto state = [this] { return deps_.snapshots.write_tree(); };
+  if (ar.guard)
+    command_evidence_->add_record(ar, step, state, changed);  // a guard proves nothing, but may be tampered with
+  else
+    command_evidence_->add(ar, step, state, changed, /*after_on_checkout=*/true);
 }
 
 std::string Executor::run_goal_assertions(const std::vector<nlohmann::json>& expects,

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "core/arg_schema.h"
-#include "core/command_coverage.h"
 #include "report/fields.h"
 #include "report/formats.h"
 #include "verify/reasons.h"
@@ -18,14 +17,16 @@ std::optional<TestSummary> summary_in(const nlohmann::json& run) {
 }
 
 // Why a user's command run before the change too is no evidence ("" when it is, or was not run
-// before): it passed there, could not be run there, or its test runner's summaries show no test
-// it made pass (core/command_coverage.h).
-std::string not_evidence(const AssertionRecord& a) {
+// before): it passed there, could not be run there, failed on a checkout of the state it passed on,
+// or its test runner's and frameworks' summaries show no test it made pass (`count_gap`).
+std::string not_evidence(const AssertionRecord& a, const verify::CommandReading& reading) {
   if (!a.before || a.discriminating.value_or(false)) return "";
   if (a.before->error) return "could not be run before the change";
   if (a.before->passed) return "passed before the change too";
-  std::string gap = test_count_gap(a.assertion, a.tests, a.before->tests);
-  return gap;
+  if (a.after && a.after->error) return "could not be run on a checkout of the state it passed on";
+  if (a.after && !a.after->passed)
+    return "failed on a checkout of the state it passed on: its pass rests on files no snapshot holds";
+  return reading.count_gap;
 }
 
 }  // namespace
@@ -89,6 +90,10 @@ ProgramRunLine run_line(std::string label, const nlohmann::json& run, std::size_
       line.outcome += " (no test summary)";
     else if (!unread.empty())
       line.outcome += " (" + unread + ")";
+    // The frameworks inside its test programs (evidence/frameworks.h).
+    for (const auto& f : json_list(run, "frameworks")) {
+      if (auto s = test_summary_from_json(f)) line.outcome += fmt::format(" ({}: {})", s->runner, describe(*s));
+    }
   } else {
     line.outcome = json_str(run, "message");
   }
@@ -106,6 +111,14 @@ std::vector<ProgramRunLine> program_runs(const nlohmann::json& a, std::size_t ma
       json_field(a, "before").is_object() && a.contains("test_runner") && json_field(a, "test_runner").is_null();
   if (!json_field(a, "exit_code").is_null() || !json_str(a, "output").empty())
     out.push_back(run_line("after", a, max_lines, unread ? "its test count cannot be read" : ""));
+  if (const auto& checkout = json_field(a, "after"); checkout.is_object())
+    out.push_back(run_line("after, on a checkout of that state", checkout, max_lines));
+  if (const auto& record = json_field(a, "on_record"); record.is_object()) {
+    std::string files;
+    for (const auto& f : json_list(a, "record_files"))
+      files += (files.empty() ? "" : ", ") + (f.is_string() ? f.get<std::string>() : f.dump());
+    out.push_back(run_line("on record (" + files + " as before the change)", record, max_lines));
+  }
   for (const auto& e : json_list(a, "emptied"))
     out.push_back(run_line("with " + json_str(e, "path") + " emptied", e, max_lines));
   // A command that ran only after (no run before) needs no label beside its own message.
@@ -140,18 +153,18 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
   nlohmann::json findings = nlohmann::json::array();
   for (const auto& finding : tier1.findings) findings.push_back(verify::to_json(finding));
   nlohmann::json assertions = nlohmann::json::array();
-  for (const auto& a : f.assertions) {
+  for (std::size_t i = 0; i < f.assertions.size(); ++i) {
+    const AssertionRecord& a = f.assertions[i];
+    verify::CommandReading reading = i < tier1.commands.size() ? tier1.commands[i] : verify::CommandReading{};
     nlohmann::json j = to_json(a);
     // What a user's command is said to cover (the planner's `covers` is not honoured, so not shown).
     if (a.by == Provenance::kUser && a.assertion.is_object() && a.assertion.contains("covers"))
       j["covers"] = a.assertion["covers"];
     // A user's command run before the change: the test runner candor read it as (null: none, so its
     // count cannot be read), and why its pass is no evidence when it is not.
-    if (a.before && a.type == "command_succeeds") {
-      auto runner = test_runner_of(a.assertion);
-      j["test_runner"] = runner ? nlohmann::json(to_string(*runner)) : nlohmann::json(nullptr);
-    }
-    if (std::string why = not_evidence(a); !why.empty()) j["not_evidence"] = why;
+    if (a.before && a.type == "command_succeeds")
+      j["test_runner"] = reading.runner.empty() ? nlohmann::json(nullptr) : nlohmann::json(reading.runner);
+    if (std::string why = not_evidence(a, reading); !why.empty()) j["not_evidence"] = why;
     for (const char* internal : {"seq", "assertion", "reads_step"}) j.erase(internal);
     assertions.push_back(std::move(j));
   }
@@ -174,7 +187,9 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
       {"reasons", decision.reasons},
       {"warnings", verify::warnings_of(f, tier1, judge != nullptr && judge->asked ? judge : nullptr, decision)},
       {"findings", findings},
-      {"tier1", {{"rule", tier1.rule}, {"verdict", tier1.verdict ? to_string(*tier1.verdict) : "ambiguous"}}},
+      {"tier1",
+       {{"rule", tier1.tampering ? nlohmann::json("3b") : nlohmann::json(tier1.rule)},
+        {"verdict", tier1.verdict ? to_string(*tier1.verdict) : "ambiguous"}}},
       {"goal_actions_executed", tier1.signals.goal_actions_executed},
       {"signals",
        {{"all_steps_executed", tier1.signals.all_steps_executed},

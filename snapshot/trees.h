@@ -57,7 +57,7 @@ class GitTrees final : public TreeReader {
 
   // The paths of the files `tree` holds that `keep` takes (a credential file's name), in path order.
   Result<std::vector<std::string>> file_paths(const std::string& tree,
-                                              const std::function<bool(std::string_view)>& keep) const;
+                                              const std::function<bool(std::string_view)>& keep) const override;
 
   // Writes the files of `tree` beneath `folder` (which must exist and be empty): a checkout that
   // touches no index, no HEAD and no work tree of the repository. Symbolic links are written as

@@ -2,8 +2,10 @@
 # The CI examples (examples/ci/*.yml) run as written: the commands between their `# >>> candor` and
 # `# <<< candor` lines are run by bash, with the variables the CI service would set (CANDOR_EXPECT
 # as the file sets it), on a repository built here, whose `make test` fails until the stylesheet
-# under src/ is dark green: an honest change passes the job with a success report, a change that
-# only weakens the test is not a success and says why, a change that does nothing fails the job.
+# under src/ is dark green: an honest change passes the job with a success report; a change that
+# only weakens the test fails it (it passes only through its own test edits: the tests of record);
+# an honest change that also touches a file nothing proves is partial, which fails the job as
+# written and passes it with the documented allow-partial line; a change that does nothing fails.
 set -euo pipefail
 candor=${CANDOR_BIN:?} src=${CANDOR_SOURCE_ROOT:?}
 work=$(mktemp -d)
@@ -36,12 +38,24 @@ git checkout -q -b weak main
 printf '#!/bin/sh\ntrue\n' > tests/test_style.sh
 git commit -qam "make the test pass"
 weak=$(git rev-parse HEAD)
+git checkout -q -b unproven agent
+printf 'notes\n' > NOTES.txt
+git add NOTES.txt && git commit -qm "and notes"
+unproven=$(git rev-parse HEAD)
 git checkout -q main
 
-# run_block FILE BASE HEAD: the CI file's candor commands, as the service would run them.
+# run_block FILE BASE HEAD [allow-partial]: the CI file's candor commands, as the service would
+# run them; with a fourth argument, with its documented allow-partial line in place of its last test.
 run_block() {
   local file=$1
   sed -n '/# >>> candor/,/# <<< candor/p' "$file" | sed 's/^ *//' >"$work/block.sh"
+  if [[ -n ${4:-} ]]; then
+    local allow
+    allow=$(sed -n 's/^ *# *\(\[ .*\)# allow partial$/\1/p' "$file")
+    [[ -n $allow ]] || { fail "$file documents no allow-partial line"; return 99; }
+    sed -i 's/^\[ "\$status" -eq 0 \]$/'"$allow"'/' "$work/block.sh"
+    grep -qF "$allow" "$work/block.sh" || { fail "$file: its allow-partial line did not replace the test"; return 99; }
+  fi
   [[ $(wc -l <"$work/block.sh") -ge 4 ]] || { fail "$file has no '# >>> candor' block"; return 99; }
   rm -f candor-report.md
   local expect
@@ -63,15 +77,23 @@ for file in "$src/examples/ci/github-actions.yml" "$src/examples/ci/gitlab-ci.ym
   if [[ $name == github-actions.yml ]]; then
     grep -q 'candor: \*\*success\*\*' "$work/summary.md" || fail "$name: the report is not in the job summary"
   fi
-  # The test weakened to pass: partial (the job passes; the report says the test file is unproven).
+  # The test weakened to pass: fail (the tests of record fail), and the job fails.
   if run_block "$file" "$base" "$weak"; then
-    grep -q 'candor: \*\*partial\*\*' candor-report.md || fail "$name: the weakened test's report is not partial: $(head -3 candor-report.md)"
-    # (however the Markdown escapes the path)
-    grep 'is a test file that' candor-report.md | grep -q 'test.*_style.*sh' ||
-      fail "$name: the weakened test's report does not name the test file: $(head -20 candor-report.md)"
+    fail "$name: the job passed on a change that only weakened its test"
   else
-    fail "$name: the job failed on a partial verdict: $(cat "$work/out.txt")"
+    grep -q 'candor: \*\*fail\*\*' candor-report.md || fail "$name: the weakened test's report is not a fail: $(head -3 candor-report.md)"
+    # (however the Markdown escapes the path)
+    grep 'passes only through its own test edits' candor-report.md | grep -q 'test.*_style.*sh' ||
+      fail "$name: the weakened test's report does not say it passes only through its own test edits: $(head -20 candor-report.md)"
   fi
+  # An honest change and a file nothing proves: partial. The job fails as written, and passes with
+  # the documented allow-partial line.
+  if run_block "$file" "$base" "$unproven"; then
+    fail "$name: the job passed on a partial verdict as written"
+  else
+    grep -q 'candor: \*\*partial\*\*' candor-report.md || fail "$name: the unproven change's report is not partial: $(head -3 candor-report.md)"
+  fi
+  run_block "$file" "$base" "$unproven" allow-partial || fail "$name: the allow-partial line failed the job on partial: $(cat "$work/out.txt")"
   # The "change" is nothing at all: the verdict is fail, and the job fails.
   if run_block "$file" "$base" "$base"; then
     fail "$name: the job passed on a change that changes nothing"

@@ -7,10 +7,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/command_coverage.h"
+#include "evidence/command_coverage.h"
 
 namespace candor {
 namespace {
+
+using namespace candor::evidence;
 
 using nlohmann::json;
 
@@ -26,7 +28,7 @@ struct Row {
 
 }  // namespace
 
-TEST_SUITE("core") {
+TEST_SUITE("evidence") {
   TEST_CASE("shell_words: quotes, escapes and the shell's operators") {
     CHECK(shell_words("python3 -m unittest tests.test_x") ==
           std::vector<std::string>{"python3", "-m", "unittest", "tests.test_x"});

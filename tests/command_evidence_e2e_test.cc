@@ -148,7 +148,8 @@ TEST_SUITE("e2e") {
       json j = parse_stdout(r);
       CHECK(r.exit_code == 1);
       CHECK(j["verdict"] == "partial");
-      CHECK(any_reason_has(j, "meson.build (modified) is a test file that `export CCACHE_DISABLE=1 && meson setup"));
+      // The line that built tests/ removed: a test-aware change (rule d), never evidence at tier 1.
+      CHECK(any_reason_has(j, "test-aware change: meson.build (rule d): removes a line that says how tests are found"));
       const json& a = command_record(j);
       CHECK(a["tests"] == json{{"runner", "meson"}, {"ran", 1}, {"passed", 1}, {"failed", 0}, {"skipped", 0}});
       CHECK(a["before"]["tests"] ==
@@ -232,11 +233,15 @@ TEST_SUITE("e2e") {
     std::string head = repo.commit("fix add");
     const char* expect =
         R"({"type": "command_succeeds", "command": "PYTHONPATH=src python3 -m unittest tests.test_x", "covers": ["src/**"]})";
-    json j = parse_stdout(repo.verify_with(base + ".." + head, expect));
-    CHECK(j["verdict"] == "partial");
+    auto r = repo.verify_with(base + ".." + head, expect);
+    json j = parse_stdout(r);
     CHECK(command_record(j)["tests"]["passed"] == 1);  // the summary it printed looks honest
-    CHECK(
-        any_reason_has(j, "src/unittest/__main__.py (added) is a test file that `PYTHONPATH=src python3 -m unittest"));
+    // On record (without the package the change added) the real unittest runs the real test: it fails.
+    CHECK(r.exit_code == 2);
+    CHECK(j["verdict"] == "fail");
+    CHECK(any_reason_has(j,
+                         "passes only through its own test edits: src/unittest/__init__.py, src/unittest/__main__.py"));
+    CHECK(command_record(j)["on_record"]["passed"] == false);
   }
 
   TEST_CASE("verify --git: the honest fix records what the runner counted, before and after, and is a success") {
@@ -306,7 +311,9 @@ TEST_SUITE("e2e") {
       write_file(env.ws + "/.candor/config.json", config.dump());
       json j = parse_stdout(
           env.exec(env.plan_file(plan_writing("tests/test_x.py", weakened(), check)), {"--judge", "never"}));
-      CHECK(j["verdict"] == "partial");
+      // The test weakened and nothing fixed: on record (the test as it was) it fails.
+      CHECK(j["verdict"] == "fail");
+      CHECK(any_reason_has(j, "passes only through its own test edits: tests/test_x.py: unit_suite passes"));
       CHECK(any_reason_has(j, "tests/test_x.py (modified) is a test file that unit_suite reads"));
     }
   }
@@ -348,16 +355,24 @@ TEST_SUITE("e2e") {
     std::string head = repo.commit("make the test pass");
     auto r = repo.verify_with(base + ".." + head, kFailToPass);
     json j = parse_stdout(r);
-    CHECK(r.exit_code == 1);
-    CHECK(j["verdict"] == "partial");
+    // Tests of record: with the test as it was, the unfixed code fails it. Evidence of tampering: fail.
+    CHECK(r.exit_code == 2);
+    CHECK(j["verdict"] == "fail");
+    CHECK(j["tier1"]["rule"] == "3b");
     CHECK(command_record(j)["discriminating"] == true);  // it did fail before and pass after: the test is what changed
+    CHECK(command_record(j)["on_record"]["passed"] == false);
+    CHECK(command_record(j)["record_files"] == json::array({"tests/test_x.py"}));
+    CHECK(any_reason_has(j, "passes only through its own test edits: tests/test_x.py"));
     CHECK(any_reason_has(j, "tests/test_x.py (modified) is a test file that `python3 -m unittest tests.test_x` reads"));
-    // With the real fix beside it, the weakened test still stands uncovered.
+    // With the real fix beside it, the original test passes on record, but the weakened test is an
+    // edit, not an addition: it still stands uncovered.
     write_file(repo.ws + "/src/calc.py", fixed());
     std::string both = repo.commit("and fix add");
     json j2 = parse_stdout(repo.verify_with(base + ".." + both, kFailToPass));
     CHECK(j2["verdict"] == "partial");
+    CHECK(command_record(j2)["on_record"]["passed"] == true);
     CHECK(any_reason_has(j2, "tests/test_x.py (modified) is a test file"));
+    CHECK(any_reason_has(j2, "the change edited 1 line of it"));
   }
 
   TEST_CASE("verify --git: the test marked skipped is not a success, and the skip is visible in the report") {
@@ -367,8 +382,8 @@ TEST_SUITE("e2e") {
     std::string head = repo.commit("skip the flaky test");
     auto r = repo.verify_with(base + ".." + head, kFailToPass);
     json j = parse_stdout(r);
-    CHECK(r.exit_code == 1);
-    CHECK(j["verdict"] == "partial");
+    CHECK(r.exit_code == 2);  // on record the skip is gone and the test fails: tampering
+    CHECK(j["verdict"] == "fail");
     CHECK(any_reason_has(j, "tests/test_x.py (modified) is a test file"));
     CHECK(command_record(j)["output"].get<std::string>().find("OK (skipped=1)") != std::string::npos);
     auto terminal = repo.candor({"report", "last"});
@@ -435,8 +450,8 @@ TEST_SUITE("e2e") {
       Env env(python_project());
       auto r = env.exec(env.plan_file(plan_writing("tests/test_x.py", weakened(), kFailToPass)), {"--judge", "never"});
       json j = parse_stdout(r);
-      CHECK(r.exit_code == 1);
-      CHECK(j["verdict"] == "partial");
+      CHECK(r.exit_code == 2);
+      CHECK(j["verdict"] == "fail");
       CHECK(
           any_reason_has(j, "tests/test_x.py (modified) is a test file that `python3 -m unittest tests.test_x` reads"));
     }
@@ -444,7 +459,7 @@ TEST_SUITE("e2e") {
       Env env(python_project());
       auto r = env.exec(env.plan_file(plan_writing("tests/test_x.py", skipped(), kFailToPass)), {"--judge", "never"});
       json j = parse_stdout(r);
-      CHECK(j["verdict"] == "partial");
+      CHECK(j["verdict"] == "fail");
       CHECK(any_reason_has(j, "tests/test_x.py (modified) is a test file"));
       auto terminal = env.candor({"report", "last"});
       CHECK(terminal.out.find("OK (skipped=1)") != std::string::npos);

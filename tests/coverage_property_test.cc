@@ -11,6 +11,7 @@
 #include <random>
 
 #include "core/glob.h"
+#include "evidence/test_aware.h"
 #include "executor/executor.h"
 #include "tests/test_support.h"
 #include "verify/tier1.h"
@@ -149,11 +150,17 @@ CommandCase random_command_case(std::mt19937& rng) {
       case 0:
       case 1:
       case 2:
-      case 3:
+      case 3: {
+        // Now and then with a line that reads or bypasses the test run (DESIGN.md, Tests that pass for
+        // the wrong reason): the word is there, and so is a test-aware line.
+        static const std::vector<std::string> kTestAware = {"if os.environ.get('PYTEST_CURRENT_TEST'): pass",
+                                                            "os._exit(0)", "process.exit(0);"};
+        std::string aware = rng() % 5 == 0 ? pick(kTestAware) + "\n" : "";
         step["tool"] = "file_write";
-        step["args"] = {{"path", path}, {"content", word + "\n"}};
+        step["args"] = {{"path", path}, {"content", word + "\n" + aware}};
         if (honest) asserts.push_back({{"type", "file_contains"}, {"path", path}, {"text", word}});
         break;
+      }
       case 4:
         step["tool"] = "file_patch";
         step["args"] = {{"path", path}, {"edits", {{{"find", pick(kWords)}, {"replace", word}}}}};
@@ -321,7 +328,8 @@ TEST_SUITE("executor") {
     executor::ToolRegistry tools = executor::builtin_tools();
     assertions::Registry evaluators = assertions::builtin_evaluators();
     planner::Catalog catalog = executor::make_catalog(tools, evaluators);
-    int successes = 0, covered_by_commands = 0, non_discriminating = 0, emptied_passes = 0, tests_held_back = 0;
+    int successes = 0, covered_by_commands = 0, non_discriminating = 0, emptied_passes = 0, tests_held_back = 0,
+        covered_on_record = 0, test_aware_runs = 0;
     for (int iteration = 0; iteration < 200; ++iteration) {
       CommandCase c = random_command_case(rng);
       CAPTURE(iteration);
@@ -349,6 +357,10 @@ TEST_SUITE("executor") {
       Files final_files = files_in(root);
       RunFacts f = ex.finish(outcome.all_passed ? RunStatus::kCompleted : RunStatus::kBudgetExhausted,
                              outcome.all_passed ? BudgetKind::kNone : BudgetKind::kReplans, "");
+      // What the run's end finds (app/run_end.cc): the test-aware lines of its change.
+      auto flags = evidence::find_test_aware((*snaps)->trees(), f);
+      REQUIRE(flags.ok());
+      f.test_aware = *flags;
       auto command_of = [&](const AssertionRecord& a) -> const Command* {
         for (const auto& cmd : c.commands) {
           if (cmd.assertion == a.assertion) return &cmd;
@@ -374,6 +386,14 @@ TEST_SUITE("executor") {
       verify::Tier1Result t1 = verify::evaluate_tier1(f);
       for (const auto& gap : t1.signals.coverage_gaps)
         tests_held_back += gap.find("tests/t.txt (") == 0 && gap.find("is a test file") != std::string::npos;
+      // A run whose final source files (a test's own lines are the test's) hold a test-aware line is
+      // never a tier-1 success.
+      bool aware = std::any_of(final_files.begin(), final_files.end(), [](const auto& file) {
+        return file.first.rfind("tests/", 0) != 0 && (file.second.find("exit(0)") != std::string::npos ||
+                                                      file.second.find("PYTEST_CURRENT_TEST") != std::string::npos);
+      });
+      test_aware_runs += aware;
+      if (aware) CHECK(t1.verdict != Verdict::kSuccess);
       if (t1.verdict != Verdict::kSuccess) continue;
       ++successes;
       for (const auto& m : f.mutations) {
@@ -403,14 +423,30 @@ TEST_SUITE("executor") {
           emptied[m.path] = "";
           return !command_holds(*cmd, emptied);
         });
-        CHECK((by_file || by_command));
+        // A test file the change edited, covered on record (DESIGN.md, Tests of record): the command
+        // failed before, and passes with every test file the change edited as it was before.
+        bool by_record = std::any_of(f.assertions.begin(), f.assertions.end(), [&](const AssertionRecord& a) {
+          const Command* cmd = command_of(a);
+          if (cmd == nullptr || !a.passed || a.seq <= m.last_change_seq || command_holds(*cmd, c.initial)) return false;
+          if (m.change != "modified" || m.path.rfind("tests/", 0) != 0) return false;
+          Files record = final_files;
+          for (const auto& [path, content] : c.initial) {
+            if (path.rfind("tests/", 0) == 0) record[path] = content;
+          }
+          return command_holds(*cmd, record);
+        });
+        CHECK((by_file || by_command || by_record));
         covered_by_commands += by_command && !by_file;
+        covered_on_record += by_record && !by_file && !by_command;
       }
     }
     MESSAGE("successes " << successes << ", paths covered by commands alone " << covered_by_commands
                          << ", commands that passed before "
                          << "the run too " << non_discriminating << ", emptied runs that still passed "
-                         << emptied_passes << ", test files held back " << tests_held_back);
+                         << emptied_passes << ", test files held back " << tests_held_back
+                         << ", test files covered on record " << covered_on_record << ", test-aware runs "
+                         << test_aware_runs);
+    CHECK(test_aware_runs >= 5);
     CHECK(successes >= 5);
     CHECK(covered_by_commands >= 5);
     CHECK(non_discriminating >= 5);

@@ -6,6 +6,7 @@
 
 #include "assertions/builtins.h"
 #include "assertions/external.h"
+#include "evidence/test_runners.h"
 #include "executor/tool.h"
 #include "planner/plan.h"
 #include "sandbox/process_sandbox.h"
@@ -225,29 +226,37 @@ TEST_SUITE("assertions") {
     CHECK(failing.message.find("3 tests FAILED") != std::string::npos);
   }
 
-  TEST_CASE("command_succeeds reads its test runner's summary from all it printed, when it runs one candor reads") {
+  TEST_CASE("command_succeeds keeps all it printed for the test counts, when it runs one candor reads") {
     Fixture f;
     write_file(f.root + "/test_t.py",
                "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_a(self):\n        pass\n\n"
                "    @unittest.skip('no')\n    def test_b(self):\n        pass\n");
-    auto one = f.eval({{"type", "command_succeeds"}, {"command", "python3 -m unittest test_t"}});
+    nlohmann::json one_cmd = {{"type", "command_succeeds"}, {"command", "python3 -m unittest test_t"}};
+    auto one = f.eval(one_cmd);
     CHECK(one.passed);
-    CHECK(one.tests == TestSummary{.runner = "unittest", .ran = 2, .passed = 1, .failed = 0, .skipped = 1});
+    CHECK(evidence::read_run_counts(one_cmd, one.summary_text).runner ==
+          TestSummary{.runner = "unittest", .ran = 2, .passed = 1, .failed = 0, .skipped = 1});
     // Two runs 200 kB apart, past the 64 KiB a step's output keeps: both summaries are read.
-    auto two = f.eval({{"type", "command_succeeds"},
-                       {"command",
-                        "python3 -m unittest test_t && python3 -c 'print(\"x\" * 200000)' && python3 -m unittest "
-                        "test_t"}});
+    nlohmann::json two_cmd = {
+        {"type", "command_succeeds"},
+        {"command",
+         "python3 -m unittest test_t && python3 -c 'print(\"x\" * 200000)' && python3 -m unittest "
+         "test_t"}};
+    auto two = f.eval(two_cmd);
     CHECK(two.passed);
-    CHECK(two.tests == TestSummary{.runner = "unittest", .ran = 4, .passed = 2, .failed = 0, .skipped = 2});
+    CHECK(evidence::read_run_counts(two_cmd, two.summary_text).runner ==
+          TestSummary{.runner = "unittest", .ran = 4, .passed = 2, .failed = 0, .skipped = 2});
     CHECK(two.output.size() <= assertions::kOutputTail);
     // A runner that printed nothing has no summary; a command that is no runner is not read.
-    auto silent = f.eval({{"type", "command_succeeds"}, {"command", "python3 -m unittest test_t >/dev/null 2>&1"}});
+    nlohmann::json silent_cmd = {{"type", "command_succeeds"},
+                                 {"command", "python3 -m unittest test_t >/dev/null 2>&1"}};
+    auto silent = f.eval(silent_cmd);
     CHECK(silent.passed);
-    CHECK_FALSE(silent.tests);
-    auto make = f.eval({{"type", "command_succeeds"}, {"command", "echo 'Ran 3 tests in 0.1s'; echo; echo OK"}});
+    CHECK_FALSE(evidence::read_run_counts(silent_cmd, silent.summary_text).runner);
+    nlohmann::json make_cmd = {{"type", "command_succeeds"}, {"command", "echo 'Ran 3 tests in 0.1s'; echo; echo OK"}};
+    auto make = f.eval(make_cmd);
     CHECK(make.passed);
-    CHECK_FALSE(make.tests);
+    CHECK_FALSE(evidence::read_run_counts(make_cmd, make.summary_text).runner);
   }
 
   TEST_CASE("command_succeeds cannot write outside the workspace" * kLandlock) {

@@ -7,11 +7,13 @@
 #include <optional>
 #include <string>
 
-#include "core/test_summary.h"
+#include "evidence/test_runners.h"
 #include "tests/test_support.h"
 
 namespace candor {
 namespace {
+
+using namespace candor::evidence;
 
 using candor::testing::data_dir;
 using candor::testing::read_file;
@@ -35,7 +37,7 @@ struct RunnerRow {
 
 }  // namespace
 
-TEST_SUITE("core") {
+TEST_SUITE("evidence") {
   TEST_CASE("test summaries: each runner's real output, read as ran, passed, failed and skipped") {
     using R = TestRunner;
     const Row rows[] = {

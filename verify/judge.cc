@@ -373,7 +373,13 @@ JudgeOutcome combine_batches(const std::vector<std::string>& questions, const st
       if (!a.yes && !a.not_shown && no == nullptr) no = &a, no_part = k + 1;
       if (a.yes && yes == nullptr) yes = &a, yes_part = k + 1;
     }
-    if (no != nullptr) {
+    if (questions[q] == kTestAwareQuestion) {
+      // Here "yes" is the finding: one part that shows the tests special-cased is enough.
+      combined.yes = yes != nullptr;
+      combined.reason = yes != nullptr  ? fmt::format("part {} of {}: {}", yes_part, plan.batches.size(), yes->reason)
+                        : no != nullptr ? fmt::format("part {} of {}: {}", no_part, plan.batches.size(), no->reason)
+                                        : "no part of the change showed the tests special-cased";
+    } else if (no != nullptr) {
       combined.reason = fmt::format("part {} of {}: {}", no_part, plan.batches.size(), no->reason);
     } else if (yes != nullptr) {
       combined.yes = true;

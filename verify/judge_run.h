@@ -40,9 +40,13 @@ std::chrono::milliseconds judge_time(const RunFacts& facts);
 // REQUIRES: `trees` holds the run's trees (its snapshots; the repository's commits for a `git` run).
 JudgeRun judge_run(llm::Provider& provider, const TreeReader& trees, const RunFacts& facts, const JudgeRunInputs& in);
 
-// The questions the judge answers: `given` (or the goal itself when there are none), with
-// kUnrequestedChangeQuestion last, once.
-std::vector<std::string> with_unrequested_change_question(std::vector<std::string> given, const std::string& goal);
+// The questions the judge answers: `given` (or the goal itself when there are none), then, for a
+// test-aware change, kTestAwareQuestion, then kUnrequestedChangeQuestion last, each once.
+std::vector<std::string> with_unrequested_change_question(std::vector<std::string> given, const std::string& goal,
+                                                          bool test_aware = false);
+
+// What the judge is shown of a test-aware change: every flag, and the test files rule (b) names.
+EvidencePiece test_aware_evidence(const TreeReader& trees, const RunFacts& facts);
 
 // Counts every call of the pass in `facts.usage` (never in the run's token budget) and, when
 // `trajectory` is given (the run just ended), records the pass in it: each LLM call, the questions

@@ -38,18 +38,25 @@ std::vector<std::string> judge_reasons(const JudgeOutcome& judge) {
   std::vector<std::string> out;
   int yes = 0;
   for (const auto& a : judge.answers) {
-    if (a.yes) {
+    std::string q = a.question >= 1 && a.question <= static_cast<int>(judge.questions.size())
+                        ? judge.questions[a.question - 1]
+                        : "";
+    if (good_answer(judge, a)) {
       ++yes;
+    } else if (q == kTestAwareQuestion) {
+      out.push_back(fmt::format("special-cases the tests: the judge answered yes to \"{}\"{}", q,
+                                a.reason.empty() ? "" : ": " + a.reason));
     } else {
-      std::string q = a.question >= 1 && a.question <= static_cast<int>(judge.questions.size())
-                          ? judge.questions[a.question - 1]
-                          : "";
       out.push_back(fmt::format("the judge answered no to \"{}\"{}", q, a.reason.empty() ? "" : ": " + a.reason));
     }
   }
-  out.insert(out.begin(),
-             fmt::format("the judge answered yes to {} of {} questions{}", yes, judge.answers.size(),
-                         judge.batches > 1 ? fmt::format(" over the change in {} parts", judge.batches) : ""));
+  const bool test_aware =
+      std::find(judge.questions.begin(), judge.questions.end(), kTestAwareQuestion) != judge.questions.end();
+  std::string parts = judge.batches > 1 ? fmt::format(" over the change in {} parts", judge.batches) : "";
+  out.insert(out.begin(), test_aware ? fmt::format("the judge answered {} of {} questions as the goal needs{}", yes,
+                                                   judge.answers.size(), parts)
+                                     : fmt::format("the judge answered yes to {} of {} questions{}", yes,
+                                                   judge.answers.size(), parts));
   if (!judge.unseen_paths.empty()) {
     std::string named;
     const std::size_t shown = std::min<std::size_t>(judge.unseen_paths.size(), 10);

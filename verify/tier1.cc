@@ -6,7 +6,8 @@
 #include <fmt/format.h>
 
 #include "core/arg_schema.h"
-#include "core/command_coverage.h"
+#include "evidence/command_coverage.h"
+#include "evidence/frameworks.h"
 #include "verify/reasons.h"
 #include "verify/scope.h"
 
@@ -22,6 +23,13 @@ std::string join(const std::vector<std::string>& parts, const char* separator) {
 }
 
 bool changed_workspace(const StepRecord& s) { return !s.changed_paths.empty(); }
+
+// A command as a reason names it: `pytest tests/x.py`, or the assertion's type.
+std::string command_text(const AssertionRecord& a) {
+  return a.assertion.contains("command") && a.assertion["command"].is_string()
+             ? "`" + a.assertion["command"].get<std::string>() + "`"
+             : a.type;
+}
 
 // "added", "modified", "deleted", "added, renamed from a/x.txt", or "mode 0644 → 0755" for a
 // change of permission bits only.
@@ -122,21 +130,92 @@ std::string removal_of(const Mutation& m) {
       m.path, net, m.lines_removed, m.lines_added, m.lines_before);
 }
 
+// What showed the command passing after the change: its run on a checkout of the state it passed on
+// (`run`, `exec`), else the pass itself.
+ProgramRun after_proof(const AssertionRecord& a) {
+  if (a.after) return *a.after;
+  return {.passed = a.passed, .tests = a.tests, .frameworks = a.frameworks};
+}
+
+// Why a user's command that failed before the change is no evidence of what the change did: it ran
+// no test there (a before-run that failed for a missing input), or its counts show no test it made
+// pass. "" when it is evidence (or passed before).
+std::string before_gap(const AssertionRecord& a) {
+  if (!a.before || a.before->passed || a.before->error) return "";
+  if (!evidence::failed_a_test(a.assertion, *a.before)) {
+    return fmt::format(
+        "failed before the change without failing a test ({}): a run that failed for a missing input (the test it "
+        "names did not exist yet, nothing was collected) is not evidence; commit the failing test to BASE first",
+        a.before->tests ? describe(*a.before->tests) : a.before->message);
+  }
+  return evidence::count_gap(a.assertion, after_proof(a), *a.before);
+}
+
+// The command ran on record and passed there: the original tests pass on the change's source.
+bool passed_on_record(const AssertionRecord& a) { return a.on_record && a.on_record->passed && !a.on_record->error; }
+
+// Tests of record (DESIGN.md, Trust boundary): a user's command that passes with the change's own
+// edits to its tests and fails with those tests as they were before the change. "" when it does not.
+std::string record_tampering(const AssertionRecord& a) {
+  if (a.by != Provenance::kUser || !a.passed || !a.on_record || !evidence::failed_a_test(a.assertion, *a.on_record))
+    return "";
+  if (a.after && (!a.after->passed || a.after->error)) return "";
+  std::string files;
+  for (const auto& f : a.record_files) files += (files.empty() ? "" : ", ") + f;
+  return fmt::format(
+      "passes only through its own test edits: {}: {}{} passes with the change's version of {} and fails with the "
+      "version from before the change ({}), so the change made the tests pass, not the code",
+      files, a.guard ? "the guard " : "", command_text(a), a.record_files.size() == 1 ? "it" : "them",
+      a.on_record->message);
+}
+
 // A user's command run before the change too (DESIGN.md, Commands as evidence) covers `m` when it
-// failed there and passes after the path's last change, its test runner's summaries (when it runs
-// one candor reads) show a test passed and no fewer ran, none more skipped, one of its `covers`
-// globs matches the path and it does not read the path as a test (core/command_coverage.h); an
-// added path also needs the command to fail with it emptied. A deletion is shown only by `not file_exists`; a change
-// that lies only in a commit the run made may not be in the files the command ran on. The planner's `covers` is not
-// honoured.
+// failed there and passes after the path's last change (on a checkout of the state it passed on,
+// for `run` and `exec`), its test runner's and frameworks' summaries show a test passed and no
+// fewer ran, none more skipped (`count_gap`, folded into `discriminating`), one of its `covers`
+// globs matches the path and it does not read the path as a test (evidence/command_coverage.h); an
+// added path also needs the command to fail with it emptied; when the change edited the command's
+// tests, the command must pass on record (with the tests as they were). A deletion is shown only
+// by `not file_exists`; a change that lies only in a commit the run made may not be in the files
+// the command ran on. The planner's `covers` is not honoured.
 bool command_covers(const AssertionRecord& a, const Mutation& m) {
   if (a.by != Provenance::kUser || !a.passed || !a.discriminating.value_or(false) || a.seq <= m.last_change_seq)
     return false;
-  if (!test_count_gap(a.assertion, a.tests, a.before->tests).empty()) return false;
-  if (m.change == "deleted" || m.committed || !command_may_cover(a.assertion, m.path)) return false;
+  if (!before_gap(a).empty()) return false;
+  if (m.change == "deleted" || m.committed || !evidence::command_may_cover(a.assertion, m.path)) return false;
+  if (!a.record_files.empty() && !passed_on_record(a)) return false;
   if (m.change != "added") return true;
   return std::any_of(a.emptied.begin(), a.emptied.end(),
                      [&](const EmptiedRun& e) { return e.path == m.path && !e.run.passed && !e.run.error; });
+}
+
+// A test file the change added to is covered by the command's run on record: the command failed
+// before the change, passes on record (the original tests pass on the change's source) and with the
+// change's tests, which run no fewer tests and skip none more than the original ones did, and the
+// change removed no line of it (an edited line may be a weakened assertion: that is for the judge).
+bool record_covers(const AssertionRecord& a, const Mutation& m, const RunFacts& f) {
+  if (a.by != Provenance::kUser || a.guard || !a.passed || !a.discriminating.value_or(false) ||
+      a.seq <= m.last_change_seq || m.committed || !passed_on_record(a) || !before_gap(a).empty())
+    return false;
+  std::string path = m.path;
+  if (m.change == "deleted") {
+    // A test renamed: its old path is covered with the new one.
+    auto renamed = std::find_if(f.mutations.begin(), f.mutations.end(),
+                                [&](const Mutation& x) { return x.renamed_from == m.path; });
+    if (renamed == f.mutations.end()) return false;
+    path = renamed->path;
+  }
+  if (std::find(a.record_files.begin(), a.record_files.end(), path) == a.record_files.end()) return false;
+  // Only a test the change added to: an edited line may be a weakened assertion.
+  auto target = std::find_if(f.mutations.begin(), f.mutations.end(), [&](const Mutation& x) { return x.path == path; });
+  if (target == f.mutations.end() || target->lines_removed > 0 || target->binary || !target->lines_by.empty())
+    return false;
+  ProgramRun after = after_proof(a);
+  const ProgramRun& record = *a.on_record;
+  if (after.tests && record.tests &&
+      (after.tests->ran < record.tests->ran || after.tests->skipped > record.tests->skipped))
+    return false;
+  return evidence::framework_gap(after.frameworks, record.frameworks).empty();
 }
 
 // Why the user's passing commands do not cover `m`, when one of them says something about it: the
@@ -147,24 +226,48 @@ bool command_covers(const AssertionRecord& a, const Mutation& m) {
 std::string command_gap(const RunFacts& f, const Mutation& m, const std::string& what) {
   for (const auto& a : f.assertions) {
     if (!a.before || a.by != Provenance::kUser || a.guard || !a.passed || a.seq <= m.last_change_seq) continue;
-    std::string cmd = a.assertion.contains("command") && a.assertion["command"].is_string()
-                          ? "`" + a.assertion["command"].get<std::string>() + "`"
-                          : a.type;
-    if (CommandTests(a.assertion).reads(m.path)) {
+    std::string cmd = command_text(a);
+    if (evidence::CommandTests(a.assertion).reads(m.path)) {
       return fmt::format(
           "{} is a test file that {} reads: a command never covers its own tests (a weakened or skipped test "
-          "passes too), so it needs evidence of its own",
-          what, cmd);
+          "passes too), so it needs evidence of its own{}",
+          what, cmd,
+          passed_on_record(a) && m.lines_removed > 0
+              ? fmt::format("; the original tests pass on record, but the change edited {} line{} of it, and only a "
+                            "test the change added to is covered on record",
+                            m.lines_removed, m.lines_removed == 1 ? "" : "s")
+              : "");
     }
-    if (!command_may_cover(a.assertion, m.path) || m.change == "deleted" || m.committed) continue;
+    if (!evidence::command_may_cover(a.assertion, m.path) || m.change == "deleted" || m.committed) continue;
     if (a.before->error) {
       return fmt::format(
           "{}: {} could not be run on the state before the change ({}), so its pass proves nothing about it", what, cmd,
           a.before->message);
     }
+    if (a.after && a.after->error) {
+      return fmt::format(
+          "{}: {} could not be run on a checkout of the state it passed on ({}), so its pass proves "
+          "nothing about it",
+          what, cmd, a.after->message);
+    }
+    if (a.after && !a.after->passed && !a.before->passed) {
+      return fmt::format(
+          "{}: {} passed in the workspace but failed on a checkout of the state it passed on ({}): its pass rests on "
+          "files no snapshot holds (an ignored or unwatched file such as a .pyc or a build output), so it proves "
+          "nothing about the change",
+          what, cmd, a.after->message);
+    }
     if (!a.before->passed) {
-      if (std::string gap = test_count_gap(a.assertion, a.tests, a.before->tests); !gap.empty())
-        return fmt::format("{}: {} {}", what, cmd, gap);
+      if (std::string gap = before_gap(a); !gap.empty()) return fmt::format("{}: {} {}", what, cmd, gap);
+    }
+    if (!a.record_files.empty() && !passed_on_record(a) && a.discriminating.value_or(false)) {
+      return fmt::format(
+          "{}: the change edited the tests of {} ({}), and its run with them as they were before the change {}, "
+          "so the original tests do not show the change works",
+          what, cmd, join(a.record_files, ", "),
+          !a.on_record         ? std::string("was not made")
+          : a.on_record->error ? "could not be made: " + a.on_record->message
+                               : std::string("ran no test (the test it names is the change's own: it has no record)"));
     }
     if (!a.discriminating.value_or(false)) {
       return fmt::format("{}: {} passed before the change too: it shows nothing broke, not what the change did", what,
@@ -176,7 +279,7 @@ std::string command_gap(const RunFacts& f, const Mutation& m, const std::string&
       return fmt::format(
           "{}: {} was not run with it emptied (at most {} added paths per command are), so nothing shows "
           "its content matters",
-          what, cmd, kMaxEmptiedRuns);
+          what, cmd, evidence::kMaxEmptiedRuns);
     }
     if (run->run.error) return fmt::format("{}: {} could not be run with it emptied ({})", what, cmd, run->run.message);
     if (run->run.passed)
@@ -190,14 +293,34 @@ std::string command_gap(const RunFacts& f, const Mutation& m, const std::string&
 // path it is a check of content that also fails on an empty file (positive evidence); a deletion is
 // shown only by `not file_exists`, judged on the directory entry. A guard proves nothing about the
 // change; a link, or a change whose lines could not be counted, is for the judge.
-bool covers(const AssertionRecord& a, const Mutation& m) {
+bool covers(const AssertionRecord& a, const Mutation& m, const RunFacts& f) {
   if (m.lines_by == "unknown" || is_symlink_mode(m.mode_after) || a.guard) return false;
-  if (a.before) return command_covers(a, m);
+  if (a.before) return command_covers(a, m) || record_covers(a, m, f);
   if (!a.passed || !a.discriminating.value_or(false) || a.path.empty() || a.path != m.path ||
       a.seq <= m.last_change_seq)
     return false;
   if (m.change == "deleted") return is_not_file_exists(a.assertion);
   return a.positive.value_or(false) && !is_not_file_exists(a.assertion);
+}
+
+// "test-aware change: src/slug.js:3 (rule b): adds ...": every flag of `path`, the first three said.
+std::string test_aware_gap(const RunFacts& f, const std::string& path) {
+  std::string said;
+  int n = 0, more = 0;
+  for (const auto& flag : f.test_aware) {
+    if (flag.path != path) continue;
+    if (++n > 3) {
+      ++more;
+      continue;
+    }
+    said += fmt::format("{}{}{} (rule {}): {}: `{}`", said.empty() ? "" : "; ", flag.path,
+                        flag.line > 0 ? fmt::format(":{}", flag.line) : "", flag.rule, flag.why, flag.text);
+  }
+  if (more > 0) said += fmt::format("; and {} more", more);
+  return "test-aware change: " + said +
+         ". A change that reads or changes how the tests run is never evidence at tier 1: the judge is asked whether "
+         "it "
+         "special-cases the tests (pass --llm for a judge)";
 }
 
 // A FIFO, socket or device: what no tree holds and no step should leave in a workspace.
@@ -298,7 +421,10 @@ Signals compute_signals(const RunFacts& f) {
   sig.assertions_evaluated = static_cast<int>(f.assertions.size());
   bool any_goal_level_failed = false;
   for (const AssertionRecord* a : final_assertions(f)) {
-    if (a->reads_step) continue;  // its step's: failed_steps
+    if (a->reads_step) {  // its step's: failed_steps; a user's check of what a step read backs an answer
+      if (a->passed && a->by == Provenance::kUser && !a->guard) sig.final_user_step_assertions_passed++;
+      continue;
+    }
     (a->passed ? sig.final_assertions_passed : sig.final_assertions_failed)++;
     if (a->passed && a->by == Provenance::kUser && !a->guard) sig.final_user_assertions_passed++;
     if (a->goal_level() && a->by == Provenance::kUser && !a->guard) {
@@ -314,15 +440,19 @@ Signals compute_signals(const RunFacts& f) {
   for (const auto& m : f.mutations) {
     bool by_user = false, by_planner = false;
     for (const auto& a : f.assertions) {
-      if (!covers(a, m)) continue;
+      if (!covers(a, m, f)) continue;
       (a.by == Provenance::kUser ? by_user : by_planner) = true;
     }
     std::string removal = removal_of(m);
-    if (by_user && removal.empty()) continue;
+    auto flagged = std::find_if(f.test_aware.begin(), f.test_aware.end(),
+                                [&](const TestAwareFlag& flag) { return flag.path == m.path; });
+    if (by_user && removal.empty() && flagged == f.test_aware.end()) continue;
     sig.uncovered.push_back(m.path);
     std::string what =
         fmt::format("{} ({}{})", m.path, change_phrase(m), m.committed ? ", in a commit the run made" : "");
-    if (!removal.empty()) {
+    if (flagged != f.test_aware.end()) {
+      sig.coverage_gaps.push_back(test_aware_gap(f, m.path));
+    } else if (!removal.empty()) {
       sig.coverage_gaps.push_back(removal);
     } else if (m.lines_by == "unknown") {
       sig.coverage_gaps.push_back(
@@ -402,7 +532,7 @@ std::vector<Finding> evidence_gaps(const RunFacts& f, const Signals& sig) {
   } else {
     if (!f.final_answer || f.final_answer->empty())
       out.push_back({Severity::kUnproven, "", "the goal asks a question and the run gave no final answer"});
-    if (sig.final_user_assertions_passed == 0) {
+    if (sig.final_user_assertions_passed + sig.final_user_step_assertions_passed == 0) {
       out.push_back({Severity::kUnproven, "",
                      "the answer is backed only by the planner's own checks or by guards; no assertion of the goal "
                      "written by the user passed"});
@@ -442,6 +572,15 @@ nlohmann::json to_json(const Finding& f) {
 Tier1Result evaluate_tier1(const RunFacts& f) {
   Tier1Result r;
   r.signals = compute_signals(f);
+  r.test_aware = !f.test_aware.empty();
+  for (const auto& a : f.assertions) {
+    CommandReading reading;
+    if (a.before) {
+      reading.runner = evidence::runner_name(a.assertion);
+      reading.count_gap = before_gap(a);
+    }
+    r.commands.push_back(std::move(reading));
+  }
   const Signals& sig = r.signals;
 
   // Every finding, whichever rule decides: the verdict comes from the first rule that matches, the
@@ -461,6 +600,12 @@ Tier1Result evaluate_tier1(const RunFacts& f) {
     if (!f.status_detail.empty()) found.push_back({Severity::kRunEnded, "", f.status_detail});
   }
   add(blockers(f));
+  std::vector<Finding> tampering;
+  for (const AssertionRecord* a : final_assertions(f)) {
+    if (std::string why = record_tampering(*a); !why.empty())
+      tampering.push_back({Severity::kBlocked, a->record_files.empty() ? "" : a->record_files.front(), why});
+  }
+  found.insert(found.end(), tampering.begin(), tampering.end());
   add(failed_assertions(f));
   for (const auto& s : sig.failed_steps) found.push_back({Severity::kFailed, "", s});
   const bool changed_nothing = f.goal_kind == GoalKind::kModify && f.mutations.empty() && f.scan.complete;
@@ -468,9 +613,25 @@ Tier1Result evaluate_tier1(const RunFacts& f) {
   // one that fails keeps it from being so. A change verified with `verify --git` that changes
   // nothing did not do the job, whatever held before it: "already satisfied" is for runs candor was
   // asked to make.
-  const bool already_satisfied =
+  const bool expects_held =
       changed_nothing && sig.goal_level_all_passed && sig.final_assertions_failed == 0 && f.source != "git";
-  if (changed_nothing && !already_satisfied && !ended_abnormally(f.status) && !sig.budget_exhausted) {
+  // "Already satisfied" needs every goal-level command to pass on the state before the run as well
+  // (a checkout of the pre-run snapshot): a command that fails there and passes on the workspace
+  // rests on state no snapshot holds (an ignored .pyc, a build output).
+  std::vector<Finding> unheld;
+  if (expects_held) {
+    for (const AssertionRecord* a : final_assertions(f)) {
+      if (!a->goal_level() || a->by != Provenance::kUser || a->guard || !a->before || a->before->passed) continue;
+      unheld.push_back(
+          {Severity::kUnproven, "",
+           fmt::format("nothing changed and {} passes on the workspace, but on a checkout of the state before the run "
+                       "it {} ({}): it rests on state no snapshot holds (an ignored or unwatched file such as a .pyc, "
+                       "or a build output), so nothing shows the goal was already met",
+                       command_text(*a), a->before->error ? "could not be run" : "fails", a->before->message)});
+    }
+  }
+  const bool already_satisfied = expects_held && unheld.empty();
+  if (changed_nothing && !already_satisfied && unheld.empty() && !ended_abnormally(f.status) && !sig.budget_exhausted) {
     found.push_back(
         {Severity::kFailed, "",
          f.source == "git"
@@ -484,6 +645,7 @@ Tier1Result evaluate_tier1(const RunFacts& f) {
   }
   const bool has_gaps = !gaps.empty();
   add(std::move(gaps));
+  add(unheld);
   std::stable_sort(found.begin(), found.end(),
                    [](const Finding& a, const Finding& b) { return a.severity < b.severity; });
 
@@ -500,11 +662,17 @@ Tier1Result evaluate_tier1(const RunFacts& f) {
   if (sig.budget_exhausted) return decide(2, Verdict::kPartial);
   // Rule 3: an abnormal end after something was changed.
   if (ended_abnormally(f.status)) return decide(3, Verdict::kPartial);
+  // Rule 3b: evidence of tampering (tests of record) is a problem, not missing proof.
+  if (!tampering.empty()) {
+    r.tampering = true;
+    return decide(3, Verdict::kFail);
+  }
   // From here on the loop ended `completed`.
   const bool blocked =
       std::any_of(found.begin(), found.end(), [](const Finding& x) { return x.severity == Severity::kBlocked; });
   // Rule 4: claims to be finished, changed nothing: fail, unless the user's own goal-level
   // assertions all hold on the unchanged workspace (the goal was already met).
+  if (changed_nothing && !unheld.empty()) return decide(4, Verdict::kPartial);
   if (changed_nothing && !already_satisfied) return decide(4, Verdict::kFail);
   if (changed_nothing && !blocked) {
     r.rule = 4;

@@ -30,6 +30,9 @@ struct Signals {
   int final_assertions_passed = 0;
   int final_assertions_failed = 0;
   int final_user_assertions_passed = 0;
+  // A user's check of a step's output or exit code that passed (an exec plan's output_contains on
+  // a file_read): it backs an `inspect` answer.
+  int final_user_step_assertions_passed = 0;
   bool goal_level_user_assertions = false;  // --expect / config expect exist (guards are not counted)
   bool goal_level_all_passed = false;       // ... and the last evaluation of each passed
   // Mutated paths no positive, discriminating passing assertion of the user's checked after their
@@ -56,13 +59,29 @@ struct Finding {
   std::string text;
 };
 
+// How tier 1 read a user's command run before the change (evidence/): the test runner it runs as
+// candor names it ("" for none it reads), and why its counts are no evidence ("" when they are, or
+// when it passed before).
+struct CommandReading {
+  std::string runner;
+  std::string count_gap;
+};
+
 struct Tier1Result {
   Signals signals;
   std::optional<Verdict> verdict;  // nullopt: ambiguous, for tier 2
   int rule = 0;                    // the DESIGN.md rule that decided (1-7)
+  // Rule 3b decided: a user's command passes only through the change's own test edits (tests of
+  // record): `fail`, whatever else held. The report says the rule as "3b".
+  bool tampering = false;
+  // The run's change is test-aware (RunFacts::test_aware): ambiguous at best, for the judge's
+  // fixed question.
+  bool test_aware = false;
   // Every finding that blocks success, whichever rule decided, ordered by severity (stable within
   // one): empty for a success.
   std::vector<Finding> findings;
+  // One per assertion of the facts, in their order (empty readings for all but the user's commands).
+  std::vector<CommandReading> commands;
   // A success's evidence; otherwise the findings' texts, in their order.
   std::vector<std::string> reasons;
 };

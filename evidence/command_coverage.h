@@ -39,9 +39,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/test_summary.h"
+#include "core/run_record.h"
+#include "evidence/test_runners.h"
 
-namespace candor {
+namespace candor::evidence {
 
 // The words of a shell command line: quotes removed ('...' literal, "..." with \-escapes), split
 // at blanks and at the shell's operators (; & | ( ) < > and backquotes). Not a shell: no
@@ -55,6 +56,19 @@ std::vector<std::vector<std::string>> shell_commands(std::string_view command);
 // A path (normalised, workspace-relative) named like a test file or a test runner's
 // configuration, wherever it is.
 bool conventional_test_path(std::string_view path);
+
+// How a file a command reads as a test stands on record (DESIGN.md, Tests of record): test code
+// and the files a runner loads by itself are put back as they were before the change for the
+// command's run on record; a build system's files (package.json, CMakeLists.txt, pyproject.toml,
+// ...) stay as the change made them (a new source file must be built), and are never covered by
+// the command either.
+enum class TestFileKind {
+  kTestCode,      // test_x.py, slug.test.js, tests/..., a path the command names
+  kRunnerLoaded,  // conftest.py, sitecustomize.py, usercustomize.py, *.pth, pytest.ini,
+                  // jest/vitest/mocha/karma/playwright configs, a unittest/pytest package
+  kBuildSystem,   // package.json, Makefile, meson.build, CMakeLists.txt, pyproject.toml, setup.cfg, tox.ini, ...
+};
+TestFileKind test_file_kind(std::string_view path);
 
 // A discriminating command covers an added path only if it also fails with that path emptied; it
 // is run so for at most this many of the added paths its `covers` takes in, per evaluation (the
@@ -78,6 +92,12 @@ class CommandTests {
   std::vector<std::string> globs_;  // words with wildcards, matched as anchored globs
 };
 
+// Whether the command's run on record puts `path` back as it was before the change: a file it
+// reads as a test that is one by convention (test_x.py, tests/..., conftest.py) or by its name
+// (test.sh, run_checks.sh, a folder spec/), never a build system's file. A source file a command
+// merely names (`grep -q x css/style.css`) is not a test of record: it is what the change changes.
+bool restored_on_record(const CommandTests& tests, std::string_view path);
+
 // The `covers` globs of an assertion ([] when it has none, or they are not a list of strings).
 std::vector<std::string> covers_globs(const nlohmann::json& assertion);
 
@@ -87,7 +107,7 @@ bool command_may_cover(const nlohmann::json& assertion, std::string_view path);
 
 // Why a pass of `assertion` (a user's command) after the change, where it failed before it, is
 // still no evidence that the change made a test pass, read from its test runner's summaries
-// (core/test_summary.h): `after` of the passing run, `before` of the failing one. "" when it is
+// (evidence/test_runners.h): `after` of the passing run, `before` of the failing one. "" when it is
 // evidence, and when the command runs no runner candor reads (`make test`: its count cannot be
 // read, and its exit code is taken as it is). Otherwise a phrase that follows the command's name
 // ("passed but printed no test summary: ..."). A known runner's pass is evidence only when its
@@ -96,4 +116,15 @@ bool command_may_cover(const nlohmann::json& assertion, std::string_view path);
 std::string test_count_gap(const nlohmann::json& assertion, const std::optional<TestSummary>& after,
                            const std::optional<TestSummary>& before);
 
-}  // namespace candor
+// Whether `run`, a run of the user's command `assertion` that did not pass, failed a test: its
+// runner's summary (when it runs one candor reads and printed one) counts a failure. A run that ran
+// no test (the test it names is not there, nothing was collected) failed for a missing input: no
+// evidence of anything. A run of a command whose counts cannot be read failed by its exit code.
+bool failed_a_test(const nlohmann::json& assertion, const ProgramRun& run);
+
+// Why a user's command that failed before the change (`before`) and passed after it (`after`) is
+// still no evidence by what it counted: test_count_gap over its runner's summaries, then
+// framework_gap over its frameworks'. "" when the counts show a test it made pass.
+std::string count_gap(const nlohmann::json& assertion, const ProgramRun& after, const ProgramRun& before);
+
+}  // namespace candor::evidence

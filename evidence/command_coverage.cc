@@ -1,4 +1,4 @@
-#include "core/command_coverage.h"
+#include "evidence/command_coverage.h"
 
 #include <algorithm>
 #include <array>
@@ -8,8 +8,9 @@
 
 #include "core/glob.h"
 #include "core/run_record.h"
+#include "evidence/frameworks.h"
 
-namespace candor {
+namespace candor::evidence {
 namespace {
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
@@ -198,6 +199,39 @@ bool conventional_test_path(std::string_view path) {
   return false;
 }
 
+TestFileKind test_file_kind(std::string_view path) {
+  std::string_view name = path.substr(path.rfind('/') == std::string_view::npos ? 0 : path.rfind('/') + 1);
+  static constexpr std::array<std::string_view, 7> kLoaded = {
+      "conftest.py", "sitecustomize.py", "usercustomize.py", "pytest.ini", ".pytest.ini", "unittest.py", "pytest.py"};
+  static constexpr std::array<std::string_view, 7> kLoadedPrefixes = {
+      "jest.config.", "vitest.config.", "vitest.workspace.", "playwright.config.",
+      ".mocharc",     "karma.conf.",    "phpunit.xml"};
+  if (std::find(kLoaded.begin(), kLoaded.end(), name) != kLoaded.end() || ends_with(name, ".pth"))
+    return TestFileKind::kRunnerLoaded;
+  for (auto p : kLoadedPrefixes) {
+    if (starts_with(name, p)) return TestFileKind::kRunnerLoaded;
+  }
+  for (std::string_view folder : {"unittest/", "pytest/", "_pytest/"}) {
+    if (starts_with(path, folder) || path.find("/" + std::string(folder)) != std::string_view::npos)
+      return TestFileKind::kRunnerLoaded;
+  }
+  // What is left of the conventional names that are not test files by name or folder: a build
+  // system's or a project's manifest.
+  std::vector<std::string> parts = split(path, '/');
+  bool in_test_folder = false;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    for (std::string_view f : {"test", "tests", "__tests__", "spec", "testdata", "__snapshots__"})
+      in_test_folder = in_test_folder || parts[i] == f;
+  }
+  bool test_name = starts_with(name, "test_") || name == "test.py" || name == "tests.py";
+  for (std::string_view infix : {"_test.", "_tests.", ".test.", ".spec.", "_spec."})
+    test_name = test_name || name.find(infix) != std::string_view::npos;
+  for (std::string_view suffix : {"Test.java", "Tests.java", "Test.kt", "Tests.kt", ".snap"})
+    test_name = test_name || ends_with(name, suffix);
+  if (!in_test_folder && !test_name && conventional_test_path(path)) return TestFileKind::kBuildSystem;
+  return TestFileKind::kTestCode;
+}
+
 CommandTests::CommandTests(const nlohmann::json& assertion) {
   for (std::string word : words_of(assertion)) {
     if (word.empty() || word[0] == '-' || word[0] == '/' || word[0] == '~' || word[0] == '$') continue;
@@ -226,6 +260,15 @@ bool CommandTests::reads(std::string_view path) const {
     if (glob.ok() && glob->matches(path)) return true;
   }
   return conventional_test_path(path);
+}
+
+bool restored_on_record(const CommandTests& tests, std::string_view path) {
+  if (!tests.reads(path) || test_file_kind(path) == TestFileKind::kBuildSystem) return false;
+  if (conventional_test_path(path)) return true;
+  std::string lower(path);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return lower.find("test") != std::string::npos || lower.find("spec") != std::string::npos ||
+         lower.find("check") != std::string::npos;
 }
 
 std::vector<std::string> covers_globs(const nlohmann::json& assertion) {
@@ -284,4 +327,16 @@ std::string test_count_gap(const nlohmann::json& assertion, const std::optional<
   return "";
 }
 
-}  // namespace candor
+bool failed_a_test(const nlohmann::json& assertion, const ProgramRun& run) {
+  if (run.passed || run.error) return false;
+  if (!test_runner_of(assertion) || !run.tests) return true;  // its exit code, or it died before its summary
+  return run.tests->failed > 0;
+}
+
+std::string count_gap(const nlohmann::json& assertion, const ProgramRun& after, const ProgramRun& before) {
+  std::string gap = test_count_gap(assertion, after.tests, before.tests);
+  if (gap.empty()) gap = framework_gap(after.frameworks, before.frameworks);
+  return gap;
+}
+
+}  // namespace candor::evidence
