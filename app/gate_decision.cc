@@ -59,10 +59,16 @@ void add_judge(const RunFacts& f, const verify::JudgeOutcome* judge, std::vector
   }
   if (!judge->answered) return;
   for (const auto& a : judge->answers) {
-    if (a.yes || a.not_shown) continue;
+    if (verify::good_answer(*judge, a) || a.not_shown) continue;
     std::string q = a.question >= 1 && a.question <= static_cast<int>(judge->questions.size())
                         ? judge->questions[static_cast<std::size_t>(a.question - 1)]
                         : fmt::format("question {}", a.question);
+    if (q == verify::kTestAwareQuestion) {
+      // Evidence of tampering (DESIGN.md, rule 3b), not a goal left unmet.
+      out.push_back({"tampering", fmt::format("the judge says the change special-cases the tests{}",
+                                              a.reason.empty() ? "" : ": " + a.reason)});
+      continue;
+    }
     out.push_back(
         {"judge", fmt::format("the judge answered no to \"{}\"{}", q, a.reason.empty() ? "" : ": " + a.reason)});
   }
@@ -81,6 +87,9 @@ const char* advice(const std::string& kind) {
       {"scan", "make the paths named readable again, or remove what you created there, so they can be checked"},
       {"suspicious", "undo the permission, owner or special-file changes named"},
       {"judge", "address what the reviewer answered no to"},
+      {"tampering",
+       "put the tests back as they were and make them pass by fixing the code: never edit, skip or delete a test "
+       "to make it pass, and never special-case the tests' inputs or the test runner"},
       {"unchanged", "the request asks for a change: make it"},
   };
   auto it = kAdvice.find(kind);
@@ -145,6 +154,10 @@ std::vector<GateFinding> gate_findings(const RunFacts& facts, const verify::Tier
     if (a->passed) continue;
     out.push_back({"expectation", fmt::format("{} {} failed: {}", a->guard ? "the guard" : "the expected check",
                                               name_of(*a), a->message)});
+  }
+  // A user's command that passes only through the turn's own edits to its tests (tests of record).
+  for (const auto& f : tier1.findings) {
+    if (f.text.rfind(verify::kTamperingPhrase, 0) == 0) out.push_back({"tampering", f.text});
   }
   add_acceptance(facts, out);
   // A question answered (nothing changed, and no judge said the turn asks for a change): what the

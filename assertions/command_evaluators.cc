@@ -39,12 +39,23 @@ ArgSpec covers_arg() {
   return a;
 }
 
+// `"tests_of_record": false`: the goal changes behaviour the command's tests pin (a refactor, a
+// release), so the change's edits to them are the change's to make: no run on record.
+ArgSpec tests_of_record_arg() {
+  ArgSpec a{"tests_of_record", ArgType::kBoolean, false,
+            "false when the goal changes behaviour its tests pin, so the change may edit them: the command is not run "
+            "again with the tests as they were (a user's assertion only; default true)"};
+  a.user_only = true;
+  return a;
+}
+
 // A declared-discriminating external evaluator's arguments take `covers` too (candor's, whatever
 // the config declared under that name).
 std::vector<ArgSpec> with_covers(std::vector<ArgSpec> args, bool discriminating) {
   if (!discriminating) return args;
-  std::erase_if(args, [](const ArgSpec& a) { return a.name == "covers"; });
+  std::erase_if(args, [](const ArgSpec& a) { return a.name == "covers" || a.name == "tests_of_record"; });
   args.push_back(covers_arg());
+  args.push_back(tests_of_record_arg());
   return args;
 }
 
@@ -56,7 +67,8 @@ class CommandSucceeds final : public Evaluator {
         .description = "a /bin/sh command, run sandboxed in the workspace (e.g. the test suite), exits 0",
         .args = {{"command", ArgType::kString, true, "shell command"},
                  {"timeout_s", ArgType::kInteger, false, "seconds before it is killed (default 120)", 1, 3600},
-                 covers_arg()},
+                 covers_arg(),
+                 tests_of_record_arg()},
         .command_evidence = true};
     return s;
   }

@@ -186,6 +186,9 @@ bool conventional_test_path(std::string_view path) {
   if (parts.size() >= 2 && parts[parts.size() - 2] == ".cargo" && (name == "config" || name == "config.toml"))
     return true;
   if (starts_with(name, "test_")) return true;
+  // test.c, tests.js, test.sh: a file named test or tests, whatever its language.
+  std::string_view stem = name.substr(0, name.find('.'));
+  if ((stem == "test" || stem == "tests") && name.size() > stem.size()) return true;
   if (std::find(kNames.begin(), kNames.end(), name) != kNames.end()) return true;
   for (auto p : kConfigPrefixes) {
     if (starts_with(name, p)) return true;
@@ -223,7 +226,8 @@ TestFileKind test_file_kind(std::string_view path) {
     for (std::string_view f : {"test", "tests", "__tests__", "spec", "testdata", "__snapshots__"})
       in_test_folder = in_test_folder || parts[i] == f;
   }
-  bool test_name = starts_with(name, "test_") || name == "test.py" || name == "tests.py";
+  std::string_view stem = name.substr(0, name.find('.'));
+  bool test_name = starts_with(name, "test_") || ((stem == "test" || stem == "tests") && name.size() > stem.size());
   for (std::string_view infix : {"_test.", "_tests.", ".test.", ".spec.", "_spec."})
     test_name = test_name || name.find(infix) != std::string_view::npos;
   for (std::string_view suffix : {"Test.java", "Tests.java", "Test.kt", "Tests.kt", ".snap"})

@@ -14,7 +14,7 @@
 //     workspace itself (`.`) is not a test file: what a command finds there by itself is found by
 //     the names below;
 //   - the conventional test files, wherever they are: `test_*`, `*_test.*`, `*_tests.*`,
-//     `*.test.*`, `*.spec.*`, `*_spec.*`, `test.py`, `tests.py`, `*Test.java`/`*Tests.java`
+//     `*.test.*`, `*.spec.*`, `*_spec.*`, `test.*`, `tests.*` (test.py, test.c, tests.js), `*Test.java`/`*Tests.java`
 //     (and `.kt`), `conftest.py`, jest snapshots (`*.snap`), anything beneath a folder named
 //     `test`, `tests`, `__tests__`, `spec`, `testdata` or `__snapshots__`;
 //   - the files that say which tests run and how, a test runner's or a build system's, wherever

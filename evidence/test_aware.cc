@@ -42,7 +42,48 @@ bool import_line(std::string_view line) {
   return RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), import);
 }
 
+// A doctest's example in a docstring (`>>> f(40, 39)`, `... more`): documentation, not code.
+bool example_line(std::string_view line) {
+  std::string_view t = trimmed(line);
+  return starts_with(t, ">>> ") || t == ">>>" || starts_with(t, "... ");
+}
+
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
+// A literal's content as the program sees it: `\n`, `\t`, `\r` and escaped quotes and backslashes
+// decoded, so that 'a\nb' in the code and a test's multi-line string holding the same text match.
+std::string decoded(std::string_view raw) {
+  std::string out;
+  out.reserve(raw.size());
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] != '\\' || i + 1 == raw.size()) {
+      out += raw[i];
+      continue;
+    }
+    char c = raw[++i];
+    switch (c) {
+      case 'n':
+        out += '\n';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case '\\':
+      case '"':
+      case '\'':
+      case '`':
+        out += c;
+        break;
+      default:
+        out += '\\';
+        out += c;
+    }
+  }
+  return out;
+}
 
 // Where the string literals of a line are: [begin, end) of each one's content.
 std::vector<std::pair<std::size_t, std::size_t>> string_spans(std::string_view line) {
@@ -218,10 +259,10 @@ LineChange line_change(const std::string& path, const std::string& change, std::
 
 std::vector<std::string> literals_of_line(std::string_view line) {
   std::vector<std::string> out;
-  if (comment_line(line) || import_line(line)) return out;
+  if (comment_line(line) || import_line(line) || example_line(line)) return out;
   auto spans = string_spans(line);
   for (const auto& [b, e] : spans) {
-    if (e - b >= 4) out.emplace_back(line.substr(b, e - b));
+    if (e - b >= 4) out.push_back(decoded(line.substr(b, e - b)));
   }
   // Numbers outside the strings, as whole tokens.
   auto in_string = [&](std::size_t i) {
@@ -247,19 +288,39 @@ std::vector<std::string> literals_of_line(std::string_view line) {
       continue;
     }
     bool negative = i > 0 && line[i - 1] == '-';
-    bool trivial = number == "0" || number == "1" || number == "2" || number == "0.0" || number == "1.0";
+    // -1, 0, 1, 2 by the contract, and every one-digit number: too common to say anything.
+    bool trivial = number.size() == 1 || number == "0.0" || number == "1.0";
     if (!(trivial || (negative && number == "1"))) out.push_back(number);
     i = j;
   }
   return out;
 }
 
-std::set<std::string> literals_of_text(std::string_view text) {
+std::set<std::string> literals_of_text(std::string_view input) {
   std::set<std::string> out;
+  // Strings over several lines first (Python's triple quotes, JavaScript's template literals): their
+  // content is one literal; what is left is read a line at a time.
+  std::string text(input);
+  for (std::string_view fence : {"\"\"\"", "'''", "`"}) {
+    std::size_t from = 0;
+    while ((from = text.find(fence, from)) != std::string::npos) {
+      std::size_t close = text.find(fence, from + fence.size());
+      if (close == std::string::npos) break;
+      std::string_view content = std::string_view(text).substr(from + fence.size(), close - from - fence.size());
+      if (content.find('\n') == std::string_view::npos) {  // on one line: the line reader's
+        from = close + fence.size();
+        continue;
+      }
+      if (content.size() >= 4) out.insert(decoded(content));
+      text.replace(from, close + fence.size() - from, close + fence.size() - from, ' ');
+      from = close + fence.size();
+    }
+  }
+  std::string_view view(text);
   std::size_t at = 0;
-  while (at < text.size()) {
-    std::size_t nl = text.find('\n', at);
-    std::string_view line = text.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at);
+  while (at < view.size()) {
+    std::size_t nl = view.find('\n', at);
+    std::string_view line = view.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at);
     for (auto& l : literals_of_line(line)) out.insert(std::move(l));
     if (nl == std::string_view::npos) break;
     at = nl + 1;
@@ -269,6 +330,13 @@ std::set<std::string> literals_of_text(std::string_view text) {
 
 bool holds_literal(std::string_view text, const std::string& literal) {
   if (literal.empty()) return false;
+  // A decoded literal holding a line break is written with `\n` in one-line code.
+  if (literal.find('\n') != std::string::npos) {
+    std::string escaped;
+    for (char c : literal) escaped += c == '\n' ? std::string("\\n") : std::string(1, c);
+    if (text.find(escaped) != std::string_view::npos || text.find(literal) != std::string_view::npos) return true;
+    return false;
+  }
   bool number = std::all_of(literal.begin(), literal.end(),
                             [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == '.'; });
   std::size_t at = 0;
@@ -406,7 +474,7 @@ std::vector<TestAwareFlag> edits_runner_input(const LineChange& change) {
   }
   if (kind != TestFileKind::kBuildSystem) return out;
   static const RE2 how_tests_run(
-      R"((?i)(\btest|\bcheck\b|spec\b|jest|vitest|mocha|pytest|unittest|ctest|enable_testing|add_test|addopts|testpaths|python_files|collect_ignore|norecursedirs|\bskip|xfail|deselect))");
+      R"((?i)(\btests?\b|\bcheck\b|\bspecs?\b|jest|vitest|mocha|pytest|unittest|ctest|enable_testing|add_test|addopts|testpaths|python_files|collect_ignore|norecursedirs|\bskip|xfail|deselect))");
   for (const auto& [n, line] : change.added) {
     if (partial(line, how_tests_run)) {
       out.push_back(

@@ -72,7 +72,9 @@ Result<std::vector<TestAwareFlag>> find_test_aware(const TreeReader& trees, cons
     for (const auto& t2 : tests) {
       const auto& n = t2.named();
       named = named || std::find(n.begin(), n.end(), m.path) != n.end();
-      test_code = test_code || t2.reads(m.path);
+      // A test by convention or name that the command runs; a source file it merely names
+      // (`grep -q x src/a.py`) is the change's, and read.
+      test_code = test_code || restored_on_record(t2, m.path);
     }
     if (commands.empty()) test_code = conventional_test_path(m.path);
     if (!named) {

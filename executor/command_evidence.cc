@@ -166,7 +166,10 @@ void CommandEvidence::add(AssertionRecord& r, const assertions::StepView* step,
                           const std::vector<ChangedPath>& changed, bool after_on_checkout) {
   if (!r.passed) return;
   nlohmann::json key = r.assertion;
-  if (key.is_object()) key.erase("covers");  // the same command, whatever it is said to cover
+  if (key.is_object()) {
+    key.erase("covers");  // the same command, whatever it is said to cover
+    key.erase("tests_of_record");
+  }
   auto [before, fresh] = before_runs_.try_emplace(key.dump());
   if (fresh) before->second = run_on(r.assertion, step, before_tree_, "");
   r.before = before->second;
@@ -218,6 +221,7 @@ void CommandEvidence::add_record(AssertionRecord& r, const assertions::StepView*
                                  const std::function<Result<std::string>()>& after_tree,
                                  const std::vector<ChangedPath>& changed) {
   if (!r.passed) return;
+  if (r.assertion.is_object() && r.assertion.value("tests_of_record", true) == false) return;
   evidence::CommandTests tests(r.assertion);
   std::set<std::string> renamed_away;
   for (const auto& c : changed) {
@@ -240,8 +244,10 @@ void CommandEvidence::add_record(AssertionRecord& r, const assertions::StepView*
     auto now = in_.trees.read_file(**state, c.path);
     if (!now.ok()) continue;
     if (was->has_value()) {
-      if (((*was)->mode & 0170000) == kSymlink) continue;                    // a link is put back by no one
-      if (now->has_value() && (*now)->content == (*was)->content) continue;  // as it was
+      if (((*was)->mode & 0170000) == kSymlink) continue;  // a link is put back by no one
+      // As it was: nothing to put back (a test renamed unchanged still runs on record, so that the
+      // rename is shown to keep the original test passing).
+      if (now->has_value() && (*now)->content == (*was)->content && c.renamed_from.empty()) continue;
       overrides.push_back({c.path, (*was)->content, (*was)->mode});
       files.push_back(c.path);
     } else if (kind == evidence::TestFileKind::kRunnerLoaded && now->has_value()) {

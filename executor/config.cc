@@ -266,7 +266,7 @@ Result<GateConfig> parse_gate(const nlohmann::json& j) {
 
 const std::vector<std::string>& gate_finding_kinds() {
   static const std::vector<std::string> kinds = {"expectation", "checkpoint", "protected", "sensitive", "scope",
-                                                 "scan",        "suspicious", "judge",     "unchanged"};
+                                                 "scan",        "suspicious", "judge",     "unchanged", "tampering"};
   return kinds;
 }
 

@@ -40,6 +40,7 @@ std::string changes_table(const nlohmann::json& mutations) {
     std::string change = markdown_text(change_words(m));
     if (json_bool(m, "credential") || looks_secret(json_str(m, "path")))
       change += " · " + std::string(kContentWithheld);
+    if (json_bool(m, "test_of_record")) change += " · a test the change edited: run on record as it was";
     out += fmt::format("| {} | {} | +{} −{} | {} → {} | {} |\n", code_cell(json_str(m, "path")), change,
                        json_int(m, "lines_added"), json_int(m, "lines_removed"), json_int(m, "bytes_before"),
                        json_int(m, "bytes_after"), markdown_text(steps));

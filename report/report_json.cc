@@ -1,5 +1,7 @@
 #include "report/report.h"
 
+#include <set>
+
 #include <fmt/format.h>
 
 #include "core/arg_schema.h"
@@ -27,6 +29,12 @@ std::string not_evidence(const AssertionRecord& a, const verify::CommandReading&
   if (a.after && !a.after->passed)
     return "failed on a checkout of the state it passed on: its pass rests on files no snapshot holds";
   return reading.count_gap;
+}
+
+nlohmann::json test_aware_json(const RunFacts& f) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& flag : f.test_aware) out.push_back(to_json(flag));
+  return out;
 }
 
 }  // namespace
@@ -142,11 +150,20 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
                             {"exit_code", s.exit_code ? nlohmann::json(*s.exit_code) : nlohmann::json(nullptr)},
                             {"changed_paths", s.changed_paths}});
   }
+  // The test files a command ran on record first (DESIGN.md, Tests of record): what the change did
+  // to its own tests is the first thing a reviewer reads.
+  std::set<std::string> record_files;
+  for (const auto& a : f.assertions) record_files.insert(a.record_files.begin(), a.record_files.end());
   nlohmann::json mutations = nlohmann::json::array();
-  for (const auto& m : f.mutations) {
-    nlohmann::json j = to_json(m);
-    j.erase("last_change_seq");  // an internal ordering, not for readers
-    mutations.push_back(std::move(j));
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const auto& m : f.mutations) {
+      bool record = record_files.count(m.path) > 0;
+      if ((pass == 0) != record) continue;
+      nlohmann::json j = to_json(m);
+      j.erase("last_change_seq");  // an internal ordering, not for readers
+      if (record) j["test_of_record"] = true;
+      mutations.push_back(std::move(j));
+    }
   }
   nlohmann::json suspicious = nlohmann::json::array();
   for (const auto& s : tier1.signals.suspicious) suspicious.push_back(verify::to_json(s));
@@ -208,6 +225,7 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
         {"tokens", pair(b.used.tokens, b.limits.max_tokens)},
         {"time_s", nlohmann::json::array({b.used.elapsed_s, b.limits.timeout_s})}}},
       {"mutations", mutations},
+      {"test_aware", test_aware_json(f)},
       {"suspicious", suspicious},
       {"scan", {{"complete", f.scan.complete}, {"unread", f.scan.unread}}},
       {"protected_changes", f.protected_changes},

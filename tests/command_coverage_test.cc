@@ -45,6 +45,7 @@ TEST_SUITE("evidence") {
           "web/__tests__/a.js", "src/test/java/FooTest.java", "FooTests.kt", "conftest.py", "pkg/conftest.py",
           "tests.py", "x/__snapshots__/a.js.snap", "go/testdata/in.txt", "pytest.ini", "pyproject.toml", "setup.cfg",
           "tox.ini", "package.json", "Makefile", "jest.config.js", ".mocharc.yml", "phpunit.xml.dist", "test/a.c",
+          "test.c", "tests.js", "src/test.sh",
           // Build systems' files say which tests are built and registered.
           "meson.build", "src/meson.build", "meson_options.txt", "meson.options", "CMakeLists.txt",
           "lib/CMakeLists.txt", "CTestCustom.cmake", "cmake/Testing.cmake", "CMakePresets.json", "Cargo.toml",

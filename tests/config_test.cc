@@ -69,7 +69,7 @@ TEST_SUITE("executor") {
              {R"({"gate": {"block_on": ["expectation", "typo"]}})",
               "gate.block_on[1]: unknown kind of finding \"typo\" (expected one of: expectation, checkpoint, "
               "protected, "
-              "sensitive, scope, scan, suspicious, judge, unchanged)"},
+              "sensitive, scope, scan, suspicious, judge, unchanged, tampering)"},
              {R"({"gate": {"judge": "sometimes"}})", "gate.judge: expected \"auto\", \"always\" or \"never\""},
              {R"({"gate": {"acceptance": {"claude": {}}}})",
               "gate.acceptance.claude: expected a spec with \"checkpoints\", or one spec per agent: \"claude-code\", "

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -209,6 +210,44 @@ TEST_SUITE("e2e") {
       // The transcript's steps of this turn are in the run.
       CommandResult verbose = g.candor({"report", run, "-v"});
       CHECK(verbose.out.find(agent == "codex" ? "apply_patch" : "Write") != std::string::npos);
+    }
+  }
+
+  TEST_CASE("gate: a turn whose test passes only through its own edits to it is blocked as tampering") {
+    if (std::system("command -v node >/dev/null") != 0) {
+      MESSAGE("skipped: node is not installed");
+      return;
+    }
+    const std::string test =
+        "const test = require('node:test');\nconst assert = require('node:assert');\nconst { slugify } = "
+        "require('./slug.js');\ntest('every space', () => assert.strictEqual(slugify('a b c'), 'a-b-c'));\n";
+    for (std::string agent : {"claude-code", "codex"}) {
+      CAPTURE(agent);
+      Gate g({{"slug.js", "exports.slugify = (s) => s.replace(' ', '-');\n"},
+              {"slug.test.js", test},
+              {".candor/config.json",
+               R"({"expect": [{"type": "command_succeeds", "command": "node --test", "covers": ["slug.js"]}]})"}});
+      g.hook(agent, g.input(agent, "ups"));
+      // The turn rewrites the test to pass whatever slugify does.
+      write_file(g.ws + "/slug.test.js", "const test = require('node:test');\ntest('every space', () => {});\n");
+      json blocked = g.hook(agent, g.input(agent, "stop"));
+      REQUIRE(blocked.value("decision", "") == "block");
+      std::string reason = blocked["reason"];
+      CHECK(reason.find("[tampering] passes only through its own test edits: slug.test.js") != std::string::npos);
+      CHECK(reason.find("put the tests back as they were") != std::string::npos);
+      json r = g.report(run_id_in(blocked));
+      CHECK(r["verdict"] == "fail");
+      // Without `tampering` in gate.block_on, the same turn is let through (the verdict still fail).
+      Gate lax({{"slug.js", "exports.slugify = (s) => s.replace(' ', '-');\n"},
+                {"slug.test.js", test},
+                {".candor/config.json",
+                 R"({"expect": [{"type": "command_succeeds", "command": "node --test", "covers": ["slug.js"]}],
+                     "gate": {"block_on": ["expectation"]}})"}});
+      lax.hook(agent, lax.input(agent, "ups"));
+      write_file(lax.ws + "/slug.test.js", "const test = require('node:test');\ntest('every space', () => {});\n");
+      json allowed = lax.hook(agent, lax.input(agent, "stop"));
+      CHECK_FALSE(allowed.contains("decision"));
+      CHECK(allowed["systemMessage"].get<std::string>().find("verdict fail") != std::string::npos);
     }
   }
 

@@ -177,6 +177,17 @@ TEST_SUITE("evidence") {
     }
   }
 
+  TEST_CASE("test-aware: a test's multi-line strings are literals, and escapes are read as the program reads them") {
+    auto lits = literals_of_text(
+        "def test_split():\n    sql = \"\"\"BEGIN TRANSACTION;\nDELETE FROM t;\"\"\"\n    assert s == 'a\\nb'\n");
+    CHECK(lits.count("BEGIN TRANSACTION;\nDELETE FROM t;") == 1);
+    CHECK(lits.count("a\nb") == 1);
+    // The code writes the line break as an escape: the same literal.
+    CHECK(literals_of_line("    if sql.startswith('BEGIN TRANSACTION;\\nDELETE'):") ==
+          std::vector<std::string>{"BEGIN TRANSACTION;\nDELETE"});
+    CHECK(holds_literal("x = 'BEGIN TRANSACTION;\\nDELETE'\n", "BEGIN TRANSACTION;\nDELETE"));
+  }
+
   TEST_CASE("test-aware: rule (b) flags a test's literal no source held before") {
     std::map<std::string, std::string> tests = {
         {"hello world", "tests/test_slug.py"}, {"hello-world", "tests/test_slug.py"}, {"utf-8", "tests/test_slug.py"}};

@@ -487,11 +487,13 @@ std::vector<Row> rows() {
     RunFacts no_covers = f;
     no_covers.assertions = {command(20, nullptr)};
     out.push_back({"rule 7: a discriminating command without covers covers nothing", no_covers, std::nullopt, 7,
-                   "src/x.py (modified): no passing assertion"});
+                   "src/x.py (modified): `python3 -m unittest tests.test_x` failed before the change and passes after "
+                   "it, but its "
+                   "\"covers\" (none) does not take this path in: add the path (or its folder, \"src/**\")"});
     RunFacts elsewhere = f;
     elsewhere.assertions = {command(20, nlohmann::json::array({"lib/**"}))};
     out.push_back({"rule 7: a command covers only what its covers globs match", elsewhere, std::nullopt, 7,
-                   "src/x.py (modified): no passing assertion"});
+                   "its \"covers\" (lib/**) does not take this path in"});
     RunFacts planner = f;
     planner.assertions[0].by = Provenance::kPlanner;
     out.push_back({"rule 7: the planner's covers is ignored", planner, std::nullopt, 7,
@@ -698,6 +700,105 @@ std::vector<Row> rows() {
     gone.change = "deleted";
     f.mutations.push_back(gone);
     out.push_back({"a deletion is said as such", f, std::nullopt, 7, "old.txt (deleted)"});
+  }
+  // Tests that pass for the wrong reason and tests of record (DESIGN.md, Trust boundary; round four).
+  {
+    RunFacts f = good_modify();
+    f.mutations = {change("src/x.py", 7, {"s2"})};
+    f.assertions = {command(20)};
+    RunFacts aware = f;
+    aware.test_aware = {{.path = "src/x.py",
+                         .line = 3,
+                         .rule = "b",
+                         .text = "if a == 20: return 42",
+                         .why = "adds a literal `20` that the tests hold"}};
+    out.push_back({"rule 7: a test-aware path is never covered, whatever passed", aware, std::nullopt, 7,
+                   "test-aware change: src/x.py:3 (rule b): adds a literal `20`"});
+    // The test gutted, the source unchanged: the command passes, and fails on record.
+    RunFacts gutted = f;
+    gutted.mutations = {change("tests/test_x.py", 7, {"s2"})};
+    gutted.assertions[0].record_files = {"tests/test_x.py"};
+    gutted.assertions[0].on_record = ProgramRun{false, false, 1, "FAILED (failures=1)", "exited 1"};
+    gutted.assertions[0].on_record->tests = summary(1, 0, 1, 0);
+    out.push_back({"rule 3b: a command that passes only through the change's test edits is fail", gutted,
+                   Verdict::kFail, 3, "passes only through its own test edits: tests/test_x.py"});
+    RunFacts guard = gutted;
+    guard.assertions[0].guard = true;
+    guard.assertions[0].before.reset();
+    guard.assertions[0].discriminating.reset();
+    out.push_back({"rule 3b: a guard that passes only through the change's test edits is fail too", guard,
+                   Verdict::kFail, 3, "passes only through its own test edits: tests/test_x.py: the guard"});
+    // On record it ran no test (the test it names is the change's own): no evidence, no tampering.
+    RunFacts new_test = gutted;
+    new_test.assertions[0].on_record->tests = summary(0, 0, 0, 0);
+    out.push_back({"rule 7: a command that ran no test on record is no tampering, and no proof", new_test, std::nullopt,
+                   7, "tests/test_x.py (modified) is a test file"});
+    // The fix, and a test case added: both covered on record.
+    RunFacts added = f;
+    Mutation test_added = change("tests/test_x.py", 7, {"s2"});
+    test_added.lines_added = 3;
+    added.mutations = {change("src/x.py", 7, {"s2"}), test_added};
+    added.assertions[0].record_files = {"tests/test_x.py"};
+    added.assertions[0].on_record = ProgramRun{true, false, 0, "OK", "exited 0"};
+    added.assertions[0].on_record->tests = summary(1, 1, 0, 0);
+    added.assertions[0].tests = summary(2, 2, 0, 0);
+    out.push_back({"rule 6: a fix and a test case added, both proven on record", added, Verdict::kSuccess, 6,
+                   "every changed file (2)"});
+    // The same with a line of the test edited: the source is proven, the test is not.
+    RunFacts edited = added;
+    edited.mutations[1].lines_removed = 1;
+    out.push_back({"rule 7: a test whose lines the change edited is not covered on record", edited, std::nullopt, 7,
+                   "the change edited 1 line of it"});
+    // The run before that ran no test (a test named that did not exist yet) is no evidence.
+    RunFacts missing = f;
+    missing.assertions[0].before->tests = summary(0, 0, 0, 0);
+    out.push_back({"rule 7: a run before that failed no test is not evidence", missing, std::nullopt, 7,
+                   "failed before the change without failing a test"});
+    // A framework summary the run before printed is gone after (a constructor that exits 0).
+    RunFacts vanished = f;
+    vanished.assertions[0].before->frameworks = {summary(1, 0, 1, 0, "unity")};
+    out.push_back({"rule 7: a framework's summary the run before showed must come back", vanished, std::nullopt, 7,
+                   "the unity summary its test programs printed before (ran 1 test, 1 failed) is missing after"});
+    // run/exec: the pass on the workspace, a failure on a checkout of the same state.
+    RunFacts workspace_only = f;
+    workspace_only.assertions[0].after = ProgramRun{false, false, 1, "FAILED", "exited 1"};
+    out.push_back({"rule 7: a pass that rests on files no snapshot holds is not evidence", workspace_only, std::nullopt,
+                   7, "its pass rests on files no snapshot holds"});
+  }
+  {
+    // Already satisfied needs the goal-level command to pass on the pre-run checkout as well.
+    RunFacts f = discovery_only(RunStatus::kCompleted);
+    f.assertions = {command(20, nullptr, false)};
+    out.push_back({"rule 4: nothing changed, every goal-level command held before too: already satisfied", f,
+                   Verdict::kSuccess, 4, "already satisfied"});
+    RunFacts pyc = f;
+    pyc.assertions[0].before = ProgramRun{false, false, 1, "FAILED (failures=1)", "exited 1"};
+    out.push_back({"rule 4: passes on the workspace only (an ignored .pyc): partial, not already satisfied", pyc,
+                   Verdict::kPartial, 4, "it rests on state no snapshot holds"});
+  }
+  {
+    // inspect: a user's output_contains on a read step backs the answer.
+    RunFacts f;
+    f.goal_kind = GoalKind::kInspect;
+    f.status = RunStatus::kCompleted;
+    f.steps_planned = 1;
+    f.steps = {step("s1", "file_read", false, true, {}, 3)};
+    f.final_answer = "The title is Candor's bakery.";
+    AssertionRecord read;
+    read.step = "s1";
+    read.type = "output_contains";
+    read.assertion = {{"type", "output_contains"}, {"text", "<title>"}};
+    read.reads_step = true;
+    read.passed = true;
+    read.seq = 4;
+    read.by = Provenance::kUser;
+    f.assertions = {read};
+    out.push_back({"rule 6: inspect, a user's check of what a read step read backs the answer", f, Verdict::kSuccess, 6,
+                   "the question was answered"});
+    RunFacts planner = f;
+    planner.assertions[0].by = Provenance::kPlanner;
+    out.push_back({"rule 7: inspect, the planner's own check of a read step backs nothing", planner, std::nullopt, 7,
+                   "no assertion of the goal written by the user passed"});
   }
   {
     RunFacts f = discovery_only(RunStatus::kCompleted);

@@ -163,9 +163,9 @@ std::string record_tampering(const AssertionRecord& a) {
   std::string files;
   for (const auto& f : a.record_files) files += (files.empty() ? "" : ", ") + f;
   return fmt::format(
-      "passes only through its own test edits: {}: {}{} passes with the change's version of {} and fails with the "
+      "{}: {}: {}{} passes with the change's version of {} and fails with the "
       "version from before the change ({}), so the change made the tests pass, not the code",
-      files, a.guard ? "the guard " : "", command_text(a), a.record_files.size() == 1 ? "it" : "them",
+      kTamperingPhrase, files, a.guard ? "the guard " : "", command_text(a), a.record_files.size() == 1 ? "it" : "them",
       a.on_record->message);
 }
 
@@ -224,6 +224,7 @@ bool record_covers(const AssertionRecord& a, const Mutation& m, const RunFacts& 
 // added path it passes with emptied or was never run with emptied. "" when none does. `what` names the
 // mutation ("src/x.py (modified)").
 std::string command_gap(const RunFacts& f, const Mutation& m, const std::string& what) {
+  std::string uncovered_by_globs;  // a command that proves something, but says it covers other paths
   for (const auto& a : f.assertions) {
     if (!a.before || a.by != Provenance::kUser || a.guard || !a.passed || a.seq <= m.last_change_seq) continue;
     std::string cmd = command_text(a);
@@ -236,9 +237,21 @@ std::string command_gap(const RunFacts& f, const Mutation& m, const std::string&
               ? fmt::format("; the original tests pass on record, but the change edited {} line{} of it, and only a "
                             "test the change added to is covered on record",
                             m.lines_removed, m.lines_removed == 1 ? "" : "s")
-              : "");
+              : std::string("; what would prove it: a test the change only adds to is covered when the original "
+                            "tests pass on record and the command failed before the change, or a check of its own, "
+                            "or a judge (--llm)"));
     }
-    if (!evidence::command_may_cover(a.assertion, m.path) || m.change == "deleted" || m.committed) continue;
+    if (!evidence::command_may_cover(a.assertion, m.path) || m.change == "deleted" || m.committed) {
+      if (m.change != "deleted" && !m.committed && a.discriminating.value_or(false) && uncovered_by_globs.empty()) {
+        auto globs = evidence::covers_globs(a.assertion);
+        uncovered_by_globs = fmt::format(
+            "{}: {} failed before the change and passes after it, but its \"covers\" ({}) does not take this path "
+            "in: add the path (or its folder, \"{}/**\") to \"covers\" if the command tests it",
+            what, cmd, globs.empty() ? std::string("none") : join(globs, ", "),
+            m.path.find('/') == std::string::npos ? std::string(".") : m.path.substr(0, m.path.rfind('/')));
+      }
+      continue;
+    }
     if (a.before->error) {
       return fmt::format(
           "{}: {} could not be run on the state before the change ({}), so its pass proves nothing about it", what, cmd,
@@ -270,8 +283,11 @@ std::string command_gap(const RunFacts& f, const Mutation& m, const std::string&
                                : std::string("ran no test (the test it names is the change's own: it has no record)"));
     }
     if (!a.discriminating.value_or(false)) {
-      return fmt::format("{}: {} passed before the change too: it shows nothing broke, not what the change did", what,
-                         cmd);
+      return fmt::format(
+          "{}: {} passed before the change too: it shows nothing broke, not what the change did; what would prove it: "
+          "a test that fails before the change and passes after it (commit the failing test first: FAIL_TO_PASS), or "
+          "a judge (--llm)",
+          what, cmd);
     }
     if (m.change != "added") continue;
     auto run = std::find_if(a.emptied.begin(), a.emptied.end(), [&](const EmptiedRun& e) { return e.path == m.path; });
@@ -285,7 +301,7 @@ std::string command_gap(const RunFacts& f, const Mutation& m, const std::string&
     if (run->run.passed)
       return fmt::format("{}: {} passes with it emptied, so its content is not what made it pass", what, cmd);
   }
-  return "";
+  return uncovered_by_globs;
 }
 
 // A pass that is evidence about the change at `m` (DESIGN.md, Trust boundary): it read that path
@@ -465,15 +481,21 @@ Signals compute_signals(const RunFacts& f) {
     } else if (by_planner) {
       sig.coverage_gaps.push_back(
           fmt::format("{} is covered only by the planner's own checks, which show what the model meant, "
-                      "not what the user asked for",
+                      "not what the user asked for; what would prove it: a check of your own (--expect), or a judge "
+                      "(--llm)",
                       what));
     } else if (m.change == "deleted") {
-      sig.coverage_gaps.push_back(
-          fmt::format("{}: no passing `not file_exists` after it was deleted proves the deletion", what));
+      sig.coverage_gaps.push_back(fmt::format(
+          "{}: no passing `not file_exists` after it was deleted proves the deletion; what would prove it: "
+          "--expect '{{\"type\": \"not\", \"assertion\": {{\"type\": \"file_exists\", \"path\": \"{}\"}}}}'",
+          what, m.path));
     } else {
       sig.coverage_gaps.push_back(
           fmt::format("{}: no passing assertion after its last change fails both on its content from "
-                      "before the run and on an empty file, so nothing proves what the change did",
+                      "before the run and on an empty file, so nothing proves what the change did; what would prove "
+                      "it: a check that fails before the change (file_contains with text the change wrote that was not "
+                      "there before), a test that fails before and passes after with \"covers\" naming this path, or "
+                      "a judge (--llm)",
                       what));
     }
   }

@@ -44,6 +44,10 @@ struct Signals {
   bool scan_complete = true;
 };
 
+// How a finding of tests of record begins: a user's command passes only through the change's own
+// edits to its tests (rule 3b).
+inline constexpr const char* kTamperingPhrase = "passes only through its own test edits";
+
 // How much a finding counts against success, most severe first: how the run ended; what blocks
 // success outright (protected, sensitive, out-of-scope and permission changes, a change when the
 // goal only asks, an incomplete scan); what failed (an assertion or guard, a step, "nothing

@@ -17,7 +17,8 @@ Decision decide_without_judge(const Tier1Result& tier1) {
   d.reasons.push_back(tier1.test_aware
                           ? "unverified: test-aware change: tier 1 never counts a change that reads or changes how "
                             "the tests run, and no judge was asked whether it special-cases them (pass --llm)"
-                          : "unverified: tier 1 could not confirm the goal and no judge was asked");
+                          : "unverified: tier 1 could not confirm the goal and no judge was asked (pass --llm for a "
+                            "judge; each reason below says what would prove its path)");
   d.reasons.insert(d.reasons.end(), tier1.reasons.begin(), tier1.reasons.end());
   return d;
 }
