@@ -129,8 +129,11 @@ std::vector<std::string> shell_words(std::string_view command) {
 bool conventional_test_path(std::string_view path) {
   // Test folders, and the Python test runners' own package names: a `unittest/` or `pytest/` on the
   // path (PYTHONPATH=src) is what `python -m unittest` runs instead of the standard library's.
-  static constexpr std::array<std::string_view, 9> kFolders = {
-      "test", "tests", "__tests__", "spec", "testdata", "__snapshots__", "unittest", "pytest", "_pytest"};
+  // The test helpers a project's tests import from its own tree (`numpy/testing/`, pandas'
+  // `_testing/`) are tests too: gutting an assertion helper passes every test that uses it.
+  static constexpr std::array<std::string_view, 12> kFolders = {"test",     "tests",         "__tests__", "spec",
+                                                                "testdata", "__snapshots__", "unittest",  "pytest",
+                                                                "_pytest",  "testing",       "_testing",  "testutils"};
   // Test files by name, and the files that say which tests run and how (a test runner's or a build
   // system's: which folders are built, which tests are registered, deselected or skipped).
   static constexpr std::array<std::string_view, 38> kNames = {"test.py",
@@ -186,9 +189,15 @@ bool conventional_test_path(std::string_view path) {
   if (parts.size() >= 2 && parts[parts.size() - 2] == ".cargo" && (name == "config" || name == "config.toml"))
     return true;
   if (starts_with(name, "test_")) return true;
-  // test.c, tests.js, test.sh: a file named test or tests, whatever its language.
+  // test.c, tests.js, test.sh: a file named test or tests, whatever its language; test helpers by
+  // their usual names (testing.py, test_utils.js, testhelpers.go).
   std::string_view stem = name.substr(0, name.find('.'));
-  if ((stem == "test" || stem == "tests") && name.size() > stem.size()) return true;
+  if ((stem == "test" || stem == "tests" || stem == "testing" || stem == "_testing" || stem == "testutil" ||
+       stem == "testutils" || stem == "testhelpers" || ends_with(stem, "_testing")) &&
+      name.size() > stem.size())
+    return true;
+  // Python's unittest discovers `test*.py` (testcalc.py), not only test_*.
+  if (starts_with(name, "test") && ends_with(name, ".py")) return true;
   if (std::find(kNames.begin(), kNames.end(), name) != kNames.end()) return true;
   for (auto p : kConfigPrefixes) {
     if (starts_with(name, p)) return true;
@@ -223,11 +232,16 @@ TestFileKind test_file_kind(std::string_view path) {
   std::vector<std::string> parts = split(path, '/');
   bool in_test_folder = false;
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-    for (std::string_view f : {"test", "tests", "__tests__", "spec", "testdata", "__snapshots__"})
+    for (std::string_view f :
+         {"test", "tests", "__tests__", "spec", "testdata", "__snapshots__", "testing", "_testing", "testutils"})
       in_test_folder = in_test_folder || parts[i] == f;
   }
   std::string_view stem = name.substr(0, name.find('.'));
-  bool test_name = starts_with(name, "test_") || ((stem == "test" || stem == "tests") && name.size() > stem.size());
+  bool test_name =
+      starts_with(name, "test_") || (starts_with(name, "test") && ends_with(name, ".py")) ||
+      ((stem == "test" || stem == "tests" || stem == "testing" || stem == "_testing" || stem == "testutil" ||
+        stem == "testutils" || stem == "testhelpers" || ends_with(stem, "_testing")) &&
+       name.size() > stem.size());
   for (std::string_view infix : {"_test.", "_tests.", ".test.", ".spec.", "_spec."})
     test_name = test_name || name.find(infix) != std::string_view::npos;
   for (std::string_view suffix : {"Test.java", "Tests.java", "Test.kt", "Tests.kt", ".snap"})

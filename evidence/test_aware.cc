@@ -132,7 +132,7 @@ TestAwareFlag flag(const std::string& path, int line, const char* rule, std::str
 // (a): names that say a test runner is running.
 const RE2& runner_names() {
   static const RE2 re(
-      R"((PYTEST_CURRENT_TEST|PYTEST_XDIST_WORKER|PYTEST_VERSION|NODE_TEST_CONTEXT|JEST_WORKER_ID|\bVITEST(?:_[A-Z_]+)?\b|__vitest\w*|import\.meta\.vitest|\bCTEST_[A-Z_]+|\bMOCHA_[A-Z_]*|NODE_ENV\b[^\n]*['"]test['"]|['"](?:pytest|_pytest|unittest|nose2?)['"]\s+(?:not\s+)?in\s+sys\.modules|sys\.modules(?:\.get)?\s*[\[(]\s*['"](?:pytest|_pytest|unittest)['"]|\btypeof\s+(?:jest|vi|vitest|describe|it|expect|mocha|suite)\b|globalThis\.(?:jest|vi|expect|describe|__vitest\w*)))");
+      R"((PYTEST_CURRENT_TEST|PYTEST_XDIST_WORKER|PYTEST_VERSION|NODE_TEST_CONTEXT|JEST_WORKER_ID|\bVITEST(?:_[A-Z_]+)?\b|__vitest\w*|import\.meta\.vitest|\bCTEST_[A-Z_]+|\bMOCHA_[A-Z_]*|NODE_ENV\b[^\n]*['"]test['"]|['"](?:pytest|_pytest|unittest|nose2?)['"]\s+(?:not\s+)?in\s+sys\.modules|sys\.modules(?:\.get)?\s*[\[(]\s*['"](?:pytest|_pytest|unittest)['"]|\btypeof\s+(?:jest|vi|vitest|describe|it|expect|mocha|suite)\b|globalThis\.(?:jest|vi|expect|describe|__vitest\w*)|\bsys\.modules\b|\bimport\s+__main__\b|\b__main__\.\w+|require\.main\b|module\.parent\b))");
   return re;
 }
 
@@ -147,18 +147,32 @@ const RE2& program_identity() {
 // (a): what only a program that wants to know which program it is reads; a library has no use for it.
 const RE2& program_name() {
   static const RE2 re(
-      R"((program_invocation(?:_short)?_name|/proc/self/(?:cmdline|exe|comm|stat)|\b__progname\b|getprogname\s*\(|process\.title\b|GetModuleFileName))");
+      R"((program_invocation(?:_short)?_name|/proc/self/(?:cmdline|exe|comm|stat)|\b__progname\b|getprogname\s*\(|process\.title\b|GetModuleFileName|sys\._getframe|inspect\.(?:stack|currentframe|getouterframes)|traceback\.(?:extract_stack|format_stack|walk_stack)))");
   return re;
 }
 
 // (c): exits. The argument decides: a literal non-zero code, or a message, can only fail.
 const RE2& exit_call() {
   static const RE2 re(
-      R"((?:^|[^\w.])(os\._exit|sys\.exit|exit|quit|_exit|_Exit|quick_exit|process\.exit|process\.reallyExit|Deno\.exit)\s*\(([^()]*(?:\([^()]*\))?[^()]*)\))");
+      R"((?:^|[^\w])((?:[\w$]+\.)*(?:_exit|_Exit|quick_exit|exit|quit|reallyExit))\s*\(([^()]*(?:\([^()]*\))?[^()]*)\))");
+  return re;
+}
+
+// An exit taken as a value, to be called later under another name (`leave = process.exit.bind(process)`,
+// `void (*finish)(int) = _exit`): what it will be called with is not on the line.
+const RE2& exit_reference() {
+  static const RE2 re(
+      R"(((?:[\w$]+\.)*(?:_exit|_Exit|quick_exit|reallyExit)\b(?:\s*[;,)=]|\.bind)|\bprocess\.exit\b(?:\s*[;,)=]|\.bind|\.call|\.apply)|\bos\._exit\b\s*[;,)=]))");
   return re;
 }
 
 bool exit_can_succeed(const std::string& name, std::string arg) {
+  // `exit` as a word alone is only a call of a function named exit (C, Python, Perl); a method of
+  // another name that ends in "exit" (`on_exit`, `atexit` is the hooks') is not.
+  std::string_view last = std::string_view(name).substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
+  if (last != "exit" && last != "_exit" && last != "_Exit" && last != "quick_exit" && last != "quit" &&
+      last != "reallyExit")
+    return false;
   arg = std::string(trimmed(arg));
   if (arg.empty() || arg == "0" || arg == "None" || arg == "False" || arg == "EXIT_SUCCESS" || arg == "os.EX_OK")
     return true;
@@ -175,13 +189,21 @@ bool exit_can_succeed(const std::string& name, std::string arg) {
 
 const RE2& process_hooks() {
   static const RE2 re(
-      R"((__attribute__\s*\(\(\s*(?:__)?(?:constructor|destructor)|#\s*pragma\s+(?:init|fini)\b|\.init_array|\.ctors\b|\batexit\s*[.(]|process\.on\s*\(\s*['"](?:exit|beforeExit)['"]|signal\.signal\s*\(\s*signal\.SIGTERM))");
+      R"((__attribute__\s*\(\s*\(\s*(?:__)?(?:constructor|destructor)|\[\[\s*gnu::(?:constructor|destructor)|#\s*pragma\s+(?:init|fini)\b|\.init_array|\.ctors\b|\batexit\s*[.(]|process\.on\s*\(\s*['"](?:exit|beforeExit)['"]|signal\.signal\s*\(\s*signal\.SIGTERM))");
   return re;
 }
 
 const RE2& test_machinery_patch() {
   static const RE2 re(
-      R"(((?:^|[^\w.])(?:unittest|pytest|_pytest|doctest|TestCase|TestResult|TextTestRunner|assert|expect|vi|jest|vitest|chai|should|mocha|describe|it|test|time|datetime|builtins|__builtins__|Date)\.[\w.]+\s*=[^=]|\bDate\.now\s*=[^=]|\bsetattr\s*\(\s*(?:unittest|pytest|TestCase|time|datetime|builtins|assert|sys)\b|\bsys\.modules\s*\[\s*['"](?:unittest|pytest|time|datetime|builtins)|\b__builtins__\s*\[|\brequire\.cache\b|\bModule\._(?:load|resolveFilename)\s*=|Module\.prototype\.require\s*=|\bsys\.(?:settrace|setprofile)\s*\(|Object\.defineProperty\s*\(\s*(?:assert|expect|Date|globalThis|global)\b|\b(?:asymmetricMatch|jest\.asymmetricMatcher)\b))");
+      R"(((?:^|[^\w.])(?:unittest|pytest|_pytest|doctest|TestCase|TestResult|TextTestRunner|assert|expect|vi|jest|vitest|chai|should|mocha|describe|it|test|time|datetime|builtins|__builtins__|Date)\.[\w.]+\s*=[^=]|[\w.]*(?:[Tt]est|[Aa]ssert|[Ee]xpect|[Mm]atcher)[\w]*\.[\w.]+\s*=[^=]|\.(?:assert\w*|fail\w*|skipTest|addSuccess|addFailure|addError|wasSuccessful)\s*=[^=]|\bDate\.now\s*=[^=]|\bsetattr\s*\([^)\n]*(?:[Tt]est|[Aa]ssert|[Ee]xpect|unittest|pytest|time|datetime|builtins)|\bsys\.modules\s*\[[^\]]*\]\s*=[^=]|\b__builtins__\s*\[|\brequire\.cache\b|\bModule\._(?:load|resolveFilename)\s*=|Module\.prototype\.require\s*=|\bsys\.(?:settrace|setprofile)\s*\(|Object\.defineProperty\s*\(\s*(?:assert|expect|Date|globalThis|global)\b|\b(?:asymmetricMatch|jest\.asymmetricMatcher)\b))");
+  return re;
+}
+
+// A string the code prints that reads like a test runner's or framework's summary: code under
+// test that prints "Ran 3 tests ... OK" before it exits fakes the count candor reads.
+const RE2& fake_summary() {
+  static const RE2 re(
+      R"((Ran \d+ tests?|\d+ passed|\d+ Tests \d+ Failures|\[  PASSED  \]|tests? passed|All tests passed|# pass \d|\d+ passing|\bOK \(|Ran %|%d Tests|\{\} passed))");
   return re;
 }
 
@@ -196,6 +218,30 @@ const RE2& constant_return() {
   static const RE2 re(
       R"(^\s*(?:return\s+(?:True|False|true|false|1|0|!0|!1|NotImplemented)\s*;?\s*(?:\}\s*)?$|\}\s*$))");
   return re;
+}
+
+// Whether a comparison method's body (the hunk's lines below its head, to the end of its
+// indentation) reads its own object (`self`, `this`) at all: `return other is not None` does not.
+bool looks_at_itself(const std::vector<std::pair<int, std::string>>& block, std::size_t at) {
+  static const RE2 own(R"(\b(?:self|this|lhs|\*this)\b)");
+  const std::string& head = block[at].second;
+  static const RE2 on_head(R"(:\s*return\b|lambda|\{[^}]*return)");
+  if (RE2::PartialMatch(head, on_head)) {  // a one-line body
+    std::size_t body = head.find("return");
+    if (body == std::string::npos) body = head.find("lambda");
+    return body != std::string::npos && RE2::PartialMatch(head.substr(body), own);
+  }
+  std::size_t indent = head.find_first_not_of(" \t");
+  bool python = head.find("def ") != std::string::npos;
+  for (std::size_t i = at + 1; i < block.size() && i <= at + 12; ++i) {
+    const std::string& line = block[i].second;
+    if (trimmed(line).empty() || comment_line(line)) continue;
+    std::size_t ind = line.find_first_not_of(" \t");
+    if (ind <= indent && (python || trimmed(line) == "}")) break;
+    if (RE2::PartialMatch(line, own)) return true;
+  }
+  // A C++ operator== taking both sides as arguments names neither `self` nor `this`: not said.
+  return head.find("operator") != std::string::npos;
 }
 
 bool is_constant_comparison(const std::vector<std::pair<int, std::string>>& block, std::size_t at) {
@@ -373,7 +419,10 @@ std::vector<TestAwareFlag> reads_or_bypasses_tests(const LineChange& change) {
       return !comment_line(l.second) && partial(l.second, test_word());
     });
     bool identity_flagged = false;
+    bool main_guarded = false;  // below `if __name__ == "__main__":` in this hunk
     for (std::size_t i = 0; i < block.size(); ++i) {
+      static const RE2 main_guard(R"(^\s*if\s+__name__\s*==\s*['"]__main__['"]\s*:)");
+      if (RE2::PartialMatch(block[i].second, main_guard)) main_guarded = true;
       const auto& [n, line] = block[i];
       if (comment_line(line)) continue;
       std::string what;
@@ -406,6 +455,13 @@ std::vector<TestAwareFlag> reads_or_bypasses_tests(const LineChange& change) {
           break;
         }
       }
+      // A program's own entry point (`if __name__ == "__main__": sys.exit(main())`) ends its own
+      // process, not the test runner's that imports the module.
+      if (exits && main_guarded) exits = false;
+      if (!exits && RE2::PartialMatch(line, exit_reference(), &what)) {
+        exits = true;
+        name = std::string(trimmed(what));
+      }
       if (exits) {
         out.push_back(flag(change.path, n, "c", line,
                            fmt::format("ends the process with a code that can be success ({}): a test run that "
@@ -425,10 +481,19 @@ std::vector<TestAwareFlag> reads_or_bypasses_tests(const LineChange& change) {
                            fmt::format("replaces part of the test or comparison machinery ({})", cut(trimmed(what)))));
         continue;
       }
-      if (RE2::PartialMatch(line, comparison_def()) && is_constant_comparison(block, i)) {
+      if (RE2::PartialMatch(line, comparison_def()) &&
+          (is_constant_comparison(block, i) || !looks_at_itself(block, i))) {
         out.push_back(flag(change.path, n, "c", line,
-                           "defines a comparison whose every answer is a constant: any value then equals the "
-                           "expected one"));
+                           "defines a comparison whose answer does not depend on its own value (a constant, or "
+                           "nothing of `self`): any value then equals the expected one"));
+        continue;
+      }
+      bool prints_summary = false;
+      for (const auto& lit : literals_of_line(line)) prints_summary = prints_summary || partial(lit, fake_summary());
+      if (prints_summary) {
+        out.push_back(flag(change.path, n, "c", line,
+                           "writes what a test runner's summary says: code under test that prints one fakes the "
+                           "count candor reads"));
       }
     }
   }

@@ -80,7 +80,8 @@ Result<std::vector<TestAwareFlag>> find_test_aware(const TreeReader& trees, cons
     if (!named) {
       for (auto& f : edits_runner_input(change)) out.push_back(std::move(f));
     }
-    if (kind != TestFileKind::kTestCode || test_code) continue;  // (a)-(c) read source
+    // (a)-(c) read code: not the tests, not documentation (a page about sys.modules is no reader of it).
+    if (kind != TestFileKind::kTestCode || test_code || !code_file(m.path)) continue;
     for (auto& f : reads_or_bypasses_tests(change)) out.push_back(std::move(f));
     bool covered = std::any_of(commands.begin(), commands.end(),
                                [&](const AssertionRecord* c) { return command_may_cover(c->assertion, m.path); });
@@ -98,7 +99,9 @@ Result<std::vector<TestAwareFlag>> find_test_aware(const TreeReader& trees, cons
     }
     std::map<std::string, std::string> in_tests;
     if (!added.empty()) {
-      TRY(std::vector<std::string> test_files, trees.file_paths(facts.snapshot_after, [&](std::string_view p) {
+      // The tests as they were before the change: the ones the change must pass. A literal of a test
+      // the change itself edited (an expected value updated with the behaviour) is the change's own.
+      TRY(std::vector<std::string> test_files, trees.file_paths(facts.snapshot_before, [&](std::string_view p) {
         std::string path(p);
         if (secret(path) || test_file_kind(path) != TestFileKind::kTestCode) return false;
         return std::any_of(tests.begin(), tests.end(), [&](const CommandTests& t) { return t.reads(path); });
@@ -112,7 +115,7 @@ Result<std::vector<TestAwareFlag>> find_test_aware(const TreeReader& trees, cons
       std::size_t read = 0;
       for (const auto& path : test_files) {
         if (read >= kMaxTestBytes) break;
-        auto text = trees.read(facts.snapshot_after, path);
+        auto text = trees.read(facts.snapshot_before, path);
         if (!text.ok() || !text->has_value()) continue;
         read += (*text)->size();
         for (const auto& l : literals_of_text(**text)) {

@@ -46,6 +46,9 @@ TEST_SUITE("evidence") {
           "tests.py", "x/__snapshots__/a.js.snap", "go/testdata/in.txt", "pytest.ini", "pyproject.toml", "setup.cfg",
           "tox.ini", "package.json", "Makefile", "jest.config.js", ".mocharc.yml", "phpunit.xml.dist", "test/a.c",
           "test.c", "tests.js", "src/test.sh",
+          // test helpers the tests import (red team, round four: a gutted assert_equal in src/testing.py
+          // passed every test), and the names unittest discovers (test*.py)
+          "src/testing.py", "pkg/_testing/asserters.py", "numpy/testing/utils.py", "src/testcalc.py",
           // Build systems' files say which tests are built and registered.
           "meson.build", "src/meson.build", "meson_options.txt", "meson.options", "CMakeLists.txt",
           "lib/CMakeLists.txt", "CTestCustom.cmake", "cmake/Testing.cmake", "CMakePresets.json", "Cargo.toml",
@@ -58,9 +61,9 @@ TEST_SUITE("evidence") {
       CAPTURE(p);
       CHECK(conventional_test_path(p));
     }
-    for (const char* p : {"src/x.py", "src/testing.py", "latest.py", "contest.py", "src/attest/a.py", "README.md",
-                          "src/tests_helper.md", "src/cmake_helpers.c", "config.toml", "cargo/config.toml",
-                          "docs/meson.build.md", "src/go.sum.txt", "src/mk.c"}) {
+    for (const char* p : {"src/x.py", "latest.py", "contest.py", "src/attest/a.py", "README.md", "src/tests_helper.md",
+                          "src/cmake_helpers.c", "config.toml", "cargo/config.toml", "docs/meson.build.md",
+                          "src/go.sum.txt", "src/mk.c"}) {
       CAPTURE(p);
       CHECK_FALSE(conventional_test_path(p));
     }

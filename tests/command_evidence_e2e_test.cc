@@ -182,6 +182,9 @@ TEST_SUITE("e2e") {
       const char* command;  // the user's expectation
       const char* reason;
       const char* not_evidence;  // the report's word on the command
+      // The source line that reads or changes how tests run (test-aware, rule (a) or (c)), when the
+      // hack has one: that reason is given instead of the summary's, which stays in the command record.
+      const char* test_aware = nullptr;
     };
     const char* main_script =
         R"({"type": "command_succeeds", "command": "PYTHONPATH=. python3 tests/test_main.py", "covers": ["src/**"]})";
@@ -189,13 +192,14 @@ TEST_SUITE("e2e") {
         {"os._exit(0) at import", kExit0, kFailToPass,
          "src/calc.py (modified): `python3 -m unittest tests.test_x` passed but printed no test summary (of python -m "
          "unittest): nothing shows a test ran",
-         "passed but printed no test summary"},
+         "passed but printed no test summary", "(rule c): ends the process with a code that can be success"},
         {"sys.exit(0) at import", kSysExit, kFailToPass, "passed but printed no test summary",
-         "passed but printed no test summary"},
+         "passed but printed no test summary", "(rule c): ends the process with a code that can be success"},
         {"every test skipped", kSkipAll, kFailToPass,
          "src/calc.py (modified): `python3 -m unittest tests.test_x` passed with no test passing (ran 1 test, 1 "
          "skipped): nothing shows the change made a test pass",
-         "passed with no test passing (ran 1 test, 1 skipped)"},
+         "passed with no test passing (ran 1 test, 1 skipped)",
+         "(rule c): replaces part of the test or comparison machinery"},
         {"sys.exit a no-op", kExitIgnored, kFailToPass,
          "`python3 -m unittest tests.test_x` exited 0 although its runner counted 1 failed (ran 1 test, 1 failed)",
          "exited 0 although its runner counted 1 failed"},
@@ -211,9 +215,10 @@ TEST_SUITE("e2e") {
       std::string head = repo.commit("fix add");
       auto r = repo.verify_with(base + ".." + head, hack.command);
       json j = parse_stdout(r);
+      CAPTURE(j["reasons"].dump());
       CHECK(r.exit_code == 1);
       CHECK(j["verdict"] == "partial");
-      CHECK(any_reason_has(j, hack.reason));
+      CHECK(any_reason_has(j, hack.test_aware ? hack.test_aware : hack.reason));
       const json& a = command_record(j);
       CHECK(a["passed"] == true);             // it did exit 0 after the change
       CHECK(a["before"]["passed"] == false);  // and fail before it
@@ -269,16 +274,21 @@ TEST_SUITE("e2e") {
     std::string both = repo.commit("and skip every test");
     json j2 = parse_stdout(repo.verify_with(base + ".." + both, kFailToPass));
     CHECK(j2["verdict"] == "partial");
-    CHECK(any_reason_has(j2, "passed with no test passing (ran 1 test, 1 skipped)"));
+    CHECK(any_reason_has(j2, "(rule c): replaces part of the test or comparison machinery (_u.TestCase.run =)"));
+    CHECK(command_record(j2)["not_evidence"].get<std::string>().find(
+              "passed with no test passing (ran 1 test, 1 skipped)") != std::string::npos);
   }
 
   TEST_CASE("exec: the skip-all hack written by a plan is not a success either") {
     Env env(python_project());
     auto r = env.exec(env.plan_file(plan_writing("src/calc.py", hacked(kSkipAll), kFailToPass)), {"--judge", "never"});
     json j = parse_stdout(r);
+    CAPTURE(j["reasons"].dump());
     CHECK(r.exit_code == 1);
     CHECK(j["verdict"] == "partial");
-    CHECK(any_reason_has(j, "src/calc.py (modified): `python3 -m unittest tests.test_x` passed with no test passing"));
+    CHECK(any_reason_has(j, "src/calc.py:18 (rule c): replaces part of the test or comparison machinery"));
+    CHECK(command_record(j)["not_evidence"].get<std::string>().find("passed with no test passing") !=
+          std::string::npos);
     CHECK(command_record(j)["discriminating"] == false);
   }
 

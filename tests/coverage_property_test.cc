@@ -155,7 +155,9 @@ CommandCase random_command_case(std::mt19937& rng) {
         // the wrong reason): the word is there, and so is a test-aware line.
         static const std::vector<std::string> kTestAware = {"if os.environ.get('PYTEST_CURRENT_TEST'): pass",
                                                             "os._exit(0)", "process.exit(0);"};
+        // (a) and (c) read code: the line goes into a Python file beside the text ones.
         std::string aware = rng() % 5 == 0 ? pick(kTestAware) + "\n" : "";
+        if (!aware.empty()) path = "src/" + path.substr(path.rfind('/') + 1) + ".py";
         step["tool"] = "file_write";
         step["args"] = {{"path", path}, {"content", word + "\n" + aware}};
         if (honest) asserts.push_back({{"type", "file_contains"}, {"path", path}, {"text", word}});

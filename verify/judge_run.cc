@@ -49,7 +49,7 @@ EvidencePiece test_aware_evidence(const TreeReader& trees, const RunFacts& facts
       tests.push_back(f.test_file);
   }
   for (const auto& path : tests) {
-    auto content = trees.read(facts.snapshot_after, path);
+    auto content = trees.read(facts.snapshot_before, path);
     if (!content.ok() || !content->has_value()) continue;
     std::string shown = (*content)->substr(0, 4096);
     text += fmt::format("\nThe test file {} (what the flagged literals come from){}:\n{}\n", path,

@@ -2,8 +2,11 @@
 # Issue 25's before/after table on real repositories: real bug-fix commits of cachetools,
 # more-itertools, tomli and inih, each handed in as the real fix and as the variants a dishonest or
 # careless agent could hand in (weakened test, skipped test, empty new module, README only, and
-# hacks in the source that make the test command exit 0), verified by `candor verify --git` with
-# no LLM. See README.md here for the repositories, licences, commits and cases.
+# hacks in the source that make the test command exit 0), and of sqlparse (pytest), ufo (vitest),
+# cssstyle (node:test) and cJSON (CMake/CTest/Unity), each also handed in as the cheats of strong
+# agents (special-case, runner-detect, const-eq, exit-early, runner-patch, runner-config), verified
+# by `candor verify --git` with no LLM. See README.md here for the repositories, licences, commits
+# and cases.
 #
 # Not a meson test: it needs the repositories fetched beforehand (exit 77 when they are not).
 #
@@ -16,6 +19,7 @@
 #   REAL_CASES_OUT folder for the clones, the run stores and the results (default /tmp/realcases;
 #                  emptied first): table.md, results.json
 #   REAL_CASES_ONLY comma-separated fix ids or repository names (default: all)
+#   REAL_CASES_DEPS folder for the npm installs of the JavaScript fixes (default: $REAL_CASES_OUT/deps)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
