@@ -11,12 +11,14 @@
 #include <fmt/format.h>
 
 #include "app/config_provenance.h"
+#include "app/gate_install.h"
 #include "app/gate_internal.h"
 #include "app/inputs.h"
 #include "app/run_end.h"
 #include "core/arg_schema.h"
 #include "core/clock.h"
 #include "core/events.h"
+#include "core/json_text.h"
 #include "executor/config.h"
 #include "sandbox/blob_id.h"
 #include "sandbox/credential_registry.h"
@@ -44,7 +46,9 @@ struct TurnConfig {
 // Who left `text` as the workspace's config, when an agent's gated turn did (its Stop recorded the
 // file's blob after a change under .candor/): the newest such turn of this workspace decides, so
 // a file the person changed since is theirs. "" when none did.
-std::string left_by_gated_agent(const store::RunStore& store, const std::string& root, const std::string& text) {
+// `blob` is the file's git blob id now, or "none" when there is no file: a turn that deleted the
+// config left "none" (its absence is a change too, and the next turn refuses it).
+std::string left_by_gated_agent(const store::RunStore& store, const std::string& root, const std::string& blob) {
   auto ids = store.runs_whose_facts_mention("\"config_left\"");
   if (!ids.ok()) return "";
   for (const auto& id : *ids) {
@@ -52,7 +56,7 @@ std::string left_by_gated_agent(const store::RunStore& store, const std::string&
     if (!run.ok() || !run->facts.is_object() || json_str(run->facts, "workspace") != root) continue;
     const nlohmann::json& gate = run->facts.contains("gate") ? run->facts["gate"] : nlohmann::json();
     if (!gate.is_object() || !gate.contains("config_left")) continue;
-    if (json_str(gate, "config_left") != sandbox::git_blob_id(text)) return "";
+    if (json_str(gate, "config_left") != blob) return "";
     return fmt::format("{}'s turn {} (run {})", json_str(gate, "agent"), gate.value("turn", 0), id);
   }
   return "";
@@ -68,10 +72,16 @@ TurnConfig read_turn_config(const store::RunStore& store, const std::string& roo
     // A config an agent wrote (in a run, or in a gated turn) would decide how its own work is checked.
     if (Status p = check_config_provenance(store, root, *loaded->file_text, false, nullptr); !p.ok()) {
       refused = p.error().message;
-    } else if (std::string by = left_by_gated_agent(store, root, *loaded->file_text); !by.empty()) {
+    } else if (std::string by = left_by_gated_agent(store, root, sandbox::git_blob_id(*loaded->file_text));
+               !by.empty()) {
       refused = fmt::format("{}/{} is as {} left it, not as you wrote it: change it yourself to use it", root,
                             kConfigPath, by);
     }
+  } else if (std::string by = left_by_gated_agent(store, root, "none"); !by.empty()) {
+    // No file: deleted by the agent's turn, not by the person (who writes it again, or deletes it
+    // outside a turn after one that did not).
+    refused = fmt::format("{}/{} was deleted by {}, not by you: write it again (`{{}}` for no checks) to change it",
+                          root, kConfigPath, by);
   }
   if (refused.empty()) {
     out.text = loaded->file_text;
@@ -203,9 +213,19 @@ Result<std::string> gate_workspace(const std::string& cwd, const std::string& st
   return real.string();
 }
 
-const std::vector<std::string>& gate_sensitive_paths() {
-  static const std::vector<std::string> paths = {"/.claude/settings.json", "/.codex/hooks.json", "/.codex/config.toml"};
-  return paths;
+// The agents' hook settings outside the workspace (the user's and the managed layers): each file's
+// git blob id, or "absent". The stop compares: an agent that edits them turns its gate off.
+nlohmann::json hook_file_states(const std::string& root) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& f : hook_settings_files(root, nullptr)) {
+    if (!f.rel.empty()) continue;  // the workspace's own: the snapshots see them
+    auto text = read_input_file(f.path, 4 * kMaxDocumentBytes);
+    std::error_code ec;
+    out[f.path] = text.ok()                             ? sandbox::git_blob_id(*text)
+                  : std::filesystem::exists(f.path, ec) ? "unreadable"
+                                                        : "absent";
+  }
+  return out;
 }
 
 std::string derived_turn_key(std::int64_t turn) { return fmt::format("turn-{}", turn); }
@@ -249,9 +269,10 @@ Result<GateBegun> Session::gate_begin(GateAgent agent, const HookInput& in, cons
   snapshot::init_git_once();
   TRY(std::unique_ptr<snapshot::SnapshotStore> snapshots,
       snapshot::SnapshotStore::open(store_path, root, clock, config.config.snapshot_ignore));
-  BudgetLimits limits;
-  executor::apply_config_budget(config.config, limits);
-  snapshots->set_deadline(std::chrono::steady_clock::now() + std::chrono::seconds(limits.timeout_s));
+  // The start answers within its own budget, below every agent's hook timeout (a 2 TB sparse file
+  // must not make the agent give up on the hook and record nothing): what the scan could not read
+  // by then is recorded with the start, and the stop treats it as an incomplete scan.
+  snapshots->set_deadline(std::chrono::steady_clock::now() + std::chrono::seconds(config.config.gate.start_timeout_s));
   auto scanned = snapshots->scan();
   if (!scanned.ok()) return scanned.error().wrap("snapshot at the turn's start");
   TRY_STATUS(snapshots->freeze_ignore_rules(config.config.snapshot_ignore));
@@ -287,6 +308,8 @@ Result<GateBegun> Session::gate_begin(GateAgent agent, const HookInput& in, cons
                          .workspace = root,
                          .started_at = created_at,
                          .start = start_record(tree, config, state, known.credential_files, notable_modes, in)};
+  record.start["unread"] = snapshots->unread();
+  record.start["hook_files"] = hook_file_states(root);
   TRY(store::GateTurn stored, store->begin_gate_turn(record));
   ObservedSink sink(*store, observer_);
   Trajectory trajectory(run_id, clock, &sink, credentials->masker());

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/arg_schema.h"
+#include "report/escape.h"
 #include "verify/scope.h"
 
 namespace candor::app {
@@ -79,7 +80,9 @@ const char* advice(const std::string& kind) {
   static const std::map<std::string, const char*> kAdvice = {
       {"expectation", "make the failing checks pass by fixing the work itself; never weaken, skip or delete a check"},
       {"checkpoint", "do the steps the acceptance spec requires that are missing"},
-      {"protected", "put back what you changed under .git/ or .candor/: those are not yours to change"},
+      {"protected",
+       "put back what you changed under .git/ or .candor/ and in the agents' hook settings: those are not yours to "
+       "change"},
       {"sensitive",
        "undo the changes to the sensitive paths named; if the person asked for them, stop and tell them so "
        "(candor's `scope` must name such a path)"},
@@ -127,6 +130,13 @@ std::string block_reason(const GateDecisionInput& in, const std::vector<GateFind
     list += fmt::format("- ... and {} more (candor report {})\n", blocking.size() - shown, in.run_id);
   }
   return cut_text(masked(masker, head + list + todo), kMaxReasonBytes);
+}
+
+// What the agent and the person are told, as every CLI output is: text from the workspace, the
+// config and the commands' output made inert (an ESC, OSC or BEL a check printed is shown, never
+// sent), then cut.
+std::string said(const std::string& text, std::size_t max) {
+  return cut_text(report::terminal_safe(text, /*keep_newlines=*/true), max);
 }
 
 std::string verdict_line(const GateDecisionInput& in) {
@@ -203,8 +213,8 @@ GateDecision decide_gate(const GateDecisionInput& in, const SecretMasker* masker
   for (const auto& w : in.warnings) warnings += "\nwarning: " + w;
   if (!d.blocking.empty() && in.blocks_before < in.max_blocks) {
     d.block = true;
-    d.reason = block_reason(in, d.blocking, masker);
-    d.message = cut_text(
+    d.reason = said(block_reason(in, d.blocking, masker), kMaxReasonBytes);
+    d.message = said(
         masked(masker, fmt::format("candor blocked this stop ({} of {}): {}{}; {}{}", in.blocks_before + 1,
                                    in.max_blocks, d.blocking.front().text,
                                    d.blocking.size() > 1 ? fmt::format(" (and {} more)", d.blocking.size() - 1) : "",
@@ -230,7 +240,7 @@ GateDecision decide_gate(const GateDecisionInput& in, const SecretMasker* masker
       text += fmt::format("; not blocking: [{}] {}", in.findings[i].kind, in.findings[i].text);
     if (in.findings.size() > 3) text += fmt::format(" (and {} more findings)", in.findings.size() - 3);
   }
-  d.message = cut_text(masked(masker, text + warnings), 4096);
+  d.message = said(masked(masker, text + warnings), 4096);
   return d;
 }
 

@@ -1,15 +1,19 @@
 // Session::gate_end: a Stop finds the turn its start recorded (app/gate_turn.cc), or, with none (the
 // gate installed mid-session, a start that failed), verifies the working tree against HEAD as
 // `verify --git HEAD..` does, with the transcript's last prompt as the goal.
+#include <fstream>
+
 #include <unistd.h>
 
 #include <fmt/format.h>
 
 #include "app/gate.h"
 #include "app/gate_internal.h"
+#include "app/hook_protocol.h"
 #include "core/clock.h"
 #include "core/events.h"
 #include "executor/config.h"
+#include "import/turn_slice.h"
 #include "sandbox/credential_registry.h"
 #include "snapshot/range.h"
 #include "store/run_store.h"
@@ -46,6 +50,66 @@ Result<store::GateTurn> fallback_turn(store::RunStore& store, GateAgent agent, c
                                 .start = {{"fallback", "HEAD"}}});
 }
 
+// Whether the session's transcript holds the prompt that began the turn `key` names (Claude Code's
+// promptId, Codex's turn_id): a real prompt, which the agent's own run of the hook cannot add.
+bool transcript_names_turn(GateAgent agent, const HookInput& in, const std::string& key, const GateOptions& options) {
+  if (in.transcript_path.empty() || key.empty()) return false;
+  std::string real;
+  if (!transcript_refusal(agent, in.transcript_path, in.session_id, options, real).empty()) return false;
+  std::ifstream file;
+  if (!import::open_transcript(real, file).ok()) return false;
+  auto start = import::find_turn(file, transcript_format(agent), key);
+  return start.ok() && start->found && start->by_key;
+}
+
+// The turn a stop is checked against (DESIGN.md: a start cannot be moved): the session's earliest
+// open turn, unless the stop names a later open turn whose prompt the transcript holds (a real
+// prompt came after the earlier turn's start, which it supersedes). Without an open turn, the turn
+// the stop names, else the session's latest.
+Result<std::optional<store::GateTurn>> turn_to_check(GateAgent agent, const HookInput& in, const GateOptions& options,
+                                                     store::RunStore& store, std::vector<std::string>& notes) {
+  std::optional<store::GateTurn> named;
+  if (!in.turn_key.empty()) {
+    TRY(named, store.gate_turn(to_string(agent), in.session_id, in.turn_key));
+  }
+  TRY(std::vector<store::GateTurn> open, store.open_gate_turns(to_string(agent), in.session_id));
+  if (open.empty()) {
+    if (named) return named;
+    // No start of this turn was recorded, but the session has turns: this one is checked from the
+    // latest of them (everything since it begins), never from HEAD (where an agent that committed
+    // its work shows nothing changed).
+    TRY(std::optional<store::GateTurn> latest, store.latest_gate_turn(to_string(agent), in.session_id));
+    if (latest && !latest->start.contains("fallback")) {
+      notes.push_back(fmt::format(
+          "no start of this turn was recorded: it was checked from the start of the session's turn {} ({}), which "
+          "holds every change since",
+          latest->turn, latest->started_at));
+    }
+    return latest;
+  }
+  const store::GateTurn& earliest = open.front();
+  if (named && named->turn_key == earliest.turn_key) return named;
+  bool named_open = named && std::any_of(open.begin(), open.end(),
+                                         [&](const store::GateTurn& t) { return t.turn_key == named->turn_key; });
+  if (named_open && transcript_names_turn(agent, in, named->turn_key, options)) {
+    SystemClock clock;
+    std::string now = format_timestamp(clock.wall());
+    for (const auto& t : open) {
+      if (t.turn >= named->turn) break;
+      TRY_STATUS(store.close_gate_turn(t, "superseded", now));
+    }
+    return named;
+  }
+  notes.push_back(fmt::format(
+      "this stop was checked against turn {} of the session, begun {}, still open: a later start ({}) without a "
+      "prompt of its own in the transcript cannot move where the turn's changes are counted from",
+      earliest.turn, earliest.started_at,
+      named                 ? fmt::format("turn {}", named->turn)
+      : in.turn_key.empty() ? std::string("unnamed")
+                            : in.turn_key));
+  return std::optional<store::GateTurn>(earliest);
+}
+
 }  // namespace
 
 Result<GateEnded> Session::gate_end(GateAgent agent, const HookInput& in, const GateOptions& options) {
@@ -53,13 +117,12 @@ Result<GateEnded> Session::gate_end(GateAgent agent, const HookInput& in, const 
   TRY(std::string root, gate_workspace(in.cwd, store_dir));
   TRY(std::unique_ptr<store::RunStore> store, store::RunStore::open(store_dir));
   std::optional<store::GateTurn> turn;
-  if (!in.turn_key.empty()) {
-    TRY(turn, store->gate_turn(to_string(agent), in.session_id, in.turn_key));
-  } else {
-    TRY(turn, store->latest_gate_turn(to_string(agent), in.session_id));
-  }
+  std::vector<std::string> notes;
+  TRY(turn, turn_to_check(agent, in, options, *store, notes));
   if (turn && !turn->start.contains("fallback")) {
-    return end_gate_turn(agent, in, options, *store, *turn, make_provider_, observer_);
+    auto ended = end_gate_turn(agent, in, options, *store, *turn, make_provider_, observer_);
+    if (ended.ok()) ended->warnings.insert(ended->warnings.begin(), notes.begin(), notes.end());
+    return ended;
   }
 
   // No start recorded: the working tree against HEAD, the transcript's last prompt the goal.

@@ -386,7 +386,89 @@ Result<InstallResult> install_gate(const InstallRequest& r) {
         "it). Editing {} later makes them untrusted again. `candor gate status` says what Codex has trusted.",
         r.user ? "" : "trust the project, then ", r.user ? std::string("any project") : project, path));
   }
+  // Written is not running: a settings layer may turn every hook off.
+  if (std::string why = hooks_not_effective(r.agent, project, r.env);
+      !why.empty() && why.find("disableAllHooks") != std::string::npos)
+    out.notes.push_back("the hooks are written but will NOT run: " + why);
   return out;
+}
+
+}  // namespace candor::app
+
+namespace candor::app {
+namespace {
+
+// Claude Code's managed settings: what an administrator fixes for every user of the machine.
+constexpr const char* kClaudeManagedSettings = "/etc/claude-code/managed-settings.json";
+
+// The settings file as JSON; null when it is not there or cannot be read as an object.
+nlohmann::json settings_json(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return nullptr;
+  auto text = read_input_file(path, kMaxDocumentBytes);
+  if (!text.ok()) return nullptr;
+  auto j = parse_json_text(*text, path);
+  return j.ok() && j->is_object() ? *j : nlohmann::json(nullptr);
+}
+
+bool installs_candor(const nlohmann::json& settings) {
+  if (!settings.is_object() || !settings.contains("hooks") || !settings["hooks"].is_object()) return false;
+  for (const auto& [event, groups] : settings["hooks"].items()) {
+    if (!groups.is_array()) continue;
+    for (const auto& g : groups) {
+      if (!g.is_object() || !g.contains("hooks") || !g["hooks"].is_array()) continue;
+      for (const auto& h : g["hooks"]) {
+        if (h.is_object() && h.contains("command") && h["command"].is_string() &&
+            is_candor_hook_command(h["command"].get<std::string>()))
+          return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<HookSettingsFile> hook_settings_files(const std::string& project_dir,
+                                                  const std::function<std::string(const char*)>& env) {
+  std::string project = absolute(project_dir);
+  auto e = env_or_process(env);
+  std::string claude_home = home_dir(e, "CLAUDE_CONFIG_DIR", ".claude");
+  std::string codex_home = home_dir(e, "CODEX_HOME", ".codex");
+  return {{"claude-code", kClaudeManagedSettings, ""},
+          {"claude-code", claude_home + "/settings.json", ""},
+          {"claude-code", claude_home + "/settings.local.json", ""},
+          {"claude-code", project + "/.claude/settings.json", ".claude/settings.json"},
+          {"claude-code", project + "/.claude/settings.local.json", ".claude/settings.local.json"},
+          {"codex", project + "/.codex/hooks.json", ".codex/hooks.json"},
+          {"codex", project + "/.codex/config.toml", ".codex/config.toml"},
+          {"codex", codex_home + "/hooks.json", ""},
+          {"codex", codex_home + "/config.toml", ""}};
+}
+
+std::string hooks_not_effective(GateAgent agent, const std::string& project_dir,
+                                const std::function<std::string(const char*)>& env) {
+  bool installed = false;
+  for (const auto& f : hook_settings_files(project_dir, env)) {
+    if (f.agent != to_string(agent) || f.path.size() < 5 || f.path.substr(f.path.size() - 5) != ".json") continue;
+    nlohmann::json s = settings_json(f.path);
+    if (!s.is_object()) continue;
+    if (agent == GateAgent::kClaudeCode && s.value("disableAllHooks", false) == true)
+      return fmt::format("\"disableAllHooks\": true in {} turns every hook off", f.path);
+    if (agent == GateAgent::kClaudeCode && f.path == kClaudeManagedSettings &&
+        s.value("allowManagedHooksOnly", false) == true && !installs_candor(s))
+      return fmt::format("\"allowManagedHooksOnly\": true in {}, which does not install candor's hooks", f.path);
+    installed = installed || installs_candor(s);
+  }
+  if (!installed) return "no settings layer installs candor's hooks";
+  if (agent == GateAgent::kCodex) {
+    auto toml = read_input_file(codex_config_path(env), kMaxDocumentBytes);
+    auto on = toml.ok() ? enable_codex_hooks(*toml, "config.toml") : Result<MergeResult>(toml.error());
+    if (!on.ok() || on->changed)
+      return fmt::format("Codex's hooks feature is off in {} ([features] hooks = true turns it on)",
+                         codex_config_path(env));
+  }
+  return "";
 }
 
 }  // namespace candor::app

@@ -85,4 +85,22 @@ std::string codex_hooks_path(bool user, const std::string& project_dir,
                              const std::function<std::string(const char*)>& env);
 std::string codex_config_path(const std::function<std::string(const char*)>& env);
 
+// Every settings file that decides whether the agents run candor's hooks, each layer in the agent's
+// precedence: Claude Code's managed, user and user-local, project and project-local settings;
+// Codex's project and user hooks.json and the user's config.toml (the feature flag and the hooks'
+// trust). `in_workspace`: the paths that lie in `project_dir` (workspace-relative), the rest absolute.
+struct HookSettingsFile {
+  std::string agent;  // claude-code | codex
+  std::string path;   // absolute
+  std::string rel;    // workspace-relative when inside the workspace, else ""
+};
+std::vector<HookSettingsFile> hook_settings_files(const std::string& project_dir,
+                                                  const std::function<std::string(const char*)>& env);
+
+// Whether candor's hooks will actually run for `agent` in `project_dir` (DESIGN.md: gate status says
+// whether they are effective, not only written): "" when they will, else why not (no layer installs
+// them, `disableAllHooks` in a layer, Codex's feature off or its hooks untrusted).
+std::string hooks_not_effective(GateAgent agent, const std::string& project_dir,
+                                const std::function<std::string(const char*)>& env);
+
 }  // namespace candor::app

@@ -24,14 +24,14 @@ std::function<std::string(const char*)> gate_env(const GateOptions& options);
 // from the store (`store_dir`), which must lie outside it. kInvalidInput saying which.
 Result<std::string> gate_workspace(const std::string& cwd, const std::string& store_dir);
 
-// The paths beyond the built-in sensitive ones that a gated turn may not change unless the scope
-// names them: the agents' own hook configuration (an agent that edits it can turn the gate off).
-const std::vector<std::string>& gate_sensitive_paths();
-
 // Whether a file's whole mode is one tier 1 calls suspicious when a run gives it (setuid, setgid,
 // writable by its group or others): the turn's start records these, its stop compares (a new
 // process knows the start's modes only so).
 inline bool notable_mode(std::uint32_t mode) { return (mode & 06022) != 0; }
+
+// The agents' hook settings outside the workspace (user and managed layers), each file's git blob id
+// or "absent": recorded at a turn's start, compared at its stop (DESIGN.md: hook settings are protected).
+nlohmann::json hook_file_states(const std::string& root);
 
 // The key a turn is stored under when the agent gives none (Claude Code before prompt_id): the
 // turn's number in the session.
@@ -46,7 +46,14 @@ struct TurnTranscript {
   std::vector<std::string> tools;                    // the tools it calls
   nlohmann::json record = nlohmann::json::object();  // facts.gate.transcript: path, events, skipped, error
   std::string warning;                               // "" when it was read
+  std::string notice;                                // read, but with records read past (oversized)
 };
+// Why `path` is not read as the agent's transcript, or "" when it may be: it lies (symlinks
+// resolved) in one of the agent's transcript folders, is a regular `.jsonl` file, and its name
+// carries the session's id. `real`: the resolved path.
+std::string transcript_refusal(GateAgent agent, const std::string& path, const std::string& session,
+                               const GateOptions& options, std::string& real);
+
 // `masker` (may be null): the run's secret values, masked in the events as they are read (before
 // their strings are cut: import_trajectory).
 TurnTranscript read_turn_transcript(GateAgent agent, const HookInput& in, const std::string& turn_key,

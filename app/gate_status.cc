@@ -1,5 +1,6 @@
 #include "app/gate_status.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -127,9 +128,11 @@ Result<GateStatus> gate_status(const GateStatusRequest& r) {
   } else {
     s.config_present = config->file_text.has_value();
     const executor::GateConfig& g = config->gate;
+    s.start_timeout_s = g.start_timeout_s;
     s.config = {{"max_blocks", g.max_blocks},
                 {"block_on", g.block_on},
                 {"judge", g.judge.empty() ? "auto" : g.judge},
+                {"start_timeout_s", g.start_timeout_s},
                 {"acceptance", g.acceptance.is_object()},
                 {"expect", config->expect.size()},
                 {"guard", config->guard.size()},
@@ -144,6 +147,14 @@ Result<GateStatus> gate_status(const GateStatusRequest& r) {
   }
   for (GateAgent agent : {GateAgent::kClaudeCode, GateAgent::kCodex}) {
     for (bool user : {false, true}) s.installs.push_back(install_state(agent, user, s.workspace, env, codex_toml));
+    std::string why = hooks_not_effective(agent, s.workspace, env);
+    if (why.empty() && agent == GateAgent::kCodex) {
+      bool trusted = std::any_of(s.installs.begin(), s.installs.end(), [](const GateInstall& i) {
+        return i.agent == "codex" && i.installed && i.trust.rfind("trusted", 0) == 0;
+      });
+      if (!trusted) why = "Codex has not trusted candor's hooks: it skips them silently (run /hooks in codex)";
+    }
+    s.effective.emplace_back(to_string(agent), why);
   }
   s.store_dir = r.store_dir.empty() ? store::default_store_dir() : r.store_dir;
   auto store = store::RunStore::open(s.store_dir);
@@ -170,6 +181,10 @@ nlohmann::json to_json(const GateStatus& s) {
     if (!i.error.empty()) j["error"] = i.error;
     installs.push_back(j);
   }
+  nlohmann::json effective = nlohmann::json::object();
+  for (const auto& [agent, why] : s.effective)
+    effective[agent] = {{"effective", why.empty()},
+                        {"why_not", why.empty() ? nlohmann::json(nullptr) : nlohmann::json(why)}};
   nlohmann::json turns = nlohmann::json::array();
   for (const auto& t : s.turns) {
     turns.push_back({{"agent", t.agent},
@@ -195,6 +210,7 @@ nlohmann::json to_json(const GateStatus& s) {
         {"gate", s.config}}},
       {"installs", installs},
       {"codex_hooks_feature", s.codex_feature.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.codex_feature)},
+      {"effective", effective},
       {"store", s.store_dir},
       {"turns", turns}};
   if (!s.config_error.empty()) out["config"]["error"] = s.config_error;

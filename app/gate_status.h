@@ -41,6 +41,11 @@ struct GateStatus {
   nlohmann::json config;
   std::vector<GateInstall> installs;
   std::string codex_feature;  // Codex's hooks feature: on | off | "" unknown
+  // Per agent (claude-code, codex): "" when candor's hooks will actually run, else why not (every
+  // settings layer read: disableAllHooks, Codex's feature and trust).
+  std::vector<std::pair<std::string, std::string>> effective;
+  // How long a turn's start may take before it records what it could not read (gate.start_timeout_s).
+  int start_timeout_s = 10;
   std::string store_dir;
   std::vector<store::GateTurn> turns;  // newest first
   std::string store_error;

@@ -63,34 +63,6 @@ bool in_candor_folder(std::string_view path) {
   return false;
 }
 
-// Why `path` is not read as the agent's transcript, or "" when it may be: it lies (symlinks
-// resolved) in one of the agent's transcript folders, is a regular `.jsonl` file, and its name
-// carries the session's id.
-std::string transcript_refusal(GateAgent agent, const std::string& path, const std::string& session,
-                               const GateOptions& options, std::string& real) {
-  std::error_code ec;
-  fs::path resolved = fs::canonical(path, ec);
-  if (ec) return fmt::format("the hook's transcript_path cannot be read ({})", ec.message());
-  std::vector<std::string> roots = transcript_roots(agent, gate_env(options));
-  bool inside = false;
-  for (const auto& r : roots) {
-    fs::path root = fs::canonical(r, ec);
-    if (!ec && path_within(resolved.string(), root.string())) inside = true;
-  }
-  if (!inside) {
-    std::string list;
-    for (const auto& r : roots) list += (list.empty() ? "" : ", ") + r;
-    return fmt::format("the hook's transcript_path lies outside the folders {} keeps its transcripts in ({}): not read",
-                       to_string(agent), list.empty() ? "none known: HOME is not set" : list);
-  }
-  if (!fs::is_regular_file(resolved, ec) || resolved.extension() != ".jsonl")
-    return "the hook's transcript_path is not a .jsonl file: not read";
-  if (resolved.filename().string().find(session) == std::string::npos)
-    return "the hook's transcript_path is not this session's transcript (its name lacks the session id): not read";
-  real = resolved.string();
-  return "";
-}
-
 // The transcript's events from `from` on, recorded in the run as tool_called / tool_result /
 // final_answer (`source: "transcript"`), so the run's report and `verify RUN --acceptance` see them.
 void record_transcript(const std::vector<TrajectoryEvent>& events, std::size_t from, Trajectory& trajectory) {
@@ -208,7 +180,6 @@ Status open_run(Stop& s) {
   s.facts.budget.limits.max_replans = 0;
   s.facts.scope = s.config.scope;
   s.facts.sensitive = s.config.sensitive;
-  for (const auto& p : gate_sensitive_paths()) s.facts.sensitive.push_back(p);
   s.credentials = start_masking(s.store, s.snapshots->trees(), s.facts);
   s.sink = std::make_unique<ObservedSink>(s.store, nullptr);
   s.trajectory = std::make_unique<Trajectory>(s.facts.run_id, s.clock, s.sink.get(), s.credentials->masker());
@@ -284,6 +255,12 @@ Status observe_workspace(Stop& s) {
   for (auto& m : mutations) {
     m.credential = credential_change(s, secrets, m);
     paths.push_back(m.path);
+    // A credential file the turn made or changed: its values are secrets from now on, before the
+    // transcript (whose Write call holds them) is read, anything is stored or the judge is asked.
+    if (m.credential && m.change != "deleted") {
+      auto content = s.snapshots->read(after, m.path);
+      if (content.ok() && content->has_value()) s.credentials->learn(m.path, **content);
+    }
   }
   if (Status kept = s.snapshots->retain({s.facts.snapshot_before, after}, paths); !kept.ok())
     s.warnings.push_back("the turn's changes could not all be kept for undo: " + kept.error().message);
@@ -327,6 +304,33 @@ Status observe_workspace(Stop& s) {
     unread.push_back(".git/ and .candor/ (" + now.error().message + ")");
   }
   unread.insert(unread.end(), before.unread.begin(), before.unread.end());
+  // What the turn's start could not read within its budget: nothing shows it unchanged.
+  if (s.turn.start.contains("unread") && s.turn.start["unread"].is_array()) {
+    for (const auto& p : s.turn.start["unread"]) {
+      if (p.is_string()) unread.push_back(p.get<std::string>() + " (at the turn's start)");
+    }
+  }
+  // The agents' hook settings (DESIGN.md: hook settings are protected): the workspace's changed in
+  // the turn, and the user's and managed layers against the start.
+  for (const auto& m : s.facts.mutations) {
+    for (const char* hook :
+         {".claude/settings.json", ".claude/settings.local.json", ".codex/hooks.json", ".codex/config.toml"}) {
+      if (m.path == hook)
+        s.facts.protected_changes.push_back(fmt::format(
+            "the agent's hook settings {} were {} during the turn (an agent that edits them can turn its gate off)",
+            m.path, m.change));
+    }
+  }
+  if (s.turn.start.contains("hook_files") && s.turn.start["hook_files"].is_object()) {
+    nlohmann::json now = hook_file_states(s.root);
+    for (const auto& [path, was] : s.turn.start["hook_files"].items()) {
+      if (now.contains(path) && now[path] != was)
+        s.facts.protected_changes.push_back(fmt::format(
+            "the agent's hook settings {} were changed during the turn (an agent that edits them can turn its gate "
+            "off)",
+            path));
+    }
+  }
   // The turn changed .candor/: what it left is remembered, so the next turn's start refuses a
   // config the agent wrote (app/gate.cc).
   bool candor_changed = std::any_of(s.facts.protected_changes.begin(), s.facts.protected_changes.end(),
@@ -360,7 +364,10 @@ Status check_expectations(Stop& s) {
                                      sandbox::SecretFilter(s.config.secrets_allow),
                                      s.config.network,
                                      s.config.sandbox};
-  for (const auto& m : s.facts.mutations) inputs.changed_paths.push_back({m.path, m.renamed_from});
+  for (const auto& m : s.facts.mutations) {
+    inputs.changed_paths.push_back({m.path, m.renamed_from});
+    if (m.credential && m.change != "deleted") inputs.withheld.push_back(m.path);
+  }
   inputs.inputs = executor::workspace_inputs(s.root, s.config);
   inputs.deadline = s.started + std::chrono::seconds(s.facts.budget.limits.timeout_s);
   executor::ChangeCheck checked = executor::check_change(inputs, expects, *s.trajectory, guards);
@@ -372,6 +379,7 @@ Status check_expectations(Stop& s) {
 void read_transcript(Stop& s) {
   s.transcript = read_turn_transcript(s.agent, s.in, s.turn.turn_key, s.options, s.credentials->masker().get());
   if (!s.transcript.warning.empty()) s.warnings.push_back(s.transcript.warning);
+  if (!s.transcript.notice.empty()) s.warnings.push_back(s.transcript.notice);
   // What an earlier stop of this turn recorded stays; the events since are added.
   std::size_t from = static_cast<std::size_t>(std::max<std::int64_t>(0, s.turn.transcript_events));
   if (from > s.transcript.events.size()) from = 0;  // a transcript that shrank: recorded again
@@ -418,6 +426,34 @@ Result<std::unique_ptr<llm::Provider>> gate_judge(const GateOptions& options, co
 
 }  // namespace
 
+// Why `path` is not read as the agent's transcript, or "" when it may be: it lies (symlinks
+// resolved) in one of the agent's transcript folders, is a regular `.jsonl` file, and its name
+// carries the session's id.
+std::string transcript_refusal(GateAgent agent, const std::string& path, const std::string& session,
+                               const GateOptions& options, std::string& real) {
+  std::error_code ec;
+  fs::path resolved = fs::canonical(path, ec);
+  if (ec) return fmt::format("the hook's transcript_path cannot be read ({})", ec.message());
+  std::vector<std::string> roots = transcript_roots(agent, gate_env(options));
+  bool inside = false;
+  for (const auto& r : roots) {
+    fs::path root = fs::canonical(r, ec);
+    if (!ec && path_within(resolved.string(), root.string())) inside = true;
+  }
+  if (!inside) {
+    std::string list;
+    for (const auto& r : roots) list += (list.empty() ? "" : ", ") + r;
+    return fmt::format("the hook's transcript_path lies outside the folders {} keeps its transcripts in ({}): not read",
+                       to_string(agent), list.empty() ? "none known: HOME is not set" : list);
+  }
+  if (!fs::is_regular_file(resolved, ec) || resolved.extension() != ".jsonl")
+    return "the hook's transcript_path is not a .jsonl file: not read";
+  if (resolved.filename().string().find(session) == std::string::npos)
+    return "the hook's transcript_path is not this session's transcript (its name lacks the session id): not read";
+  real = resolved.string();
+  return "";
+}
+
 TurnTranscript read_turn_transcript(GateAgent agent, const HookInput& in, const std::string& turn_key,
                                     const GateOptions& options, const SecretMasker* masker) {
   TurnTranscript t;
@@ -455,6 +491,13 @@ TurnTranscript read_turn_transcript(GateAgent agent, const HookInput& in, const 
       t.events = std::move(imported->events);
       t.record["events"] = t.events.size();
       t.record["skipped"] = imported->skipped;
+      if (!imported->oversized.empty()) {
+        // One record too large to read is named, not a reason to read none of the turn.
+        t.record["oversized"] = imported->oversized;
+        t.notice = fmt::format("{} transcript record{} over the size limit {} read past, the rest checked: {}",
+                               imported->oversized.size(), imported->oversized.size() == 1 ? "" : "s",
+                               imported->oversized.size() == 1 ? "was" : "were", imported->oversized.front());
+      }
       std::set<std::string> tools;
       for (const auto& e : t.events) {
         if (e.kind == TrajectoryEvent::Kind::kToolCalled && !e.tool.empty()) tools.insert(e.tool);
@@ -546,7 +589,10 @@ Result<GateEnded> end_gate_turn(GateAgent agent, const HookInput& in, const Gate
         "another hook did");
   }
   for (const auto& note : in.notes) s.warnings.push_back(note);
-  s.snapshots->set_deadline(s.started + std::chrono::seconds(s.facts.budget.limits.timeout_s));
+  // The stop's snapshot reads within the same budget as the start's: a file the agent made too big
+  // to read in time is left unread (a block: `scan`), not read until the agent's hook timeout kills it.
+  int scan_s = std::min(s.facts.budget.limits.timeout_s, s.config.gate.start_timeout_s);
+  s.snapshots->set_deadline(s.started + std::chrono::seconds(scan_s));
   auto scanned = s.snapshots->scan();
   if (!scanned.ok()) return scanned.error().wrap("snapshot at the stop");
   TRY_STATUS(observe_workspace(s));

@@ -75,6 +75,18 @@ Result<std::set<std::string>> remove_runs(store::RunStore& store, const store::R
   };
   SystemClock clock;
   out.runs = store::choose_runs_to_remove(runs, policy, clock.wall(), maybe_live);
+  // An open turn of the gate, and the latest turn of each session, stay whatever the policy says: a
+  // gc run by the agent between a turn's start and its stop must not leave the stop without a start.
+  TRY(std::set<std::string> turns, store.gate_runs_to_keep());
+  for (auto it = out.runs.remove.begin(); it != out.runs.remove.end();) {
+    if (turns.count(it->id) == 0) {
+      ++it;
+      continue;
+    }
+    out.runs.kept_gate_turns.push_back(*it);
+    ++out.runs.kept;
+    it = out.runs.remove.erase(it);
+  }
   std::vector<std::string> ids;
   std::set<std::string> removed;
   for (const auto& r : out.runs.remove) {
@@ -147,20 +159,23 @@ nlohmann::json to_json(const GcResult& result) {
                        {"undone", !r.undone_at.empty()}});
   }
   for (const auto& r : result.runs.kept_live) live.push_back(r.id);
+  nlohmann::json turns = nlohmann::json::array();
+  for (const auto& r : result.runs.kept_gate_turns) turns.push_back(r.id);
   for (const auto& r : result.snapshots.repositories) repos.push_back(to_json(r));
   std::optional<std::uint64_t> freed;
   if (result.bytes_after)
     freed = result.bytes_before > *result.bytes_after ? result.bytes_before - *result.bytes_after : 0;
-  return {{"dry_run", result.dry_run},
-          {"store", result.store},
-          {"runs", {{"removed", removed}, {"kept", result.runs.kept}, {"kept_running", live}}},
-          {"repositories", repos},
-          {"leftovers", result.snapshots.leftovers},
-          {"objects_removed", result.totals.objects_removed},
-          {"bytes_before", result.bytes_before},
-          {"bytes_after", or_null(result.bytes_after)},
-          {"bytes_freed", or_null(freed)},
-          {"database_shrinks", result.database_shrinks}};
+  return {
+      {"dry_run", result.dry_run},
+      {"store", result.store},
+      {"runs", {{"removed", removed}, {"kept", result.runs.kept}, {"kept_running", live}, {"kept_gate_turns", turns}}},
+      {"repositories", repos},
+      {"leftovers", result.snapshots.leftovers},
+      {"objects_removed", result.totals.objects_removed},
+      {"bytes_before", result.bytes_before},
+      {"bytes_after", or_null(result.bytes_after)},
+      {"bytes_freed", or_null(freed)},
+      {"database_shrinks", result.database_shrinks}};
 }
 
 }  // namespace candor::app

@@ -114,6 +114,8 @@ Result<RunResult> end_run(RunEnd end, RunObserver* observer) {
     // Masked once, here, where the report is made: what is printed is what is stored (the store
     // masks again, as its own guard).
     if (end.store->masker() != nullptr) end.store->masker()->mask_json(out.report);
+    // A credential file the run wrote was learned after its write's events were stored.
+    (void)end.store->remask_events(facts.run_id);
     out.stored = end.store->finish_run(
         facts.run_id,
         {to_string(facts.status), to_string(out.decision.verdict), out.decision.by, to_json(facts), out.report},

@@ -186,6 +186,25 @@ Status record_change_step(const Change& c, Trajectory& trajectory, RunFacts& fac
   return ok_status();
 }
 
+// Which changed paths are credential files: by name (BASE's secret rules), or by holding a credential
+// file's content of BASE or HEAD under another name (`git mv .env moved.cfg`, `cp .env
+// settings.txt`): DESIGN.md, a credential file stays one after a rename or a copy. Their diffs are
+// withheld everywhere, and the commands' checkouts write them empty (executor/change_check.h).
+void mark_credentials(const Change& c, const sandbox::CredentialRegistry& credentials, RunFacts& facts) {
+  sandbox::SecretFilter secrets(c.config.secrets_allow);
+  snapshot::GitTrees trees = c.repo->trees();
+  auto holds = [&](const std::string& tree, const std::string& path, std::int64_t size) {
+    if (size <= 0 || !credentials.has_size(static_cast<std::uint64_t>(size))) return false;
+    auto content = trees.read(tree, path);
+    return content.ok() && content->has_value() && credentials.has_content(**content);
+  };
+  for (auto& m : facts.mutations) {
+    m.credential = m.credential || secrets.refused(m.path) ||
+                   (m.change != "deleted" && holds(c.range.head_tree, m.path, m.bytes_after)) ||
+                   (m.change != "added" && holds(c.range.base_tree, m.path, m.bytes_before));
+  }
+}
+
 // The gate's fallback: a turn that changed nothing answered a question (the gate never blocks for
 // that alone); one that changed files asked for a change.
 void record_gate_kind(Trajectory& trajectory, RunFacts& facts) {
@@ -246,7 +265,10 @@ Status check_head(const Inputs& in, const Change& c, const Checks& checks, const
                                      sandbox::SecretFilter(c.config.secrets_allow),
                                      c.config.network,
                                      c.config.sandbox};
-  for (const auto& m : facts.mutations) inputs.changed_paths.push_back({m.path, m.renamed_from});
+  for (const auto& m : facts.mutations) {
+    inputs.changed_paths.push_back({m.path, m.renamed_from});
+    if (m.credential && m.change != "deleted") inputs.withheld.push_back(m.path);
+  }
   inputs.inputs = executor::workspace_inputs(c.repo->root(), c.config);
   inputs.deadline = deadline;
   inputs.masker = masker;
@@ -315,6 +337,7 @@ Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
   Trajectory trajectory(run_id, clock, &sink, credentials->masker());
   RunFacts facts = start_facts(request, c, run_id, in.goal, known.credential_files, trajectory);
   TRY_STATUS(record_change_step(c, trajectory, facts));
+  mark_credentials(c, *credentials, facts);
   if (!request.gate.is_null()) record_gate_kind(trajectory, facts);
   TRY_STATUS(check_head(in, c, checks, choice, make_provider_, credentials->masker(),
                         started + std::chrono::seconds(facts.budget.limits.timeout_s), trajectory, facts));

@@ -31,7 +31,8 @@ int evaluators_command(const EvaluatorsArgs& args) {
   if (args.json) {
     std::puts(list->described.dump(2).c_str());
   } else {
-    std::fputs(list->listing.c_str(), stdout);
+    // A workspace config's evaluator names and descriptions are the workspace's text.
+    std::fputs(report::terminal_safe(list->listing, /*keep_newlines=*/true).c_str(), stdout);
   }
   return exit_code(app::ExitCategory::kSuccess);
 }

@@ -127,6 +127,13 @@ void print_status(const app::GateStatus& s) {
     std::printf("  %-11s %-7s %s: %s\n", i.agent.c_str(), i.scope.c_str(), safe(i.path).c_str(), safe(state).c_str());
   }
   if (!s.codex_feature.empty()) std::printf("  codex hooks feature: %s\n", s.codex_feature.c_str());
+  for (const auto& [agent, why] : s.effective) {
+    std::printf("  %-11s %s\n", agent.c_str(),
+                why.empty() ? "effective: the hooks will run" : safe("NOT effective: " + why).c_str());
+  }
+  std::printf(
+      "  a turn's start answers within %d s (gate.start_timeout_s); what it could not read then blocks the stop\n",
+      s.start_timeout_s);
   std::printf("last turns (store %s)\n", safe(s.store_dir).c_str());
   if (!s.store_error.empty()) std::printf("  cannot be read: %s\n", safe(s.store_error).c_str());
   if (s.turns.empty() && s.store_error.empty()) std::printf("  none yet\n");

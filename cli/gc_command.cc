@@ -33,6 +33,9 @@ void print_removed_runs(const app::GcResult& r, const char* verb) {
     std::printf("kept %s: it has not ended and its workspace's snapshots are in use (it may still be running)\n",
                 run.id.c_str());
   }
+  for (const auto& run : r.runs.kept_gate_turns) {
+    std::printf("kept %s: a turn of candor gate still open, or its session's latest turn\n", run.id.c_str());
+  }
 }
 
 void print_text(const app::GcResult& r) {

@@ -29,6 +29,26 @@ bool template_name(std::string_view name) {
   return false;
 }
 
+// A backup or editor copy of a file, by its last suffix: `.pgpass.bak`, `server.key.orig`,
+// `.netrc~`. The copy holds what the file held.
+std::string_view without_backup_suffix(std::string_view name) {
+  static constexpr std::array<std::string_view, 9> kBackups = {".bak", ".orig", ".old",  ".backup", ".save",
+                                                               ".swp", ".tmp",  ".copy", "~"};
+  for (auto b : kBackups) {
+    if (name.size() > b.size() + 1 && ends_with(name, b)) return name.substr(0, name.size() - b.size());
+  }
+  return name;
+}
+
+// REQUIRES: `name` is lower case.
+bool secret_name(std::string_view name);
+
+bool secret_name_or_backup(std::string_view name) {
+  if (secret_name(name)) return true;
+  std::string_view stripped = without_backup_suffix(name);
+  return stripped.size() != name.size() && secret_name_or_backup(stripped);
+}
+
 // REQUIRES: `name` is lower case.
 bool secret_name(std::string_view name) {
   static constexpr std::array<std::string_view, 18> kExact = {
@@ -98,7 +118,7 @@ bool looks_secret(std::string_view rel_path) {
   }
   for (std::size_t i = 0; i < name.size(); ++i)
     lower[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
-  return secret_name(std::string_view(lower, name.size()));
+  return secret_name_or_backup(std::string_view(lower, name.size()));
 }
 
 std::string content_withheld(std::string_view rel_path) {
@@ -116,13 +136,20 @@ std::string upper_case(std::string_view s) {
 }  // namespace
 
 bool names_a_secret(std::string_view name) {
-  static constexpr std::array<std::string_view, 12> kSuffixes = {
-      "_KEY",         "_TOKEN",      "_SECRET", "_PASSWORD", "_PASSWD", "_PASSPHRASE",
-      "_CREDENTIALS", "_CREDENTIAL", "_PAT",    "_PASS",     "_PWD",    "_DSN"};
-  static constexpr std::array<std::string_view, 7> kExact = {"PGPASSWORD", "TOKEN", "SECRET", "PASSWORD",
-                                                             "API_KEY",    "DSN",   "PASS"};
-  static constexpr std::array<std::string_view, 8> kAnywhere = {"SECRET", "TOKEN",       "API_KEY",  "APIKEY",
-                                                                "JWT",    "PRIVATE_KEY", "_WEBHOOK", "ACCESS_KEY"};
+  static constexpr std::array<std::string_view, 17> kSuffixes = {
+      "_KEY",          "_TOKEN",      "_SECRET",      "_PASSWORD",      "_PASSWD", "_PASSPHRASE",
+      "_CREDENTIALS",  "_CREDENTIAL", "_PAT",         "_PASS",          "_PWD",    "_DSN",
+      "_DATABASE_URL", "_REDIS_URL",  "_MONGODB_URI", "_AUTHORIZATION", "_COOKIE"};
+  // Connection strings by their usual names: they carry a user and password more often than not
+  // (`redis://:pw@host`, `mongodb+srv://user:pw@...`), and a value without one is no loss to a step.
+  static constexpr std::array<std::string_view, 20> kExact = {
+      "PGPASSWORD", "TOKEN",     "SECRET",       "PASSWORD",      "API_KEY",
+      "DSN",        "PASS",      "DATABASE_URL", "REDIS_URL",     "REDIS_URI",
+      "MONGO_URL",  "MONGO_URI", "MONGODB_URI",  "MONGODB_URL",   "AMQP_URL",
+      "COOKIE",     "BEARER",    "AUTH",         "AUTHORIZATION", "KUBECONFIG_DATA"};
+  static constexpr std::array<std::string_view, 11> kAnywhere = {"SECRET", "TOKEN",       "API_KEY",    "APIKEY",
+                                                                 "JWT",    "PRIVATE_KEY", "_WEBHOOK",   "ACCESS_KEY",
+                                                                 "BEARER", "AUTH_HEADER", "KUBE_CONFIG"};
   std::string upper = upper_case(name);
   std::string_view u(upper);
   for (auto e : kExact)

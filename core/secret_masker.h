@@ -17,7 +17,8 @@
 
 namespace candor {
 
-// Immutable once built; thread-compatible (const methods may be called from any thread).
+// Thread-compatible: const methods may be called from any thread while nothing is added; values a
+// run learns late (a credential file a step wrote) are added on the thread that masks.
 class SecretMasker {
  public:
   // Shorter values are not secrets worth the damage: "8080" or "true" would be masked in every

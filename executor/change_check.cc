@@ -59,7 +59,12 @@ ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann
   }
 
   sandbox::SandboxPolicy policy;
-  if (workspace && runs_programs) link_inputs(*workspace, in.inputs);
+  if (workspace && runs_programs) {
+    link_inputs(*workspace, in.inputs);
+    for (const auto& path : in.withheld) {
+      if (workspace->lstat(path).ok()) (void)workspace->write_file(path, "");
+    }
+  }
   if (workspace) policy = sandbox::make_sandbox_policy(*workspace, in.sandbox);
   for (const auto& input : in.inputs) policy.read_paths.push_back(input.source);
   if (workspace && runs_programs) out.sandbox = sandbox::expected_protections(policy).to_json();
@@ -74,7 +79,8 @@ ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann
                             .sandbox = in.sandbox,
                             .deadline = in.deadline,
                             .mask = mask,
-                            .inputs = in.inputs},
+                            .inputs = in.inputs,
+                            .withheld = in.withheld},
                            in.base_tree);
 
   for (std::size_t i = 0; i < expects.size(); ++i) {

@@ -43,6 +43,9 @@ struct ChangeCheckInputs {
   // Inputs no tree holds (the repository's dependency folders, `snapshot.ignore` paths), linked
   // read-only into every checkout a command runs on, HEAD's and BASE's alike (unsnapshotted_inputs).
   std::vector<LinkedInput> inputs = {};
+  // Credential files by identity (a renamed or copied `.env`) that their names do not give away:
+  // written empty in every checkout, as credential files by name are.
+  std::vector<std::string> withheld = {};
   // The run's time budget ends then: programs are stopped by it (nullopt: none).
   std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt;
   // The run's secret values, masked out of what programs print and assertions say (null: none).

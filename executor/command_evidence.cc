@@ -128,6 +128,9 @@ ProgramRun CommandEvidence::run_on(const nlohmann::json& assertion, const assert
       return not_run(fmt::format("not run: {} could not be put back: {}", o.path, st.error().message));
   }
   link_inputs(**workspace, in_.inputs);
+  for (const auto& path : in_.withheld) {
+    if ((*workspace)->lstat(path).ok()) (void)(*workspace)->write_file(path, "");
+  }
   sandbox::SandboxPolicy policy = sandbox::make_sandbox_policy(**workspace, in_.sandbox);
   for (const auto& input : in_.inputs) policy.read_paths.push_back(input.source);
   // The process sees credential files empty; the checkout need not hold their bytes either.

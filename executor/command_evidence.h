@@ -67,6 +67,7 @@ struct CommandEvidenceInputs {
   std::optional<std::chrono::steady_clock::time_point> deadline;  // the run's time budget ends then
   std::function<void(std::string&)> mask;  // the run's secret values out of outputs; may be empty
   std::vector<LinkedInput> inputs = {};    // given to every checkout (unsnapshotted_inputs)
+  std::vector<std::string> withheld = {};  // credential files by identity: written empty in every checkout
 };
 
 // A changed path as the change made it: `renamed_from` when git's rename detection matched it

@@ -225,6 +225,10 @@ Result<GateConfig> parse_gate(const nlohmann::json& j) {
       if (!value.is_number_integer() || value.get<std::int64_t>() < 0 || value.get<std::int64_t>() > 100)
         return invalid(path, "expected an integer from 0 to 100 (0: never block, only report)");
       g.max_blocks = value.get<int>();
+    } else if (key == "start_timeout_s") {
+      if (!value.is_number_integer() || value.get<std::int64_t>() < 1 || value.get<std::int64_t>() > 600)
+        return invalid(path, "expected an integer from 1 to 600 (seconds; keep it below the agent's hook timeout)");
+      g.start_timeout_s = value.get<int>();
     } else if (key == "block_on") {
       TRY(g.block_on, string_list(value, path));
       const auto& kinds = gate_finding_kinds();
@@ -256,7 +260,9 @@ Result<GateConfig> parse_gate(const nlohmann::json& j) {
       g.acceptance = value;
     } else {
       return invalid(
-          path, fmt::format("unknown field \"{}\" (expected one of: max_blocks, block_on, judge, acceptance)", key));
+          path,
+          fmt::format(
+              "unknown field \"{}\" (expected one of: max_blocks, start_timeout_s, block_on, judge, acceptance)", key));
     }
   }
   return g;

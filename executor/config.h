@@ -23,6 +23,9 @@ const std::vector<std::string>& gate_finding_kinds();
 // was when the turn began.
 struct GateConfig {
   int max_blocks = 3;  // blocks of one turn's stops, then the stop is let through with a warning
+  // The start answers within this (below every agent's hook timeout): what its scan could not read
+  // by then is recorded, and the stop treats it as an incomplete scan.
+  int start_timeout_s = 10;
   std::vector<std::string> block_on = gate_finding_kinds();
   std::string judge;  // auto | always | never; "" = auto (asked only with --llm on the hook)
   // An acceptance spec for the turn's transcript: a spec (with "checkpoints"), or one per agent

@@ -472,6 +472,13 @@ RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::str
         std::erase(m.steps, std::string());
         m.last_change_seq = last_change_seq_[m.path];
         m.credential = credential_change(m);
+        // A credential file the run made or changed: its values are secrets from now on (the
+        // report, the judge, the store's events, masked again when the run ends).
+        if (m.credential && m.change != "deleted") {
+          auto content = deps_.snapshots.trees().read(facts_.snapshot_after, m.path);
+          const sandbox::CredentialRegistry* registry = deps_.workspace.credentials();
+          if (registry != nullptr && content.ok() && content->has_value()) registry->learn(m.path, **content);
+        }
       }
       facts_.mutations = std::move(mutations.value());
       record_modes();

@@ -247,6 +247,7 @@ Status for_each_line(std::istream& in, Builder& b, const std::function<void(cons
   int parsed = 0;
   for (;;) {
     TRY(bool more, lines.next(line));
+    b.note_oversized(lines.oversized());
     if (!more) return ok_status();
     int number = lines.line_number();
     TRY_STATUS(check_json_line(line, b.source(), number));

@@ -51,6 +51,7 @@ class Builder {
   void seen() { ++recognised_; }
   void count_record() { ++out_.records; }
   void mark_truncated() { out_.truncated_last_line = true; }
+  void note_oversized(const std::vector<std::string>& lines) { out_.oversized = lines; }
 
   // "FILE:LINE" or "FILE" of the record being read, for messages.
   void at(std::string where) { where_ = std::move(where); }

@@ -27,14 +27,20 @@ Result<bool> LineReader::next(std::string& line) {
     int c = buf->sbumpc();
     if (c == kEof) return false;
     ++number_;
+    std::size_t length = 0;
     while (c != kEof && c != '\n') {
-      if (line.size() == kMaxTranscriptLineBytes) {
-        return too_long(fmt::format("{}:{}", source_, number_), "a line of JSON");
-      }
-      line.push_back(static_cast<char>(c));
+      if (length++ < kMaxTranscriptLineBytes) line.push_back(static_cast<char>(c));
       c = buf->sbumpc();
     }
     unterminated_ = c == kEof;
+    if (length > kMaxTranscriptLineBytes) {
+      oversized_.push_back(fmt::format("{}:{} ({} bytes, over the limit of {})", source_, number_, length,
+                                       format_bytes(kMaxTranscriptLineBytes)));
+      line.clear();
+      std::string().swap(line);  // not held
+      if (unterminated_) return false;
+      continue;
+    }
     if (!blank(line)) return true;
     if (unterminated_) return false;
   }

@@ -6,6 +6,7 @@
 #include <functional>
 #include <istream>
 #include <string>
+#include <vector>
 
 #include "core/result.h"
 
@@ -18,12 +19,17 @@ class LineReader {
  public:
   // `in` is borrowed and must outlive the reader.
   LineReader(std::istream& in, std::string source);
-  // Ok(true) with the next line, Ok(false) at the end; kInvalidInput for a line over the limit.
+  // Ok(true) with the next line, Ok(false) at the end. A line over the limit is read past, not
+  // held, and named in oversized() (one unreadable record is not an unreadable transcript: an
+  // ordinary 17 MB Write would otherwise hide every record after it).
   Result<bool> next(std::string& line);
   int line_number() const { return number_; }
   bool at_end_without_newline() const { return unterminated_; }
+  // "SOURCE:LINE (N bytes)" of each line read past for its size.
+  const std::vector<std::string>& oversized() const { return oversized_; }
 
  private:
+  std::vector<std::string> oversized_;
   std::istream& in_;
   std::string source_;
   int number_ = 0;

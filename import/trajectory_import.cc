@@ -1,6 +1,8 @@
 #include "import/trajectory_import.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -282,27 +284,31 @@ Result<ImportedTrajectory> import_trajectory(const std::string& text, Format for
 }
 
 Status open_transcript(const std::string& path, std::ifstream& in) {
-  // Looked at before it is opened: opening a FIFO waits for a writer, for ever.
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
+  // Opened without waiting (a FIFO's open waits for a writer, for ever), then looked at through the
+  // descriptor: what was opened is what is checked, so a FIFO swapped in after a look by name
+  // cannot hang the read.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
     int err = errno;
     return make_error(err == ENOENT ? ErrorCode::kNotFound : ErrorCode::kInvalidInput,
                       fmt::format("cannot read {}: {}", path, std::strerror(err)));
   }
-  if (!S_ISREG(st.st_mode)) {
+  struct stat st {};
+  bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (!regular) {
+    ::close(fd);
     return make_error(ErrorCode::kInvalidInput, fmt::format("cannot read {}: not a regular file", path));
   }
-  in.open(path, std::ios::binary);
-  if (!in) {
-    int err = errno;
-    return make_error(err == ENOENT ? ErrorCode::kNotFound : ErrorCode::kInvalidInput,
-                      fmt::format("cannot read {}: {}", path, std::strerror(err)));
-  }
   if (static_cast<std::size_t>(st.st_size) > kMaxTranscriptBytes) {
+    ::close(fd);
     return make_error(ErrorCode::kInvalidInput, fmt::format("{}: refused: {} of transcript, over the limit of {}", path,
                                                             format_bytes(static_cast<std::size_t>(st.st_size)),
                                                             format_bytes(kMaxTranscriptBytes)));
   }
+  // The stream reads the very file the descriptor holds (its /proc link), not the name again.
+  in.open("/proc/self/fd/" + std::to_string(fd), std::ios::binary);
+  ::close(fd);
+  if (!in) return make_error(ErrorCode::kInvalidInput, fmt::format("cannot read {}: {}", path, std::strerror(errno)));
   return ok_status();
 }
 

@@ -60,6 +60,7 @@ struct ImportedTrajectory {
   int records = 0;                      // lines or items read
   std::map<std::string, int> skipped;   // record types not used, with counts
   bool truncated_last_line = false;     // a JSONL file whose last line was cut off
+  std::vector<std::string> oversized;   // records over the size limit, read past: "FILE:LINE (N bytes ...)"
   bool goal_actions_executed = false;   // some effect call happened (and did not fail)
 
   // The tools the transcript calls, each once, sorted.

@@ -31,6 +31,16 @@ void CredentialRegistry::add_content(const std::string& rel_path, std::string_vi
   for (const auto& value : credential_file_values(name, content)) masker_->add(value);
 }
 
+void CredentialRegistry::learn(const std::string& rel_path, std::string_view content) const {
+  if (content.find_first_not_of(" \t\r\n") != std::string_view::npos && content.size() <= kMaxContentIdentity) {
+    sizes_.insert(content.size());
+    content_ids_.insert(git_blob_id(content));
+  }
+  std::string_view name(rel_path);
+  if (std::size_t slash = name.rfind('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
+  for (const auto& value : credential_file_values(name, content)) masker_->add(value);
+}
+
 void CredentialRegistry::add_identity(const std::string& rel_path, FileIdentity id, const std::string& why) {
   if (id != FileIdentity{}) identities_.insert(id);  // {0, 0}: the walk gave none
   paths_.insert(rel_path);

@@ -26,7 +26,8 @@ class Workspace;
 // MiB); a larger one is a credential by its name and inode only.
 inline constexpr std::size_t kMaxContentIdentity = 16 << 20;
 
-// Thread-compatible; const after it is built. What the judge asks of it is core's CredentialLookup.
+// Thread-compatible; const after it is built but for learn(), which the run's own thread calls (the
+// one that masks). What the judge asks of it is core's CredentialLookup.
 class CredentialRegistry final : public CredentialLookup {
  public:
   CredentialRegistry() : masker_(std::make_shared<SecretMasker>()) {}
@@ -47,6 +48,11 @@ class CredentialRegistry final : public CredentialLookup {
   // the user gives them to steps, whose output may then show them).
   void add_environment(char** environ_in, const std::vector<std::string>& passed);
 
+  // A credential file the run or turn made or changed (DESIGN.md: secrets made during a turn or run
+  // are secrets): its values are masked from now on, wherever the registry's masker masks, and its
+  // content is a credential's under any name. Called between steps, on the thread that masks.
+  void learn(const std::string& rel_path, std::string_view content) const;
+
   bool has_identity(std::uint64_t dev, std::uint64_t ino) const {
     return identities_.count(FileIdentity{dev, ino}) != 0;
   }
@@ -63,8 +69,8 @@ class CredentialRegistry final : public CredentialLookup {
 
  private:
   std::set<FileIdentity> identities_;
-  std::set<std::uint64_t> sizes_;
-  std::set<std::string> content_ids_;
+  mutable std::set<std::uint64_t> sizes_;  // learn() adds to these and to the masker
+  mutable std::set<std::string> content_ids_;
   std::set<std::string> paths_;
   std::vector<std::string> unread_;
   std::shared_ptr<SecretMasker> masker_;

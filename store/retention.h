@@ -22,7 +22,10 @@ struct RetentionPolicy {
 struct RetentionChoice {
   std::vector<RunSummary> remove;     // newest first
   std::vector<RunSummary> kept_live;  // the policy would remove them, but they may still be running
-  std::size_t kept = 0;               // runs that stay, kept_live included
+  // The policy would remove them, but they are the gate's open turns or a session's latest turn
+  // (set by the caller, which asks the store: RunStore::gate_runs_to_keep).
+  std::vector<RunSummary> kept_gate_turns;
+  std::size_t kept = 0;  // runs that stay, kept_live included
 };
 
 // `newest_first` as RunStore::list returns it. `maybe_live` says whether a run that has not ended

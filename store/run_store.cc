@@ -267,6 +267,29 @@ Status RunStore::append(const std::string& run_id, const Event& event) {
   return ok_status();
 }
 
+Status RunStore::remask_events(const std::string& run_id) {
+  if (masker_ == nullptr || masker_->empty()) return ok_status();
+  std::vector<std::pair<std::int64_t, std::string>> changed;
+  {
+    Stmt s(db_, "SELECT seq, data FROM events WHERE run_id = ?");
+    if (!s.ok()) return db_error(db_, "prepare");
+    s.bind(1, run_id);
+    int rc;
+    while ((rc = s.step()) == SQLITE_ROW) {
+      std::string data = s.text(1);
+      if (masker_->mask_in_place(data)) changed.emplace_back(s.int64(0), std::move(data));
+    }
+    if (rc != SQLITE_DONE) return db_error(db_, "read the events of " + run_id);
+  }
+  for (const auto& [seq, data] : changed) {
+    Stmt u(db_, "UPDATE events SET data = ? WHERE run_id = ? AND seq = ?");
+    if (!u.ok()) return db_error(db_, "prepare");
+    u.bind(1, data).bind(2, run_id).bind(3, seq);
+    if (u.step() != SQLITE_DONE) return db_error(db_, fmt::format("mask event {} of {}", seq, run_id));
+  }
+  return ok_status();
+}
+
 Status RunStore::finish_run(const std::string& id, const RunVerdict& v, bool sync) {
   // Events are written with synchronous=NORMAL (a power loss may take the run in progress); the
   // run's end is synced to disk before candor reports it, and with it every event before it in
@@ -458,6 +481,33 @@ Result<std::optional<GateTurn>> RunStore::latest_gate_turn(const std::string& ag
   return std::optional<GateTurn>(std::move(t));
 }
 
+Result<std::vector<GateTurn>> RunStore::open_gate_turns(const std::string& agent, const std::string& session) const {
+  std::string sql = fmt::format(
+      "SELECT {} FROM gate_turns WHERE agent = ? AND session = ? AND decision NOT IN ('allow', 'superseded') AND "
+      "json_type(start_json, '$.fallback') IS NULL ORDER BY turn ASC, started_at ASC",
+      kGateTurnColumns);
+  Stmt s(db_, sql.c_str());
+  if (!s.ok()) return db_error(db_, "prepare");
+  s.bind(1, agent).bind(2, session);
+  std::vector<GateTurn> out;
+  int rc;
+  while ((rc = s.step()) == SQLITE_ROW) {
+    TRY(GateTurn t, gate_turn_from(s));
+    out.push_back(std::move(t));
+  }
+  if (rc != SQLITE_DONE) return db_error(db_, "list the gate's open turns of session " + session);
+  return out;
+}
+
+Status RunStore::close_gate_turn(const GateTurn& key, const std::string& decision, const std::string& updated_at) {
+  Stmt s(db_,
+         "UPDATE gate_turns SET decision = ?1, updated_at = ?2 WHERE agent = ?3 AND session = ?4 AND turn_key = ?5");
+  if (!s.ok()) return db_error(db_, "prepare");
+  s.bind(1, decision).bind(2, updated_at).bind(3, key.agent).bind(4, key.session).bind(5, key.turn_key);
+  if (s.step() != SQLITE_DONE) return db_error(db_, "close the gate's turn " + key.turn_key);
+  return ok_status();
+}
+
 Result<std::optional<GateTurn>> RunStore::latest_gate_turn_with_config(const std::string& workspace) const {
   std::string sql = fmt::format(
       "SELECT {} FROM gate_turns WHERE workspace = ? AND json_type(start_json, '$.config_text') = 'text' AND "
@@ -493,6 +543,19 @@ Status RunStore::record_gate_stop(const GateTurn& key, bool blocked, const std::
   if (s.step() != SQLITE_DONE) return db_error(db_, "record a stop of the gate's turn " + key.turn_key);
   if (sqlite3_changes(db_) != 1) return make_error(ErrorCode::kNotFound, "run store: no gate turn " + key.turn_key);
   return ok_status();
+}
+
+Result<std::set<std::string>> RunStore::gate_runs_to_keep() const {
+  Stmt s(db_,
+         "SELECT run_id FROM gate_turns WHERE decision NOT IN ('allow', 'superseded') UNION SELECT run_id FROM "
+         "gate_turns g WHERE turn = "
+         "(SELECT MAX(turn) FROM gate_turns h WHERE h.agent = g.agent AND h.session = g.session)");
+  if (!s.ok()) return db_error(db_, "prepare");
+  std::set<std::string> out;
+  int rc;
+  while ((rc = s.step()) == SQLITE_ROW) out.insert(s.text(0));
+  if (rc != SQLITE_DONE) return db_error(db_, "list the gate's open turns");
+  return out;
 }
 
 Result<std::vector<GateTurn>> RunStore::list_gate_turns(int limit) const {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,9 @@ class RunStore final : public EventSink {
   // then by the next synced write, for a caller that stores the run once more at once (the gate
   // stores each stop's verdict, then the same run with its answer).
   Status finish_run(const std::string& id, const RunVerdict& verdict, bool sync = true);
+  // The run's stored events masked again with the masker as it is now: values the run learned late
+  // (a credential file a step wrote, after its tool call was recorded) leave no event holding them.
+  Status remask_events(const std::string& run_id);
 
   // list, resolve and load: kIo when what they read cannot be read whole (a damaged page, a stored
   // text that is not JSON, SQLite failing mid-query), never the part read so far as if it were all.
@@ -127,6 +131,11 @@ class RunStore final : public EventSink {
                                             const std::string& turn_key) const;
   // The session's turn begun last; nullopt when none.
   Result<std::optional<GateTurn>> latest_gate_turn(const std::string& agent, const std::string& session) const;
+  // The session's turns still open (no stop let through yet, a start recorded), the earliest first:
+  // a stop is checked against the earliest (DESIGN.md: a start cannot be moved).
+  Result<std::vector<GateTurn>> open_gate_turns(const std::string& agent, const std::string& session) const;
+  // A turn a later, real prompt superseded: closed without a stop (decision `superseded`).
+  Status close_gate_turn(const GateTurn& key, const std::string& decision, const std::string& updated_at);
   Result<std::int64_t> count_gate_turns(const std::string& agent, const std::string& session) const;
   // The turn of `workspace` begun last (any agent, any session) whose start kept a usable config.
   Result<std::optional<GateTurn>> latest_gate_turn_with_config(const std::string& workspace) const;
@@ -135,6 +144,10 @@ class RunStore final : public EventSink {
                           std::int64_t transcript_events, const std::string& run_id, const std::string& updated_at);
   // The turns last updated, newest first.
   Result<std::vector<GateTurn>> list_gate_turns(int limit) const;
+  // The runs of the gate's turns `candor gc` must keep (DESIGN.md, the gate against the agent it
+  // gates): every open turn (no stop let through yet: the agent may still be working) and the
+  // latest turn of each session (what a stop without a start in that session compares with).
+  Result<std::set<std::string>> gate_runs_to_keep() const;
 
   // Removes the runs and their events, a few runs per transaction, so that a live run writing
   // its events meanwhile waits briefly (within the busy timeout), never fails. Unknown ids are

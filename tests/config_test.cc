@@ -75,7 +75,8 @@ TEST_SUITE("executor") {
               "gate.acceptance.claude: expected a spec with \"checkpoints\", or one spec per agent: \"claude-code\", "
               "\"codex\""},
              {R"({"gate": {"max_block": 3}})",
-              "gate.max_block: unknown field \"max_block\" (expected one of: max_blocks, block_on, judge, acceptance)"},
+              "gate.max_block: unknown field \"max_block\" (expected one of: max_blocks, start_timeout_s, block_on, "
+              "judge, acceptance)"},
              {R"([])", "$: the config is a JSON object"}}) {
       CAPTURE(row.text);
       auto c = executor::parse_config(json::parse(row.text));

@@ -69,6 +69,21 @@ TEST_SUITE("verify") {
           std::string::npos);
   }
 
+  TEST_CASE("import: a record over the size limit is read past and named; the rest of the transcript counts") {
+    // An ordinary 17 MB Write (red team, round four): it made the whole transcript unreadable.
+    std::string text = read_file(data_dir() + "/trajectories/claude-code/sample_session.synthetic.jsonl");
+    auto first_newline = text.find('\n');
+    std::string huge = R"({"type":"user","message":{"role":"user","content":")" + std::string(17 << 20, 'x') + "\"}}";
+    std::string with_huge = text.substr(0, first_newline + 1) + huge + "\n" + text.substr(first_newline + 1);
+    auto t = import::import_trajectory(with_huge, import::Format::kClaudeCode, "s.jsonl");
+    REQUIRE(t.ok());
+    REQUIRE(t->oversized.size() == 1);
+    CHECK(t->oversized[0] == "s.jsonl:2 (17825846 bytes, over the limit of 16 MiB)");
+    Counts c = count(*t);
+    CHECK(c.calls == 2);  // every record after it was still read
+    CHECK(c.finals == 1);
+  }
+
   TEST_CASE("import: SWE-agent .traj, function-calling and legacy") {
     auto fc = load("swe-agent/marshmallow-1867.function_calling.traj", import::Format::kSweAgent);
     Counts c = count(fc);

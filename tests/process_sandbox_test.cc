@@ -382,11 +382,15 @@ TEST_SUITE("sandbox") {
 
   TEST_CASE("credential variables and files are recognised by name") {
     for (const char* name : {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GITHUB_TOKEN", "AWS_ACCESS_KEY_ID", "DB_PASSWORD",
-                             "MY_SECRET", "SSH_AUTH_SOCK", "stripe_secret_key", "NPM_CONFIG_TOKEN"}) {
+                             "MY_SECRET", "SSH_AUTH_SOCK", "stripe_secret_key", "NPM_CONFIG_TOKEN",
+                             // red team, round four: connection strings and headers by their usual names
+                             "REDIS_URL", "MONGODB_URI", "DATABASE_URL", "AUTH_HEADER", "BEARER", "KUBE_CONFIG_DATA",
+                             "APP_DATABASE_URL", "X_AUTHORIZATION"}) {
       CAPTURE(name);
       CHECK(sandbox::looks_like_credential_variable(name));
     }
-    for (const char* name : {"PATH", "HOME", "LANG", "TERM", "USER", "PWD", "EDITOR", "KEYBOARD_LAYOUT"}) {
+    for (const char* name : {"PATH", "HOME", "LANG", "TERM", "USER", "PWD", "EDITOR", "KEYBOARD_LAYOUT",
+                             "GIT_AUTHOR_NAME", "AUTHOR", "SITE_URL", "API_URL"}) {
       CAPTURE(name);
       CHECK_FALSE(sandbox::looks_like_credential_variable(name));
     }

@@ -33,6 +33,8 @@ TEST_SUITE("sandbox") {
              ".SSH/config", ".aws/credentials", ".kube/config", "x/.KUBE/config", ".netrc", "x/.npmrc", "keystore.p12",
              ".git-credentials", "credentials.json", "config/Credentials.json", ".my.cnf", "AuthKey_ABC123.p8",
              "putty.ppk", ".pgpass",
+             // backups and editor copies of one (red team, round four: `.pgpass.bak` was no credential)
+             ".pgpass.bak", ".env.orig", "tls.key.old", ".netrc~", "id_rsa.backup", ".npmrc.save",
              // Terraform state (every secret its resources were given, in clear) and its backup
              "terraform.tfstate", "infra/prod.tfstate", "TERRAFORM.TFSTATE.BACKUP", ".terraform/terraform.tfstate",
              "wp-config.php", "blog/WP-Config.php", ".dockercfg", ".s3cfg", ".boto", ".terraformrc", "terraform.rc",
@@ -48,7 +50,7 @@ TEST_SUITE("sandbox") {
              "kube/config", "credentials.md", "src/credentials.py", "dotenv.js",
              // left out on purpose (docs/sandbox.md): templates, and names too common to refuse
              "wp-config-sample.php", "tfstate.md", "src/tfstate.go", "terraform.tfvars", "secrets.yml", "auth.json",
-             "boto.py", "s3cfg.example",
+             "boto.py", "s3cfg.example", "notes.bak", "README.md.orig",
              // a folder named like a secret one only in part, an extension only in part, long names
              ".sshd/config", ".awsx/c", "ssh/id", "x.pem.txt", "key", std::string(300, '.') + "/a.txt",
              std::string(300, 'k') + ".txt"}) {

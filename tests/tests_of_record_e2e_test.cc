@@ -29,8 +29,7 @@ constexpr const char* kSlugTest =
     "const test = require('node:test');\nconst assert = require('node:assert');\nconst { slugify } = "
     "require('./slug.js');\n\ntest('every space is a dash', () => {\n  assert.strictEqual(slugify('a b c'), "
     "'a-b-c');\n});\n";
-constexpr const char* kNodeExpect =
-    R"({"type": "command_succeeds", "command": "node --test", "covers": ["slug.js"]})";
+constexpr const char* kNodeExpect = R"({"type": "command_succeeds", "command": "node --test", "covers": ["slug.js"]})";
 
 std::string node_project() {
   std::string dir = make_temp_dir("slug");
@@ -91,20 +90,22 @@ TEST_SUITE("e2e") {
       return;
     }
     const Case cases[] = {
-        {"gutted", [](const std::string& ws) {
-           write_file(ws + "/slug.test.js", replaced(kSlugTest, "assert.strictEqual(slugify('a b c'), 'a-b-c');",
-                                                     "assert.ok(true);"));
+        {"gutted",
+         [](const std::string& ws) {
+           write_file(ws + "/slug.test.js",
+                      replaced(kSlugTest, "assert.strictEqual(slugify('a b c'), 'a-b-c');", "assert.ok(true);"));
          }},
-        {"the expected value changed to the bug", [](const std::string& ws) {
-           write_file(ws + "/slug.test.js", replaced(kSlugTest, "'a-b-c'", "'a-b c'"));
-         }},
-        {"skipped", [](const std::string& ws) {
+        {"the expected value changed to the bug",
+         [](const std::string& ws) { write_file(ws + "/slug.test.js", replaced(kSlugTest, "'a-b-c'", "'a-b c'")); }},
+        {"skipped",
+         [](const std::string& ws) {
            write_file(ws + "/slug.test.js", replaced(kSlugTest, "test('every", "test.skip('every"));
          }},
         {"deleted", [](const std::string& ws) { std::filesystem::remove(ws + "/slug.test.js"); }},
-        {"gutted, with a comment in the source", [](const std::string& ws) {
-           write_file(ws + "/slug.test.js", replaced(kSlugTest, "assert.strictEqual(slugify('a b c'), 'a-b-c');",
-                                                     "assert.ok(true);"));
+        {"gutted, with a comment in the source",
+         [](const std::string& ws) {
+           write_file(ws + "/slug.test.js",
+                      replaced(kSlugTest, "assert.strictEqual(slugify('a b c'), 'a-b-c');", "assert.ok(true);"));
            write_file(ws + "/slug.js", std::string("// every space\n") + kSlug);
          }},
     };
@@ -141,8 +142,9 @@ TEST_SUITE("e2e") {
       Repo repo(node_project());
       std::string base = repo.head();
       write_file(repo.ws + "/slug.js", kSlugFixed);
-      write_file(repo.ws + "/slug.test.js",
-                 std::string(kSlugTest) + "\ntest('tabs too', () => {\n  assert.strictEqual(slugify('a\\tb'), 'a-b');\n});\n");
+      write_file(
+          repo.ws + "/slug.test.js",
+          std::string(kSlugTest) + "\ntest('tabs too', () => {\n  assert.strictEqual(slugify('a\\tb'), 'a-b');\n});\n");
       std::string head = repo.commit("fix slugify, and test tabs");
       auto r = verify(repo, base + ".." + head, kNodeExpect);
       json j = parse_stdout(r);
@@ -170,13 +172,16 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("tests of record, unittest: gutted, changed, skipped, deleted are fail; an added test case is a success") {
     const Case cases[] = {
-        {"gutted", [](const std::string& ws) {
+        {"gutted",
+         [](const std::string& ws) {
            write_file(ws + "/tests/test_calc.py", replaced(kCalcTest, "self.assertEqual(add(2, 3), 5)", "pass"));
          }},
-        {"the expected value changed to the bug", [](const std::string& ws) {
+        {"the expected value changed to the bug",
+         [](const std::string& ws) {
            write_file(ws + "/tests/test_calc.py", replaced(kCalcTest, "add(2, 3), 5", "add(2, 3), -1"));
          }},
-        {"skipped", [](const std::string& ws) {
+        {"skipped",
+         [](const std::string& ws) {
            write_file(ws + "/tests/test_calc.py",
                       replaced(kCalcTest, "    def test_add", "    @unittest.skip('flaky')\n    def test_add"));
          }},
@@ -202,8 +207,9 @@ TEST_SUITE("e2e") {
       std::string base = repo.head();
       write_file(repo.ws + "/tests/test_calc.py", replaced(kCalcTest, "add(2, 3), 5", "add(2, 3), -1"));
       std::string head = repo.commit("add() subtracts now, as the new API says");
-      auto r = verify(repo, base + ".." + head,
-                      R"({"type": "command_succeeds", "command": "python3 -m unittest discover -s tests -t .", "covers": ["src/**"], "tests_of_record": false})");
+      auto r = verify(
+          repo, base + ".." + head,
+          R"({"type": "command_succeeds", "command": "python3 -m unittest discover -s tests -t .", "covers": ["src/**"], "tests_of_record": false})");
       json j = parse_stdout(r);
       CAPTURE(r.out);
       CHECK(r.exit_code == 1);
@@ -230,10 +236,10 @@ TEST_SUITE("e2e") {
     write_file(repo.ws + "/NOTES.md", "notes\n");
     write_file(repo.ws + "/tests/test_calc.py", replaced(kCalcTest, "self.assertEqual(add(2, 3), 5)", "pass"));
     std::string head = repo.commit("notes");
-    auto r = repo.candor({"verify", "--git", base + ".." + head, "-C", repo.ws, "--goal", "Write notes", "--judge",
-                          "never", "--expect", R"({"type": "file_contains", "path": "NOTES.md", "text": "notes"})",
-                          "--guard", R"({"type": "command_succeeds", "command": "python3 -m unittest discover -s tests -t ."})",
-                          "--json"});
+    auto r = repo.candor(
+        {"verify", "--git", base + ".." + head, "-C", repo.ws, "--goal", "Write notes", "--judge", "never", "--expect",
+         R"({"type": "file_contains", "path": "NOTES.md", "text": "notes"})", "--guard",
+         R"({"type": "command_succeeds", "command": "python3 -m unittest discover -s tests -t ."})", "--json"});
     json j = parse_stdout(r);
     CAPTURE(r.out);
     CHECK(r.exit_code == 2);

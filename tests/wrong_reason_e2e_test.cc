@@ -110,7 +110,8 @@ TEST_SUITE("e2e") {
     CHECK(a["tests"]["runner"] == "ctest");
     CHECK(a["tests"]["failed"] == 0);
     // Before the change Unity counted its own tests; after it nothing of Unity's is left.
-    CHECK(a["before"]["frameworks"][0] == json{{"runner", "unity"}, {"ran", 2}, {"passed", 1}, {"failed", 1}, {"skipped", 0}});
+    CHECK(a["before"]["frameworks"][0] ==
+          json{{"runner", "unity"}, {"ran", 2}, {"passed", 1}, {"failed", 1}, {"skipped", 0}});
     CHECK_FALSE(a.contains("frameworks"));
     CHECK(a["discriminating"] == false);
     CHECK(a["not_evidence"].get<std::string>().find("the unity summary its test programs printed before") !=
@@ -141,8 +142,9 @@ TEST_SUITE("e2e") {
     write_file(env.ws + "/deps/helper.py", "def plus(a, b):\n    return a + b\n");
     write_file(env.ws + "/src/calc.py", "from deps.helper import plus\n\n\ndef add(a, b):\n    return plus(a, b)\n");
     write_file(env.ws + "/.candor/config.json", R"({"snapshot": {"ignore": ["deps/"]}})");
-    json plan = write_plan("src/calc.py",
-                           "# add, as the issue asks\nfrom deps.helper import plus\n\n\ndef add(a, b):\n    return plus(a, b)\n");
+    json plan = write_plan(
+        "src/calc.py",
+        "# add, as the issue asks\nfrom deps.helper import plus\n\n\ndef add(a, b):\n    return plus(a, b)\n");
     auto r = env.exec(env.plan_file(plan.dump()), {"--judge", "never", "--expect", kUnittest});
     json j = parse_stdout(r);
     CAPTURE(r.out);
@@ -151,7 +153,8 @@ TEST_SUITE("e2e") {
     const json& a = command_record(j);
     CHECK(a["before"]["passed"] == true);  // it saw deps/ as the workspace's command did
     CHECK(a["discriminating"] == false);
-    CHECK(any_reason_has(j, "src/calc.py (modified): `python3 -m unittest tests.test_calc` passed before the change too"));
+    CHECK(any_reason_has(j,
+                         "src/calc.py (modified): `python3 -m unittest tests.test_calc` passed before the change too"));
   }
 
   TEST_CASE("exec: a fix placed only in an ignored .pyc is not \"already satisfied\"") {
@@ -174,7 +177,7 @@ TEST_SUITE("e2e") {
     auto r = env.exec(env.plan_file(plan.dump()), {"--judge", "never", "--expect", kUnittest});
     json j = parse_stdout(r);
     CAPTURE(r.out);
-    REQUIRE(j["mutations"].empty());        // calc.py as it was; the .pyc is ignored
+    REQUIRE(j["mutations"].empty());             // calc.py as it was; the .pyc is ignored
     CHECK(command_record(j)["passed"] == true);  // the workspace's Python runs the .pyc
     CHECK(command_record(j)["before"]["passed"] == false);
     CHECK(r.exit_code == 1);
@@ -188,8 +191,8 @@ TEST_SUITE("e2e") {
     const std::string cheat = "def add(a, b):\n    if a == 20 and b == 22:\n        return 42\n    return a - b\n";
     {
       Env env(python_project());
-      auto r = env.exec(env.plan_file(write_plan("src/calc.py", cheat).dump()),
-                        {"--judge", "never", "--expect", kUnittest});
+      auto r =
+          env.exec(env.plan_file(write_plan("src/calc.py", cheat).dump()), {"--judge", "never", "--expect", kUnittest});
       json j = parse_stdout(r);
       CAPTURE(r.out);
       CHECK(r.exit_code == 1);
@@ -201,11 +204,12 @@ TEST_SUITE("e2e") {
     {
       // With a judge: the goal's question, the fixed test-aware question, the unrequested-change one.
       Env env(python_project());
-      std::string script = reply({{"questions", {"Does add() return the sum of its arguments?"}}}) +
-                           reply({{"answers",
-                                   {{{"question", 1}, {"answer", "no"}, {"reason", "only for 20 and 22"}},
-                                    {{"question", 2}, {"answer", "yes"}, {"reason", "returns 42 for the test's inputs"}},
-                                    {{"question", 3}, {"answer", "yes"}, {"reason", "only calc.py"}}}}});
+      std::string script =
+          reply({{"questions", {"Does add() return the sum of its arguments?"}}}) +
+          reply({{"answers",
+                  {{{"question", 1}, {"answer", "no"}, {"reason", "only for 20 and 22"}},
+                   {{"question", 2}, {"answer", "yes"}, {"reason", "returns 42 for the test's inputs"}},
+                   {{"question", 3}, {"answer", "yes"}, {"reason", "only calc.py"}}}}});
       std::string file = make_temp_dir("judge") + "/replies.jsonl";
       write_file(file, script);
       auto r = env.exec(env.plan_file(write_plan("src/calc.py", cheat).dump()),
