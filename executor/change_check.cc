@@ -60,13 +60,15 @@ ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann
 
   sandbox::SandboxPolicy policy;
   if (workspace && runs_programs) {
-    link_inputs(*workspace, in.inputs);
+    link_inputs(*workspace, in.inputs.get());
     for (const auto& path : in.withheld) {
       if (workspace->lstat(path).ok()) (void)workspace->write_file(path, "");
     }
   }
   if (workspace) policy = sandbox::make_sandbox_policy(*workspace, in.sandbox);
-  for (const auto& input : in.inputs) policy.read_paths.push_back(input.source);
+  if (runs_programs) {
+    for (const auto& input : in.inputs.get()) policy.read_paths.push_back(input.source);
+  }
   if (workspace && runs_programs) out.sandbox = sandbox::expected_protections(policy).to_json();
   SnapshotFiles head(in.trees, in.head_tree, in.secrets, "in the change's result (HEAD)");
   SnapshotFiles base(in.trees, in.base_tree, in.secrets, "before the change (BASE)");

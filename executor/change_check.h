@@ -42,7 +42,7 @@ struct ChangeCheckInputs {
   std::vector<ChangedPath> changed_paths = {};
   // Inputs no tree holds (the repository's dependency folders, `snapshot.ignore` paths), linked
   // read-only into every checkout a command runs on, HEAD's and BASE's alike (unsnapshotted_inputs).
-  std::vector<LinkedInput> inputs = {};
+  LinkedInputs inputs = {};
   // Credential files by identity (a renamed or copied `.env`) that their names do not give away:
   // written empty in every checkout, as credential files by name are.
   std::vector<std::string> withheld = {};

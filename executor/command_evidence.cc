@@ -97,11 +97,24 @@ std::vector<LinkedInput> unsnapshotted_inputs(const sandbox::Workspace& source,
   return out;
 }
 
-std::vector<LinkedInput> workspace_inputs(const std::string& root, const WorkspaceConfig& config) {
-  auto source = sandbox::Workspace::open(
-      root, {.force_fallback = false, .protected_dirs = {}, .secrets = sandbox::SecretFilter(config.secrets_allow)});
-  if (!source.ok()) return {};
-  return unsnapshotted_inputs(**source, config.snapshot_ignore);
+LinkedInputs::LinkedInputs(std::function<std::vector<LinkedInput>()> find) : found_(std::make_shared<Found>()) {
+  found_->find = std::move(find);
+}
+
+const std::vector<LinkedInput>& LinkedInputs::get() const {
+  static const std::vector<LinkedInput> kNone;
+  if (!found_) return kNone;
+  std::call_once(found_->once, [this] { found_->inputs = found_->find(); });
+  return found_->inputs;
+}
+
+LinkedInputs workspace_inputs(const std::string& root, const WorkspaceConfig& config) {
+  return LinkedInputs([root, allow = config.secrets_allow, ignore = config.snapshot_ignore] {
+    auto source = sandbox::Workspace::open(
+        root, {.force_fallback = false, .protected_dirs = {}, .secrets = sandbox::SecretFilter(allow)});
+    if (!source.ok()) return std::vector<LinkedInput>{};
+    return unsnapshotted_inputs(**source, ignore);
+  });
 }
 
 ProgramRun CommandEvidence::run_on(const nlohmann::json& assertion, const assertions::StepView* step,
@@ -127,12 +140,12 @@ ProgramRun CommandEvidence::run_on(const nlohmann::json& assertion, const assert
     if (!st.ok() && o.content)
       return not_run(fmt::format("not run: {} could not be put back: {}", o.path, st.error().message));
   }
-  link_inputs(**workspace, in_.inputs);
+  link_inputs(**workspace, in_.inputs.get());
   for (const auto& path : in_.withheld) {
     if ((*workspace)->lstat(path).ok()) (void)(*workspace)->write_file(path, "");
   }
   sandbox::SandboxPolicy policy = sandbox::make_sandbox_policy(**workspace, in_.sandbox);
-  for (const auto& input : in_.inputs) policy.read_paths.push_back(input.source);
+  for (const auto& input : in_.inputs.get()) policy.read_paths.push_back(input.source);
   // The process sees credential files empty; the checkout need not hold their bytes either.
   for (const auto& secret : policy.secret_files) {
     if (Status st = truncate_file(secret); !st.ok()) return not_run("not run: " + st.error().message);

@@ -17,6 +17,8 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,9 +50,28 @@ struct LinkedInput {
 std::vector<LinkedInput> unsnapshotted_inputs(const sandbox::Workspace& source,
                                               const std::vector<std::string>& snapshot_ignore);
 inline constexpr int kMaxInputDepth = 3;
-// The same of the folder at `root` opened with `config`'s credential rules; none when it cannot be
-// opened (a bare repository has no work tree).
-std::vector<LinkedInput> workspace_inputs(const std::string& root, const WorkspaceConfig& config);
+
+// The unsnapshotted inputs, found the first time a checkout needs them: finding them walks the
+// workspace (up to 50,000 entries), and most stops and runs run no program on a checkout.
+// Copies share what was found; get() may be called from any thread.
+class LinkedInputs {
+ public:
+  LinkedInputs() = default;  // none
+  explicit LinkedInputs(std::function<std::vector<LinkedInput>()> find);
+  const std::vector<LinkedInput>& get() const;
+
+ private:
+  struct Found {
+    std::once_flag once;
+    std::function<std::vector<LinkedInput>()> find;
+    std::vector<LinkedInput> inputs;
+  };
+  std::shared_ptr<Found> found_;
+};
+
+// The same of the folder at `root` opened with `config`'s credential rules, when first needed; none
+// when it cannot be opened (a bare repository has no work tree).
+LinkedInputs workspace_inputs(const std::string& root, const WorkspaceConfig& config);
 
 // Links `inputs` into `checkout` where it holds nothing of that name (a tree's own wins). A link
 // that cannot be made is skipped: the command then sees the checkout as the tree has it.
@@ -66,7 +87,7 @@ struct CommandEvidenceInputs {
   sandbox::SandboxPolicy sandbox;
   std::optional<std::chrono::steady_clock::time_point> deadline;  // the run's time budget ends then
   std::function<void(std::string&)> mask;  // the run's secret values out of outputs; may be empty
-  std::vector<LinkedInput> inputs = {};    // given to every checkout (unsnapshotted_inputs)
+  LinkedInputs inputs = {};                // given to every checkout (unsnapshotted_inputs)
   std::vector<std::string> withheld = {};  // credential files by identity: written empty in every checkout
 };
 

@@ -399,7 +399,9 @@ void Executor::add_command_evidence(AssertionRecord& ar, const assertions::StepV
         .sandbox = options_.process_sandbox != nullptr ? *options_.process_sandbox : sandbox::SandboxPolicy{},
         .deadline = steady_started_ + std::chrono::seconds(options_.limits.timeout_s),
         .mask = [this](std::string& text) { mask(text); },
-        .inputs = unsnapshotted_inputs(deps_.workspace, options_.snapshot_ignore)};
+        .inputs = LinkedInputs([&workspace = deps_.workspace, ignore = options_.snapshot_ignore] {
+          return unsnapshotted_inputs(workspace, ignore);
+        })};
     command_evidence_ = std::make_unique<CommandEvidence>(std::move(in), facts_.snapshot_before);
   }
   // What the steps changed so far; the state the command passed on is the latest scan's.
