@@ -113,6 +113,7 @@ Result<std::optional<store::GateTurn>> turn_to_check(GateAgent agent, const Hook
 }  // namespace
 
 Result<GateEnded> Session::gate_end(GateAgent agent, const HookInput& in, const GateOptions& options) {
+  TRY_STATUS(verify::checked_judge_policy(options.judge, "GateOptions.judge"));
   std::string store_dir = options.store_dir.empty() ? store::default_store_dir() : options.store_dir;
   TRY(std::string root, gate_workspace(in.cwd, store_dir));
   TRY(std::unique_ptr<store::RunStore> store, store::RunStore::open(store_dir));

@@ -29,6 +29,7 @@
 #include "sandbox/blob_id.h"
 #include "sandbox/credential_registry.h"
 #include "sandbox/secret_files.h"
+#include "sandbox/workspace.h"
 #include "snapshot/store.h"
 #include "store/run_store.h"
 #include "verify/acceptance.h"
@@ -50,17 +51,6 @@ void cap_strings(nlohmann::json& j, std::size_t cap) {
   } else if (j.is_structured()) {
     for (auto& v : j) cap_strings(v, cap);
   }
-}
-
-// `path` is a `.candor` (a folder, or a link standing for one) or lies beneath one, at any depth.
-bool in_candor_folder(std::string_view path) {
-  for (std::size_t start = 0; start <= path.size();) {
-    std::size_t end = path.find('/', start);
-    if (end == std::string_view::npos) end = path.size();
-    if (path.substr(start, end - start) == ".candor") return true;
-    start = end + 1;
-  }
-  return false;
 }
 
 // The transcript's events from `from` on, recorded in the run as tool_called / tool_result /
@@ -287,7 +277,7 @@ Status observe_workspace(Stop& s) {
   s.facts.mutations = std::move(mutations);
   // .git/ and .candor/ as the turn began, against now; a `.candor` below the root is in the snapshots.
   for (const auto& m : s.facts.mutations) {
-    if (in_candor_folder(m.path)) {
+    if (sandbox::in_candor_folder(m.path)) {
       s.facts.protected_changes.push_back(
           fmt::format("`{}` ({}) is a .candor folder or lies in one, which no agent may change", m.path, m.change));
     }
@@ -610,6 +600,7 @@ Result<GateEnded> end_gate_turn(GateAgent agent, const HookInput& in, const Gate
   TRY(std::unique_ptr<llm::Provider> judge,
       gate_judge(options, s.config.gate, make_provider, s.credentials->masker(), policy));
   s.facts.judge_policy = policy;
+  TRY(verify::JudgePolicy judge_policy, verify::checked_judge_policy(policy, "the gate's judge policy"));
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count(); };
   s.facts.budget.used.elapsed_s = elapsed();
   RunEnd end{.facts = std::move(s.facts),
@@ -619,7 +610,7 @@ Result<GateEnded> end_gate_turn(GateAgent agent, const HookInput& in, const Gate
              .sync_verdict = false,  // record_decision() stores the run again with the answer, synced
              .acceptance = nullptr,
              .events = nullptr,
-             .policy = *verify::parse_judge_policy(policy),
+             .policy = judge_policy,
              .judge = nullptr,
              .trees = nullptr,
              .before_verdict = [&](RunFacts& f) {

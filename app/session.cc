@@ -57,7 +57,8 @@ ExecStop exec_stop(const executor::RoundOutcome& outcome, const planner::Plan& p
 Result<std::unique_ptr<llm::Provider>> exec_judge(const ExecRequest& request, const WorkspaceRun& w,
                                                   const ProviderFactory& make_provider) {
   llm::ProviderChoice choice = llm::choose_provider(request.llm);
-  if (choice.spec.empty() || request.judge == "never") return std::unique_ptr<llm::Provider>();
+  if (choice.spec.empty() || request.judge == verify::judge_policy_name(verify::JudgePolicy::kNever))
+    return std::unique_ptr<llm::Provider>();
   llm::ProviderOptions options;
   options.masker = w.masker();
   auto provider = make_provider(choice.spec, options);
@@ -102,6 +103,7 @@ ExitCategory exit_category(const Error& error) {
 }
 
 Result<RunResult> Session::run(const RunRequest& request) {
+  TRY(verify::JudgePolicy judge_policy, verify::checked_judge_policy(request.judge, "RunRequest.judge"));
   llm::ProviderChoice choice = llm::choose_provider(request.llm);
   if (choice.spec.empty())
     return make_error(ErrorCode::kUsage, std::string("no LLM provider: ") + llm::kNoProviderHint);
@@ -116,7 +118,7 @@ Result<RunResult> Session::run(const RunRequest& request) {
   TRY(std::unique_ptr<llm::Provider> provider, make_provider_(choice.spec, provider_options));
   TRY(std::string criterion, criterion_of(request, w));
 
-  w.options().judge_policy = request.judge;
+  w.options().judge_policy = verify::judge_policy_name(judge_policy);
   if (observer_ != nullptr) observer_->run_starting();
   if (Status started = w.start(request.goal); !started.ok()) {
     if (!w.recorded()) return started.error();
@@ -138,7 +140,7 @@ Result<RunResult> Session::run(const RunRequest& request) {
       executor::run_goal(loop, w.executor(), reviewer.get(), request.max_goal_attempts, request.goal);
   if (observer_ != nullptr) observer_->steps_ended();
   goal.facts.provider = provider->describe();
-  TRY(RunResult result, w.finish(goal.facts, provider.get(), *verify::parse_judge_policy(request.judge)));
+  TRY(RunResult result, w.finish(goal.facts, provider.get(), judge_policy));
   result.provider_failed = goal.provider_failed;
   // DESIGN: a reply past the JSON limits is refused input (exit 65); the run is still recorded.
   result.input_refused = !goal.provider_failed && goal.input_refused;
@@ -149,6 +151,7 @@ Result<RunResult> Session::run(const RunRequest& request) {
 }
 
 Result<RunResult> Session::exec(const ExecRequest& request) {
+  TRY(verify::JudgePolicy judge_policy, verify::checked_judge_policy(request.judge, "ExecRequest.judge"));
   WorkspaceOptions options = request.workspace;
   options.max_replans = 0;  // exec never replans
   TRY(std::unique_ptr<WorkspaceRun> opened, WorkspaceRun::open(options, observer_, &cancelled_));
@@ -164,8 +167,9 @@ Result<RunResult> Session::exec(const ExecRequest& request) {
   TRY(std::unique_ptr<llm::Provider> judge, exec_judge(request, w, make_provider_));
 
   std::string goal = request.goal.empty() ? "exec " + request.plan_file : request.goal;
-  w.options().plan_assertions_by = Provenance::kUser;          // the person who gave the plan wrote its checks
-  w.options().judge_policy = judge ? request.judge : "never";  // no LLM to ask: the verdict is the judge-less one
+  w.options().plan_assertions_by = Provenance::kUser;  // the person who gave the plan wrote its checks
+  w.options().judge_policy =
+      judge ? verify::judge_policy_name(judge_policy) : "never";  // no LLM to ask: the verdict is the judge-less one
   if (observer_ != nullptr) observer_->run_starting();
   if (Status started = w.start(goal); !started.ok()) {
     if (!w.recorded()) return started.error();
@@ -180,8 +184,7 @@ Result<RunResult> Session::exec(const ExecRequest& request) {
   std::string goal_failure = ex.run_goal_assertions(w.expects(), w.guards());
   if (stop.detail.empty() && !goal_failure.empty()) stop.detail = goal_failure;
   if (observer_ != nullptr) observer_->steps_ended();
-  TRY(RunResult result, w.finish(ex.finish(stop.status, stop.exhausted, stop.detail), judge.get(),
-                                 *verify::parse_judge_policy(request.judge)));
+  TRY(RunResult result, w.finish(ex.finish(stop.status, stop.exhausted, stop.detail), judge.get(), judge_policy));
   if (cancelled()) result.exit = ExitCategory::kCancelled;
   return result;
 }

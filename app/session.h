@@ -70,6 +70,12 @@ struct WorkspaceOptions {
   std::vector<std::string> scope;     // --scope GLOB: the paths the run may change (with config `scope`)
 };
 
+// The names a request's `judge` may take (verify::JudgePolicy); any other is a usage error before
+// the request does any work.
+inline std::vector<std::string> judge_policy_names() {
+  return {verify::kJudgePolicyNames.begin(), verify::kJudgePolicyNames.end()};
+}
+
 struct RunRequest {
   std::string goal;
   std::string llm;  // PROVIDER[:MODEL]; "" = llm::choose_provider's choice

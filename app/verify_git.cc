@@ -303,6 +303,7 @@ void record_end(const Change& c, Trajectory& trajectory, RunFacts& facts) {
 }  // namespace
 
 Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
+  TRY(verify::JudgePolicy policy, verify::checked_judge_policy(request.judge, "VerifyGitRequest.judge"));
   const auto started = std::chrono::steady_clock::now();
   auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
   TRY(Inputs in, read_inputs(request));
@@ -318,8 +319,6 @@ Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
   TRY(std::unique_ptr<store::RunStore> store, store::RunStore::open(in.store_dir));
   auto credentials = start_masking(*store, c.repo->trees(), known);
   // The judge: --llm, else the environment's provider; --judge auto unless told otherwise.
-  verify::JudgePolicy policy =
-      request.judge.empty() ? verify::JudgePolicy::kAuto : *verify::parse_judge_policy(request.judge);
   std::unique_ptr<llm::Provider> judge;
   llm::ProviderChoice choice =
       request.gate.is_null() ? llm::choose_provider(request.llm) : llm::ProviderChoice{request.llm, "--llm"};

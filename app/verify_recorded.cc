@@ -143,6 +143,7 @@ Result<RecordedRun> load_recorded_run(const std::string& store_dir, const std::s
 }
 
 Result<VerifyResult> Session::verify(const VerifyRequest& request) {
+  TRY_STATUS(verify::checked_judge_policy(request.judge, "VerifyRequest.judge"));
   std::optional<verify::AcceptanceSpec> spec;
   if (!request.acceptance_file.empty()) {
     TRY(std::string text, read_text_file(request.acceptance_file));
@@ -157,7 +158,7 @@ Result<VerifyResult> Session::verify(const VerifyRequest& request) {
              .store = nullptr,
              .acceptance = spec ? &*spec : nullptr,
              .events = &l.run.events,
-             .policy = *verify::parse_judge_policy(choice.policy),
+             .policy = verify::parse_judge_policy(choice.policy).value_or(verify::JudgePolicy::kNever),
              .judge = [&judge] { return judge.open(); },
              .trees = nullptr,
              .before_verdict = nullptr};

@@ -35,7 +35,7 @@ Subcommand add_exec_command(CLI::App& app) {
   cmd->add_option("--llm", exec.llm,
                   "PROVIDER[:MODEL] for the tier-2 judge (" + llm_default() + "; with none, no judge)");
   cmd->add_option("--judge", exec.judge, "tier 2: auto (when tier 1 is ambiguous), always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+      ->check(judge_policy());
   cmd->add_flag("--json", args->json, "print the report as JSON");
   cmd->footer(examples(
       "candor exec plan.json -C ./site",

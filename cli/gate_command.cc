@@ -163,7 +163,7 @@ void add_judge_options(CLI::App* cmd, GateArgs& args) {
                   "the judge's LLM, PROVIDER[:MODEL]; without it no judge is asked (the hook never takes the agent's "
                   "own key from the environment)");
   cmd->add_option("--judge", args.options.judge, "when to ask the judge (default: the config's gate.judge, else auto)")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+      ->check(judge_policy());
 }
 
 }  // namespace

@@ -9,6 +9,8 @@ std::string llm_default() {
          "$OPENAI_BASE_URL is";
 }
 
+CLI::Validator judge_policy() { return CLI::IsMember(app::judge_policy_names()); }
+
 CLI::Validator whole_number(long long lo, long long hi, const std::string& unit) {
   return CLI::Validator(
       [=](std::string& v) -> std::string {

@@ -16,6 +16,9 @@ std::string llm_default();
 // A whole number from lo to hi; the error says what was expected, not just "not in range".
 CLI::Validator whole_number(long long lo, long long hi, const std::string& unit);
 
+// --judge: one of the judge policies (verify::kJudgePolicyNames).
+CLI::Validator judge_policy();
+
 // The footer of a subcommand's --help: two example command lines.
 std::string examples(const std::string& a, const std::string& b);
 

@@ -107,7 +107,7 @@ Subcommand add_verify_command(CLI::App& app) {
   cmd->add_option("--judge", verify.judge,
                   "tier 2: auto, always, never (default: the policy the run was recorded with; never for runs recorded "
                   "before it was kept)")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+      ->check(judge_policy());
   cmd->add_option("--llm", verify.llm, "PROVIDER[:MODEL] for the judge (" + llm_default() + ")");
   cmd->add_flag("--json", verify.json, "print the report JSON");
   cmd->add_flag("-q,--quiet", verify.quiet, "no progress on stderr while the judge is asked");

@@ -207,6 +207,51 @@ TEST_SUITE("app") {
     CHECK(run.summary.verdict == "success");
   }
 
+  TEST_CASE("Session: a judge policy that is not one of auto, always, never is a usage error before any work") {
+    Env env;
+    FakeProvider fake;
+    fake.replies = {kGreenPatch.dump()};
+    app::Session session(nullptr, fake_factory(fake));
+    app::RunRequest run;
+    run.goal = "Change the background to dark green";
+    run.llm = "fake";
+    run.judge = "Always";  // an embedder's spelling: once undefined behaviour after the whole run
+    run.workspace = workspace_of(env);
+    auto ran = session.run(run);
+    REQUIRE_FALSE(ran.ok());
+    CHECK(ran.error().code == ErrorCode::kUsage);
+    CHECK(ran.error().message ==
+          "RunRequest.judge: \"Always\" is no judge policy (expected one of: auto, always, never)");
+    CHECK(fake.seen.empty());  // the planner was never asked
+    auto store = store::RunStore::open(env.store);
+    REQUIRE(store.ok());
+    CHECK((*store)->list(10, "", "")->empty());  // nothing recorded
+
+    app::ExecRequest exec;
+    exec.plan_file = env.ws + "/no-such-plan.json";
+    exec.judge = "sometimes";
+    exec.workspace = workspace_of(env);
+    auto execd = session.exec(exec);
+    REQUIRE_FALSE(execd.ok());
+    CHECK(execd.error().message.find("ExecRequest.judge: \"sometimes\"") == 0);
+
+    app::VerifyRequest verify;
+    verify.store_dir = env.store;
+    verify.judge = "yes";
+    auto verified = session.verify(verify);
+    REQUIRE_FALSE(verified.ok());
+    CHECK(verified.error().message.find("VerifyRequest.judge: \"yes\"") == 0);
+
+    app::VerifyGitRequest git;
+    git.range = "HEAD";
+    git.judge = "no";
+    auto gitd = session.verify_git(git);
+    REQUIRE_FALSE(gitd.ok());
+    CHECK(gitd.error().message.find("VerifyGitRequest.judge: \"no\"") == 0);
+    // The names every request takes, which the CLI's --judge lists too.
+    CHECK(app::judge_policy_names() == std::vector<std::string>{"auto", "always", "never"});
+  }
+
   TEST_CASE("Session::cancel from another thread: the run winds down, is verified and recorded, and ends kCancelled") {
     Env env;
     FakeProvider fake;

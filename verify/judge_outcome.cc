@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 namespace candor::verify {
 
 std::optional<JudgePolicy> parse_judge_policy(const std::string& s) {
@@ -9,6 +12,15 @@ std::optional<JudgePolicy> parse_judge_policy(const std::string& s) {
   if (s == "always") return JudgePolicy::kAlways;
   if (s == "never") return JudgePolicy::kNever;
   return std::nullopt;
+}
+
+const char* judge_policy_name(JudgePolicy policy) { return kJudgePolicyNames[static_cast<std::size_t>(policy)]; }
+
+Result<JudgePolicy> checked_judge_policy(const std::string& s, std::string_view where, JudgePolicy empty) {
+  if (s.empty()) return empty;
+  if (auto policy = parse_judge_policy(s)) return *policy;
+  return make_error(ErrorCode::kUsage, fmt::format("{}: \"{}\" is no judge policy (expected one of: {})", where, s,
+                                                   fmt::join(kJudgePolicyNames, ", ")));
 }
 
 namespace {

@@ -2,19 +2,30 @@
 // verdict and the report read. No LLM header here: asking is verify/judge.h's.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/result.h"
 #include "core/run_record.h"
 
 namespace candor::verify {
 
 enum class JudgePolicy { kAuto, kAlways, kNever };
+// The policies by name, in the order the CLI lists them.
+inline constexpr std::array<const char*, 3> kJudgePolicyNames = {"auto", "always", "never"};
 std::optional<JudgePolicy> parse_judge_policy(const std::string& s);
+const char* judge_policy_name(JudgePolicy policy);
+// `s` as a policy, "" as `empty`; anything else is a usage error naming `where` (a request field or
+// an option) and the three names: checked before any work starts, so a caller's "Always" never
+// reaches the end of a run.
+Result<JudgePolicy> checked_judge_policy(const std::string& s, std::string_view where,
+                                         JudgePolicy empty = JudgePolicy::kAuto);
 
 struct JudgeAnswer {
   int question = 0;  // 1-based
