@@ -18,17 +18,6 @@
 namespace candor::executor {
 namespace {
 
-// `path` is a `.candor` (a folder, or a link standing for one) or lies beneath one, at any depth.
-bool in_candor_folder(std::string_view path) {
-  for (std::size_t start = 0; start <= path.size();) {
-    std::size_t end = path.find('/', start);
-    if (end == std::string_view::npos) end = path.size();
-    if (path.substr(start, end - start) == ".candor") return true;
-    start = end + 1;
-  }
-  return false;
-}
-
 // The process's umask without changing it (umask() sets as it reads, and other threads run).
 int process_umask() {
   std::ifstream status("/proc/self/status");
@@ -627,7 +616,7 @@ void Executor::record_scan_coverage() {
   // nested ones are in the snapshots): a `packages/web/.candor/config.json` a step plants is the
   // config of the next run given `-C packages/web`.
   for (const auto& m : facts_.mutations) {
-    if (!in_candor_folder(m.path)) continue;
+    if (!sandbox::in_candor_folder(m.path)) continue;
     facts_.protected_changes.push_back(
         fmt::format("`{}` ({}) is a .candor folder or lies in one, which no step may change", m.path, m.change));
   }

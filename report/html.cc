@@ -244,33 +244,6 @@ std::string reviews_and_acceptance(const nlohmann::json& r) {
 
 }  // namespace
 
-std::string escape_html(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 std::string render_html(const nlohmann::json& r, const std::vector<Event>& events,
                         const std::map<std::string, std::string>& diffs) {
   std::string out = fmt::format(

@@ -10,36 +10,6 @@ std::string str(const nlohmann::json& j, const char* key) { return json_str(j, k
 
 }  // namespace
 
-std::string escape_xml(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') {
-          out += '?';  // not representable in XML 1.0
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out;
-}
-
 std::string render_junit(const std::vector<nlohmann::json>& reports) {
   std::string suites;
   int total_tests = 0, total_failures = 0, total_errors = 0;

@@ -89,6 +89,16 @@ Status write_all(int fd, const std::string& content, const std::string& path) {
 
 }  // namespace
 
+bool in_candor_folder(std::string_view path) {
+  for (std::size_t start = 0; start <= path.size();) {
+    std::size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    if (path.substr(start, end - start) == ".candor") return true;
+    start = end + 1;
+  }
+  return false;
+}
+
 Workspace::Workspace(std::string root, UniqueFd root_fd, bool use_openat2)
     : root_(std::move(root)), root_fd_(std::move(root_fd)), use_openat2_(use_openat2) {}
 

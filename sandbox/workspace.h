@@ -52,6 +52,10 @@ struct WalkEntry {
   bool identified = true;          // size, dev and ino were read (see Workspace::walk's `identify`)
 };
 
+// `path` (workspace-relative) is a `.candor` (a folder, or a link standing for one) or lies beneath
+// one, at any depth: what no step may create and every run and turn reports as protected.
+bool in_candor_folder(std::string_view path);
+
 // Which entries a walk reads the size and identity of (an lstat each); for the others the kind
 // comes from the folder's listing and size, dev and ino are 0. Called with the relative path.
 using WalkIdentify = std::function<bool(std::string_view path)>;
