@@ -390,6 +390,81 @@ nlohmann::json to_json(const RunFacts& f) {
   };
 }
 
+namespace {
+
+// The readers of run_facts_from_json, one per kind of record; each throws nlohmann's exception on a
+// missing required field, which run_facts_from_json turns into its error.
+std::vector<TestAwareFlag> test_aware_from_json(const nlohmann::json& flags) {
+  std::vector<TestAwareFlag> out;
+  for (const auto& flag : flags) {
+    if (!flag.is_object()) continue;
+    out.push_back({.path = json_str(flag, "path"),
+                   .line = flag.contains("line") && flag["line"].is_number_integer() ? flag["line"].get<int>() : 0,
+                   .rule = json_str(flag, "rule"),
+                   .text = json_str(flag, "text"),
+                   .why = json_str(flag, "why"),
+                   .test_file = json_str(flag, "test_file")});
+  }
+  return out;
+}
+
+StepRecord step_from_json(const nlohmann::json& s) {
+  StepRecord r;
+  r.id = s.at("id").get<std::string>();
+  r.round = s.value("round", 1);
+  r.tool = s.at("tool").get<std::string>();
+  r.target = s.value("target", "");
+  r.effect_tool = s.value("effect_tool", false);
+  r.effect_on_files = s.value("effect_on_files", true);
+  r.ok = s.value("ok", false);
+  if (s.contains("error") && s["error"].is_string()) r.error = s["error"].get<std::string>();
+  if (s.contains("exit_code") && s["exit_code"].is_number_integer()) r.exit_code = s["exit_code"].get<int>();
+  r.changed_paths = s.value("changed_paths", std::vector<std::string>{});
+  r.seq = s.value("seq", std::int64_t{0});
+  return r;
+}
+
+Mutation mutation_from_json(const nlohmann::json& m) {
+  Mutation r;
+  r.path = m.at("path").get<std::string>();
+  r.change = m.at("change").get<std::string>();
+  r.bytes_before = m.value("bytes_before", std::int64_t{0});
+  r.bytes_after = m.value("bytes_after", std::int64_t{0});
+  r.lines_added = m.value("lines_added", 0);
+  r.lines_removed = m.value("lines_removed", 0);
+  r.binary = m.value("binary", false);
+  r.steps = m.value("steps", std::vector<std::string>{});
+  r.last_change_seq = m.value("last_change_seq", std::int64_t{0});
+  r.renamed_from = m.value("renamed_from", std::string());
+  if (auto bytes = from_hex(json_str(m, "path_bytes", "")); bytes && !bytes->empty()) r.path = std::move(*bytes);
+  r.mode_before = octal_mode(m, "mode_before");
+  r.mode_after = octal_mode(m, "mode_after");
+  r.lines_by = json_str(m, "lines_by", "");
+  r.owner_before = json_str(m, "owner_before", "");
+  r.owner_after = json_str(m, "owner_after", "");
+  r.credential = m.value("credential", false);
+  r.lines_before =
+      m.contains("lines_before") && m["lines_before"].is_number_integer() ? m["lines_before"].get<int>() : 0;
+  r.committed = m.contains("committed") && m["committed"].is_boolean() && m["committed"].get<bool>();
+  return r;
+}
+
+BudgetState budget_from_json(const nlohmann::json& b) {
+  BudgetState out;
+  out.limits.max_replans = b.at("limits").at("max_replans").get<int>();
+  out.limits.max_steps = b.at("limits").at("max_steps").get<int>();
+  out.limits.max_tokens = b.at("limits").at("max_tokens").get<std::int64_t>();
+  out.limits.timeout_s = b.at("limits").at("timeout_s").get<int>();
+  out.used.replans = b.at("used").at("replans").get<int>();
+  out.used.steps = b.at("used").at("steps").get<int>();
+  out.used.tokens = b.at("used").at("tokens").get<std::int64_t>();
+  out.used.elapsed_s = b.at("used").at("elapsed_s").get<double>();
+  out.exhausted = parse_budget_kind(b.value("exhausted", "")).value_or(BudgetKind::kNone);
+  return out;
+}
+
+}  // namespace
+
 Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
   try {
     RunFacts f;
@@ -405,18 +480,7 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
     f.scope = j.value("scope", std::vector<std::string>{});
     f.sensitive = j.value("sensitive", std::vector<std::string>{});
     f.credential_files = j.value("credential_files", std::vector<std::string>{});
-    if (j.contains("test_aware") && j["test_aware"].is_array()) {
-      for (const auto& flag : j["test_aware"]) {
-        if (!flag.is_object()) continue;
-        f.test_aware.push_back(
-            {.path = json_str(flag, "path"),
-             .line = flag.contains("line") && flag["line"].is_number_integer() ? flag["line"].get<int>() : 0,
-             .rule = json_str(flag, "rule"),
-             .text = json_str(flag, "text"),
-             .why = json_str(flag, "why"),
-             .test_file = json_str(flag, "test_file")});
-      }
-    }
+    if (j.contains("test_aware") && j["test_aware"].is_array()) f.test_aware = test_aware_from_json(j["test_aware"]);
     if (j.contains("git")) f.git = j["git"];
     if (j.contains("gate")) f.gate = j["gate"];
     if (j.contains("commits") && j["commits"].is_object()) {
@@ -429,21 +493,7 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
     f.status = parse_run_status(j.at("status").get<std::string>()).value_or(RunStatus::kRunning);
     f.status_detail = j.value("status_detail", "");
     f.steps_planned = j.value("steps_planned", 0);
-    for (const auto& s : j.at("steps")) {
-      StepRecord r;
-      r.id = s.at("id").get<std::string>();
-      r.round = s.value("round", 1);
-      r.tool = s.at("tool").get<std::string>();
-      r.target = s.value("target", "");
-      r.effect_tool = s.value("effect_tool", false);
-      r.effect_on_files = s.value("effect_on_files", true);
-      r.ok = s.value("ok", false);
-      if (s.contains("error") && s["error"].is_string()) r.error = s["error"].get<std::string>();
-      if (s.contains("exit_code") && s["exit_code"].is_number_integer()) r.exit_code = s["exit_code"].get<int>();
-      r.changed_paths = s.value("changed_paths", std::vector<std::string>{});
-      r.seq = s.value("seq", std::int64_t{0});
-      f.steps.push_back(std::move(r));
-    }
+    for (const auto& s : j.at("steps")) f.steps.push_back(step_from_json(s));
     for (const auto& a : j.at("assertions")) {
       AssertionRecord r;
       r.type = a.at("type").get<std::string>();
@@ -455,40 +505,8 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
     }
     if (j.contains("sandbox")) f.sandbox = j["sandbox"];
     if (j.contains("acceptance")) f.acceptance = j["acceptance"];
-    for (const auto& m : j.at("mutations")) {
-      Mutation r;
-      r.path = m.at("path").get<std::string>();
-      r.change = m.at("change").get<std::string>();
-      r.bytes_before = m.value("bytes_before", std::int64_t{0});
-      r.bytes_after = m.value("bytes_after", std::int64_t{0});
-      r.lines_added = m.value("lines_added", 0);
-      r.lines_removed = m.value("lines_removed", 0);
-      r.binary = m.value("binary", false);
-      r.steps = m.value("steps", std::vector<std::string>{});
-      r.last_change_seq = m.value("last_change_seq", std::int64_t{0});
-      r.renamed_from = m.value("renamed_from", std::string());
-      if (auto bytes = from_hex(json_str(m, "path_bytes", "")); bytes && !bytes->empty()) r.path = std::move(*bytes);
-      r.mode_before = octal_mode(m, "mode_before");
-      r.mode_after = octal_mode(m, "mode_after");
-      r.lines_by = json_str(m, "lines_by", "");
-      r.owner_before = json_str(m, "owner_before", "");
-      r.owner_after = json_str(m, "owner_after", "");
-      r.credential = m.value("credential", false);
-      r.lines_before =
-          m.contains("lines_before") && m["lines_before"].is_number_integer() ? m["lines_before"].get<int>() : 0;
-      r.committed = m.contains("committed") && m["committed"].is_boolean() && m["committed"].get<bool>();
-      f.mutations.push_back(std::move(r));
-    }
-    const auto& b = j.at("budget");
-    f.budget.limits.max_replans = b.at("limits").at("max_replans").get<int>();
-    f.budget.limits.max_steps = b.at("limits").at("max_steps").get<int>();
-    f.budget.limits.max_tokens = b.at("limits").at("max_tokens").get<std::int64_t>();
-    f.budget.limits.timeout_s = b.at("limits").at("timeout_s").get<int>();
-    f.budget.used.replans = b.at("used").at("replans").get<int>();
-    f.budget.used.steps = b.at("used").at("steps").get<int>();
-    f.budget.used.tokens = b.at("used").at("tokens").get<std::int64_t>();
-    f.budget.used.elapsed_s = b.at("used").at("elapsed_s").get<double>();
-    f.budget.exhausted = parse_budget_kind(b.value("exhausted", "")).value_or(BudgetKind::kNone);
+    for (const auto& m : j.at("mutations")) f.mutations.push_back(mutation_from_json(m));
+    f.budget = budget_from_json(j.at("budget"));
     if (j.contains("final_answer") && j["final_answer"].is_string()) {
       f.final_answer = j["final_answer"].get<std::string>();
     }

@@ -591,42 +591,105 @@ nlohmann::json to_json(const Finding& f) {
   return {{"severity", to_string(f.severity)}, {"path", f.path}, {"text", f.text}};
 }
 
-Tier1Result evaluate_tier1(const RunFacts& f) {
-  Tier1Result r;
-  r.signals = compute_signals(f);
-  r.test_aware = !f.test_aware.empty();
+namespace {
+
+// What tier 1 read of each assertion's command runs (its runner, the tests the before-run counted
+// that the after-run lacks), index for index with f.assertions.
+std::vector<CommandReading> command_readings(const RunFacts& f) {
+  std::vector<CommandReading> out;
   for (const auto& a : f.assertions) {
     CommandReading reading;
     if (a.before) {
       reading.runner = evidence::runner_name(a.assertion);
       reading.count_gap = before_gap(a);
     }
-    r.commands.push_back(std::move(reading));
+    out.push_back(std::move(reading));
   }
+  return out;
+}
+
+// How the run ended, when that alone keeps it from success: abnormally, or with a budget spent.
+std::vector<Finding> ending_findings(const RunFacts& f, const Signals& sig) {
+  std::vector<Finding> out;
+  if (ended_abnormally(f.status)) {
+    out.push_back(
+        {Severity::kRunEnded, "",
+         status_phrase(f) + (sig.goal_actions_executed ? " after effect tools had run; the goal may be half done"
+                                                       : " before any effect tool ran")});
+  } else if (sig.budget_exhausted) {
+    std::string what = budget_phrase(f.budget);
+    out.push_back({Severity::kRunEnded, "",
+                   sig.goal_actions_executed ? what + " before the plan finished; the changes made may be incomplete"
+                                             : what + " before any effect tool ran: tried, never made the change"});
+    if (!f.status_detail.empty()) out.push_back({Severity::kRunEnded, "", f.status_detail});
+  }
+  return out;
+}
+
+// Rule 3b's evidence: user commands that pass only through the change's own test edits.
+std::vector<Finding> tampering_findings(const RunFacts& f) {
+  std::vector<Finding> out;
+  for (const AssertionRecord* a : final_assertions(f)) {
+    if (std::string why = record_tampering(*a); !why.empty())
+      out.push_back({Severity::kBlocked, a->record_files.empty() ? "" : a->record_files.front(), why});
+  }
+  return out;
+}
+
+// "Already satisfied" needs every goal-level command to pass on the state before the run as well
+// (a checkout of the pre-run snapshot): a command that fails there and passes on the workspace
+// rests on state no snapshot holds (an ignored .pyc, a build output). One finding per such command.
+std::vector<Finding> unheld_findings(const RunFacts& f) {
+  std::vector<Finding> out;
+  for (const AssertionRecord* a : final_assertions(f)) {
+    if (!a->goal_level() || a->by != Provenance::kUser || a->guard || !a->before || a->before->passed) continue;
+    out.push_back(
+        {Severity::kUnproven, "",
+         fmt::format("nothing changed and {} passes on the workspace, but on a checkout of the state before the run "
+                     "it {} ({}): it rests on state no snapshot holds (an ignored or unwatched file such as a .pyc, "
+                     "or a build output), so nothing shows the goal was already met",
+                     command_text(*a), a->before->error ? "could not be run" : "fails", a->before->message)});
+  }
+  return out;
+}
+
+// Rule 6's reasons: what proved each claim.
+std::vector<std::string> success_reasons(const RunFacts& f, const Signals& sig) {
+  std::vector<std::string> out;
+  if (f.goal_kind == GoalKind::kModify) {
+    std::string paths;
+    for (const auto& m : f.mutations) paths += (paths.empty() ? "" : ", ") + m.path;
+    out.push_back(
+        fmt::format("every changed file ({}) was checked after its last change by a passing assertion of the "
+                    "user's that fails on the state from before the run and, where it proves content, on an "
+                    "empty file: {}",
+                    f.mutations.size(), paths));
+  } else {
+    out.push_back(
+        "the question was answered, nothing in the workspace changed, and every assertion passed, at least one "
+        "written by the user");
+  }
+  out.push_back(fmt::format("{} of {} final assertions passed", sig.final_assertions_passed,
+                            sig.final_assertions_passed + sig.final_assertions_failed));
+  return out;
+}
+
+}  // namespace
+
+Tier1Result evaluate_tier1(const RunFacts& f) {
+  Tier1Result r;
+  r.signals = compute_signals(f);
+  r.test_aware = !f.test_aware.empty();
+  r.commands = command_readings(f);
   const Signals& sig = r.signals;
 
   // Every finding, whichever rule decides: the verdict comes from the first rule that matches, the
   // reasons name everything that blocks success (DESIGN.md, "Every finding is reported").
   std::vector<Finding> found;
   auto add = [&](std::vector<Finding> more) { std::move(more.begin(), more.end(), std::back_inserter(found)); };
-  if (ended_abnormally(f.status)) {
-    found.push_back(
-        {Severity::kRunEnded, "",
-         status_phrase(f) + (sig.goal_actions_executed ? " after effect tools had run; the goal may be half done"
-                                                       : " before any effect tool ran")});
-  } else if (sig.budget_exhausted) {
-    std::string what = budget_phrase(f.budget);
-    found.push_back({Severity::kRunEnded, "",
-                     sig.goal_actions_executed ? what + " before the plan finished; the changes made may be incomplete"
-                                               : what + " before any effect tool ran: tried, never made the change"});
-    if (!f.status_detail.empty()) found.push_back({Severity::kRunEnded, "", f.status_detail});
-  }
+  add(ending_findings(f, sig));
   add(blockers(f));
-  std::vector<Finding> tampering;
-  for (const AssertionRecord* a : final_assertions(f)) {
-    if (std::string why = record_tampering(*a); !why.empty())
-      tampering.push_back({Severity::kBlocked, a->record_files.empty() ? "" : a->record_files.front(), why});
-  }
+  const std::vector<Finding> tampering = tampering_findings(f);
   found.insert(found.end(), tampering.begin(), tampering.end());
   add(failed_assertions(f));
   for (const auto& s : sig.failed_steps) found.push_back({Severity::kFailed, "", s});
@@ -637,21 +700,7 @@ Tier1Result evaluate_tier1(const RunFacts& f) {
   // asked to make.
   const bool expects_held =
       changed_nothing && sig.goal_level_all_passed && sig.final_assertions_failed == 0 && f.source != "git";
-  // "Already satisfied" needs every goal-level command to pass on the state before the run as well
-  // (a checkout of the pre-run snapshot): a command that fails there and passes on the workspace
-  // rests on state no snapshot holds (an ignored .pyc, a build output).
-  std::vector<Finding> unheld;
-  if (expects_held) {
-    for (const AssertionRecord* a : final_assertions(f)) {
-      if (!a->goal_level() || a->by != Provenance::kUser || a->guard || !a->before || a->before->passed) continue;
-      unheld.push_back(
-          {Severity::kUnproven, "",
-           fmt::format("nothing changed and {} passes on the workspace, but on a checkout of the state before the run "
-                       "it {} ({}): it rests on state no snapshot holds (an ignored or unwatched file such as a .pyc, "
-                       "or a build output), so nothing shows the goal was already met",
-                       command_text(*a), a->before->error ? "could not be run" : "fails", a->before->message)});
-    }
-  }
+  const std::vector<Finding> unheld = expects_held ? unheld_findings(f) : std::vector<Finding>{};
   const bool already_satisfied = expects_held && unheld.empty();
   if (changed_nothing && !already_satisfied && unheld.empty() && !ended_abnormally(f.status) && !sig.budget_exhausted) {
     found.push_back(
@@ -712,21 +761,7 @@ Tier1Result evaluate_tier1(const RunFacts& f) {
   // Rule 6: positive evidence for every claim.
   r.rule = 6;
   r.verdict = Verdict::kSuccess;
-  if (f.goal_kind == GoalKind::kModify) {
-    std::string paths;
-    for (const auto& m : f.mutations) paths += (paths.empty() ? "" : ", ") + m.path;
-    r.reasons.push_back(
-        fmt::format("every changed file ({}) was checked after its last change by a passing assertion of the "
-                    "user's that fails on the state from before the run and, where it proves content, on an "
-                    "empty file: {}",
-                    f.mutations.size(), paths));
-  } else {
-    r.reasons.push_back(
-        "the question was answered, nothing in the workspace changed, and every assertion passed, at least one "
-        "written by the user");
-  }
-  r.reasons.push_back(fmt::format("{} of {} final assertions passed", sig.final_assertions_passed,
-                                  sig.final_assertions_passed + sig.final_assertions_failed));
+  for (auto& reason : success_reasons(f, sig)) r.reasons.push_back(std::move(reason));
   return r;
 }
 
