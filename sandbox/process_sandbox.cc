@@ -586,126 +586,142 @@ Result<PreparedSandbox> PreparedSandbox::prepare(const SandboxPolicy& policy, st
     s.active_ = protections_unsandboxed();
     return s;
   }
-  // The user's caches (~/.cache: ccache, go build, pip) are beyond what a step may write, and a
-  // build that caches fails for that alone (ccache: "Permission denied"). Tools that follow
-  // XDG_CACHE_HOME cache in the private temporary folder instead, removed with it; `pass_env`
-  // naming XDG_CACHE_HOME keeps the user's.
-  if (std::find(policy.pass_env.begin(), policy.pass_env.end(), "XDG_CACHE_HOME") == policy.pass_env.end()) {
-    std::erase_if(s.env_, [](const std::string& e) { return e.rfind("XDG_CACHE_HOME=", 0) == 0; });
-    s.env_.push_back("XDG_CACHE_HOME=" + s.tmp_dir() + "/cache");
-  }
-
-  // Landlock.
-  int abi = policy.mechanisms.landlock ? landlock_abi() : 0;
-  s.active_.landlock_abi = abi;
-  if (abi > 0) {
-    std::vector<std::string> read = StepInvariants::instance().read_rules(policy);
-    std::vector<std::string> write = {s.tmp_dir()};
-    if (policy.workspace_writable) write.push_back(policy.workspace);
-    TRY(s.landlock_ruleset_, build_landlock_ruleset(abi, read, write));
-    s.active_.filesystem = true;
-  }
-
-  // Namespaces: PID (its own /proc), IPC, network (unless allowed) and mount (read-only binds,
-  // masked credential files and sockets).
-  // A protected folder that is not there may not be created: needs no kernel help (see
-  // remove_created_protected()).
-  s.workspace_ = policy.workspace;
-  for (const auto& dir : policy.read_only_dirs) {
-    struct stat st {};
-    if (::lstat(dir.c_str(), &st) != 0 && errno == ENOENT) s.absent_protected_.push_back(dir);
-  }
-  bool namespaces = policy.mechanisms.namespaces && namespaces_available();
-  if (namespaces) {
-    s.namespaces_ = base_namespace_flags();
-    if (policy.allow_network) {
-      s.namespaces_ &= ~CLONE_NEWNET;
-    } else if (!(s.namespaces_ & CLONE_NEWUSER)) {
-      s.shared_network_ = StepInvariants::instance().shared_network_namespace();
-      if (s.shared_network_ >= 0) s.namespaces_ &= ~CLONE_NEWNET;
-    }
-    if (pid_namespace_available()) s.namespaces_ |= CLONE_NEWPID;
-    if (s.namespaces_ & CLONE_NEWUSER) {
-      s.uid_map_ = own_id_map(::getuid());
-      s.gid_map_ = own_id_map(::getgid());
-    }
-    for (const auto& dir : policy.read_only_dirs) {
-      struct stat st {};
-      if (::lstat(dir.c_str(), &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
-        s.read_only_binds_.push_back({dir, mount_flags_of(dir)});
-    }
-    for (const auto& file : policy.secret_files) {
-      struct stat st {};
-      if (::lstat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode)) s.masked_.push_back(file);
-    }
-    if (abi < kLandlockAbiUnixSockets) {
-      for (auto& socket : listening_sockets_outside({policy.workspace, s.tmp_dir()}))
-        s.masked_.push_back(std::move(socket));
-    }
-    s.mask_flags_ = mount_flags_of("/dev/null");  // a remount must repeat what the kernel locked
-    struct stat shm {};
-    s.private_dev_shm_ = ::stat("/dev/shm", &shm) == 0 && S_ISDIR(shm.st_mode);
-    s.active_.read_only_dirs = true;
-  }
-  s.active_.pid_namespace = (s.namespaces_ & CLONE_NEWPID) != 0;
-  s.active_.unix_sockets = abi >= kLandlockAbiUnixSockets ? "landlock" : namespaces ? "masked" : "none";
-
-  // seccomp: always the kernel-administration filter; sockets too when no namespace closes the network.
-  bool deny_sockets = !policy.allow_network && !(s.namespaces_ & CLONE_NEWNET) && s.shared_network_ < 0;
-  if (policy.mechanisms.seccomp) {
-    auto program = StepInvariants::instance().seccomp_program(deny_sockets);
-    if (program.ok()) {
-      s.seccomp_program_ = std::move(*program);
-      s.active_.seccomp = true;
-    }
-  }
-  s.active_.network = policy.allow_network                                       ? "allowed"
-                      : (s.namespaces_ & CLONE_NEWNET) || s.shared_network_ >= 0 ? "namespace"
-                      : s.active_.seccomp                                        ? "seccomp"
-                                                                                 : "none";
-
-  // Processes: a pids cgroup, and RLIMIT_NPROC (which root ignores).
-  if (policy.mechanisms.cgroup) {
-    if (auto parent = StepInvariants::instance().cgroup_parent(); parent.ok()) {
-      if (auto cgroup = PidsCgroup::create(*parent, policy.limits.processes); cgroup.ok())
-        s.cgroup_ = std::move(*cgroup);
-    }
-  }
-  s.active_.processes = s.cgroup_.valid() ? "cgroup" : ::getuid() != 0 ? "rlimit" : "none";
-
-  const ProcessLimits& l = policy.limits;
-  std::uint64_t cpu = l.cpu_seconds != 0 ? l.cpu_seconds : timeout_s + 1;
-  s.rlimits_ = {{RLIMIT_CPU, cpu},
-                {RLIMIT_AS, l.memory_bytes},
-                {RLIMIT_FSIZE, l.file_size_bytes},
-                {RLIMIT_NOFILE, l.open_files},
-                {RLIMIT_CORE, 0}};
-  // RLIMIT_NPROC counts every process of this user, so it is set above their number, which takes
-  // a walk of /proc: only when it is the limit that holds (no cgroup; root is exempt from it).
-  if (!s.cgroup_.valid() && ::geteuid() != 0)
-    s.rlimits_.push_back({RLIMIT_NPROC, processes_of_this_user() + l.processes});
-  // Never above what candor itself was given (`ulimit -v` in the user's shell): raising a hard
-  // limit is refused, and the step would not start.
-  for (auto& r : s.rlimits_) {
-    struct rlimit own {};
-    if (::getrlimit(r.resource, &own) == 0 && own.rlim_max != RLIM_INFINITY && r.value > own.rlim_max)
-      r.value = own.rlim_max;
-  }
-  s.active_.rlimits = true;
-
-  if (::geteuid() == 0) {
-    int last = StepInvariants::instance().last_capability();
-    for (int cap = 0; cap <= last; ++cap)
-      if (cap != kCapSetpcap && !kKeptCapabilities.count(cap)) s.caps_to_drop_.push_back(cap);
-    s.caps_to_drop_.push_back(kCapSetpcap);  // last: dropping the others needs it
-  }
-  s.active_.privileges_dropped = true;
+  s.private_cache(policy);
+  TRY_STATUS(s.prepare_landlock(policy));
+  s.prepare_namespaces(policy);
+  s.prepare_seccomp(policy);
+  s.prepare_limits(policy, timeout_s);
+  s.prepare_capabilities();
   if (policy.require_all && !s.active_.missing().empty()) {
     std::string missing;
     for (const auto& m : s.active_.missing()) missing += (missing.empty() ? "" : ", ") + m;
     return make_error(ErrorCode::kRefused, fmt::format("sandbox incomplete (--require-sandbox): missing {}", missing));
   }
   return s;
+}
+
+// The user's caches (~/.cache: ccache, go build, pip) are beyond what a step may write, and a
+// build that caches fails for that alone (ccache: "Permission denied"). Tools that follow
+// XDG_CACHE_HOME cache in the private temporary folder instead, removed with it; `pass_env`
+// naming XDG_CACHE_HOME keeps the user's.
+void PreparedSandbox::private_cache(const SandboxPolicy& policy) {
+  if (std::find(policy.pass_env.begin(), policy.pass_env.end(), "XDG_CACHE_HOME") != policy.pass_env.end()) return;
+  std::erase_if(env_, [](const std::string& e) { return e.rfind("XDG_CACHE_HOME=", 0) == 0; });
+  env_.push_back("XDG_CACHE_HOME=" + tmp_dir() + "/cache");
+}
+
+Status PreparedSandbox::prepare_landlock(const SandboxPolicy& policy) {
+  int abi = policy.mechanisms.landlock ? landlock_abi() : 0;
+  active_.landlock_abi = abi;
+  if (abi > 0) {
+    std::vector<std::string> read = StepInvariants::instance().read_rules(policy);
+    std::vector<std::string> write = {tmp_dir()};
+    if (policy.workspace_writable) write.push_back(policy.workspace);
+    TRY(landlock_ruleset_, build_landlock_ruleset(abi, read, write));
+    active_.filesystem = true;
+  }
+  return ok_status();
+}
+
+// Namespaces: PID (its own /proc), IPC, network (unless allowed) and mount (read-only binds,
+// masked credential files and sockets). A protected folder that is not there may not be created:
+// needs no kernel help (see remove_created_protected()).
+void PreparedSandbox::prepare_namespaces(const SandboxPolicy& policy) {
+  const int abi = active_.landlock_abi;
+  workspace_ = policy.workspace;
+  for (const auto& dir : policy.read_only_dirs) {
+    struct stat st {};
+    if (::lstat(dir.c_str(), &st) != 0 && errno == ENOENT) absent_protected_.push_back(dir);
+  }
+  bool namespaces = policy.mechanisms.namespaces && namespaces_available();
+  if (namespaces) {
+    namespaces_ = base_namespace_flags();
+    if (policy.allow_network) {
+      namespaces_ &= ~CLONE_NEWNET;
+    } else if (!(namespaces_ & CLONE_NEWUSER)) {
+      shared_network_ = StepInvariants::instance().shared_network_namespace();
+      if (shared_network_ >= 0) namespaces_ &= ~CLONE_NEWNET;
+    }
+    if (pid_namespace_available()) namespaces_ |= CLONE_NEWPID;
+    if (namespaces_ & CLONE_NEWUSER) {
+      uid_map_ = own_id_map(::getuid());
+      gid_map_ = own_id_map(::getgid());
+    }
+    for (const auto& dir : policy.read_only_dirs) {
+      struct stat st {};
+      if (::lstat(dir.c_str(), &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+        read_only_binds_.push_back({dir, mount_flags_of(dir)});
+    }
+    for (const auto& file : policy.secret_files) {
+      struct stat st {};
+      if (::lstat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode)) masked_.push_back(file);
+    }
+    if (abi < kLandlockAbiUnixSockets) {
+      for (auto& socket : listening_sockets_outside({policy.workspace, tmp_dir()}))
+        masked_.push_back(std::move(socket));
+    }
+    mask_flags_ = mount_flags_of("/dev/null");  // a remount must repeat what the kernel locked
+    struct stat shm {};
+    private_dev_shm_ = ::stat("/dev/shm", &shm) == 0 && S_ISDIR(shm.st_mode);
+    active_.read_only_dirs = true;
+  }
+  active_.pid_namespace = (namespaces_ & CLONE_NEWPID) != 0;
+  active_.unix_sockets = abi >= kLandlockAbiUnixSockets ? "landlock" : namespaces ? "masked" : "none";
+}
+
+// seccomp: always the kernel-administration filter; sockets too when no namespace closes the network.
+void PreparedSandbox::prepare_seccomp(const SandboxPolicy& policy) {
+  bool deny_sockets = !policy.allow_network && !(namespaces_ & CLONE_NEWNET) && shared_network_ < 0;
+  if (policy.mechanisms.seccomp) {
+    auto program = StepInvariants::instance().seccomp_program(deny_sockets);
+    if (program.ok()) {
+      seccomp_program_ = std::move(*program);
+      active_.seccomp = true;
+    }
+  }
+  active_.network = policy.allow_network                                   ? "allowed"
+                    : (namespaces_ & CLONE_NEWNET) || shared_network_ >= 0 ? "namespace"
+                    : active_.seccomp                                      ? "seccomp"
+                                                                           : "none";
+}
+
+// Processes: a pids cgroup, and RLIMIT_NPROC (which root ignores); then the resource limits.
+void PreparedSandbox::prepare_limits(const SandboxPolicy& policy, std::uint64_t timeout_s) {
+  if (policy.mechanisms.cgroup) {
+    if (auto parent = StepInvariants::instance().cgroup_parent(); parent.ok()) {
+      if (auto cgroup = PidsCgroup::create(*parent, policy.limits.processes); cgroup.ok()) cgroup_ = std::move(*cgroup);
+    }
+  }
+  active_.processes = cgroup_.valid() ? "cgroup" : ::getuid() != 0 ? "rlimit" : "none";
+
+  const ProcessLimits& l = policy.limits;
+  std::uint64_t cpu = l.cpu_seconds != 0 ? l.cpu_seconds : timeout_s + 1;
+  rlimits_ = {{RLIMIT_CPU, cpu},
+              {RLIMIT_AS, l.memory_bytes},
+              {RLIMIT_FSIZE, l.file_size_bytes},
+              {RLIMIT_NOFILE, l.open_files},
+              {RLIMIT_CORE, 0}};
+  // RLIMIT_NPROC counts every process of this user, so it is set above their number, which takes
+  // a walk of /proc: only when it is the limit that holds (no cgroup; root is exempt from it).
+  if (!cgroup_.valid() && ::geteuid() != 0) rlimits_.push_back({RLIMIT_NPROC, processes_of_this_user() + l.processes});
+  // Never above what candor itself was given (`ulimit -v` in the user's shell): raising a hard
+  // limit is refused, and the step would not start.
+  for (auto& r : rlimits_) {
+    struct rlimit own {};
+    if (::getrlimit(r.resource, &own) == 0 && own.rlim_max != RLIM_INFINITY && r.value > own.rlim_max)
+      r.value = own.rlim_max;
+  }
+  active_.rlimits = true;
+}
+
+void PreparedSandbox::prepare_capabilities() {
+  if (::geteuid() == 0) {
+    int last = StepInvariants::instance().last_capability();
+    for (int cap = 0; cap <= last; ++cap)
+      if (cap != kCapSetpcap && !kKeptCapabilities.count(cap)) caps_to_drop_.push_back(cap);
+    caps_to_drop_.push_back(kCapSetpcap);  // last: dropping the others needs it
+  }
+  active_.privileges_dropped = true;
 }
 
 bool PreparedSandbox::pid_namespace() const { return (namespaces_ & CLONE_NEWPID) != 0; }

@@ -160,6 +160,14 @@ class PreparedSandbox {
 
   PreparedSandbox() = default;
 
+  // prepare()'s parts, in its order; each records in active_ what it could set up.
+  void private_cache(const SandboxPolicy& policy);
+  Status prepare_landlock(const SandboxPolicy& policy);  // sets active_.landlock_abi
+  void prepare_namespaces(const SandboxPolicy& policy);
+  void prepare_seccomp(const SandboxPolicy& policy);
+  void prepare_limits(const SandboxPolicy& policy, std::uint64_t timeout_s);  // the cgroup and the rlimits
+  void prepare_capabilities();
+
   Protections active_;
   std::vector<std::string> env_;
   StepTempDir tmp_dir_;
