@@ -38,6 +38,9 @@
 namespace candor::app {
 namespace {
 
+// How long a stop's snapshot may read at most, unless gate.start_timeout_s is larger.
+constexpr int kStopScanS = 120;
+
 namespace fs = std::filesystem;
 
 constexpr std::size_t kEventTextCap = 8 * 1024;  // a transcript's string as a stored event keeps it
@@ -579,9 +582,11 @@ Result<GateEnded> end_gate_turn(GateAgent agent, const HookInput& in, const Gate
         "another hook did");
   }
   for (const auto& note : in.notes) s.warnings.push_back(note);
-  // The stop's snapshot reads within the same budget as the start's: a file the agent made too big
-  // to read in time is left unread (a block: `scan`), not read until the agent's hook timeout kills it.
-  int scan_s = std::min(s.facts.budget.limits.timeout_s, s.config.gate.start_timeout_s);
+  // The stop's snapshot answers well within the Stop hook's timeout (600 s as installed; a hook the
+  // agent kills lets the stop through unchecked): it reads for kStopScanS, or the start's budget
+  // when larger, never past the run's. What it cannot read by then (a file the agent made too big to
+  // read) is left unread: a block (`scan`).
+  int scan_s = std::min(s.facts.budget.limits.timeout_s, std::max(kStopScanS, s.config.gate.start_timeout_s));
   s.snapshots->set_deadline(s.started + std::chrono::seconds(scan_s));
   auto scanned = s.snapshots->scan();
   if (!scanned.ok()) return scanned.error().wrap("snapshot at the stop");

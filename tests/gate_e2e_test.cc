@@ -580,7 +580,9 @@ TEST_SUITE("e2e") {
 
   TEST_CASE(
       "gate, round four: a start that cannot read everything within its budget records what it left; the stop blocks") {
-    Gate g({{"hello.txt", "hello world\n"}, {".candor/config.json", R"({"gate": {"start_timeout_s": 1}})"}});
+    // The run's 3 s budget keeps the stop's own snapshot short too (it reads for 120 s otherwise).
+    Gate g({{"hello.txt", "hello world\n"},
+            {".candor/config.json", R"({"budget": {"timeout_s": 3}, "gate": {"start_timeout_s": 1}})"}});
     // A sparse file of 1 TiB: reading it takes hours; the start gives it up within its second.
     {
       int fd = ::open((g.ws + "/huge.img").c_str(), O_CREAT | O_WRONLY, 0644);
