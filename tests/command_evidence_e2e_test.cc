@@ -95,16 +95,6 @@ std::string plan_writing(const std::string& path, const std::string& content, co
   return plan.dump();
 }
 
-// The one command assertion of a report.
-const json& command_record(const json& report) {
-  for (const auto& a : report["assertions"]) {
-    if (a["type"] == "command_succeeds") return a;
-  }
-  FAIL("no command_succeeds in the report");
-  static const json none;
-  return none;
-}
-
 // A C project built and tested with meson: tests/ is built from the root meson.build, and one of
 // its tests fails (add() subtracts). Needs meson, ninja and a C compiler, as building candor does.
 std::string meson_project() {

@@ -55,4 +55,17 @@ inline bool any_reason_has(const nlohmann::json& report, const std::string& text
   return false;
 }
 
+// The first command_succeeds of a report (the user's command a test is about); FAIL without one.
+inline const nlohmann::json& command_record(const nlohmann::json& report) {
+  for (const auto& a : report["assertions"]) {
+    if (a["type"] == "command_succeeds") return a;
+  }
+  FAIL("no command_succeeds in the report");
+  static const nlohmann::json none;
+  return none;
+}
+
+// A Python function with the bug the tests' fixes remove (subtraction for addition).
+inline constexpr const char* kBuggyAddPy = "def add(a, b):\n    return a - b\n";
+
 }  // namespace candor::testing

@@ -54,16 +54,7 @@ CommandResult verify(Repo& repo, const std::string& range, const char* expect) {
                       "--judge", "never", "--expect", expect, "--json"});
 }
 
-const json& command_record(const json& report) {
-  for (const auto& a : report["assertions"]) {
-    if (a["type"] == "command_succeeds") return a;
-  }
-  FAIL("no command_succeeds in the report");
-  static const json none;
-  return none;
-}
-
-constexpr const char* kCalc = "def add(a, b):\n    return a - b\n";
+constexpr const char* kCalc = kBuggyAddPy;
 constexpr const char* kCalcFixed = "def add(a, b):\n    return a + b\n";
 constexpr const char* kCalcTest =
     "import unittest\n\nfrom src.calc import add\n\n\nclass TestAdd(unittest.TestCase):\n    def test_add(self):\n"

@@ -52,16 +52,7 @@ constexpr const char* kConstructorExit =
 
 std::string reply(const json& j) { return json{{"reply_json", j}}.dump() + "\n"; }
 
-const json& command_record(const json& report) {
-  for (const auto& a : report["assertions"]) {
-    if (a["type"] == "command_succeeds") return a;
-  }
-  FAIL("no command_succeeds in the report");
-  static const json none;
-  return none;
-}
-
-constexpr const char* kCalcPy = "def add(a, b):\n    return a - b\n";
+constexpr const char* kCalcPy = kBuggyAddPy;
 constexpr const char* kTestPy =
     "import unittest\n\nfrom src.calc import add\n\n\nclass TestAdd(unittest.TestCase):\n    def test_add(self):\n"
     "        self.assertEqual(add(20, 22), 42)\n";
