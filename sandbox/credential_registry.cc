@@ -22,13 +22,7 @@ void CredentialRegistry::add_file(const std::string& rel_path, FileIdentity id, 
 
 void CredentialRegistry::add_content(const std::string& rel_path, std::string_view content) {
   paths_.insert(rel_path);
-  if (content.find_first_not_of(" \t\r\n") != std::string_view::npos) {
-    sizes_.insert(content.size());
-    content_ids_.insert(git_blob_id(content));
-  }
-  std::string_view name(rel_path);
-  if (std::size_t slash = name.rfind('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
-  for (const auto& value : credential_file_values(name, content)) masker_->add(value);
+  learn(rel_path, content);
 }
 
 void CredentialRegistry::learn(const std::string& rel_path, std::string_view content) const {
