@@ -26,7 +26,9 @@ inline const char* kCodexSession = "01a2173d-f1bf-7de1-929c-bbf048107497";
 inline const char* kExpectHelloCandor =
     R"({"expect": [{"type": "file_contains", "path": "hello.txt", "text": "hello candor"}]})";
 
-inline std::string sample(const std::string& name) { return read_file(source_root() + "/tests/agents/samples/" + name); }
+inline std::string sample(const std::string& name) {
+  return read_file(source_root() + "/tests/agents/samples/" + name);
+}
 
 // A workspace, a store, and the agents' own folders (where their transcripts lie) in a home of its
 // own; the agents' keys are unset unless a test sets them.

@@ -219,7 +219,6 @@ TEST_SUITE("e2e") {
     CHECK(a["reason"].get<std::string>().find("ran_tests") != std::string::npos);
     CHECK(a["systemMessage"].get<std::string>().find("over the size limit was read past") != std::string::npos);
   }
-
 }
 
 }  // namespace candor::testing
