@@ -17,6 +17,7 @@
 #include "app/run_end.h"
 #include "core/arg_schema.h"
 #include "core/clock.h"
+#include "core/deadline.h"
 #include "core/events.h"
 #include "core/json_text.h"
 #include "executor/config.h"
@@ -266,13 +267,14 @@ Result<GateBegun> Session::gate_begin(GateAgent agent, const HookInput& in, cons
   for (const auto& note : in.notes) out.warnings.push_back(note);
 
   SystemClock clock;
-  snapshot::init_git_once();
-  TRY(std::unique_ptr<snapshot::SnapshotStore> snapshots,
-      snapshot::SnapshotStore::open(store_path, root, clock, config.config.snapshot_ignore));
   // The start answers within its own budget, below every agent's hook timeout (a 2 TB sparse file
   // must not make the agent give up on the hook and record nothing): what the scan could not read
   // by then is recorded with the start, and the stop treats it as an incomplete scan.
-  snapshots->set_deadline(std::chrono::steady_clock::now() + std::chrono::seconds(config.config.gate.start_timeout_s));
+  const Deadline deadline = Deadline::in_seconds(clock, config.config.gate.start_timeout_s);
+  snapshot::init_git_once();
+  TRY(std::unique_ptr<snapshot::SnapshotStore> snapshots,
+      snapshot::SnapshotStore::open(store_path, root, clock, config.config.snapshot_ignore));
+  snapshots->set_deadline(deadline);
   auto scanned = snapshots->scan();
   if (!scanned.ok()) return scanned.error().wrap("snapshot at the turn's start");
   TRY_STATUS(snapshots->freeze_ignore_rules(config.config.snapshot_ignore));

@@ -137,7 +137,7 @@ struct Stop {
   RunFacts facts{};
   std::string created_at{};
   std::string config_left{};  // the blob of .candor/config.json when the turn changed .candor/
-  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  Deadline deadline{};        // the run's time budget (the config's), from the stop's start
 };
 
 Status read_start(Stop& s) {
@@ -169,7 +169,6 @@ Status open_run(Stop& s) {
   s.facts.workspace = s.root;
   s.facts.umask = process_umask();
   s.created_at = run.summary.created_at;
-  executor::apply_config_budget(s.config, s.facts.budget.limits);
   s.facts.budget.limits.max_replans = 0;
   s.facts.scope = s.config.scope;
   s.facts.sensitive = s.config.sensitive;
@@ -362,7 +361,7 @@ Status check_expectations(Stop& s) {
     if (m.credential && m.change != "deleted") inputs.withheld.push_back(m.path);
   }
   inputs.inputs = executor::workspace_inputs(s.root, s.config);
-  inputs.deadline = s.started + std::chrono::seconds(s.facts.budget.limits.timeout_s);
+  inputs.deadline = s.deadline;
   executor::ChangeCheck checked = executor::check_change(inputs, expects, *s.trajectory, guards);
   s.facts.assertions = std::move(checked.assertions);
   s.facts.sandbox = checked.sandbox;
@@ -564,6 +563,8 @@ Result<GateEnded> end_gate_turn(GateAgent agent, const HookInput& in, const Gate
   s.root = turn.workspace;
   TRY(s.store_path, store::prepare_store_dir(store.dir()));
   TRY_STATUS(read_start(s));
+  executor::apply_config_budget(s.config, s.facts.budget.limits);
+  s.deadline = Deadline::in_seconds(s.clock, s.facts.budget.limits.timeout_s);
   if (std::error_code ec; fs::canonical(in.cwd, ec) != fs::path(s.root)) {
     s.warnings.push_back(
         fmt::format("the stop's cwd {} is not the turn's workspace {}: the turn's is checked", in.cwd, s.root));
@@ -586,8 +587,8 @@ Result<GateEnded> end_gate_turn(GateAgent agent, const HookInput& in, const Gate
   // agent kills lets the stop through unchecked): it reads for kStopScanS, or the start's budget
   // when larger, never past the run's. What it cannot read by then (a file the agent made too big to
   // read) is left unread: a block (`scan`).
-  int scan_s = std::min(s.facts.budget.limits.timeout_s, std::max(kStopScanS, s.config.gate.start_timeout_s));
-  s.snapshots->set_deadline(s.started + std::chrono::seconds(scan_s));
+  s.snapshots->set_deadline(
+      s.deadline.within(std::chrono::seconds(std::max(kStopScanS, s.config.gate.start_timeout_s))));
   auto scanned = s.snapshots->scan();
   if (!scanned.ok()) return scanned.error().wrap("snapshot at the stop");
   TRY_STATUS(observe_workspace(s));
@@ -606,7 +607,7 @@ Result<GateEnded> end_gate_turn(GateAgent agent, const HookInput& in, const Gate
       gate_judge(options, s.config.gate, make_provider, s.credentials->masker(), policy));
   s.facts.judge_policy = policy;
   TRY(verify::JudgePolicy judge_policy, verify::checked_judge_policy(policy, "the gate's judge policy"));
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count(); };
+  auto elapsed = [&] { return s.deadline.elapsed_s(); };
   s.facts.budget.used.elapsed_s = elapsed();
   RunEnd end{.facts = std::move(s.facts),
              .created_at = s.created_at,
@@ -618,14 +619,16 @@ Result<GateEnded> end_gate_turn(GateAgent agent, const HookInput& in, const Gate
              .policy = judge_policy,
              .judge = nullptr,
              .trees = nullptr,
-             .before_verdict = [&](RunFacts& f) {
-               f.budget.used.elapsed_s = elapsed();
-               s.trajectory->record(event::kRunEnded,
-                                    {{"status", to_string(f.status)},
-                                     {"snapshot_after", f.snapshot_after},
-                                     {"scan", {{"complete", f.scan.complete}, {"unread", f.scan.unread}}},
-                                     {"protected_changes", f.protected_changes}});
-             }};
+             .before_verdict =
+                 [&](RunFacts& f) {
+                   f.budget.used.elapsed_s = elapsed();
+                   s.trajectory->record(event::kRunEnded,
+                                        {{"status", to_string(f.status)},
+                                         {"snapshot_after", f.snapshot_after},
+                                         {"scan", {{"complete", f.scan.complete}, {"unread", f.scan.unread}}},
+                                         {"protected_changes", f.protected_changes}});
+                 },
+             .deadline = s.deadline};
   snapshot::GitTrees trees = s.snapshots->trees();
   end.trees = &trees;
   if (judge != nullptr) {

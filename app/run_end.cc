@@ -35,17 +35,8 @@ void check_acceptance(const verify::AcceptanceSpec& spec, const std::vector<Even
   }
 }
 
-// The one judge-time rule: a run that just ended leaves the judge what its time budget has left
-// (DESIGN.md: the time budget bounds the judge too); a later `verify RUN` is a new process, after
-// the run, and gives it the run's whole budget again.
-std::chrono::milliseconds judge_time(const RunFacts& facts, bool just_ended) {
-  if (just_ended) return verify::judge_time(facts);
-  return std::chrono::seconds(facts.budget.limits.timeout_s);
-}
-
 // Asks the judge (shown as a wait) and records the pass when the run just ended.
 void ask_judge(const JudgeSetup& setup, RunEnd& end, RunObserver* observer, RunResult& out) {
-  const bool just_ended = end.trajectory != nullptr;
   verify::JudgeRun judged;
   {
     ProgressWait waiting(observer, WaitKind::kJudge);
@@ -53,7 +44,7 @@ void ask_judge(const JudgeSetup& setup, RunEnd& end, RunObserver* observer, RunR
       verify::JudgeRunInputs inputs{.questions = setup.questions,
                                     .planner_questions = end.facts.planner_questions,
                                     .credentials = setup.credentials,
-                                    .time = judge_time(end.facts, just_ended)};
+                                    .deadline = end.deadline};
       judged = verify::judge_run(*setup.provider, *setup.trees, end.facts, inputs);
     } else {
       judged.outcome.asked = true;
@@ -62,7 +53,7 @@ void ask_judge(const JudgeSetup& setup, RunEnd& end, RunObserver* observer, RunR
   }
   out.judge_provider = setup.provider->describe();
   // Counted in the usage either way; recorded when the run just ended.
-  verify::record_judge_run(judged, out.judge_provider, just_ended ? end.trajectory : nullptr, end.facts);
+  verify::record_judge_run(judged, out.judge_provider, end.trajectory, end.facts);
   out.judge = std::move(judged.outcome);
 }
 

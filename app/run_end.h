@@ -12,6 +12,7 @@
 #include "app/observer.h"
 #include "app/session.h"
 #include "core/credentials.h"
+#include "core/deadline.h"
 #include "core/trajectory.h"
 #include "llm/provider.h"
 #include "sandbox/credential_registry.h"
@@ -34,7 +35,7 @@ struct RunEnd {
   RunFacts facts;
   std::string created_at;
   // A run that just ended (`run`, `exec`, `verify --git`): what the end finds is recorded in
-  // `trajectory`, the judge has the time the run left (verify::judge_time), and the verdict is
+  // `trajectory`, the judge has the time the run left (`deadline`), and the verdict is
   // stored in `store`. Null both: a recorded run verified again (`verify RUN`): nothing is recorded
   // or stored, and the judge has the run's whole time budget again (a new process, after the run).
   Trajectory* trajectory = nullptr;
@@ -55,6 +56,9 @@ struct RunEnd {
   const TreeReader* trees = nullptr;
   // Called after the judge, before the verdict (`verify --git` records base_moved and run_ended).
   std::function<void(RunFacts&)> before_verdict;
+  // What the judge may take: the run's own deadline when it just ended (the time budget bounds the
+  // judge too); for `verify RUN`, a new process after the run, the run's whole time budget again.
+  Deadline deadline = {};
 };
 
 // REQUIRES: `trajectory` and `store` are both set or both null. `observer` may be null.

@@ -257,7 +257,7 @@ Result<Inputs> read_inputs(const VerifyGitRequest& request) {
 // Programs (the user's commands, before the change and after) end with the time budget: `deadline`.
 Status check_head(const Inputs& in, const Change& c, const Checks& checks, const llm::ProviderChoice& choice,
                   const ProviderFactory& make_provider, const std::shared_ptr<const SecretMasker>& masker,
-                  std::chrono::steady_clock::time_point deadline, Trajectory& trajectory, RunFacts& facts) {
+                  const Deadline& deadline, Trajectory& trajectory, RunFacts& facts) {
   executor::ChangeCheckInputs inputs{c.repo->trees(),
                                      c.range.base_tree,
                                      c.range.head_tree,
@@ -304,8 +304,10 @@ void record_end(const Change& c, Trajectory& trajectory, RunFacts& facts) {
 
 Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
   TRY(verify::JudgePolicy policy, verify::checked_judge_policy(request.judge, "VerifyGitRequest.judge"));
-  const auto started = std::chrono::steady_clock::now();
-  auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+  // The run's one time budget: the user's commands and the review end with it, the judge has what
+  // it leaves.
+  const Deadline deadline = Deadline::in_seconds(system_clock(), request.timeout_s.value_or(BudgetLimits{}.timeout_s));
+  auto elapsed_s = [&] { return deadline.elapsed_s(); };
   TRY(Inputs in, read_inputs(request));
   TRY(Change c, open_change(request, in.store_dir));
   Checks checks;
@@ -338,8 +340,7 @@ Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
   TRY_STATUS(record_change_step(c, trajectory, facts));
   mark_credentials(c, *credentials, facts);
   if (!request.gate.is_null()) record_gate_kind(trajectory, facts);
-  TRY_STATUS(check_head(in, c, checks, choice, make_provider_, credentials->masker(),
-                        started + std::chrono::seconds(facts.budget.limits.timeout_s), trajectory, facts));
+  TRY_STATUS(check_head(in, c, checks, choice, make_provider_, credentials->masker(), deadline, trajectory, facts));
   // Recorded as a run's is, so that `verify RUN` later asks (or does not ask) the judge the same way;
   // without an LLM the verdict was the judge-less one.
   facts.judge_policy = judge != nullptr ? (request.judge.empty() ? "auto" : request.judge) : "never";
@@ -354,10 +355,12 @@ Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
              .policy = policy,
              .judge = nullptr,
              .trees = nullptr,
-             .before_verdict = [&](RunFacts& f) {
-               f.budget.used.elapsed_s = elapsed_s();  // the judge's time included
-               record_end(c, trajectory, f);
-             }};
+             .before_verdict =
+                 [&](RunFacts& f) {
+                   f.budget.used.elapsed_s = elapsed_s();  // the judge's time included
+                   record_end(c, trajectory, f);
+                 },
+             .deadline = deadline};
   snapshot::GitTrees trees = c.repo->trees();
   end.trees = &trees;
   if (judge != nullptr) {

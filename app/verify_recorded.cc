@@ -161,7 +161,8 @@ Result<VerifyResult> Session::verify(const VerifyRequest& request) {
              .policy = verify::parse_judge_policy(choice.policy).value_or(verify::JudgePolicy::kNever),
              .judge = [&judge] { return judge.open(); },
              .trees = nullptr,
-             .before_verdict = nullptr};
+             .before_verdict = nullptr,
+             .deadline = Deadline::in_seconds(system_clock(), l.facts.budget.limits.timeout_s)};
   TRY(RunResult ended, end_run(std::move(end), observer_));
   VerifyResult out;
   static_cast<RunResult&>(out) = std::move(ended);

@@ -96,6 +96,9 @@ Result<std::unique_ptr<WorkspaceRun>> WorkspaceRun::open(const WorkspaceOptions&
   TRY(s->store_, store::RunStore::open(store_dir));
   TRY_STATUS(s->read_config(args, config));
   apply_options(args, config, s->options_);
+  // The run's one time budget, from here: opening the snapshot store and the scan before the
+  // first step spend it too.
+  s->deadline_ = Deadline::in_seconds(s->clock_, s->options_.limits.timeout_s);
   s->sandbox_policy_ = sandbox::make_sandbox_policy(*s->workspace_, config.sandbox);
   s->read_credentials(args, mechanisms);
   s->options_.progress = observer;
@@ -150,7 +153,7 @@ Status WorkspaceRun::start(const std::string& goal) {
   sink_ = std::make_unique<ObservedSink>(*store_, observer_);
   trajectory_ = std::make_unique<Trajectory>(run_id, clock_, sink_.get(), masker_);
   executor_ = std::make_unique<executor::Executor>(
-      executor::ExecutorDeps{*workspace_, *snapshots_, tools_, evaluators_, clock_, *trajectory_}, options_);
+      executor::ExecutorDeps{*workspace_, *snapshots_, tools_, evaluators_, clock_, deadline_, *trajectory_}, options_);
   return executor_->begin(run_id, goal);
 }
 
@@ -172,7 +175,8 @@ Result<RunResult> WorkspaceRun::finish(const RunFacts& facts, llm::Provider* jud
              .policy = policy,
              .judge = nullptr,
              .trees = nullptr,
-             .before_verdict = nullptr};
+             .before_verdict = nullptr,
+             .deadline = deadline_};
   snapshot::GitTrees trees = snapshots_->trees();
   end.trees = &trees;
   if (judge != nullptr) {

@@ -81,6 +81,7 @@ class WorkspaceRun {
   std::unique_ptr<ObservedSink> sink_;
   std::unique_ptr<snapshot::SnapshotStore> snapshots_;
   SystemClock clock_;
+  Deadline deadline_;  // the run's time budget, from open()
   std::string created_at_;
   std::unique_ptr<Trajectory> trajectory_;
   std::unique_ptr<executor::Executor> executor_;

@@ -209,10 +209,9 @@ class External final : public Evaluator {
 }  // namespace
 
 std::optional<std::chrono::milliseconds> bounded_timeout(std::chrono::milliseconds own, const Context& ctx) {
-  if (!ctx.deadline) return own;
-  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*ctx.deadline - std::chrono::steady_clock::now());
+  std::chrono::milliseconds left = ctx.deadline.left_or(own);
   if (left <= std::chrono::milliseconds(0)) return std::nullopt;
-  return std::min(own, left);
+  return left;
 }
 
 std::unique_ptr<Evaluator> make_command_succeeds() { return std::make_unique<CommandSucceeds>(); }

@@ -13,6 +13,7 @@
 
 #include "assertions/file_source.h"
 #include "core/arg_schema.h"
+#include "core/deadline.h"
 #include "core/result.h"
 #include "net/http_client.h"
 #include "sandbox/process_sandbox.h"
@@ -49,9 +50,9 @@ struct Context {
   // saw_credential() when a read or stat for this evaluation met a credential file, whose
   // message Registry::evaluate then withholds.
   bool* credential_seen = nullptr;
-  // The run's time budget ends then: a program an assertion runs is stopped by it, whatever its
-  // own timeout, and one that would start after it does not start (an error, never a pass).
-  std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt;
+  // The run's time budget: a program an assertion runs is stopped by it, whatever its own
+  // timeout, and one that would start after it does not start (an error, never a pass).
+  Deadline deadline = {};
 };
 
 // The timeout a program run for an assertion gets: its own, cut to what is left before the

@@ -163,7 +163,7 @@ Review review_change(const ChangeCheckInputs& in, llm::Provider& provider, const
     return none;
   }
   Reviewer reviewer(provider, tools, **workspace, in.network, trajectory, ReviewerOptions{criterion, 8, 16 * 1024});
-  return reviewer.review(1, goal, std::nullopt, std::chrono::minutes(5));
+  return reviewer.review(1, goal, std::nullopt, in.deadline.within(std::chrono::minutes(5)));
 }
 
 }  // namespace candor::executor

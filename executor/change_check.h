@@ -47,7 +47,7 @@ struct ChangeCheckInputs {
   // written empty in every checkout, as credential files by name are.
   std::vector<std::string> withheld = {};
   // The run's time budget ends then: programs are stopped by it (nullopt: none).
-  std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt;
+  Deadline deadline = {};
   // The run's secret values, masked out of what programs print and assertions say (null: none).
   std::shared_ptr<const SecretMasker> masker = nullptr;
 };

@@ -120,8 +120,7 @@ LinkedInputs workspace_inputs(const std::string& root, const WorkspaceConfig& co
 ProgramRun CommandEvidence::run_on(const nlohmann::json& assertion, const assertions::StepView* step,
                                    const std::string& tree, const std::string& emptied,
                                    const std::vector<Override>& overrides) const {
-  if (in_.deadline && std::chrono::steady_clock::now() >= *in_.deadline)
-    return not_run("not run: the run's time budget ran out");
+  if (in_.deadline.passed()) return not_run("not run: the run's time budget ran out");
   auto folder = sandbox::StepTempDir::create();
   if (!folder.ok()) return not_run("not run: " + folder.error().message);
   if (Status written = in_.trees.checkout(tree, folder->path()); !written.ok()) {

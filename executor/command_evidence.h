@@ -85,7 +85,7 @@ struct CommandEvidenceInputs {
   // The config's choices (network, environment, limits, hidden paths); the workspace, protected
   // folders and credential files are the checkout's.
   sandbox::SandboxPolicy sandbox;
-  std::optional<std::chrono::steady_clock::time_point> deadline;  // the run's time budget ends then
+  Deadline deadline;                       // the run's time budget
   std::function<void(std::string&)> mask;  // the run's secret values out of outputs; may be empty
   LinkedInputs inputs = {};                // given to every checkout (unsnapshotted_inputs)
   std::vector<std::string> withheld = {};  // credential files by identity: written empty in every checkout

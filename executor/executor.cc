@@ -50,18 +50,16 @@ Executor::Executor(ExecutorDeps deps, ExecutorOptions options) : deps_(deps), op
   facts_.workspace = deps_.workspace.root();
 }
 
-double Executor::elapsed_s() const { return std::chrono::duration<double>(deps_.clock.monotonic() - started_).count(); }
+double Executor::elapsed_s() const { return deps_.deadline.elapsed_s(); }
 
 Status Executor::begin(const std::string& run_id, const std::string& goal) {
-  started_ = deps_.clock.monotonic();
-  steady_started_ = std::chrono::steady_clock::now();
   facts_.run_id = run_id;
   facts_.goal = goal;
   facts_.umask = process_umask();
   std::uint64_t processes = sandbox::processes_started();
   // Every scan obeys the time budget (a step's scan would otherwise hash a planted 100 GB sparse
   // file at leisure).
-  deps_.snapshots.set_deadline(steady_started_ + std::chrono::seconds(options_.limits.timeout_s));
+  deps_.snapshots.set_deadline(deps_.deadline);
   auto scan = deps_.snapshots.scan();
   if (!scan.ok()) return scan.error().wrap("snapshot before the run");
   TRY_STATUS(deps_.snapshots.freeze_ignore_rules(options_.snapshot_ignore));
@@ -101,7 +99,7 @@ bool Executor::budget_left(BudgetKind& which) const {
     which = BudgetKind::kSteps;
     return false;
   }
-  if (elapsed_s() >= options_.limits.timeout_s) {
+  if (deps_.deadline.passed()) {
     which = BudgetKind::kTimeout;
     return false;
   }
@@ -181,10 +179,8 @@ StepRecord Executor::run_step(const planner::PlanStep& step, int round, RoundOut
                                                {"effect", rec.effect_tool},
                                                {"effect_on_files", rec.effect_on_files}});
 
-  double left_s = std::max(0.0, options_.limits.timeout_s - elapsed_s());
-  ToolContext ctx{deps_.workspace,     options_.network,
-                  options_.output_cap, std::chrono::milliseconds(static_cast<long long>(left_s * 1000)),
-                  options_.cancel,     options_.process_sandbox};
+  ToolContext ctx{deps_.workspace,       options_.network, options_.output_cap,
+                  deps_.deadline.left(), options_.cancel,  options_.process_sandbox};
   ToolResult result = tool->run(step.args, ctx);
   facts_.budget.used.steps++;
   // Masked where it is made: the output goes to the event, the planner's observations, the
@@ -312,7 +308,7 @@ assertions::Context Executor::assertion_context(const assertions::StepView* step
       .registry = nullptr,
       .files = nullptr,
       .credential_seen = nullptr,
-      .deadline = steady_started_ + std::chrono::seconds(options_.limits.timeout_s)};
+      .deadline = deps_.deadline};
 }
 
 bool Executor::fails_on_empty_file(const nlohmann::json& assertion, const std::string& path,
@@ -386,7 +382,7 @@ void Executor::add_command_evidence(AssertionRecord& ar, const assertions::StepV
         .secrets = deps_.workspace.secrets(),
         .network = options_.network,
         .sandbox = options_.process_sandbox != nullptr ? *options_.process_sandbox : sandbox::SandboxPolicy{},
-        .deadline = steady_started_ + std::chrono::seconds(options_.limits.timeout_s),
+        .deadline = deps_.deadline,
         .mask = [this](std::string& text) { mask(text); },
         .inputs = LinkedInputs([&workspace = deps_.workspace, ignore = options_.snapshot_ignore] {
           return unsnapshotted_inputs(workspace, ignore);
@@ -441,8 +437,7 @@ RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::str
   // Failures nothing checked again stand only if they still fail; checked before the last scan,
   // since a checker's own process may write.
   if (!facts_.snapshot_before.empty()) recheck_stale_failures();
-  deps_.snapshots.set_deadline(std::max(steady_started_ + std::chrono::seconds(options_.limits.timeout_s),
-                                        std::chrono::steady_clock::now() + kFinalScanGrace));
+  deps_.snapshots.set_deadline(deps_.deadline.at_least(kFinalScanGrace));
   // Always a full scan: a read-only tool (http_get to a service of the workspace's) can have had a
   // process outside candor's sight change any file.
   scanned_ = false;
@@ -494,7 +489,7 @@ RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::str
   facts_.budget.exhausted = exhausted;
   // Something ran until the time budget stopped it (a scan, an assertion's program): the run did
   // not finish within its budget, whatever the loop concluded.
-  bool out_of_time = deps_.snapshots.ran_out_of_time() || elapsed_s() >= options_.limits.timeout_s;
+  bool out_of_time = deps_.snapshots.ran_out_of_time() || deps_.deadline.passed();
   if (out_of_time && (status == RunStatus::kCompleted || status == RunStatus::kRunning)) {
     facts_.status = RunStatus::kBudgetExhausted;
     facts_.budget.exhausted = BudgetKind::kTimeout;

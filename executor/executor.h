@@ -13,6 +13,7 @@
 
 #include "assertions/evaluator.h"
 #include "core/clock.h"
+#include "core/deadline.h"
 #include "core/progress.h"
 #include "core/run_record.h"
 #include "core/trajectory.h"
@@ -49,6 +50,9 @@ struct ExecutorDeps {
   const ToolRegistry& tools;
   const assertions::Registry& evaluators;
   Clock& clock;
+  // The run's time budget, made where the run opened (borrowed): the steps, the scans, the
+  // assertions' programs and the final scan's grace all ask it.
+  const Deadline& deadline;
   Trajectory& trajectory;
 };
 
@@ -86,6 +90,7 @@ class Executor {
   }
   ProgressObserver* progress() const { return options_.progress; }  // may be null
   double elapsed_s() const;
+  const Deadline& deadline() const { return deps_.deadline; }
 
   // Re-checks every assertion whose last evaluation failed (tier-1 rule 5: a failure nothing
   // checked again stands only if it still fails), then the final scan (always a full one: a read-only
@@ -141,8 +146,6 @@ class Executor {
   // runs before the change, once per distinct command.
   std::unique_ptr<CommandEvidence> command_evidence_;
   RunFacts facts_;
-  std::chrono::steady_clock::time_point started_;
-  std::chrono::steady_clock::time_point steady_started_;  // the same moment on the real clock, for scans' deadlines
   // How far past the time budget the last scan may read (see finish()).
   static constexpr std::chrono::seconds kFinalScanGrace{5};
   std::string scan_error_;

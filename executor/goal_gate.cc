@@ -11,11 +11,9 @@ GoalResult run_goal(RunLoop& loop, Executor& ex, Reviewer* reviewer, int max_att
     for (int attempt = 1; attempt <= max_attempts; ++attempt) {
       bool reviewable = stop.status == RunStatus::kCompleted || stop.status == RunStatus::kBudgetExhausted;
       if (!reviewable || ex.cancelled()) break;
-      double left = ex.facts().budget.limits.timeout_s - ex.elapsed_s();
       Review review = [&] {
         ProgressWait waiting(ex.progress(), WaitKind::kReviewer);
-        return reviewer->review(attempt, goal, ex.facts().final_answer,
-                                std::chrono::milliseconds(static_cast<long long>(std::max(0.0, left) * 1000)));
+        return reviewer->review(attempt, goal, ex.facts().final_answer, ex.deadline());
       }();
       RunFacts& f = ex.facts();
       f.goal_validations.push_back(review.validation);

@@ -42,7 +42,7 @@ class Reviewer {
   // failure is a review with verdict `none`: it rejected nothing. Each LLM call is an `llm_call`
   // event (role reviewer).
   Review review(int attempt, const std::string& goal, const std::optional<std::string>& final_answer,
-                std::chrono::milliseconds deadline);
+                const Deadline& deadline);
 
   std::string system_prompt() const;
 

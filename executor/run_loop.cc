@@ -47,15 +47,10 @@ RunLoop::RunLoop(Executor& ex, planner::Planner& planner, const sandbox::Workspa
                  LoopOptions options)
     : ex_(ex), planner_(planner), workspace_(workspace), trajectory_(trajectory), options_(std::move(options)) {}
 
-std::chrono::milliseconds RunLoop::time_left() const {
-  double left = ex_.facts().budget.limits.timeout_s - ex_.elapsed_s();
-  return std::chrono::milliseconds(static_cast<long long>(std::max(0.0, left) * 1000));
-}
-
 Stop RunLoop::planner_failed(const Error& e) {
   if (ex_.cancelled())
     return {RunStatus::kCancelled, BudgetKind::kNone, "cancelled while waiting for the planner", false};
-  if (e.code == ErrorCode::kTimeout || time_left().count() == 0) {
+  if (e.code == ErrorCode::kTimeout || ex_.deadline().passed()) {
     return {RunStatus::kBudgetExhausted, BudgetKind::kTimeout, "the time budget ran out while waiting for the planner",
             false};
   }
@@ -66,7 +61,7 @@ Stop RunLoop::start() {
   std::string overview = workspace_overview(workspace_, options_.overview_entries);
   Result<planner::Plan> plan = [&] {
     ProgressWait waiting(ex_.progress(), WaitKind::kPlanner);
-    return planner_.first_plan(options_.goal, overview, time_left());
+    return planner_.first_plan(options_.goal, overview, ex_.deadline());
   }();
   if (plan.ok()) ex_.set_goal_kind(planner_.goal_kind().value_or(GoalKind::kModify), planner_.goal_kind_fixed_by());
   return rounds(std::move(plan));
@@ -82,7 +77,7 @@ Stop RunLoop::resume_after_review(const std::string& reason) {
 Result<planner::Plan> RunLoop::replan(int round, const std::string& failure, const nlohmann::json& observations,
                                       const std::string& notes) {
   ProgressWait waiting(ex_.progress(), WaitKind::kPlanner);
-  return planner_.replan(round, failure, observations, notes, time_left());
+  return planner_.replan(round, failure, observations, notes, ex_.deadline());
 }
 
 Stop RunLoop::rounds(Result<planner::Plan> plan) {

@@ -51,7 +51,6 @@ class RunLoop {
   // The planner's next plan, shown to people as a wait.
   Result<planner::Plan> replan(int round, const std::string& failure, const nlohmann::json& observations,
                                const std::string& notes);
-  std::chrono::milliseconds time_left() const;
 
   Executor& ex_;
   planner::Planner& planner_;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/deadline.h"
 #include "core/json_text.h"
 #include "llm/wire.h"
 #include "net/http_client.h"
@@ -50,11 +51,11 @@ class WireProvider : public Provider {
     if (!host.ok()) return failure(ErrorCode::kUnavailable, host.error().message);
     net::NetworkPolicy policy{{*host}};  // the provider's own endpoint may be remote
     const RetryPolicy& retry = config_.options.retry;
-    const auto deadline = clock_.monotonic() + request.deadline;
+    const Deadline deadline(clock_, request.deadline);
     net::Backoff backoff(retry.first_delay, retry.max_delay, seed_ + calls_++);
     std::string last_error;
     for (int attempt = 1; attempt <= retry.max_attempts; ++attempt) {
-      milliseconds left = time_left(deadline);
+      milliseconds left = deadline.left();
       if (left.count() <= 0) {
         return failure(ErrorCode::kTimeout, fmt::format("no answer within the time left ({})",
                                                         last_error.empty() ? "no attempt made" : last_error));
@@ -80,7 +81,7 @@ class WireProvider : public Provider {
         asked = net::parse_retry_after(resp->header("retry-after"), clock_.wall());
       }
       if (attempt == retry.max_attempts) break;
-      left = time_left(deadline);
+      left = deadline.left();
       if (asked && *asked > left) {
         return failure(ErrorCode::kUnavailable,
                        fmt::format("{}; the server asks to wait {} before trying again (Retry-After), more than the {} "
@@ -109,9 +110,6 @@ class WireProvider : public Provider {
   const HttpProviderConfig config_;
 
  private:
-  milliseconds time_left(std::chrono::steady_clock::time_point deadline) const {
-    return std::chrono::duration_cast<milliseconds>(deadline - clock_.monotonic());
-  }
   bool cancelled() const { return config_.options.cancel != nullptr && config_.options.cancel->load(); }
 
   net::HttpRequest http_request(const Request& request, milliseconds left) {

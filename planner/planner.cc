@@ -52,13 +52,13 @@ Planner::Planner(llm::Provider& provider, const Catalog& catalog, PlannerHooks h
       kind_by_(options.kind ? "--kind" : "") {}
 
 Result<llm::Reply> Planner::call(const std::string& role, const std::vector<llm::Message>& messages,
-                                 std::chrono::milliseconds deadline) {
+                                 const Deadline& deadline) {
   llm::Request req;
   req.role = role;
   req.system = system_;
   req.messages = messages;
   req.max_output_tokens = options_.max_output_tokens;
-  req.deadline = deadline;
+  req.deadline = deadline.left();
   auto reply = provider_.complete(req);
   CallRecord rec;
   rec.role = role;
@@ -72,8 +72,7 @@ Result<llm::Reply> Planner::call(const std::string& role, const std::vector<llm:
   return reply;
 }
 
-Result<Plan> Planner::ask(bool first_round, std::chrono::milliseconds deadline) {
-  auto started = std::chrono::steady_clock::now();
+Result<Plan> Planner::ask(bool first_round, const Deadline& deadline) {
   refused_reply_ = false;
   auto first = call("planner", messages_, deadline);
   // A provider answer over the JSON limits (its envelope, before any plan) is refused input too;
@@ -90,9 +89,7 @@ Result<Plan> Planner::ask(bool first_round, std::chrono::milliseconds deadline) 
     repair.push_back({"assistant", reply.text});
     repair.push_back(
         {"user", reply.cut ? shorter_plan_message(plan.error().message) : repair_message(plan.error().message)});
-    auto left =
-        deadline - std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
-    auto repair_reply = call("repair", repair, left);
+    auto repair_reply = call("repair", repair, deadline);
     if (!repair_reply.ok()) refused_reply_ = repair_reply.error().code == ErrorCode::kInvalidInput;
     TRY(llm::Reply second, std::move(repair_reply));
     auto repaired = read_plan(second, catalog_, parse, refused_again);
@@ -110,7 +107,7 @@ Result<Plan> Planner::ask(bool first_round, std::chrono::milliseconds deadline) 
 }
 
 Result<Plan> Planner::first_plan(const std::string& goal, const std::string& workspace_overview,
-                                 std::chrono::milliseconds deadline) {
+                                 const Deadline& deadline) {
   messages_.clear();
   rounds_.clear();
   std::string first = first_message(goal, workspace_overview);
@@ -127,7 +124,7 @@ Result<Plan> Planner::first_plan(const std::string& goal, const std::string& wor
 }
 
 Result<Plan> Planner::replan(int round, const std::string& failure, const nlohmann::json& observations,
-                             const std::string& notes, std::chrono::milliseconds deadline) {
+                             const std::string& notes, const Deadline& deadline) {
   messages_.push_back({"user", round_message(round, failure, observations, notes)});
   rounds_.push_back({round, messages_.size() - 1, observations, false});
   bound_context();

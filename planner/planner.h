@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/deadline.h"
 #include "llm/provider.h"
 #include "planner/plan.h"
 
@@ -50,10 +51,9 @@ class Planner {
   // Errors: the provider's (kUnavailable, kTimeout), or kInvalidInput when the reply and its one
   // repair were both invalid (the message says why; refused_reply() says whether one was over the
   // JSON limits).
-  Result<Plan> first_plan(const std::string& goal, const std::string& workspace_overview,
-                          std::chrono::milliseconds deadline);
+  Result<Plan> first_plan(const std::string& goal, const std::string& workspace_overview, const Deadline& deadline);
   Result<Plan> replan(int round, const std::string& failure, const nlohmann::json& observations,
-                      const std::string& notes, std::chrono::milliseconds deadline);
+                      const std::string& notes, const Deadline& deadline);
 
   // Fixed by the first plan (the kind: or by --kind before it).
   const std::vector<std::string>& questions() const { return questions_; }
@@ -66,9 +66,8 @@ class Planner {
   bool refused_reply() const { return refused_reply_; }
 
  private:
-  Result<Plan> ask(bool first_round, std::chrono::milliseconds deadline);
-  Result<llm::Reply> call(const std::string& role, const std::vector<llm::Message>& messages,
-                          std::chrono::milliseconds deadline);
+  Result<Plan> ask(bool first_round, const Deadline& deadline);
+  Result<llm::Reply> call(const std::string& role, const std::vector<llm::Message>& messages, const Deadline& deadline);
   void bound_context();
 
   llm::Provider& provider_;

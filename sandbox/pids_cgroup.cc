@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "core/deadline.h"
 #include "sandbox/leftovers.h"
 
 namespace candor::sandbox {
@@ -101,6 +102,9 @@ Result<std::string> pids_cgroup_parent() {
 
 namespace {
 
+// How long killing a cgroup's processes may wait for them to be gone (a kill is not instant).
+constexpr int kKillWaitS = 10;
+
 // The state letter of a thread or process ('R', 'S', 'Z', ...), '?' when it is gone.
 char state_of(const std::string& tid) {
   std::ifstream stat("/proc/" + tid + "/stat");
@@ -119,8 +123,8 @@ int kill_with_cgroup_kill(const std::string& dir) {
     while (procs >> pid) ++alive;
   }
   std::ofstream(dir + "/cgroup.kill") << "1";
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (std::chrono::steady_clock::now() < deadline) {
+  const Deadline deadline = Deadline::in_seconds(system_clock(), kKillWaitS);
+  while (!deadline.passed()) {
     if (read_small(dir + "/cgroup.events").find("populated 0") != std::string::npos) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
@@ -131,8 +135,8 @@ int kill_with_cgroup_kill(const std::string& dir) {
 // the main thread is a zombie), again until only zombies are left: they run no code.
 int kill_every_task(const std::string& dir) {
   int killed = 0;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (std::chrono::steady_clock::now() < deadline) {
+  const Deadline deadline = Deadline::in_seconds(system_clock(), kKillWaitS);
+  while (!deadline.passed()) {
     std::ifstream tasks(dir + "/tasks");
     if (!tasks) break;
     bool any = false;

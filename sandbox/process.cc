@@ -17,12 +17,11 @@
 
 #include <fmt/format.h>
 
+#include "core/deadline.h"
 #include "sandbox/unique_fd.h"
 
 namespace candor::sandbox {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // After the child exits, how long to wait for its output pipe to close (a grandchild that left
 // the group may still hold it) before giving up on the rest.
@@ -307,13 +306,8 @@ void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NON
 class Watch {
  public:
   Watch(const ProcessSpec& spec, Child child, Pipes& pipes, const PreparedSandbox* sandbox, const InitReport* report,
-        Clock::time_point started)
-      : spec_(spec),
-        child_(std::move(child)),
-        pipes_(pipes),
-        sandbox_(sandbox),
-        report_(report),
-        deadline_(started + spec.timeout) {
+        const Deadline& deadline)
+      : spec_(spec), child_(std::move(child)), pipes_(pipes), sandbox_(sandbox), report_(report), deadline_(deadline) {
     result_.output = CappedOutput(spec.output_cap);
     result_.errors = CappedOutput(spec.output_cap);
     if (spec_.stdin_data.empty()) pipes_.in_write.reset();
@@ -324,7 +318,7 @@ class Watch {
   void pump() {
     while (pipes_.out_read.valid() || pipes_.err_read.valid()) {
       enforce_limits();
-      if (drain_deadline_ && Clock::now() >= *drain_deadline_) break;
+      if (drain_deadline_ && drain_deadline_->passed()) break;
       if (!poll_once()) break;
     }
     // The pipes closed first: the child may still be running until its deadline.
@@ -337,7 +331,7 @@ class Watch {
   }
 
   // Once the child is reaped: whatever is left of its tree is killed, and its status decoded.
-  ProcessResult finish(Clock::time_point started) {
+  ProcessResult finish() {
     kill_tree();
     if (sandbox_ != nullptr) result_.protections = sandbox_->active();
     int status = wstatus_;
@@ -345,7 +339,7 @@ class Watch {
       status = report_->wstatus;  // the command's, not its init's
       result_.stragglers_killed += report_->stragglers;
     }
-    result_.elapsed_s = std::chrono::duration<double>(Clock::now() - started).count();
+    result_.elapsed_s = deadline_.elapsed_s();
     if (WIFEXITED(status)) {
       result_.exit_code = WEXITSTATUS(status);
     } else if (WIFSIGNALED(status)) {
@@ -368,13 +362,13 @@ class Watch {
     if (::waitpid(child_.pid, &wstatus_, block ? 0 : WNOHANG) != child_.pid) return;
     exited_ = true;
     kill_tree();
-    drain_deadline_ = Clock::now() + kDrainGrace;
+    drain_deadline_ = Deadline(system_clock(), kDrainGrace);
   }
 
   void enforce_limits() {
     if (exited_) return;
     bool cancel = spec_.cancel != nullptr && spec_.cancel->load();
-    if (!cancel && Clock::now() < deadline_) return;
+    if (!cancel && !deadline_.passed()) return;
     (cancel ? result_.cancelled : result_.timed_out) = true;
     ::kill(-child_.pid, SIGKILL);
     // Not yet reaped, so the pid is still the child's: reaches it even before its setsid()
@@ -385,9 +379,8 @@ class Watch {
 
   // One poll over the pipes and the pidfd. False on a poll error.
   bool poll_once() {
-    auto now = Clock::now();
-    auto until = drain_deadline_ ? *drain_deadline_ : deadline_;
-    int wait_ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count()) + 1;
+    const Deadline& until = drain_deadline_ ? *drain_deadline_ : deadline_;
+    int wait_ms = static_cast<int>(until.left_or(std::chrono::hours(24)).count()) + 1;
     if ((!child_.pidfd.valid() || spec_.cancel != nullptr) && !exited_) wait_ms = std::min(wait_ms, 20);
     struct pollfd fds[4];
     int n = 0, out_idx = -1, err_idx = -1, in_idx = -1, pid_idx = -1;
@@ -440,8 +433,8 @@ class Watch {
   Pipes& pipes_;
   const PreparedSandbox* sandbox_;
   const InitReport* report_;
-  Clock::time_point deadline_;
-  std::optional<Clock::time_point> drain_deadline_;
+  Deadline deadline_;  // the spec's timeout, from the start
+  std::optional<Deadline> drain_deadline_;
   bool exited_ = false;
   int wstatus_ = 0;
   std::size_t stdin_off_ = 0;
@@ -480,14 +473,16 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   ChildPlan plan = plan_child(spec, box, pipes, report, self.get());
   if (init) plan.spawn_stack_top = init->stack_top();
 
-  auto started = Clock::now();
+  // The process's own timeout, on the real clock: the caller cut it to its share of whatever
+  // budget it belongs to (ProcessSpec::timeout).
+  const Deadline deadline(system_clock(), spec.timeout);
   TRY(Child child, start_child(plan));
   pipes.in_read.reset();
   pipes.out_write.reset();
   pipes.err_write.reset();
-  Watch watch(spec, std::move(child), pipes, box, report, started);
+  Watch watch(spec, std::move(child), pipes, box, report, deadline);
   watch.pump();
-  ProcessResult result = watch.finish(started);
+  ProcessResult result = watch.finish();
   // Nothing of the process is left: what it did to the protected folders can be looked at.
   if (box != nullptr) result.protected_created = box->remove_created_protected();
   return result;

@@ -34,7 +34,7 @@ class Reader {
         return r;
       }
     }
-    if (options_.deadline && std::chrono::steady_clock::now() >= *options_.deadline) {
+    if (options_.deadline.passed()) {
       r.kind = Entry::Kind::kUnreadable;
       r.out_of_time = true;
       return r;

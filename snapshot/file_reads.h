@@ -15,6 +15,7 @@
 
 #include <git2.h>
 
+#include "core/deadline.h"
 #include "core/result.h"
 #include "snapshot/beneath.h"
 
@@ -50,7 +51,7 @@ struct FileReadOptions {
   // with `calling_thread` true when that is the caller's own (few requests: no workers).
   std::function<Result<IgnoreCheck>(bool calling_thread)> make_ignore_check;
   // Files not begun by then are not read (FileRead::out_of_time): a scan obeys the run's time budget.
-  std::optional<std::chrono::steady_clock::time_point> deadline;
+  Deadline deadline;
 };
 
 // Reads every request on `options.threads` workers and hands each result to `take` on the calling

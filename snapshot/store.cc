@@ -465,9 +465,7 @@ Status SnapshotStore::Impl::drop_ignored() {
 
 const std::vector<std::string>& SnapshotStore::unread() const { return impl_->unread; }
 
-void SnapshotStore::set_deadline(std::optional<std::chrono::steady_clock::time_point> deadline) {
-  impl_->deadline = deadline;
-}
+void SnapshotStore::set_deadline(const Deadline& deadline) { impl_->deadline = deadline; }
 
 bool SnapshotStore::ran_out_of_time() const { return impl_->out_of_time; }
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/deadline.h"
 #include "core/result.h"
 #include "core/run_record.h"
 #include "snapshot/trees.h"
@@ -125,8 +126,8 @@ class SnapshotStore {
 
   // Scans from now on read no file they have not begun by `deadline` (a large file streamed is
   // given up within a megabyte of it): what they leave goes to unread(), and ran_out_of_time()
-  // says so. nullopt: no deadline. The walk itself (a stat per file) is not cut short.
-  void set_deadline(std::optional<std::chrono::steady_clock::time_point> deadline);
+  // says so. An unbounded Deadline: none. The walk itself (a stat per file) is not cut short.
+  void set_deadline(const Deadline& deadline);
   bool ran_out_of_time() const;
 
   // Who may do what with a path: its whole mode (type, permission bits, setuid/setgid/sticky) and

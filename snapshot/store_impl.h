@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "core/deadline.h"
 #include "snapshot/beneath.h"
 #include "snapshot/git_ptr.h"
 #include "snapshot/ignore_prefilter.h"
@@ -121,7 +122,7 @@ struct SnapshotStore::Impl {
   static Access access_of(const StatEntry& e) { return {e.full_mode, e.uid, e.gid}; }
   std::set<std::string> git_entries;  // `.git` entries below the root that any scan met
   // What a scan has not begun to read by then it leaves unread (set_deadline()).
-  std::optional<std::chrono::steady_clock::time_point> deadline;
+  Deadline deadline;
   bool out_of_time = false;  // a scan left something unread for the deadline
   std::set<std::string> unread_set;
   std::vector<std::string> unread;  // unread_set, for unread()

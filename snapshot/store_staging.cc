@@ -27,10 +27,6 @@ struct BlobWrite {
   bool out_of_time = false;
 };
 
-using Deadline = std::optional<std::chrono::steady_clock::time_point>;
-
-bool past(const Deadline& deadline) { return deadline && std::chrono::steady_clock::now() >= *deadline; }
-
 // Where staged contents go: small ones to the repository (whose writes collect in memory until the
 // next pack; `in_memory` counts their bytes), large ones streamed to a loose object on disk.
 struct BlobSink {
@@ -73,7 +69,7 @@ Result<BlobWrite> write_blob(const BlobSink& sink, int fd, std::int64_t size, co
     if (git_odb_stream_write(stream.get(), buf.data(), static_cast<std::size_t>(n)) != 0)
       return git_failure("write blob");
     left -= n;
-    if (left > 0 && past(deadline)) return BlobWrite{std::nullopt, true, true};
+    if (left > 0 && deadline.passed()) return BlobWrite{std::nullopt, true, true};
   }
   if (git_odb_stream_finalize_write(&id, stream.get()) != 0) return git_failure("finish blob");
   return BlobWrite{id};

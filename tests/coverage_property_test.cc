@@ -347,7 +347,8 @@ TEST_SUITE("executor") {
       Trajectory trajectory("run1", clock, &sink);
       executor::ExecutorOptions options;
       options.plan_assertions_by = Provenance::kUser;
-      executor::Executor ex({**ws, **snaps, tools, evaluators, clock, trajectory}, options);
+      const Deadline deadline = Deadline::in_seconds(clock, options.limits.timeout_s);
+      executor::Executor ex({**ws, **snaps, tools, evaluators, clock, deadline, trajectory}, options);
       REQUIRE(ex.begin("run1", "goal").ok());
       ex.set_goal_kind(GoalKind::kModify, "test");
       auto plan = planner::parse_plan(json{{"goal_kind", "modify"}, {"steps", c.steps}, {"then", "finish"}}, catalog);
@@ -482,7 +483,8 @@ TEST_SUITE("executor") {
       Trajectory trajectory("run1", clock, &sink);
       executor::ExecutorOptions options;
       options.plan_assertions_by = Provenance::kUser;
-      executor::Executor ex({**ws, **snaps, tools, evaluators, clock, trajectory}, options);
+      const Deadline deadline = Deadline::in_seconds(clock, options.limits.timeout_s);
+      executor::Executor ex({**ws, **snaps, tools, evaluators, clock, deadline, trajectory}, options);
       REQUIRE(ex.begin("run1", "goal").ok());
       ex.set_goal_kind(GoalKind::kModify, "test");
       auto plan = planner::parse_plan(json{{"goal_kind", "modify"}, {"steps", c.steps}, {"then", "finish"}}, catalog);
@@ -570,7 +572,8 @@ TEST_SUITE("executor") {
       Trajectory trajectory("run1", clock, &sink);
       executor::ExecutorOptions options;
       options.plan_assertions_by = Provenance::kUser;  // an exec plan: the user's own evidence decides at tier 1
-      executor::Executor ex({**ws, **snaps, tools, evaluators, clock, trajectory}, options);
+      const Deadline deadline = Deadline::in_seconds(clock, options.limits.timeout_s);
+      executor::Executor ex({**ws, **snaps, tools, evaluators, clock, deadline, trajectory}, options);
       REQUIRE(ex.begin("run1", "goal").ok());
       ex.set_goal_kind(GoalKind::kModify, "test");
       auto plan = planner::parse_plan(json{{"goal_kind", "modify"}, {"steps", c.steps}, {"then", "finish"}}, catalog);

@@ -45,6 +45,7 @@ struct Harness {
   planner::Catalog catalog = executor::make_catalog(tools, evaluators);
   std::unique_ptr<sandbox::Workspace> ws;
   std::unique_ptr<snapshot::SnapshotStore> snaps;
+  Deadline deadline;  // the run's time budget, on `clock`
   std::unique_ptr<executor::Executor> ex;
 
   explicit Harness(BudgetLimits limits = {}, ProgressObserver* progress = nullptr) {
@@ -52,9 +53,10 @@ struct Harness {
     snaps = std::move(snapshot::SnapshotStore::open(store, root, system_clock()).value());
     executor::ExecutorOptions options;
     options.limits = limits;
+    deadline = Deadline::in_seconds(clock, limits.timeout_s);
     options.progress = progress;
-    ex = std::make_unique<executor::Executor>(executor::ExecutorDeps{*ws, *snaps, tools, evaluators, clock, trajectory},
-                                              options);
+    ex = std::make_unique<executor::Executor>(
+        executor::ExecutorDeps{*ws, *snaps, tools, evaluators, clock, deadline, trajectory}, options);
     REQUIRE(ex->begin("run1", "goal").ok());
   }
   // A plan of `steps_json` (a JSON array) that ends with `finish`.

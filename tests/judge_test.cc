@@ -364,7 +364,7 @@ TEST_SUITE("verify") {
                                              {.questions = {},
                                               .planner_questions = {"Was style.css modified?"},
                                               .credentials = nullptr,
-                                              .time = std::chrono::seconds(60)});
+                                              .deadline = Deadline(system_clock(), std::chrono::seconds(60))});
     REQUIRE(fake.seen.size() == 2);
     std::string decompose = fake.seen[0].messages.front().content;
     CHECK(decompose.find("Change the background to dark green") != std::string::npos);
@@ -380,18 +380,22 @@ TEST_SUITE("verify") {
     CHECK(verify::verdict_of(run.outcome) == Verdict::kFail);
 
     FakeProvider none;
-    verify::JudgeRun late = verify::judge_run(
-        none, (*snaps)->trees(), f,
-        {.questions = {"Q?"}, .planner_questions = {}, .credentials = nullptr, .time = std::chrono::milliseconds(300)});
+    verify::JudgeRun late = verify::judge_run(none, (*snaps)->trees(), f,
+                                              {.questions = {"Q?"},
+                                               .planner_questions = {},
+                                               .credentials = nullptr,
+                                               .deadline = Deadline(system_clock(), std::chrono::milliseconds(300))});
     CHECK(none.seen.empty());
     CHECK(late.outcome.asked);
     CHECK_FALSE(late.outcome.answered);
     CHECK(late.outcome.error == "the time budget ran out before the judge could be asked");
 
     FakeProvider down;  // no reply left: the provider cannot be reached
-    verify::JudgeRun failed = verify::judge_run(
-        down, (*snaps)->trees(), f,
-        {.questions = {"Q?"}, .planner_questions = {}, .credentials = nullptr, .time = std::chrono::seconds(5)});
+    verify::JudgeRun failed = verify::judge_run(down, (*snaps)->trees(), f,
+                                                {.questions = {"Q?"},
+                                                 .planner_questions = {},
+                                                 .credentials = nullptr,
+                                                 .deadline = Deadline(system_clock(), std::chrono::seconds(5))});
     CHECK(failed.outcome.provider_failed);
   }
 }

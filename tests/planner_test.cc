@@ -20,6 +20,8 @@ const planner::Catalog& catalog() {
   return c;
 }
 
+Deadline ten_seconds() { return Deadline::in_seconds(system_clock(), 10); }
+
 const char* kReadPlan =
     R"({"goal_kind": "modify", "questions": ["Green?"], "steps": [{"id": "s1", "tool": "file_read", "args": {"path": "a.css"}}], "then": "replan"})";
 
@@ -62,7 +64,7 @@ TEST_SUITE("planner") {
     fake.replies = {"I will read the stylesheet first.", std::string("```json\n") + kReadPlan + "\n```"};
     std::vector<std::string> roles;
     planner::Planner p(fake, catalog(), {[&](const planner::CallRecord& c) { roles.push_back(c.role); }, nullptr});
-    auto plan = p.first_plan("Make it green", "a.css (10 bytes)\n", std::chrono::seconds(10));
+    auto plan = p.first_plan("Make it green", "a.css (10 bytes)\n", ten_seconds());
     REQUIRE(plan.ok());
     CHECK(plan->steps[0].id == "s1");
     CHECK(roles == std::vector<std::string>{"planner", "repair"});
@@ -85,7 +87,7 @@ TEST_SUITE("planner") {
     fake.shaped.push_back(cut);
     fake.replies = {std::string("```json\n") + kReadPlan + "\n```"};
     planner::Planner p(fake, catalog(), {});
-    auto plan = p.first_plan("Make it green", "a.css (10 bytes)\n", std::chrono::seconds(10));
+    auto plan = p.first_plan("Make it green", "a.css (10 bytes)\n", ten_seconds());
     REQUIRE(plan.ok());
     REQUIRE(fake.seen.size() == 2);
     const std::string& repair = fake.seen[1].messages.back().content;
@@ -99,7 +101,7 @@ TEST_SUITE("planner") {
     FakeProvider twice;
     twice.shaped = {cut, cut};
     planner::Planner q(twice, catalog(), {});
-    auto failed = q.first_plan("Make it green", "", std::chrono::seconds(10));
+    auto failed = q.first_plan("Make it green", "", ten_seconds());
     REQUIRE_FALSE(failed.ok());
     CHECK(failed.error().message ==
           "the planner's reply was invalid twice: first: the reply was cut at the output limit (4096 tokens); after "
@@ -112,7 +114,7 @@ TEST_SUITE("planner") {
     ended.text = std::string("```json\n") + kReadPlan + "\n```\nThis plan reads the styleshe";
     whole.shaped.push_back(ended);
     planner::Planner w(whole, catalog(), {});
-    CHECK(w.first_plan("Make it green", "", std::chrono::seconds(10)).ok());
+    CHECK(w.first_plan("Make it green", "", ten_seconds()).ok());
     CHECK(whole.seen.size() == 1);
   }
 
@@ -123,7 +125,7 @@ TEST_SUITE("planner") {
     fake.shaped.push_back(thinking);
     fake.replies = {kReadPlan};
     planner::Planner p(fake, catalog(), {});
-    REQUIRE(p.first_plan("Make it green", "", std::chrono::seconds(10)).ok());
+    REQUIRE(p.first_plan("Make it green", "", ten_seconds()).ok());
     REQUIRE(fake.seen.size() == 2);
     CHECK(fake.seen[1].messages.back().content.find(
               "Your reply is not a valid plan: the reply holds only the model's thinking, no answer text") !=
@@ -135,7 +137,7 @@ TEST_SUITE("planner") {
     refusing.replies = {kReadPlan};
     std::vector<std::string> roles;
     planner::Planner r(refusing, catalog(), {[&](const planner::CallRecord& c) { roles.push_back(c.role); }, nullptr});
-    auto plan = r.first_plan("Make it green", "", std::chrono::seconds(10));
+    auto plan = r.first_plan("Make it green", "", ten_seconds());
     REQUIRE_FALSE(plan.ok());
     CHECK(plan.error().code == ErrorCode::kUnavailable);
     CHECK(plan.error().message.find("I can't") != std::string::npos);
@@ -148,7 +150,7 @@ TEST_SUITE("planner") {
     fake.replies = {R"({"goal_kind": "modify", "steps": [], "then": "later"})",
                     R"({"steps": [{"id": "s1", "tool": "rm"}], "then": "finish", "goal_kind": "modify"})"};
     planner::Planner p(fake, catalog(), {});
-    auto plan = p.first_plan("g", "", std::chrono::seconds(10));
+    auto plan = p.first_plan("g", "", ten_seconds());
     REQUIRE_FALSE(plan.ok());
     CHECK(plan.error().code == ErrorCode::kInvalidInput);
     // Each reply's own problem, under its own label and in order (the tool list after it may grow).
@@ -165,7 +167,7 @@ TEST_SUITE("planner") {
     FakeProvider fake;
     fake.replies = {"```json\n{\"steps\": " + deep + "}\n```", std::string(5 << 20, ' ') + "{}"};
     planner::Planner p(fake, catalog(), {});
-    auto plan = p.first_plan("g", "", std::chrono::seconds(10));
+    auto plan = p.first_plan("g", "", ten_seconds());
     REQUIRE_FALSE(plan.ok());
     CHECK(p.refused_reply());
     REQUIRE(fake.seen.size() == 2);
@@ -178,7 +180,7 @@ TEST_SUITE("planner") {
     FakeProvider plain;
     plain.replies = {"no plan", "still none"};
     planner::Planner q(plain, catalog(), {});
-    REQUIRE_FALSE(q.first_plan("g", "", std::chrono::seconds(10)).ok());
+    REQUIRE_FALSE(q.first_plan("g", "", ten_seconds()).ok());
     CHECK_FALSE(q.refused_reply());
   }
 
@@ -189,7 +191,7 @@ TEST_SUITE("planner") {
     planner::PlannerOptions options;
     options.observation_budget = 10000;
     planner::Planner p(fake, catalog(), {nullptr, [&](const planner::ContextCut& c) { cuts.push_back(c); }}, options);
-    REQUIRE(p.first_plan("g", "", std::chrono::seconds(10)).ok());
+    REQUIRE(p.first_plan("g", "", ten_seconds()).ok());
     for (int round = 1; round <= 4; ++round) {
       fake.replies.push_back(R"({"steps": [{"id": "r)" + std::to_string(round) +
                              R"(", "tool": "file_list", "args": {}}], "then": "replan"})");
@@ -201,7 +203,7 @@ TEST_SUITE("planner") {
       std::string failure =
           round == 4 ? "step s2 (file_patch a.css): assertion file_contains failed: a.css does not contain \"#006400\""
                      : "";
-      auto plan = p.replan(round, failure, obs, "", std::chrono::seconds(10));
+      auto plan = p.replan(round, failure, obs, "", ten_seconds());
       REQUIRE(plan.ok());
     }
     const std::string& last_prompt = fake.seen.back().messages.back().content;

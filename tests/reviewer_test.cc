@@ -31,7 +31,8 @@ struct ReviewFixture {
 
   void reply(const json& j) { llm.replies.push_back(j.dump()); }
   executor::Review review() {
-    return reviewer.review(1, "Make the background green", std::string("done"), std::chrono::seconds(60));
+    return reviewer.review(1, "Make the background green", std::string("done"),
+                           Deadline(system_clock(), std::chrono::seconds(60)));
   }
   // What the reviewer was told after its `call`-th reply (0 = the first).
   const std::string& told_after(std::size_t call) const { return llm.seen.at(call + 1).messages.back().content; }

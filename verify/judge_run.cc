@@ -21,11 +21,6 @@ LlmCall as_llm_call(const JudgeCall& call) {
 
 }  // namespace
 
-std::chrono::milliseconds judge_time(const RunFacts& facts) {
-  double left = facts.budget.limits.timeout_s - facts.budget.used.elapsed_s;
-  return std::chrono::milliseconds(static_cast<long long>(std::max(left, 0.0) * 1000));
-}
-
 std::vector<std::string> with_unrequested_change_question(std::vector<std::string> given, const std::string& goal,
                                                           bool test_aware) {
   given.erase(std::remove(given.begin(), given.end(), kUnrequestedChangeQuestion), given.end());
@@ -60,16 +55,15 @@ EvidencePiece test_aware_evidence(const TreeReader& trees, const RunFacts& facts
 
 JudgeRun judge_run(llm::Provider& provider, const TreeReader& trees, const RunFacts& facts, const JudgeRunInputs& in) {
   JudgeRun out;
-  auto started = std::chrono::steady_clock::now();
-  std::chrono::milliseconds budget = in.time;
-  if (budget < std::chrono::seconds(1)) {
+  auto left = [&] { return in.deadline.left(); };
+  if (left() < std::chrono::seconds(1)) {
     out.outcome.asked = true;
     out.outcome.error = "the time budget ran out before the judge could be asked";
     return out;
   }
   std::vector<std::string> questions = in.questions;
   if (questions.empty()) {
-    out.decomposition = decompose_goal(provider, facts.goal, budget / 3);
+    out.decomposition = decompose_goal(provider, facts.goal, left() / 3);
     questions = out.decomposition->questions;
   }
   std::optional<bool> asks_for_change = out.decomposition ? out.decomposition->asks_for_change : std::nullopt;
@@ -85,9 +79,6 @@ JudgeRun judge_run(llm::Provider& provider, const TreeReader& trees, const RunFa
         evidence.begin(),
         {"planner_reading", "", "The planner's own questions (its reading of the goal, not the goal):\n" + reading});
   }
-  auto left = [&] {
-    return budget - std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
-  };
   EvidenceBatches plan = plan_batches(evidence, in.caps);
   if (plan.batches.size() == 1) {
     out.outcome =

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/deadline.h"
 #include "core/trajectory.h"
 #include "verify/judge.h"
 
@@ -22,9 +23,10 @@ struct JudgeRunInputs {
   // The planner's questions (round 1's plan): evidence of what the model meant.
   std::vector<std::string> planner_questions;
   const CredentialLookup* credentials = nullptr;  // borrowed; may be null
-  // What the judge may take, both calls together (judge_time for a run that just ended; a later
-  // `verify RUN` is a new process with the run's whole time budget). Under a second: not asked.
-  std::chrono::milliseconds time{0};
+  // What the judge may take, both calls together: the run's own deadline for a run that just ended
+  // (the time budget bounds the judge too); a later `verify RUN` is a new process, with the run's
+  // whole time budget again. Under a second left: not asked.
+  Deadline deadline;
   EvidenceCaps caps{};  // one prompt's size and how many prompts (tests make them small)
 };
 
@@ -32,10 +34,6 @@ struct JudgeRun {
   std::optional<Decomposition> decomposition;  // when the questions were decomposed here
   JudgeOutcome outcome;
 };
-
-// The run's time budget left after its loop (DESIGN.md: the time budget bounds the judge too),
-// never negative.
-std::chrono::milliseconds judge_time(const RunFacts& facts);
 
 // REQUIRES: `trees` holds the run's trees (its snapshots; the repository's commits for a `git` run).
 JudgeRun judge_run(llm::Provider& provider, const TreeReader& trees, const RunFacts& facts, const JudgeRunInputs& in);
