@@ -15,6 +15,7 @@
 #include "app/gate_internal.h"
 #include "app/inputs.h"
 #include "app/run_end.h"
+#include "app/run_opening.h"
 #include "core/arg_schema.h"
 #include "core/clock.h"
 #include "core/deadline.h"
@@ -243,8 +244,8 @@ HookReply answer_hook(Session& session, GateAgent agent, std::string_view input,
 Result<GateBegun> Session::gate_begin(GateAgent agent, const HookInput& in, const GateOptions& options) {
   std::string store_dir = options.store_dir.empty() ? store::default_store_dir() : options.store_dir;
   TRY(std::string root, gate_workspace(in.cwd, store_dir));
-  TRY(std::string store_path, store::prepare_store_dir(store_dir));
-  TRY(std::unique_ptr<store::RunStore> store, store::RunStore::open(store_dir));
+  TRY(std::unique_ptr<RunOpening> run, RunOpening::open(store_dir, observer_));
+  store::RunStore* store = &run->store();
   GateBegun out;
   // The first start of a turn stands: a second UserPromptSubmit for it (or one an agent forged
   // with the same key) moves nothing.
@@ -266,15 +267,12 @@ Result<GateBegun> Session::gate_begin(GateAgent agent, const HookInput& in, cons
   if (!config.warning.empty()) out.warnings.push_back(config.warning);
   for (const auto& note : in.notes) out.warnings.push_back(note);
 
-  SystemClock clock;
   // The start answers within its own budget, below every agent's hook timeout (a 2 TB sparse file
   // must not make the agent give up on the hook and record nothing): what the scan could not read
   // by then is recorded with the start, and the stop treats it as an incomplete scan.
-  const Deadline deadline = Deadline::in_seconds(clock, config.config.gate.start_timeout_s);
-  snapshot::init_git_once();
-  TRY(std::unique_ptr<snapshot::SnapshotStore> snapshots,
-      snapshot::SnapshotStore::open(store_path, root, clock, config.config.snapshot_ignore));
-  snapshots->set_deadline(deadline);
+  run->start_deadline(config.config.gate.start_timeout_s);
+  TRY_STATUS(run->open_snapshots(root, config.config.snapshot_ignore));
+  snapshot::SnapshotStore* snapshots = &run->snapshots();
   auto scanned = snapshots->scan();
   if (!scanned.ok()) return scanned.error().wrap("snapshot at the turn's start");
   TRY_STATUS(snapshots->freeze_ignore_rules(config.config.snapshot_ignore));
@@ -292,12 +290,12 @@ Result<GateBegun> Session::gate_begin(GateAgent agent, const HookInput& in, cons
   RunFacts known;
   known.snapshot_before = tree;
   known.credential_files = snapshots->held_paths([&](std::string_view p) { return secrets.refused(p); });
-  auto credentials = start_masking(*store, snapshots->trees(), known);
+  run->mask_known(snapshots->trees(), known);
 
-  auto now = clock.wall();
-  std::string created_at = format_timestamp(now);
   std::string goal = in.prompt.empty() ? std::string("(the hook gave no prompt)") : in.prompt;
-  TRY(std::string run_id, store->create_new_run(now, created_at, goal, root));
+  TRY_STATUS(run->create_run(goal, root));
+  const std::string& run_id = run->run_id();
+  const std::string& created_at = run->created_at();
   TRY_STATUS(snapshots->pin(tree, "runs/" + run_id + "/before"));
   if (Status saved = snapshots->flush(); !saved.ok())
     out.warnings.push_back("snapshot index: " + saved.error().message);
@@ -313,8 +311,7 @@ Result<GateBegun> Session::gate_begin(GateAgent agent, const HookInput& in, cons
   record.start["unread"] = snapshots->unread();
   record.start["hook_files"] = hook_file_states(root);
   TRY(store::GateTurn stored, store->begin_gate_turn(record));
-  ObservedSink sink(*store, observer_);
-  Trajectory trajectory(run_id, clock, &sink, credentials->masker());
+  Trajectory& trajectory = run->trajectory();
   nlohmann::json gate = {{"agent", to_string(agent)},
                          {"session_id", in.session_id},
                          {"turn_id", key},

@@ -116,12 +116,13 @@ Result<GateEnded> Session::gate_end(GateAgent agent, const HookInput& in, const 
   TRY_STATUS(verify::checked_judge_policy(options.judge, "GateOptions.judge"));
   std::string store_dir = options.store_dir.empty() ? store::default_store_dir() : options.store_dir;
   TRY(std::string root, gate_workspace(in.cwd, store_dir));
-  TRY(std::unique_ptr<store::RunStore> store, store::RunStore::open(store_dir));
+  TRY(std::unique_ptr<RunOpening> run, RunOpening::open(store_dir, observer_));
+  store::RunStore* store = &run->store();
   std::optional<store::GateTurn> turn;
   std::vector<std::string> notes;
   TRY(turn, turn_to_check(agent, in, options, *store, notes));
   if (turn && !turn->start.contains("fallback")) {
-    auto ended = end_gate_turn(agent, in, options, *store, *turn, make_provider_, observer_);
+    auto ended = end_gate_turn(agent, in, options, *run, *turn, make_provider_, observer_);
     if (ended.ok()) ended->warnings.insert(ended->warnings.begin(), notes.begin(), notes.end());
     return ended;
   }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/gate.h"
+#include "app/run_opening.h"
 #include "core/result.h"
 #include "core/trajectory.h"
 #include "executor/config.h"
@@ -73,9 +74,10 @@ void record_decision(store::RunStore& store, const store::GateTurn& turn, RunRes
                      const std::vector<GateFinding>& findings, const std::vector<std::string>& warnings,
                      const std::function<void(const nlohmann::json&)>& record_event);
 
-// A stop of a turn whose start `turn` recorded, verified and answered (app/gate_turn.cc).
-Result<GateEnded> end_gate_turn(GateAgent agent, const HookInput& in, const GateOptions& options,
-                                store::RunStore& store, const store::GateTurn& turn,
-                                const ProviderFactory& make_provider, RunObserver* observer);
+// A stop of a turn whose start `turn` recorded, verified and answered (app/gate_turn.cc), in `run`
+// (its store open; the deadline, the snapshots and the trajectory are opened here).
+Result<GateEnded> end_gate_turn(GateAgent agent, const HookInput& in, const GateOptions& options, RunOpening& run,
+                                const store::GateTurn& turn, const ProviderFactory& make_provider,
+                                RunObserver* observer);
 
 }  // namespace candor::app

@@ -122,22 +122,16 @@ struct Stop {
   GateAgent agent{};
   const HookInput& in;
   const GateOptions& options;
+  RunOpening& run;  // the store, the deadline, the snapshots, the masker, the trajectory
   store::RunStore& store;
-  std::string store_path{};
   store::GateTurn turn{};
   std::string root{};
   executor::WorkspaceConfig config{};
   std::vector<std::string> warnings{};
-  SystemClock clock{};
-  std::unique_ptr<snapshot::SnapshotStore> snapshots{};
-  std::shared_ptr<const sandbox::CredentialRegistry> credentials{};
-  std::unique_ptr<ObservedSink> sink{};
-  std::unique_ptr<Trajectory> trajectory{};
   TurnTranscript transcript{};
   RunFacts facts{};
   std::string created_at{};
   std::string config_left{};  // the blob of .candor/config.json when the turn changed .candor/
-  Deadline deadline{};        // the run's time budget (the config's), from the stop's start
 };
 
 Status read_start(Stop& s) {
@@ -172,10 +166,8 @@ Status open_run(Stop& s) {
   s.facts.budget.limits.max_replans = 0;
   s.facts.scope = s.config.scope;
   s.facts.sensitive = s.config.sensitive;
-  s.credentials = start_masking(s.store, s.snapshots->trees(), s.facts);
-  s.sink = std::make_unique<ObservedSink>(s.store, nullptr);
-  s.trajectory = std::make_unique<Trajectory>(s.facts.run_id, s.clock, s.sink.get(), s.credentials->masker());
-  s.trajectory->continue_after(run.events.empty() ? 0 : run.events.back().seq);
+  s.run.mask_known(s.run.snapshots().trees(), s.facts);
+  s.run.continue_run(s.facts.run_id, run.events.empty() ? 0 : run.events.back().seq);
   return ok_status();
 }
 
@@ -187,9 +179,9 @@ bool credential_change(const Stop& s, const sandbox::SecretFilter& secrets, cons
       s.facts.credential_files.end())
     return true;
   auto holds = [&](const std::string& tree, std::int64_t size) {
-    if (tree.empty() || size <= 0 || !s.credentials->has_size(static_cast<std::uint64_t>(size))) return false;
-    auto content = s.snapshots->read(tree, m.path);
-    return content.ok() && content->has_value() && s.credentials->has_content(**content);
+    if (tree.empty() || size <= 0 || !s.run.credentials()->has_size(static_cast<std::uint64_t>(size))) return false;
+    auto content = s.run.snapshots().read(tree, m.path);
+    return content.ok() && content->has_value() && s.run.credentials()->has_content(**content);
   };
   return (m.change != "added" && holds(s.facts.snapshot_before, m.bytes_before)) ||
          (m.change != "deleted" && holds(s.facts.snapshot_after, m.bytes_after));
@@ -202,13 +194,13 @@ void add_mode_changes(const Stop& s, std::vector<Mutation>& mutations) {
       s.turn.start.contains("modes") && s.turn.start["modes"].is_object() ? s.turn.start["modes"] : nlohmann::json();
   bool appended = false;
   for (const auto& [path, mode] :
-       s.snapshots->held_modes([](std::string_view, std::uint32_t m) { return notable_mode(m); })) {
+       s.run.snapshots().held_modes([](std::string_view, std::uint32_t m) { return notable_mode(m); })) {
     std::uint32_t before = start.is_object() && start.contains(path) && start[path].is_number_unsigned()
                                ? start[path].get<std::uint32_t>()
                                : 0;
     if (before == mode) continue;
     if (before == 0) {
-      auto entry = s.snapshots->stat(s.facts.snapshot_before, path);
+      auto entry = s.run.snapshots().stat(s.facts.snapshot_before, path);
       if (entry.ok() && entry->has_value() && !(*entry)->directory) before = (*entry)->mode;
     }
     auto same = std::find_if(mutations.begin(), mutations.end(), [&](const Mutation& m) { return m.path == path; });
@@ -234,13 +226,13 @@ void add_mode_changes(const Stop& s, std::vector<Mutation>& mutations) {
 // The workspace now against the turn's start: the snapshot, the mutations (one step, the turn's),
 // the protected paths, what could not be read.
 Status observe_workspace(Stop& s) {
-  TRY(std::string after, s.snapshots->write_tree());
+  TRY(std::string after, s.run.snapshots().write_tree());
   s.facts.snapshot_after = after;
-  (void)s.snapshots->pin(after, "runs/" + s.facts.run_id + "/after");
-  if (Status saved = s.snapshots->flush(); !saved.ok()) {
-    s.trajectory->record(event::kScanFailed, {{"step", nullptr}, {"error", saved.error().message}});
+  (void)s.run.snapshots().pin(after, "runs/" + s.facts.run_id + "/after");
+  if (Status saved = s.run.snapshots().flush(); !saved.ok()) {
+    s.run.trajectory().record(event::kScanFailed, {{"step", nullptr}, {"error", saved.error().message}});
   }
-  TRY(std::vector<Mutation> mutations, s.snapshots->diff(s.facts.snapshot_before, after));
+  TRY(std::vector<Mutation> mutations, s.run.snapshots().diff(s.facts.snapshot_before, after));
   add_mode_changes(s, mutations);
   sandbox::SecretFilter secrets(s.config.secrets_allow);
   std::vector<std::string> paths;
@@ -250,15 +242,16 @@ Status observe_workspace(Stop& s) {
     // A credential file the turn made or changed: its values are secrets from now on, before the
     // transcript (whose Write call holds them) is read, anything is stored or the judge is asked.
     if (m.credential && m.change != "deleted") {
-      auto content = s.snapshots->read(after, m.path);
-      if (content.ok() && content->has_value()) s.credentials->learn(m.path, **content);
+      auto content = s.run.snapshots().read(after, m.path);
+      if (content.ok() && content->has_value()) s.run.credentials()->learn(m.path, **content);
     }
   }
-  if (Status kept = s.snapshots->retain({s.facts.snapshot_before, after}, paths); !kept.ok())
+  if (Status kept = s.run.snapshots().retain({s.facts.snapshot_before, after}, paths); !kept.ok())
     s.warnings.push_back("the turn's changes could not all be kept for undo: " + kept.error().message);
   s.facts.goal_kind = mutations.empty() ? GoalKind::kInspect : GoalKind::kModify;
-  s.trajectory->record(event::kGoalKind, {{"kind", to_string(s.facts.goal_kind)},
-                                          {"by", mutations.empty() ? "gate: nothing changed" : "gate: files changed"}});
+  s.run.trajectory().record(event::kGoalKind,
+                            {{"kind", to_string(s.facts.goal_kind)},
+                             {"by", mutations.empty() ? "gate: nothing changed" : "gate: files changed"}});
   if (!mutations.empty()) {
     StepRecord step;
     step.id = "turn";
@@ -267,7 +260,7 @@ Status observe_workspace(Stop& s) {
     step.effect_tool = true;
     step.ok = true;
     step.changed_paths = paths;
-    step.seq = s.trajectory->record(event::kWorkspaceChanged, {{"step", "turn"}, {"paths", paths}}).seq;
+    step.seq = s.run.trajectory().record(event::kWorkspaceChanged, {{"step", "turn"}, {"paths", paths}}).seq;
     for (auto& m : mutations) {
       m.steps = {"turn"};
       m.last_change_seq = step.seq;
@@ -284,10 +277,10 @@ Status observe_workspace(Stop& s) {
           fmt::format("`{}` ({}) is a .candor folder or lies in one, which no agent may change", m.path, m.change));
     }
   }
-  std::vector<std::string> unread = s.snapshots->unread();
+  std::vector<std::string> unread = s.run.snapshots().unread();
   snapshot::ProtectedState before = snapshot::protected_state_from_json(
       s.turn.start.contains("protected") ? s.turn.start["protected"] : nlohmann::json());
-  auto now = snapshot::capture_protected_state(s.root, s.snapshots->nested_git());
+  auto now = snapshot::capture_protected_state(s.root, s.run.snapshots().nested_git());
   if (now.ok()) {
     auto changes = snapshot::protected_changes_by_agent(before, *now);
     s.facts.protected_changes.insert(s.facts.protected_changes.end(), changes.begin(), changes.end());
@@ -349,7 +342,7 @@ Status check_expectations(Stop& s) {
   TRY(std::vector<nlohmann::json> expects, parse_expects({}, s.config.expect, catalog, where));
   TRY(std::vector<nlohmann::json> guards, parse_expects({}, s.config.guard, catalog, where, "guard"));
   if (expects.empty() && guards.empty()) return ok_status();
-  executor::ChangeCheckInputs inputs{s.snapshots->trees(),
+  executor::ChangeCheckInputs inputs{s.run.snapshots().trees(),
                                      s.facts.snapshot_before,
                                      s.facts.snapshot_after,
                                      evaluators,
@@ -361,28 +354,29 @@ Status check_expectations(Stop& s) {
     if (m.credential && m.change != "deleted") inputs.withheld.push_back(m.path);
   }
   inputs.inputs = executor::workspace_inputs(s.root, s.config);
-  inputs.deadline = s.deadline;
-  executor::ChangeCheck checked = executor::check_change(inputs, expects, *s.trajectory, guards);
+  inputs.deadline = s.run.deadline();
+  executor::ChangeCheck checked = executor::check_change(inputs, expects, s.run.trajectory(), guards);
   s.facts.assertions = std::move(checked.assertions);
   s.facts.sandbox = checked.sandbox;
   return ok_status();
 }
 
 void read_transcript(Stop& s) {
-  s.transcript = read_turn_transcript(s.agent, s.in, s.turn.turn_key, s.options, s.credentials->masker().get());
+  s.transcript = read_turn_transcript(s.agent, s.in, s.turn.turn_key, s.options, s.run.credentials()->masker().get());
   if (!s.transcript.warning.empty()) s.warnings.push_back(s.transcript.warning);
   if (!s.transcript.notice.empty()) s.warnings.push_back(s.transcript.notice);
   // What an earlier stop of this turn recorded stays; the events since are added.
   std::size_t from = static_cast<std::size_t>(std::max<std::int64_t>(0, s.turn.transcript_events));
   if (from > s.transcript.events.size()) from = 0;  // a transcript that shrank: recorded again
-  record_transcript(s.transcript.events, from, *s.trajectory);
+  record_transcript(s.transcript.events, from, s.run.trajectory());
   if (s.in.last_assistant_message) {
     s.facts.final_answer = s.in.last_assistant_message;
   } else if (s.transcript.final_answer) {
     s.facts.final_answer = s.transcript.final_answer;
   }
-  s.facts.acceptance = turn_acceptance(s.agent, s.config.gate, s.transcript, s.credentials->masker().get(), s.warnings);
-  if (s.facts.acceptance.is_object()) s.trajectory->record(event::kAcceptance, s.facts.acceptance);
+  s.facts.acceptance =
+      turn_acceptance(s.agent, s.config.gate, s.transcript, s.run.credentials()->masker().get(), s.warnings);
+  if (s.facts.acceptance.is_object()) s.run.trajectory().record(event::kAcceptance, s.facts.acceptance);
 }
 
 nlohmann::json gate_record(const Stop& s, GateAgent agent) {
@@ -556,27 +550,25 @@ void record_decision(store::RunStore& store, const store::GateTurn& turn, RunRes
                                              result.decision.by, to_json(result.facts), result.report});
 }
 
-Result<GateEnded> end_gate_turn(GateAgent agent, const HookInput& in, const GateOptions& options,
-                                store::RunStore& store, const store::GateTurn& turn,
-                                const ProviderFactory& make_provider, RunObserver* observer) {
-  Stop s{.agent = agent, .in = in, .options = options, .store = store, .turn = turn};
+Result<GateEnded> end_gate_turn(GateAgent agent, const HookInput& in, const GateOptions& options, RunOpening& run,
+                                const store::GateTurn& turn, const ProviderFactory& make_provider,
+                                RunObserver* observer) {
+  Stop s{.agent = agent, .in = in, .options = options, .run = run, .store = run.store(), .turn = turn};
   s.root = turn.workspace;
-  TRY(s.store_path, store::prepare_store_dir(store.dir()));
   TRY_STATUS(read_start(s));
   executor::apply_config_budget(s.config, s.facts.budget.limits);
-  s.deadline = Deadline::in_seconds(s.clock, s.facts.budget.limits.timeout_s);
+  run.start_deadline(s.facts.budget.limits.timeout_s);
   if (std::error_code ec; fs::canonical(in.cwd, ec) != fs::path(s.root)) {
     s.warnings.push_back(
         fmt::format("the stop's cwd {} is not the turn's workspace {}: the turn's is checked", in.cwd, s.root));
   }
-  snapshot::init_git_once();
-  TRY(s.snapshots, snapshot::SnapshotStore::open(s.store_path, s.root, s.clock, s.config.snapshot_ignore));
-  TRY_STATUS(s.snapshots->resume(s.facts.snapshot_before, s.config.snapshot_ignore));
+  TRY_STATUS(run.open_snapshots(s.root, s.config.snapshot_ignore));
+  TRY_STATUS(s.run.snapshots().resume(s.facts.snapshot_before, s.config.snapshot_ignore));
   TRY_STATUS(open_run(s));
-  s.trajectory->record(event::kGateStop, {{"stop", turn.stops + 1},
-                                          {"stop_hook_active", in.stop_hook_active},
-                                          {"blocks_before", turn.blocks},
-                                          {"notes", in.notes}});
+  s.run.trajectory().record(event::kGateStop, {{"stop", turn.stops + 1},
+                                               {"stop_hook_active", in.stop_hook_active},
+                                               {"blocks_before", turn.blocks},
+                                               {"notes", in.notes}});
   if (in.stop_hook_active && turn.blocks == 0) {
     s.warnings.push_back(
         "the agent stops again after a block, but candor blocked none of this turn's stops: "
@@ -587,15 +579,15 @@ Result<GateEnded> end_gate_turn(GateAgent agent, const HookInput& in, const Gate
   // agent kills lets the stop through unchecked): it reads for kStopScanS, or the start's budget
   // when larger, never past the run's. What it cannot read by then (a file the agent made too big to
   // read) is left unread: a block (`scan`).
-  s.snapshots->set_deadline(
-      s.deadline.within(std::chrono::seconds(std::max(kStopScanS, s.config.gate.start_timeout_s))));
-  auto scanned = s.snapshots->scan();
+  s.run.snapshots().set_deadline(
+      s.run.deadline().within(std::chrono::seconds(std::max(kStopScanS, s.config.gate.start_timeout_s))));
+  auto scanned = s.run.snapshots().scan();
   if (!scanned.ok()) return scanned.error().wrap("snapshot at the stop");
   TRY_STATUS(observe_workspace(s));
   read_transcript(s);
   TRY_STATUS(check_expectations(s));
   s.facts.status = RunStatus::kCompleted;
-  if (s.snapshots->ran_out_of_time()) {
+  if (s.run.snapshots().ran_out_of_time()) {
     s.facts.status = RunStatus::kBudgetExhausted;
     s.facts.budget.exhausted = BudgetKind::kTimeout;
     s.facts.status_detail = "the time budget ran out while the workspace was being read";
@@ -604,15 +596,15 @@ Result<GateEnded> end_gate_turn(GateAgent agent, const HookInput& in, const Gate
   add_config_left(s, s.facts.gate);
   std::string policy;
   TRY(std::unique_ptr<llm::Provider> judge,
-      gate_judge(options, s.config.gate, make_provider, s.credentials->masker(), policy));
+      gate_judge(options, s.config.gate, make_provider, s.run.credentials()->masker(), policy));
   s.facts.judge_policy = policy;
   TRY(verify::JudgePolicy judge_policy, verify::checked_judge_policy(policy, "the gate's judge policy"));
-  auto elapsed = [&] { return s.deadline.elapsed_s(); };
+  auto elapsed = [&] { return s.run.deadline().elapsed_s(); };
   s.facts.budget.used.elapsed_s = elapsed();
   RunEnd end{.facts = std::move(s.facts),
              .created_at = s.created_at,
-             .trajectory = s.trajectory.get(),
-             .store = &store,
+             .trajectory = &s.run.trajectory(),
+             .store = &s.store,
              .sync_verdict = false,  // record_decision() stores the run again with the answer, synced
              .acceptance = nullptr,
              .events = nullptr,
@@ -622,32 +614,34 @@ Result<GateEnded> end_gate_turn(GateAgent agent, const HookInput& in, const Gate
              .before_verdict =
                  [&](RunFacts& f) {
                    f.budget.used.elapsed_s = elapsed();
-                   s.trajectory->record(event::kRunEnded,
-                                        {{"status", to_string(f.status)},
-                                         {"snapshot_after", f.snapshot_after},
-                                         {"scan", {{"complete", f.scan.complete}, {"unread", f.scan.unread}}},
-                                         {"protected_changes", f.protected_changes}});
+                   s.run.trajectory().record(event::kRunEnded,
+                                             {{"status", to_string(f.status)},
+                                              {"snapshot_after", f.snapshot_after},
+                                              {"scan", {{"complete", f.scan.complete}, {"unread", f.scan.unread}}},
+                                              {"protected_changes", f.protected_changes}});
                  },
-             .deadline = s.deadline};
-  snapshot::GitTrees trees = s.snapshots->trees();
+             .deadline = s.run.deadline()};
+  snapshot::GitTrees trees = s.run.snapshots().trees();
   end.trees = &trees;
   if (judge != nullptr) {
     end.judge = [&]() -> Result<JudgeSetup> {
-      return JudgeSetup{
-          .provider = judge.get(), .trees = s.snapshots->trees(), .questions = {}, .credentials = s.credentials.get()};
+      return JudgeSetup{.provider = judge.get(),
+                        .trees = s.run.snapshots().trees(),
+                        .questions = {},
+                        .credentials = s.run.credentials().get()};
     };
   }
   TRY(RunResult result, end_run(std::move(end), observer));
   if (result.judge.provider_failed) s.warnings.push_back("the judge's LLM could not be reached: " + result.judge.error);
-  if (!s.trajectory->sink_error().empty())
-    s.warnings.push_back("some events were not stored: " + s.trajectory->sink_error());
+  if (!s.run.trajectory().sink_error().empty())
+    s.warnings.push_back("some events were not stored: " + s.run.trajectory().sink_error());
   GateEnded out;
   out.blocks_before = turn.blocks;
   std::vector<GateFinding> findings;
-  out.decision = decide_stop(result, turn, s.config.gate, s.credentials->masker().get(), s.warnings, findings);
-  count_stop(store, turn, result, s.transcript.events.size(), format_timestamp(s.clock.wall()), out.decision);
-  record_decision(store, turn, result, out.decision, findings, s.warnings,
-                  [&](const nlohmann::json& gate) { s.trajectory->record(event::kGateDecision, gate); });
+  out.decision = decide_stop(result, turn, s.config.gate, s.run.credentials()->masker().get(), s.warnings, findings);
+  count_stop(s.store, turn, result, s.transcript.events.size(), format_timestamp(s.run.clock().wall()), out.decision);
+  record_decision(s.store, turn, result, out.decision, findings, s.warnings,
+                  [&](const nlohmann::json& gate) { s.run.trajectory().record(event::kGateDecision, gate); });
   if (!result.stored.ok()) s.warnings.push_back("the verdict could not be stored: " + result.stored.error().message);
   out.warnings = s.warnings;
   out.run = std::move(result);

@@ -5,13 +5,16 @@
 #include <memory>
 #include <string>
 
+#include "app/run_opening.h"
 #include "core/run_record.h"
 #include "store/run_store.h"
 
 namespace candor::app {
 
 struct RecordedRun {
-  std::unique_ptr<store::RunStore> store;
+  // Its store (app/run_opening.h); `store` points into it. The snapshots, once opened, are there.
+  std::unique_ptr<RunOpening> opening;
+  store::RunStore* store = nullptr;
   store::StoredRun run;
   RunFacts facts;         // stored, or rebuilt from the events of a run that never ended
   bool finished = false;  // the run has stored facts (it reached run_ended)

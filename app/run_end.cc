@@ -118,12 +118,4 @@ Result<RunResult> end_run(RunEnd end, RunObserver* observer) {
   return out;
 }
 
-std::shared_ptr<const sandbox::CredentialRegistry> start_masking(store::RunStore& store,
-                                                                 const snapshot::GitTrees& trees,
-                                                                 const RunFacts& facts) {
-  auto credentials = snapshot::run_credentials(trees, facts, ::environ);
-  store.set_masker(credentials->masker());
-  return credentials;
-}
-
 }  // namespace candor::app

@@ -65,14 +65,6 @@ struct RunEnd {
 // `exit` is the verdict's category, or kUnavailable when the judge's provider failed.
 Result<RunResult> end_run(RunEnd end, RunObserver* observer);
 
-// The credentials of a run read from its trees (snapshot::run_credentials: the values of
-// `facts.credential_files` in its snapshots and the scrubbed variables of this process), which
-// `store` masks everything it keeps with from now on. The masker is also the trajectory's, the
-// LLM providers' and the judge's (DESIGN.md, Trust boundary). `candor gate` and `verify --git`.
-std::shared_ptr<const sandbox::CredentialRegistry> start_masking(store::RunStore& store,
-                                                                 const snapshot::GitTrees& trees,
-                                                                 const RunFacts& facts);
-
 // An EventSink that hands each event to the store, then to the observer.
 class ObservedSink final : public EventSink {
  public:

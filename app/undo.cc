@@ -60,8 +60,8 @@ Result<UndoResult> Session::undo(const UndoRequest& request) {
   auto workspace = sandbox::Workspace::open(
       l.facts.workspace, {.force_fallback = false, .protected_dirs = {l.store->dir()}, .secrets = {}});
   if (!workspace.ok()) return make_error(ErrorCode::kInvalidInput, workspace.error().message);
-  TRY(auto snapshots, snapshot::SnapshotStore::open(l.store->dir(), (*workspace)->root(), system_clock()));
-  TRY(out.undone, executor::undo_run(l.facts, **workspace, *snapshots, request.force));
+  TRY_STATUS(l.opening->open_snapshots((*workspace)->root(), {}));
+  TRY(out.undone, executor::undo_run(l.facts, **workspace, l.opening->snapshots(), request.force));
   out.recorded = record_undo(*l.store, l.facts.run_id, out.undone);
   out.exit = out.undone.failed.empty() ? ExitCategory::kSuccess : ExitCategory::kInternal;
   return out;

@@ -10,6 +10,7 @@
 #include "app/acceptance_check.h"
 #include "app/inputs.h"
 #include "app/run_end.h"
+#include "app/run_opening.h"
 #include "app/session.h"
 #include "core/events.h"
 #include "executor/change_check.h"
@@ -304,11 +305,13 @@ void record_end(const Change& c, Trajectory& trajectory, RunFacts& facts) {
 
 Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
   TRY(verify::JudgePolicy policy, verify::checked_judge_policy(request.judge, "VerifyGitRequest.judge"));
+  TRY(Inputs in, read_inputs(request));
+  TRY(std::unique_ptr<RunOpening> run, RunOpening::open(in.store_dir, observer_));
   // The run's one time budget: the user's commands and the review end with it, the judge has what
   // it leaves.
-  const Deadline deadline = Deadline::in_seconds(system_clock(), request.timeout_s.value_or(BudgetLimits{}.timeout_s));
+  run->start_deadline(request.timeout_s.value_or(BudgetLimits{}.timeout_s));
+  const Deadline& deadline = run->deadline();
   auto elapsed_s = [&] { return deadline.elapsed_s(); };
-  TRY(Inputs in, read_inputs(request));
   TRY(Change c, open_change(request, in.store_dir));
   Checks checks;
   TRY_STATUS(read_checks(request, c, checks));
@@ -318,38 +321,34 @@ Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
   known.snapshot_before = c.range.base_tree;
   known.snapshot_after = c.range.head_tree;
   TRY(known.credential_files, credential_files(c));
-  TRY(std::unique_ptr<store::RunStore> store, store::RunStore::open(in.store_dir));
-  auto credentials = start_masking(*store, c.repo->trees(), known);
+  run->mask_known(c.repo->trees(), known);
+  const sandbox::CredentialRegistry& credentials = *run->credentials();
   // The judge: --llm, else the environment's provider; --judge auto unless told otherwise.
   std::unique_ptr<llm::Provider> judge;
   llm::ProviderChoice choice =
       request.gate.is_null() ? llm::choose_provider(request.llm) : llm::ProviderChoice{request.llm, "--llm"};
   if (!choice.spec.empty() && policy != verify::JudgePolicy::kNever) {
     llm::ProviderOptions options;
-    options.masker = credentials->masker();
+    options.masker = run->masker();
     TRY(judge, make_provider_(choice.spec, options));
   }
 
-  SystemClock clock;
-  auto now = clock.wall();
-  std::string created_at = format_timestamp(now);
-  TRY(std::string run_id, store->create_new_run(now, created_at, in.goal, c.repo->root()));
-  ObservedSink sink(*store, observer_);
-  Trajectory trajectory(run_id, clock, &sink, credentials->masker());
-  RunFacts facts = start_facts(request, c, run_id, in.goal, known.credential_files, trajectory);
+  TRY_STATUS(run->create_run(in.goal, c.repo->root()));
+  Trajectory& trajectory = run->trajectory();
+  RunFacts facts = start_facts(request, c, run->run_id(), in.goal, known.credential_files, trajectory);
   TRY_STATUS(record_change_step(c, trajectory, facts));
-  mark_credentials(c, *credentials, facts);
+  mark_credentials(c, credentials, facts);
   if (!request.gate.is_null()) record_gate_kind(trajectory, facts);
-  TRY_STATUS(check_head(in, c, checks, choice, make_provider_, credentials->masker(), deadline, trajectory, facts));
+  TRY_STATUS(check_head(in, c, checks, choice, make_provider_, run->masker(), deadline, trajectory, facts));
   // Recorded as a run's is, so that `verify RUN` later asks (or does not ask) the judge the same way;
   // without an LLM the verdict was the judge-less one.
   facts.judge_policy = judge != nullptr ? (request.judge.empty() ? "auto" : request.judge) : "never";
   facts.budget.used.elapsed_s = elapsed_s();  // what the judge's time is taken from
 
   RunEnd end{.facts = std::move(facts),
-             .created_at = created_at,
+             .created_at = run->created_at(),
              .trajectory = &trajectory,
-             .store = store.get(),
+             .store = &run->store(),
              .acceptance = nullptr,
              .events = nullptr,
              .policy = policy,
@@ -368,7 +367,7 @@ Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
       return JudgeSetup{.provider = judge.get(),
                         .trees = c.repo->trees(),
                         .questions = request.questions,
-                        .credentials = credentials.get()};
+                        .credentials = &credentials};
     };
   }
   return end_run(std::move(end), observer_);

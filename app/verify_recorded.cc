@@ -50,7 +50,6 @@ void questions_from_events(const std::vector<Event>& events, JudgeSetup& setup) 
 // run start). Each borrowed pointer of `setup` points into this.
 struct OpenedTrees {
   std::unique_ptr<snapshot::GitRepository> repo;
-  std::unique_ptr<snapshot::SnapshotStore> snapshots;
   std::shared_ptr<const sandbox::CredentialRegistry> credentials;
 };
 
@@ -61,9 +60,8 @@ void open_trees(const RecordedRun& l, OpenedTrees& opened, JudgeSetup& setup) {
       opened.repo = std::move(r.value());
       trees = opened.repo->trees();
     }
-  } else if (auto s = snapshot::SnapshotStore::open(l.store->dir(), l.facts.workspace, system_clock()); s.ok()) {
-    opened.snapshots = std::move(s.value());
-    trees = opened.snapshots->trees();
+  } else if (l.opening->open_snapshots(l.facts.workspace, {}).ok()) {
+    trees = l.opening->snapshots().trees();
     opened.credentials = snapshot::run_credentials(*trees, l.facts, ::environ);
     setup.credentials = opened.credentials.get();
   }
@@ -130,7 +128,8 @@ class RecordedJudge {
 
 Result<RecordedRun> load_recorded_run(const std::string& store_dir, const std::string& ref) {
   RecordedRun l;
-  TRY(l.store, store::RunStore::open(store_dir.empty() ? store::default_store_dir() : store_dir));
+  TRY(l.opening, RunOpening::open(store_dir, nullptr));
+  l.store = &l.opening->store();
   TRY(std::string id, l.store->resolve(ref));
   TRY(l.run, l.store->load(id));
   if (l.run.facts.is_object()) {
@@ -152,6 +151,8 @@ Result<VerifyResult> Session::verify(const VerifyRequest& request) {
   TRY(RecordedRun l, load_recorded_run(request.store_dir, request.run));
   JudgeChoice choice = judge_choice(request.judge, l.facts.judge_policy);
   RecordedJudge judge(l, choice, llm::choose_provider(request.llm), make_provider_, observer_);
+  // A new process after the run: the judge has the run's whole time budget again.
+  l.opening->start_deadline(l.facts.budget.limits.timeout_s);
   RunEnd end{.facts = l.facts,
              .created_at = l.run.summary.created_at,
              .trajectory = nullptr,
@@ -162,7 +163,7 @@ Result<VerifyResult> Session::verify(const VerifyRequest& request) {
              .judge = [&judge] { return judge.open(); },
              .trees = nullptr,
              .before_verdict = nullptr,
-             .deadline = Deadline::in_seconds(system_clock(), l.facts.budget.limits.timeout_s)};
+             .deadline = l.opening->deadline()};
   TRY(RunResult ended, end_run(std::move(end), observer_));
   VerifyResult out;
   static_cast<RunResult&>(out) = std::move(ended);

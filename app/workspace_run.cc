@@ -76,7 +76,8 @@ Result<std::unique_ptr<WorkspaceRun>> WorkspaceRun::open(const WorkspaceOptions&
       std::async(std::launch::async, [mechanisms] { return sandbox::probe_protections(mechanisms); });
   std::string store_dir = args.store_dir.empty() ? store::default_store_dir() : args.store_dir;
   TRY_STATUS(check_store_outside(store_dir, args.workspace));
-  TRY(std::string store_path, store::prepare_store_dir(store_dir));
+  TRY(s->opening_, RunOpening::open(store_dir, observer));
+  const std::string& store_path = s->opening_->store_path();
   // Read before the workspace opens: which credential files it allows is fixed at open.
   TRY(executor::WorkspaceConfig config, executor::load_config(args.workspace));
   // The store is outside the workspace; named here, it is read-only to a step in a mount namespace
@@ -86,25 +87,20 @@ Result<std::unique_ptr<WorkspaceRun>> WorkspaceRun::open(const WorkspaceOptions&
                                                              .secrets = sandbox::SecretFilter(config.secrets_allow)});
   if (!workspace.ok()) return make_error(ErrorCode::kInvalidInput, workspace.error().message);
   s->workspace_ = std::move(workspace.value());
-  // The snapshot store's opening (its index: a stat per file of a large workspace, read back) needs
-  // nothing of what follows, and runs beside the run store's opening and the credential walk below.
-  std::future<Result<std::unique_ptr<snapshot::SnapshotStore>>> snapshots =
-      std::async(std::launch::async,
-                 [store_path, root = s->workspace_->root(), ignore = config.snapshot_ignore, &clock = s->clock_] {
-                   return snapshot::SnapshotStore::open(store_path, root, clock, ignore);
-                 });
-  TRY(s->store_, store::RunStore::open(store_dir));
-  TRY_STATUS(s->read_config(args, config));
   apply_options(args, config, s->options_);
   // The run's one time budget, from here: opening the snapshot store and the scan before the
   // first step spend it too.
-  s->deadline_ = Deadline::in_seconds(s->clock_, s->options_.limits.timeout_s);
+  s->opening_->start_deadline(s->options_.limits.timeout_s);
+  // The snapshot store's opening needs nothing of what follows, and runs beside the config's
+  // checks and the credential walk below.
+  s->opening_->begin_snapshots(s->workspace_->root(), config.snapshot_ignore);
+  TRY_STATUS(s->read_config(args, config));
   s->sandbox_policy_ = sandbox::make_sandbox_policy(*s->workspace_, config.sandbox);
   s->read_credentials(args, mechanisms);
   s->options_.progress = observer;
   s->options_.cancel = cancel;
 
-  TRY(s->snapshots_, snapshots.get());
+  TRY_STATUS(s->opening_->snapshots_ready());
   sandbox::Protections protections = sandbox::expected_protections(s->sandbox_policy_, probed.get());
   TRY_STATUS(check_required_protections(args, protections));
   s->options_.sandbox_protections = protections.to_json();
@@ -117,7 +113,8 @@ Status WorkspaceRun::read_config(const WorkspaceOptions& args, const executor::W
   TRY(expects_, parse_expects(args.expects, config.expect, catalog_, ".candor/config.json"));
   TRY(guards_, parse_expects(args.guards, config.guard, catalog_, ".candor/config.json", "guard"));
   if (config.file_text) {
-    TRY_STATUS(check_config_provenance(*store_, workspace_->root(), *config.file_text, args.trust_config, observer_));
+    TRY_STATUS(check_config_provenance(opening_->store(), workspace_->root(), *config.file_text, args.trust_config,
+                                       observer_));
   }
   if (!args.acceptance_file.empty()) {
     TRY(std::string text, read_text_file(args.acceptance_file));
@@ -128,7 +125,7 @@ Status WorkspaceRun::read_config(const WorkspaceOptions& args, const executor::W
 
 void WorkspaceRun::read_credentials(const WorkspaceOptions& args, const sandbox::Mechanisms& mechanisms) {
   sandbox::SandboxPolicy& policy = sandbox_policy_;
-  policy.hidden_paths.push_back(store_->dir());
+  policy.hidden_paths.push_back(opening_->store().dir());
   if (args.allow_network) policy.allow_network = true;
   policy.pass_env.insert(policy.pass_env.end(), args.pass_env.begin(), args.pass_env.end());
   policy.require_all = args.require_sandbox;
@@ -142,19 +139,16 @@ void WorkspaceRun::read_credentials(const WorkspaceOptions& args, const sandbox:
     if (observer_ != nullptr) observer_->warning("warning: credential file " + unread + ": its values are not masked");
   }
   workspace_->set_credentials(credentials);
-  masker_ = credentials->masker();
-  store_->set_masker(masker_);
+  opening_->set_masker(credentials->masker());
 }
 
 Status WorkspaceRun::start(const std::string& goal) {
-  auto now = clock_.wall();
-  created_at_ = format_timestamp(now);
-  TRY(std::string run_id, store_->create_new_run(now, created_at_, goal, workspace_->root()));
-  sink_ = std::make_unique<ObservedSink>(*store_, observer_);
-  trajectory_ = std::make_unique<Trajectory>(run_id, clock_, sink_.get(), masker_);
+  TRY_STATUS(opening_->create_run(goal, workspace_->root()));
   executor_ = std::make_unique<executor::Executor>(
-      executor::ExecutorDeps{*workspace_, *snapshots_, tools_, evaluators_, clock_, deadline_, *trajectory_}, options_);
-  return executor_->begin(run_id, goal);
+      executor::ExecutorDeps{*workspace_, opening_->snapshots(), tools_, evaluators_, opening_->clock(),
+                             opening_->deadline(), opening_->trajectory()},
+      options_);
+  return executor_->begin(opening_->run_id(), goal);
 }
 
 Result<RunResult> WorkspaceRun::end_not_started(const Error& why) {
@@ -167,22 +161,24 @@ Result<RunResult> WorkspaceRun::end_not_started(const Error& why) {
 
 Result<RunResult> WorkspaceRun::finish(const RunFacts& facts, llm::Provider* judge, verify::JudgePolicy policy) {
   RunEnd end{.facts = facts,
-             .created_at = created_at_,
-             .trajectory = trajectory_.get(),
-             .store = store_.get(),
+             .created_at = opening_->created_at(),
+             .trajectory = &opening_->trajectory(),
+             .store = &opening_->store(),
              .acceptance = acceptance_ ? &*acceptance_ : nullptr,
-             .events = &trajectory_->events(),
+             .events = &opening_->trajectory().events(),
              .policy = policy,
              .judge = nullptr,
              .trees = nullptr,
              .before_verdict = nullptr,
-             .deadline = deadline_};
-  snapshot::GitTrees trees = snapshots_->trees();
+             .deadline = opening_->deadline()};
+  snapshot::GitTrees trees = opening_->snapshots().trees();
   end.trees = &trees;
   if (judge != nullptr) {
     end.judge = [this, judge]() -> Result<JudgeSetup> {
-      return JudgeSetup{
-          .provider = judge, .trees = snapshots_->trees(), .questions = {}, .credentials = workspace_->credentials()};
+      return JudgeSetup{.provider = judge,
+                        .trees = opening_->snapshots().trees(),
+                        .questions = {},
+                        .credentials = workspace_->credentials()};
     };
   }
   return end_run(std::move(end), observer_);

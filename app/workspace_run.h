@@ -10,6 +10,7 @@
 
 #include "app/observer.h"
 #include "app/run_end.h"
+#include "app/run_opening.h"
 #include "app/session.h"
 #include "assertions/evaluator.h"
 #include "core/clock.h"
@@ -43,7 +44,7 @@ class WorkspaceRun {
   const std::vector<nlohmann::json>& guards() const { return guards_; }
   // The values of the run's credentials, masked wherever text leaves candor; the provider of the
   // run's LLM calls masks its requests with it (llm::ProviderOptions::masker).
-  const std::shared_ptr<const SecretMasker>& masker() const { return masker_; }
+  const std::shared_ptr<const SecretMasker>& masker() const { return opening_->masker(); }
   executor::ExecutorOptions& options() { return options_; }
   // Keeps `path` (outside the workspace) unreadable to every shell step and external evaluator.
   void hide_from_steps(const std::string& path) { sandbox_policy_.hidden_paths.push_back(path); }
@@ -54,7 +55,7 @@ class WorkspaceRun {
   bool recorded() const { return executor_ != nullptr; }
   Result<RunResult> end_not_started(const Error& why);
   executor::Executor& executor() { return *executor_; }
-  Trajectory& trajectory() { return *trajectory_; }
+  Trajectory& trajectory() { return opening_->trajectory(); }
 
   // The run's end (end_run): acceptance when a spec was given, tier 1, the judge (`judge`, may be
   // null) per `policy`, shown the facts' planner_questions as the planner's reading of the goal.
@@ -75,15 +76,9 @@ class WorkspaceRun {
   std::vector<nlohmann::json> guards_;
   executor::ExecutorOptions options_;
   sandbox::SandboxPolicy sandbox_policy_;
-  std::shared_ptr<const SecretMasker> masker_;
   std::optional<verify::AcceptanceSpec> acceptance_;
-  std::unique_ptr<store::RunStore> store_;
-  std::unique_ptr<ObservedSink> sink_;
-  std::unique_ptr<snapshot::SnapshotStore> snapshots_;
-  SystemClock clock_;
-  Deadline deadline_;  // the run's time budget, from open()
-  std::string created_at_;
-  std::unique_ptr<Trajectory> trajectory_;
+  // The run store, the deadline, the snapshots, the masker and the run's record (app/run_opening.h).
+  std::unique_ptr<RunOpening> opening_;
   std::unique_ptr<executor::Executor> executor_;
 };
 
