@@ -295,7 +295,7 @@ Status observe_workspace(Stop& s) {
       if (p.is_string()) unread.push_back(p.get<std::string>() + " (at the turn's start)");
     }
   }
-  // The agents' hook settings (DESIGN.md: hook settings are protected): the workspace's changed in
+  // The agents' hook settings (docs/design.md: hook settings are protected): the workspace's changed in
   // the turn, and the user's and managed layers against the start.
   for (const auto& m : s.facts.mutations) {
     for (const char* hook :
@@ -620,7 +620,7 @@ Result<GateEnded> end_gate_turn(GateAgent agent, const HookInput& in, const Gate
                                               {"scan", {{"complete", f.scan.complete}, {"unread", f.scan.unread}}},
                                               {"protected_changes", f.protected_changes}});
                  },
-             .deadline = s.run.deadline()};
+             .deadline = &s.run.deadline()};
   snapshot::GitTrees trees = s.run.snapshots().trees();
   end.trees = &trees;
   if (judge != nullptr) {

@@ -44,7 +44,7 @@ void ask_judge(const JudgeSetup& setup, RunEnd& end, RunObserver* observer, RunR
       verify::JudgeRunInputs inputs{.questions = setup.questions,
                                     .planner_questions = end.facts.planner_questions,
                                     .credentials = setup.credentials,
-                                    .deadline = end.deadline};
+                                    .deadline = end.deadline != nullptr ? *end.deadline : Deadline()};
       judged = verify::judge_run(*setup.provider, *setup.trees, end.facts, inputs);
     } else {
       judged.outcome.asked = true;
@@ -57,7 +57,7 @@ void ask_judge(const JudgeSetup& setup, RunEnd& end, RunObserver* observer, RunR
   out.judge = std::move(judged.outcome);
 }
 
-// Test-aware changes (DESIGN.md, Tests that pass for the wrong reason), found once, when the run
+// Test-aware changes (docs/design.md, Tests that pass for the wrong reason), found once, when the run
 // ended, and recorded. A tree that cannot be read leaves none found, said as a warning: tier 1 then
 // has what the assertions show, and nothing flagged.
 void find_test_aware(const TreeReader& trees, Trajectory* trajectory, RunObserver* observer, RunFacts& facts) {

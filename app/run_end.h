@@ -56,9 +56,10 @@ struct RunEnd {
   const TreeReader* trees = nullptr;
   // Called after the judge, before the verdict (`verify --git` records base_moved and run_ended).
   std::function<void(RunFacts&)> before_verdict;
-  // What the judge may take: the run's own deadline when it just ended (the time budget bounds the
-  // judge too); for `verify RUN`, a new process after the run, the run's whole time budget again.
-  Deadline deadline = {};
+  // What the judge may take (borrowed; null: no bound): the run's own deadline when it just ended
+  // (the time budget bounds the judge too); for `verify RUN`, a new process after the run, the
+  // run's whole budget again, from when the judge is ready (it is read when the judge is asked).
+  const Deadline* deadline = nullptr;
 };
 
 // REQUIRES: `trajectory` and `store` are both set or both null. `observer` may be null.

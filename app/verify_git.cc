@@ -1,6 +1,6 @@
 // `verify --git RANGE --goal GOAL`: a change made by anyone (another agent's pull request),
 // verified by the same rules as a run and stored as one (`source: "git"`). The change is untrusted
-// input (DESIGN.md, Trust boundary): the configuration comes from BASE, never from the change.
+// input (docs/design.md, Trust boundary): the configuration comes from BASE, never from the change.
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -163,7 +163,7 @@ RunFacts start_facts(const VerifyGitRequest& request, const Change& c, const std
   return facts;
 }
 
-// The change is one step: its every mutation is an effect (DESIGN.md, verify --git).
+// The change is one step: its every mutation is an effect (docs/design.md, verify --git).
 Status record_change_step(const Change& c, Trajectory& trajectory, RunFacts& facts) {
   TRY(auto mutations, c.repo->trees().diff(c.range.base_tree, c.range.head_tree, {.detect_renames = true}));
   StepRecord change;
@@ -189,7 +189,7 @@ Status record_change_step(const Change& c, Trajectory& trajectory, RunFacts& fac
 
 // Which changed paths are credential files: by name (BASE's secret rules), or by holding a credential
 // file's content of BASE or HEAD under another name (`git mv .env moved.cfg`, `cp .env
-// settings.txt`): DESIGN.md, a credential file stays one after a rename or a copy. Their diffs are
+// settings.txt`): docs/design.md, a credential file stays one after a rename or a copy. Their diffs are
 // withheld everywhere, and the commands' checkouts write them empty (executor/change_check.h).
 void mark_credentials(const Change& c, const sandbox::CredentialRegistry& credentials, RunFacts& facts) {
   sandbox::SecretFilter secrets(c.config.secrets_allow);
@@ -359,7 +359,7 @@ Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
                    f.budget.used.elapsed_s = elapsed_s();  // the judge's time included
                    record_end(c, trajectory, f);
                  },
-             .deadline = deadline};
+             .deadline = &deadline};
   snapshot::GitTrees trees = c.repo->trees();
   end.trees = &trees;
   if (judge != nullptr) {

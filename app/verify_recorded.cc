@@ -107,6 +107,8 @@ class RecordedJudge {
     JudgeSetup setup{.provider = provider_.get(), .trees = std::nullopt, .questions = {}, .credentials = nullptr};
     questions_from_events(l_.run.events, setup);
     open_trees(l_, opened_, setup);
+    // A new process after the run: the judge has the run's whole time budget again, from now.
+    l_.opening->start_deadline(l_.facts.budget.limits.timeout_s);
     return setup;
   }
 
@@ -151,8 +153,6 @@ Result<VerifyResult> Session::verify(const VerifyRequest& request) {
   TRY(RecordedRun l, load_recorded_run(request.store_dir, request.run));
   JudgeChoice choice = judge_choice(request.judge, l.facts.judge_policy);
   RecordedJudge judge(l, choice, llm::choose_provider(request.llm), make_provider_, observer_);
-  // A new process after the run: the judge has the run's whole time budget again.
-  l.opening->start_deadline(l.facts.budget.limits.timeout_s);
   RunEnd end{.facts = l.facts,
              .created_at = l.run.summary.created_at,
              .trajectory = nullptr,
@@ -163,7 +163,7 @@ Result<VerifyResult> Session::verify(const VerifyRequest& request) {
              .judge = [&judge] { return judge.open(); },
              .trees = nullptr,
              .before_verdict = nullptr,
-             .deadline = l.opening->deadline()};
+             .deadline = &l.opening->deadline()};
   TRY(RunResult ended, end_run(std::move(end), observer_));
   VerifyResult out;
   static_cast<RunResult&>(out) = std::move(ended);

@@ -170,7 +170,7 @@ Result<RunResult> WorkspaceRun::finish(const RunFacts& facts, llm::Provider* jud
              .judge = nullptr,
              .trees = nullptr,
              .before_verdict = nullptr,
-             .deadline = opening_->deadline()};
+             .deadline = &opening_->deadline()};
   snapshot::GitTrees trees = opening_->snapshots().trees();
   end.trees = &trees;
   if (judge != nullptr) {
