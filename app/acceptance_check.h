@@ -35,7 +35,7 @@ struct TrajectoryRequest {
   std::string trajectory_file;
   std::string format;           // required: one of transcript_format_names()
   std::string acceptance_file;  // "" = none: the transcript is only read
-  // The secret values to mask in all that is said of the transcript (DESIGN.md, Trust boundary):
+  // The secret values to mask in all that is said of the transcript (docs/design.md, Trust boundary):
   // null = the process's environment's scrubbed variables (names_a_secret, credential-looking
   // values), the values known at the start of a command that has no workspace.
   std::shared_ptr<const SecretMasker> masker = nullptr;

@@ -1,4 +1,4 @@
-// The live gate (`candor gate claude-code|codex`, DESIGN.md "Gating other agents live"): the
+// The live gate (`candor gate claude-code|codex`, docs/design.md "Gating other agents live"): the
 // command Claude Code and Codex CLI run at each user turn's start (UserPromptSubmit) and at each
 // attempt to stop (Stop). A turn is one run (`source: "gate"`): its start snapshots the workspace
 // and fixes the config; each Stop verifies the turn so far through the one pipeline every run ends

@@ -65,7 +65,7 @@ void add_judge(const RunFacts& f, const verify::JudgeOutcome* judge, std::vector
                         ? judge->questions[static_cast<std::size_t>(a.question - 1)]
                         : fmt::format("question {}", a.question);
     if (q == verify::kTestAwareQuestion) {
-      // Evidence of tampering (DESIGN.md, rule 3b), not a goal left unmet.
+      // Evidence of tampering (docs/design.md, rule 3b), not a goal left unmet.
       out.push_back({"tampering", fmt::format("the judge says the change special-cases the tests{}",
                                               a.reason.empty() ? "" : ": " + a.reason)});
       continue;

@@ -1,5 +1,5 @@
-// What the live gate answers a Stop: block it only on evidence of a problem (DESIGN.md, "Gating
-// other agents live"), at most `gate.max_blocks` times a turn, with a reason written for the agent
+// What the live gate answers a Stop: block it only on evidence of a problem (docs/design.md, "The live
+// gate"), at most `gate.max_blocks` times a turn, with a reason written for the agent
 // to act on. Pure: the turn's verdict in, the answer out.
 #pragma once
 

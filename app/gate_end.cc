@@ -62,7 +62,7 @@ bool transcript_names_turn(GateAgent agent, const HookInput& in, const std::stri
   return start.ok() && start->found && start->by_key;
 }
 
-// The turn a stop is checked against (DESIGN.md: a start cannot be moved): the session's earliest
+// The turn a stop is checked against (docs/design.md: a start cannot be moved): the session's earliest
 // open turn, unless the stop names a later open turn whose prompt the transcript holds (a real
 // prompt came after the earlier turn's start, which it supersedes). Without an open turn, the turn
 // the stop names, else the session's latest.

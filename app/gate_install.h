@@ -97,7 +97,7 @@ struct HookSettingsFile {
 std::vector<HookSettingsFile> hook_settings_files(const std::string& project_dir,
                                                   const std::function<std::string(const char*)>& env);
 
-// Whether candor's hooks will actually run for `agent` in `project_dir` (DESIGN.md: gate status says
+// Whether candor's hooks will actually run for `agent` in `project_dir` (docs/design.md: gate status says
 // whether they are effective, not only written): "" when they will, else why not (no layer installs
 // them, `disableAllHooks` in a layer, Codex's feature off or its hooks untrusted).
 std::string hooks_not_effective(GateAgent agent, const std::string& project_dir,

@@ -31,7 +31,7 @@ Result<std::string> gate_workspace(const std::string& cwd, const std::string& st
 inline bool notable_mode(std::uint32_t mode) { return (mode & 06022) != 0; }
 
 // The agents' hook settings outside the workspace (user and managed layers), each file's git blob id
-// or "absent": recorded at a turn's start, compared at its stop (DESIGN.md: hook settings are protected).
+// or "absent": recorded at a turn's start, compared at its stop (docs/design.md: hook settings are protected).
 nlohmann::json hook_file_states(const std::string& root);
 
 // The key a turn is stored under when the agent gives none (Claude Code before prompt_id): the

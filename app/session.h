@@ -33,7 +33,7 @@ struct GateOptions;
 struct GateBegun;
 struct GateEnded;
 
-// The exit codes of DESIGN.md, by what they mean; the values are the codes.
+// The exit codes of docs/design.md, by what they mean; the values are the codes.
 enum class ExitCategory {
   kSuccess = 0,
   kPartial = 1,

@@ -30,7 +30,7 @@ Result<sandbox::SandboxPolicy> policy_for(const Context& ctx, bool workspace_wri
 
 constexpr const char* kNoTimeLeft = "the run's time budget ran out";
 
-// `covers`: the paths a user's pass is evidence for, when it failed before the change (DESIGN.md,
+// `covers`: the paths a user's pass is evidence for, when it failed before the change (docs/design.md,
 // Commands as evidence). The user's to give: the planner's prompt leaves it out.
 ArgSpec covers_arg() {
   ArgSpec a{"covers", ArgType::kGlobs, false,

@@ -1,4 +1,4 @@
-// The second half of positive evidence (DESIGN.md, Trust boundary: a covering pass also fails on
+// The second half of positive evidence (docs/design.md, Trust boundary: a covering pass also fails on
 // an empty file at its path): the files as another source has them, except one path, which holds
 // an empty regular file. `file_exists` passes there, `not file_contains OLD` passes there, so
 // neither is evidence of what the file holds.

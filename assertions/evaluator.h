@@ -114,7 +114,7 @@ class Registry {
   bool proves_content(const nlohmann::json& assertion) const;
   // Its evaluator (or one it wraps) declares `reads_step`: it checks the step, not the workspace.
   bool reads_step(const nlohmann::json& assertion) const;
-  // A program over the whole workspace whose user pass is evidence by the command rule (DESIGN.md,
+  // A program over the whole workspace whose user pass is evidence by the command rule (docs/design.md,
   // Commands as evidence): its evaluator declares `command_evidence` (command_succeeds, a
   // discriminating external evaluator) and, for one that also reads files, the assertion names no
   // `path` (with a path, the file rule applies).

@@ -1,4 +1,4 @@
-// Evaluators that run a program: external evaluators named in .candor/config.json (DESIGN.md:
+// Evaluators that run a program: external evaluators named in .candor/config.json (docs/design.md:
 // JSON on stdin, {"passed", "message"} on stdout), run in the process sandbox with the workspace
 // read-only and a timeout.
 #pragma once

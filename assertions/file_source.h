@@ -1,5 +1,5 @@
 // Where file assertions read. Normally the workspace as it is now; for the discriminating check
-// (DESIGN.md, Trust boundary) the same assertion is evaluated again on the pre-run snapshot, and
+// (docs/design.md, Trust boundary) the same assertion is evaluated again on the pre-run snapshot, and
 // a pass counts as evidence about the change only if it fails there. Evaluators whose signature
 // declares `reads_files` must read through here (read_checked_file / stat_checked_path in
 // builtins.h), never through the workspace directly, or the second evaluation would see the

@@ -93,7 +93,7 @@ echo
 row "figure" "value" "ratio (target)"
 row "git status --porcelain (median of 3)" "${git_status} s" ""
 row "git add -A into a fresh index (median of 3)" "${git_add} s" ""
-# Every run ends with a full walk of the workspace (DESIGN.md: the final scan always runs; a
+# Every run ends with a full walk of the workspace (docs/design.md: the final scan always runs; a
 # read-only step can have had a process outside candor's sight write), so a warm run walks twice
 # where git status looks once: the targets allow that second walk (issue 15's were 3.0x and 1.5x,
 # set when a run after file tools alone ended without it).

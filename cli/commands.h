@@ -1,6 +1,6 @@
 // The `candor` subcommands. Each registers itself on the CLI11 app (its options, help and
 // examples) and returns what runs it once parsed; main.cc calls the registrations in --help's
-// order, parses, and runs the one given. Every handler returns the process exit code of DESIGN.md.
+// order, parses, and runs the one given. Every handler returns the process exit code of docs/design.md.
 #pragma once
 
 #include <cstddef>
@@ -15,7 +15,7 @@
 
 namespace candor::cli {
 
-// DESIGN.md's exit codes are app::ExitCategory's values; this is how a handler returns one.
+// docs/design.md's exit codes are app::ExitCategory's values; this is how a handler returns one.
 constexpr int exit_code(app::ExitCategory category) { return static_cast<int>(category); }
 
 // Prints "candor: <message>" to stderr and returns the exit code for the error's code.

@@ -29,7 +29,7 @@ Subcommand add_exec_command(CLI::App& app) {
   auto args = std::make_shared<ExecArgs>();
   app::ExecRequest& exec = args->request;
   auto* cmd = app.add_subcommand("exec", "execute a given plan, then verify (no planner, no replans)");
-  cmd->add_option("plan", exec.plan_file, "plan JSON file (DESIGN.md: Plan)")->required();
+  cmd->add_option("plan", exec.plan_file, "plan JSON file (docs/design.md: The plan)")->required();
   cmd->add_option("--goal", exec.goal, "the goal text to record (default: exec PLAN)");
   add_workspace_options(cmd, exec.workspace, args->quiet);
   cmd->add_option("--llm", exec.llm,

@@ -43,7 +43,7 @@ void add_workspace_options(CLI::App* cmd, app::WorkspaceOptions& s, bool& quiet)
   cmd->add_flag("--allow-network", s.allow_network, "let shell steps use the network (closed by default)");
   cmd->add_flag("--require-sandbox", s.require_sandbox, "refuse to run unless every sandbox protection is available");
   cmd->add_option("--acceptance", s.acceptance_file,
-                  "acceptance spec JSON: checkpoints the run's trajectory must hit (DESIGN.md)");
+                  "acceptance spec JSON: checkpoints the run's trajectory must hit (docs/design.md)");
   cmd->add_option("--kind", s.kind,
                   "the goal kind, fixed before any plan: modify (asks for a change) or inspect (asks a question)")
       ->check(CLI::IsMember({"modify", "inspect"}));

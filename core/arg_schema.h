@@ -46,11 +46,11 @@ struct Signature {
   bool open_args = false;
   // Evaluators only: the verdict depends on nothing but the content (or existence) of the file at
   // the `path` argument, so evaluating it on the pre-run snapshot says whether its pass is evidence
-  // about the change (DESIGN.md: discriminating coverage). False for checks of step output, of
+  // about the change (docs/design.md: discriminating coverage). False for checks of step output, of
   // processes, of the network, and of comparisons with the snapshot itself.
   bool reads_files = false;
   // Evaluators that read files: a pass says something about what the file holds, so a pass that
-  // also fails on an empty file at the path is positive evidence of content (DESIGN.md, Trust
+  // also fails on an empty file at the path is positive evidence of content (docs/design.md, Trust
   // boundary). False for checks of existence, size or form alone (file_exists, file_size_gt,
   // json_valid): they pass on any content, right or wrong, and never cover a change.
   bool proves_content = true;
@@ -61,7 +61,7 @@ struct Signature {
   // Evaluators only: a program run over the whole workspace (command_succeeds; an external evaluator
   // declared discriminating, asked about no `path`). A user's pass is evaluated again on the state
   // before the change, and, when it failed there, covers the mutated paths its `covers` globs match
-  // (DESIGN.md, Trust boundary: Commands as evidence).
+  // (docs/design.md, Trust boundary: Commands as evidence).
   bool command_evidence = false;
 };
 

@@ -1,4 +1,4 @@
-// Credentials by name and by value (DESIGN.md, Trust boundary, Secrets): no byte of a credential
+// Credentials by name and by value (docs/design.md, Trust boundary, Secrets): no byte of a credential
 // file reaches a prompt, a report, a log, an event, an assertion message, judge evidence or a diff.
 // Tools refuse to read them, assertions on them are evaluated with their message withheld, every
 // diff of one is replaced by kContentWithheld, and shell steps see them empty. Credential variables

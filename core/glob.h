@@ -1,4 +1,4 @@
-// The one glob dialect of candor (DESIGN.md, Trust boundary: Scope): git's wildmatch, as git
+// The one glob dialect of candor (docs/design.md, Trust boundary: Scope): git's wildmatch, as git
 // matches pathspecs and .gitignore patterns (WM_PATHNAME). Scope, sensitive paths, `covers`,
 // `file_search`'s `glob`, `secrets.allow` and the ignore prefilter all use it.
 //

@@ -1,5 +1,5 @@
 // Parsing JSON text that a person, a model or another program wrote, with errors a person can act
-// on, and within limits (DESIGN.md, Trust boundary: "Budgets bound everything").
+// on, and within limits (docs/design.md, Trust boundary: "Budgets bound everything").
 //
 // Every JSON input from outside candor (plans, LLM replies, specs, configs, scripts, transcripts,
 // evaluator output) goes through here. Past a nesting depth of kMaxJsonDepth or a stated size it is

@@ -75,7 +75,7 @@ struct StepRecord {
   std::int64_t seq = 0;                    // seq of the step's tool_result event
 };
 
-// One run of a program an assertion ran on another state than the workspace (DESIGN.md, Trust
+// One run of a program an assertion ran on another state than the workspace (docs/design.md, Trust
 // boundary: Commands as evidence): on the state before the change, or with an added path emptied.
 struct ProgramRun {
   bool passed = false;
@@ -145,11 +145,11 @@ struct AssertionRecord {
   // command_coverage.h: test_count_gap, framework_gap).
   std::optional<ProgramRun> before{};
   // `run` and `exec`: the same command on a checkout of the state it passed on, with the same
-  // inputs the run before got (DESIGN.md, "The before-run sees what the after-run sees"): what it
+  // inputs the run before got (docs/design.md, Commands as evidence): what it
   // passed on in the workspace may hold state no snapshot does (an ignored .pyc, a build output).
   // nullopt for `verify --git` and the gate, whose commands run on checkouts already.
   std::optional<ProgramRun> after{};
-  // Tests of record (DESIGN.md, Trust boundary): the change edited, deleted or skipped files this
+  // Tests of record (docs/design.md, Trust boundary): the change edited, deleted or skipped files this
   // command reads as tests, so it ran a third time on the state it passed on with those files as
   // they were before the change (`record_files`). nullopt when no test file of its was changed.
   std::optional<ProgramRun> on_record{};
@@ -201,7 +201,7 @@ struct Mutation {
 };
 
 // A change that reads or changes how the tests run rather than implementing the goal in general
-// (DESIGN.md, Trust boundary: Tests that pass for the wrong reason; evidence/test_aware.h). Its
+// (docs/design.md, Trust boundary: Tests that pass for the wrong reason; evidence/test_aware.h). Its
 // path is never covered at tier 1; the judge is asked the fixed test-aware question.
 struct TestAwareFlag {
   std::string path;

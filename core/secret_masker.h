@@ -1,4 +1,4 @@
-// The secret values a run knows of (DESIGN.md, Trust boundary, Secrets): the values in the
+// The secret values a run knows of (docs/design.md, Trust boundary, Secrets): the values in the
 // credential files and the scrubbed credential variables at run start, each replaced by "***"
 // wherever text leaves candor — tool outputs, assertion messages, prompts, events, reports, log
 // lines — as CI systems mask registered secrets. Masking finds the exact bytes only: a value a

@@ -1,4 +1,4 @@
-// What a user's command may cover (DESIGN.md, Trust boundary: Commands as evidence). A command
+// What a user's command may cover (docs/design.md, Trust boundary: Commands as evidence). A command
 // that failed before the change and passes after it covers the mutated paths its `covers` globs
 // match, except the files it reads as its tests: a weakened or skipped test makes its own command
 // pass, so a test file's change must be covered by evidence of its own. Pure: no file system.
@@ -57,7 +57,7 @@ std::vector<std::vector<std::string>> shell_commands(std::string_view command);
 // configuration, wherever it is.
 bool conventional_test_path(std::string_view path);
 
-// How a file a command reads as a test stands on record (DESIGN.md, Tests of record): test code
+// How a file a command reads as a test stands on record (docs/design.md, Tests of record): test code
 // and the files a runner loads by itself are put back as they were before the change for the
 // command's run on record; a build system's files (package.json, CMakeLists.txt, pyproject.toml,
 // ...) stay as the change made them (a new source file must be built), and are never covered by

@@ -1,4 +1,4 @@
-// The summaries test frameworks print inside test programs (DESIGN.md, Trust boundary: "Every
+// The summaries test frameworks print inside test programs (docs/design.md, Trust boundary: "Every
 // summary the before-run showed must come back"). A runner that counts programs (ctest, meson,
 // make) reports a program that exits 0 as passed, whatever happened inside it: a library whose
 // constructor calls `_exit(0)` makes every test program "pass" before `main`. The program's own

@@ -1,4 +1,4 @@
-// Test-aware changes (DESIGN.md, Trust boundary: Tests that pass for the wrong reason). Capable
+// Test-aware changes (docs/design.md, Trust boundary: Tests that pass for the wrong reason). Capable
 // agents beat test commands in ways that leave every count intact: they return the expected value
 // for the literal the test passes, branch on whether a test runner is running, end the process
 // before the tests run, make comparisons always equal, or edit what the runner loads. A changed
@@ -54,7 +54,7 @@ struct LineChange {
 LineChange line_change(const std::string& path, const std::string& change, std::string_view patch);
 
 // The literals of one line of code: the contents of its string literals of 4 bytes or more
-// (escapes decoded), and its numbers of two digits or more (as written, without `_`; DESIGN.md
+// (escapes decoded), and its numbers of two digits or more (as written, without `_`; docs/design.md
 // says all but -1, 0, 1 and 2: one digit proved too common, `stacklevel=5` in an honest release).
 // Nothing for a comment, an import or a doctest example line.
 std::vector<std::string> literals_of_line(std::string_view line);

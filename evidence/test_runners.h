@@ -1,4 +1,4 @@
-// What a test runner says it ran (DESIGN.md, Trust boundary: Commands as evidence). A command that
+// What a test runner says it ran (docs/design.md, Trust boundary: Commands as evidence). A command that
 // exits 0 has not necessarily tested anything: a package that calls `os._exit(0)` when it is
 // imported under unittest, or replaces `unittest.TestCase.run` with a skip, passes as a fix does.
 // The runner's own summary ("Ran 1 test ... OK (skipped=1)") says what ran. Pure: no I/O.

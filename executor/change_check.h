@@ -1,5 +1,5 @@
 // The user's assertions about a change made elsewhere (`candor verify --git`): evaluated on the
-// tree the change produced, and, for the discriminating check (DESIGN.md, Trust boundary), again on
+// tree the change produced, and, for the discriminating check (docs/design.md, Trust boundary), again on
 // the tree it started from. File assertions read blobs from the trees (no checkout); assertions
 // that run programs (command_succeeds, external evaluators) get a temporary checkout of HEAD's tree,
 // in the process sandbox, removed afterwards; a user's command that passed there is run again on a

@@ -1,4 +1,4 @@
-// Commands as evidence (DESIGN.md, Trust boundary): a user's command that passed is evaluated
+// Commands as evidence (docs/design.md, Trust boundary): a user's command that passed is evaluated
 // again on the state before the change (the pre-run snapshot; BASE's tree for `verify --git`) and,
 // for `run` and `exec`, on the state it passed on as a checkout too: both runs then see the same
 // files and the same inputs no snapshot holds (the workspace's dependency folders and

@@ -346,7 +346,7 @@ Result<WorkspaceConfig> parse_config_text(const std::string& text, const std::st
 
 Result<WorkspaceConfig> load_config(const std::string& workspace_root) {
   std::string path = workspace_root + "/.candor/config.json";
-  // Never through a symlink (DESIGN.md, Protected paths): `.candor -> tools/lint` would make a
+  // Never through a symlink (docs/design.md, Protected paths): `.candor -> tools/lint` would make a
   // file anyone can edit the config that decides how the run is checked.
   UniqueFd root(::open(workspace_root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!root.valid())

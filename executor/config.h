@@ -41,7 +41,7 @@ struct WorkspaceConfig {
   std::optional<std::size_t> output_cap_bytes;
   std::vector<nlohmann::json> expect;  // goal-level assertions, validated by the caller's catalog
   // "guard": what must still hold (the tests still pass): checked as the goal's assertions are, but
-  // never evidence of the goal (DESIGN.md, Trust boundary: Guards are not goals).
+  // never evidence of the goal (docs/design.md, Trust boundary: Guards are not goals).
   std::vector<nlohmann::json> guard;
   // The file's bytes as read (load_config), when there was one: who wrote them is asked of the
   // store (a config a recorded run's step planted is the agent's, not the user's).

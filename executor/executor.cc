@@ -274,7 +274,7 @@ std::vector<std::string> Executor::scan_for_changes(const std::string& step_id,
   // since (none outlives what started it): a tool that names what it wrote is believed, since it is
   // candor's code, not the agent's. A large workspace is then not walked after every file_write.
   // Either way what the tool wrote is held, under a path .gitignore ignores too: a file tool's own
-  // write is always a mutation (DESIGN.md, "Snapshots see everything").
+  // write is always a mutation (docs/design.md, "Snapshots see everything").
   bool only_named = wrote.has_value() && scanned_ && processes == processes_at_scan_;
   auto scan = only_named ? deps_.snapshots.scan_paths(*wrote)
                          : deps_.snapshots.scan(wrote.value_or(std::vector<std::string>{}));

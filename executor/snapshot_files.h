@@ -1,5 +1,5 @@
 // A git tree as a file source for assertions: the pre-run snapshot, where the second evaluation of
-// the discriminating check reads (DESIGN.md, Trust boundary: a pass covers a path only if the same
+// the discriminating check reads (docs/design.md, Trust boundary: a pass covers a path only if the same
 // assertion fails on the path's content before the run), or BASE's and HEAD's trees for
 // `candor verify --git`.
 #pragma once

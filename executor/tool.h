@@ -86,7 +86,7 @@ class ToolRegistry {
   std::vector<std::unique_ptr<Tool>> tools_;
 };
 
-// The built-in tools of DESIGN.md, from one explicit table (tool_registry.cc).
+// The built-in tools of docs/design.md, from one explicit table (tool_registry.cc).
 ToolRegistry builtin_tools();
 
 // What a plan may name, from the two registries (borrowed only while building).

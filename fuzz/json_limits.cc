@@ -1,6 +1,6 @@
 // libFuzzer target: deep and huge JSON through every parser of outside input (plan, config,
 // acceptance spec, planner and judge replies, each transcript format), and the limits themselves
-// against nlohmann's own parse (DESIGN.md, Trust boundary: Budgets bound everything).
+// against nlohmann's own parse (docs/design.md, Trust boundary: Budgets bound everything).
 //
 // Input: byte 0 picks the parser; byte 1 is a repeat count R and byte 2 a unit length U (1..32):
 // the text is the U bytes after the header repeated R * 500 times, then the rest (R = 0: all of it). A few bytes of

@@ -1,5 +1,5 @@
 // libFuzzer target: any bytes through every transcript importer (other agents' transcripts are
-// untrusted input: DESIGN.md, Trust boundary) and through the gate's turn finder.
+// untrusted input: docs/design.md, Trust boundary) and through the gate's turn finder.
 //
 // Input: byte 0 picks the format (modulo the number of formats); the rest is the transcript.
 // A finding: a crash, a sanitizer report, a hang, an error without a message, an import that

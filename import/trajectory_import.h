@@ -74,7 +74,7 @@ struct ImportedTrajectory {
 // Unknown record types among the format's are skipped and counted; a truncated last JSONL line is
 // tolerated after a line that was read. `in` must be seekable (a file, a string).
 // `masker` (may be null): the secret values known at the start of the run that reads the transcript
-// (DESIGN.md, Trust boundary): every string the events keep is masked, and masked before it is cut,
+// (docs/design.md, Trust boundary): every string the events keep is masked, and masked before it is cut,
 // since a value straddling the cut would no longer be recognised by a masking done later.
 Result<ImportedTrajectory> import_trajectory(std::istream& in, Format format, const std::string& source,
                                              const SecretMasker* masker = nullptr);

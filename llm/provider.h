@@ -84,7 +84,7 @@ struct ProviderOptions {
 // missing; kInvalidInput for a malformed script.
 Result<std::unique_ptr<Provider>> make_provider(const std::string& spec, const ProviderOptions& options);
 
-// Which provider a command uses (DESIGN.md, CLI): `flag` (--llm) when given, else $CANDOR_LLM, else
+// Which provider a command uses (docs/design.md, The CLI): `flag` (--llm) when given, else $CANDOR_LLM, else
 // anthropic when ANTHROPIC_API_KEY is set, else openai when OPENAI_API_KEY or OPENAI_BASE_URL is
 // set. The one place that decides it, for `run`, `exec`'s judge and `verify --judge`.
 struct ProviderChoice {

@@ -1,6 +1,6 @@
 // A large change stays readable: every rendering (terminal, Markdown, HTML) shows the first entries
 // of a long list whole and says how many more there are per folder, rather than printing thousands
-// of lines or silently cutting them (DESIGN.md, "Every finding is reported").
+// of lines or silently cutting them (docs/design.md, "Every finding is reported").
 #pragma once
 
 #include <cstddef>

@@ -56,7 +56,7 @@ std::string html_signals(const nlohmann::json& r) {
   out += row("sig-steps", "steps",
              fmt::format("{} planned, {} executed, {} failed", json_int(steps, "planned"), json_int(steps, "executed"),
                          json_int(steps, "failed")));
-  // Failures a replan fixed do not count against the run (DESIGN.md, tier-1 rules): the last
+  // Failures a replan fixed do not count against the run (docs/design.md, tier-1 rules): the last
   // round's count decides the warning; a report from before it was kept counts every failure.
   const auto& sig = json_object(r, "signals");
   std::string assertions = fmt::format("{} passed, {} failed", passed, failed);

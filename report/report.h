@@ -1,4 +1,4 @@
-// A run's report: the JSON of DESIGN.md (built once, stored, and the source of every rendering)
+// A run's report: the JSON of docs/design.md (built once, stored, and the source of every rendering)
 // and the terminal rendering a person scans in five seconds: verdict first, then why, then signals.
 #pragma once
 

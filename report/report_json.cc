@@ -150,7 +150,7 @@ nlohmann::json build_report(const RunFacts& f, const verify::Tier1Result& tier1,
                             {"exit_code", s.exit_code ? nlohmann::json(*s.exit_code) : nlohmann::json(nullptr)},
                             {"changed_paths", s.changed_paths}});
   }
-  // The test files a command ran on record first (DESIGN.md, Tests of record): what the change did
+  // The test files a command ran on record first (docs/design.md, Tests of record): what the change did
   // to its own tests is the first thing a reviewer reads.
   std::set<std::string> record_files;
   for (const auto& a : f.assertions) record_files.insert(a.record_files.begin(), a.record_files.end());

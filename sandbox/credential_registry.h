@@ -1,4 +1,4 @@
-// What a run knows to be credentials from its start (DESIGN.md, Trust boundary, Secrets): a file
+// What a run knows to be credentials from its start (docs/design.md, Trust boundary, Secrets): a file
 // that was a credential file when the run started stays one under any name — by identity (its
 // device and inode: a rename, a hard link, its folder moved) and by content (git's blob id of its
 // bytes: a copy) — and the secret values it and the scrubbed variables held are masked wherever
@@ -48,7 +48,7 @@ class CredentialRegistry final : public CredentialLookup {
   // the user gives them to steps, whose output may then show them).
   void add_environment(char** environ_in, const std::vector<std::string>& passed);
 
-  // A credential file the run or turn made or changed (DESIGN.md: secrets made during a turn or run
+  // A credential file the run or turn made or changed (docs/design.md: secrets made during a turn or run
   // are secrets): its values are masked from now on, wherever the registry's masker masks, and its
   // content is a credential's under any name. Called between steps, on the thread that masks.
   void learn(const std::string& rel_path, std::string_view content) const;

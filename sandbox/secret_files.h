@@ -1,4 +1,4 @@
-// Credential files as the workspace and the tools meet them (DESIGN.md, Trust boundary, Secrets):
+// Credential files as the workspace and the tools meet them (docs/design.md, Trust boundary, Secrets):
 // the config's allow-list over the one name predicate, and the error a refused read reports. The
 // predicates by name and by value, and the "withheld" sentences, are core's (core/credentials.h),
 // named here too for sandbox's users; a file that was a credential file at run start stays one

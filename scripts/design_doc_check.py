@@ -66,6 +66,25 @@ def code_literals(root):
     return literals
 
 
+def cited_sections(root):
+    """Every `docs/design.md, "NAME"` (or `docs/design.md's "NAME"`, or `(docs/design.md, NAME)`) in
+    the repository's own files, a comment's line breaks joined: (file, NAME)."""
+    cited = []
+    for path in sorted(root.glob("**/*")):
+        if path.suffix not in (".cc", ".h", ".md", ".py", ".sh") or not path.is_file() or path.name == "design_doc_check.py":
+            continue
+        if any(part.startswith(("build", ".")) for part in path.relative_to(root).parts[:-1]):
+            continue
+        text = re.sub(r"\n\s*(?://|#)?\s*", " ", path.read_text(errors="replace"))
+        for name in re.findall(r"docs/design\.md(?:, |'s )\"([^\"]{3,80})\"", text):
+            cited.append((str(path.relative_to(root)), name))
+        # Unquoted: `(docs/design.md, Trust boundary)`, up to the parenthesis' end, a colon, a
+        # semicolon or a comma (`Trust boundary, Secrets`: the section, then where in it).
+        for name in re.findall(r"\(docs/design\.md, ([A-Z][^\"();,]{2,60}?)[:);,]", text):
+            cited.append((str(path.relative_to(root)), name.strip()))
+    return cited
+
+
 def main(root, binary):
     root = pathlib.Path(root)
     doc = (root / "docs" / "design.md").read_text()
@@ -105,10 +124,19 @@ def main(root, binary):
     for field in sorted(set(re.findall(r"`([a-z_][a-z0-9_]*)`", report))):
         if field not in literals:
             problems.append(f'docs/design.md, "The report JSON": `{field}` is written by no code (no "{field}" literal in {", ".join(SOURCES)})')
+    # A citation names a section that is there: a heading, or a bold paragraph's opening words.
+    named = set(re.findall(r"^#+ (.+)$", doc, re.M))
+    for line in doc.splitlines():
+        named |= {bold.rstrip(".") for bold in re.findall(r"\*\*(.+?)\*\*", line)}
+    citations = cited_sections(root)
+    for where, name in citations:
+        if not any(n == name or n.startswith(name) for n in named):
+            problems.append(f'{where}: cites docs/design.md, "{name}", which has no such section')
     for p in problems:
         print(p)
     checked = len(set(re.findall(r"`([a-z_][a-z0-9_]*)`", report)))
-    print(f"{len(subs)} subcommands, {len(known_options)} options, {checked} report names checked; {len(problems)} problems")
+    print(f"{len(subs)} subcommands, {len(known_options)} options, {checked} report names, "
+          f"{len(citations)} section citations checked; {len(problems)} problems")
     return 1 if problems else 0
 
 

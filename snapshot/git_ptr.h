@@ -41,7 +41,7 @@ inline void git_init_once() {
   std::call_once(once, [] {
     git_libgit2_init();
     // Objects, refs and indexes libgit2 writes are fsynced before they are renamed into place
-    // (DESIGN.md, Durability): a power loss never leaves a ref naming an object not on disk.
+    // (docs/design.md, Durability): a power loss never leaves a ref naming an object not on disk.
     git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR, 1);
   });
 }

@@ -128,7 +128,7 @@ Status write_files_atomically(const std::string& dir, const std::vector<NamedCon
     temps.push_back(t);
     if (::fchmod(t.fd, 0444) != 0 || !write_all(t.fd, *f.content)) return fail(f.name, errno);
   }
-  // On disk before it has its name (DESIGN.md, Durability).
+  // On disk before it has its name (docs/design.md, Durability).
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (::fdatasync(temps[i].fd) != 0) return fail(files[i].name, errno);
   }

@@ -37,7 +37,7 @@ struct WorktreeRead {
   std::size_t hashed = 0;  // files read and hashed: every one, however the index vouches for it
 };
 
-// The repository whose root is `root` (no search above it: DESIGN.md, Trust boundary: Git),
+// The repository whose root is `root` (no search above it: docs/design.md, Trust boundary: Git),
 // opened read-only in the sense that nothing here writes to it.
 class GitRepository {
  public:

@@ -138,7 +138,7 @@ Status create_repository(const std::string& repo_path, const std::string& worksp
     // Settings too, while the repository is still private: nobody races for its config.lock.
     TRY_STATUS(use_own_config(repo.get(), tmp, repo_path));
   }
-  // On disk before it has its name (DESIGN.md, Durability); the folders holding it after.
+  // On disk before it has its name (docs/design.md, Durability); the folders holding it after.
   TRY_STATUS(sync_tree(tmp));
   std::error_code ec;
   if (::rename(tmp.c_str(), repo_path.c_str()) == 0) {

@@ -245,7 +245,7 @@ Status StatIndex::write(const std::string& file) {
     ::unlink(lock.c_str());
     return failed("save", err);
   }
-  // The rename itself on disk: the index names only objects already there (DESIGN.md, Durability).
+  // The rename itself on disk: the index names only objects already there (docs/design.md, Durability).
   std::string folder = file.substr(0, file.rfind('/') == std::string::npos ? 0 : file.rfind('/'));
   if (int dir = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dir >= 0) {
     (void)::fsync(dir);

@@ -65,7 +65,7 @@ class SnapshotStore {
   // from the previous scan, sorted. This is the call made after every step that may write. A path
   // it cannot read goes to unread() and its entries stay as they were; kIo only when the
   // workspace itself cannot be listed, or the repository cannot be written.
-  // Ignored means "not committed", not "does not matter" (DESIGN.md, "Snapshots see everything"):
+  // Ignored means "not committed", not "does not matter" (docs/design.md, "Snapshots see everything"):
   // the scans before the first write_tree() (the snapshot before the run) take in every file but
   // those config snapshot.ignore excludes, in folders .gitignore ignores too. Later scans watch
   // every path the snapshot has held in this run (changed, deleted, made again), and take in a

@@ -132,7 +132,7 @@ class RunStore final : public EventSink {
   // The session's turn begun last; nullopt when none.
   Result<std::optional<GateTurn>> latest_gate_turn(const std::string& agent, const std::string& session) const;
   // The session's turns still open (no stop let through yet, a start recorded), the earliest first:
-  // a stop is checked against the earliest (DESIGN.md: a start cannot be moved).
+  // a stop is checked against the earliest (docs/design.md: a start cannot be moved).
   Result<std::vector<GateTurn>> open_gate_turns(const std::string& agent, const std::string& session) const;
   // A turn a later, real prompt superseded: closed without a stop (decision `superseded`).
   Status close_gate_turn(const GateTurn& key, const std::string& decision, const std::string& updated_at);
@@ -144,7 +144,7 @@ class RunStore final : public EventSink {
                           std::int64_t transcript_events, const std::string& run_id, const std::string& updated_at);
   // The turns last updated, newest first.
   Result<std::vector<GateTurn>> list_gate_turns(int limit) const;
-  // The runs of the gate's turns `candor gc` must keep (DESIGN.md, the gate against the agent it
+  // The runs of the gate's turns `candor gc` must keep (docs/design.md, the gate against the agent it
   // gates): every open turn (no stop let through yet: the agent may still be working) and the
   // latest turn of each session (what a stop without a start in that session compares with).
   Result<std::set<std::string>> gate_runs_to_keep() const;

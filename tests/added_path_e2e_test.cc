@@ -1,4 +1,4 @@
-// The added-path rule for `verify --git` (DESIGN.md, Discriminating evidence): a new file fails every
+// The added-path rule for `verify --git` (docs/design.md, Discriminating, positive evidence): a new file fails every
 // assertion before the change, so only evidence that also fails on an empty file covers it.
 #include <doctest/doctest.h>
 

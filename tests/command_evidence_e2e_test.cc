@@ -1,4 +1,4 @@
-// Commands as evidence (DESIGN.md, Trust boundary), end to end: a Python project with a failing
+// Commands as evidence (docs/design.md, Trust boundary), end to end: a Python project with a failing
 // test (the user's FAIL_TO_PASS), changed by real commits verified with `verify --git`, and by
 // `candor exec` plans, with a real test runner (python3 -m unittest, no network). The agent is the
 // adversary: it may weaken the test, skip it, or run one that passed all along.

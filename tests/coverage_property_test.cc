@@ -108,7 +108,7 @@ Case random_case(std::mt19937& rng) {
   return c;
 }
 
-// The command rule (DESIGN.md, Commands as evidence): user commands that read the files themselves.
+// The command rule (docs/design.md, Commands as evidence): user commands that read the files themselves.
 // `grep -q W P` names its file (so it never covers P); `grep -rq W .` reads every file, naming none.
 struct Command {
   json assertion;
@@ -151,7 +151,7 @@ CommandCase random_command_case(std::mt19937& rng) {
       case 1:
       case 2:
       case 3: {
-        // Now and then with a line that reads or bypasses the test run (DESIGN.md, Tests that pass for
+        // Now and then with a line that reads or bypasses the test run (docs/design.md, Tests that pass for
         // the wrong reason): the word is there, and so is a test-aware line.
         static const std::vector<std::string> kTestAware = {"if os.environ.get('PYTEST_CURRENT_TEST'): pass",
                                                             "os._exit(0)", "process.exit(0);"};
@@ -197,7 +197,7 @@ CommandCase random_command_case(std::mt19937& rng) {
   return c;
 }
 
-// A known test runner (DESIGN.md, Commands as evidence: the runner's summary): `python3 -m
+// A known test runner (docs/design.md, Commands as evidence: the runner's summary): `python3 -m
 // unittest tests.test_files`, one test per file of FILES that exists, passing when the file holds
 // WORD, skipped when it says "skip"; any of the source files saying "exit0" makes it exit 0 as it
 // is imported, printing nothing (the os._exit(0) hack).
@@ -426,7 +426,7 @@ TEST_SUITE("executor") {
           emptied[m.path] = "";
           return !command_holds(*cmd, emptied);
         });
-        // A test file the change edited, covered on record (DESIGN.md, Tests of record): the command
+        // A test file the change edited, covered on record (docs/design.md, Tests of record): the command
         // failed before, and passes with every test file the change edited as it was before.
         bool by_record = std::any_of(f.assertions.begin(), f.assertions.end(), [&](const AssertionRecord& a) {
           const Command* cmd = command_of(a);

@@ -1,4 +1,4 @@
-// Credential files against a hostile agent (DESIGN.md, Trust boundary, Secrets): no byte of one
+// Credential files against a hostile agent (docs/design.md, Trust boundary, Secrets): no byte of one
 // reaches a tool result, an assertion message, judge evidence, a diff or .git, by any path. Each
 // case is an attack that worked once; the secret is a marker that must appear in nothing the agent
 // or a report sees.

@@ -1,4 +1,4 @@
-// Durability (DESIGN.md, Trust boundary): everything candor writes into its store is on disk
+// Durability (docs/design.md, Trust boundary): everything candor writes into its store is on disk
 // before it is named: written, fsynced, renamed, the folder fsynced. A power loss cannot be had in
 // a test; the order of the system calls that make the promise can: a run of the built binary under
 // strace, every rename into the store checked against the syncs around it.

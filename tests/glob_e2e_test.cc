@@ -1,4 +1,4 @@
-// One glob dialect, git's wildmatch (DESIGN.md, Trust boundary: Scope), through the built binary:
+// One glob dialect, git's wildmatch (docs/design.md, Trust boundary: Scope), through the built binary:
 // a class in a `sensitive` glob protects what it names; an invalid glob in the config, in --scope
 // or in `file_search` is refused by name, never dropped in silence.
 #include <doctest/doctest.h>

@@ -1,4 +1,4 @@
-// What a hostile step does to the workspace that git's view of it cannot show (DESIGN.md, Trust
+// What a hostile step does to the workspace that git's view of it cannot show (docs/design.md, Trust
 // boundary: Snapshots see everything, Protected paths, Budgets bound everything), through the
 // built binary. Each plan also makes a covered change, so the run would be a `success` if the
 // hostile part went unseen: the verdict is what the test is about.

@@ -1,4 +1,4 @@
-// Budgets bound everything (DESIGN.md, Trust boundary): every JSON input of the built binary, nested
+// Budgets bound everything (docs/design.md, Trust boundary): every JSON input of the built binary, nested
 // far past 64 levels, is refused with exit 65 and the JSON path, fast, never a crash or a hang.
 // Each case ran minutes or died of a stack overflow before the limits (core/json_text.h).
 #include <doctest/doctest.h>

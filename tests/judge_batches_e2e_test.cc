@@ -1,4 +1,4 @@
-// The judge sees the whole change or says less (DESIGN.md, tier 2): a change larger than one
+// The judge sees the whole change or says less (docs/design.md, tier 2): a change larger than one
 // prompt is judged in batches, every path's diff reaches some batch, one batch's "no" is a no, and a
 // judge whose time ran out before the last batch leaves the run `partial`, "judged on partial
 // evidence". The judge is a real program (`--llm command:...`) that logs every prompt it is shown.

@@ -1,4 +1,4 @@
-// A report of a large change stays readable (DESIGN.md, "Every finding is reported"): every finding
+// A report of a large change stays readable (docs/design.md, "Every finding is reported"): every finding
 // is in the JSON, and the terminal, Markdown and HTML renderings show the first of each kind whole
 // and count the rest per folder; the Markdown fits one pull-request comment.
 #include <doctest/doctest.h>

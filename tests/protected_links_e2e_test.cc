@@ -1,4 +1,4 @@
-// Links at protected and sensitive paths, and names a change's author can move (DESIGN.md, Trust
+// Links at protected and sensitive paths, and names a change's author can move (docs/design.md, Trust
 // boundary: Protected paths, Scope; issue 23): through the built binary.
 #include <doctest/doctest.h>
 

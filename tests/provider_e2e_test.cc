@@ -1,4 +1,4 @@
-// End-to-end tests of choosing the LLM provider from the environment (DESIGN.md, CLI): a key or an
+// End-to-end tests of choosing the LLM provider from the environment (docs/design.md, The CLI): a key or an
 // endpoint alone is enough, CANDOR_LLM wins over keys, --llm over both; with nothing, exit 64
 // saying what to set. Over real HTTP to the local fake server. The report names the provider and
 // model; no key reaches the store, a report or an error message.

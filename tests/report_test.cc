@@ -140,7 +140,7 @@ TEST_SUITE("report") {
     CHECK(junit.find("OK (skipped=1)") != std::string::npos);
   }
 
-  TEST_CASE("the JSON report has DESIGN.md's fields and values") {
+  TEST_CASE("the JSON report has docs/design.md's fields and values") {
     RunFacts f = discovery_run();
     auto t1 = verify::evaluate_tier1(f);
     auto d = verify::decide_without_judge(t1);

@@ -277,7 +277,7 @@ TEST_SUITE("e2e") {
 
 namespace {
 
-// A change to a file git ignores (DESIGN.md, "Snapshots see everything"): `git init` and commit
+// A change to a file git ignores (docs/design.md, "Snapshots see everything"): `git init` and commit
 // the workspace when `with_repository`, so that the first snapshot is seeded from its index.
 void commit_workspace(const Env& env) {
   git(env.ws, {"init", "-q"});

@@ -100,7 +100,7 @@ TEST_SUITE("verify") {
                                      {"d/.gitignore", "x*\n"},
                                      {"gen/.gitignore", "*\n"},
                                      {"a.txt", "a\n"}});
-    // Ignored, and there at the start: watched (DESIGN.md, "Snapshots see everything").
+    // Ignored, and there at the start: watched (docs/design.md, "Snapshots see everything").
     write_file(ws + "/b.log", "b\n");
     write_file(ws + "/build/o.txt", "o\n");
     write_file(ws + "/d/x1", "x\n");

@@ -531,7 +531,7 @@ std::map<std::string, std::string> changes_of(const snapshot::SnapshotStore& sna
 
 }  // namespace
 
-// DESIGN.md, "Snapshots see everything": ignored means "not committed", not "does not matter".
+// docs/design.md, "Snapshots see everything": ignored means "not committed", not "does not matter".
 TEST_SUITE("verify") {
   TEST_CASE(
       "a file under an ignored path present at the start is watched: its modification, deletion and mode change are "

@@ -1,4 +1,4 @@
-// The terminal through the built binary (DESIGN.md, Trust boundary: The terminal). candor runs on
+// The terminal through the built binary (docs/design.md, Trust boundary: The terminal). candor runs on
 // a pseudo-terminal as under a user's shell; a stand-in for that shell, run after candor exits,
 // reads what is waiting in the terminal's input, which is what the user's shell would run. A step
 // (or a user's own `command_succeeds`, as a reviewer's CI job runs on a pull request) that pushes

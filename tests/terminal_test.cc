@@ -1,4 +1,4 @@
-// A step never holds candor's terminal (DESIGN.md, Trust boundary: The terminal). Each case runs
+// A step never holds candor's terminal (docs/design.md, Trust boundary: The terminal). Each case runs
 // candor's process runner inside a child that has a pseudo-terminal as its controlling terminal,
 // as a user's shell gives candor one, and shows the same command reaching that terminal when it
 // is run directly, so a runner that stopped protecting it would fail here.

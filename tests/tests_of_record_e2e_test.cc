@@ -1,4 +1,4 @@
-// Tests of record (DESIGN.md, Trust boundary; issue 41), end to end through the binary, in two
+// Tests of record (docs/design.md, Trust boundary; issue 41), end to end through the binary, in two
 // languages: node:test (a one-file slug library) and python3 -m unittest. BASE holds the failing
 // test (the SWE-bench setting); each commit on it is verified with `verify --git --judge never`.
 // A change that passes only through its own edits to the tests (gutted, expected value changed to

@@ -1,4 +1,4 @@
-// Every tier-1 rule of DESIGN.md is a row; the function is pure, so each row is just data.
+// Every tier-1 rule of docs/design.md is a row; the function is pure, so each row is just data.
 #include <doctest/doctest.h>
 
 #include "verify/tier1.h"
@@ -49,7 +49,7 @@ AssertionRecord expect(const std::string& path, bool passed, std::int64_t seq, i
   return a;
 }
 
-// A user's goal-level command (DESIGN.md, Commands as evidence) that passed after the change and,
+// A user's goal-level command (docs/design.md, Commands as evidence) that passed after the change and,
 // unless a row says otherwise, failed before it (FAIL_TO_PASS).
 AssertionRecord command(std::int64_t seq, nlohmann::json covers = nlohmann::json::array({"src/**"}),
                         bool failed_before = true) {
@@ -242,7 +242,7 @@ std::vector<Row> rows() {
     out.push_back(
         {"rule 7: a change outside every step is uncovered", f, std::nullopt, 7, "stray.txt (modified): no passing"});
   }
-  // Discriminating evidence (DESIGN.md, Trust boundary).
+  // Discriminating evidence (docs/design.md, Trust boundary).
   {
     RunFacts f = good_modify();
     f.assertions[0].assertion["text"] = "background";
@@ -467,7 +467,7 @@ std::vector<Row> rows() {
     out.push_back({"rule 7: a commit of a pending change counts as change (not rule 4), for the judge", f, std::nullopt,
                    7, "README.md (modified, in a commit the run made)"});
   }
-  // Commands as evidence (DESIGN.md, Trust boundary): the FAIL_TO_PASS test, `covers`, the test files.
+  // Commands as evidence (docs/design.md, Trust boundary): the FAIL_TO_PASS test, `covers`, the test files.
   {
     RunFacts f = good_modify();
     f.mutations = {change("src/x.py", 7, {"s2"})};
@@ -701,7 +701,7 @@ std::vector<Row> rows() {
     f.mutations.push_back(gone);
     out.push_back({"a deletion is said as such", f, std::nullopt, 7, "old.txt (deleted)"});
   }
-  // Tests that pass for the wrong reason and tests of record (DESIGN.md, Trust boundary; round four).
+  // Tests that pass for the wrong reason and tests of record (docs/design.md, Trust boundary; round four).
   {
     RunFacts f = good_modify();
     f.mutations = {change("src/x.py", 7, {"s2"})};

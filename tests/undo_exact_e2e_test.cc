@@ -1,4 +1,4 @@
-// `candor undo` restores content, mode and the exact bytes of every name (DESIGN.md, Trust
+// `candor undo` restores content, mode and the exact bytes of every name (docs/design.md, Trust
 // boundary: Undo is exact), and says so when it cannot: through the built binary.
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-// The verdict the agent cannot steer (DESIGN.md, Trust boundary and the tier-1 rules), through the
+// The verdict the agent cannot steer (docs/design.md, Trust boundary; Verdicts), through the
 // built binary: each case is a plan a careless or dishonest planner could write.
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-// The verdict the agent cannot steer, round two (issue 28; DESIGN.md, Trust boundary: Discriminating
+// The verdict the agent cannot steer, round two (issue 28; docs/design.md, Trust boundary: Discriminating
 // evidence, Removed content is evidence too, The planner's checks are the model's words, Guards are
 // not goals, Snapshots see everything, Protected paths; Verdicts, rules 4-6 and tier 2), through the
 // built binary. One test per case of the issue, each the attack as the issue tells it, asserting

@@ -1,4 +1,4 @@
-// `candor verify RUN` asks the judge the way the run was recorded (DESIGN.md, CLI: verify keeps the
+// `candor verify RUN` asks the judge the way the run was recorded (docs/design.md, The CLI: verify keeps the
 // recorded judge policy), `--judge` overrides it, and a verdict that differs from the stored one is
 // said aloud.
 #include <doctest/doctest.h>

@@ -1,4 +1,4 @@
-// Tests that pass for the wrong reason (DESIGN.md, Trust boundary), end to end through the binary:
+// Tests that pass for the wrong reason (docs/design.md, Trust boundary), end to end through the binary:
 // a C library's constructor that ends every Unity test program before main under CTest, a
 // dependency folder under snapshot.ignore that the run before the change did not see, a fix placed
 // only in an ignored .pyc, the test's literal special-cased in the code (judged by a scripted

@@ -1,4 +1,4 @@
-// Acceptance specs (DESIGN.md): ordered essential checkpoints over a run's typed trajectory. The
+// Acceptance specs (docs/design.md): ordered essential checkpoints over a run's typed trajectory. The
 // parser checks a spec against the tools the agent can call (a typo is refused at load, never a
 // forever-failing milestone); the evaluator is a pure function of the spec and the events.
 #pragma once

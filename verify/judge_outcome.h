@@ -60,7 +60,7 @@ struct JudgeOutcome {
   int batches = 1;
   // Mutated paths whose whole diff the judge never saw: a batch not asked (the time ran out, the
   // batch cap), not answered, or a diff too large to show. Non-empty: at best `partial`, "judged on
-  // partial evidence" (DESIGN.md: the judge sees the whole change or says less).
+  // partial evidence" (docs/design.md: the judge sees the whole change or says less).
   std::vector<std::string> unseen_paths;
   // What the decomposition of the goal said: does it ask for files to change? nullopt when the
   // questions were not decomposed here, or the reply did not say.

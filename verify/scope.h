@@ -1,4 +1,4 @@
-// Scope and sensitive paths (DESIGN.md, Trust boundary: Scope). Pure.
+// Scope and sensitive paths (docs/design.md, Trust boundary: Scope). Pure.
 //
 // Patterns are globs in candor's one dialect, git's wildmatch (core/glob.h), with gitignore's
 // anchoring (core/glob.h, PathGlob): a pattern without a '/' (other than a trailing one) matches a

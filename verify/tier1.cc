@@ -154,7 +154,7 @@ std::string before_gap(const AssertionRecord& a) {
 // The command ran on record and passed there: the original tests pass on the change's source.
 bool passed_on_record(const AssertionRecord& a) { return a.on_record && a.on_record->passed && !a.on_record->error; }
 
-// Tests of record (DESIGN.md, Trust boundary): a user's command that passes with the change's own
+// Tests of record (docs/design.md, Trust boundary): a user's command that passes with the change's own
 // edits to its tests and fails with those tests as they were before the change. "" when it does not.
 std::string record_tampering(const AssertionRecord& a) {
   if (a.by != Provenance::kUser || !a.passed || !a.on_record || !evidence::failed_a_test(a.assertion, *a.on_record))
@@ -169,7 +169,7 @@ std::string record_tampering(const AssertionRecord& a) {
       a.on_record->message);
 }
 
-// A user's command run before the change too (DESIGN.md, Commands as evidence) covers `m` when it
+// A user's command run before the change too (docs/design.md, Commands as evidence) covers `m` when it
 // failed there and passes after the path's last change (on a checkout of the state it passed on,
 // for `run` and `exec`), its test runner's and frameworks' summaries show a test passed and no
 // fewer ran, none more skipped (`count_gap`, folded into `discriminating`), one of its `covers`
@@ -304,7 +304,7 @@ std::string command_gap(const RunFacts& f, const Mutation& m, const std::string&
   return uncovered_by_globs;
 }
 
-// A pass that is evidence about the change at `m` (DESIGN.md, Trust boundary): it read that path
+// A pass that is evidence about the change at `m` (docs/design.md, Trust boundary): it read that path
 // after its last change and fails on the path's content before the run; for an added or modified
 // path it is a check of content that also fails on an empty file (positive evidence); a deletion is
 // shown only by `not file_exists`, judged on the directory entry. A guard proves nothing about the
@@ -684,7 +684,7 @@ Tier1Result evaluate_tier1(const RunFacts& f) {
   const Signals& sig = r.signals;
 
   // Every finding, whichever rule decides: the verdict comes from the first rule that matches, the
-  // reasons name everything that blocks success (DESIGN.md, "Every finding is reported").
+  // reasons name everything that blocks success (docs/design.md, "Every finding is reported").
   std::vector<Finding> found;
   auto add = [&](std::vector<Finding> more) { std::move(more.begin(), more.end(), std::back_inserter(found)); };
   add(ending_findings(f, sig));

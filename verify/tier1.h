@@ -74,7 +74,7 @@ struct CommandReading {
 struct Tier1Result {
   Signals signals;
   std::optional<Verdict> verdict;  // nullopt: ambiguous, for tier 2
-  int rule = 0;                    // the DESIGN.md rule that decided (1-7)
+  int rule = 0;                    // the docs/design.md rule that decided (1-7)
   // Rule 3b decided: a user's command passes only through the change's own test edits (tests of
   // record): `fail`, whatever else held. The report says the rule as "3b".
   bool tampering = false;
