@@ -18,6 +18,7 @@
 
 #include "core/deadline.h"
 #include "snapshot/beneath.h"
+#include "snapshot/file_reads.h"
 #include "snapshot/git_ptr.h"
 #include "snapshot/ignore_prefilter.h"
 #include "snapshot/ignore_shadow.h"
@@ -180,6 +181,14 @@ struct SnapshotStore::Impl {
   // snapshot.ignore alone; after it: the frozen rules), one of `forced` unless snapshot.ignore does.
   Status stage_walked(Walked& w, const std::string& repo_path, std::vector<std::string>& changed,
                       std::vector<std::string>& unread);
+  // stage_walked's parts: the prefilter of the rules in force (config snapshot.ignore alone when
+  // `config`), built again when the rules were frozen since; what to read (`forced` paths
+  // snapshot.ignore excludes dropped); how (the workers, the deadline, and when `ask_ignore`, how a
+  // worker asks the rules whether an unknown path is ignored).
+  struct StagingPass;  // one stage_walked's reads taken into the index (store_staging.cc)
+  std::shared_ptr<const IgnorePrefilter> loaded_prefilter(const std::string& repo_path, bool config);
+  std::vector<FileReadRequest> read_requests(const std::string& repo_path, Walked& w);
+  FileReadOptions read_options(const std::string& repo_path, bool ask_ignore);
   Status pack() {
     unpacked_bytes = 0;
     return packs.write_pack();

@@ -133,26 +133,108 @@ IgnorePrefilter load_prefilter(const std::string& repo_path, const std::string& 
 
 }  // namespace
 
-Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path, std::vector<std::string>& changed,
-                                         std::vector<std::string>& unread) {
-  // Which rules decide for a path the index does not hold: before the snapshot before the run,
-  // config snapshot.ignore alone (what exists under a path .gitignore ignores is recorded); after
-  // it, the frozen rules, and snapshot.ignore alone for `forced`. A worker decides with a handle
-  // of its own on those rules as they are now; the scan's thread with `config_rules` or `frozen`.
-  const bool config_only = !started;
-  const std::set<std::string>& patterns = extras_fixed ? frozen_ignore : open_ignore;
-  auto loaded = [&](bool config) {
-    std::shared_ptr<const IgnorePrefilter>& filter = config ? config_prefilter : prefilter;
-    bool& filter_frozen = config ? config_prefilter_frozen : prefilter_frozen;
-    if (!filter || filter_frozen != extras_fixed) {
-      filter = std::make_shared<const IgnorePrefilter>(
-          load_prefilter(repo_path, config ? no_gitignores.path() : shadow.path(), patterns));
-      filter_frozen = extras_fixed;
+// One stage_walked pass: what its reads go into, and how each read is taken.
+struct SnapshotStore::Impl::StagingPass {
+  SnapshotStore::Impl& store;
+  Walked& w;
+  const std::vector<FileReadRequest>& requests;
+  const std::size_t tracked;  // requests[0, tracked) are paths the index holds
+  BlobSink sink;
+  GitNameCheck names;
+  // Entries go into the index after the reads, in path order, in one merge: reads finish in no
+  // order, and the index is kept sorted.
+  std::vector<StatEntry> staged;
+  std::vector<std::string>& changed;
+  std::vector<std::string>& unread;
+
+  // One file read: staged (or streamed, when too large), compared with what the index held, and
+  // its path put where it belongs (changed, unread, gone).
+  Status take(FileRead& read) {
+    if (read.ignored) return ok_status();
+    SnapshotStore::Impl& s = store;
+    s.out_of_time = s.out_of_time || read.out_of_time;
+    const std::string& path = requests[read.request].path;
+    const bool is_tracked = read.request < tracked;
+    StatEntry old_entry;
+    if (is_tracked) {
+      old_entry = s.index.at(s.index.find(path));
+      old_entry.path = {};  // the entry may move: only its numbers are kept
+      // Its stat data at least is new (or it was racy: saved again, it is not any more).
+      s.index_dirty = true;
     }
-    return filter;
-  };
+    Entry::Kind kind = read.kind;
+    // The walk did not stat the files of folders with nothing tracked: their racy check is here.
+    if (!is_tracked && (kind == Entry::Kind::kFile || kind == Entry::Kind::kSymlink) &&
+        (read.st.st_mtim.tv_sec >= w.racy_from || read.st.st_ctim.tv_sec >= w.racy_from)) {
+      w.racy.insert(path);
+    }
+    // Tracked, and its content and mode are what the index holds; the whole mode too, once a scan
+    // of this process has seen it (not the first time).
+    auto same_as_old = [&](const StatEntry& now) {
+      return git_oid_equal(&now.id, &old_entry.id) && now.mode == old_entry.mode &&
+             (old_entry.full_mode == 0 ||
+              SnapshotStore::Impl::access_of(now) == SnapshotStore::Impl::access_of(old_entry));
+    };
+    bool same = false;
+    if (read.too_large) {
+      TRY(kind, stage(*s.root, sink, s.index, names, path, s.deadline, s.out_of_time));
+      std::size_t now = s.index.find(path);
+      same = is_tracked && now != StatIndex::npos && same_as_old(s.index.at(now));
+    } else if (kind == Entry::Kind::kFile || kind == Entry::Kind::kSymlink) {
+      staged.push_back(stat_entry(read.st, read.id, path));
+      same = is_tracked && same_as_old(staged.back());
+      sink.add_hashed(read.id, std::move(read.content));
+    }
+    if (is_tracked && !same && kind != Entry::Kind::kUnreadable) s.access_seen_changing(path, old_entry);
+    if (s.unpacked_bytes > kPackEvery) TRY_STATUS(s.pack());
+    if (kind == Entry::Kind::kUnreadable) {
+      unread.push_back(path);  // a tracked entry stays as it was
+    } else if (!is_tracked) {
+      if (kind != Entry::Kind::kGone) changed.push_back(path);
+    } else if (kind == Entry::Kind::kGone) {
+      s.note_gone(path);
+      s.index.remove(path);
+      changed.push_back(path);
+    } else if (!same) {
+      changed.push_back(path);
+    }
+    return ok_status();
+  }
+
+  // The staged entries into the index, in one sorted merge. A name git refuses to hold (`.GIT`,
+  // `git~1`, `.git.`: what checking it out could turn into a repository) cannot be in a snapshot:
+  // it is named as unread, and the scan goes on.
+  void put_staged() {
+    std::sort(staged.begin(), staged.end(), [](const StatEntry& a, const StatEntry& b) { return a.path < b.path; });
+    std::vector<std::string> refused;
+    std::erase_if(staged, [&](const StatEntry& e) {
+      if (names.holds(e.path)) return false;
+      refused.emplace_back(e.path);
+      return true;
+    });
+    store.index.put_sorted(staged);
+    if (refused.empty()) return;
+    std::sort(refused.begin(), refused.end());
+    std::erase_if(changed, [&](const std::string& p) { return std::binary_search(refused.begin(), refused.end(), p); });
+    unread.insert(unread.end(), refused.begin(), refused.end());
+  }
+};
+
+std::shared_ptr<const IgnorePrefilter> SnapshotStore::Impl::loaded_prefilter(const std::string& repo_path,
+                                                                             bool config) {
+  std::shared_ptr<const IgnorePrefilter>& filter = config ? config_prefilter : prefilter;
+  bool& filter_frozen = config ? config_prefilter_frozen : prefilter_frozen;
+  if (!filter || filter_frozen != extras_fixed) {
+    filter = std::make_shared<const IgnorePrefilter>(load_prefilter(
+        repo_path, config ? no_gitignores.path() : shadow.path(), extras_fixed ? frozen_ignore : open_ignore));
+    filter_frozen = extras_fixed;
+  }
+  return filter;
+}
+
+std::vector<FileReadRequest> SnapshotStore::Impl::read_requests(const std::string& repo_path, Walked& w) {
   if (!w.forced.empty()) {
-    auto filter = loaded(true);
+    auto filter = loaded_prefilter(repo_path, true);
     std::erase_if(w.forced,
                   [&](const std::string& path) { return filter->may_be_ignored(path) && excluded_by_config(path); });
   }
@@ -161,16 +243,25 @@ Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path
   for (auto& path : w.candidates) requests.push_back({std::move(path), false});
   for (auto& path : w.unknown) requests.push_back({std::move(path), true});
   for (auto& path : w.forced) requests.push_back({std::move(path), false});
-  const std::size_t tracked = w.candidates.size();
+  return requests;
+}
+
+FileReadOptions SnapshotStore::Impl::read_options(const std::string& repo_path, bool ask_ignore) {
+  // Which rules decide for a path the index does not hold: before the snapshot before the run,
+  // config snapshot.ignore alone (what exists under a path .gitignore ignores is recorded); after
+  // it, the frozen rules, and snapshot.ignore alone for `forced`. A worker decides with a handle
+  // of its own on those rules as they are now; the scan's thread with `config_rules` or `frozen`.
+  const bool config_only = !started;
   FileReadOptions options;
   options.threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
   options.buffered_max = kBufferedMax;
   options.budget = kPackEvery;
   options.deadline = deadline;
-  std::shared_ptr<const IgnorePrefilter> filter = w.unknown.empty() ? nullptr : loaded(config_only);
-  const std::string& rules_dir = config_only ? no_gitignores.path() : shadow.path();
-  options.make_ignore_check = [this, &repo_path, &patterns, &rules_dir, config_only,
+  std::shared_ptr<const IgnorePrefilter> filter = ask_ignore ? loaded_prefilter(repo_path, config_only) : nullptr;
+  options.make_ignore_check = [this, repo_path, config_only,
                                prefilter = filter](bool calling_thread) -> Result<IgnoreCheck> {
+    const std::set<std::string>& patterns = extras_fixed ? frozen_ignore : open_ignore;
+    const std::string& rules_dir = config_only ? no_gitignores.path() : shadow.path();
     std::shared_ptr<Repo> own_rules;
     git_repository* rules = config_only ? config_rules.get() : frozen.get();
     if (!calling_thread) {
@@ -184,82 +275,28 @@ Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path
       return git_ignore_path_is_ignored(&ignored, rules, path.c_str()) == 0 && ignored == 1;
     });
   };
-  BlobSink sink{&packs, own.get(), &unpacked_bytes};
-  GitNameCheck names;
-  // Entries go into the index after the reads, in path order, in one merge: reads finish in no
-  // order, and the index is kept sorted.
-  std::vector<StatEntry> staged;
-  staged.reserve(requests.size());
+  return options;
+}
+
+Status SnapshotStore::Impl::stage_walked(Walked& w, const std::string& repo_path, std::vector<std::string>& changed,
+                                         std::vector<std::string>& unread) {
+  const bool ask_ignore = !w.unknown.empty();
+  const std::size_t tracked = w.candidates.size();
+  std::vector<FileReadRequest> requests = read_requests(repo_path, w);
+  FileReadOptions options = read_options(repo_path, ask_ignore);
+  StagingPass pass{.store = *this,
+                   .w = w,
+                   .requests = requests,
+                   .tracked = tracked,
+                   .sink = BlobSink{&packs, own.get(), &unpacked_bytes},
+                   .names = {},
+                   .staged = {},
+                   .changed = changed,
+                   .unread = unread};
+  pass.staged.reserve(requests.size());
   changed.reserve(changed.size() + requests.size());
-  Status read = read_files(*root, requests, options, [&](FileRead& read) -> Status {
-    if (read.ignored) return ok_status();
-    out_of_time = out_of_time || read.out_of_time;
-    const std::string& path = requests[read.request].path;
-    const bool is_tracked = read.request < tracked;
-    git_oid old_id{};
-    std::uint32_t old_mode = 0;
-    StatEntry old_entry;
-    if (is_tracked) {
-      const StatEntry& old = index.at(index.find(path));
-      old_id = old.id;
-      old_mode = old.mode;
-      old_entry = old;
-      old_entry.path = {};  // the entry may move: only its numbers are kept
-      // Its stat data at least is new (or it was racy: saved again, it is not any more).
-      index_dirty = true;
-    }
-    Entry::Kind kind = read.kind;
-    // The walk did not stat the files of folders with nothing tracked: their racy check is here.
-    if (!is_tracked && (kind == Entry::Kind::kFile || kind == Entry::Kind::kSymlink) &&
-        (read.st.st_mtim.tv_sec >= w.racy_from || read.st.st_ctim.tv_sec >= w.racy_from)) {
-      w.racy.insert(path);
-    }
-    bool same = false;  // tracked, and its content and mode are what the index holds
-    // The whole mode too, once a scan of this process has seen it (not the first time).
-    auto same_access = [&](const StatEntry& now) {
-      return old_entry.full_mode == 0 || Impl::access_of(now) == Impl::access_of(old_entry);
-    };
-    if (read.too_large) {
-      TRY(kind, stage(*root, sink, index, names, path, deadline, out_of_time));
-      std::size_t now = index.find(path);
-      same = now != StatIndex::npos && git_oid_equal(&index.at(now).id, &old_id) && index.at(now).mode == old_mode &&
-             same_access(index.at(now));
-    } else if (kind == Entry::Kind::kFile || kind == Entry::Kind::kSymlink) {
-      staged.push_back(stat_entry(read.st, read.id, path));
-      same = git_oid_equal(&read.id, &old_id) && staged.back().mode == old_mode && same_access(staged.back());
-      sink.add_hashed(read.id, std::move(read.content));
-    }
-    if (is_tracked && !same && kind != Entry::Kind::kUnreadable) access_seen_changing(path, old_entry);
-    if (unpacked_bytes > kPackEvery) TRY_STATUS(pack());
-    if (kind == Entry::Kind::kUnreadable) {
-      unread.push_back(path);  // a tracked entry stays as it was
-    } else if (!is_tracked) {
-      if (kind != Entry::Kind::kGone) changed.push_back(path);
-    } else if (kind == Entry::Kind::kGone) {
-      note_gone(path);
-      index.remove(path);
-      changed.push_back(path);
-    } else if (!same) {
-      changed.push_back(path);
-    }
-    return ok_status();
-  });
-  if (!read.ok()) return read;
-  std::sort(staged.begin(), staged.end(), [](const StatEntry& a, const StatEntry& b) { return a.path < b.path; });
-  // A name git refuses to hold (`.GIT`, `git~1`, `.git.`: what checking it out could turn into a
-  // repository) cannot be in a snapshot: it is named as unread, and the scan goes on.
-  std::vector<std::string> refused;
-  std::erase_if(staged, [&](const StatEntry& e) {
-    if (names.holds(e.path)) return false;
-    refused.emplace_back(e.path);
-    return true;
-  });
-  index.put_sorted(staged);
-  if (!refused.empty()) {
-    std::sort(refused.begin(), refused.end());
-    std::erase_if(changed, [&](const std::string& p) { return std::binary_search(refused.begin(), refused.end(), p); });
-    unread.insert(unread.end(), refused.begin(), refused.end());
-  }
+  TRY_STATUS(read_files(*root, requests, options, [&pass](FileRead& read) { return pass.take(read); }));
+  pass.put_staged();
   return ok_status();
 }
 
