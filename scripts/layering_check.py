@@ -35,6 +35,9 @@ ALLOWED = {
     "report": (["core", "verify"], ["json", "fmt"]),
     "app": (["core", "net", "sandbox", "snapshot", "llm", "planner", "assertions", "evidence", "executor", "verify", "import",
              "store", "report"], ["json", "fmt"]),
+    # The installed API (include/candor/): its own value types and a Session behind a pimpl,
+    # converted to and from app/'s.
+    "api": (["app", "core", "verify"], ["json", "fmt"]),
     # The command: arguments -> app calls -> exit codes; it prints what app returns with report/'s
     # renderers and reads core's value types.
     "cli": (["app", "core", "report"], ["json", "fmt", "cli11"]),

@@ -81,6 +81,26 @@ if [[ -f "$pc" ]]; then
   grep -q '^Requires: nlohmann_json' "$pc" || fail "candor.pc does not make nlohmann_json public: $(grep Requires "$pc")"
   pkg() { PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --define-variable=prefix="$work/dest$prefix" "$@" candor; }
   [[ "$(pkg --modversion)" == "$version" ]] || fail "pkg-config --modversion candor gave '$(pkg --modversion)', expected $version"
+  # The installed headers are the API's own: candor/*.h, each compiling alone, and what they
+  # include is one another, the C++ library and nlohmann_json (no header of candor's inside).
+  stray=$(cd "$includedir" && find . -type f ! -path './candor/*.h' | sort)
+  [[ -z "$stray" ]] || fail "installed beside the API's headers: $stray"
+  headers=$(cd "$includedir" && ls candor/*.h 2>/dev/null | wc -l)
+  [[ "$headers" -ge 5 ]] || fail "only $headers public headers installed under ${includedir#"$work/dest"}/candor"
+  for h in "$includedir"/candor/*.h; do
+    name=candor/$(basename "$h")
+    # shellcheck disable=SC2046
+    if ! echo "#include <$name>" | c++ -std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -Werror -x c++ - \
+        $(pkg --cflags) 2>"$work/alone.log"; then
+      cat "$work/alone.log"
+      fail "$name does not compile alone against the installed tree"
+    fi
+    # shellcheck disable=SC2046
+    deps=$(echo "#include <$name>" | c++ -std=c++20 -M -x c++ - $(pkg --cflags) 2>/dev/null | tr ' \\' '\n\n' |
+      grep '\.h' | grep -v "^$includedir/candor/" |
+      grep -E "^$src/|/candor/|/(git2|curl|re2|fmt|CLI|openssl)/|/(git2|sqlite3|seccomp|zlib)\.h" || true)
+    [[ -z "$deps" ]] || fail "$name reaches headers that are not the API's: $deps"
+  done
   # Compiled from a copy outside the source tree, with no -I of it: a header the umbrella needs but
   # the install left out fails here.
   cp "$src/examples/embed/embed.cc" "$work/embed.cc"

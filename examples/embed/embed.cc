@@ -1,4 +1,4 @@
-// A program that embeds candor: it runs a plan over a workspace of its own through app::Session,
+// A program that embeds candor: it runs a plan over a workspace of its own through a Session,
 // printing the run's events as they are recorded, then starts a second run whose step sleeps and
 // cancels it from another thread. Built against the installed library:
 //
@@ -7,6 +7,7 @@
 // Exit 0 when the first run is verified `success` and the second ends cancelled, yet recorded.
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -21,13 +22,13 @@ namespace fs = std::filesystem;
 namespace {
 
 // Prints each event of the run as the store records it; notes when a shell step starts.
-class PrintingObserver final : public candor::app::RunObserver {
+class PrintingObserver final : public candor::api::Observer {
  public:
-  void event(const candor::Event& e) override {
-    std::printf("  event %lld %s\n", static_cast<long long>(e.seq), e.type.c_str());
+  void event(std::int64_t seq, const std::string& type, const nlohmann::json& /*data*/) override {
+    std::printf("  event %lld %s\n", static_cast<long long>(seq), type.c_str());
   }
-  void step_started(const candor::StepRecord& step) override {
-    if (step.tool == "shell") shell_running.store(true);
+  void step_started(const std::string& /*step*/, const std::string& tool) override {
+    if (tool == "shell") shell_running.store(true);
   }
   void warning(const std::string& message) override { std::fprintf(stderr, "%s\n", message.c_str()); }
   std::atomic<bool> shell_running{false};
@@ -51,12 +52,12 @@ struct Scratch {
   ~Scratch() { fs::remove_all(root); }
 };
 
-candor::app::ExecRequest exec_request(const Scratch& s, const std::string& plan_name, const std::string& plan) {
+candor::api::ExecRequest exec_request(const Scratch& s, const std::string& plan_name, const std::string& plan) {
   write(s.root / plan_name, plan);
-  candor::app::ExecRequest request;
+  candor::api::ExecRequest request;
   request.plan_file = (s.root / plan_name).string();
   request.goal = "Make the page background dark green";
-  request.judge = "never";
+  request.judge = candor::api::JudgePolicy::kNever;
   request.workspace.workspace = s.workspace.string();
   request.workspace.store_dir = s.store.string();
   return request;
@@ -69,7 +70,7 @@ int main() {
   PrintingObserver observer;
 
   // 1. A plan that changes the page, with a check that proves the new content.
-  candor::app::Session session(&observer);
+  candor::api::Session session(&observer);
   std::printf("run 1: a plan that does the job\n");
   auto first = session.exec(exec_request(scratch, "patch.json", R"({
     "goal_kind": "modify",
@@ -82,12 +83,12 @@ int main() {
     std::fprintf(stderr, "run 1 failed to run: %s\n", first.error().message.c_str());
     return 1;
   }
-  std::printf("run 1: %s, verdict %s\n", first->facts.run_id.c_str(), candor::to_string(first->decision.verdict));
+  std::printf("run 1: %s, verdict %s\n", first->run_id.c_str(), candor::api::to_string(first->verdict));
 
   // 2. A run whose step sleeps, cancelled from another thread once the step is running. cancel()
   //    stays set on its Session, so the second run has a Session of its own.
   PrintingObserver second_observer;
-  candor::app::Session second_session(&second_observer);
+  candor::api::Session second_session(&second_observer);
   std::thread canceller([&] {
     while (!second_observer.shell_running.load()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     std::printf("cancelling run 2 from another thread\n");
@@ -106,12 +107,12 @@ int main() {
     return 1;
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  bool cancelled = second->exit == candor::app::ExitCategory::kCancelled;
-  std::printf("run 2: %s, status %s, verdict %s, %s after %.1f s\n", second->facts.run_id.c_str(),
-              candor::to_string(second->facts.status), candor::to_string(second->decision.verdict),
+  bool cancelled = second->exit == candor::api::ExitCategory::kCancelled;
+  std::printf("run 2: %s, status %s, verdict %s, %s after %.1f s\n", second->run_id.c_str(),
+              candor::api::to_string(second->status), candor::api::to_string(second->verdict),
               cancelled ? "cancelled" : "NOT cancelled", seconds);
 
-  bool ok = first->decision.verdict == candor::Verdict::kSuccess && cancelled && second->stored.ok() && seconds < 30;
+  bool ok = first->verdict == candor::api::Verdict::kSuccess && cancelled && !second->store_error && seconds < 30;
   std::printf("%s\n", ok ? "embed: ok" : "embed: FAILED");
   return ok ? 0 : 1;
 }
