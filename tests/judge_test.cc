@@ -185,7 +185,10 @@ TEST_SUITE("verify") {
             {"```json\n{\"answers\": [{\"question\": 1, \"answer\": \"yes\"}, {\"question\": 2, \"answer\": "
              "\"yes\"}]}\n```",
              ""},
-            {R"({"answers": [{"question": 1, "answer": "yes"}]})", "question 2 has no answer"},
+            {R"({"answers": [{"question": 1, "answer": "yes"}]})",
+             "expected 2 answers (one per question), got 1: question 2 has no answer"},
+            {R"({"answers": [{"question": 2, "answer": "yes"}, {"question": 2, "answer": "no"}]})",
+             "answers[1].question: 2 answered twice"},
             {R"({"answers": [{"question": 3, "answer": "yes"}]})",
              "answers[0].question: 3 is not a question number (1 to 2)"},
             {R"({"answers": [{"question": 1, "answer": "maybe"}, {"question": 2, "answer": "no"}]})",
@@ -290,9 +293,32 @@ TEST_SUITE("verify") {
     CHECK_FALSE(out.answered);
     CHECK(out.calls == 2);
     CHECK(fake.seen[1].role == "judge_repair");
-    CHECK(out.error == "the judge's reply was malformed: question 1 has no answer (twice)");
+    CHECK(out.error ==
+          "the judge's reply was malformed: expected 1 answer (one per question), got 0: question 1 has no answer "
+          "(twice)");
+    REQUIRE(out.call_log.size() == 2);
+    CHECK(out.call_log[0].rejected == "the reply contains no JSON object");
+    CHECK(out.call_log[1].rejected == "expected 1 answer (one per question), got 0: question 1 has no answer");
     CHECK(verify::judge_questions("Make it green", {}) ==
           std::vector<std::string>{"Was this goal fully achieved: \"Make it green\"?"});
+  }
+
+  TEST_CASE("a refused judge reply stays said when its repair cannot be had: the error and tier2 say both") {
+    FakeProvider fake;  // one reply only: the repair call finds none
+    fake.replies = {R"({"answers": [{"question": 1, "answer": "yes", "reason": "r"}]})"};
+    auto out = verify::ask_judge(fake, "g", {"Q1?", "Q2?"}, {}, std::chrono::seconds(5));
+    CHECK_FALSE(out.answered);
+    CHECK(out.calls == 2);
+    CHECK(out.error.rfind("the judge's reply was malformed: expected 2 answers (one per question), got 1: question 2 "
+                          "has no answer; its repair could not be asked: ",
+                          0) == 0);
+    nlohmann::json tier2 = verify::to_json(out);
+    REQUIRE(tier2["rejected_replies"].is_array());
+    REQUIRE(tier2["rejected_replies"].size() == 1);
+    CHECK(tier2["rejected_replies"][0]["role"] == "judge");
+    CHECK(tier2["rejected_replies"][0]["why"] ==
+          "expected 2 answers (one per question), got 1: question 2 has no answer");
+    CHECK(tier2["error"] == out.error);
   }
 
   TEST_CASE("a judge reply cut at the output limit is said as such, and the repair asks for short reasons") {

@@ -90,6 +90,34 @@ TEST_SUITE("e2e") {
           std::string::npos);
   }
 
+  TEST_CASE("a judge reply with too few answers: the report, the events and stderr say why it was refused") {
+    Env env;
+    json one_answer = {{"answers", {{{"question", 1}, {"answer", "yes"}, {"reason", "the answer names it"}}}}};
+    // The script ends there: the repair call finds no line, as a provider that fails would.
+    auto r = env.run("What is the page's title?", reply(inspect_plan()) + reply(judge_questions()) + reply(one_answer),
+                     {"--judge", "always"});
+    json report = parse_stdout(r);
+    CAPTURE(r.err);
+    CHECK(report["verdict"] == "partial");
+    REQUIRE(report["tier2"].is_object());
+    const std::string why = "expected 2 answers (one per question), got 1: question 2 has no answer";
+    REQUIRE(report["tier2"]["rejected_replies"].size() == 1);
+    CHECK(report["tier2"]["rejected_replies"][0]["why"] == why);
+    CHECK(report["tier2"]["error"].get<std::string>().find("the judge's reply was malformed: " + why +
+                                                           "; its repair could not be asked") == 0);
+    auto store = store::RunStore::open(env.store);
+    REQUIRE(store.ok());
+    auto run = (*store)->load(report["run_id"]);
+    REQUIRE(run.ok());
+    int judged = 0;
+    for (const auto& e : run->events) {
+      if (e.type != "judge") continue;
+      ++judged;
+      CHECK(e.data["rejected_replies"][0]["why"] == why);
+    }
+    CHECK(judged == 1);
+  }
+
   TEST_CASE("verify: a run recorded with --judge never is recomputed without the judge; no LLM is needed") {
     Env env;
     auto r = env.run("What is the page's title?", reply(inspect_plan()), {"--judge", "never"});

@@ -279,7 +279,13 @@ Result<std::vector<JudgeAnswer>> parse_judge_reply(const std::string& reply, std
     out[static_cast<std::size_t>(q - 1)] = {static_cast<int>(q), answer == "yes", json_str(a, "reason"), not_shown};
   }
   for (std::size_t i = 0; i < questions; ++i) {
-    if (!seen[i]) return make_error(ErrorCode::kInvalidInput, fmt::format("question {} has no answer", i + 1));
+    if (seen[i]) continue;
+    // Too few answers is said as a count first: the usual mistake is forgetting the last question.
+    std::string count = answers.size() < questions
+                            ? fmt::format("expected {} answer{} (one per question), got {}: ", questions,
+                                          questions == 1 ? "" : "s", answers.size())
+                            : "";
+    return make_error(ErrorCode::kInvalidInput, fmt::format("{}question {} has no answer", count, i + 1));
   }
   return out;
 }
@@ -306,9 +312,11 @@ JudgeOutcome ask_judge(llm::Provider& provider, const std::string& goal, const s
     auto reply = provider.complete(req);
     ++out.calls;
     out.call_log.push_back({req.role, reply.ok(), reply.ok() ? reply->input_tokens : 0,
-                            reply.ok() ? reply->output_tokens : 0, reply.ok() ? "" : reply.error().message});
+                            reply.ok() ? reply->output_tokens : 0, reply.ok() ? "" : reply.error().message, ""});
     if (!reply.ok()) {
-      out.error = reply.error().message;
+      // After a refused reply, both are said: why it was refused, and why its repair was not had.
+      out.error = out.error.empty() ? reply.error().message
+                                    : out.error + "; its repair could not be asked: " + reply.error().message;
       out.provider_failed = reply.error().code == ErrorCode::kUnavailable;
       return out;
     }
@@ -323,6 +331,7 @@ JudgeOutcome ask_judge(llm::Provider& provider, const std::string& goal, const s
       return out;
     }
     out.error = "the judge's reply was malformed: " + answers.error().message;
+    out.call_log.back().rejected = answers.error().message;
     req.role = "judge_repair";
     req.messages.push_back({"assistant", reply->text});
     req.messages.push_back(
@@ -445,8 +454,12 @@ Decomposition decompose_goal(llm::Provider& provider, const std::string& goal, s
   req.deadline = deadline;
   req.max_output_tokens = 1024;
   auto reply = provider.complete(req);
-  out.call = {req.role, reply.ok(), reply.ok() ? reply->input_tokens : 0, reply.ok() ? reply->output_tokens : 0,
-              reply.ok() ? "" : reply.error().message};
+  out.call = {req.role,
+              reply.ok(),
+              reply.ok() ? reply->input_tokens : 0,
+              reply.ok() ? reply->output_tokens : 0,
+              reply.ok() ? "" : reply.error().message,
+              ""};
   auto questions = reply.ok() ? parse_decomposition_reply(reply->text) : Result<DecompositionReply>(reply.error());
   if (!questions.ok() && reply.ok() && !reply->incomplete.empty()) {
     questions = make_error(ErrorCode::kInvalidInput, reply->incomplete);

@@ -79,6 +79,12 @@ nlohmann::json to_json(const JudgeOutcome& j) {
                         {"batches", j.batches},
                         {"unseen_paths", j.unseen_paths}};
   if (!j.answered) out["error"] = j.error;
+  // Each reply refused, and why: the record of what the judge was told to repair.
+  nlohmann::json rejected = nlohmann::json::array();
+  for (const auto& call : j.call_log) {
+    if (!call.rejected.empty()) rejected.push_back({{"role", call.role}, {"why", call.rejected}});
+  }
+  if (!rejected.empty()) out["rejected_replies"] = rejected;
   if (j.asks_for_change) out["asks_for_change"] = *j.asks_for_change;
   return out;
 }

@@ -42,6 +42,9 @@ struct JudgeCall {
   bool ok = false;
   std::int64_t input_tokens = 0, output_tokens = 0;
   std::string error;
+  // The reply came and was not valid: why ("expected 3 answers, got 2"), as the repair call told the
+  // judge. Kept even when the repair then fails, so the report says why the first reply was refused.
+  std::string rejected;
 };
 
 struct JudgeOutcome {
