@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "app/age.h"
+#include "app/recorded_run.h"
 #include "core/clock.h"
 #include "core/run_record.h"
 #include "sandbox/credential_registry.h"
@@ -46,7 +47,7 @@ nlohmann::json to_json(const RunList& list) {
 
 Result<StoredReport> load_report(const ReportRequest& request) {
   TRY(auto store, open_store(request.store_dir));
-  TRY(std::string id, store->resolve(request.run));
+  TRY(std::string id, resolve_run(*store, {request.run, request.workspace, request.any}));
   TRY(store::StoredRun run, store->load(id));
   return StoredReport{id, store->dir(), std::move(run)};
 }

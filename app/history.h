@@ -35,6 +35,10 @@ nlohmann::json to_json(const RunList& list);
 struct ReportRequest {
   std::string run = "last";  // an id, a unique prefix or suffix, or "last"
   std::string store_dir;     // "" = store::default_store_dir()
+  // Whose run "last" is (docs/design.md, "The CLI"): the latest of `workspace` ("" = the current
+  // folder), or with `any` the store's latest, whatever its workspace. Ids name a run anywhere.
+  std::string workspace;
+  bool any = false;
 };
 
 struct StoredReport {

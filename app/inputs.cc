@@ -41,6 +41,18 @@ bool path_within(const std::string& path, const std::string& dir) {
   return d_end == d.end();
 }
 
+Result<std::string> caller_workspace(const std::string& workspace) {
+  std::error_code ec;
+  std::filesystem::path given =
+      workspace.empty() ? std::filesystem::current_path(ec) : std::filesystem::path(workspace);
+  if (ec) return make_error(ErrorCode::kUsage, fmt::format("the current folder: {}", ec.message()));
+  std::filesystem::path real = std::filesystem::canonical(given, ec);
+  if (ec) return make_error(ErrorCode::kUsage, fmt::format("the workspace {}: {}", given.string(), ec.message()));
+  if (!std::filesystem::is_directory(real, ec))
+    return make_error(ErrorCode::kUsage, fmt::format("the workspace {} is not a folder", given.string()));
+  return real.string();
+}
+
 Status check_scope_option(const std::vector<std::string>& scope) {
   for (const auto& glob : scope) {
     if (auto g = PathGlob::compile(glob); !g.ok()) {

@@ -29,6 +29,10 @@ Result<std::vector<nlohmann::json>> parse_expects(const std::vector<std::string>
                                                   const planner::Catalog& catalog, const std::string& config_where,
                                                   const std::string& key = "expect");
 
+// The workspace a caller names: `workspace` ("" = the current folder), absolute and canonical, as
+// runs record theirs; kUsage naming it when it is not a folder.
+Result<std::string> caller_workspace(const std::string& workspace);
+
 // Whether `path` is `dir` or lies beneath it, symlinks resolved (for the parts that exist).
 bool path_within(const std::string& path, const std::string& dir);
 

@@ -1,4 +1,5 @@
-// A run read back from the store, for what works from a recorded run (`verify RUN`, `undo`).
+// A run read back from the store, for what works from a recorded run (`report`, `verify RUN`,
+// `undo`), and which run a caller's RUN names.
 // Private to app/.
 #pragma once
 
@@ -20,7 +21,20 @@ struct RecordedRun {
   bool finished = false;  // the run has stored facts (it reached run_ended)
 };
 
-// `ref`: an id, a unique prefix or suffix, or "last", in the store at `store_dir` ("" = default).
-Result<RecordedRun> load_recorded_run(const std::string& store_dir, const std::string& ref);
+// A run as its caller names it (docs/design.md, "The CLI"): an id, a unique prefix or suffix of
+// one, wherever the run was made; or "last" (or ""): the latest run of `workspace` ("" = the current
+// folder; see store::run_belongs_to), or with `any` the store's latest, whatever its workspace.
+struct RunReference {
+  std::string run = "last";
+  std::string workspace;
+  bool any = false;
+};
+
+// The id of the run `ref` names in `store` (store::RunStore::resolve); kUsage when `last` is asked
+// of a workspace that is not a folder.
+Result<std::string> resolve_run(const store::RunStore& store, const RunReference& ref);
+
+// The run `ref` names, read from the store at `store_dir` ("" = default).
+Result<RecordedRun> load_recorded_run(const std::string& store_dir, const RunReference& ref);
 
 }  // namespace candor::app

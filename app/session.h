@@ -101,6 +101,10 @@ struct VerifyRequest {
   std::string judge;  // "" = the policy the run was recorded with (never for older runs)
   std::string llm;
   std::string acceptance_file;
+  // Whose run "last" is (docs/design.md, "The CLI"): the latest of `workspace` ("" = the current
+  // folder), or with `any` the store's latest, whatever its workspace. Ids name a run anywhere.
+  std::string workspace;
+  bool any = false;
 };
 
 // A change made elsewhere (`verify --git RANGE`), verified and stored as a run (`source: "git"`).
@@ -136,10 +140,17 @@ struct UndoRequest {
   std::string run;  // an id, a unique prefix or suffix, or "last"
   std::string store_dir;
   bool force = false;  // restore even files that changed after the run, and undo an undone run again
+  // The caller's workspace ("" = the current folder): "last" is its latest run, unless `any` (the
+  // store's latest), as for VerifyRequest. A run made in another workspace is refused (kUsage,
+  // naming it) unless `yes`: undo writes in the run's workspace, wherever the caller is.
+  std::string workspace;
+  bool any = false;
+  bool yes = false;
 };
 
 struct UndoResult {
   std::string run_id;
+  std::string workspace;  // the run's workspace: where the files were (or would have been) written
   // The run was undone before and `force` was not given: its record ({at, restored, removed, ...});
   // nothing was done. Null otherwise.
   nlohmann::json already_undone;

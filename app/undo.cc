@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "app/inputs.h"
 #include "app/recorded_run.h"
 #include "app/session.h"
 #include "core/arg_schema.h"
@@ -33,6 +34,16 @@ Status check_undoable(const RecordedRun& l) {
                         l.facts.run_id, json_str(l.facts.git, "range")));
 }
 
+// Undo writes in the run's workspace: one the caller is not in is refused unless `yes` (an id from
+// elsewhere, or `any`), so that a file is never put back or removed in a folder nobody named.
+Status check_caller_workspace(const RecordedRun& l, const std::string& here, bool yes) {
+  if (yes || store::run_belongs_to(l.facts.workspace, l.facts.source, here)) return ok_status();
+  return make_error(ErrorCode::kUsage,
+                    fmt::format("run {} was made in {}, not in this workspace ({}): nothing was undone; --yes undoes "
+                                "it there",
+                                l.facts.run_id, l.facts.workspace, here));
+}
+
 // The undo recorded as a late event and in the run's stored report.
 Status record_undo(store::RunStore& store, const std::string& run_id, const executor::UndoResult& undone) {
   std::string at = format_timestamp(std::chrono::system_clock::now());
@@ -48,10 +59,13 @@ Status record_undo(store::RunStore& store, const std::string& run_id, const exec
 }  // namespace
 
 Result<UndoResult> Session::undo(const UndoRequest& request) {
-  TRY(RecordedRun l, load_recorded_run(request.store_dir, request.run));
+  TRY(std::string here, caller_workspace(request.workspace));
+  TRY(RecordedRun l, load_recorded_run(request.store_dir, {request.run, here, request.any}));
   TRY_STATUS(check_undoable(l));
+  TRY_STATUS(check_caller_workspace(l, here, request.yes));
   UndoResult out;
   out.run_id = l.facts.run_id;
+  out.workspace = l.facts.workspace;
   if (const auto& was = l.run.report.is_object() ? l.run.report.value("undone", nlohmann::json()) : nlohmann::json();
       was.is_object() && !request.force) {
     out.already_undone = was;

@@ -15,7 +15,6 @@
 #include "sandbox/credential_registry.h"
 #include "snapshot/range.h"
 #include "snapshot/store.h"
-#include "verify/replay.h"
 
 namespace candor::app {
 namespace {
@@ -128,21 +127,6 @@ class RecordedJudge {
 
 }  // namespace
 
-Result<RecordedRun> load_recorded_run(const std::string& store_dir, const std::string& ref) {
-  RecordedRun l;
-  TRY(l.opening, RunOpening::open(store_dir, nullptr));
-  l.store = &l.opening->store();
-  TRY(std::string id, l.store->resolve(ref));
-  TRY(l.run, l.store->load(id));
-  if (l.run.facts.is_object()) {
-    TRY(l.facts, run_facts_from_json(l.run.facts));
-    l.finished = true;
-  } else {
-    l.facts = verify::facts_from_events(id, l.run.events);
-  }
-  return l;
-}
-
 Result<VerifyResult> Session::verify(const VerifyRequest& request) {
   TRY_STATUS(verify::checked_judge_policy(request.judge, "VerifyRequest.judge"));
   std::optional<verify::AcceptanceSpec> spec;
@@ -150,7 +134,7 @@ Result<VerifyResult> Session::verify(const VerifyRequest& request) {
     TRY(std::string text, read_text_file(request.acceptance_file));
     TRY(spec, verify::parse_acceptance_spec_text(text, executor::builtin_tools().names(), request.acceptance_file));
   }
-  TRY(RecordedRun l, load_recorded_run(request.store_dir, request.run));
+  TRY(RecordedRun l, load_recorded_run(request.store_dir, {request.run, request.workspace, request.any}));
   JudgeChoice choice = judge_choice(request.judge, l.facts.judge_policy);
   RecordedJudge judge(l, choice, llm::choose_provider(request.llm), make_provider_, observer_);
   RunEnd end{.facts = l.facts,

@@ -231,8 +231,11 @@ Subcommand add_runs_command(CLI::App& app) {
 
 Subcommand add_report_command(CLI::App& app) {
   auto args = std::make_shared<ReportArgs>();
-  auto* cmd = app.add_subcommand("report", "a run's report (default: the latest)");
-  cmd->add_option("run", args->request.run, "run id, a unique prefix or suffix (the random part), or last");
+  auto* cmd = app.add_subcommand("report", "a run's report (default: this workspace's latest)");
+  cmd->add_option("run", args->request.run,
+                  "run id, a unique prefix or suffix (the random part), or last (this workspace's latest run)");
+  cmd->add_option("-C,--workspace", args->request.workspace, "the workspace whose latest run last is (default: .)");
+  cmd->add_flag("--any", args->request.any, "last is the store's latest run, whatever workspace it was made in");
   cmd->add_option("--store", args->request.store_dir, "run store folder");
   cmd->add_flag("--json", args->json, "print the report JSON");
   cmd->add_flag("--markdown", args->markdown, "print Markdown for a pull-request comment");

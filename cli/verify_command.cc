@@ -14,6 +14,7 @@ namespace {
 
 struct VerifyArgs {
   std::string run = "last";
+  bool any = false;  // last: the store's latest run, not -C's
   std::string store_dir;
   std::string judge;  // "" = the policy the run was recorded with (never for older runs); with --git, auto
   std::string llm;
@@ -29,7 +30,14 @@ struct VerifyArgs {
 int verify_run(const VerifyArgs& args) {
   StderrObserver observer(args.quiet);
   app::Session session(&observer);
-  auto result = session.verify({args.run, args.store_dir, args.judge, args.llm, args.acceptance_file});
+  app::VerifyRequest request{.run = args.run,
+                             .store_dir = args.store_dir,
+                             .judge = args.judge,
+                             .llm = args.llm,
+                             .acceptance_file = args.acceptance_file,
+                             .workspace = args.git.repo,  // -C: the workspace whose last run is verified
+                             .any = args.any};
+  auto result = session.verify(request);
   if (!result.ok()) return report_error(result.error());
   const app::VerifyResult& r = *result;
   if (args.json) {
@@ -74,7 +82,8 @@ void add_git_options(CLI::App* cmd, app::VerifyGitRequest& git, bool& markdown) 
       "--git", git.range,
       "verify a change made elsewhere: A..B, A...B (from the merge base), one commit C, or BASE.. (BASE to the "
       "uncommitted working tree, with BASE's ignore rules)");
-  cmd->add_option("-C,--repo", git.repo, "with --git: the repository's root (default: .)");
+  cmd->add_option("-C,--repo", git.repo,
+                  "with --git: the repository's root; else the workspace whose latest run last is (default: .)");
   cmd->add_option("--goal", git.goal, "with --git: the goal the change was made for");
   cmd->add_option("--goal-file", git.goal_file, "with --git: the goal, from a file (an issue's text)");
   cmd->add_option("--kind", git.kind, "with --git: modify (default) or inspect")
@@ -102,7 +111,9 @@ Subcommand add_verify_command(CLI::App& app) {
   auto args = std::make_shared<VerifyArgs>();
   VerifyArgs& verify = *args;
   auto* cmd = app.add_subcommand("verify", "recompute the verdict of a recorded run (no planner)");
-  cmd->add_option("run", verify.run, "run id, a unique prefix or suffix (the random part), or last");
+  cmd->add_option("run", verify.run,
+                  "run id, a unique prefix or suffix (the random part), or last (this workspace's latest run)");
+  cmd->add_flag("--any", verify.any, "last is the store's latest run, whatever workspace it was made in");
   cmd->add_option("--store", verify.store_dir, "run store folder");
   cmd->add_option("--judge", verify.judge,
                   "tier 2: auto, always, never (default: the policy the run was recorded with; never for runs recorded "

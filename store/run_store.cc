@@ -143,6 +143,14 @@ std::string default_store_dir() {
   return std::string(home && *home ? home : ".") + "/.local/state/candor";
 }
 
+bool run_belongs_to(const std::string& run_workspace, const std::string& source, const std::string& folder) {
+  if (run_workspace == folder) return true;
+  if (source != "git" || run_workspace.empty()) return false;
+  if (run_workspace == "/") return folder.rfind('/', 0) == 0;
+  return folder.size() > run_workspace.size() && folder.compare(0, run_workspace.size(), run_workspace) == 0 &&
+         folder[run_workspace.size()] == '/';
+}
+
 std::string new_run_id(std::chrono::system_clock::time_point now) {
   std::time_t t = std::chrono::system_clock::to_time_t(now);
   std::tm tm{};
@@ -378,6 +386,29 @@ Result<std::string> RunStore::resolve(const std::string& ref) const {
                                                             ref, names, ids.size() > 5 ? ", ..." : ""));
   }
   return ids.front();
+}
+
+Result<std::string> RunStore::resolve(const std::string& ref, const std::string& workspace) const {
+  if (ref != "last" && !ref.empty()) return resolve(ref);
+  // The runs of `workspace` and of the folders above it, newest first; the source is read only for
+  // the latter (a `verify --git` run of the repository around it), from facts that parse.
+  Stmt s(db_,
+         "SELECT id, workspace, CASE WHEN workspace = ?1 OR NOT json_valid(facts_json) THEN '' "
+         "ELSE COALESCE(json_extract(facts_json, '$.source'), '') END FROM runs "
+         "WHERE workspace = ?1 OR instr(?1, workspace) = 1 ORDER BY created_at DESC, id DESC");
+  if (!s.ok()) return db_error(db_, "prepare");
+  s.bind(1, workspace);
+  int rc;
+  while ((rc = s.step()) == SQLITE_ROW) {
+    if (run_belongs_to(s.text(1), s.text(2), workspace)) return s.text(0);
+  }
+  if (rc != SQLITE_DONE) return db_error(db_, "look up the last run of " + workspace);
+  TRY(std::int64_t runs, count_runs());
+  if (runs == 0) return make_error(ErrorCode::kNotFound, fmt::format("no runs recorded in {}", dir_));
+  return make_error(ErrorCode::kNotFound,
+                    fmt::format("no run recorded for this workspace ({}) in {}: --any takes the store's latest run "
+                                "(`candor runs` lists them all)",
+                                workspace, dir_));
 }
 
 Result<std::vector<std::string>> RunStore::runs_whose_facts_mention(const std::string& text) const {

@@ -114,9 +114,14 @@ class RunStore final : public EventSink {
                      const std::string& ts);
   // Records an undo of the run in its stored report: `undone` = {"at", "restored", "removed", ...}.
   Status set_undone(const std::string& id, const nlohmann::json& undone);
-  // A full id, a unique prefix of one, a unique suffix (the random part), or "last". Several
-  // matches are an error naming them.
+  // A full id, a unique prefix of one, a unique suffix (the random part), or "last" (or ""): the
+  // store's latest run, whatever workspace it was made in. Several matches are an error naming them.
   Result<std::string> resolve(const std::string& ref) const;
+  // As resolve(ref), but "last" (or "") is the latest run that belongs to `workspace`
+  // (run_belongs_to); kNotFound naming the workspace and `--any` when none does. An id, a prefix or
+  // a suffix names its run whatever workspace it was made in.
+  // REQUIRES: `workspace` is absolute and canonical, as runs record theirs.
+  Result<std::string> resolve(const std::string& ref, const std::string& workspace) const;
   Result<StoredRun> load(const std::string& id) const;
   // The finished runs whose recorded facts hold `text` anywhere (a path a mutation names), newest
   // first: a cheap filter before loading them.
@@ -168,6 +173,13 @@ class RunStore final : public EventSink {
   std::shared_ptr<const SecretMasker> masker_;
   sqlite3* db_;
 };
+
+// Whether a run recorded with `run_workspace` and `source` (RunFacts::source) belongs to the
+// workspace `folder`, which `last` then may name (docs/design.md, "The CLI"): its workspace is
+// `folder`, or it is a `verify --git` run (source "git", whose workspace is the repository's root)
+// and `folder` lies beneath that root. Paths are compared as written (absolute and canonical):
+// nothing is read from the disk.
+bool run_belongs_to(const std::string& run_workspace, const std::string& source, const std::string& folder);
 
 // A new run id: sortable by time, unique: 20261122T031607-3f9a1c.
 std::string new_run_id(std::chrono::system_clock::time_point now);

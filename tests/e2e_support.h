@@ -34,20 +34,21 @@ struct Env {
       std::filesystem::permissions(e.path(), std::filesystem::perms::owner_write, std::filesystem::perm_options::add);
     }
   }
-  CommandResult candor(std::vector<std::string> args) {
+  // `candor ARGS` run in `cwd` ("" = the workspace, where a person runs it: `last` is its latest run).
+  CommandResult candor(std::vector<std::string> args, const std::string& cwd = "") {
     args.insert(args.begin(), candor_bin());
     std::vector<std::string> e = env;
     e.push_back("CANDOR_HOME=" + store);
-    return run_command(args, e);
+    return run_command(args, e, cwd.empty() ? ws : cwd);
   }
   // `candor ARGS` on a pseudo-terminal `columns` wide (COLUMNS unset, so the width is the
-  // terminal's): stdout and stderr both in `out`.
+  // terminal's), in the workspace: stdout and stderr both in `out`.
   CommandResult in_terminal(std::vector<std::string> args, unsigned short columns = 100) {
     args.insert(args.begin(), candor_bin());
     std::vector<std::string> e = env;
     e.push_back("CANDOR_HOME=" + store);
     e.push_back("COLUMNS=");
-    return run_in_terminal(args, e, columns);
+    return run_in_terminal(args, e, columns, ws);
   }
   CommandResult exec(const std::string& plan, std::vector<std::string> extra = {}) {
     std::vector<std::string> args = {"exec", plan, "-C", ws, "--json"};

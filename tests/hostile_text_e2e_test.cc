@@ -35,12 +35,12 @@ CommandResult exec_hostile_plan(Env& env) {
   return env.candor({"exec", env.plan_file(kHostilePlan), "-C", env.ws, "--goal", kHostileGoal});
 }
 
-// `report --markdown` of the store's last run. It used to loop forever on a '|' in a cell: bounded
-// here by timeout(1).
+// `report --markdown` of the workspace's last run. It used to loop forever on a '|' in a cell:
+// bounded here by timeout(1).
 CommandResult markdown_report(const Env& env) {
   std::vector<std::string> e = env.env;
   e.push_back("CANDOR_HOME=" + env.store);
-  return run_command({"/usr/bin/timeout", "20", candor_bin(), "report", "--markdown"}, e);
+  return run_command({"/usr/bin/timeout", "20", candor_bin(), "report", "--markdown"}, e, env.ws);
 }
 
 const needs kCmarkGfm{::access("/usr/bin/cmark-gfm", X_OK) == 0, "cmark-gfm (a GFM renderer)"};

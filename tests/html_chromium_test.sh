@@ -34,7 +34,7 @@ cat > "$work/judge1.jsonl" <<'JSON'
 JSON
 "$candor" exec "$work/plan.json" -C "$work/site" --goal "Dark green <b>background</b>" --llm "script:$work/judge1.jsonl" \
   --judge always >/dev/null
-"$candor" report last --html "$work/report.html"
+"$candor" report last -C "$work/site" --html "$work/report.html"
 
 # Run 2: round 1's assertion fails (the planner wrote a colour name, then checked for the hex), round
 # 2 patches the hex in and checks it; the round-1 check passes when made again at the end, so no
@@ -47,7 +47,7 @@ cat > "$work/replies.jsonl" <<'JSON'
 {"reply_json": {"answers": [{"question": 1, "answer": "yes", "reason": "style.css now sets #006400"}, {"question": 2, "answer": "yes", "reason": "the <b>text</b> colour is unchanged"}, {"question": 3, "answer": "yes", "reason": "only style.css changed"}]}}
 JSON
 "$candor" run "Make the background dark green" -C "$work/site2" --llm "script:$work/replies.jsonl" -q >/dev/null || true
-"$candor" report last --html "$work/report2.html"
+"$candor" report last -C "$work/site2" --html "$work/report2.html"
 
 flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
        --disable-component-update --disable-sync --user-data-dir="$work/profile")

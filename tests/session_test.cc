@@ -354,7 +354,9 @@ TEST_SUITE("app") {
                                     .store_dir = env.store,
                                     .judge = "always",
                                     .llm = "fake",
-                                    .acceptance_file = ""});
+                                    .acceptance_file = "",
+                                    .workspace = "",
+                                    .any = false});
       REQUIRE(verified.ok());
       CHECK(judge_calls(later) == 2);
       CHECK(verified->judge.answered);

@@ -119,6 +119,80 @@ TEST_SUITE("store") {
     CHECK(s.resolve("2027").error().code == ErrorCode::kNotFound);
   }
 
+  TEST_CASE("a run belongs to its own workspace, and a verify --git run to every folder of its repository") {
+    struct Row {
+      const char* run_workspace;
+      const char* source;
+      const char* folder;
+      bool belongs;
+    };
+    const Row rows[] = {
+        {"/w/a", "exec", "/w/a", true},
+        {"/w/a", "git", "/w/a", true},
+        {"/w/a", "exec", "/w/a/sub", false},
+        {"/w/a", "run", "/w/a/sub", false},
+        {"/w/a", "gate", "/w/a/sub", false},
+        {"/w/a", "git", "/w/a/sub", true},
+        {"/w/a", "git", "/w/a/sub/deep", true},
+        {"/w/a", "git", "/w/ab", false},
+        {"/w/a", "git", "/w", false},
+        {"/w/a/sub", "exec", "/w/a", false},
+        {"/", "git", "/w", true},
+        {"/", "exec", "/w", false},
+        {"", "git", "/w", false},
+        {"/w/a", "", "/w/b", false},
+    };
+    for (const Row& row : rows) {
+      CAPTURE(row.run_workspace);
+      CAPTURE(row.source);
+      CAPTURE(row.folder);
+      CHECK(store::run_belongs_to(row.run_workspace, row.source, row.folder) == row.belongs);
+    }
+  }
+
+  TEST_CASE("last of a workspace: its newest run (a git run of the repository around it too); ids name any run") {
+    std::string dir = candor::testing::make_temp_dir("store");
+    auto store = store::RunStore::open(dir);
+    REQUIRE(store.ok());
+    auto& s = **store;
+    auto none = s.resolve("last", "/w/a");
+    REQUIRE_FALSE(none.ok());
+    CHECK(none.error().code == ErrorCode::kNotFound);
+    CHECK(none.error().message == "no runs recorded in " + dir);
+
+    REQUIRE(s.create_run("20260101T000001-aaaaaa", "2026-01-01T00:00:01Z", "a", "/w/a").ok());
+    REQUIRE(s.create_run("20260101T000002-bbbbbb", "2026-01-01T00:00:02Z", "b", "/w/b").ok());
+    REQUIRE(s.create_run("20260101T000003-cccccc", "2026-01-01T00:00:03Z", "a/sub", "/w/a/sub").ok());
+    REQUIRE(s.create_run("20260101T000004-dddddd", "2026-01-01T00:00:04Z", "w exec", "/w").ok());
+    REQUIRE(s.finish_run("20260101T000004-dddddd", {"completed", "success", "tier1", {{"source", "exec"}}, {}}).ok());
+    CHECK(s.resolve("last", "/w/a").value() == "20260101T000001-aaaaaa");
+    CHECK(s.resolve("", "/w/a").value() == "20260101T000001-aaaaaa");
+    CHECK(s.resolve("last", "/w/b").value() == "20260101T000002-bbbbbb");
+    CHECK(s.resolve("last", "/w/a/sub").value() == "20260101T000003-cccccc");
+    CHECK(s.resolve("last").value() == "20260101T000004-dddddd");  // the store's latest, whatever its workspace
+    // An id, a prefix or a suffix names its run from any workspace.
+    CHECK(s.resolve("20260101T000002-bbbbbb", "/w/a").value() == "20260101T000002-bbbbbb");
+    CHECK(s.resolve("bbbbbb", "/w/a").value() == "20260101T000002-bbbbbb");
+
+    auto elsewhere = s.resolve("last", "/w/c");
+    REQUIRE_FALSE(elsewhere.ok());
+    CHECK(elsewhere.error().code == ErrorCode::kNotFound);
+    CHECK(elsewhere.error().message == "no run recorded for this workspace (/w/c) in " + dir +
+                                           ": --any takes the store's latest run (`candor runs` lists them all)");
+
+    // A verify --git run of the repository /w is the latest run of every folder in it.
+    REQUIRE(s.create_run("20260101T000005-eeeeee", "2026-01-01T00:00:05Z", "git", "/w").ok());
+    REQUIRE(s.finish_run("20260101T000005-eeeeee", {"completed", "success", "tier1", {{"source", "git"}}, {}}).ok());
+    CHECK(s.resolve("last", "/w/a").value() == "20260101T000005-eeeeee");
+    CHECK(s.resolve("last", "/w/c").value() == "20260101T000005-eeeeee");
+    CHECK(s.resolve("last", "/w").value() == "20260101T000005-eeeeee");
+    CHECK(s.resolve("last", "/wx").error().code == ErrorCode::kNotFound);
+    // ... until a later run of the folder itself.
+    REQUIRE(s.create_run("20260101T000006-ffffff", "2026-01-01T00:00:06Z", "a again", "/w/a").ok());
+    CHECK(s.resolve("last", "/w/a").value() == "20260101T000006-ffffff");
+    CHECK(s.resolve("last", "/w/b").value() == "20260101T000005-eeeeee");
+  }
+
   TEST_CASE("run ids sort by time and differ") {
     auto t = std::chrono::system_clock::from_time_t(1795000000);
     std::string a = store::new_run_id(t), b = store::new_run_id(t);

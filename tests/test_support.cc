@@ -225,7 +225,7 @@ std::string git(const std::string& dir, std::vector<std::string> args) {
 }
 
 CommandResult run_in_terminal(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                              unsigned short columns) {
+                              unsigned short columns, const std::string& cwd) {
   struct termios raw {};
   raw.c_cflag = CS8 | CREAD;  // no output processing: "\n" arrives as "\n", not "\r\n"
   struct winsize size {};
@@ -234,7 +234,10 @@ CommandResult run_in_terminal(const std::vector<std::string>& argv, const std::v
   int terminal = -1;
   pid_t pid = ::forkpty(&terminal, nullptr, &raw, &size);
   if (pid < 0) throw std::runtime_error("forkpty failed");
-  if (pid == 0) exec_with_env(argv, env);
+  if (pid == 0) {
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
+    exec_with_env(argv, env);
+  }
   CommandResult r;
   char buf[4096];
   auto deadline =
@@ -261,8 +264,15 @@ CommandResult run_in_terminal(const std::vector<std::string>& argv, const std::v
   return r;
 }
 
-std::string candor_bin() { return env_or("CANDOR_BIN", "build/cli/candor"); }
-std::string source_root() { return env_or("CANDOR_SOURCE_ROOT", "."); }
+// Absolute: the end-to-end tests run candor in its workspace, not in this process's folder.
+std::string candor_bin() {
+  return std::filesystem::absolute(env_or("CANDOR_BIN", "build/cli/candor")).lexically_normal().string();
+}
+std::string source_root() {
+  std::string root = std::filesystem::absolute(env_or("CANDOR_SOURCE_ROOT", ".")).lexically_normal().string();
+  if (root.size() > 1 && root.back() == '/') root.pop_back();  // "/src/." is "/src/"
+  return root;
+}
 std::string data_dir() { return source_root() + "/tests/data"; }
 
 LoopbackListener::LoopbackListener() : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {

@@ -64,9 +64,10 @@ std::string git(const std::string& dir, std::vector<std::string> args);
 
 // Runs argv with a pseudo-terminal of `columns` columns as its stdin, stdout and stderr (a person's
 // terminal, as far as the program can tell; no output processing, so "\n" is not turned into
-// "\r\n"). `out` is everything written to the terminal, in order; `err` stays empty.
+// "\r\n"). `out` is everything written to the terminal, in order; `err` stays empty. `cwd`: the
+// folder it runs in ("" = this process's).
 CommandResult run_in_terminal(const std::vector<std::string>& argv, const std::vector<std::string>& env = {},
-                              unsigned short columns = 100);
+                              unsigned short columns = 100, const std::string& cwd = "");
 
 // A TCP socket listening on 127.0.0.1 on a free port, closed when it goes (for "can a step reach
 // the host's loopback" tests).
