@@ -106,8 +106,13 @@ candor::Result<app::ExecRequest> to_app(const ExecRequest& r) {
 
 candor::Result<app::VerifyRequest> to_app(const VerifyRequest& r) {
   TRY(std::string judge, judge_name(r.judge, "VerifyRequest.judge"));
-  return app::VerifyRequest{
-      .run = r.run, .store_dir = r.store_dir, .judge = judge, .llm = r.llm, .acceptance_file = r.acceptance_file};
+  return app::VerifyRequest{.run = r.run,
+                            .store_dir = r.store_dir,
+                            .judge = judge,
+                            .llm = r.llm,
+                            .acceptance_file = r.acceptance_file,
+                            .workspace = r.workspace,
+                            .any = r.any};
 }
 
 candor::Result<app::VerifyGitRequest> to_app(const VerifyGitRequest& r) {
@@ -136,7 +141,8 @@ candor::Result<app::VerifyGitRequest> to_app(const VerifyGitRequest& r) {
 }
 
 app::UndoRequest to_app(const UndoRequest& r) {
-  return app::UndoRequest{.run = r.run, .store_dir = r.store_dir, .force = r.force};
+  return app::UndoRequest{
+      .run = r.run, .store_dir = r.store_dir, .force = r.force, .workspace = r.workspace, .any = r.any, .yes = r.yes};
 }
 
 Error from_app(const candor::Error& e) {
@@ -174,6 +180,7 @@ VerifyResult from_app(const app::VerifyResult& r) {
 UndoResult from_app(const app::UndoResult& r) {
   UndoResult out;
   out.run_id = r.run_id;
+  out.workspace = r.workspace;
   out.already_undone = r.already_undone;
   out.restored = r.undone.restored;
   out.removed = r.undone.removed;

@@ -55,6 +55,10 @@ struct VerifyRequest {
   std::optional<JudgePolicy> judge;  // empty: the policy the run was recorded with
   std::string llm;
   std::string acceptance_file;
+  // Whose run "last" is: the latest of `workspace` ("" = the current folder), or with `any` the
+  // store's latest, whatever its workspace. Ids name a run anywhere.
+  std::string workspace;
+  bool any = false;
 };
 
 // A change made elsewhere (`verify --git RANGE`), verified and stored as a run.
@@ -85,6 +89,11 @@ struct UndoRequest {
   std::string run;  // an id, a unique prefix or suffix, or "last"
   std::string store_dir;
   bool force = false;  // restore even files that changed after the run, and undo an undone run again
+  // The caller's workspace ("" = the current folder): "last" is its latest run, unless `any`. A run
+  // made in another workspace is refused (a usage Error naming it) unless `yes`.
+  std::string workspace;
+  bool any = false;
+  bool yes = false;
 };
 
 }  // namespace candor::api

@@ -47,6 +47,7 @@ struct VerifyResult : RunResult {
 
 struct UndoResult {
   std::string run_id;
+  std::string workspace;  // the run's: where the files were (or would have been) written
   // The run was undone before and `force` was not given: its record; nothing was done. Null
   // otherwise.
   nlohmann::json already_undone;
