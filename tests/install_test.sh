@@ -81,6 +81,9 @@ if [[ -f "$pc" ]]; then
   grep -q '^Requires: nlohmann_json' "$pc" || fail "candor.pc does not make nlohmann_json public: $(grep Requires "$pc")"
   pkg() { PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --define-variable=prefix="$work/dest$prefix" "$@" candor; }
   [[ "$(pkg --modversion)" == "$version" ]] || fail "pkg-config --modversion candor gave '$(pkg --modversion)', expected $version"
+  # The headers are included as <candor/X.h>: the include root is what pkg-config gives, not a
+  # folder below it (a prefix outside the compiler's own search path would not find them).
+  [[ " $(pkg --cflags) " == *" -I$includedir "* ]] || fail "pkg-config --cflags candor does not give -I$includedir: $(pkg --cflags)"
   # The installed headers are the API's own: candor/*.h, each compiling alone, and what they
   # include is one another, the C++ library and nlohmann_json (no header of candor's inside).
   stray=$(cd "$includedir" && find . -type f ! -path './candor/*.h' | sort)
