@@ -80,6 +80,10 @@ const char* advice(const std::string& kind) {
   static const std::map<std::string, const char*> kAdvice = {
       {"expectation", "make the failing checks pass by fixing the work itself; never weaken, skip or delete a check"},
       {"checkpoint", "do the steps the acceptance spec requires that are missing"},
+      {"sandbox",
+       "a check failed because candor's sandbox kept it from a path outside the workspace, which your work cannot "
+       "change: do not edit the check; tell the person it needs that path in sandbox.read_paths "
+       "(.candor/config.json)"},
       {"protected",
        "put back what you changed under .git/ or .candor/ and in the agents' hook settings: those are not yours to "
        "change"},
@@ -162,8 +166,10 @@ std::vector<GateFinding> gate_findings(const RunFacts& facts, const verify::Tier
   std::vector<GateFinding> out;
   for (const AssertionRecord* a : last_user_evaluations(facts)) {
     if (a->passed) continue;
-    out.push_back({"expectation", fmt::format("{} {} failed: {}", a->guard ? "the guard" : "the expected check",
-                                              name_of(*a), a->message)});
+    // Refused by candor's own sandbox: the agent cannot fix that by changing the work.
+    out.push_back(
+        {a->sandbox_refused.empty() ? "expectation" : "sandbox",
+         fmt::format("{} {} failed: {}", a->guard ? "the guard" : "the expected check", name_of(*a), a->message)});
   }
   // A user's command that passes only through the turn's own edits to its tests (tests of record).
   for (const auto& f : tier1.findings) {

@@ -6,6 +6,7 @@
 #include "core/json_text.h"
 #include "core/run_record.h"
 #include "sandbox/process.h"
+#include "sandbox/refusals.h"
 #include "sandbox/workspace_policy.h"
 
 namespace candor::assertions {
@@ -111,9 +112,15 @@ class CommandSucceeds final : public Evaluator {
     }
     out.exit_code = run->exit_code;
     out.passed = run->exit_code == 0;
-    out.message = out.passed ? fmt::format("`{}` exited 0 after {:.1f} s", command, run->elapsed_s)
-                             : fmt::format("`{}` exited {} after {:.1f} s: {}", command, run->exit_code, run->elapsed_s,
-                                           run->output.tail(kMessageTail));
+    if (out.passed) {
+      out.message = fmt::format("`{}` exited 0 after {:.1f} s", command, run->elapsed_s);
+      return out;
+    }
+    out.sandbox_refused = sandbox::refused_paths(out.summary_text, *policy);
+    out.message = fmt::format(
+        "`{}` exited {} after {:.1f} s: {}{}", command, run->exit_code, run->elapsed_s,
+        out.sandbox_refused.empty() ? std::string() : sandbox::refusal_sentence(out.sandbox_refused) + "; it printed: ",
+        run->output.tail(kMessageTail));
     return out;
   }
 };

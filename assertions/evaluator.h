@@ -76,6 +76,8 @@ struct Outcome {
   // All it printed, up to the cap of what is read for test counts, else its last bytes (where
   // runners summarise): what the executor reads its test counts from (evidence/test_runners.h).
   std::string summary_text = {};
+  // Paths outside the workspace that candor's sandbox refused the program it ran (sandbox/refusals.h).
+  std::vector<std::string> sandbox_refused = {};
 };
 
 // How much of a program's output an assertion record keeps: its end, where test runners summarise.

@@ -116,6 +116,7 @@ nlohmann::json to_json(const AssertionRecord& a) {
   if (a.reads_step) out["reads_step"] = true;
   if (a.exit_code) out["exit_code"] = *a.exit_code;
   if (!a.output.empty()) out["output"] = a.output;
+  if (!a.sandbox_refused.empty()) out["sandbox_refused"] = a.sandbox_refused;
   // A known test runner's summary, or null when it printed none (evidence/test_runners.h).
   const bool runner = !a.runner.empty();
   auto summary = [&](nlohmann::json& j, const std::optional<TestSummary>& s,
@@ -194,6 +195,10 @@ void read_assertion_fields(const nlohmann::json& a, AssertionRecord& r) {
   r.reads_step = a.contains("reads_step") && a["reads_step"].is_boolean() && a["reads_step"].get<bool>();
   if (a.contains("exit_code") && a["exit_code"].is_number_integer()) r.exit_code = a["exit_code"].get<int>();
   r.output = json_str(a, "output");
+  if (a.contains("sandbox_refused") && a["sandbox_refused"].is_array()) {
+    for (const auto& p : a["sandbox_refused"])
+      if (p.is_string()) r.sandbox_refused.push_back(p.get<std::string>());
+  }
   if (a.contains("tests")) r.tests = test_summary_from_json(a["tests"]);
   r.frameworks = frameworks_from_json(a);
   r.runner = json_str(a, "test_runner");

@@ -130,6 +130,10 @@ struct AssertionRecord {
   // passing or not (a passing command's "OK (skipped=1)" must be visible).
   std::optional<int> exit_code{};
   std::string output{};
+  // Paths outside the workspace that candor's sandbox refused the program (sandbox/refusals.h): a
+  // failure the person can fix with sandbox.read_paths, not the work. Advice only: it never
+  // changes whether the assertion passed.
+  std::vector<std::string> sandbox_refused{};
   // What its test runner said it ran, read from all it printed (not only the tail kept in
   // `output`): when the command runs a test runner candor reads (evidence/test_runners.h) and that
   // runner printed its summary. The JSON says `tests: null` for a known runner that printed none.

@@ -106,6 +106,7 @@ ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann
       r.reads_step = in.evaluators.reads_step(a);
       r.exit_code = o.exit_code;
       r.output = o.output;
+      r.sandbox_refused = o.sandbox_refused;
       if (mask) {
         mask(r.message);
         mask(r.output);

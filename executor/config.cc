@@ -271,8 +271,9 @@ Result<GateConfig> parse_gate(const nlohmann::json& j) {
 }  // namespace
 
 const std::vector<std::string>& gate_finding_kinds() {
-  static const std::vector<std::string> kinds = {"expectation", "checkpoint", "protected", "sensitive", "scope",
-                                                 "scan",        "suspicious", "judge",     "unchanged", "tampering"};
+  static const std::vector<std::string> kinds = {"expectation", "sandbox",   "checkpoint", "protected",
+                                                 "sensitive",   "scope",     "scan",       "suspicious",
+                                                 "judge",       "unchanged", "tampering"};
   return kinds;
 }
 

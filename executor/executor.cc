@@ -353,6 +353,7 @@ AssertionRecord Executor::evaluate(const nlohmann::json& assertion, const assert
   ar.message = o.message;
   ar.exit_code = o.exit_code;
   ar.output = o.output;
+  ar.sandbox_refused = o.sandbox_refused;
   evidence::RunCounts counts = evidence::read_run_counts(assertion, o.summary_text);
   ar.tests = counts.runner;
   ar.frameworks = counts.frameworks;

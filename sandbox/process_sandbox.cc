@@ -545,6 +545,10 @@ Protections protections_unsandboxed() {
 
 }  // namespace
 
+std::vector<std::string> readable_roots(const SandboxPolicy& policy) {
+  return StepInvariants::instance().read_rules(policy);
+}
+
 Protections expected_protections(const SandboxPolicy& policy) {
   return policy.enabled ? expected_protections(policy, probe_protections(policy.mechanisms))
                         : protections_unsandboxed();

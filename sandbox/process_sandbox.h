@@ -119,6 +119,10 @@ std::vector<std::string> scrubbed_environment(char** environ_in, const std::vect
 std::vector<std::string> read_rules_around(const std::vector<std::string>& paths,
                                            const std::vector<std::string>& hidden);
 
+// The folders a process run under `policy` may read and execute beside its workspace and its own
+// temporary folder: the read rules Landlock is given (resolved, around the hidden paths).
+std::vector<std::string> readable_roots(const SandboxPolicy& policy);
+
 // Everything apply_in_child() needs, built in the parent. Owns a private temporary directory and a
 // pids cgroup, both removed when it goes (the cgroup emptied first). Every member moves itself.
 class PreparedSandbox {

@@ -406,6 +406,10 @@ TEST_SUITE("e2e") {
     CHECK(a["before"]["passed"] == true);
     CHECK(any_reason_has(
         j, "src/calc.py (modified): `python3 -m unittest tests.test_other` passed before the change too"));
+    // The step that would prove it, said for a git range (issue 42).
+    CHECK(any_reason_has(j,
+                         "to prove it: commit a test that fails to BASE, then the change that makes it pass "
+                         "(FAIL_TO_PASS), and give it as --expect, or a judge (--llm)"));
   }
 
   TEST_CASE("verify --git: an added file is covered only when the test fails with it emptied") {
@@ -472,6 +476,8 @@ TEST_SUITE("e2e") {
       CHECK(command_record(j)["discriminating"] == false);
       CHECK(any_reason_has(
           j, "src/calc.py (modified): `python3 -m unittest tests.test_other` passed before the change too"));
+      // ... and for a run: the test given before it.
+      CHECK(any_reason_has(j, "to prove it: a test given as --expect that fails before the run and passes after it"));
     }
   }
 }

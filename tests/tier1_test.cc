@@ -249,15 +249,16 @@ std::vector<Row> rows() {
     f.assertions[0].discriminating = false;  // the stylesheet said "background" before the run too
     out.push_back(
         {"rule 7: a pass that also passed before the run covers nothing (the red patch)", f, std::nullopt, 7,
-         "css/style.css (modified): no passing assertion after its last change fails both on its content from "
-         "before the run and on an empty file"});
+         "css/style.css (modified): your check `file_contains css/style.css` passed on its content from before the "
+         "run too (it was already true), so it shows nothing about the change; to prove it: check for something the "
+         "change must make true"});
   }
   {
     RunFacts f = good_modify();
     f.assertions[0].type = "file_exists";
     f.assertions[0].discriminating = false;  // the file always existed
     out.push_back({"rule 7: file_exists on a file that always existed covers nothing", f, std::nullopt, 7,
-                   "nothing proves what the change did"});
+                   "your check `file_exists css/style.css` passed on its content from before the run too"});
   }
   {
     RunFacts f = good_modify();
@@ -347,8 +348,9 @@ std::vector<Row> rows() {
     f.mutations[0].change = "added";
     f.assertions[0].type = "file_exists";
     f.assertions[0].positive = false;  // passes on an empty file: existence proves no content
-    out.push_back(
-        {"rule 7: file_exists on a new file covers nothing", f, std::nullopt, 7, "fails both on its content"});
+    out.push_back({"rule 7: file_exists on a new file covers nothing", f, std::nullopt, 7,
+                   "css/style.css (added): your check `file_exists css/style.css` passes on an empty file too, so it "
+                   "shows the file is there, not what it holds; to prove it: check what it holds"});
   }
   {
     RunFacts f = good_modify();
@@ -486,10 +488,12 @@ std::vector<Row> rows() {
                    std::nullopt, 7, "could not be run on the state before the change"});
     RunFacts no_covers = f;
     no_covers.assertions = {command(20, nullptr)};
-    out.push_back({"rule 7: a discriminating command without covers covers nothing", no_covers, std::nullopt, 7,
-                   "src/x.py (modified): `python3 -m unittest tests.test_x` failed before the change and passes after "
-                   "it, but its "
-                   "\"covers\" (none) does not take this path in: add the path (or its folder, \"src/**\")"});
+    out.push_back(
+        {"rule 7: a discriminating command without covers covers nothing", no_covers, std::nullopt, 7,
+         "src/x.py (modified): `python3 -m unittest tests.test_x` failed before the change and passes after "
+         "it, but its "
+         "\"covers\" (none) does not take this path in; to prove it: add the path (or its folder, \"src/**\") to "
+         "the command's \"covers\""});
     RunFacts elsewhere = f;
     elsewhere.assertions = {command(20, nlohmann::json::array({"lib/**"}))};
     out.push_back({"rule 7: a command covers only what its covers globs match", elsewhere, std::nullopt, 7,

@@ -73,7 +73,14 @@ TEST_SUITE("e2e") {
     CHECK(j["assertions"][0]["passed"] == true);
     CHECK(j["assertions"][0]["by"] == "user");
     CHECK(j["assertions"][0]["discriminating"] == false);
-    CHECK(reasons_of(j).find("css/style.css (modified): no passing assertion") != std::string::npos);
+    // The reason says which check was already true, then what would prove the change (issue 42).
+    CHECK(reasons_of(j).find("css/style.css (modified): your check `file_contains css/style.css` passed on its "
+                             "content from before the run too (it was already true), so it shows nothing about the "
+                             "change; to prove it: check for something the change must make true that is not true "
+                             "now") != std::string::npos);
+    CHECK(reasons_of(j).find("unverified: tier 1 could not confirm the goal and no judge was asked; to prove it: take "
+                             "the step each reason below gives for its path, or pass --llm for a judge") !=
+          std::string::npos);
   }
 
   TEST_CASE("verdict: the same patch checked by the new colour is success: the check failed before the run") {

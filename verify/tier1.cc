@@ -126,7 +126,9 @@ std::string removal_of(const Mutation& m) {
   int allowed = std::max(3, m.lines_before / 10);
   if (net <= allowed) return "";
   return fmt::format(
-      "{} lost {} more lines than it gained ({} removed, {} added, of {}): what was removed is for the judge to see",
+      "{} lost {} more lines than it gained ({} removed, {} added, of {}): what was removed is for the judge to see; "
+      "to "
+      "prove it: pass --llm for a judge",
       m.path, net, m.lines_removed, m.lines_added, m.lines_before);
 }
 
@@ -145,7 +147,8 @@ std::string before_gap(const AssertionRecord& a) {
   if (!evidence::failed_a_test(a.assertion, *a.before)) {
     return fmt::format(
         "failed before the change without failing a test ({}): a run that failed for a missing input (the test it "
-        "names did not exist yet, nothing was collected) is not evidence; commit the failing test to BASE first",
+        "names did not exist yet, nothing was collected) is not evidence; to prove it: the test must exist before the "
+        "change and fail there (commit it to BASE first, or write it before the run)",
         a.before->tests ? describe(*a.before->tests) : a.before->message);
   }
   return evidence::count_gap(a.assertion, after_proof(a), *a.before);
@@ -218,6 +221,18 @@ bool record_covers(const AssertionRecord& a, const Mutation& m, const RunFacts& 
   return evidence::framework_gap(after.frameworks, record.frameworks).empty();
 }
 
+// The concrete step that makes a command evidence of a change, said where the user would take it:
+// for a git range, the failing test committed to BASE; for a gate turn, the config's `expect`; for
+// a run, an --expect given before it.
+std::string failing_test_step(const RunFacts& f) {
+  if (f.source == "git")
+    return "commit a test that fails to BASE, then the change that makes it pass (FAIL_TO_PASS), and give it as "
+           "--expect";
+  if (f.source == "gate")
+    return "a test in .candor/config.json's \"expect\" that fails before the turn and passes after it";
+  return "a test given as --expect that fails before the run and passes after it";
+}
+
 // Why the user's passing commands do not cover `m`, when one of them says something about it: the
 // test file it runs, a pass before the change too, a run before that could not be made, a test
 // runner whose summary shows no test passed (none printed, none ran, fewer ran, more skipped), an
@@ -237,16 +252,16 @@ std::string command_gap(const RunFacts& f, const Mutation& m, const std::string&
               ? fmt::format("; the original tests pass on record, but the change edited {} line{} of it, and only a "
                             "test the change added to is covered on record",
                             m.lines_removed, m.lines_removed == 1 ? "" : "s")
-              : std::string("; what would prove it: a test the change only adds to is covered when the original "
-                            "tests pass on record and the command failed before the change, or a check of its own, "
-                            "or a judge (--llm)"));
+              : "; to prove it: " + failing_test_step(f) +
+                    " (a test the change only adds to is then covered on record), a check of its own, or a judge "
+                    "(--llm)");
     }
     if (!evidence::command_may_cover(a.assertion, m.path) || m.change == "deleted" || m.committed) {
       if (m.change != "deleted" && !m.committed && a.discriminating.value_or(false) && uncovered_by_globs.empty()) {
         auto globs = evidence::covers_globs(a.assertion);
         uncovered_by_globs = fmt::format(
             "{}: {} failed before the change and passes after it, but its \"covers\" ({}) does not take this path "
-            "in: add the path (or its folder, \"{}/**\") to \"covers\" if the command tests it",
+            "in; to prove it: add the path (or its folder, \"{}/**\") to the command's \"covers\" if it tests it",
             what, cmd, globs.empty() ? std::string("none") : join(globs, ", "),
             m.path.find('/') == std::string::npos ? std::string(".") : m.path.substr(0, m.path.rfind('/')));
       }
@@ -254,20 +269,21 @@ std::string command_gap(const RunFacts& f, const Mutation& m, const std::string&
     }
     if (a.before->error) {
       return fmt::format(
-          "{}: {} could not be run on the state before the change ({}), so its pass proves nothing about it", what, cmd,
-          a.before->message);
+          "{}: {} could not be run on the state before the change ({}), so its pass proves nothing about it; to prove "
+          "it: make it run on the state before the change (what it needs committed there), or pass --llm",
+          what, cmd, a.before->message);
     }
     if (a.after && a.after->error) {
       return fmt::format(
           "{}: {} could not be run on a checkout of the state it passed on ({}), so its pass proves "
-          "nothing about it",
+          "nothing about it; to prove it: make it run on a clean checkout (what it needs committed), or pass --llm",
           what, cmd, a.after->message);
     }
     if (a.after && !a.after->passed && !a.before->passed) {
       return fmt::format(
           "{}: {} passed in the workspace but failed on a checkout of the state it passed on ({}): its pass rests on "
           "files no snapshot holds (an ignored or unwatched file such as a .pyc or a build output), so it proves "
-          "nothing about the change",
+          "nothing about the change; to prove it: make it build what it needs itself, or pass --llm",
           what, cmd, a.after->message);
     }
     if (!a.before->passed) {
@@ -276,7 +292,8 @@ std::string command_gap(const RunFacts& f, const Mutation& m, const std::string&
     if (!a.record_files.empty() && !passed_on_record(a) && a.discriminating.value_or(false)) {
       return fmt::format(
           "{}: the change edited the tests of {} ({}), and its run with them as they were before the change {}, "
-          "so the original tests do not show the change works",
+          "so the original tests do not show the change works; to prove it: make the change pass the tests as "
+          "they were, or pass --llm",
           what, cmd, join(a.record_files, ", "),
           !a.on_record         ? std::string("was not made")
           : a.on_record->error ? "could not be made: " + a.on_record->message
@@ -284,22 +301,28 @@ std::string command_gap(const RunFacts& f, const Mutation& m, const std::string&
     }
     if (!a.discriminating.value_or(false)) {
       return fmt::format(
-          "{}: {} passed before the change too: it shows nothing broke, not what the change did; what would prove it: "
-          "a test that fails before the change and passes after it (commit the failing test first: FAIL_TO_PASS), or "
-          "a judge (--llm)",
-          what, cmd);
+          "{}: {} passed before the change too: it shows nothing broke, not what the change did; to prove it: {}, "
+          "or a judge (--llm)",
+          what, cmd, failing_test_step(f));
     }
     if (m.change != "added") continue;
     auto run = std::find_if(a.emptied.begin(), a.emptied.end(), [&](const EmptiedRun& e) { return e.path == m.path; });
     if (run == a.emptied.end()) {
       return fmt::format(
           "{}: {} was not run with it emptied (at most {} added paths per command are), so nothing shows "
-          "its content matters",
+          "its content matters; to prove it: a check of what it holds (file_contains), or a judge (--llm)",
           what, cmd, evidence::kMaxEmptiedRuns);
     }
-    if (run->run.error) return fmt::format("{}: {} could not be run with it emptied ({})", what, cmd, run->run.message);
+    if (run->run.error)
+      return fmt::format(
+          "{}: {} could not be run with it emptied ({}); to prove it: a check of what it holds "
+          "(file_contains), or a judge (--llm)",
+          what, cmd, run->run.message);
     if (run->run.passed)
-      return fmt::format("{}: {} passes with it emptied, so its content is not what made it pass", what, cmd);
+      return fmt::format(
+          "{}: {} passes with it emptied, so its content is not what made it pass; to prove it: a test that "
+          "fails without what it holds, or a judge (--llm)",
+          what, cmd);
   }
   return uncovered_by_globs;
 }
@@ -334,9 +357,31 @@ std::string test_aware_gap(const RunFacts& f, const std::string& path) {
   }
   if (more > 0) said += fmt::format("; and {} more", more);
   return "test-aware change: " + said +
-         ". A change that reads or changes how the tests run is never evidence at tier 1: the judge is asked whether "
-         "it "
-         "special-cases the tests (pass --llm for a judge)";
+         ". A change that reads or changes how the tests run is never evidence at tier 1; to prove it: pass --llm, and "
+         "the judge is asked whether it special-cases the tests";
+}
+
+// Why the user's own passing check of `m`'s content is no evidence, when one was made after its
+// last change: it held before the run too, or it holds on an empty file. "" when there is none.
+std::string user_check_gap(const RunFacts& f, const Mutation& m, const std::string& what) {
+  for (const auto& a : f.assertions) {
+    if (a.by != Provenance::kUser || a.guard || !a.passed || a.path != m.path || a.seq <= m.last_change_seq) continue;
+    std::string check = fmt::format("`{} {}`", a.type, a.path);
+    if (a.discriminating == false) {
+      return fmt::format(
+          "{}: your check {} passed on its content from before the run too (it was already true), so it shows "
+          "nothing about the change; to prove it: check for something the change must make true that is not true "
+          "now (file_contains with text the goal asks for that is not there yet), or a judge (--llm)",
+          what, check);
+    }
+    if (a.discriminating == true && a.positive == false) {
+      return fmt::format(
+          "{}: your check {} passes on an empty file too, so it shows the file is there, not what it holds; to "
+          "prove it: check what it holds (file_contains with text the goal asks for), or a judge (--llm)",
+          what, check);
+    }
+  }
+  return "";
 }
 
 // A FIFO, socket or device: what no tree holds and no step should leave in a workspace.
@@ -471,28 +516,30 @@ Signals compute_signals(const RunFacts& f) {
     } else if (!removal.empty()) {
       sig.coverage_gaps.push_back(removal);
     } else if (m.lines_by == "unknown") {
-      sig.coverage_gaps.push_back(
-          fmt::format("{}: its lines could not be counted, so what it removed is unknown", what));
+      sig.coverage_gaps.push_back(fmt::format(
+          "{}: its lines could not be counted, so what it removed is unknown; to prove it: a judge (--llm)", what));
     } else if (is_symlink_mode(m.mode_after)) {
-      sig.coverage_gaps.push_back(
-          fmt::format("{} is a symbolic link now: what it leads to is for the judge to see", what));
+      sig.coverage_gaps.push_back(fmt::format(
+          "{} is a symbolic link now: what it leads to is for the judge to see; to prove it: a judge (--llm)", what));
     } else if (std::string gap = command_gap(f, m, what); !gap.empty()) {
       sig.coverage_gaps.push_back(gap);
     } else if (by_planner) {
       sig.coverage_gaps.push_back(
           fmt::format("{} is covered only by the planner's own checks, which show what the model meant, "
-                      "not what the user asked for; what would prove it: a check of your own (--expect), or a judge "
+                      "not what the user asked for; to prove it: a check of your own (--expect), or a judge "
                       "(--llm)",
                       what));
     } else if (m.change == "deleted") {
       sig.coverage_gaps.push_back(fmt::format(
-          "{}: no passing `not file_exists` after it was deleted proves the deletion; what would prove it: "
+          "{}: no passing `not file_exists` after it was deleted proves the deletion; to prove it: "
           "--expect '{{\"type\": \"not\", \"assertion\": {{\"type\": \"file_exists\", \"path\": \"{}\"}}}}'",
           what, m.path));
+    } else if (std::string gap = user_check_gap(f, m, what); !gap.empty()) {
+      sig.coverage_gaps.push_back(gap);
     } else {
       sig.coverage_gaps.push_back(
           fmt::format("{}: no passing assertion after its last change fails both on its content from "
-                      "before the run and on an empty file, so nothing proves what the change did; what would prove "
+                      "before the run and on an empty file, so nothing proves what the change did; to prove "
                       "it: a check that fails before the change (file_contains with text the change wrote that was not "
                       "there before), a test that fails before and passes after with \"covers\" naming this path, or "
                       "a judge (--llm)",
@@ -645,10 +692,12 @@ std::vector<Finding> unheld_findings(const RunFacts& f) {
     if (!a->goal_level() || a->by != Provenance::kUser || a->guard || !a->before || a->before->passed) continue;
     out.push_back(
         {Severity::kUnproven, "",
-         fmt::format("nothing changed and {} passes on the workspace, but on a checkout of the state before the run "
-                     "it {} ({}): it rests on state no snapshot holds (an ignored or unwatched file such as a .pyc, "
-                     "or a build output), so nothing shows the goal was already met",
-                     command_text(*a), a->before->error ? "could not be run" : "fails", a->before->message)});
+         fmt::format(
+             "nothing changed and {} passes on the workspace, but on a checkout of the state before the run "
+             "it {} ({}): it rests on state no snapshot holds (an ignored or unwatched file such as a .pyc, "
+             "or a build output), so nothing shows the goal was already met; to prove it: make the command pass on "
+             "a clean checkout (commit what it needs), or pass --llm",
+             command_text(*a), a->before->error ? "could not be run" : "fails", a->before->message)});
   }
   return out;
 }

@@ -16,9 +16,10 @@ Decision decide_without_judge(const Tier1Result& tier1) {
   d.verdict = Verdict::kPartial;
   d.reasons.push_back(tier1.test_aware
                           ? "unverified: test-aware change: tier 1 never counts a change that reads or changes how "
-                            "the tests run, and no judge was asked whether it special-cases them (pass --llm)"
-                          : "unverified: tier 1 could not confirm the goal and no judge was asked (pass --llm for a "
-                            "judge; each reason below says what would prove its path)");
+                            "the tests run, and no judge was asked whether it special-cases them; to prove it: pass "
+                            "--llm for a judge"
+                          : "unverified: tier 1 could not confirm the goal and no judge was asked; to prove it: take "
+                            "the step each reason below gives for its path, or pass --llm for a judge");
   d.reasons.insert(d.reasons.end(), tier1.reasons.begin(), tier1.reasons.end());
   return d;
 }
@@ -54,7 +55,8 @@ Decision decide(const Tier1Result& tier1, const JudgeOutcome* judge, const std::
       d = decide_without_judge(tier1);
       if (asked)
         d.reasons[0] =
-            "unverified: tier 1 could not confirm the goal and the judge did not answer (" + judge->error + ")";
+            "unverified: tier 1 could not confirm the goal and the judge did not answer (" + judge->error +
+            "); to prove it: run `candor verify` on this run again once the judge's provider answers (--llm)";
     }
   } else {
     d.verdict = *tier1.verdict;
