@@ -186,6 +186,7 @@ UndoResult from_app(const app::UndoResult& r) {
   out.removed = r.undone.removed;
   out.modes = r.undone.modes;
   out.drifted = r.undone.drifted;
+  out.already = r.undone.already;
   for (const auto& f : r.undone.failed) out.failed.push_back(f.path + ": " + f.reason);
   if (!r.recorded.ok()) out.record_error = r.recorded.error().message;
   out.exit = static_cast<ExitCategory>(r.exit);

@@ -50,7 +50,8 @@ Status record_undo(store::RunStore& store, const std::string& run_id, const exec
   nlohmann::json failed = nlohmann::json::array();
   for (const auto& f : undone.failed) failed.push_back({{"path", f.path}, {"reason", f.reason}});
   nlohmann::json record = {{"restored", undone.restored}, {"removed", undone.removed}, {"modes", undone.modes},
-                           {"skipped", undone.skipped},   {"failed", failed},          {"forced_over", undone.drifted}};
+                           {"skipped", undone.skipped},   {"failed", failed},          {"forced_over", undone.drifted},
+                           {"already", undone.already}};
   TRY_STATUS(store.append_late(run_id, "undo", record, at));
   record["at"] = at;
   return store.set_undone(run_id, record);

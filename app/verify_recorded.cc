@@ -26,6 +26,14 @@ struct JudgeChoice {
   std::string from;  // --judge | as recorded | not recorded | no LLM provider | working tree not kept
 };
 
+// What to pass for the judge to be asked this time, said after "the judge was not asked".
+std::string judge_hint(const JudgeChoice& choice) {
+  if (choice.from == "no LLM provider") return " (--llm PROVIDER to ask it)";
+  if (choice.from == "working tree not kept") return "";
+  if (choice.policy == "never") return " (--judge always --llm PROVIDER to ask it)";
+  return " (tier 1 decided; --judge always to ask it anyway)";
+}
+
 JudgeChoice judge_choice(const std::string& given, const std::string& recorded) {
   if (!given.empty()) return {given, "--judge"};
   if (verify::parse_judge_policy(recorded)) return {recorded, "as recorded"};
@@ -167,7 +175,7 @@ Result<VerifyResult> Session::verify(const VerifyRequest& request) {
     observer_->warning(fmt::format("stored verdict {} (by {}), recomputed {} (by {}) with judge policy {} ({}){}",
                                    stored, json_str(l.run.report, "verdict_by", "?"), to_string(out.decision.verdict),
                                    out.decision.by, choice.policy, choice.from,
-                                   out.judge.asked ? "" : "; the judge was not asked (--judge auto to ask it)"));
+                                   out.judge.asked ? "" : "; the judge was not asked" + judge_hint(choice)));
   }
   return out;
 }

@@ -61,6 +61,9 @@ Status check_required_protections(const WorkspaceOptions& args, const sandbox::P
 Result<std::unique_ptr<WorkspaceRun>> WorkspaceRun::open(const WorkspaceOptions& args, RunObserver* observer,
                                                          const std::atomic<bool>* cancel) {
   TRY_STATUS(check_scope_option(args.scope));
+  // "the workspace nosuch (-C): No such file or directory", before anything names it less clearly.
+  if (auto where = caller_workspace(args.workspace); !where.ok())
+    return make_error(ErrorCode::kUsage, where.error().message + " (give the workspace with -C DIR)");
   std::unique_ptr<WorkspaceRun> s(new WorkspaceRun());
   s->observer_ = observer;
   // A candor that was killed left its steps' temporary folders and cgroups behind: removed now.

@@ -61,8 +61,9 @@ Subcommand add_check_command(CLI::App& app) {
   auto args = std::make_shared<CheckArgs>();
   auto* cmd = app.add_subcommand("check", "validate an acceptance spec without running anything");
   cmd->add_option("spec", args->spec_file, "acceptance spec JSON")->required();
-  cmd->add_option("--format", args->format, "check against this agent's tools instead of candor's (docs/acceptance.md)")
-      ->check(CLI::IsMember(app::transcript_format_names()));
+  one_of(cmd->add_option("--format", args->format,
+                         "check against this agent's tools instead of candor's (docs/acceptance.md)"),
+         app::transcript_format_names());
   cmd->footer(examples("candor check spec.json", "candor check spec.json --format swe-agent"));
   return {cmd, [args] { return check_command(*args); }, nullptr};
 }

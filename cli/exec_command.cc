@@ -34,8 +34,7 @@ Subcommand add_exec_command(CLI::App& app) {
   add_workspace_options(cmd, exec.workspace, args->quiet);
   cmd->add_option("--llm", exec.llm,
                   "PROVIDER[:MODEL] for the tier-2 judge (" + llm_default() + "; with none, no judge)");
-  cmd->add_option("--judge", exec.judge, "tier 2: auto (when tier 1 is ambiguous), always, never")
-      ->check(judge_policy());
+  judge_policy(cmd->add_option("--judge", exec.judge, "tier 2: auto (when tier 1 is ambiguous), always, never"));
   cmd->add_flag("--json", args->json, "print the report as JSON");
   cmd->footer(examples(
       "candor exec plan.json -C ./site",

@@ -162,8 +162,8 @@ void add_judge_options(CLI::App* cmd, GateArgs& args) {
   cmd->add_option("--llm", args.options.llm,
                   "the judge's LLM, PROVIDER[:MODEL]; without it no judge is asked (the hook never takes the agent's "
                   "own key from the environment)");
-  cmd->add_option("--judge", args.options.judge, "when to ask the judge (default: the config's gate.judge, else auto)")
-      ->check(judge_policy());
+  judge_policy(cmd->add_option("--judge", args.options.judge,
+                               "when to ask the judge (default: the config's gate.judge, else auto)"));
 }
 
 }  // namespace
@@ -175,9 +175,7 @@ Subcommand add_gate_command(CLI::App& app) {
   cmd->require_subcommand(1);
 
   auto* install = cmd->add_subcommand("install", "merge candor's hooks into the agent's settings (idempotent)");
-  install->add_option("--agent", args->agent, "claude-code or codex")
-      ->required()
-      ->check(CLI::IsMember({"claude-code", "codex"}));
+  one_of(install->add_option("--agent", args->agent, "claude-code or codex")->required(), {"claude-code", "codex"});
   install->add_flag("--user", args->user, "the user's settings (every project) instead of the project's");
   install->add_flag("--uninstall", args->uninstall, "remove candor's hooks, and nothing else");
   install->add_option("-C,--workspace", args->workspace, "the project (default: the current folder)");

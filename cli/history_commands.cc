@@ -23,7 +23,7 @@
 namespace candor::cli {
 namespace {
 
-Status write_output(const std::string& path, const std::string& text) {
+Status write_output(const std::string& path, const std::string& text, const std::string& what) {
   errno = 0;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out)
@@ -32,6 +32,9 @@ Status write_output(const std::string& path, const std::string& text) {
   out.flush();
   if (!out)
     return make_error(ErrorCode::kIo, fmt::format("cannot write {}: {}", path, std::strerror(errno ? errno : EIO)));
+  // Said on stderr, so that --json beside it stays one document.
+  std::fprintf(stderr, "wrote %s (%s, %.1f KB)\n", report::terminal_safe(path).c_str(), what.c_str(),
+               static_cast<double>(text.size()) / 1024.0);
   return ok_status();
 }
 
@@ -204,10 +207,13 @@ int report_command(const ReportArgs& args) {
   print_stored_report(args, run);
   if (!args.html_file.empty()) {
     std::string html = report::render_html(run.report, run.events, app::report_diffs(*loaded));
-    if (Status s = write_output(args.html_file, html); !s.ok()) return report_error(s.error());
+    if (Status s = write_output(args.html_file, html, "the HTML report of run " + run.summary.id); !s.ok())
+      return report_error(s.error());
   }
   if (!args.junit_file.empty()) {
-    if (Status s = write_output(args.junit_file, report::render_junit({run.report})); !s.ok())
+    if (Status s =
+            write_output(args.junit_file, report::render_junit({run.report}), "JUnit XML of run " + run.summary.id);
+        !s.ok())
       return report_error(s.error());
   }
   return exit_code(app::ExitCategory::kSuccess);
@@ -221,8 +227,8 @@ Subcommand add_runs_command(CLI::App& app) {
   cmd->add_option("--store", args->request.store_dir, "run store folder");
   cmd->add_option("--limit", args->request.limit, "how many runs (default 20)")
       ->check(whole_number(1, 1000000, "runs"));
-  cmd->add_option("--verdict", args->request.verdict, "only runs with this verdict")
-      ->check(CLI::IsMember({"success", "partial", "fail"}));
+  one_of(cmd->add_option("--verdict", args->request.verdict, "only runs with this verdict"),
+         {"success", "partial", "fail"});
   cmd->add_option("--since", args->request.since, "only runs newer than this: 2d, 12h, 30m, or an RFC 3339 time");
   cmd->add_flag("--json", args->json, "print JSON");
   cmd->footer(examples("candor runs", "candor runs --verdict partial --since 2d --json"));

@@ -11,7 +11,9 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "core/version.h"  // generated: CANDOR_VERSION, from project() in meson.build
+#include "report/report.h"
 
 namespace candor::cli {
 
@@ -99,6 +101,70 @@ int extras_error(const CLI::App* cmd, const std::vector<std::string>& extras, co
                                  extras.size() > 1 ? "s" : "", words, cmd->get_name()));
 }
 
+// What `candor --help` ends with, and the man page's EXIT STATUS, ENVIRONMENT and FILES sections
+// (scripts/help_docs.py reads them from here): the exit codes are app::ExitCategory's.
+constexpr const char* kTopFooter = R"(
+Exit status:
+  0                           success: the goal is verified done (for gate hooks: always 0, the answer is in their JSON)
+  1                           partial: not shown done (unverified, incomplete, a guard failed, a budget ran out)
+  2                           fail: shown not done, or evidence of tampering
+  3                           success, but the acceptance spec did not pass
+  64                          usage: an unknown command or option, a bad value, a run of another workspace without --yes
+  65                          invalid input: a malformed plan, config, spec, transcript or LLM reply; a run not found
+  69                          unavailable: the LLM provider did not answer (after its retries)
+  70                          internal: a bug in candor
+  77                          refused: --require-sandbox and a protection is missing
+  130                         cancelled (Ctrl-C): the run was still verified, recorded and reported
+
+Environment:
+  CANDOR_HOME                 the run store folder (default: $XDG_STATE_HOME/candor, else ~/.local/state/candor)
+  CANDOR_LLM                  the LLM provider when --llm is not given: PROVIDER[:MODEL] or script:FILE
+  ANTHROPIC_API_KEY           chooses anthropic when CANDOR_LLM is not set; ANTHROPIC_BASE_URL its server
+  OPENAI_API_KEY              chooses openai when neither is set; OPENAI_BASE_URL its server
+  CANDOR_SANDBOX_DISABLE      landlock,namespaces,seccomp,cgroup: protections to pretend this kernel lacks
+  NO_COLOR                    no colour with --color auto; TERM=dumb too
+  CLAUDE_CONFIG_DIR           Claude Code's user settings folder, read by gate status and checked by the gate
+  CODEX_HOME                  Codex CLI's user settings folder, likewise
+
+Files:
+  .candor/config.json         the workspace's config: expect, guard, scope, sandbox, gate (docs/exec.md)
+  .claude/settings.json       Claude Code's project hooks (gate install); .claude/settings.local.json with --local
+  .codex/hooks.json           Codex CLI's project hooks (gate install --agent codex)
+  $CANDOR_HOME/candor.db      the run store: runs, events, reports (SQLite); snapshots beside it
+)";
+
+// `--color WHEN` or `--color=WHEN`, anywhere before a bare `--`: set for every rendering and
+// removed from argv, so that each command takes it without knowing it (CLI11's fallthrough would
+// hand a command's unknown options to the top level, which would refuse what allow_extras keeps).
+std::optional<int> take_color(int& argc, char** argv, std::string& color) {
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--") {
+      while (i < argc) argv[out++] = argv[i++];
+      break;
+    }
+    if (arg == "--color" || arg.starts_with("--color=")) {
+      if (arg == "--color") {
+        if (i + 1 >= argc) return usage_error("--color needs a value: auto, always or never");
+        color = argv[++i];
+      } else {
+        color = std::string(arg.substr(8));
+      }
+      if (color != "auto" && color != "always" && color != "never")
+        return usage_error(fmt::format("--color: expected auto, always or never, got \"{}\"", color));
+      continue;
+    }
+    argv[out++] = argv[i];
+  }
+  argc = out;
+  argv[argc] = nullptr;
+  candor::report::set_color_mode(color == "always"  ? candor::report::ColorMode::kAlways
+                                 : color == "never" ? candor::report::ColorMode::kNever
+                                                    : candor::report::ColorMode::kAuto);
+  return std::nullopt;
+}
+
 // The subcommands, in the order --help lists them.
 std::vector<candor::cli::Subcommand> add_subcommands(CLI::App& app) {
   using namespace candor::cli;
@@ -153,6 +219,14 @@ int main(int argc, char** argv) {
   CLI::App app{"candor: run modification goals over a workspace and say honestly whether they were achieved", "candor"};
   app.require_subcommand(1);
   app.set_version_flag("-V,--version", "candor " CANDOR_VERSION);
+  std::string color = "auto";
+  // Listed in --help; taken out of argv before CLI11 parses it, wherever it stands (take_color).
+  one_of(app.add_option("--color", color,
+                        "colour the terminal report: auto (on a terminal, unless NO_COLOR is set or TERM=dumb), "
+                        "always, never; before or after the command"),
+         {"auto", "always", "never"});
+  app.footer(kTopFooter);
+  if (auto refused = take_color(argc, argv, color)) return *refused;
   std::vector<Subcommand> subcommands = add_subcommands(app);
   std::vector<std::string> commands;
   for (const Subcommand& sub : subcommands) {

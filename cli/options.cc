@@ -9,7 +9,13 @@ std::string llm_default() {
          "$OPENAI_BASE_URL is";
 }
 
-CLI::Validator judge_policy() { return CLI::IsMember(app::judge_policy_names()); }
+CLI::Option* one_of(CLI::Option* option, const std::vector<std::string>& names) {
+  std::string shown;
+  for (const auto& n : names) shown += (shown.empty() ? "" : "|") + n;
+  return option->check(CLI::IsMember(names).description(""))->type_name(shown);
+}
+
+CLI::Option* judge_policy(CLI::Option* option) { return one_of(option, app::judge_policy_names()); }
 
 CLI::Validator whole_number(long long lo, long long hi, const std::string& unit) {
   return CLI::Validator(
@@ -21,7 +27,7 @@ CLI::Validator whole_number(long long lo, long long hi, const std::string& unit)
         }
         return fmt::format("expected a whole number of {} from {} to {}, got \"{}\"", unit, lo, hi, v);
       },
-      "INT", "whole number");
+      "", "whole number");
 }
 
 std::string examples(const std::string& a, const std::string& b) { return "\nExamples:\n  " + a + "\n  " + b + "\n"; }
@@ -37,16 +43,20 @@ void add_workspace_options(CLI::App* cmd, app::WorkspaceOptions& s, bool& quiet)
       "decides success (repeatable)");
   cmd->add_flag("--trust-config", s.trust_config,
                 "use a .candor/config.json that a recorded run's step wrote (refused otherwise)");
-  cmd->add_option("--max-steps", s.max_steps, "step budget (default 50)")->check(whole_number(1, 100000, "steps"));
-  cmd->add_option("--timeout", s.timeout_s, "time budget in seconds (default 600)")
-      ->check(whole_number(1, 604800, "seconds"));
+  cmd->add_option("--max-steps", s.max_steps, "step budget (1 to 100000; default 50)")
+      ->check(whole_number(1, 100000, "steps"))
+      ->type_name("N");
+  cmd->add_option("--timeout", s.timeout_s, "time budget in seconds (1 to 604800; default 600)")
+      ->check(whole_number(1, 604800, "seconds"))
+      ->type_name("SECONDS");
   cmd->add_flag("--allow-network", s.allow_network, "let shell steps use the network (closed by default)");
   cmd->add_flag("--require-sandbox", s.require_sandbox, "refuse to run unless every sandbox protection is available");
   cmd->add_option("--acceptance", s.acceptance_file,
                   "acceptance spec JSON: checkpoints the run's trajectory must hit (docs/design.md)");
-  cmd->add_option("--kind", s.kind,
-                  "the goal kind, fixed before any plan: modify (asks for a change) or inspect (asks a question)")
-      ->check(CLI::IsMember({"modify", "inspect"}));
+  one_of(cmd->add_option("--kind", s.kind,
+                         "the goal kind, fixed before any plan: modify (asks for a change) or inspect (asks a "
+                         "question)"),
+         {"modify", "inspect"});
   cmd->add_flag("-q,--quiet", quiet, "no progress on stderr while running");
   cmd->add_option("--pass-env", s.pass_env,
                   "an environment variable shell steps may see although it looks like a credential (repeatable)");

@@ -37,8 +37,7 @@ Subcommand add_run_command(CLI::App& app) {
       ->check(whole_number(0, 1000, "replans"));
   cmd->add_option("--max-tokens", run.workspace.max_tokens, "token budget (default 200000)")
       ->check(whole_number(1, 1LL << 40, "tokens"));
-  cmd->add_option("--judge", run.judge, "tier 2: auto (when tier 1 is ambiguous), always, never")
-      ->check(judge_policy());
+  judge_policy(cmd->add_option("--judge", run.judge, "tier 2: auto (when tier 1 is ambiguous), always, never"));
   cmd->add_option("--criterion", run.criterion,
                   "a criterion the worker never sees, checked by an independent reviewer");
   cmd->add_option("--criterion-file", run.criterion_file, "the reviewer's criterion, from a file");

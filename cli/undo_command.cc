@@ -29,7 +29,12 @@ std::string counts(const executor::UndoResult& u) {
 void print_undone(const app::UndoResult& r) {
   const executor::UndoResult& u = r.undone;
   std::string workspace = report::terminal_safe(r.workspace);
-  if (u.restored.empty() && u.removed.empty() && u.modes.empty() && u.failed.empty()) {
+  if (u.restored.empty() && u.removed.empty() && u.modes.empty() && u.failed.empty() && !u.already.empty()) {
+    std::printf(
+        "run %s: every file it changed in %s is already as it was before the run (restored by hand?): nothing "
+        "to undo\n",
+        r.run_id.c_str(), workspace.c_str());
+  } else if (u.restored.empty() && u.removed.empty() && u.modes.empty() && u.failed.empty()) {
     std::printf("run %s changed nothing in %s: nothing to undo\n", r.run_id.c_str(), workspace.c_str());
   } else {
     std::printf("undid run %s in %s: %s\n", r.run_id.c_str(), workspace.c_str(), counts(u).c_str());
@@ -37,6 +42,8 @@ void print_undone(const app::UndoResult& r) {
   for (const auto& p : u.restored) std::printf("restored  %s\n", report::terminal_safe(p).c_str());
   for (const auto& p : u.removed) std::printf("removed   %s\n", report::terminal_safe(p).c_str());
   for (const auto& p : u.modes) std::printf("mode      %s\n", report::terminal_safe(p).c_str());
+  for (const auto& p : u.already)
+    std::printf("already   %s (as it was before the run)\n", report::terminal_safe(p).c_str());
   for (const auto& p : u.skipped)
     std::printf("skipped   %s (a symlink: restore it by hand)\n", report::terminal_safe(p).c_str());
   for (const auto& f : u.failed) {

@@ -42,6 +42,8 @@ int verify_run(const VerifyArgs& args) {
   const app::VerifyResult& r = *result;
   if (args.json) {
     std::puts(r.report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  } else if (args.markdown) {
+    print_report(r.report, ReportFormat::kMarkdown);
   } else {
     if (!r.ended)
       std::printf("run %s never ended: verified from its %zu recorded events\n\n", r.facts.run_id.c_str(), r.events);
@@ -71,8 +73,12 @@ int verify_git(const VerifyArgs& args) {
 
 int verify_command(const VerifyArgs& args) {
   if (!args.git.range.empty()) return verify_git(args);
-  if (!args.trajectory_file.empty())
+  if (!args.trajectory_file.empty()) {
+    if (args.markdown)
+      return report_error(
+          make_error(ErrorCode::kUsage, "--markdown: a transcript's check is printed as text or --json"));
     return verify_trajectory_command(args.trajectory_file, args.format, args.acceptance_file, args.json);
+  }
   return verify_run(args);
 }
 
@@ -86,8 +92,7 @@ void add_git_options(CLI::App* cmd, app::VerifyGitRequest& git, bool& markdown) 
                   "with --git: the repository's root; else the workspace whose latest run last is (default: .)");
   cmd->add_option("--goal", git.goal, "with --git: the goal the change was made for");
   cmd->add_option("--goal-file", git.goal_file, "with --git: the goal, from a file (an issue's text)");
-  cmd->add_option("--kind", git.kind, "with --git: modify (default) or inspect")
-      ->check(CLI::IsMember({"modify", "inspect"}));
+  one_of(cmd->add_option("--kind", git.kind, "with --git: modify (default) or inspect"), {"modify", "inspect"});
   cmd->add_option("--expect", git.expects, "with --git: assertion JSON checked on the change's result (repeatable)");
   cmd->add_option("--guard", git.guards,
                   "with --git: assertion JSON that must still hold on the change's result; never evidence of the goal "
@@ -96,10 +101,11 @@ void add_git_options(CLI::App* cmd, app::VerifyGitRequest& git, bool& markdown) 
                   "with --git: a yes/no question for the judge (repeatable; default: the goal decomposed)");
   cmd->add_option("--timeout", git.timeout_s,
                   "with --git: the time budget in seconds (the judge and the commands included; default 600)")
-      ->check(CLI::Range(1, 86400));
+      ->check(whole_number(1, 86400, "seconds"))
+      ->type_name("SECONDS");
   cmd->add_option("--scope", git.scope,
                   "with --git: GLOB, a path the change may touch (repeatable); a change elsewhere blocks success");
-  cmd->add_flag("--markdown", markdown, "with --git: print the report as Markdown, for a pull-request comment");
+  cmd->add_flag("--markdown", markdown, "print the report as Markdown, for a pull-request comment");
   cmd->add_option("--criterion", git.criterion,
                   "with --git: a criterion an independent reviewer checks on the change's files");
   cmd->add_option("--criterion-file", git.criterion_file, "with --git: the reviewer's criterion, from a file");
@@ -115,10 +121,9 @@ Subcommand add_verify_command(CLI::App& app) {
                   "run id, a unique prefix or suffix (the random part), or last (this workspace's latest run)");
   cmd->add_flag("--any", verify.any, "last is the store's latest run, whatever workspace it was made in");
   cmd->add_option("--store", verify.store_dir, "run store folder");
-  cmd->add_option("--judge", verify.judge,
-                  "tier 2: auto, always, never (default: the policy the run was recorded with; never for runs recorded "
-                  "before it was kept)")
-      ->check(judge_policy());
+  judge_policy(cmd->add_option("--judge", verify.judge,
+                               "tier 2: auto, always, never (default: the policy the run was recorded with; never for "
+                               "runs recorded before it was kept)"));
   cmd->add_option("--llm", verify.llm, "PROVIDER[:MODEL] for the judge (" + llm_default() + ")");
   cmd->add_flag("--json", verify.json, "print the report JSON");
   cmd->add_flag("-q,--quiet", verify.quiet, "no progress on stderr while the judge is asked");
@@ -126,8 +131,8 @@ Subcommand add_verify_command(CLI::App& app) {
                   "check the run (or the trajectory) against this acceptance spec");
   cmd->add_option("--trajectory", verify.trajectory_file,
                   "verify another agent's transcript instead of a recorded run");
-  cmd->add_option("--format", verify.format, "the transcript's format (docs/acceptance.md)")
-      ->check(CLI::IsMember(app::transcript_format_names()));
+  one_of(cmd->add_option("--format", verify.format, "the transcript's format (docs/acceptance.md)"),
+         app::transcript_format_names());
   add_git_options(cmd, verify.git, verify.markdown);
   cmd->footer(examples("candor verify last",
                        "candor verify --git main...HEAD --goal-file issue.md --expect '{\"type\": \"file_contains\", "

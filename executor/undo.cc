@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -51,6 +52,16 @@ bool as_left(const std::optional<TreeFile>& after, const std::optional<Now>& now
   return m.mode_after == 0 || (m.mode_after & 07777) == now->mode;
 }
 
+// Whether the path is as it was before the run: the content and git mode of the before-snapshot,
+// and the whole mode the run recorded (when it did). Absent then and now counts.
+bool as_before(const std::optional<TreeFile>& before, const std::optional<Now>& now, const Mutation& m) {
+  if (before.has_value() != now.has_value()) return false;
+  if (!before) return true;
+  if (before->mode == 0120000) return false;  // a symlink then: never restored, never "already"
+  if (before->content != now->file.content || before->mode != now->file.mode) return false;
+  return m.mode_before == 0 || (m.mode_before & 07777) == now->mode;
+}
+
 // The permission bits to restore `m` with. A run recorded before whole modes were kept says only
 // git's 644/755: a credential file then gets 600, never more readable than it may have been.
 unsigned restore_mode(const Mutation& m, const TreeFile& before) {
@@ -83,7 +94,14 @@ Result<UndoResult> undo_run(const RunFacts& facts, const sandbox::Workspace& wor
     }
     TRY(auto after, snapshots.read_file(facts.snapshot_after, m.path));
     auto now = current(workspace, m.path);
-    if (!now.ok() || !as_left(after, *now, m)) result.drifted.push_back(m.path);
+    if (now.ok() && as_left(after, *now, m)) continue;
+    // Put back by hand (a `git checkout`, an editor's undo): nothing to restore, nothing to lose.
+    TRY(auto before, snapshots.read_file(facts.snapshot_before, m.path));
+    if (now.ok() && as_before(before, *now, m)) {
+      result.already.push_back(m.path);
+    } else {
+      result.drifted.push_back(m.path);
+    }
   }
   if (!result.drifted.empty() && !force) {
     std::string list;
@@ -105,6 +123,7 @@ Result<UndoResult> undo_run(const RunFacts& facts, const sandbox::Workspace& wor
     return s.ok();
   };
   for (const auto& m : facts.mutations) {
+    if (std::find(result.already.begin(), result.already.end(), m.path) != result.already.end()) continue;
     if (m.change == "mode") {
       if (m.mode_before == 0) {
         fail(m.path, make_error(ErrorCode::kInvalidInput, "the run did not record the mode it had before"));

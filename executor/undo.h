@@ -23,6 +23,7 @@ struct UndoResult {
   std::vector<std::string> removed;   // added by the run, deleted now
   std::vector<std::string> modes;     // only their mode was changed: put back
   std::vector<std::string> drifted;   // changed again after the run (restored only with force)
+  std::vector<std::string> already;   // already as before the run (put back by hand): left as they are
   std::vector<std::string> skipped;   // symlinks: not restored, said
   std::vector<UndoFailure> failed;    // could not be put back: the caller says so and exits non-zero
 };

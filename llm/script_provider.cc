@@ -25,8 +25,8 @@ class ScriptProvider final : public Provider {
   Result<Reply> complete(const Request& request) override {
     if (next_ >= lines_.size()) {
       return make_error(ErrorCode::kUnavailable,
-                        fmt::format("script {}: no line left for call {} ({}): the script has {} replies", path_,
-                                    next_ + 1, request.role, lines_.size()));
+                        fmt::format("script {}: no line left for call {} ({}): the script has {} repl{}", path_,
+                                    next_ + 1, request.role, lines_.size(), lines_.size() == 1 ? "y" : "ies"));
     }
     const ScriptLine& line = lines_[next_++];
     std::string prompt = request.system;

@@ -72,14 +72,51 @@ inline std::string budget_words(const nlohmann::json& report) {
   return fmt::format("time {} s", used_of(json_field(b, "time_s")));
 }
 
+// A goal's title: its first line that holds text, without a Markdown heading's own "#"s (a
+// --goal-file holding an issue's "## Bug" body is titled "Bug"). `more` tells whether other lines
+// with text follow.
+inline std::string goal_title(const std::string& goal, bool* more = nullptr) {
+  std::string title;
+  std::size_t at = 0;
+  bool found = false;
+  if (more != nullptr) *more = false;
+  while (at <= goal.size()) {
+    std::size_t eol = goal.find('\n', at);
+    std::string line = goal.substr(at, eol == std::string::npos ? std::string::npos : eol - at);
+    at = eol == std::string::npos ? goal.size() + 1 : eol + 1;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (found) {
+      if (more != nullptr) *more = true;
+      break;
+    }
+    found = true;
+    std::size_t start = line.find_first_not_of(" \t");
+    std::size_t hashes = line.find_first_not_of('#', start);
+    if (hashes != std::string::npos && hashes > start && hashes - start <= 6 &&
+        (line[hashes] == ' ' || line[hashes] == '\t'))
+      start = line.find_first_not_of(" \t", hashes);
+    title = line.substr(start);
+    while (!title.empty() && (title.back() == '\r' || title.back() == ' ')) title.pop_back();
+  }
+  return title;
+}
+
 // The LLM usage as every rendering says it: "4 LLM calls, 3600 tokens in, 500 out", and, when a
 // server sent no usage for some calls, that those tokens are candor's estimate.
 inline std::string usage_words(const nlohmann::json& report) {
   const auto& usage = json_object(report, "usage");
-  std::string words = fmt::format("{} LLM calls, {} tokens in, {} out", json_int(usage, "llm_calls"),
+  std::int64_t calls = json_int(usage, "llm_calls");
+  std::string words = fmt::format("{} LLM call{}, {} tokens in, {} out", calls, calls == 1 ? "" : "s",
                                   json_int(usage, "input_tokens"), json_int(usage, "output_tokens"));
   std::int64_t estimated = json_int(usage, "estimated_calls");
-  if (estimated > 0) words += fmt::format(" ({} of the calls estimated: the server sent no usage)", estimated);
+  // A script file (--llm script:FILE) is no server: its lines carry no usage unless they say so.
+  const nlohmann::json& provider = json_field(report, "provider");
+  bool script = provider.is_string() && provider.get<std::string>().rfind("script", 0) == 0;
+  std::string source = script ? "the script gave no usage" : "the server sent no usage";
+  if (estimated > 0 && estimated == calls)
+    words += fmt::format(" ({}: {})", calls == 1 ? "estimated" : "all estimated", source);
+  else if (estimated > 0)
+    words += fmt::format(" ({} of the calls estimated: {})", estimated, source);
   return words;
 }
 

@@ -118,17 +118,24 @@ std::string judge_and_reviews(const nlohmann::json& r) {
 // The heading holds the goal's first line (an issue's title), cut; a longer goal follows folded.
 std::string goal_heading(const nlohmann::json& r, const std::string& icon, const std::string& verdict) {
   std::string goal = json_str(r, "goal");
-  std::size_t eol = goal.find('\n');
-  std::string first = goal.substr(0, eol);
-  if (!first.empty() && first.back() == '\r') first.pop_back();
-  std::string rest = eol == std::string::npos ? "" : goal.substr(eol + 1);
+  bool more = false;
+  std::string first = goal_title(goal, &more);
   bool cut = first.size() > kHeadingChars;
   if (cut) first = shorten(first, kHeadingChars);
   std::string out = fmt::format("### {} candor: **{}** — {}\n\n", icon, markdown_text(verdict), markdown_text(first));
-  if (cut || rest.find_first_not_of(" \t\r\n") != std::string::npos) {
-    std::string whole = shorten(goal, kGoalChars);
-    // One quoted paragraph: markdown_text keeps the goal's own line breaks from starting a block.
-    out += "<details><summary>Goal</summary>\n\n> " + markdown_text(whole) + "\n\n</details>\n\n";
+  if (cut || more) {
+    // Quoted line by line, each made inert (markdown_text) and ended with a hard break, so the
+    // goal's own lines stay lines; a blank line stays a paragraph break inside the quote.
+    std::string whole = shorten(goal, kGoalChars), quoted;
+    std::size_t at = 0;
+    while (at <= whole.size()) {
+      std::size_t eol = whole.find('\n', at);
+      std::string line = whole.substr(at, eol == std::string::npos ? std::string::npos : eol - at);
+      at = eol == std::string::npos ? whole.size() + 1 : eol + 1;
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      quoted += line.find_first_not_of(" \t") == std::string::npos ? ">\n" : "> " + markdown_text(line) + "  \n";
+    }
+    out += "<details><summary>Goal</summary>\n\n" + quoted + "\n</details>\n\n";
   }
   return out;
 }

@@ -25,7 +25,11 @@ struct TerminalOptions {
 // REQUIRES: `report` came from build_report (possibly through the store).
 std::string render_terminal(const nlohmann::json& report, const TerminalOptions& options);
 
-// Colour only on a terminal and without NO_COLOR (or TERM=dumb).
+// --color: auto (the default), always or never. Set once by the CLI before anything is printed.
+enum class ColorMode { kAuto, kAlways, kNever };
+void set_color_mode(ColorMode mode);
+
+// Colour as --color says; for auto, only on a terminal and without NO_COLOR (or TERM=dumb).
 bool want_color(int fd);
 // The acceptance section: passed or not, then one line per checkpoint (seq, or why it was missed).
 std::string render_acceptance(const nlohmann::json& acceptance);

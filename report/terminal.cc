@@ -2,6 +2,7 @@
 // from the report passes through terminal_safe: the only escape sequences are candor's colours.
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -231,7 +232,14 @@ std::string render_acceptance(const nlohmann::json& acceptance) {
   return out;
 }
 
+namespace {
+std::atomic<ColorMode> color_mode{ColorMode::kAuto};
+}  // namespace
+
+void set_color_mode(ColorMode mode) { color_mode.store(mode); }
+
 bool want_color_for(bool is_tty) {
+  if (ColorMode mode = color_mode.load(); mode != ColorMode::kAuto) return mode == ColorMode::kAlways;
   const char* no_color = std::getenv("NO_COLOR");
   if (no_color != nullptr && *no_color != '\0') return false;
   const char* term = std::getenv("TERM");
@@ -251,8 +259,9 @@ std::string render_terminal(const nlohmann::json& r, const TerminalOptions& opt)
   std::string painted = verdict == "success"   ? st.green(upper)
                         : verdict == "partial" ? st.yellow(upper)
                                                : st.red(upper);
-  std::string out =
-      fmt::format("{}  {}\n", painted, shorten(str(r, "goal"), w > upper.size() + 2 ? w - upper.size() - 2 : w));
+  std::string out = fmt::format(
+      "{}  {}\n", painted,
+      shorten(terminal_safe(goal_title(json_str(r, "goal"))), w > upper.size() + 2 ? w - upper.size() - 2 : w));
   if (const auto& acc = json_field(r, "acceptance"); acc.is_object()) {
     out += acc.value("passed", false) ? st.green("acceptance passed") + "\n"
                                       : st.red("acceptance NOT PASSED") + " (exit 3 when the verdict is success)\n";

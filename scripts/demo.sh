@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The demo: `candor exec` on the bundled example, twice. A plan that patches the stylesheet and
 # asserts the result (success), and a discovery-only plan that reads files and asks to replan
-# (partial: it never made the change). Works on a copy; the example stays as it is.
+# (partial: it never made the change). Works on a copy; the example stays as it is. The copies and
+# the runs' store are kept (in build/demo, made afresh each time) so the runs can be read after.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 candor=${CANDOR:-$here/build/cli/candor}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+work=${CANDOR_DEMO_DIR:-$here/build/demo}
+rm -rf "$work" && mkdir -p "$work" || exit 1
 cp -r "$here/examples/dark-green/site" "$work/site"
 export CANDOR_HOME="$work/store"
 
@@ -26,5 +27,8 @@ banner "candor runs"
 "$candor" runs
 
 echo
+echo "the runs are kept: try"
+echo "  CANDOR_HOME=$work/store $candor report last -C $work/site2 --html $work/report.html"
+echo "  CANDOR_HOME=$work/store $candor undo last -C $work/site"
 echo "exit codes: patch=$patch_rc (0 = success), discover=$discover_rc (1 = partial), run=$run_rc (0 = success)"
 [[ $patch_rc -eq 0 && $discover_rc -eq 1 && $run_rc -eq 0 ]]

@@ -25,8 +25,12 @@ class Entry:
         return " " in self.spec
 
     def choices(self):
+        # "--judge auto|always|never" (cli/options.h one_of), or CLI11's own "TEXT:{a,b}".
         m = re.search(r"\{([^}]*)\}", self.spec)
-        return m.group(1).split(",") if m else []
+        if m:
+            return m.group(1).split(",")
+        words = self.spec.split(" ")
+        return words[1].split("|") if len(words) > 1 and "|" in words[1] else []
 
 
 class Help:
@@ -60,6 +64,10 @@ class Help:
 
     def options(self):
         return self.sections.get("Options", [])
+
+
+# The top-level help's footer sections that become the man page's own (cli/main.cc kTopFooter).
+MAN_SECTIONS = {"Exit status": "EXIT STATUS", "Environment": "ENVIRONMENT", "Files": "FILES"}
 
 
 def read_help(binary, *args):
@@ -129,6 +137,13 @@ def man_page(binary, version):
         # Subcommands of a subcommand (`candor gate install`) get sections of their own.
         for inner in h.sections.get("Subcommands", []):
             out += man_command(read_help(binary, sub.spec, inner.spec), inner.text)
+    for name, title in MAN_SECTIONS.items():
+        entries = top.sections.get(name, [])
+        if not entries:
+            sys.exit("help_docs.py: `candor --help` has no %s: section" % name)
+        out.append(".SH " + title)
+        for e in entries:
+            out += [".TP", "\\fB" + roff(e.spec) + "\\fR", roff(e.text) if e.text else "\\&"]
     out += [".SH SEE ALSO", "The README and docs/ of the candor source tree."]
     return "\n".join(out) + "\n"
 
@@ -149,13 +164,31 @@ def bash_completion(binary, version):
         "  done",
         "  local opts= choices= valued= nested=",
         "  case $sub in",
-        "    '') opts='%s' ;;" % bash_words(f for e in top.options() for f in e.flags()),
+        "    '')",
+        "      opts='%s'" % bash_words(f for e in top.options() for f in e.flags()),
+        "      valued=' %s '" % bash_words(f for e in top.options() if e.takes_value() for f in e.flags()),
     ]
+    top_cases = [(e.flags(), e.choices()) for e in top.options() if e.choices()]
+    if top_cases:
+        lines.append("      case $prev in")
+        for flags, choices in top_cases:
+            lines.append("        %s) choices='%s' ;;" % ("|".join(flags), bash_words(choices)))
+        lines.append("      esac")
+    lines.append("      ;;")
     for sub in subs:
         h = read_help(binary, sub)
+        nested = [e.spec for e in h.sections.get("Subcommands", [])]
+        # A nested subcommand's options (`gate install --agent`) are offered under its parent.
+        entries = list(h.options())
+        for inner in nested:
+            entries += [e for e in read_help(binary, sub, inner).options() if e.flags() and e.flags() != ["-h", "--help"]]
+        # The top-level options that fall through to every command (--color).
+        entries += [e for e in top.options() if e.takes_value()]
+        seen = set()
+        entries = [e for e in entries if not (tuple(e.flags()) in seen or seen.add(tuple(e.flags())))]
+        h.sections["Options"] = entries
         opts = [f for e in h.options() for f in e.flags()]
         valued = [f for e in h.options() if e.takes_value() for f in e.flags()]
-        nested = [e.spec for e in h.sections.get("Subcommands", [])]
         lines.append("    %s)" % sub)
         lines.append("      opts='%s'" % bash_words(opts))
         if nested:

@@ -67,7 +67,7 @@ TEST_SUITE("executor") {
              {R"({"gate": {"max_blocks": "3"}})",
               "gate.max_blocks: expected an integer from 0 to 100 (0: never block, only report)"},
              {R"({"gate": {"block_on": ["expectation", "typo"]}})",
-              "gate.block_on[1]: unknown kind of finding \"typo\" (expected one of: expectation, checkpoint, "
+              "gate.block_on[1]: unknown kind of finding \"typo\" (expected one of: expectation, sandbox, checkpoint, "
               "protected, "
               "sensitive, scope, scan, suspicious, judge, unchanged, tampering)"},
              {R"({"gate": {"judge": "sometimes"}})", "gate.judge: expected \"auto\", \"always\" or \"never\""},

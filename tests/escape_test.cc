@@ -173,9 +173,12 @@ TEST_SUITE("report") {
       }
       CHECK(header_cells == 5);
       // The agent's text adds no Markdown that acts: the same skeleton as a report of plain words.
-      // (A goal of several lines is quoted whole under the heading, whatever its words.)
-      std::string plain =
-          std::string(hostile).find('\n') == std::string::npos ? "plain words" : "plain words\nmore words";
+      // (A goal of several lines is quoted under the heading line by line, whatever its words: the
+      // plain report has as many lines, blank where the hostile one is blank.)
+      std::string plain;
+      for (const auto& line : lines_of(hostile))
+        plain += (plain.empty() ? "" : "\n") +
+                 std::string(line.find_first_not_of(" \t\r") == std::string::npos ? "" : "plain words");
       CHECK(skeletons(md) == skeletons(report::render_markdown(hostile_report(plain))));
     }
   }

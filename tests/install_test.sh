@@ -44,6 +44,16 @@ for sub in $subcommands; do
 done
 grep -q '^\.TH CANDOR 1 .*"candor '"$version"'"' "$man" || fail "the man page's title does not carry version $version"
 grep -q 'build/' "$man" && fail "the man page shows a build path"
+# The sections a man page is expected to have, each with its entries (issue 42).
+for section in "EXIT STATUS" "ENVIRONMENT" "FILES"; do
+  grep -q "^\.SH $section\$" "$man" || fail "the man page has no $section section"
+done
+for code in 0 1 2 3 64 65 69 70 77 130; do
+  sed -n '/^\.SH EXIT STATUS/,/^\.SH /p' "$man" | grep -q "^\\fB$code\\fR$" || fail "EXIT STATUS does not list $code"
+done
+for name in CANDOR_HOME CANDOR_LLM NO_COLOR; do
+  sed -n '/^\.SH ENVIRONMENT/,/^\.SH /p' "$man" | grep -q "$name" || fail "ENVIRONMENT does not name $name"
+done
 if command -v groff >/dev/null; then
   warnings=$(groff -man -ww -z "$man" 2>&1)
   [[ -z "$warnings" ]] || fail "groff warns about the man page: $warnings"
@@ -68,6 +78,10 @@ expect_completion "always auto " candor run --judge a
 expect_completion "--version " candor --ver
 expect_completion "--verdict " candor runs --verd
 expect_completion "fail " candor runs --verdict f
+# Enumerated values, a nested command's too (gate install --agent), and --color after any command.
+expect_completion "claude-code codex " candor gate install --agent ""
+expect_completion "always auto " candor report --color a
+expect_completion "always auto never " candor --color ""
 expect_completion "" candor run -C ""   # a folder: bash's own file completion (-o default)
 
 # libcandor, used the way a program that embeds it would: pkg-config, the installed headers only.

@@ -243,9 +243,14 @@ TEST_SUITE("e2e") {
     CHECK(j["usage"]["estimated_calls"] == j["usage"]["llm_calls"]);
     CHECK(j["usage"]["llm_calls"].get<int>() >= 1);
     auto shown = env.candor({"report", j["run_id"].get<std::string>()});
-    CHECK(shown.out.find("of the calls estimated: the server sent no usage") != std::string::npos);
+    // Every call estimated is said once, in the singular or plural (issue 42: "1 LLM calls").
+    std::string said = j["usage"]["llm_calls"] == 1 ? "1 LLM call, " : " LLM calls, ";
+    std::string estimated = j["usage"]["llm_calls"] == 1 ? "(estimated: the server sent no usage)"
+                                                         : "(all estimated: the server sent no usage)";
+    CHECK(shown.out.find(said) != std::string::npos);
+    CHECK(shown.out.find(estimated) != std::string::npos);
     auto markdown = env.candor({"report", j["run_id"].get<std::string>(), "--markdown"});
-    CHECK(markdown.out.find("of the calls estimated: the server sent no usage") != std::string::npos);
+    CHECK(markdown.out.find(estimated) != std::string::npos);
   }
 
   TEST_CASE("provider: a key the server echoes masked (its first and last characters) reaches no output and no file") {

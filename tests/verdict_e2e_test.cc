@@ -216,6 +216,13 @@ TEST_SUITE("e2e") {
     auto again = env.candor({"verify", j["run_id"], "--json", "--judge", "never"});
     CHECK(parse_stdout(again)["verdict"] == "partial");
     CHECK(again.err.find("stored verdict fail (by tier2), recomputed partial (by tier1)") != std::string::npos);
+    // ... and what would ask the judge this time (issue 42: it said "--judge auto" where --llm was needed).
+    CHECK(again.err.find("the judge was not asked (--judge always --llm PROVIDER to ask it)") != std::string::npos);
+    auto unnamed = env.candor({"verify", j["run_id"], "--json"});
+    CHECK(unnamed.err.find("the judge was not asked (--llm PROVIDER to ask it)") != std::string::npos);
+    // The judge's verdict says it is the judge's before tier 1's unproven lines.
+    CHECK(reasons_of(j).find("the judge decided this verdict: tier 1 alone could not prove what follows\n") !=
+          std::string::npos);
   }
 
   TEST_CASE("verdict: an inspect answer with a passing user assertion is success at tier 1") {

@@ -55,6 +55,7 @@ struct UndoResult {
   std::vector<std::string> removed;         // added by the run, deleted now
   std::vector<std::string> modes;           // only their mode was changed: put back
   std::vector<std::string> drifted;         // changed again after the run (restored only with force)
+  std::vector<std::string> already;         // already as before the run (put back by hand): left alone
   std::vector<std::string> failed;          // "PATH: why": could not be put back
   std::optional<std::string> record_error;  // the undo was done, but not recorded in the store
   ExitCategory exit = ExitCategory::kSuccess;
