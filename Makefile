@@ -20,7 +20,7 @@ TEST_PACKAGES := chromium strace python3-jsonschema
 # (a node from elsewhere, NodeSource's, brings its own npm, and Debian's npm would conflict with it).
 AGENT_PACKAGES := nodejs npm
 
-.PHONY: all deps build test install demo bench sanitize clean
+.PHONY: all deps build test install deb demo bench sanitize clean
 
 all: build
 
@@ -49,6 +49,11 @@ install: build
 	  $(BUILD)/meson-info/intro-buildoptions.json); \
 	  [ "$$prefix" = "$(PREFIX)" ] || meson configure $(BUILD) -Dprefix=$(PREFIX)
 	meson install -C $(BUILD) $(if $(DESTDIR),--destdir "$(DESTDIR)")
+
+# A Debian package of the build: $(DEB_DIR)/candor_VERSION_ARCH.deb (scripts/make-deb.sh says how).
+DEB_DIR ?= $(BUILD)
+deb: build
+	@scripts/make-deb.sh $(BUILD) $(DEB_DIR)
 
 demo: build
 	scripts/demo.sh
