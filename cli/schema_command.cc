@@ -47,7 +47,10 @@ int schema_command(const std::string& name) {
 Subcommand add_schema_command(CLI::App& app) {
   auto name = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("schema", "print the JSON Schema of a config, plan, script line or report");
-  cmd->add_option("name", *name, "config, plan, script or report (none: list them)");
+  // The names in the type, as {a,b}: the bash completion offers them (scripts/help_docs.py).
+  std::string choices;
+  for (const EmbeddedFile& f : embedded_schemas()) choices += fmt::format("{}{}", choices.empty() ? "" : ",", f.name);
+  cmd->add_option("name", *name, "the schema to print (none: list them)")->type_name("{" + choices + "}");
   cmd->footer(examples("candor schema", "candor schema config > .candor/config.schema.json"));
   return {cmd, [name] { return schema_command(*name); }, nullptr};
 }

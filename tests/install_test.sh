@@ -75,6 +75,7 @@ expect_completion "--version " candor --ver
 expect_completion "--verdict " candor runs --verd
 expect_completion "fail " candor runs --verdict f
 expect_completion "" candor run -C ""   # a folder: bash's own file completion (-o default)
+expect_completion "config " candor schema c   # a positional's listed values
 
 # libcandor, used the way a program that embeds it would: pkg-config, the installed headers only.
 libdir="$(installed "${CANDOR_LIBDIR:?}")"

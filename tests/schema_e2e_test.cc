@@ -48,7 +48,8 @@ TEST_SUITE("e2e") {
     CHECK(r.exit_code == 0);
     for (const std::string& name : shipped_names()) {
       CAPTURE(name);
-      CHECK(r.out.find("\n" + name + " ") != std::string::npos || r.out.rfind(name + " ", 0) == 0);
+      bool listed = r.out.find("\n" + name + " ") != std::string::npos || r.out.rfind(name + " ", 0) == 0;
+      CHECK(listed);
     }
     CHECK(r.out.find("config   the workspace's .candor/config.json\n") != std::string::npos);
     CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 4);
