@@ -37,7 +37,7 @@ run_action() {
 }
 
 # The action hands each of its inputs to the script.
-for input in base head goal expect args llm fail-on on-provider-error comment github-token; do
+for input in base head goal expect args llm fail-on on-provider-error comment github-token comment-author; do
   grep -q "^  $input:" "$src/action.yml" || fail "action.yml has no input $input"
   grep -q '\${{ inputs\.'"$input"' }}' "$src/action.yml" || fail "action.yml does not pass the input $input on"
 done
