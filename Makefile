@@ -11,15 +11,16 @@ PACKAGES := g++ meson ninja-build pkg-config cmake git procps \
             libssl-dev zlib1g-dev
 # Only the benchmarks need /usr/bin/time (peak memory).
 BENCH_PACKAGES := time
-# Only the tests need a browser (the HTML report is checked in headless Chromium) and strace
-# (the durability test reads the order of candor's syncs and renames).
-TEST_PACKAGES := chromium strace
+# Only the tests need a browser (the HTML report is checked in headless Chromium), strace
+# (the durability test reads the order of candor's syncs and renames) and a JSON Schema validator
+# (the schemas test checks share/candor/schemas/ against every example and fixture).
+TEST_PACKAGES := chromium strace python3-jsonschema
 # The gate's end-to-end test (agents-gate) runs the real Claude Code and Codex CLI, installed from
 # the npm registry into $(BUILD)/agents; npm comes from Debian's nodejs and npm when none is on PATH
 # (a node from elsewhere, NodeSource's, brings its own npm, and Debian's npm would conflict with it).
 AGENT_PACKAGES := nodejs npm
 
-.PHONY: all deps build test install demo bench sanitize clean
+.PHONY: all deps build test install deb demo bench sanitize clean
 
 all: build
 
@@ -33,7 +34,7 @@ build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
 
 test: build
-	@scripts/install-deps.sh $(TEST_PACKAGES) || echo "warning: could not install $(TEST_PACKAGES); the HTML test will be skipped"
+	@scripts/install-deps.sh $(TEST_PACKAGES) || echo "warning: could not install $(TEST_PACKAGES); the HTML and schemas tests may be skipped"
 	@command -v npm >/dev/null 2>&1 || scripts/install-deps.sh $(AGENT_PACKAGES) || echo "warning: could not install $(AGENT_PACKAGES)"
 	@tests/agents/install_agents.sh $(BUILD)/agents >/dev/null || \
 	  echo "warning: could not install Claude Code and Codex CLI into $(BUILD)/agents; the agents-gate test will report its cases skipped"
@@ -48,6 +49,11 @@ install: build
 	  $(BUILD)/meson-info/intro-buildoptions.json); \
 	  [ "$$prefix" = "$(PREFIX)" ] || meson configure $(BUILD) -Dprefix=$(PREFIX)
 	meson install -C $(BUILD) $(if $(DESTDIR),--destdir "$(DESTDIR)")
+
+# A Debian package of the build: $(DEB_DIR)/candor_VERSION_ARCH.deb (scripts/make-deb.sh says how).
+DEB_DIR ?= $(BUILD)
+deb: build
+	@scripts/make-deb.sh $(BUILD) $(DEB_DIR)
 
 demo: build
 	scripts/demo.sh

@@ -46,6 +46,8 @@ Subcommand add_assert_command(CLI::App& app);
 Subcommand add_doctor_command(CLI::App& app);
 // 0 when done, 64 without --keep or --older-than, 70 when a snapshot repository could not be collected.
 Subcommand add_gc_command(CLI::App& app);
+// `schema [NAME]`: a JSON Schema as shipped, or the list; 64 for an unknown name.
+Subcommand add_schema_command(CLI::App& app);
 // `gate install|status|claude-code|codex`; the hook commands always exit 0 (their answer is JSON).
 Subcommand add_gate_command(CLI::App& app);
 

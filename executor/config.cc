@@ -327,6 +327,9 @@ Result<WorkspaceConfig> parse_config(const nlohmann::json& j) {
       TRY(c.sensitive, glob_list(value, "sensitive"));
     } else if (key == "gate") {
       TRY(c.gate, parse_gate(value));
+    } else if (key == "$schema") {
+      // The JSON Schema an editor checks the file with (candor schema config); not a setting.
+      if (!value.is_string()) return invalid(key, "expected a string (the JSON Schema an editor checks the file with)");
     } else {
       return invalid(
           key, fmt::format(

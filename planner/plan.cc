@@ -18,8 +18,16 @@ std::string names_of(const std::vector<Signature>& sigs) {
   return out;
 }
 
-Status check_keys(const nlohmann::json& obj, const std::vector<std::string>& known, const std::string& path) {
+// `editor_schema`: the object may name its JSON Schema in "$schema" (a string, for editors; the
+// plan's own fields are listed without it).
+Status check_keys(const nlohmann::json& obj, const std::vector<std::string>& known, const std::string& path,
+                  bool editor_schema = false) {
   for (const auto& [key, value] : obj.items()) {
+    if (editor_schema && key == "$schema") {
+      if (!value.is_string())
+        return invalid("$schema", "expected a string (the JSON Schema an editor checks the file with)");
+      continue;
+    }
     if (std::find(known.begin(), known.end(), key) == known.end()) {
       std::string list;
       for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
@@ -103,7 +111,7 @@ Status validate_assertion(const nlohmann::json& a, const Catalog& catalog, const
 
 Result<Plan> parse_plan(const nlohmann::json& j, const Catalog& catalog, ParseOptions options) {
   if (!j.is_object()) return invalid("$", fmt::format("a plan is a JSON object, got {}", json_type_name(j)));
-  TRY_STATUS(check_keys(j, {"goal_kind", "questions", "steps", "then", "final_answer"}, ""));
+  TRY_STATUS(check_keys(j, {"goal_kind", "questions", "steps", "then", "final_answer"}, "", true));
   Plan plan;
   if (j.contains("goal_kind")) {
     TRY(std::string kind, get_string(j, "goal_kind", ""));

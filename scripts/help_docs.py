@@ -189,6 +189,8 @@ def bash_completion(binary, version):
         h.sections["Options"] = entries
         opts = [f for e in h.options() for f in e.flags()]
         valued = [f for e in h.options() if e.takes_value() for f in e.flags()]
+        # A positional whose values are listed ({a,b}) completes like a nested subcommand.
+        nested += [c for e in h.sections.get("Positionals", []) for c in e.choices()]
         lines.append("    %s)" % sub)
         lines.append("      opts='%s'" % bash_words(opts))
         if nested:

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sums doctest's per-suite counts from meson's test log into one closing line:
 # "tests: N passed, M failed", then the real agents' cases (agents-gate: tests/agents/gate_e2e.py),
-# the skipped ones named. Exits non-zero when no test case ran.
+# the skipped ones named, then each meson test that skipped itself (exit 77) with the first line it
+# printed, its reason (html-chromium without Chromium, schemas without python3-jsonschema, ...).
+# Exits non-zero when no test case ran.
 set -euo pipefail
 log=${1:-build/meson-logs/testlog.txt}
 read -r passed failed < <(grep -a '^\[doctest\] test cases:' "$log" |
@@ -13,4 +15,8 @@ if [[ -n "$agents" ]]; then
   echo "real agents (agents-gate): ${agents#agents-gate: cases: }"
   grep -a '^agents-gate: skipped ' "$log" | sed 's/^agents-gate: /  /' || true
 fi
+# meson's log: a "test: NAME" line, a "result: skipped" line, then the test's stdout.
+awk '/^test: / {name = $2; skipped = 0; said = 0}
+     /^result: / {skipped = ($0 ~ /skip/)}
+     skipped && !said && /^-+ stdout -+$/ {getline reason; print "skipped: " name " (" reason ")"; said = 1}' "$log" || true
 [[ $passed -gt 0 ]]

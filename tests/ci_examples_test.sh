@@ -1,53 +1,52 @@
 #!/usr/bin/env bash
-# The CI examples (examples/ci/*.yml) run as written: the commands between their `# >>> candor` and
-# `# <<< candor` lines are run by bash, with the variables the CI service would set (CANDOR_EXPECT
-# as the file sets it), on a repository built here, whose `make test` fails until the stylesheet
+# The CI examples (examples/ci/*.yml) run as written: GitLab's commands between its `# >>> candor`
+# and `# <<< candor` lines are run by bash, with the variables the CI service would set (CANDOR_EXPECT
+# as the file sets it); the GitHub workflow uses the repository's action (action.yml), whose script
+# (scripts/ci/verify-pr.sh) is run with the inputs the workflow gives it; both on a repository built here, whose `make test` fails until the stylesheet
 # under src/ is dark green: an honest change passes the job with a success report; a change that
 # only weakens the test fails it (it passes only through its own test edits: the tests of record);
 # an honest change that also touches a file nothing proves is partial, which fails the job as
-# written and passes it with the documented allow-partial line; a change that does nothing fails.
+# written and passes it with the documented allow-partial line (GitHub: `fail-on: fail`); a change
+# that does nothing fails.
 set -euo pipefail
-candor=${CANDOR_BIN:?} src=${CANDOR_SOURCE_ROOT:?}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-export HOME=/nonexistent GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=agent GIT_AUTHOR_EMAIL=agent@example.com \
-  GIT_COMMITTER_NAME=agent GIT_COMMITTER_EMAIL=agent@example.com
-unset CANDOR_LLM ANTHROPIC_API_KEY ANTHROPIC_BASE_URL OPENAI_API_KEY OPENAI_BASE_URL
-export CANDOR_HOME="$work/store" NO_COLOR=1
-mkdir -p "$work/bin" && ln -s "$candor" "$work/bin/candor"
-export PATH="$work/bin:$PATH"
+# shellcheck source=tests/ci_repo.sh
+source "${CANDOR_SOURCE_ROOT:?}/tests/ci_repo.sh"
 
-repo="$work/repo"
-mkdir -p "$repo/src" "$repo/tests"
-cp "$src/examples/dark-green/site/css/style.css" "$repo/src/style.css"
-chmod -R u+w "$repo"
-cd "$repo"
-# The test the issue names: it fails on BASE, and passes once the background is dark green.
-printf '#!/bin/sh\ngrep -q "background: #006400" src/style.css\n' > tests/test_style.sh
-printf 'test:\n\tsh tests/test_style.sh\n' > Makefile
-git init -q -b main
-git add -A && git commit -qm base
-base=$(git rev-parse HEAD)
-git checkout -qb agent
-sed -i 's/background: #ffffff;/background: #006400;/' src/style.css
-git commit -qam "dark green"
-good=$(git rev-parse HEAD)
-git checkout -q -b weak main
-printf '#!/bin/sh\ntrue\n' > tests/test_style.sh
-git commit -qam "make the test pass"
-weak=$(git rev-parse HEAD)
-git checkout -q -b unproven agent
-printf 'notes\n' > NOTES.txt
-git add NOTES.txt && git commit -qm "and notes"
-unproven=$(git rev-parse HEAD)
-git checkout -q main
+ci_repo "$work/repo"
+
+# run_action FILE BASE HEAD [allow-partial]: the action the workflow uses, with the workflow's
+# inputs, as GitHub would run it (action.yml's env, no comment: that is ci_action_test.sh's); with a
+# fourth argument, `fail-on: fail`, the alternative the workflow documents.
+with_input() { sed -n "s/^ *$1: \(.*\)$/\1/p" "$2" | head -1 | sed "s/^'\(.*\)'$/\1/; s/ *#.*//"; }
+run_action() {
+  local file=$1 fail_on
+  grep -Eq '^ *- uses: (\./|OWNER/candor@v1)$' "$file" || { fail "$file does not use candor's action"; return 99; }
+  local expect
+  expect=$(sed -n "s/^ *expect: '\(.*\)'$/\1/p" "$file")
+  [[ -n $expect ]] || { fail "$file gives the action no expect"; return 99; }
+  fail_on=$(with_input fail-on "$file")
+  [[ $fail_on == partial ]] || { fail "$file: fail-on is '$fail_on', expected partial (only success passes)"; return 99; }
+  if [[ -n ${4:-} ]]; then
+    grep -q 'use `fail`' "$file" || { fail "$file does not document fail-on: fail"; return 99; }
+    fail_on=fail
+  fi
+  rm -f candor-report.md
+  BASE=$2 HEAD=$3 GOAL="Change the background to dark green" EXPECT=$expect FAIL_ON=$fail_on \
+    ON_PROVIDER_ERROR=$(with_input on-provider-error "$file") COMMENT=false GITHUB_STEP_SUMMARY="$work/summary.md" \
+    bash "$src/scripts/ci/verify-pr.sh" >"$work/out.txt" 2>&1
+}
+
+# The action hands each of its inputs to the script.
+for input in base head goal expect args llm fail-on on-provider-error comment github-token comment-author; do
+  grep -q "^  $input:" "$src/action.yml" || fail "action.yml has no input $input"
+  grep -q '\${{ inputs\.'"$input"' }}' "$src/action.yml" || fail "action.yml does not pass the input $input on"
+done
 
 # run_block FILE BASE HEAD [allow-partial]: the CI file's candor commands, as the service would
 # run them; with a fourth argument, with its documented allow-partial line in place of its last test.
 run_block() {
   local file=$1
+  [[ $(basename "$file") == github-actions.yml ]] && { run_action "$@"; return; }
   sed -n '/# >>> candor/,/# <<< candor/p' "$file" | sed 's/^ *//' >"$work/block.sh"
   if [[ -n ${4:-} ]]; then
     local allow

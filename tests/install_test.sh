@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# `DESTDIR=... make install` into a scratch folder: the binary, the man page and the bash
-# completion land under the prefix; the installed binary says the project's version; the man page
-# has a section for every subcommand `candor --help` lists; the completion completes subcommands,
-# options and option values. libcandor: the library, its headers and its pkg-config file are
+# `DESTDIR=... make install` into a scratch folder: the binary, the man page, the bash completion
+# and the JSON Schemas land under the prefix; the installed binary says the project's version; the
+# man page has a section for every subcommand `candor --help` lists; the completion completes
+# subcommands, options and option values. libcandor: the library, its headers and its pkg-config file are
 # installed, and examples/embed compiles against the installed tree alone (not the source tree),
 # runs a plan and cancels a second run from another thread.
 #   install_test.sh BUILD_DIR   (env: CANDOR_SOURCE_ROOT; CANDOR_VERSION, CANDOR_PREFIX,
@@ -28,6 +28,12 @@ man="$(installed "${CANDOR_MANDIR:?}")/man1/candor.1"
 completion="$(installed "${CANDOR_DATADIR:?}")/bash-completion/completions/candor"
 for f in "$bin" "$man" "$completion"; do
   [[ -f "$f" ]] || fail "not installed: ${f#"$work/dest"}"
+done
+# The JSON Schemas (docs/schemas.md), as shipped, and as the installed binary prints them.
+schemas="$(installed "${CANDOR_DATADIR:?}")/candor/schemas"
+for name in config plan report script; do
+  cmp -s "$schemas/$name.schema.json" "$src/share/candor/schemas/$name.schema.json" ||
+    fail "not installed as shipped: ${schemas#"$work/dest"}/$name.schema.json"
 done
 [[ -x "$bin" ]] || { echo "$failures failure(s)"; exit 1; }
 
@@ -83,6 +89,7 @@ expect_completion "claude-code codex " candor gate install --agent ""
 expect_completion "always auto " candor report --color a
 expect_completion "always auto never " candor --color ""
 expect_completion "" candor run -C ""   # a folder: bash's own file completion (-o default)
+expect_completion "config " candor schema c   # a positional's listed values
 
 # libcandor, used the way a program that embeds it would: pkg-config, the installed headers only.
 libdir="$(installed "${CANDOR_LIBDIR:?}")"
