@@ -41,14 +41,11 @@ test: build
 	@status=0; meson test -C $(BUILD) --print-errorlogs || status=$$?; \
 	  scripts/test-summary.sh $(BUILD)/meson-logs/testlog.txt || status=1; exit $$status
 
-# The binary, the man page (candor.1) and the bash completion, under $(DESTDIR)$(PREFIX).
-# The prefix is changed only when it differs, so that `sudo make install` after `make` rewrites
-# nothing in the build folder.
+# The binary, the man page (candor.1), the bash completion, the schemas and libcandor, under
+# $(DESTDIR)$(PREFIX). Any PREFIX, without reconfiguring the build folder (scripts/install-relocated.sh):
+# `sudo make install` after `make` rewrites nothing in it.
 install: build
-	@prefix=$$(python3 -c 'import json, sys; print(next(o["value"] for o in json.load(open(sys.argv[1])) if o["name"] == "prefix"))' \
-	  $(BUILD)/meson-info/intro-buildoptions.json); \
-	  [ "$$prefix" = "$(PREFIX)" ] || meson configure $(BUILD) -Dprefix=$(PREFIX)
-	meson install -C $(BUILD) $(if $(DESTDIR),--destdir "$(DESTDIR)")
+	scripts/install-relocated.sh $(BUILD) $(PREFIX) "$(DESTDIR)"
 
 # A Debian package of the build: $(DEB_DIR)/candor_VERSION_ARCH.deb (scripts/make-deb.sh says how).
 DEB_DIR ?= $(BUILD)

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Debian package candor_VERSION_ARCH.deb from a built tree, without root:
 #   scripts/make-deb.sh [BUILD [OUTDIR]]     (defaults: build, BUILD)
-# `meson install --strip --destdir` into a staging folder, relocated from the build's prefix to /usr
-# (no file of candor's depends on the prefix but candor.pc, whose prefix= is rewritten; the build
+# The build installed under /usr in a staging root (scripts/install-relocated.sh: the build
 # folder is not reconfigured), the man page compressed as Debian does, a control file whose Depends
 # come from the binary's and the library's shared libraries (dpkg-shlibdeps when dpkg-dev is
 # installed, else each library's package as `dpkg -S` names it), then dpkg-deb --root-owner-group.
@@ -17,19 +16,13 @@ for tool in dpkg-deb dpkg python3; do
 done
 version=$("$build/cli/candor" --version | awk '{print $2}')
 arch=$(dpkg --print-architecture)
-prefix=$(python3 -c 'import json, sys; print(next(o["value"] for o in json.load(open(sys.argv[1])) if o["name"] == "prefix"))' \
-  "$build/meson-info/intro-buildoptions.json")
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 stage=$(mktemp -d "$out/deb-stage.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 root="$stage/root"
 
-meson install -C "$build" --no-rebuild --strip --quiet --destdir "$stage/dest" >"$stage/install.log" 2>&1 ||
-  { cat "$stage/install.log" >&2; exit 1; }
-mkdir -p "$root/usr"
-cp -a "$stage/dest$prefix/." "$root/usr/"
-find "$root/usr" -name candor.pc -exec sed -i 's|^prefix=.*|prefix=/usr|' {} +
+"$src/scripts/install-relocated.sh" "$build" /usr "$root" --strip
 find "$root/usr/share/man" -type f -name '*.[0-9]' -exec gzip -9n {} +
 doc="$root/usr/share/doc/candor"
 mkdir -p "$doc"

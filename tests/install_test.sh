@@ -17,11 +17,19 @@ trap 'rm -rf "$work"' EXIT
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-# The build's own prefix, so that make install reconfigures nothing.
+# A prefix other than the build's: the files are relocated, and the build folder is not
+# reconfigured (issue 42: `make install PREFIX=...` used to rewrite the checkout's build).
+build_prefix=$prefix
+prefix=/opt/candor-relocated
+options_before=$(cat "$build/meson-info/intro-buildoptions.json")
 if ! DESTDIR="$work/dest" make -C "$src" --no-print-directory install BUILD="$build" PREFIX="$prefix" >"$work/install.log" 2>&1; then
   cat "$work/install.log"
   fail "make install failed"
 fi
+[[ "$(cat "$build/meson-info/intro-buildoptions.json")" == "$options_before" ]] ||
+  fail "make install PREFIX=$prefix reconfigured the build folder"
+[[ -d "$work/dest$build_prefix" && "$build_prefix" != "$prefix" ]] &&
+  fail "make install PREFIX=$prefix also installed under the build's prefix $build_prefix"
 installed() { case $1 in /*) echo "$work/dest$1" ;; *) echo "$work/dest$prefix/$1" ;; esac; }
 bin="$(installed "${CANDOR_BINDIR:?}")/candor"
 man="$(installed "${CANDOR_MANDIR:?}")/man1/candor.1"
@@ -55,7 +63,7 @@ for section in "EXIT STATUS" "ENVIRONMENT" "FILES"; do
   grep -q "^\.SH $section\$" "$man" || fail "the man page has no $section section"
 done
 for code in 0 1 2 3 64 65 69 70 77 130; do
-  sed -n '/^\.SH EXIT STATUS/,/^\.SH /p' "$man" | grep -q "^\\fB$code\\fR$" || fail "EXIT STATUS does not list $code"
+  sed -n '/^\.SH EXIT STATUS/,/^\.SH /p' "$man" | grep -qxF "\\fB$code\\fR" || fail "EXIT STATUS does not list $code"
 done
 for name in CANDOR_HOME CANDOR_LLM NO_COLOR; do
   sed -n '/^\.SH ENVIRONMENT/,/^\.SH /p' "$man" | grep -q "$name" || fail "ENVIRONMENT does not name $name"
@@ -66,6 +74,16 @@ if command -v groff >/dev/null; then
 else
   echo "groff not installed: the man page's roff was not checked"
 fi
+
+# The README's quick start, run as written against the installed binary, in a store of its own.
+quick=$(sed -n '/^<!-- quick-start -->$/,/^<!-- \/quick-start -->$/p' "$src/README.md" | sed '1,2d;$d' | sed '$d')
+[[ $(wc -l <<<"$quick") -ge 8 ]] || fail "the README has no quick start between <!-- quick-start --> markers"
+quick_out=$(cd "$work" && TMPDIR="$work" PATH="$(dirname "$bin"):/usr/bin:/bin" CANDOR_HOME="$work/quick-store" HOME="$work" \
+  bash -euo pipefail -c "$quick" 2>&1) || fail "the README's quick start failed: $quick_out"
+grep -q '^SUCCESS  Make the background dark green' <<<"$quick_out" || fail "quick start: no SUCCESS first: $quick_out"
+grep -q '^undid run .*: 1 restored' <<<"$quick_out" || fail "quick start: the undo did not restore style.css: $quick_out"
+grep -q '^PARTIAL  Make the background dark green' <<<"$quick_out" || fail "quick start: no PARTIAL last: $quick_out"
+grep -q '^exit 1$' <<<"$quick_out" || fail "quick start: the last exec did not exit 1: $quick_out"
 
 # The completion, driven the way bash drives it.
 complete_words() {  # words of the command line, the last one being completed
