@@ -27,7 +27,7 @@ def readme_commands(text):
             continue
         if not in_sh:
             continue
-        code = line.split("  #", 1)[0].strip()
+        code = line.split("  #", 1)[0].strip().removesuffix("\\").strip()  # a continued line: its first part
         if not code.startswith("candor "):
             continue
         # Bracketed parts ([--json | --markdown], [RUN]) are optional forms; each option in them counts.
