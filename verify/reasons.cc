@@ -77,6 +77,7 @@ std::vector<std::string> warnings_of(const RunFacts& f, const Tier1Result& tier1
   if (judge != nullptr && judge->asked && judge->answered && verdict_of(*judge) == Verdict::kSuccess) {
     for (const auto& r : judge_reasons(*judge)) supporting.insert(r);
   }
+  supporting.insert(kJudgeDecidedLine);
   std::vector<std::string> out;
   std::unordered_set<std::string> seen;
   auto add = [&](const std::string& s) {

@@ -51,8 +51,7 @@ Decision decide(const Tier1Result& tier1, const JudgeOutcome* judge, const std::
       d.by = "tier2";
       d.reasons = judge_reasons(*judge);
       // Said, so that an [unproven] line under a judge's success does not read as a contradiction.
-      if (!tier1.reasons.empty())
-        d.reasons.push_back("the judge decided this verdict: tier 1 alone could not prove what follows");
+      if (!tier1.reasons.empty()) d.reasons.push_back(kJudgeDecidedLine);
       d.reasons.insert(d.reasons.end(), tier1.reasons.begin(), tier1.reasons.end());
     } else {
       d = decide_without_judge(tier1);
