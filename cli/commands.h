@@ -48,6 +48,8 @@ Subcommand add_doctor_command(CLI::App& app);
 Subcommand add_gc_command(CLI::App& app);
 // `gate install|status|claude-code|codex`; the hook commands always exit 0 (their answer is JSON).
 Subcommand add_gate_command(CLI::App& app);
+// `init`: 0 when the config was written, 73 when one exists (without --force).
+Subcommand add_init_command(CLI::App& app);
 
 // `gate install`, as `init --gate` runs it too: the hooks merged into the agent's settings, what
 // changed printed, then what the gate will check (gate_command.cc).
