@@ -18,6 +18,7 @@ static_assert(static_cast<int>(RunStatus::kRunning) == static_cast<int>(candor::
 static_assert(static_cast<int>(GoalKind::kInspect) == static_cast<int>(candor::GoalKind::kInspect));
 static_assert(static_cast<int>(ExitCategory::kCancelled) == static_cast<int>(app::ExitCategory::kCancelled));
 static_assert(static_cast<int>(ExitCategory::kRefused) == static_cast<int>(app::ExitCategory::kRefused));
+static_assert(static_cast<int>(ExitCategory::kExists) == static_cast<int>(app::ExitCategory::kExists));
 
 candor::Error out_of_range(const std::string& field, int value, const char* type, const char* names) {
   return make_error(ErrorCode::kUsage, fmt::format("{}: {} is not a {} ({})", field, value, type, names));

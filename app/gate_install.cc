@@ -1,12 +1,6 @@
 #include "app/gate_install.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -14,8 +8,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "app/file_write.h"
 #include "core/arg_schema.h"
 #include "core/json_text.h"
+#include "store/run_store.h"
 
 namespace candor::app {
 namespace {
@@ -144,35 +140,13 @@ Result<std::string> read_existing(const std::string& path) {
   return text;
 }
 
-// Written beside it and renamed over it, with the old file's permissions (0644 for a new one).
-Status write_atomically(const std::string& path, const std::string& text) {
-  std::error_code ec;
-  fs::path p(path);
-  fs::create_directories(p.parent_path(), ec);
-  if (ec)
-    return make_error(ErrorCode::kIo, fmt::format("cannot create {}: {}", p.parent_path().string(), ec.message()));
-  mode_t mode = 0644;
-  if (struct stat st{}; ::stat(path.c_str(), &st) == 0) mode = st.st_mode & 07777;
-  std::string tmp = path + fmt::format(".candor-{}.tmp", ::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-  if (fd < 0) return make_error(ErrorCode::kIo, fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
-  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(fd) == 0;
-  ok = ::close(fd) == 0 && ok;
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return make_error(ErrorCode::kIo, fmt::format("cannot write {}: {}", path, std::strerror(err)));
-  }
-  return ok_status();
-}
-
 Result<FileChange> update_file(const std::string& path,
                                const std::function<Result<MergeResult>(const std::string&)>& merge,
                                const std::string& unchanged) {
   TRY(std::string text, read_existing(path));
   TRY(MergeResult merged, merge(text));
   FileChange change{path, merged.changed, merged.what, merged.changed ? "" : unchanged};
-  if (merged.changed) TRY_STATUS(write_atomically(path, merged.text));
+  if (merged.changed) TRY_STATUS(write_file_atomically(path, merged.text));
   return change;
 }
 
@@ -203,6 +177,22 @@ std::string shell_quote(const std::string& word) {
   std::string out = "'";
   for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
+}
+
+std::string hook_option(const std::string& command, const std::string& option) {
+  std::vector<std::string> words = shell_words(command);
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (words[i] == option && i + 1 < words.size()) return words[i + 1];
+    if (words[i].rfind(option + "=", 0) == 0) return words[i].substr(option.size() + 1);
+  }
+  return "";
+}
+
+std::string hook_store_dir(const std::string& given, const std::function<std::string(const char*)>& env) {
+  auto e = env_or_process(env);
+  std::string resolved = absolute(given.empty() ? store::default_store_dir(e) : given);
+  if (!given.empty()) return resolved;  // asked for: kept, whatever the hook would find
+  return resolved == absolute(store::state_store_dir(e)) ? "" : resolved;
 }
 
 bool is_candor_hook_command(const std::string& command) {
@@ -331,9 +321,9 @@ Result<MergeResult> enable_codex_hooks(const std::string& toml, const std::strin
 }
 
 std::string claude_settings_path(bool user, const std::string& project_dir,
-                                 const std::function<std::string(const char*)>& env) {
+                                 const std::function<std::string(const char*)>& env, bool local) {
   if (user) return home_dir(env_or_process(env), "CLAUDE_CONFIG_DIR", ".claude") + "/settings.json";
-  return absolute(project_dir) + "/.claude/settings.json";
+  return absolute(project_dir) + (local ? "/.claude/settings.local.json" : "/.claude/settings.json");
 }
 
 std::string codex_hooks_path(bool user, const std::string& project_dir,
@@ -353,7 +343,13 @@ Result<InstallResult> install_gate(const InstallRequest& r) {
   if (!r.user && !fs::is_directory(project)) {
     return make_error(ErrorCode::kUsage, fmt::format("{} is not a folder: give the project with -C DIR", project));
   }
-  std::string path = r.agent == GateAgent::kClaudeCode ? claude_settings_path(r.user, project, r.env)
+  if (r.local && (r.user || r.agent != GateAgent::kClaudeCode)) {
+    return make_error(ErrorCode::kUsage, r.user
+                                             ? "--local is the project's .claude/settings.local.json: not with --user"
+                                             : "--local is Claude Code's .claude/settings.local.json: Codex has "
+                                               "no local hooks file");
+  }
+  std::string path = r.agent == GateAgent::kClaudeCode ? claude_settings_path(r.user, project, r.env, r.local)
                                                        : codex_hooks_path(r.user, project, r.env);
   TRY(FileChange hooks_file,
       update_file(
@@ -379,6 +375,15 @@ Result<InstallResult> install_gate(const InstallRequest& r) {
                                : fmt::format("Claude Code reads {} only when it is started in {} itself (not in a "
                                              "folder below it)",
                                              path, project));
+    if (!r.user && !r.local) {
+      out.notes.push_back(
+          ".claude/settings.json is the project's shared file, usually committed, and the hooks' command names this "
+          "machine's candor; `--local` writes .claude/settings.local.json, yours alone, instead");
+    } else if (r.local) {
+      out.notes.push_back(
+          ".claude/settings.local.json is yours alone: keep it out of git (Claude Code lists it in .gitignore when it "
+          "creates one itself)");
+    }
   } else {
     out.notes.push_back(fmt::format(
         "Codex runs no hook until you trust it, and skips an untrusted one silently: {}start `codex` in {} and trust "

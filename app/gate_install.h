@@ -26,6 +26,16 @@ std::vector<HookEntry> gate_hooks(const std::string& command_prefix);
 // `word` quoted for a POSIX shell when it needs to be (both agents run a hook's command with sh).
 std::string shell_quote(const std::string& word);
 
+// The value of `option` ("--store", "--llm") in a hook command of candor's, "" when it has none.
+std::string hook_option(const std::string& command, const std::string& option);
+
+// The store folder to pin in the hook's command (`--store DIR`, absolute), or "" when the hook
+// finds it by itself: `given` (--store) when not empty, else the store this process resolves
+// ($CANDOR_HOME, ...), pinned whenever it differs from the one the hook resolves in an agent's
+// environment, which lacks a CANDOR_HOME set for one shell (store::state_store_dir). `env` empty:
+// the process's own.
+std::string hook_store_dir(const std::string& given, const std::function<std::string(const char*)>& env);
+
 // Whether a hook's command is candor's gate: a word naming a program `candor`, then `gate`, then
 // `claude-code` or `codex` (whatever path the binary had when it was installed).
 bool is_candor_hook_command(const std::string& command);
@@ -55,6 +65,9 @@ struct InstallRequest {
   GateAgent agent = GateAgent::kClaudeCode;
   bool user = false;       // the user's settings (every project), else the project's
   bool uninstall = false;  // remove candor's hooks
+  // Claude Code's project-local settings (.claude/settings.local.json, the person's own, not
+  // committed) instead of .claude/settings.json. Claude Code only; not with `user`.
+  bool local = false;
   std::string project_dir = ".";
   std::string command;  // the hook command's prefix: "/abs/candor gate AGENT [--store DIR] [--llm SPEC] ..."
   std::function<std::string(const char*)> env;  // empty: the process's own (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME)
@@ -77,10 +90,10 @@ struct InstallResult {
 // names it and the JSON path.
 Result<InstallResult> install_gate(const InstallRequest& request);
 
-// The agent's settings files: the project's (`project_dir` given) or the user's. For Codex, also
-// config.toml (the user's, where its features are).
+// The agent's settings files: the project's (`project_dir` given; for Claude Code `local`: its
+// settings.local.json) or the user's. For Codex, also config.toml (the user's, where its features are).
 std::string claude_settings_path(bool user, const std::string& project_dir,
-                                 const std::function<std::string(const char*)>& env);
+                                 const std::function<std::string(const char*)>& env, bool local = false);
 std::string codex_hooks_path(bool user, const std::string& project_dir,
                              const std::function<std::string(const char*)>& env);
 std::string codex_config_path(const std::function<std::string(const char*)>& env);

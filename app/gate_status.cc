@@ -54,12 +54,14 @@ bool table_has(const std::string& toml, const std::string& header, const std::st
   return false;
 }
 
-GateInstall install_state(GateAgent agent, bool user, const std::string& workspace,
+// `scope`: project, local (Claude Code's settings.local.json) or user.
+GateInstall install_state(GateAgent agent, const std::string& scope, const std::string& workspace,
                           const std::function<std::string(const char*)>& env, const std::string& codex_toml) {
   GateInstall s;
+  bool user = scope == "user";
   s.agent = to_string(agent);
-  s.scope = user ? "user" : "project";
-  s.path = agent == GateAgent::kClaudeCode ? claude_settings_path(user, workspace, env)
+  s.scope = scope;
+  s.path = agent == GateAgent::kClaudeCode ? claude_settings_path(user, workspace, env, scope == "local")
                                            : codex_hooks_path(user, workspace, env);
   std::error_code ec;
   if (!fs::exists(s.path, ec)) return s;
@@ -146,7 +148,10 @@ Result<GateStatus> gate_status(const GateStatusRequest& r) {
     s.codex_feature = feature_state(codex_toml);
   }
   for (GateAgent agent : {GateAgent::kClaudeCode, GateAgent::kCodex}) {
-    for (bool user : {false, true}) s.installs.push_back(install_state(agent, user, s.workspace, env, codex_toml));
+    for (const char* scope : {"project", "local", "user"}) {
+      if (agent == GateAgent::kCodex && std::string(scope) == "local") continue;  // Codex has no local file
+      s.installs.push_back(install_state(agent, scope, s.workspace, env, codex_toml));
+    }
     std::string why = hooks_not_effective(agent, s.workspace, env);
     if (why.empty() && agent == GateAgent::kCodex) {
       bool trusted = std::any_of(s.installs.begin(), s.installs.end(), [](const GateInstall& i) {
@@ -156,7 +161,25 @@ Result<GateStatus> gate_status(const GateStatusRequest& r) {
     }
     s.effective.emplace_back(to_string(agent), why);
   }
-  s.store_dir = r.store_dir.empty() ? store::default_store_dir() : r.store_dir;
+  if (config.ok()) {
+    std::string llm;
+    for (const auto& i : s.installs)
+      if (llm.empty() && i.installed) llm = hook_option(i.command, "--llm");
+    s.checks = gate_checks(*config, s.config_present, llm);
+    if (config->expect.empty()) s.no_expect = no_expectations(llm);
+  }
+  s.store_dir = r.store_dir;
+  if (s.store_dir.empty()) {
+    // Where the hooks store their turns: the --store an installed hook carries, else the default.
+    for (const auto& i : s.installs) {
+      if (std::string pinned = hook_option(i.command, "--store"); i.installed && !pinned.empty()) {
+        s.store_dir = pinned;
+        s.store_from = fmt::format("the --store of the hook in {}", i.path);
+        break;
+      }
+    }
+  }
+  if (s.store_dir.empty()) s.store_dir = store::default_store_dir(env);
   auto store = store::RunStore::open(s.store_dir);
   if (!store.ok()) {
     s.store_error = store.error().message;
@@ -185,6 +208,8 @@ nlohmann::json to_json(const GateStatus& s) {
   for (const auto& [agent, why] : s.effective)
     effective[agent] = {{"effective", why.empty()},
                         {"why_not", why.empty() ? nlohmann::json(nullptr) : nlohmann::json(why)}};
+  nlohmann::json checks = nlohmann::json::array();
+  for (const auto& c : s.checks) checks.push_back({{"what", c.what}, {"text", c.text}});
   nlohmann::json turns = nlohmann::json::array();
   for (const auto& t : s.turns) {
     turns.push_back({{"agent", t.agent},
@@ -207,11 +232,14 @@ nlohmann::json to_json(const GateStatus& s) {
        {{"path", s.config_path},
         {"present", s.config_present},
         {"source", "the workspace now (a turn uses the config as it was when the turn began)"},
-        {"gate", s.config}}},
+        {"gate", s.config},
+        {"checks", checks},
+        {"no_expectations", s.no_expect.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.no_expect)}}},
       {"installs", installs},
       {"codex_hooks_feature", s.codex_feature.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.codex_feature)},
       {"effective", effective},
       {"store", s.store_dir},
+      {"store_from", s.store_from.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.store_from)},
       {"turns", turns}};
   if (!s.config_error.empty()) out["config"]["error"] = s.config_error;
   if (!s.store_error.empty()) out["store_error"] = s.store_error;

@@ -97,6 +97,8 @@ ExitCategory exit_category(const Error& error) {
       return ExitCategory::kUnavailable;
     case ErrorCode::kRefused:
       return ExitCategory::kRefused;
+    case ErrorCode::kExists:
+      return ExitCategory::kExists;
     default:
       return ExitCategory::kInternal;
   }

@@ -43,6 +43,7 @@ enum class ExitCategory {
   kInvalidInput = 65,
   kUnavailable = 69,
   kInternal = 70,
+  kExists = 73,      // a file the command would create is there already (`init` without --force)
   kRefused = 77,     // --require-sandbox: the sandbox asked for is not available
   kCancelled = 130,  // cancel() (Ctrl-C): the run was still verified, recorded and reported
 };

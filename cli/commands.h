@@ -50,6 +50,22 @@ Subcommand add_gc_command(CLI::App& app);
 Subcommand add_schema_command(CLI::App& app);
 // `gate install|status|claude-code|codex`; the hook commands always exit 0 (their answer is JSON).
 Subcommand add_gate_command(CLI::App& app);
+// `init`: 0 when the config was written, 73 when one exists (without --force).
+Subcommand add_init_command(CLI::App& app);
+
+// `gate install`, as `init --gate` runs it too: the hooks merged into the agent's settings, what
+// changed printed, then what the gate will check (gate_command.cc).
+struct GateInstallArgs {
+  std::string agent;  // claude-code | codex
+  bool user = false;
+  bool local = false;
+  bool uninstall = false;
+  std::string workspace = ".";
+  std::string store_dir;  // --store; "" = pinned only when the resolved store is not the hook's default
+  std::string llm;
+  std::string judge;
+};
+int gate_install_command(const GateInstallArgs& args);
 
 // Overwrites in argv the value given to `option` ("--option VALUE" or "--option=VALUE").
 void wipe_option_value(int argc, char** argv, const std::string& option);

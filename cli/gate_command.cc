@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "app/gate.h"
+#include "app/gate_checks.h"
 #include "app/gate_install.h"
 #include "app/gate_status.h"
 #include "cli/commands.h"
@@ -23,9 +24,7 @@ namespace {
 
 struct GateArgs {
   app::GateOptions options;
-  std::string agent;  // install
-  bool user = false;
-  bool uninstall = false;
+  GateInstallArgs install;
   std::string workspace = ".";
   bool json = false;
   int limit = 10;
@@ -66,20 +65,38 @@ std::string own_path() {
   return std::string(buf, static_cast<std::size_t>(n));
 }
 
-std::string hook_command_line(app::GateAgent agent, const GateArgs& args) {
+// The hook's command: this binary, the agent, and the options the hook needs in the agent's
+// environment (the store pinned when it is not the one the hook would find there).
+std::string hook_command_line(app::GateAgent agent, const GateInstallArgs& args) {
   std::string cmd = app::shell_quote(own_path()) + " gate " + app::to_string(agent);
-  if (!args.options.store_dir.empty()) cmd += " --store " + app::shell_quote(args.options.store_dir);
-  if (!args.options.llm.empty()) cmd += " --llm " + app::shell_quote(args.options.llm);
-  if (!args.options.judge.empty()) cmd += " --judge " + args.options.judge;
+  if (std::string store = app::hook_store_dir(args.store_dir, nullptr); !store.empty())
+    cmd += " --store " + app::shell_quote(store);
+  if (!args.llm.empty()) cmd += " --llm " + app::shell_quote(args.llm);
+  if (!args.judge.empty()) cmd += " --judge " + args.judge;
   return cmd;
 }
 
-int install_command(const GateArgs& args) {
+// What the gate will check, from the workspace's config as it is now.
+void print_checks(const std::string& workspace, const std::string& llm) {
+  auto checks = app::workspace_gate_checks(workspace, llm);
+  if (!checks.ok()) {
+    std::printf("the gate will refuse this workspace's config until it is fixed: %s\n",
+                report::terminal_safe(checks.error().message).c_str());
+    return;
+  }
+  std::printf("the gate will check, at every stop of a turn:\n");
+  for (const auto& c : *checks) std::printf("  %-10s %s\n", c.what.c_str(), report::terminal_safe(c.text).c_str());
+}
+
+}  // namespace
+
+int gate_install_command(const GateInstallArgs& args) {
   auto agent = app::parse_gate_agent(args.agent);
   if (!agent) return report_error(make_error(ErrorCode::kUsage, "--agent must be claude-code or codex"));
   app::InstallRequest request{.agent = *agent,
                               .user = args.user,
                               .uninstall = args.uninstall,
+                              .local = args.local,
                               .project_dir = args.workspace,
                               .command = hook_command_line(*agent, args),
                               .env = nullptr};
@@ -95,8 +112,16 @@ int install_command(const GateArgs& args) {
     for (const auto& w : f.what) std::printf("  %s\n", report::terminal_safe(w).c_str());
   }
   for (const auto& n : result->notes) std::printf("note: %s\n", report::terminal_safe(n).c_str());
+  if (args.user && !args.uninstall) {
+    std::printf(
+        "the gate checks each project by its own .candor/config.json (`candor gate status -C DIR` says what)\n");
+  } else if (!args.uninstall) {
+    print_checks(args.workspace, args.llm);
+  }
   return exit_code(app::ExitCategory::kSuccess);
 }
+
+namespace {
 
 void print_status(const app::GateStatus& s) {
   auto safe = [](const std::string& t) { return report::terminal_safe(t); };
@@ -113,6 +138,7 @@ void print_status(const app::GateStatus& s) {
     std::printf("  gate.acceptance %s, expect %zu, guard %zu, scope %s\n",
                 s.config["acceptance"].get<bool>() ? "given" : "none", s.config["expect"].get<std::size_t>(),
                 s.config["guard"].get<std::size_t>(), safe(s.config["scope"].dump()).c_str());
+    if (!s.no_expect.empty()) std::printf("  no expectations: %s\n", safe(s.no_expect).c_str());
   }
   std::printf("hooks\n");
   for (const auto& i : s.installs) {
@@ -134,7 +160,8 @@ void print_status(const app::GateStatus& s) {
   std::printf(
       "  a turn's start answers within %d s (gate.start_timeout_s); what it could not read then blocks the stop\n",
       s.start_timeout_s);
-  std::printf("last turns (store %s)\n", safe(s.store_dir).c_str());
+  std::printf("last turns (store %s%s)\n", safe(s.store_dir).c_str(),
+              s.store_from.empty() ? "" : safe(", " + s.store_from).c_str());
   if (!s.store_error.empty()) std::printf("  cannot be read: %s\n", safe(s.store_error).c_str());
   if (s.turns.empty() && s.store_error.empty()) std::printf("  none yet\n");
   for (const auto& t : s.turns) {
@@ -175,13 +202,23 @@ Subcommand add_gate_command(CLI::App& app) {
   cmd->require_subcommand(1);
 
   auto* install = cmd->add_subcommand("install", "merge candor's hooks into the agent's settings (idempotent)");
-  one_of(install->add_option("--agent", args->agent, "claude-code or codex")->required(), {"claude-code", "codex"});
-  install->add_flag("--user", args->user, "the user's settings (every project) instead of the project's");
-  install->add_flag("--uninstall", args->uninstall, "remove candor's hooks, and nothing else");
+  one_of(install->add_option("--agent", args->install.agent, "claude-code or codex")->required(),
+         {"claude-code", "codex"});
+  auto* user =
+      install->add_flag("--user", args->install.user, "the user's settings (every project) instead of the project's");
+  install
+      ->add_flag("--local", args->install.local,
+                 "Claude Code: the project's .claude/settings.local.json (yours, not committed) instead of "
+                 ".claude/settings.json")
+      ->excludes(user);
+  install->add_flag("--uninstall", args->install.uninstall, "remove candor's hooks, and nothing else");
   install->add_option("-C,--workspace", args->workspace, "the project (default: the current folder)");
-  install->add_option("--store", args->options.store_dir, "run store folder the hooks use");
+  install->add_option("--store", args->options.store_dir,
+                      "run store folder the hooks use (default: the one candor finds here; pinned in the hook's "
+                      "command when the hook would not find it in the agent's environment)");
   add_judge_options(install, *args);
-  install->footer(examples("candor gate install --agent claude-code", "candor gate install --agent codex --user"));
+  install->footer(
+      examples("candor gate install --agent claude-code --local", "candor gate install --agent codex --user"));
 
   auto* status = cmd->add_subcommand("status", "the gate's config, its hooks, and the last turns with their verdicts");
   status->add_option("-C,--workspace", args->workspace, "the project (default: the current folder)");
@@ -202,7 +239,14 @@ Subcommand add_gate_command(CLI::App& app) {
   cmd->footer(examples("candor gate install --agent claude-code", "candor gate status"));
   return {cmd,
           [args, install, status, hooks] {
-            if (install->parsed()) return install_command(*args);
+            if (install->parsed()) {
+              GateInstallArgs in = args->install;
+              in.workspace = args->workspace;
+              in.store_dir = args->options.store_dir;
+              in.llm = args->options.llm;
+              in.judge = args->options.judge;
+              return gate_install_command(in);
+            }
             if (status->parsed()) return status_command(*args);
             for (const auto& [hook, agent] : hooks) {
               if (hook->parsed()) return hook_command(agent, *args);

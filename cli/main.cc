@@ -113,6 +113,7 @@ Exit status:
   65                          invalid input: a malformed plan, config, spec, transcript or LLM reply; a run not found
   69                          unavailable: the LLM provider did not answer (after its retries)
   70                          internal: a bug in candor
+  73                          exists: init would replace a .candor/config.json (--force replaces it)
   77                          refused: --require-sandbox and a protection is missing
   130                         cancelled (Ctrl-C): the run was still verified, recorded and reported
 
@@ -170,8 +171,8 @@ std::vector<candor::cli::Subcommand> add_subcommands(CLI::App& app) {
   using namespace candor::cli;
   return {add_run_command(app),    add_exec_command(app),   add_runs_command(app), add_report_command(app),
           add_verify_command(app), add_check_command(app),  add_undo_command(app), add_evaluators_command(app),
-          add_assert_command(app), add_doctor_command(app), add_gc_command(app),   add_gate_command(app),
-          add_schema_command(app)};
+          add_assert_command(app), add_doctor_command(app), add_gc_command(app),   add_init_command(app),
+          add_gate_command(app),   add_schema_command(app)};
 }
 
 // A first word that is no command: exit 64 with a hint, before CLI11 says less. nullopt: a command,

@@ -73,7 +73,7 @@ std::string position(std::string_view text, std::size_t at, const std::string& s
   return fmt::format("{}:{}:{}", source, line, at - line_start + 1);
 }
 
-Result<nlohmann::json> parse_checked(std::string_view text, const std::string& source, int first_line) {
+Result<nlohmann::json> parse_checked(std::string_view text, const std::string& source, int first_line, bool comments) {
   // JSON never holds a raw NUL, and nlohmann's lexer takes one for the end of the input: what
   // follows it would be dropped unread (found by fuzz/json_limits).
   if (std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
@@ -81,7 +81,7 @@ Result<nlohmann::json> parse_checked(std::string_view text, const std::string& s
                       fmt::format("{}: not valid JSON: a NUL byte", position(text, nul, source, first_line)));
   }
   try {
-    return nlohmann::json::parse(text.begin(), text.end());
+    return nlohmann::json::parse(text.begin(), text.end(), nullptr, true, comments);
   } catch (const nlohmann::json::parse_error& e) {
     std::size_t byte = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
     std::string what = e.what();
@@ -142,6 +142,13 @@ Status check_json_limits(std::string_view text, const std::string& source, const
   frames.reserve(static_cast<std::size_t>(std::max(limits.max_depth, 0)) + 1);
   for (std::size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
+    if (limits.comments && c == '/' && i + 1 < text.size() && (text[i + 1] == '/' || text[i + 1] == '*')) {
+      // A comment: skipped whole, as the parser will (brackets and quotes in it are text).
+      bool line = text[i + 1] == '/';
+      std::size_t end = line ? text.find('\n', i + 2) : text.find("*/", i + 2);
+      i = end == std::string_view::npos ? text.size() : end + (line ? 0 : 1);
+      continue;
+    }
     switch (c) {
       case '"': {
         // A string: skipped whole (brackets in it are text); a key is remembered for the path.
@@ -193,7 +200,7 @@ nlohmann::json parse_within_limits_or_discarded(std::string_view text) {
 
 Result<nlohmann::json> parse_json_text(std::string_view text, const std::string& source, const JsonLimits& limits) {
   TRY_STATUS(check_json_limits(text, source, limits));
-  return parse_checked(text, source, 1);
+  return parse_checked(text, source, 1, limits.comments);
 }
 
 Status check_json_line(std::string_view line, const std::string& source, int line_no, const JsonLimits& limits) {
@@ -208,7 +215,7 @@ Status check_json_line(std::string_view line, const std::string& source, int lin
 Result<nlohmann::json> parse_json_line(std::string_view line, const std::string& source, int line_no,
                                        const JsonLimits& limits) {
   TRY_STATUS(check_json_line(line, source, line_no, limits));
-  return parse_checked(line, source, line_no);
+  return parse_checked(line, source, line_no, limits.comments);
 }
 
 }  // namespace candor

@@ -41,6 +41,9 @@ inline constexpr std::size_t kMaxTranscriptEvents = 1'000'000;
 struct JsonLimits {
   std::size_t max_bytes = kMaxDocumentBytes;
   int max_depth = kMaxJsonDepth;
+  // `//` and `/* */` comments read as white space (nlohmann's ignore_comments), for a file a person
+  // writes and annotates (.candor/config.json); every other input is strict JSON.
+  bool comments = false;
 };
 
 inline constexpr JsonLimits kDocumentLimits{kMaxDocumentBytes, kMaxJsonDepth};
@@ -48,12 +51,15 @@ inline constexpr JsonLimits kReplyLimits{kMaxReplyBytes, kMaxJsonDepth};
 inline constexpr JsonLimits kWireLimits{kMaxWireBytes, kMaxJsonDepth};
 inline constexpr JsonLimits kTranscriptLineLimits{kMaxTranscriptLineBytes, kMaxJsonDepth};
 inline constexpr JsonLimits kTranscriptLimits{kMaxTranscriptBytes, kMaxJsonDepth};
+// A document a person writes and comments: .candor/config.json.
+inline constexpr JsonLimits kCommentedDocumentLimits{kMaxDocumentBytes, kMaxJsonDepth, true};
 
 // Ok when `text` is within `limits`; else kInvalidInput "SOURCE: refused: ... over the limit" or
 // "SOURCE:LINE:COL: refused: JSON nested deeper than 64 levels at $.steps[0].assert[0]…" (the path
 // of the first value too deep, cut in the middle when long). One linear pass, no recursion, memory
 // bounded by max_depth; any text is read, also invalid JSON (the parser then says what is wrong):
-// brackets inside strings are not counted. `first_line` numbers the text's first line.
+// brackets inside strings are not counted, nor, with `limits.comments`, inside comments. `first_line` numbers the
+// text's first line.
 Status check_json_limits(std::string_view text, const std::string& source, const JsonLimits& limits = kDocumentLimits,
                          int first_line = 1);
 

@@ -18,6 +18,8 @@ const char* error_code_name(ErrorCode code) {
       return "timeout";
     case ErrorCode::kUnavailable:
       return "unavailable";
+    case ErrorCode::kExists:
+      return "exists";
     case ErrorCode::kInternal:
       return "internal";
   }

@@ -16,6 +16,7 @@ enum class ErrorCode {
   kIo,            // the OS said no (permissions, disk full, ...)    -> step failure / 70
   kTimeout,       // a deadline passed                               -> step failure
   kUnavailable,   // an LLM provider or remote service did not answer -> 69
+  kExists,        // a file the command would create is there already -> 73 (--force replaces it)
   kInternal,      // a bug or an impossible state                    -> 70
 };
 

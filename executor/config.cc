@@ -342,7 +342,8 @@ Result<WorkspaceConfig> parse_config(const nlohmann::json& j) {
 }
 
 Result<WorkspaceConfig> parse_config_text(const std::string& text, const std::string& where) {
-  TRY(nlohmann::json j, planner::parse_json_text(text, where));
+  // A person's file, annotated: `//` and `/* */` comments are white space; everything else is strict.
+  TRY(nlohmann::json j, planner::parse_json_text(text, where, kCommentedDocumentLimits));
   auto c = parse_config(j);
   if (!c.ok()) return c.error().wrap(where);
   return c;

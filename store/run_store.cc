@@ -137,10 +137,21 @@ Result<GateTurn> gate_turn_from(const Stmt& s) {
 }  // namespace
 
 std::string default_store_dir() {
-  if (const char* h = std::getenv("CANDOR_HOME"); h && *h) return h;
-  if (const char* x = std::getenv("XDG_STATE_HOME"); x && *x) return std::string(x) + "/candor";
-  const char* home = std::getenv("HOME");
-  return std::string(home && *home ? home : ".") + "/.local/state/candor";
+  return default_store_dir([](const char* name) {
+    const char* v = std::getenv(name);
+    return std::string(v != nullptr ? v : "");
+  });
+}
+
+std::string default_store_dir(const std::function<std::string(const char*)>& env) {
+  if (std::string h = env("CANDOR_HOME"); !h.empty()) return h;
+  return state_store_dir(env);
+}
+
+std::string state_store_dir(const std::function<std::string(const char*)>& env) {
+  if (std::string x = env("XDG_STATE_HOME"); !x.empty()) return x + "/candor";
+  std::string home = env("HOME");
+  return (home.empty() ? std::string(".") : home) + "/.local/state/candor";
 }
 
 bool run_belongs_to(const std::string& run_workspace, const std::string& source, const std::string& folder) {

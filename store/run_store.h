@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -69,6 +70,11 @@ struct GateTurn {
 // The store folder: --store, else $CANDOR_HOME, else $XDG_STATE_HOME/candor, else
 // ~/.local/state/candor.
 std::string default_store_dir();
+// The same for a process whose environment `env` answers (NAME -> value, "" when unset).
+std::string default_store_dir(const std::function<std::string(const char*)>& env);
+// Where the store is without $CANDOR_HOME: $XDG_STATE_HOME/candor, else ~/.local/state/candor. What
+// a hook resolves in an agent's environment, which does not carry a CANDOR_HOME set for one shell.
+std::string state_store_dir(const std::function<std::string(const char*)>& env);
 
 // Creates the store folder `dir` (private to its owner: run records hold file contents and
 // commands) when it is missing, and returns it as RunStore::dir() will name it (absolute).

@@ -173,4 +173,54 @@ TEST_SUITE("executor") {
     CAPTURE(broken.error().message);
     CHECK(broken.error().message.rfind(ws + "/.candor/config.json:2:27: not valid JSON", 0) == 0);
   }
+
+  TEST_CASE("config: // and /* */ comments are read as white space; everything else stays strict") {
+    const std::string commented = R"(// the checks of this repository
+{
+  /* what done means */
+  "expect": [
+    // a comment with "a quote, [brackets] and {braces
+    {"type": "command_succeeds", "command": "npm test // not a comment: in a string", "covers": ["src/**"]}
+  ],
+  "scope": ["src/**"] // trailing
+}
+)";
+    auto ok = executor::parse_config_text(commented, "config.json");
+    CAPTURE(ok.ok() ? std::string() : ok.error().message);
+    REQUIRE(ok.ok());
+    REQUIRE(ok->expect.size() == 1);
+    CHECK(ok->expect[0]["command"] == "npm test // not a comment: in a string");
+    CHECK(ok->scope == std::vector<std::string>{"src/**"});
+
+    struct Row {
+      const char* text;
+      const char* message_start;  // the error names the file, the line and the column, or the JSON path
+    };
+    const Row rows[] = {
+        {"// comment\n{\n  \"expect\": [\n    {\"type\": \"file_exists\",}\n  ]\n}\n", "config.json:4:"},
+        {"{\n  /* an unclosed comment\n  \"scope\": []\n}\n", "config.json:"},
+        {"{\n  // fine\n  \"unknown_key\": 1\n}\n", "config.json: unknown_key: unknown field \"unknown_key\""},
+        {"{\"gate\": {/* c */ \"max_blocks\": -1}}", "config.json: gate.max_blocks: expected an integer"},
+        {"# not a JSON comment\n{}", "config.json:1:1: not valid JSON"},
+    };
+    for (const auto& row : rows) {
+      CAPTURE(row.text);
+      auto bad = executor::parse_config_text(row.text, "config.json");
+      REQUIRE_FALSE(bad.ok());
+      CHECK(bad.error().code == ErrorCode::kInvalidInput);
+      CAPTURE(bad.error().message);
+      CHECK(bad.error().message.rfind(row.message_start, 0) == 0);
+    }
+  }
+
+  TEST_CASE("config: a comment cannot hide nesting from the depth limit, nor a quote in it the brackets after it") {
+    std::string deep = "// say \"hi\n{\"expect\": " + std::string(70, '[') + std::string(70, ']') + "}";
+    auto refused = executor::parse_config_text(deep, "config.json");
+    REQUIRE_FALSE(refused.ok());
+    CAPTURE(refused.error().message);
+    CHECK(refused.error().message.find("refused: JSON nested deeper than 64 levels") != std::string::npos);
+    // Brackets inside a comment are not nesting: 70 of them there still parse.
+    std::string in_comment = "/* " + std::string(70, '[') + " */ {}";
+    CHECK(executor::parse_config_text(in_comment, "config.json").ok());
+  }
 }

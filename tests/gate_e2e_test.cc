@@ -531,16 +531,19 @@ TEST_SUITE("e2e") {
     REQUIRE(codex.exit_code == 0);
     CHECK(read_file(g.codex_home + "/config.toml").find("[features]\nhooks = true") != std::string::npos);
     CHECK(codex.out.find("/hooks") != std::string::npos);
-    CHECK(read_file(g.ws + "/.codex/hooks.json").find("gate codex --llm script:/j.jsonl") != std::string::npos);
+    // CANDOR_HOME (the fixture's store) is not the store the hook finds in the agent's environment: pinned.
+    CHECK(read_file(g.ws + "/.codex/hooks.json").find("gate codex --store " + g.store + " --llm script:/j.jsonl") !=
+          std::string::npos);
 
     CommandResult status = g.candor({"gate", "status", "-C", g.ws, "--json"});
     REQUIRE(status.exit_code == 0);
     json s = json::parse(status.out);
-    REQUIRE(s["installs"].size() == 4);
-    CHECK(s["installs"][0]["installed"] == true);  // claude-code, project
-    CHECK(s["installs"][1]["installed"] == false);
-    CHECK(s["installs"][2]["installed"] == true);  // codex, project
-    CHECK(s["installs"][2]["trust"].get<std::string>().find("not trusted") == 0);
+    REQUIRE(s["installs"].size() == 5);
+    CHECK(s["installs"][0]["installed"] == true);   // claude-code, project
+    CHECK(s["installs"][1]["installed"] == false);  // claude-code, local
+    CHECK(s["installs"][2]["installed"] == false);  // claude-code, user
+    CHECK(s["installs"][3]["installed"] == true);   // codex, project
+    CHECK(s["installs"][3]["trust"].get<std::string>().find("not trusted") == 0);
     CHECK(s["codex_hooks_feature"] == "on");
     CHECK(g.candor({"gate", "status", "-C", g.ws}).out.find("installed (Stop, UserPromptSubmit)") != std::string::npos);
 

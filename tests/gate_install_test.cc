@@ -202,6 +202,30 @@ TEST_SUITE("app") {
     CHECK(inline_table.error().message.find("by hand") != std::string::npos);
   }
 
+  TEST_CASE("the hook's store: pinned when the hook would not find it in the agent's environment") {
+    struct Row {
+      std::string given, candor_home, xdg;
+      std::string pinned;  // "" = the hook finds it itself
+    };
+    const Row rows[] = {
+        {"", "", "", ""},                        // the default: nothing to pin
+        {"", "", "/x/state", ""},                // $XDG_STATE_HOME/candor, the agent's too
+        {"", "/srv/candor", "", "/srv/candor"},  // CANDOR_HOME of one shell: pinned
+        {"", "/h/.local/state/candor", "", ""},  // CANDOR_HOME naming the default itself
+        {"/srv/other", "", "", "/srv/other"},    // --store: always kept
+        {"/h/.local/state/candor", "", "", "/h/.local/state/candor"},
+    };
+    for (const auto& row : rows) {
+      CAPTURE(row.candor_home);
+      CAPTURE(row.given);
+      auto env = env_of({{"HOME", "/h"}, {"CANDOR_HOME", row.candor_home}, {"XDG_STATE_HOME", row.xdg}});
+      CHECK(app::hook_store_dir(row.given, env) == row.pinned);
+    }
+    CHECK(app::hook_option("/b/candor gate claude-code --store '/s t/x' --llm anthropic", "--store") == "/s t/x");
+    CHECK(app::hook_option("/b/candor gate codex --llm=script:/j", "--llm") == "script:/j");
+    CHECK(app::hook_option("/b/candor gate codex", "--store").empty());
+  }
+
   TEST_CASE("install_gate writes the project's or the user's files, once, and leaves a malformed file untouched") {
     std::string project = make_temp_dir("project");
     std::string home = make_temp_dir("home");

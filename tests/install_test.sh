@@ -62,7 +62,7 @@ grep -q 'build/' "$man" && fail "the man page shows a build path"
 for section in "EXIT STATUS" "ENVIRONMENT" "FILES"; do
   grep -q "^\.SH $section\$" "$man" || fail "the man page has no $section section"
 done
-for code in 0 1 2 3 64 65 69 70 77 130; do
+for code in 0 1 2 3 64 65 69 70 73 77 130; do
   sed -n '/^\.SH EXIT STATUS/,/^\.SH /p' "$man" | grep -qxF "\\fB$code\\fR" || fail "EXIT STATUS does not list $code"
 done
 for name in CANDOR_HOME CANDOR_LLM NO_COLOR; do

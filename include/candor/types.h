@@ -27,6 +27,7 @@ enum class ExitCategory {
   kInvalidInput = 65,
   kUnavailable = 69,
   kInternal = 70,
+  kExists = 73,      // a file the command would create is there already
   kRefused = 77,     // the sandbox asked for is not available
   kCancelled = 130,  // Session::cancel(): the run was still verified, recorded and reported
 };
@@ -39,7 +40,7 @@ const char* to_string(JudgePolicy v);
 const char* to_string(GoalKind v);
 
 // Why a call did no work, or stopped: `code` is one of usage, invalid_input, refused, not_found,
-// io, timeout, unavailable, internal; `message` names what was wrong and where.
+// io, timeout, unavailable, exists, internal; `message` names what was wrong and where.
 struct Error {
   std::string code;
   std::string message;
