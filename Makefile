@@ -14,7 +14,7 @@ BENCH_PACKAGES := time
 # Only the tests need a browser (the HTML report is checked in headless Chromium), strace
 # (the durability test reads the order of candor's syncs and renames) and a JSON Schema validator
 # (the schemas test checks share/candor/schemas/ against every example and fixture).
-TEST_PACKAGES := chromium strace python3-jsonschema
+TEST_PACKAGES := chromium strace python3-jsonschema dpkg-dev
 # The gate's end-to-end test (agents-gate) runs the real Claude Code and Codex CLI, installed from
 # the npm registry into $(BUILD)/agents; npm comes from Debian's nodejs and npm when none is on PATH
 # (a node from elsewhere, NodeSource's, brings its own npm, and Debian's npm would conflict with it).
@@ -50,6 +50,7 @@ install: build
 # A Debian package of the build: $(DEB_DIR)/candor_VERSION_ARCH.deb (scripts/make-deb.sh says how).
 DEB_DIR ?= $(BUILD)
 deb: build
+	@scripts/install-deps.sh dpkg-dev || echo "warning: no dpkg-dev: Depends will come from dpkg -S instead of dpkg-shlibdeps"
 	@scripts/make-deb.sh $(BUILD) $(DEB_DIR)
 
 demo: build

@@ -15,6 +15,7 @@
 #include "core/arg_schema.h"
 #include "core/deadline.h"
 #include "core/result.h"
+#include "core/run_record.h"
 #include "net/http_client.h"
 #include "sandbox/process_sandbox.h"
 #include "sandbox/workspace.h"
@@ -79,6 +80,18 @@ struct Outcome {
   // Paths outside the workspace that candor's sandbox refused the program it ran (sandbox/refusals.h).
   std::vector<std::string> sandbox_refused = {};
 };
+
+// What an assertion's record takes from its outcome, in one place for every caller (the
+// executor's checks, verify --git's): the path, the result and message, and for a program its exit
+// code, output and what the sandbox refused it.
+inline void record_outcome(AssertionRecord& r, const Outcome& o) {
+  r.path = o.path;
+  r.passed = o.passed;
+  r.message = o.message;
+  r.exit_code = o.exit_code;
+  r.output = o.output;
+  r.sandbox_refused = o.sandbox_refused;
+}
 
 // How much of a program's output an assertion record keeps: its end, where test runners summarise.
 inline constexpr std::size_t kOutputTail = 800;

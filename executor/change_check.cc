@@ -99,14 +99,9 @@ ChangeCheck check_change(const ChangeCheckInputs& in, const std::vector<nlohmann
       assertions::Outcome o = in.evaluators.evaluate(a, ctx);
       r.type = json_str(a, "type");
       r.assertion = a;
-      r.path = o.path;
-      r.passed = o.passed;
-      r.message = o.message;
+      assertions::record_outcome(r, o);
       r.by = Provenance::kUser;
       r.reads_step = in.evaluators.reads_step(a);
-      r.exit_code = o.exit_code;
-      r.output = o.output;
-      r.sandbox_refused = o.sandbox_refused;
       if (mask) {
         mask(r.message);
         mask(r.output);

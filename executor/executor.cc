@@ -348,12 +348,7 @@ AssertionRecord Executor::evaluate(const nlohmann::json& assertion, const assert
   ar.reads_step = deps_.evaluators.reads_step(assertion);
   ar.type = json_str(assertion, "type");
   ar.assertion = assertion;
-  ar.path = o.path;
-  ar.passed = o.passed;
-  ar.message = o.message;
-  ar.exit_code = o.exit_code;
-  ar.output = o.output;
-  ar.sandbox_refused = o.sandbox_refused;
+  assertions::record_outcome(ar, o);
   evidence::RunCounts counts = evidence::read_run_counts(assertion, o.summary_text);
   ar.tests = counts.runner;
   ar.frameworks = counts.frameworks;
