@@ -13,7 +13,8 @@ PACKAGES := g++ meson ninja-build pkg-config cmake git procps \
 BENCH_PACKAGES := time
 # Only the tests need a browser (the HTML report is checked in headless Chromium), strace
 # (the durability test reads the order of candor's syncs and renames) and a JSON Schema validator
-# (the schemas test checks share/candor/schemas/ against every example and fixture).
+# (the schemas test checks share/candor/schemas/ against every example and fixture), and
+# dpkg-shlibdeps (the deb test builds the package as `make deb` does).
 TEST_PACKAGES := chromium strace python3-jsonschema dpkg-dev
 # The gate's end-to-end test (agents-gate) runs the real Claude Code and Codex CLI, installed from
 # the npm registry into $(BUILD)/agents; npm comes from Debian's nodejs and npm when none is on PATH
