@@ -25,12 +25,14 @@ class Entry:
         return " " in self.spec
 
     def choices(self):
-        # "--judge auto|always|never" (cli/options.h one_of), or CLI11's own "TEXT:{a,b}".
-        m = re.search(r"\{([^}]*)\}", self.spec)
+        # The value's name alone, the word after the flags: "--judge auto|always|never" (cli/options.h
+        # one_of), "name {config,plan}" or CLI11's "TEXT:{a,b}" (never an example in the text beside it).
+        words = self.spec.split(" ")
+        value = words[1] if len(words) > 1 else ""
+        m = re.search(r"\{([^}\s]*)\}", value)
         if m:
             return m.group(1).split(",")
-        words = self.spec.split(" ")
-        return words[1].split("|") if len(words) > 1 and "|" in words[1] else []
+        return value.split("|") if "|" in value else []
 
 
 class Help:
@@ -152,6 +154,16 @@ def bash_words(words):
     return " ".join(words)
 
 
+def choice_cases(options):
+    """The `case $prev in` that offers an option's listed values after it; [] when none lists any."""
+    cases = [(e.flags(), e.choices()) for e in options if e.choices()]
+    if not cases:
+        return []
+    return (["      case $prev in"] +
+            ["        %s) choices='%s' ;;" % ("|".join(flags), bash_words(choices)) for flags, choices in cases] +
+            ["      esac"])
+
+
 def bash_completion(binary, version):
     top = read_help(binary)
     subs = [s.spec for s in top.sections.get("Subcommands", [])]
@@ -168,12 +180,7 @@ def bash_completion(binary, version):
         "      opts='%s'" % bash_words(f for e in top.options() for f in e.flags()),
         "      valued=' %s '" % bash_words(f for e in top.options() if e.takes_value() for f in e.flags()),
     ]
-    top_cases = [(e.flags(), e.choices()) for e in top.options() if e.choices()]
-    if top_cases:
-        lines.append("      case $prev in")
-        for flags, choices in top_cases:
-            lines.append("        %s) choices='%s' ;;" % ("|".join(flags), bash_words(choices)))
-        lines.append("      esac")
+    lines += choice_cases(top.options())
     lines.append("      ;;")
     for sub in subs:
         h = read_help(binary, sub)
@@ -196,12 +203,7 @@ def bash_completion(binary, version):
         if nested:
             lines.append("      nested='%s'" % bash_words(nested))
         lines.append("      valued=' %s '" % bash_words(valued))
-        cases = [(e.flags(), e.choices()) for e in h.options() if e.choices()]
-        if cases:
-            lines.append("      case $prev in")
-            for flags, choices in cases:
-                lines.append("        %s) choices='%s' ;;" % ("|".join(flags), bash_words(choices)))
-            lines.append("      esac")
+        lines += choice_cases(h.options())
         lines.append("      ;;")
     lines += [
         "  esac",

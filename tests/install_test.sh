@@ -106,6 +106,8 @@ expect_completion "fail " candor runs --verdict f
 expect_completion "claude-code codex " candor gate install --agent ""
 expect_completion "always auto " candor report --color a
 expect_completion "always auto never " candor --color ""
+# An example in a positional's help text is no list of values: `candor assert <TAB>` offers files.
+expect_completion "" candor assert ""
 expect_completion "" candor run -C ""   # a folder: bash's own file completion (-o default)
 expect_completion "config " candor schema c   # a positional's listed values
 
