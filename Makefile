@@ -8,14 +8,15 @@ DESTDIR ?=
 PACKAGES := g++ meson ninja-build pkg-config cmake git procps \
             nlohmann-json3-dev libgit2-dev doctest-dev libcurl4-openssl-dev libsqlite3-dev \
             libcli11-dev libfmt-dev libre2-dev libcpp-httplib-dev libseccomp-dev \
-            libssl-dev zlib1g-dev
+            libssl-dev zlib1g-dev libpq-dev
 # Only the benchmarks need /usr/bin/time (peak memory).
 BENCH_PACKAGES := time
 # Only the tests need a browser (the HTML report is checked in headless Chromium), strace
 # (the durability test reads the order of candor's syncs and renames) and a JSON Schema validator
 # (the schemas test checks share/candor/schemas/ against every example and fixture), and
-# dpkg-shlibdeps (the deb test builds the package as `make deb` does).
-TEST_PACKAGES := chromium strace python3-jsonschema dpkg-dev
+# dpkg-shlibdeps (the deb test builds the package as `make deb` does), and PostgreSQL's server
+# (the team store's tests start one in a temporary folder).
+TEST_PACKAGES := chromium strace python3-jsonschema dpkg-dev postgresql
 # The gate's end-to-end test (agents-gate) runs the real Claude Code and Codex CLI, installed from
 # the npm registry into $(BUILD)/agents; npm comes from Debian's nodejs and npm when none is on PATH
 # (a node from elsewhere, NodeSource's, brings its own npm, and Debian's npm would conflict with it).

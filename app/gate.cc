@@ -242,9 +242,9 @@ HookReply answer_hook(Session& session, GateAgent agent, std::string_view input,
 }
 
 Result<GateBegun> Session::gate_begin(GateAgent agent, const HookInput& in, const GateOptions& options) {
-  std::string store_dir = options.store_dir.empty() ? store::default_store_dir() : options.store_dir;
+  std::string store_dir = store::store_location(options.store_dir).dir;
   TRY(std::string root, gate_workspace(in.cwd, store_dir));
-  TRY(std::unique_ptr<RunOpening> run, RunOpening::open(store_dir, observer_));
+  TRY(std::unique_ptr<RunOpening> run, RunOpening::open(options.store_dir, observer_));
   store::RunStore* store = &run->store();
   GateBegun out;
   // The first start of a turn stands: a second UserPromptSubmit for it (or one an agent forged

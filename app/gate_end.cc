@@ -114,9 +114,9 @@ Result<std::optional<store::GateTurn>> turn_to_check(GateAgent agent, const Hook
 
 Result<GateEnded> Session::gate_end(GateAgent agent, const HookInput& in, const GateOptions& options) {
   TRY_STATUS(verify::checked_judge_policy(options.judge, "GateOptions.judge"));
-  std::string store_dir = options.store_dir.empty() ? store::default_store_dir() : options.store_dir;
+  std::string store_dir = store::store_location(options.store_dir).dir;
   TRY(std::string root, gate_workspace(in.cwd, store_dir));
-  TRY(std::unique_ptr<RunOpening> run, RunOpening::open(store_dir, observer_));
+  TRY(std::unique_ptr<RunOpening> run, RunOpening::open(options.store_dir, observer_));
   store::RunStore* store = &run->store();
   std::optional<store::GateTurn> turn;
   std::vector<std::string> notes;

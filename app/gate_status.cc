@@ -179,8 +179,9 @@ Result<GateStatus> gate_status(const GateStatusRequest& r) {
       }
     }
   }
-  if (s.store_dir.empty()) s.store_dir = store::default_store_dir(env);
   auto store = store::RunStore::open(s.store_dir);
+  if (s.store_dir.empty()) s.store_dir = store::store_location("", env).dir;
+  if (store.ok()) s.store_dir = (*store)->describe();
   if (!store.ok()) {
     s.store_error = store.error().message;
     return s;

@@ -13,9 +13,7 @@
 namespace candor::app {
 namespace {
 
-Result<std::unique_ptr<store::RunStore>> open_store(const std::string& dir) {
-  return store::RunStore::open(dir.empty() ? store::default_store_dir() : dir);
-}
+Result<std::unique_ptr<store::RunStore>> open_store(const std::string& dir) { return store::RunStore::open(dir); }
 
 nlohmann::json or_null(const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); }
 
@@ -27,8 +25,8 @@ Result<RunList> list_runs(const RunsRequest& request) {
   if (!request.since.empty()) {
     TRY(since, since_cutoff(request.since, std::chrono::system_clock::now()));
   }
-  TRY(auto runs, store->list(request.limit, request.verdict, since));
-  return RunList{store->dir(), std::move(runs)};
+  TRY(auto runs, store->list(request.limit, request.verdict, since, request.source));
+  return RunList{store->describe(), std::move(runs)};
 }
 
 nlohmann::json to_json(const RunList& list) {
@@ -40,7 +38,9 @@ nlohmann::json to_json(const RunList& list) {
                    {"workspace", r.workspace},
                    {"status", r.status},
                    {"verdict", or_null(r.verdict)},
-                   {"verdict_by", or_null(r.verdict_by)}});
+                   {"verdict_by", or_null(r.verdict_by)},
+                   {"source", or_null(r.source)},
+                   {"machine", or_null(r.machine)}});
   }
   return out;
 }

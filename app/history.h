@@ -18,10 +18,11 @@ struct RunsRequest {
   int limit = 20;
   std::string verdict;  // "" = any
   std::string since;    // "2d", "12h", "30m", or an RFC 3339 time; "" = any
+  std::string source;   // run | exec | git | gate | eval; "" = any
 };
 
 struct RunList {
-  std::string store_dir;                // the store read
+  std::string store_dir;                // the store read (its folder, or its URL with the password masked)
   std::vector<store::RunSummary> runs;  // newest first
 };
 
@@ -29,7 +30,7 @@ struct RunList {
 Result<RunList> list_runs(const RunsRequest& request);
 
 // The list as `runs --json` prints it: one object per run (run_id, created_at, goal, workspace,
-// status, verdict and verdict_by, null until the run ends).
+// status, verdict and verdict_by, null until the run ends; source, null until it ends; machine).
 nlohmann::json to_json(const RunList& list);
 
 struct ReportRequest {

@@ -9,9 +9,9 @@ namespace candor::app {
 Result<std::unique_ptr<RunOpening>> RunOpening::open(const std::string& store_dir, RunObserver* observer) {
   std::unique_ptr<RunOpening> o(new RunOpening());
   o->observer_ = observer;
-  std::string dir = store_dir.empty() ? store::default_store_dir() : store_dir;
-  TRY(o->store_path_, store::prepare_store_dir(dir));
-  TRY(o->store_, store::RunStore::open(dir));
+  // The runs go where `store_dir` says (a folder or a URL); the snapshots to this machine's folder.
+  TRY(o->store_path_, store::prepare_store_dir(store::store_location(store_dir).dir));
+  TRY(o->store_, store::RunStore::open(store_dir));
   return o;
 }
 

@@ -77,9 +77,8 @@ Result<std::unique_ptr<WorkspaceRun>> WorkspaceRun::open(const WorkspaceOptions&
   std::future<void> git_ready = std::async(std::launch::async, snapshot::init_git_once);
   std::future<sandbox::Protections> probed =
       std::async(std::launch::async, [mechanisms] { return sandbox::probe_protections(mechanisms); });
-  std::string store_dir = args.store_dir.empty() ? store::default_store_dir() : args.store_dir;
-  TRY_STATUS(check_store_outside(store_dir, args.workspace));
-  TRY(s->opening_, RunOpening::open(store_dir, observer));
+  TRY_STATUS(check_store_outside(store::store_location(args.store_dir).dir, args.workspace));
+  TRY(s->opening_, RunOpening::open(args.store_dir, observer));
   const std::string& store_path = s->opening_->store_path();
   // Read before the workspace opens: which credential files it allows is fixed at open.
   TRY(executor::WorkspaceConfig config, executor::load_config(args.workspace));

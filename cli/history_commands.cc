@@ -123,13 +123,13 @@ struct ReportArgs {
   std::string junit_file;
 };
 
-// RUN AGE VERDICT STATUS WORKSPACE GOAL, the last two sharing what the terminal has left. Piped
+// RUN AGE VERDICT STATUS SOURCE WORKSPACE GOAL, the last two sharing what the terminal has left. Piped
 // (no terminal, no $COLUMNS), nothing is cut: runs of one workspace must stay told apart by goal.
 void print_runs_table(const std::vector<store::RunSummary>& runs) {
   const char* columns = std::getenv("COLUMNS");
   const bool fitted = ::isatty(STDOUT_FILENO) == 1 || (columns != nullptr && *columns != '\0');
   const std::size_t width = terminal_width(STDOUT_FILENO);
-  const std::size_t fixed = 22 + 2 + 7 + 2 + 8 + 2 + 9 + 2;
+  const std::size_t fixed = 22 + 2 + 7 + 2 + 8 + 2 + 9 + 2 + 6 + 2;
   const std::size_t rest = width > fixed + 24 ? width - fixed : 24;
   std::size_t widest_ws = 9;
   for (const auto& r : runs) widest_ws = std::max(widest_ws, report::terminal_safe(home_relative(r.workspace)).size());
@@ -137,7 +137,7 @@ void print_runs_table(const std::vector<store::RunSummary>& runs) {
   const std::size_t goal_width = fitted ? rest - ws_width - 2 : std::string::npos;
   auto now = std::chrono::system_clock::now();
   std::printf("%s\n", (pad("RUN", 22) + "  " + pad("AGE", 7) + "  " + pad("VERDICT", 8) + "  " + pad("STATUS", 9) +
-                       "  " + pad("WORKSPACE", ws_width) + "  GOAL")
+                       "  " + pad("SOURCE", 6) + "  " + pad("WORKSPACE", ws_width) + "  GOAL")
                           .c_str());
   for (const auto& r : runs) {
     std::string verdict = r.verdict.empty() ? "-" : r.verdict;
@@ -145,7 +145,7 @@ void print_runs_table(const std::vector<store::RunSummary>& runs) {
     std::string goal = report::terminal_safe(r.goal);
     std::replace(goal.begin(), goal.end(), '\n', ' ');
     std::printf("%s\n", (pad(r.id, 22) + "  " + pad(age(r.created_at, now), 7) + "  " + pad(verdict, 8) + "  " +
-                         pad(status, 9) + "  " +
+                         pad(status, 9) + "  " + pad(r.source.empty() ? "-" : r.source, 6) + "  " +
                          pad(fit_left(report::terminal_safe(home_relative(r.workspace)), ws_width), ws_width) + "  " +
                          fit(goal, goal_width))
                             .c_str());
@@ -230,8 +230,12 @@ Subcommand add_runs_command(CLI::App& app) {
   one_of(cmd->add_option("--verdict", args->request.verdict, "only runs with this verdict"),
          {"success", "partial", "fail"});
   cmd->add_option("--since", args->request.since, "only runs newer than this: 2d, 12h, 30m, or an RFC 3339 time");
+  one_of(cmd->add_option("--source", args->request.source,
+                         "only runs made this way: run, exec, git (verify --git), gate (a gated agent's turn), eval "
+                         "(candor eval)"),
+         {"run", "exec", "git", "gate", "eval"});
   cmd->add_flag("--json", args->json, "print JSON");
-  cmd->footer(examples("candor runs", "candor runs --verdict partial --since 2d --json"));
+  cmd->footer(examples("candor runs --source gate", "candor runs --verdict partial --since 2d --json"));
   return {cmd, [args] { return runs_command(*args); }, nullptr};
 }
 

@@ -5,143 +5,28 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <random>
-#include <thread>
 
 #include <fmt/format.h>
-#include <sqlite3.h>
+
+#include "store/postgres_store.h"
+#include "store/sqlite_store.h"
 
 namespace candor::store {
 namespace {
 
-constexpr int kSchemaVersion = 1;
-
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS runs (
-  id TEXT PRIMARY KEY,
-  created_at TEXT NOT NULL,
-  goal TEXT NOT NULL,
-  workspace TEXT NOT NULL,
-  status TEXT NOT NULL DEFAULT 'running',
-  verdict TEXT,
-  verdict_by TEXT,
-  facts_json TEXT,
-  report_json TEXT
-);
-CREATE INDEX IF NOT EXISTS runs_by_created ON runs(created_at);
-CREATE INDEX IF NOT EXISTS runs_by_verdict ON runs(verdict, created_at);
-CREATE TABLE IF NOT EXISTS events (
-  run_id TEXT NOT NULL,
-  seq INTEGER NOT NULL,
-  ts TEXT NOT NULL,
-  type TEXT NOT NULL,
-  data TEXT NOT NULL,
-  PRIMARY KEY (run_id, seq)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS gate_turns (
-  agent TEXT NOT NULL,
-  session TEXT NOT NULL,
-  turn_key TEXT NOT NULL,
-  turn INTEGER NOT NULL,
-  run_id TEXT NOT NULL,
-  workspace TEXT NOT NULL,
-  started_at TEXT NOT NULL,
-  start_json TEXT NOT NULL,
-  stops INTEGER NOT NULL DEFAULT 0,
-  blocks INTEGER NOT NULL DEFAULT 0,
-  transcript_events INTEGER NOT NULL DEFAULT 0,
-  decision TEXT NOT NULL DEFAULT '',
-  verdict TEXT NOT NULL DEFAULT '',
-  updated_at TEXT NOT NULL,
-  PRIMARY KEY (agent, session, turn_key)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS gate_turns_by_update ON gate_turns(updated_at);
-CREATE INDEX IF NOT EXISTS gate_turns_by_run ON gate_turns(run_id);
-)sql";
-
-class Stmt {
- public:
-  Stmt(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &s_, nullptr); }
-  ~Stmt() { sqlite3_finalize(s_); }
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-  bool ok() const { return rc_ == SQLITE_OK; }
-  Stmt& bind(int i, const std::string& v) {
-    sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-    return *this;
-  }
-  Stmt& bind(int i, std::int64_t v) {
-    sqlite3_bind_int64(s_, i, v);
-    return *this;
-  }
-  int step() { return sqlite3_step(s_); }
-  std::string text(int col) const {
-    const unsigned char* t = sqlite3_column_text(s_, col);
-    return t ? std::string(reinterpret_cast<const char*>(t), static_cast<std::size_t>(sqlite3_column_bytes(s_, col)))
-             : "";
-  }
-  std::int64_t int64(int col) const { return sqlite3_column_int64(s_, col); }
-
- private:
-  sqlite3_stmt* s_ = nullptr;
-  int rc_;
-};
-
-Error db_error(sqlite3* db, const std::string& what) {
-  return make_error(ErrorCode::kIo, fmt::format("run store: {}: {}", what, sqlite3_errmsg(db)));
-}
-
-RunSummary summary_from(const Stmt& s) {
-  return {s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.text(6), s.text(7)};
-}
-
-// JSON text as the store keeps it, parsed. Text that does not parse means a damaged store: an
-// error naming the run and `what`, never a value standing in for what was recorded.
-Result<nlohmann::json> parse_stored(const std::string& text, const std::string& run_id, const std::string& what) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded()) {
-    return make_error(ErrorCode::kIo,
-                      fmt::format("run store: run {}: the stored {} is not JSON (the store is damaged)", run_id, what));
-  }
-  return j;
-}
-
-constexpr const char* kGateTurnColumns =
-    "agent, session, turn_key, turn, run_id, workspace, started_at, start_json, stops, blocks, transcript_events, "
-    "decision, verdict, updated_at";
-
-Result<GateTurn> gate_turn_from(const Stmt& s) {
-  GateTurn t;
-  t.agent = s.text(0);
-  t.session = s.text(1);
-  t.turn_key = s.text(2);
-  t.turn = s.int64(3);
-  t.run_id = s.text(4);
-  t.workspace = s.text(5);
-  t.started_at = s.text(6);
-  TRY(t.start, parse_stored(s.text(7), t.run_id, "gate turn start"));
-  t.stops = s.int64(8);
-  t.blocks = s.int64(9);
-  t.transcript_events = s.int64(10);
-  t.decision = s.text(11);
-  t.verdict = s.text(12);
-  t.updated_at = s.text(13);
-  return t;
+std::string from_environment(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? v : "";
 }
 
 }  // namespace
 
-std::string default_store_dir() {
-  return default_store_dir([](const char* name) {
-    const char* v = std::getenv(name);
-    return std::string(v != nullptr ? v : "");
-  });
-}
+std::string default_store_dir() { return default_store_dir(from_environment); }
 
 std::string default_store_dir(const std::function<std::string(const char*)>& env) {
   if (std::string h = env("CANDOR_HOME"); !h.empty()) return h;
@@ -152,6 +37,43 @@ std::string state_store_dir(const std::function<std::string(const char*)>& env) 
   if (std::string x = env("XDG_STATE_HOME"); !x.empty()) return x + "/candor";
   std::string home = env("HOME");
   return (home.empty() ? std::string(".") : home) + "/.local/state/candor";
+}
+
+bool is_store_url(const std::string& given) {
+  return given.rfind("postgres://", 0) == 0 || given.rfind("postgresql://", 0) == 0;
+}
+
+std::string masked_store_url(const std::string& url) {
+  std::string out = url;
+  // userinfo: scheme://user:password@host -> scheme://user:***@host
+  if (std::size_t scheme = out.find("://"); scheme != std::string::npos) {
+    std::size_t from = scheme + 3;
+    std::size_t end = out.find_first_of("/?", from);
+    std::size_t at = out.rfind('@', end == std::string::npos ? out.size() : end);
+    if (at != std::string::npos && at >= from) {
+      std::size_t colon = out.find(':', from);
+      if (colon != std::string::npos && colon < at) out.replace(colon + 1, at - colon - 1, "***");
+    }
+  }
+  // query parameters: password=..., sslpassword=...
+  for (const char* key : {"password=", "sslpassword="}) {
+    for (std::size_t at = out.find(key); at != std::string::npos; at = out.find(key, at + 1)) {
+      if (at > 0 && out[at - 1] != '?' && out[at - 1] != '&') continue;  // part of a longer name
+      std::size_t value = at + std::strlen(key);
+      std::size_t end = out.find('&', value);
+      out.replace(value, (end == std::string::npos ? out.size() : end) - value, "***");
+    }
+  }
+  return out;
+}
+
+StoreLocation store_location(const std::string& given) { return store_location(given, from_environment); }
+
+StoreLocation store_location(const std::string& given, const std::function<std::string(const char*)>& env) {
+  if (is_store_url(given)) return {given, default_store_dir(env)};
+  if (!given.empty()) return {"", given};
+  if (std::string url = env("CANDOR_STORE_URL"); !url.empty()) return {url, default_store_dir(env)};
+  return {"", default_store_dir(env)};
 }
 
 bool run_belongs_to(const std::string& run_workspace, const std::string& source, const std::string& folder) {
@@ -171,19 +93,6 @@ std::string new_run_id(std::chrono::system_clock::time_point now) {
                      tm.tm_min, tm.tm_sec, rng() & 0xffffff);
 }
 
-RunStore::RunStore(std::string dir, sqlite3* db) : dir_(std::move(dir)), db_(db) {}
-RunStore::~RunStore() { sqlite3_close_v2(db_); }
-
-Status RunStore::exec(const char* sql) const {
-  char* err = nullptr;
-  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = err ? err : "unknown error";
-    sqlite3_free(err);
-    return make_error(ErrorCode::kIo, "run store: " + msg);
-  }
-  return ok_status();
-}
-
 Result<std::string> prepare_store_dir(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -195,54 +104,11 @@ Result<std::string> prepare_store_dir(const std::string& dir) {
   return std::filesystem::absolute(dir).lexically_normal().string();
 }
 
-Result<std::unique_ptr<RunStore>> RunStore::open(const std::string& dir) {
-  TRY(std::string store_dir, prepare_store_dir(dir));
-  std::string path = dir + "/candor.db";
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
-      SQLITE_OK) {
-    Error e = db_error(db, "open " + path);
-    sqlite3_close_v2(db);
-    return e;
-  }
-  std::unique_ptr<RunStore> store(new RunStore(store_dir, db));
-  sqlite3_busy_timeout(db, 5000);
-  // The write-ahead log stays when the store is closed, folded into the database by SQLite's
-  // automatic checkpoints (every ~1,000 pages) and by `candor gc`, not by every process at its
-  // exit: a checkpoint on close syncs the database, and the next process then makes the log anew
-  // and syncs it and the folder, four syncs for every `candor gate` hook and even `candor runs`.
-  // What the log holds is as durable as the database (its commits are synced as ever).
-  sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
-  // auto_vacuum takes effect only on a database with no table yet, and only before WAL is on; it is
-  // set on a store with no schema yet alone, since setting it writes the database's first page
-  // (a transaction, a sync) even when it is set already.
-  // Runs started at once on a new store race to switch it to WAL, and SQLite answers the losers
-  // "database is locked" at once, without waiting (the busy timeout does not cover it): wait here.
-  std::int64_t version = 0;
-  for (auto waited = std::chrono::milliseconds(0);; waited += std::chrono::milliseconds(20)) {
-    bool read = false;
-    {
-      Stmt s(db, "PRAGMA user_version");  // finalized before the pragmas: it holds a read
-      read = s.ok() && s.step() == SQLITE_ROW;
-      if (read) version = s.int64(0);
-    }
-    Status pragmas =
-        !read ? db_error(db, "read the schema version of " + path)
-        : version == 0
-            ? store->exec("PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
-            : store->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
-    if (pragmas.ok()) break;
-    if ((sqlite3_errcode(db) & 0xff) != SQLITE_BUSY || waited >= std::chrono::seconds(5)) return pragmas.error();
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  if (version > kSchemaVersion) {
-    return make_error(ErrorCode::kInvalidInput,
-                      fmt::format("run store {} was written by a newer candor (schema {})", path, version));
-  }
-  TRY_STATUS(store->exec(kSchema));  // writes only what a store of an older candor lacks
-  // Written only when it differs: a write at every open is a transaction (and a sync) for nothing.
-  if (version != kSchemaVersion) TRY_STATUS(store->exec(fmt::format("PRAGMA user_version={}", kSchemaVersion).c_str()));
-  return store;
+Result<std::unique_ptr<RunStore>> RunStore::open(const std::string& given) {
+  StoreLocation where = store_location(given);
+  TRY(std::string dir, prepare_store_dir(where.dir));
+  if (!where.url.empty()) return open_postgres_store(where.url, dir);
+  return open_sqlite_store(dir);
 }
 
 std::string RunStore::text_of(const nlohmann::json& j) const {
@@ -255,138 +121,16 @@ std::string RunStore::text_of(const nlohmann::json& j) const {
 
 std::string RunStore::masked(const std::string& text) const { return masker_ == nullptr ? text : masker_->mask(text); }
 
-Status RunStore::create_run(const std::string& id, const std::string& created_at, const std::string& goal,
-                            const std::string& workspace) {
-  Stmt s(db_, "INSERT INTO runs(id, created_at, goal, workspace) VALUES(?,?,?,?)");
-  if (!s.ok()) return db_error(db_, "prepare");
-  s.bind(1, id).bind(2, created_at).bind(3, masked(goal)).bind(4, workspace);
-  if (s.step() != SQLITE_DONE) return db_error(db_, "create run " + id);
-  return ok_status();
-}
-
-Result<std::string> RunStore::create_new_run(std::chrono::system_clock::time_point now, const std::string& created_at,
-                                             const std::string& goal, const std::string& workspace) {
-  for (int attempt = 0;; ++attempt) {
-    std::string id = new_run_id(now);
-    Stmt s(db_, "INSERT INTO runs(id, created_at, goal, workspace) VALUES(?,?,?,?)");
-    if (!s.ok()) return db_error(db_, "prepare");
-    s.bind(1, id).bind(2, created_at).bind(3, masked(goal)).bind(4, workspace);
-    int rc = s.step();
-    if (rc == SQLITE_DONE) return id;
-    if ((rc & 0xff) != SQLITE_CONSTRAINT || attempt >= 16) return db_error(db_, "create run " + id);
-  }
-}
-
-Status RunStore::append(const std::string& run_id, const Event& event) {
-  Stmt s(db_, "INSERT INTO events(run_id, seq, ts, type, data) VALUES(?,?,?,?,?)");
-  if (!s.ok()) return db_error(db_, "prepare");
-  s.bind(1, run_id).bind(2, event.seq).bind(3, event.ts).bind(4, event.type);
-  s.bind(5, text_of(event.data));
-  if (s.step() != SQLITE_DONE) return db_error(db_, fmt::format("append event {} of {}", event.seq, run_id));
-  return ok_status();
-}
-
-Status RunStore::remask_events(const std::string& run_id) {
-  if (masker_ == nullptr || masker_->empty()) return ok_status();
-  std::vector<std::pair<std::int64_t, std::string>> changed;
-  {
-    Stmt s(db_, "SELECT seq, data FROM events WHERE run_id = ?");
-    if (!s.ok()) return db_error(db_, "prepare");
-    s.bind(1, run_id);
-    int rc;
-    while ((rc = s.step()) == SQLITE_ROW) {
-      std::string data = s.text(1);
-      if (masker_->mask_in_place(data)) changed.emplace_back(s.int64(0), std::move(data));
-    }
-    if (rc != SQLITE_DONE) return db_error(db_, "read the events of " + run_id);
-  }
-  for (const auto& [seq, data] : changed) {
-    Stmt u(db_, "UPDATE events SET data = ? WHERE run_id = ? AND seq = ?");
-    if (!u.ok()) return db_error(db_, "prepare");
-    u.bind(1, data).bind(2, run_id).bind(3, seq);
-    if (u.step() != SQLITE_DONE) return db_error(db_, fmt::format("mask event {} of {}", seq, run_id));
-  }
-  return ok_status();
-}
-
-Status RunStore::finish_run(const std::string& id, const RunVerdict& v, bool sync) {
-  // Events are written with synchronous=NORMAL (a power loss may take the run in progress); the
-  // run's end is synced to disk before candor reports it, and with it every event before it in
-  // the write-ahead log: an earlier, reported run is never lost.
-  if (sync) TRY_STATUS(exec("PRAGMA synchronous=FULL"));
-  Status finished = [&]() -> Status {
-    Stmt s(db_, "UPDATE runs SET status=?, verdict=?, verdict_by=?, facts_json=?, report_json=? WHERE id=?");
-    if (!s.ok()) return db_error(db_, "prepare");
-    s.bind(1, v.status)
-        .bind(2, v.verdict)
-        .bind(3, v.verdict_by)
-        .bind(4, text_of(v.facts))
-        .bind(5, text_of(v.report))
-        .bind(6, id);
-    if (s.step() != SQLITE_DONE) return db_error(db_, "finish run " + id);
-    if (sqlite3_changes(db_) != 1) return make_error(ErrorCode::kNotFound, "run store: no run " + id);
-    return ok_status();
-  }();
-  if (sync) (void)exec("PRAGMA synchronous=NORMAL");
-  return finished;
-}
-
-Result<std::vector<RunSummary>> RunStore::list(int limit, const std::string& verdict, const std::string& since) const {
-  // Both filters are on indexed columns (runs_by_verdict, runs_by_created).
-  Stmt s(db_,
-         "SELECT id, created_at, goal, workspace, status, COALESCE(verdict,''), COALESCE(verdict_by,''), "
-         "COALESCE(json_extract(report_json, '$.undone.at'), '') FROM runs "
-         "WHERE (?1 = '' OR verdict = ?1) AND (?2 = '' OR created_at >= ?2) "
-         "ORDER BY created_at DESC, id DESC LIMIT ?3");
-  if (!s.ok()) return db_error(db_, "prepare");
-  s.bind(1, verdict).bind(2, since).bind(3, static_cast<std::int64_t>(limit));
-  std::vector<RunSummary> out;
-  int rc;
-  while ((rc = s.step()) == SQLITE_ROW) out.push_back(summary_from(s));
-  if (rc != SQLITE_DONE) return db_error(db_, "list runs");  // the runs listed so far are not all of them
-  return out;
-}
-
-Status RunStore::append_late(const std::string& run_id, const std::string& type, const nlohmann::json& data,
-                             const std::string& ts) {
-  Stmt s(db_,
-         "INSERT INTO events(run_id, seq, ts, type, data) "
-         "SELECT ?1, COALESCE(MAX(seq), 0) + 1, ?2, ?3, ?4 FROM events WHERE run_id = ?1");
-  if (!s.ok()) return db_error(db_, "prepare");
-  s.bind(1, run_id).bind(2, ts).bind(3, type).bind(4, text_of(data));
-  if (s.step() != SQLITE_DONE) return db_error(db_, "append event to " + run_id);
-  return ok_status();
-}
-
-Status RunStore::set_undone(const std::string& id, const nlohmann::json& undone) {
-  TRY(StoredRun run, load(id));
-  if (!run.report.is_object())
-    return make_error(ErrorCode::kInvalidInput, "run " + id + " has no report to mark undone");
-  run.report["undone"] = undone;
-  Stmt s(db_, "UPDATE runs SET report_json=? WHERE id=?");
-  if (!s.ok()) return db_error(db_, "prepare");
-  s.bind(1, text_of(run.report)).bind(2, id);
-  if (s.step() != SQLITE_DONE) return db_error(db_, "mark run " + id + " undone");
-  return ok_status();
-}
-
 Result<std::string> RunStore::resolve(const std::string& ref) const {
   if (ref == "last" || ref.empty()) {
     TRY(auto runs, list(1));
-    if (runs.empty()) return make_error(ErrorCode::kNotFound, fmt::format("no runs recorded in {}", dir_));
+    if (runs.empty()) return make_error(ErrorCode::kNotFound, fmt::format("no runs recorded in {}", describe()));
     return runs.front().id;
   }
-  Stmt s(db_,
-         "SELECT id FROM runs WHERE substr(id, 1, length(?1)) = ?1 OR substr(id, -length(?1)) = ?1 "
-         "ORDER BY id LIMIT 6");
-  if (!s.ok()) return db_error(db_, "prepare");
-  s.bind(1, ref);
-  std::vector<std::string> ids;
-  int rc;
-  while ((rc = s.step()) == SQLITE_ROW) ids.push_back(s.text(0));
-  // Cut short, the ids seen so far could make "no run matches" or a wrong unique match.
-  if (rc != SQLITE_DONE) return db_error(db_, fmt::format("look up run \"{}\"", ref));
-  if (ids.empty()) return make_error(ErrorCode::kNotFound, fmt::format("no run matches \"{}\" in {}", ref, dir_));
+  // Cut short, the ids seen so far could make "no run matches" or a wrong unique match: an error
+  // from ids_matching is returned as it is.
+  TRY(std::vector<std::string> ids, ids_matching(ref, 6));
+  if (ids.empty()) return make_error(ErrorCode::kNotFound, fmt::format("no run matches \"{}\" in {}", ref, describe()));
   for (const auto& id : ids) {
     if (id == ref) return id;
   }
@@ -401,257 +145,28 @@ Result<std::string> RunStore::resolve(const std::string& ref) const {
 
 Result<std::string> RunStore::resolve(const std::string& ref, const std::string& workspace) const {
   if (ref != "last" && !ref.empty()) return resolve(ref);
-  // The runs of `workspace` and of the folders above it, newest first; the source is read only for
-  // the latter (a `verify --git` run of the repository around it), from facts that parse.
-  Stmt s(db_,
-         "SELECT id, workspace, CASE WHEN workspace = ?1 OR NOT json_valid(facts_json) THEN '' "
-         "ELSE COALESCE(json_extract(facts_json, '$.source'), '') END FROM runs "
-         "WHERE workspace = ?1 OR instr(?1, workspace) = 1 ORDER BY created_at DESC, id DESC");
-  if (!s.ok()) return db_error(db_, "prepare");
-  s.bind(1, workspace);
-  int rc;
-  while ((rc = s.step()) == SQLITE_ROW) {
-    if (run_belongs_to(s.text(1), s.text(2), workspace)) return s.text(0);
+  TRY(std::vector<Candidate> candidates, runs_at_or_above(workspace));
+  for (const Candidate& c : candidates) {
+    if (run_belongs_to(c.workspace, c.source, workspace)) return c.id;
   }
-  if (rc != SQLITE_DONE) return db_error(db_, "look up the last run of " + workspace);
   TRY(std::int64_t runs, count_runs());
-  if (runs == 0) return make_error(ErrorCode::kNotFound, fmt::format("no runs recorded in {}", dir_));
+  if (runs == 0) return make_error(ErrorCode::kNotFound, fmt::format("no runs recorded in {}", describe()));
   return make_error(ErrorCode::kNotFound,
                     fmt::format("no run recorded for this workspace ({}) in {}: --any takes the store's latest run "
                                 "(`candor runs` lists them all)",
-                                workspace, dir_));
+                                workspace, describe()));
 }
 
-Result<std::vector<std::string>> RunStore::runs_whose_facts_mention(const std::string& text) const {
-  Stmt s(db_,
-         "SELECT id FROM runs WHERE facts_json IS NOT NULL AND instr(facts_json, ?1) > 0 ORDER BY created_at DESC, id "
-         "DESC");
-  if (!s.ok()) return db_error(db_, "prepare");
-  s.bind(1, text);
-  std::vector<std::string> ids;
-  int rc;
-  while ((rc = s.step()) == SQLITE_ROW) ids.push_back(s.text(0));
-  if (rc != SQLITE_DONE) return db_error(db_, "listing the runs that name " + text);
-  return ids;
+std::string run_source(const nlohmann::json& facts) {
+  if (!facts.is_object()) return "";
+  auto it = facts.find("source");
+  return it != facts.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-Result<StoredRun> RunStore::load(const std::string& id) const {
-  StoredRun run;
-  {
-    Stmt s(db_,
-           "SELECT id, created_at, goal, workspace, status, COALESCE(verdict,''), COALESCE(verdict_by,''), "
-           "COALESCE(json_extract(report_json, '$.undone.at'), ''), "
-           "facts_json, report_json FROM runs WHERE id = ?");
-    if (!s.ok()) return db_error(db_, "prepare");
-    s.bind(1, id);
-    int rc = s.step();
-    if (rc == SQLITE_DONE) return make_error(ErrorCode::kNotFound, "no run " + id);
-    if (rc != SQLITE_ROW) return db_error(db_, "load run " + id);
-    run.summary = summary_from(s);
-    std::string facts = s.text(8), report = s.text(9);
-    // NULL (read as "") until the run ends.
-    if (!facts.empty()) {
-      TRY(run.facts, parse_stored(facts, id, "facts"));
-    }
-    if (!report.empty()) {
-      TRY(run.report, parse_stored(report, id, "report"));
-    }
-  }
-  Stmt s(db_, "SELECT seq, ts, type, data FROM events WHERE run_id = ? ORDER BY seq");
-  if (!s.ok()) return db_error(db_, "prepare");
-  s.bind(1, id);
-  int rc;
-  while ((rc = s.step()) == SQLITE_ROW) {
-    Event e;
-    e.seq = s.int64(0);
-    e.ts = s.text(1);
-    e.type = s.text(2);
-    TRY(e.data, parse_stored(s.text(3), id, fmt::format("event {}", e.seq)));
-    run.events.push_back(std::move(e));
-  }
-  // A run with its later events missing would read as a run that stopped there.
-  if (rc != SQLITE_DONE) return db_error(db_, fmt::format("load the events of run {}", id));
-  return run;
-}
-
-Result<std::int64_t> RunStore::count_runs() const {
-  Stmt s(db_, "SELECT COUNT(*) FROM runs");
-  if (!s.ok() || s.step() != SQLITE_ROW) return db_error(db_, "count runs");
-  return s.int64(0);
-}
-
-Result<GateTurn> RunStore::begin_gate_turn(const GateTurn& t) {
-  {
-    Stmt s(db_,
-           "INSERT OR IGNORE INTO gate_turns(agent, session, turn_key, turn, run_id, workspace, started_at, "
-           "start_json, updated_at) VALUES(?,?,?,?,?,?,?,?,?)");
-    if (!s.ok()) return db_error(db_, "prepare");
-    s.bind(1, t.agent).bind(2, t.session).bind(3, t.turn_key).bind(4, t.turn).bind(5, t.run_id).bind(6, t.workspace);
-    s.bind(7, t.started_at).bind(8, text_of(t.start)).bind(9, t.started_at);
-    if (s.step() != SQLITE_DONE) return db_error(db_, "record the gate's turn " + t.turn_key);
-  }
-  TRY(std::optional<GateTurn> stored, gate_turn(t.agent, t.session, t.turn_key));
-  if (!stored) return make_error(ErrorCode::kIo, "run store: the gate's turn " + t.turn_key + " was not recorded");
-  return *stored;
-}
-
-Result<std::optional<GateTurn>> RunStore::gate_turn(const std::string& agent, const std::string& session,
-                                                    const std::string& turn_key) const {
-  std::string sql =
-      fmt::format("SELECT {} FROM gate_turns WHERE agent = ? AND session = ? AND turn_key = ?", kGateTurnColumns);
-  Stmt s(db_, sql.c_str());
-  if (!s.ok()) return db_error(db_, "prepare");
-  s.bind(1, agent).bind(2, session).bind(3, turn_key);
-  int rc = s.step();
-  if (rc == SQLITE_DONE) return std::optional<GateTurn>();
-  if (rc != SQLITE_ROW) return db_error(db_, "look up the gate's turn " + turn_key);
-  TRY(GateTurn t, gate_turn_from(s));
-  return std::optional<GateTurn>(std::move(t));
-}
-
-Result<std::optional<GateTurn>> RunStore::latest_gate_turn(const std::string& agent, const std::string& session) const {
-  std::string sql = fmt::format(
-      "SELECT {} FROM gate_turns WHERE agent = ? AND session = ? ORDER BY turn DESC, started_at DESC LIMIT 1",
-      kGateTurnColumns);
-  Stmt s(db_, sql.c_str());
-  if (!s.ok()) return db_error(db_, "prepare");
-  s.bind(1, agent).bind(2, session);
-  int rc = s.step();
-  if (rc == SQLITE_DONE) return std::optional<GateTurn>();
-  if (rc != SQLITE_ROW) return db_error(db_, "look up the gate's last turn of session " + session);
-  TRY(GateTurn t, gate_turn_from(s));
-  return std::optional<GateTurn>(std::move(t));
-}
-
-Result<std::vector<GateTurn>> RunStore::open_gate_turns(const std::string& agent, const std::string& session) const {
-  std::string sql = fmt::format(
-      "SELECT {} FROM gate_turns WHERE agent = ? AND session = ? AND decision NOT IN ('allow', 'superseded') AND "
-      "json_type(start_json, '$.fallback') IS NULL ORDER BY turn ASC, started_at ASC",
-      kGateTurnColumns);
-  Stmt s(db_, sql.c_str());
-  if (!s.ok()) return db_error(db_, "prepare");
-  s.bind(1, agent).bind(2, session);
-  std::vector<GateTurn> out;
-  int rc;
-  while ((rc = s.step()) == SQLITE_ROW) {
-    TRY(GateTurn t, gate_turn_from(s));
-    out.push_back(std::move(t));
-  }
-  if (rc != SQLITE_DONE) return db_error(db_, "list the gate's open turns of session " + session);
-  return out;
-}
-
-Status RunStore::close_gate_turn(const GateTurn& key, const std::string& decision, const std::string& updated_at) {
-  Stmt s(db_,
-         "UPDATE gate_turns SET decision = ?1, updated_at = ?2 WHERE agent = ?3 AND session = ?4 AND turn_key = ?5");
-  if (!s.ok()) return db_error(db_, "prepare");
-  s.bind(1, decision).bind(2, updated_at).bind(3, key.agent).bind(4, key.session).bind(5, key.turn_key);
-  if (s.step() != SQLITE_DONE) return db_error(db_, "close the gate's turn " + key.turn_key);
-  return ok_status();
-}
-
-Result<std::optional<GateTurn>> RunStore::latest_gate_turn_with_config(const std::string& workspace) const {
-  std::string sql = fmt::format(
-      "SELECT {} FROM gate_turns WHERE workspace = ? AND json_type(start_json, '$.config_text') = 'text' AND "
-      "COALESCE(json_extract(start_json, '$.config_error'), '') = '' ORDER BY started_at DESC LIMIT 1",
-      kGateTurnColumns);
-  Stmt s(db_, sql.c_str());
-  if (!s.ok()) return db_error(db_, "prepare");
-  s.bind(1, workspace);
-  int rc = s.step();
-  if (rc == SQLITE_DONE) return std::optional<GateTurn>();
-  if (rc != SQLITE_ROW) return db_error(db_, "look up the gate's last config of " + workspace);
-  TRY(GateTurn t, gate_turn_from(s));
-  return std::optional<GateTurn>(std::move(t));
-}
-
-Result<std::int64_t> RunStore::count_gate_turns(const std::string& agent, const std::string& session) const {
-  Stmt s(db_, "SELECT COUNT(*) FROM gate_turns WHERE agent = ? AND session = ?");
-  if (!s.ok()) return db_error(db_, "prepare");
-  s.bind(1, agent).bind(2, session);
-  if (s.step() != SQLITE_ROW) return db_error(db_, "count the gate's turns of session " + session);
-  return s.int64(0);
-}
-
-Status RunStore::record_gate_stop(const GateTurn& key, bool blocked, const std::string& decision,
-                                  const std::string& verdict, std::int64_t transcript_events, const std::string& run_id,
-                                  const std::string& updated_at) {
-  Stmt s(db_,
-         "UPDATE gate_turns SET stops = stops + 1, blocks = blocks + ?1, decision = ?2, verdict = ?3, "
-         "transcript_events = ?4, run_id = ?5, updated_at = ?6 WHERE agent = ?7 AND session = ?8 AND turn_key = ?9");
-  if (!s.ok()) return db_error(db_, "prepare");
-  s.bind(1, std::int64_t{blocked ? 1 : 0}).bind(2, decision).bind(3, verdict).bind(4, transcript_events);
-  s.bind(5, run_id).bind(6, updated_at).bind(7, key.agent).bind(8, key.session).bind(9, key.turn_key);
-  if (s.step() != SQLITE_DONE) return db_error(db_, "record a stop of the gate's turn " + key.turn_key);
-  if (sqlite3_changes(db_) != 1) return make_error(ErrorCode::kNotFound, "run store: no gate turn " + key.turn_key);
-  return ok_status();
-}
-
-Result<std::set<std::string>> RunStore::gate_runs_to_keep() const {
-  Stmt s(db_,
-         "SELECT run_id FROM gate_turns WHERE decision NOT IN ('allow', 'superseded') UNION SELECT run_id FROM "
-         "gate_turns g WHERE turn = "
-         "(SELECT MAX(turn) FROM gate_turns h WHERE h.agent = g.agent AND h.session = g.session)");
-  if (!s.ok()) return db_error(db_, "prepare");
-  std::set<std::string> out;
-  int rc;
-  while ((rc = s.step()) == SQLITE_ROW) out.insert(s.text(0));
-  if (rc != SQLITE_DONE) return db_error(db_, "list the gate's open turns");
-  return out;
-}
-
-Result<std::vector<GateTurn>> RunStore::list_gate_turns(int limit) const {
-  std::string sql =
-      fmt::format("SELECT {} FROM gate_turns ORDER BY updated_at DESC, started_at DESC LIMIT ?", kGateTurnColumns);
-  Stmt s(db_, sql.c_str());
-  if (!s.ok()) return db_error(db_, "prepare");
-  s.bind(1, static_cast<std::int64_t>(limit));
-  std::vector<GateTurn> out;
-  int rc;
-  while ((rc = s.step()) == SQLITE_ROW) {
-    TRY(GateTurn t, gate_turn_from(s));
-    out.push_back(std::move(t));
-  }
-  if (rc != SQLITE_DONE) return db_error(db_, "list the gate's turns");
-  return out;
-}
-
-Status RunStore::remove_runs(const std::vector<std::string>& ids) {
-  constexpr std::size_t kPerTransaction = 50;
-  for (std::size_t from = 0; from < ids.size(); from += kPerTransaction) {
-    TRY_STATUS(exec("BEGIN IMMEDIATE"));
-    Status done = ok_status();
-    for (std::size_t i = from; i < ids.size() && i < from + kPerTransaction && done.ok(); ++i) {
-      for (const char* sql : {"DELETE FROM events WHERE run_id = ?", "DELETE FROM gate_turns WHERE run_id = ?",
-                              "DELETE FROM runs WHERE id = ?"}) {
-        Stmt s(db_, sql);
-        if (!s.ok() || s.bind(1, ids[i]).step() != SQLITE_DONE) {
-          done = db_error(db_, "remove run " + ids[i]);
-          break;
-        }
-      }
-    }
-    if (!done.ok()) {
-      (void)exec("ROLLBACK");
-      return done;
-    }
-    TRY_STATUS(exec("COMMIT"));
-  }
-  return ok_status();
-}
-
-Result<bool> RunStore::compact() {
-  bool incremental = false;
-  {
-    Stmt mode(db_, "PRAGMA auto_vacuum");  // finalized before the writes below: it holds a read
-    if (!mode.ok() || mode.step() != SQLITE_ROW) return db_error(db_, "read auto_vacuum");
-    incremental = mode.int64(0) == 2;
-  }
-  if (incremental) TRY_STATUS(exec("PRAGMA incremental_vacuum"));
-  // The write-ahead log holds the removal until a checkpoint: fold it in and truncate it. A
-  // reader in another process may keep part of it; that part goes at a later checkpoint.
-  (void)exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  return incremental;
+std::string this_machine() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "";
+  return name;
 }
 
 }  // namespace candor::store

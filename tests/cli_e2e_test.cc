@@ -157,9 +157,11 @@ TEST_SUITE("e2e") {
     REQUIRE(listed.size() == 1);
     std::set<std::string> keys;
     for (const auto& [k, v] : listed[0].items()) keys.insert(k);
-    CHECK(keys ==
-          std::set<std::string>{"run_id", "created_at", "goal", "workspace", "status", "verdict", "verdict_by"});
+    CHECK(keys == std::set<std::string>{"run_id", "created_at", "goal", "workspace", "status", "verdict", "verdict_by",
+                                        "source", "machine"});
     CHECK(listed[0]["goal"] == goal);
+    CHECK(listed[0]["source"] == "exec");
+    CHECK(has(wide.out, "SOURCE"));
   }
 }
 
