@@ -274,18 +274,17 @@ def main():
 
     matrix = [(agent, t, n) for agent in AGENTS for t in tasks for n in range(1, attempts + 1)
               if wanted(agent, t["id"])]
+    bins = agent_bins()
+    if bins[0] is None:  # the first line printed is the reason meson's summary shows
+        say(f"eval_scenarios_check: SKIPPED {len(matrix)} attempts, the agents cannot be installed here")
     work = tempfile.mkdtemp(prefix="candor-eval-scenarios.")
     servers = []
     try:
         check_reference_fixes(tasks, work)
-        bins = agent_bins()
         if bins[0] is None:
             for agent, t, n in matrix:
                 say(f"SKIP  {agent}:{t['id']}#{n}: the agents cannot be installed here")
-            if failures:
-                return 1
-            say("eval_scenarios_check: the agents SKIPPED (77)")
-            return 77
+            return 1 if failures else 77
         ports, logs = {}, {}
         for agent, server in (("claude-code", "fake_anthropic"), ("codex", "fake_openai_responses")):
             p, ports[agent], logs[agent] = start_fake(server, os.path.join(DATA, "scripts", agent), work)

@@ -11,9 +11,15 @@ message_delta, message_stop) and what Claude Code 2.1.x was observed to send
 
 Usage
 -----
-    fake_anthropic.py --script replies.jsonl --log requests.jsonl \
-        [--host 127.0.0.1] [--port 0] [--port-file FILE] \
+    fake_anthropic.py (--script replies.jsonl | --scripts DIR [--marker REGEX]) \
+        --log requests.jsonl [--host 127.0.0.1] [--port 0] [--port-file FILE] \
         [--consume tools|all] [--side-reply TEXT]
+
+--scripts DIR (candor eval, issue 39): many conversations at once, each
+answered from DIR/<task>.jsonl by the "[task:<task>]" marker in its user
+messages, the line picked by the number of assistant turns already in the
+request, "{cwd}" filled from Claude Code's "Primary working directory: ...";
+no state between requests (see fake_scripts.py).
 
 The chosen port is printed on stdout as the first line ("PORT 12345") and,
 with --port-file, written to that file (atomically) once the server listens.

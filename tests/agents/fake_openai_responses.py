@@ -13,9 +13,16 @@ response.completed) and what Codex CLI 0.169 was observed to send and accept
 
 Usage
 -----
-    fake_openai_responses.py --script replies.jsonl --log requests.jsonl \
-        [--host 127.0.0.1] [--port 0] [--port-file FILE] \
+    fake_openai_responses.py (--script replies.jsonl | --scripts DIR [--marker REGEX]) \
+        --log requests.jsonl [--host 127.0.0.1] [--port 0] [--port-file FILE] \
         [--consume tools|all] [--side-reply TEXT]
+
+--scripts DIR (candor eval, issue 39): many conversations at once, each
+answered from DIR/<task>.jsonl by the "[task:<task>]" marker in its user
+messages, the line picked by the number of model turns (runs of assistant
+message / function_call / custom_tool_call / reasoning items) already in the
+request's input, "{cwd}" filled from Codex's "<cwd>...</cwd>"; no state
+between requests (see fake_scripts.py).
 
 Prints "PORT 12345" on stdout once listening (and writes --port-file).  Point
 Codex at it with a custom model provider (config.toml, or -c overrides):
