@@ -11,9 +11,15 @@ message_delta, message_stop) and what Claude Code 2.1.x was observed to send
 
 Usage
 -----
-    fake_anthropic.py --script replies.jsonl --log requests.jsonl \
-        [--host 127.0.0.1] [--port 0] [--port-file FILE] \
+    fake_anthropic.py (--script replies.jsonl | --scripts DIR [--marker REGEX]) \
+        --log requests.jsonl [--host 127.0.0.1] [--port 0] [--port-file FILE] \
         [--consume tools|all] [--side-reply TEXT]
+
+--scripts DIR (candor eval, issue 39): many conversations at once, each
+answered from DIR/<task>.jsonl by the "[task:<task>]" marker in its user
+messages, the line picked by the number of assistant turns already in the
+request, "{cwd}" filled from Claude Code's "Primary working directory: ...";
+no state between requests (see fake_scripts.py).
 
 The chosen port is printed on stdout as the first line ("PORT 12345") and,
 with --port-file, written to that file (atomically) once the server listens.
@@ -73,6 +79,8 @@ import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit, parse_qs
+
+import fake_scripts
 
 MASKED_HEADERS = {"x-api-key", "authorization", "proxy-authorization", "cookie"}
 
@@ -188,8 +196,9 @@ def stream_body(msg_id, model, blocks, stop_reason, in_tok):
 
 
 class State:
-    def __init__(self, script, log_path, consume, side_reply):
+    def __init__(self, script, log_path, consume, side_reply, scripts=None):
         self.script = script
+        self.scripts = scripts   # a fake_scripts.ScriptDir in --scripts mode, else None
         self.next = 0
         self.seq = 0
         self.expect_misses = 0
@@ -262,6 +271,8 @@ class Handler(BaseHTTPRequestHandler):
                 s = {"requests": st.seq, "script_next": st.next,
                      "script_len": len(st.script),
                      "expect_misses": st.expect_misses}
+                if st.scripts is not None:
+                    s.update(st.scripts.state())
             return self._send(200, s)
         self._record(None, kind="other")
         self._send(200, {})
@@ -285,7 +296,17 @@ class Handler(BaseHTTPRequestHandler):
         st = self.state
         is_agent = st.consume == "all" or bool(body.get("tools"))
         idx, reply, exhausted, expect_ok = None, None, False, None
-        if is_agent:
+        extra = {}
+        if is_agent and st.scripts is not None:
+            # --scripts: the conversation's marker picks the script, its history the line
+            texts, turns, cwd = fake_scripts.anthropic_view(body)
+            with st.lock:
+                name, idx, reply, exhausted, missing = st.scripts.pick(texts, turns, cwd)
+            if reply is None:  # no marker: answered as a side request
+                is_agent = False
+            else:
+                extra = {"script": name, "cwd": cwd, "script_missing": missing}
+        elif is_agent:
             with st.lock:
                 if st.next < len(st.script):
                     idx = st.next
@@ -295,13 +316,13 @@ class Handler(BaseHTTPRequestHandler):
                     exhausted = True
             if reply is None:
                 reply = {"text": "(fake_anthropic: script exhausted)"}
-            if "expect" in reply:
-                expect_ok = reply["expect"] in text
-                if not expect_ok:
-                    with st.lock:
-                        st.expect_misses += 1
-        else:
+        if not is_agent:
             reply = {"text": st.side_reply}
+        elif "expect" in reply:
+            expect_ok = reply["expect"] in text
+            if not expect_ok:
+                with st.lock:
+                    st.expect_misses += 1
 
         blocks = to_blocks(reply)
         has_tool = any(b.get("type") == "tool_use" for b in blocks)
@@ -310,7 +331,7 @@ class Handler(BaseHTTPRequestHandler):
         msg_id = "msg_fake_" + uuid.uuid4().hex[:20]
         in_tok = max(1, len(text) // 4)
         self._record(body, kind="agent" if is_agent else "side", script_index=idx,
-                     exhausted=exhausted, expect_ok=expect_ok, reply=blocks)
+                     exhausted=exhausted, expect_ok=expect_ok, reply=blocks, **extra)
 
         if body.get("stream"):
             data = stream_body(msg_id, model, blocks, stop_reason, in_tok)
@@ -324,7 +345,12 @@ class Handler(BaseHTTPRequestHandler):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--script", required=True, help="JSONL replies, one per agent request")
+    src = ap.add_mutually_exclusive_group(required=True)
+    src.add_argument("--script", help="JSONL replies, one per agent request, in order")
+    src.add_argument("--scripts", metavar="DIR",
+                     help="one JSONL script per task marker, DIR/<name>.jsonl (see fake_scripts.py)")
+    ap.add_argument("--marker", default=fake_scripts.DEFAULT_MARKER,
+                    help="with --scripts: regex whose group 1 names the script")
     ap.add_argument("--log", required=True, help="JSONL request log (appended)")
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=0, help="0 = any free port")
@@ -334,11 +360,12 @@ def main():
                     help="text answer to requests that do not consume the script")
     a = ap.parse_args()
     try:
-        script = load_script(a.script)
+        script = load_script(a.script) if a.script else []
+        scripts = fake_scripts.ScriptDir(a.scripts, a.marker) if a.scripts else None
     except (OSError, ValueError) as e:
         print(f"fake_anthropic: {e}", file=sys.stderr)
         return 65
-    Handler.state = State(script, a.log, a.consume, a.side_reply)
+    Handler.state = State(script, a.log, a.consume, a.side_reply, scripts)
     srv = ThreadingHTTPServer((a.host, a.port), Handler)
     srv.daemon_threads = True
     port = srv.server_address[1]
