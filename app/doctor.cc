@@ -65,6 +65,16 @@ std::vector<Protection> lines_for(const sandbox::Protections& p) {
 
 // The store as it is: never created or written by looking at it.
 nlohmann::json store_facts(const std::string& given) {
+  if (store::StoreLocation where = store::store_location(given); !where.url.empty()) {
+    // The team store: what it holds is the server's to say; the snapshots are in the folder here.
+    nlohmann::json j = {{"url", store::masked_store_url(where.url)}, {"snapshots", where.dir}};
+    auto opened = store::RunStore::open(given);
+    auto runs = opened.ok() ? (*opened)->count_runs() : Result<std::int64_t>(opened.error());
+    j["exists"] = runs.ok();
+    j["runs"] = runs.ok() ? nlohmann::json(*runs) : nlohmann::json(nullptr);
+    if (!runs.ok()) j["error"] = runs.error().message;
+    return j;
+  }
   std::string dir = given.empty() ? store::default_store_dir() : given;
   nlohmann::json j = {{"path", dir}, {"exists", std::filesystem::exists(dir + "/candor.db")}};
   if (!j["exists"].get<bool>()) return j;

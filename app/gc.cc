@@ -103,6 +103,14 @@ Result<GcResult> collect_garbage(const GcRequest& request) {
   TRY(store::RetentionPolicy policy, policy_from(request));
   GcResult out;
   out.dry_run = request.dry_run;
+  if (store::StoreLocation where = store::store_location(request.store_dir); !where.url.empty()) {
+    // One person's retention policy is not the team's: the team store keeps runs of every machine.
+    return make_error(ErrorCode::kUsage,
+                      fmt::format("candor gc works on a SQLite store (a folder): the runs in {} are the team's, kept "
+                                  "as its administrator decides; `candor gc --store {}` removes this machine's runs "
+                                  "and snapshots from its own folder",
+                                  store::masked_store_url(where.url), where.dir));
+  }
   out.store = request.store_dir.empty() ? store::default_store_dir() : request.store_dir;
   if (!std::filesystem::exists(out.store + "/candor.db")) return out;
   out.found = true;

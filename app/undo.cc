@@ -21,7 +21,21 @@ Status check_undoable(const RecordedRun& l) {
     return make_error(ErrorCode::kInvalidInput,
                       fmt::format("run {} never ended, so it has no snapshot after it to undo from", l.facts.run_id));
   }
-  if (l.facts.source != "git") return ok_status();
+  // A team store (PostgreSQL) holds runs of many machines; snapshots stay on the one that made them.
+  if (const std::string& made_on = l.run.summary.machine; !made_on.empty() && made_on != store::this_machine()) {
+    return make_error(
+        ErrorCode::kInvalidInput,
+        fmt::format("run {} was made on {}, and its snapshots are there, not on {}: run `candor undo {}` "
+                    "on {} (the store {} is shared, the snapshots are not)",
+                    l.facts.run_id, made_on, store::this_machine(), l.facts.run_id, made_on, l.store->describe()));
+  }
+  if (l.facts.source != "git" && l.facts.source != "eval") return ok_status();
+  if (l.facts.source == "eval") {
+    return make_error(ErrorCode::kInvalidInput,
+                      fmt::format("run {} verified an eval's attempt in a checkout candor made for it, and changed no "
+                                  "files of yours: there is nothing to undo",
+                                  l.facts.run_id));
+  }
   bool worktree = l.facts.git.is_object() && l.facts.git.value("worktree", false);
   return make_error(
       ErrorCode::kInvalidInput,

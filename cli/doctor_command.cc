@@ -16,6 +16,17 @@ struct DoctorArgs {
 };
 
 void print_store(const nlohmann::json& s) {
+  if (s.contains("url")) {
+    std::printf("\nthe run store (the team's, PostgreSQL):\n\n  %-12s %s\n  %-12s %s (they stay on this machine)\n",
+                "location", s["url"].get<std::string>().c_str(), "snapshots",
+                s["snapshots"].get<std::string>().c_str());
+    if (s["runs"].is_null()) {
+      std::printf("  %-12s unknown: %s\n", "runs", s.value("error", "?").c_str());
+    } else {
+      std::printf("  %-12s %lld\n", "runs", s["runs"].get<long long>());
+    }
+    return;
+  }
   std::printf("\nthe run store:\n\n  %-12s %s\n", "location", s["path"].get<std::string>().c_str());
   if (!s["exists"].get<bool>()) {
     std::printf("  %-12s none yet (the first run creates it)\n", "size");
@@ -67,7 +78,7 @@ Subcommand add_doctor_command(CLI::App& app) {
   auto args = std::make_shared<DoctorArgs>();
   auto* cmd = app.add_subcommand("doctor",
                                  "which sandbox protections this machine gives shell steps, and the run store's size");
-  cmd->add_option("--store", args->store_dir, "run store folder");
+  cmd->add_option("--store", args->store_dir, "run store: a folder, or a postgres:// URL (the team store)");
   cmd->add_flag("--json", args->json, "print JSON");
   cmd->footer(examples("candor doctor", "candor doctor --json"));
   return {cmd, [args] { return doctor_command(*args); }, nullptr};

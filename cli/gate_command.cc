@@ -222,7 +222,7 @@ Subcommand add_gate_command(CLI::App& app) {
 
   auto* status = cmd->add_subcommand("status", "the gate's config, its hooks, and the last turns with their verdicts");
   status->add_option("-C,--workspace", args->workspace, "the project (default: the current folder)");
-  status->add_option("--store", args->options.store_dir, "run store folder");
+  status->add_option("--store", args->options.store_dir, "run store: a folder, or a postgres:// URL (the team store)");
   status->add_option("--limit", args->limit, "how many turns to list")->check(whole_number(1, 1000, "turns"));
   status->add_flag("--json", args->json, "machine-readable");
   status->footer(examples("candor gate status", "candor gate status --json --limit 50"));
@@ -232,7 +232,7 @@ Subcommand add_gate_command(CLI::App& app) {
     auto* hook = cmd->add_subcommand(app::to_string(agent),
                                      fmt::format("the hook command {} runs (its JSON on stdin; always exits 0)",
                                                  agent == app::GateAgent::kClaudeCode ? "Claude Code" : "Codex CLI"));
-    hook->add_option("--store", args->options.store_dir, "run store folder");
+    hook->add_option("--store", args->options.store_dir, "run store: a folder, or a postgres:// URL (the team store)");
     add_judge_options(hook, *args);
     hooks.emplace_back(hook, agent);
   }

@@ -92,7 +92,7 @@ Subcommand add_gc_command(CLI::App& app) {
   cmd->add_option("--older-than", args->request.older_than,
                   "remove runs older than this: 90d, 12h, 30m (with --keep: only those both remove)");
   cmd->add_flag("--dry-run", args->request.dry_run, "say what would be removed; remove nothing");
-  cmd->add_option("--store", args->request.store_dir, "run store folder");
+  cmd->add_option("--store", args->request.store_dir, "run store: a folder, or a postgres:// URL (the team store)");
   cmd->add_flag("--json", args->json, "print JSON");
   cmd->footer(examples("candor gc --older-than 90d --dry-run", "candor gc --keep 50 --json"));
   return {cmd, [args] { return gc_command(*args); }, nullptr};

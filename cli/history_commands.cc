@@ -224,7 +224,7 @@ int report_command(const ReportArgs& args) {
 Subcommand add_runs_command(CLI::App& app) {
   auto args = std::make_shared<RunsArgs>();
   auto* cmd = app.add_subcommand("runs", "recorded runs, newest first");
-  cmd->add_option("--store", args->request.store_dir, "run store folder");
+  cmd->add_option("--store", args->request.store_dir, "run store: a folder, or a postgres:// URL (the team store)");
   cmd->add_option("--limit", args->request.limit, "how many runs (default 20)")
       ->check(whole_number(1, 1000000, "runs"));
   one_of(cmd->add_option("--verdict", args->request.verdict, "only runs with this verdict"),
@@ -246,7 +246,7 @@ Subcommand add_report_command(CLI::App& app) {
                   "run id, a unique prefix or suffix (the random part), or last (this workspace's latest run)");
   cmd->add_option("-C,--workspace", args->request.workspace, "the workspace whose latest run last is (default: .)");
   cmd->add_flag("--any", args->request.any, "last is the store's latest run, whatever workspace it was made in");
-  cmd->add_option("--store", args->request.store_dir, "run store folder");
+  cmd->add_option("--store", args->request.store_dir, "run store: a folder, or a postgres:// URL (the team store)");
   cmd->add_flag("--json", args->json, "print the report JSON");
   cmd->add_flag("--markdown", args->markdown, "print Markdown for a pull-request comment");
   cmd->add_option("--html", args->html_file, "write one self-contained HTML file");

@@ -87,7 +87,7 @@ Subcommand add_undo_command(CLI::App& app) {
       "the workspace you are in: last is its latest run, and a run made elsewhere needs --yes (default: .)");
   cmd->add_flag("--any", args->any, "last is the store's latest run, whatever workspace it was made in");
   cmd->add_flag("--yes", args->yes, "undo a run made in another workspace than -C's (its files are written there)");
-  cmd->add_option("--store", args->store_dir, "run store folder");
+  cmd->add_option("--store", args->store_dir, "run store: a folder, or a postgres:// URL (the team store)");
   cmd->add_flag("--force", args->force, "restore even files that changed after the run");
   cmd->footer(examples("candor undo last", "candor undo a89108 --force"));
   return {cmd, [args] { return undo_command(*args); }, nullptr};

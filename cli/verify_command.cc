@@ -120,7 +120,7 @@ Subcommand add_verify_command(CLI::App& app) {
   cmd->add_option("run", verify.run,
                   "run id, a unique prefix or suffix (the random part), or last (this workspace's latest run)");
   cmd->add_flag("--any", verify.any, "last is the store's latest run, whatever workspace it was made in");
-  cmd->add_option("--store", verify.store_dir, "run store folder");
+  cmd->add_option("--store", verify.store_dir, "run store: a folder, or a postgres:// URL (the team store)");
   judge_policy(cmd->add_option("--judge", verify.judge,
                                "tier 2: auto, always, never (default: the policy the run was recorded with; never for "
                                "runs recorded before it was kept)"));

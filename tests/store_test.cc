@@ -302,3 +302,53 @@ TEST_SUITE("store") {
     CHECK(listed->size() == 3);
   }
 }
+
+TEST_SUITE("store") {
+  TEST_CASE("a store of schema 1 is migrated once: each run's source and undo become columns, evals appear" * kPython) {
+    std::string dir = candor::testing::make_temp_dir("store");
+    // The tables as candor wrote them before schema 2, with a run from `verify --git` undone.
+    const char* script =
+        "import sqlite3, sys\n"
+        "c = sqlite3.connect(sys.argv[1] + '/candor.db')\n"
+        "c.executescript('''\n"
+        "CREATE TABLE runs (id TEXT PRIMARY KEY, created_at TEXT NOT NULL, goal TEXT NOT NULL, workspace TEXT NOT "
+        "NULL, status TEXT NOT NULL DEFAULT 'running', verdict TEXT, verdict_by TEXT, facts_json TEXT, report_json "
+        "TEXT);\n"
+        "CREATE TABLE events (run_id TEXT NOT NULL, seq INTEGER NOT NULL, ts TEXT NOT NULL, type TEXT NOT NULL, data "
+        "TEXT NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;\n"
+        "CREATE TABLE gate_turns (agent TEXT NOT NULL, session TEXT NOT NULL, turn_key TEXT NOT NULL, turn INTEGER "
+        "NOT NULL, run_id TEXT NOT NULL, workspace TEXT NOT NULL, started_at TEXT NOT NULL, start_json TEXT NOT NULL, "
+        "stops INTEGER NOT NULL DEFAULT 0, blocks INTEGER NOT NULL DEFAULT 0, transcript_events INTEGER NOT NULL "
+        "DEFAULT 0, decision TEXT NOT NULL DEFAULT '', verdict TEXT NOT NULL DEFAULT '', updated_at TEXT NOT NULL, "
+        "PRIMARY KEY (agent, session, turn_key)) WITHOUT ROWID;\n"
+        "INSERT INTO runs VALUES('20260101T000000-aaaaaa', '2026-01-01T00:00:00.000Z', 'g', '/repo', 'completed', "
+        "'partial', 'tier1', '{\"source\": \"git\"}', '{\"undone\": {\"at\": \"2026-01-02T00:00:00.000Z\"}}');\n"
+        "INSERT INTO runs(id, created_at, goal, workspace) VALUES('20260101T000001-bbbbbb', "
+        "'2026-01-01T00:00:01.000Z', 'killed', '/ws');\n"
+        "PRAGMA user_version = 1;\n"
+        "''')\n"
+        "c.commit()\n";
+    auto made = run_command({"/usr/bin/python3", "-c", script, dir});
+    REQUIRE_MESSAGE(made.exit_code == 0, made.err);
+
+    auto store = store::RunStore::open(dir);
+    REQUIRE_MESSAGE(store.ok(), (store.ok() ? "" : store.error().message));
+    auto git = (*store)->list(10, "", "", "git");
+    REQUIRE(git.ok());
+    REQUIRE(git->size() == 1);
+    CHECK(git->front().id == "20260101T000000-aaaaaa");
+    CHECK(git->front().undone_at == "2026-01-02T00:00:00.000Z");
+    CHECK(git->front().machine.empty());  // not known for runs made before schema 2
+    CHECK((*store)->list(10)->size() == 2);
+    CHECK((*store)->eval_attempts("none")->empty());
+    // The resolve of `last` for a folder in the repository finds the git run by its source column.
+    CHECK(*(*store)->resolve("last", "/repo/src") == "20260101T000000-aaaaaa");
+    store->reset();
+    auto version = run_command({"/usr/bin/python3", "-c",
+                                "import sqlite3, sys; print(sqlite3.connect(sys.argv[1] + '/candor.db')"
+                                ".execute('PRAGMA user_version').fetchone()[0])",
+                                dir});
+    CHECK(version.out == "2\n");
+    CHECK(store::RunStore::open(dir).ok());  // opened again: nothing left to migrate
+  }
+}
