@@ -66,6 +66,7 @@ bench: build
 	bench/sandbox_overhead.sh
 	bench/verify_git.sh
 	bench/gate.sh
+	bench/team_store.sh
 
 # Every test under AddressSanitizer, UndefinedBehaviorSanitizer and LeakSanitizer.
 sanitize: deps

@@ -190,9 +190,21 @@ std::string hook_option(const std::string& command, const std::string& option) {
 
 std::string hook_store_dir(const std::string& given, const std::function<std::string(const char*)>& env) {
   auto e = env_or_process(env);
+  // The team store is pinned: an agent's environment need not carry the CANDOR_STORE_URL of a shell.
+  if (store::StoreLocation where = store::store_location(given, e); !where.url.empty()) return where.url;
   std::string resolved = absolute(given.empty() ? store::default_store_dir(e) : given);
   if (!given.empty()) return resolved;  // asked for: kept, whatever the hook would find
   return resolved == absolute(store::state_store_dir(e)) ? "" : resolved;
+}
+
+Status check_hook_store(const std::string& given, const std::function<std::string(const char*)>& env) {
+  std::string pinned = hook_store_dir(given, env);
+  if (!store::is_store_url(pinned) || store::masked_store_url(pinned) == pinned) return ok_status();
+  return make_error(ErrorCode::kUsage,
+                    fmt::format("the store URL {} carries a password, which the hook's command would keep in the "
+                                "agent's settings file: give the URL without it, and the password in libpq's password "
+                                "file (PGPASSFILE, ~/.pgpass)",
+                                store::masked_store_url(pinned)));
 }
 
 bool is_candor_hook_command(const std::string& command) {

@@ -32,9 +32,14 @@ std::string hook_option(const std::string& command, const std::string& option);
 // The store folder to pin in the hook's command (`--store DIR`, absolute), or "" when the hook
 // finds it by itself: `given` (--store) when not empty, else the store this process resolves
 // ($CANDOR_HOME, ...), pinned whenever it differs from the one the hook resolves in an agent's
-// environment, which lacks a CANDOR_HOME set for one shell (store::state_store_dir). `env` empty:
-// the process's own.
+// environment, which lacks a CANDOR_HOME set for one shell (store::state_store_dir). A team store's
+// URL (--store or $CANDOR_STORE_URL) is always pinned. `env` empty: the process's own.
 std::string hook_store_dir(const std::string& given, const std::function<std::string(const char*)>& env);
+
+// kUsage when the store hook_store_dir pins is a URL with a password: the hook's command is written
+// to a settings file, often committed, and a password must not be in it (libpq's PGPASSFILE is where
+// it goes).
+Status check_hook_store(const std::string& given, const std::function<std::string(const char*)>& env);
 
 // Whether a hook's command is candor's gate: a word naming a program `candor`, then `gate`, then
 // `claude-code` or `codex` (whatever path the binary had when it was installed).

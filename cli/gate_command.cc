@@ -93,6 +93,8 @@ void print_checks(const std::string& workspace, const std::string& llm) {
 int gate_install_command(const GateInstallArgs& args) {
   auto agent = app::parse_gate_agent(args.agent);
   if (!agent) return report_error(make_error(ErrorCode::kUsage, "--agent must be claude-code or codex"));
+  if (Status pinnable = app::check_hook_store(args.store_dir, nullptr); !pinnable.ok())
+    return report_error(pinnable.error());
   app::InstallRequest request{.agent = *agent,
                               .user = args.user,
                               .uninstall = args.uninstall,

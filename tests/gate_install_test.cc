@@ -221,6 +221,16 @@ TEST_SUITE("app") {
       auto env = env_of({{"HOME", "/h"}, {"CANDOR_HOME", row.candor_home}, {"XDG_STATE_HOME", row.xdg}});
       CHECK(app::hook_store_dir(row.given, env) == row.pinned);
     }
+    // The team store's URL is pinned, from --store or CANDOR_STORE_URL; never with a password in it.
+    auto team = env_of({{"HOME", "/h"}, {"CANDOR_STORE_URL", "postgresql://ci@db/candor"}});
+    CHECK(app::hook_store_dir("", team) == "postgresql://ci@db/candor");
+    CHECK(app::hook_store_dir("/srv/s", team) == "/srv/s");  // --store wins over the variable
+    CHECK(app::check_hook_store("", team).ok());
+    auto with_password = app::check_hook_store("postgres://ci:hunter2pw@db/candor", team);
+    REQUIRE_FALSE(with_password.ok());
+    CHECK(with_password.error().code == ErrorCode::kUsage);
+    CHECK(with_password.error().message.find("hunter2pw") == std::string::npos);
+    CHECK(with_password.error().message.find("PGPASSFILE") != std::string::npos);
     CHECK(app::hook_option("/b/candor gate claude-code --store '/s t/x' --llm anthropic", "--store") == "/s t/x");
     CHECK(app::hook_option("/b/candor gate codex --llm=script:/j", "--llm") == "script:/j");
     CHECK(app::hook_option("/b/candor gate codex", "--store").empty());

@@ -2,8 +2,10 @@
 # A throwaway PostgreSQL for the team store's tests: a cluster in a temporary folder, reached on a
 # Unix socket only (no TCP port), run as an unprivileged user, stopped and removed after.
 #
-#   pg_server.sh start        prints DIR, then the URL of its `postgres` database; exit 77 without
-#                             Debian's PostgreSQL server (package postgresql)
+#   pg_server.sh start [--durable]   prints DIR, then the URL of its `postgres` database; exit 77
+#                             without Debian's PostgreSQL server (package postgresql). Without
+#                             --durable, commits are not synced (a test's cluster is thrown away);
+#                             the benchmarks measure with the server's defaults.
 #   pg_server.sh createdb DIR NAME   a fresh database; prints its URL
 #   pg_server.sh stop DIR     stops the server and removes DIR
 set -eu
@@ -41,9 +43,10 @@ case "${1:-}" in
     chmod 0755 "$dir"
     as_owner "$bin/initdb" -D "$dir/data" -A trust -U candor -E UTF8 --locale=C --no-sync >"$dir/initdb.log" 2>&1 || {
       echo "pg_server.sh: initdb failed:" >&2; cat "$dir/initdb.log" >&2; exit 1; }
-    # No TCP port, no fsync (a test's cluster is thrown away), room for the shards' connections.
-    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-      -o "-k $dir/sock -c listen_addresses= -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=100" \
+    # No TCP port, room for the shards' connections.
+    options="-k $dir/sock -c listen_addresses= -c max_connections=100"
+    [ "${2:-}" = --durable ] || options="$options -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$options" \
       start >/dev/null 2>&1 || { echo "pg_server.sh: the server did not start:" >&2; cat "$dir/server.log" >&2; exit 1; }
     echo "$dir"
     url_of "$dir" postgres
