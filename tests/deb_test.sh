@@ -33,7 +33,7 @@ field() { dpkg-deb -f "$deb" "$1"; }
 [[ $(field Architecture) == "$arch" ]] || fail "Architecture is '$(field Architecture)', expected $arch"
 depends=$(field Depends)
 [[ -n "$depends" ]] || fail "Depends is empty"
-for lib in libc6 libgit2 libcurl; do
+for lib in libc6 libgit2 libcurl libpq5; do
   [[ "$depends" == *"$lib"* ]] || fail "Depends does not name $lib: $depends"
 done
 [[ "$depends" != *libcandor* ]] || fail "Depends names the package's own library: $depends"
