@@ -111,6 +111,11 @@ expect_completion "" candor assert ""
 expect_completion "" candor run -C ""   # a folder: bash's own file completion (-o default)
 expect_completion "config " candor schema c   # a positional's listed values
 
+# The sanitizer runtimes the installed libcandor links (ASan, UBSan); "" for an ordinary build.
+sanitizer_runtime() {
+  ldd "$1"/libcandor.so 2>/dev/null | awk '/lib(asan|ubsan)\.so/ { printf "%s%s", sep, $3; sep = ":" }'
+}
+
 # libcandor, used the way a program that embeds it would: pkg-config, the installed headers only.
 libdir="$(installed "${CANDOR_LIBDIR:?}")"
 includedir="$(installed "${CANDOR_INCLUDEDIR:?}")"
@@ -152,6 +157,10 @@ if [[ -f "$pc" ]]; then
   if ! (cd "$work" && c++ -std=c++20 embed.cc $(pkg --cflags --libs) -o embed 2>"$work/embed-build.log"); then
     cat "$work/embed-build.log"
     fail "examples/embed does not compile against the installed libcandor"
+  # A libcandor built with sanitizers (make sanitize) cannot run in a program built without them (the
+  # runtime must come first; preloaded, it reaches the sandboxed children too): compiled, not run.
+  elif [[ -n "$(sanitizer_runtime "$libdir")" ]]; then
+    echo "embed: compiled; not run against a libcandor built with sanitizers"
   elif ! LD_LIBRARY_PATH="$libdir" "$work/embed" >"$work/embed.log" 2>&1; then
     cat "$work/embed.log"
     fail "examples/embed did not run a plan and cancel a run"
