@@ -134,6 +134,8 @@ struct VerifyGitRequest {
   // tree changes nothing (a question answered), else `modify`; and the judge's LLM is `llm` alone,
   // never one the environment names (the hook's environment is the agent's).
   nlohmann::json gate;
+  // `candor eval`'s attempt ({eval_id, task, attempt, agent}): the run is stored as `source: "eval"`.
+  nlohmann::json eval;
 };
 
 // A recorded run's changes put back from its snapshots.

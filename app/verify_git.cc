@@ -129,7 +129,7 @@ RunFacts start_facts(const VerifyGitRequest& request, const Change& c, const std
   const bool gate = !request.gate.is_null();
   RunFacts facts;
   facts.run_id = run_id;
-  facts.source = gate ? "gate" : "git";
+  facts.source = gate ? "gate" : request.eval.is_null() ? "git" : "eval";
   facts.gate = request.gate;
   facts.goal = goal;
   facts.goal_kind = request.kind.empty() ? GoalKind::kModify : *parse_goal_kind(request.kind);

@@ -67,6 +67,12 @@ struct GateInstallArgs {
 };
 int gate_install_command(const GateInstallArgs& args);
 
+// Writes a report file, saying "wrote PATH (WHAT, N KB)" on stderr; kIo naming the path.
+Status write_output(const std::string& path, const std::string& text, const std::string& what);
+
+// `eval TASKS`, `eval report ID`, `eval status ID` (eval_command.cc).
+Subcommand add_eval_command(CLI::App& app);
+
 // Overwrites in argv the value given to `option` ("--option VALUE" or "--option=VALUE").
 void wipe_option_value(int argc, char** argv, const std::string& option);
 

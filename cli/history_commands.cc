@@ -21,7 +21,6 @@
 #include "report/report.h"
 
 namespace candor::cli {
-namespace {
 
 Status write_output(const std::string& path, const std::string& text, const std::string& what) {
   errno = 0;
@@ -37,6 +36,8 @@ Status write_output(const std::string& path, const std::string& text, const std:
                static_cast<double>(text.size()) / 1024.0);
   return ok_status();
 }
+
+namespace {
 
 // Cut to `width` characters (UTF-8 aware: never inside a character), "..." marking the cut.
 std::string fit(const std::string& s, std::size_t width) {

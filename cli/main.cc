@@ -169,10 +169,10 @@ std::optional<int> take_color(int& argc, char** argv, std::string& color) {
 // The subcommands, in the order --help lists them.
 std::vector<candor::cli::Subcommand> add_subcommands(CLI::App& app) {
   using namespace candor::cli;
-  return {add_run_command(app),    add_exec_command(app),   add_runs_command(app), add_report_command(app),
-          add_verify_command(app), add_check_command(app),  add_undo_command(app), add_evaluators_command(app),
-          add_assert_command(app), add_doctor_command(app), add_gc_command(app),   add_init_command(app),
-          add_gate_command(app),   add_schema_command(app)};
+  return {add_run_command(app),    add_exec_command(app),   add_runs_command(app),  add_report_command(app),
+          add_verify_command(app), add_check_command(app),  add_undo_command(app),  add_evaluators_command(app),
+          add_assert_command(app), add_doctor_command(app), add_gc_command(app),    add_init_command(app),
+          add_gate_command(app),   add_eval_command(app),   add_schema_command(app)};
 }
 
 // A first word that is no command: exit 64 with a hint, before CLI11 says less. nullopt: a command,

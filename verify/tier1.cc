@@ -228,6 +228,7 @@ std::string failing_test_step(const RunFacts& f) {
   if (f.source == "git")
     return "commit a test that fails to BASE, then the change that makes it pass (FAIL_TO_PASS), and give it as "
            "--expect";
+  if (f.source == "eval") return "a task \"expect\" that fails at the task's commit and passes after the attempt";
   if (f.source == "gate")
     return "a test in .candor/config.json's \"expect\" that fails before the turn and passes after it";
   return "a test given as --expect that fails before the run and passes after it";
@@ -747,14 +748,14 @@ Tier1Result evaluate_tier1(const RunFacts& f) {
   // one that fails keeps it from being so. A change verified with `verify --git` that changes
   // nothing did not do the job, whatever held before it: "already satisfied" is for runs candor was
   // asked to make.
-  const bool expects_held =
-      changed_nothing && sig.goal_level_all_passed && sig.final_assertions_failed == 0 && f.source != "git";
+  const bool expects_held = changed_nothing && sig.goal_level_all_passed && sig.final_assertions_failed == 0 &&
+                            f.source != "git" && f.source != "eval";
   const std::vector<Finding> unheld = expects_held ? unheld_findings(f) : std::vector<Finding>{};
   const bool already_satisfied = expects_held && unheld.empty();
   if (changed_nothing && !already_satisfied && unheld.empty() && !ended_abnormally(f.status) && !sig.budget_exhausted) {
     found.push_back(
         {Severity::kFailed, "",
-         f.source == "git"
+         f.source == "git" || f.source == "eval"
              ? "the goal asks for a change, and the range changes no file"
              : "the goal asks for a change, the run says it finished, and nothing in the workspace changed"});
   }

@@ -103,7 +103,9 @@ enabled = false
 ''')
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("ANTHROPIC_", "OPENAI_", "CLAUDE", "CODEX", "CANDOR_STORE_URL"))}
-    env.update(PATH=bindir + ":" + os.environ.get("PATH", "/usr/bin:/bin"), HOME=home, NO_COLOR="1",
+    # Debian's python3 first: the tasks' checks run in candor's sandbox, which reads the system's
+    # folders, not a python3 of the developer's home (pyenv's shims).
+    env.update(PATH=bindir + ":/usr/bin:/bin:" + os.environ.get("PATH", ""), HOME=home, NO_COLOR="1",
                CANDOR_HOME=os.path.join(work, "candor-home"),
                CLAUDE_CONFIG_DIR=os.path.join(work, "claude-config"),
                ANTHROPIC_BASE_URL=f"http://127.0.0.1:{ports['claude-code']}", ANTHROPIC_API_KEY="test",
@@ -135,7 +137,8 @@ def summary_of(report):
               for a, v in per_agent(report).items()}
     attempts = {f"{k[0]}/{k[1]}/{k[2]}": (t["claimed"], t["verdict"], sorted(t.get("cheats", [])))
                 for k, t in per_task(report).items()}
-    return {"agents": agents, "attempts": attempts, "missing": sorted(report.get("missing", []))}
+    return {"agents": agents, "attempts": attempts,
+            "missing": sorted(json.dumps(m, sort_keys=True) for m in report.get("missing", []))}
 
 
 EXAMPLE = os.path.join(ROOT, "examples", "ci", "eval-matrix.yml")
@@ -173,7 +176,10 @@ def run_example_matrix(tasks_file, run_id, url, env, agents):
     procs = []
     for agent in agents:
         for shard in range(3):
+            # The one change to the workflow's line: no judge, since the scripted servers answer as the
+            # agents, not as a judge (the verdicts below are tier 1's).
             cmd = as_ci_would(line, tasks_file, shard, run_id).replace("--agent claude-code", f"--agent {agent}")
+            cmd += " --judge never"
             cmd = cmd.replace("candor ", CANDOR + " ", 1)
             procs.append((cmd, subprocess.Popen(["bash", "-c", cmd], env=ci_env, stdout=subprocess.PIPE,
                                                 stderr=subprocess.PIPE, text=True)))
@@ -190,7 +196,7 @@ def run_shards(tasks_file, eval_id, store, env, shards, agents):
     procs = []
     for agent in agents:
         for i in range(shards):
-            args = ["eval", tasks_file, "--agent", agent, "--eval-id", eval_id, "--store", store]
+            args = ["eval", tasks_file, "--agent", agent, "--eval-id", eval_id, "--store", store, "--judge", "never"]
             if shards > 1:
                 args += ["--shard", f"{i}/{shards}"]
             procs.append((agent, i, subprocess.Popen([CANDOR, *args], env=env, stdout=subprocess.PIPE,
@@ -253,8 +259,7 @@ def main():
                  f"{agent}: {json.dumps({k: a.get(k) for k in ('tasks', 'claimed_success', 'verified_success', 'claimed_not_verified')})}")
             for task_id, s in scenarios.items():
                 t = attempts.get((agent, task_id, 1), {})
-                verdict_ok = t.get("verdict") == s["verdict"] or (
-                    s["verdict"] == "partial" and t.get("verdict") in ("partial", "fail"))
+                verdict_ok = t.get("verdict") == s["verdict"]
                 case("claimed vs verified per agent", t.get("claimed") == "success" and verdict_ok,
                      f"{agent}/{task_id}: claimed {t.get('claimed')}, verdict {t.get('verdict')} "
                      f"(scenario: {s['behaviour']}, {s['verdict']})")
@@ -281,14 +286,15 @@ def main():
              f"exit {rep.returncode}, summary {len(md)} chars, junit {len(junit)} chars {rep.stderr[-500:]}")
 
         # 5. A shard killed mid-task, then run again: each (task, attempt) once.
-        args = ["eval", tasks_file, "--agent", "codex", "--eval-id", "ci-kill", "--store", url]
+        args = ["eval", tasks_file, "--agent", "codex", "--eval-id", "ci-kill", "--store", url, "--judge", "never"]
         p = subprocess.Popen([CANDOR, *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                              text=True, start_new_session=True)
         killed_running = False
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and p.poll() is None:
             st = candor(["eval", "status", "ci-kill", "--json", "--store", url], env)
-            if st.returncode == 0 and '"running"' in st.stdout and '"done"' in st.stdout:
+            states = [t["state"] for t in json.loads(st.stdout)["attempts"]] if st.returncode == 0 else []
+            if "running" in states and "done" in states:
                 os.killpg(p.pid, signal.SIGKILL)
                 killed_running = True
                 break
