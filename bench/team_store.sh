@@ -22,3 +22,14 @@ for store in "$work/large" "$url"; do
       'BEGIN { printf "%-8s candor runs %-14s %.1f ms per command (whole process, mean of 5)\n", n, a, ns / 5e6 }'
   done
 done
+# `candor eval report` over the 10,000 attempts the bench recorded (terminal and --json).
+for store in "$work/large" "$url"; do
+  name=$([[ $store == postgres* ]] && echo postgres || echo sqlite)
+  for args in "" "--json"; do
+    start=$(date +%s%N)
+    for _ in 1 2 3; do CANDOR_HOME="$work/home" "$here/build/cli/candor" eval report bench-eval --store "$store" $args >/dev/null; done
+    end=$(date +%s%N)
+    awk -v n="$name" -v a="$args" -v ns="$((end - start))" \
+      'BEGIN { printf "%-8s candor eval report (10,000 attempts) %-7s %.1f ms per command (whole process, mean of 3)\n", n, a, ns / 3e6 }'
+  done
+done
