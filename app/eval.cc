@@ -77,6 +77,19 @@ sandbox::ProcessSpec process(std::vector<std::string> argv, const std::string& c
   return spec;
 }
 
+// candor's environment without what reaches the store: the agent under evaluation never gets the
+// team store's URL or libpq's credentials (it could write its own record), nor candor's store folder
+// by name. Its own settings (API keys, base URLs, its home) pass.
+std::vector<std::string> agent_environment() {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string_view v(*e);
+    if (v.rfind("PG", 0) == 0 || v.rfind("CANDOR_STORE_URL=", 0) == 0 || v.rfind("CANDOR_HOME=", 0) == 0) continue;
+    env.emplace_back(v);
+  }
+  return env;
+}
+
 struct Work {
   const EvalTask* task;
   int attempt;
@@ -111,6 +124,10 @@ Result<std::string> checkout(const EvalTask& task, const std::string& dir) {
     return make_error(ErrorCode::kNotFound, fmt::format("commit {} is not in {}: {}", task.commit, task.repo,
                                                         last_lines(checked.output.text())));
   }
+  // The agent has no way back to the repository it came from (a remote it could push to, or move).
+  TRY(sandbox::ProcessResult unlinked,
+      sandbox::run_process(process({"git", "remote", "remove", "origin"}, dir, std::chrono::minutes(1))));
+  (void)unlinked;
   TRY(sandbox::ProcessResult head,
       sandbox::run_process(process({"git", "rev-parse", "--verify", "HEAD"}, dir, std::chrono::minutes(1))));
   std::string sha = head.output.text();
@@ -184,16 +201,12 @@ Status run_attempt(Context& cx, const Work& w, store::RunStore& runs, Session& s
   sandbox::ProcessSpec spec = process(argv, dir, std::chrono::seconds(timeout_s));
   spec.output_cap = kTranscriptCap;
   spec.merge_stderr = false;
+  spec.env = agent_environment();
   if (cx.agent.kind == EvalAgentKind::kCommand) {
-    std::vector<std::string> env;
-    for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
-    env.push_back("CANDOR_TASK_ID=" + task.id);
-    env.push_back("CANDOR_TASK_GOAL=" + task.goal);
-    spec.env = std::move(env);
+    spec.env->push_back("CANDOR_TASK_ID=" + task.id);
+    spec.env->push_back("CANDOR_TASK_GOAL=" + task.goal);
   }
-  auto t0 = std::chrono::steady_clock::now();
   auto ran = sandbox::run_process(spec);
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!ran.ok())
     return infra_error(fmt::format("the agent could not be started ({}): {}", argv[0], ran.error().message));
   const std::string transcript = keep + "/transcript.jsonl";
@@ -240,7 +253,7 @@ Status run_attempt(Context& cx, const Work& w, store::RunStore& runs, Session& s
               {"commit", *sha},
               {"exit_code", ran->exit_code},
               {"timed_out", ran->timed_out},
-              {"wall_s", wall_s},
+              {"wall_s", ran->elapsed_s},
               {"transcript", transcript}};
   if (claim.input_tokens) a.record["input_tokens"] = *claim.input_tokens;
   if (claim.output_tokens) a.record["output_tokens"] = *claim.output_tokens;

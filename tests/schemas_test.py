@@ -129,7 +129,8 @@ for root in ("examples", "tests/data"):
         if path.endswith(".json") and "/plans/" in path:
             with open(path, encoding="utf-8") as f:
                 expect_valid("plan", json.load(f), rel(path))
-        elif path.endswith(".jsonl") and "/trajectories/" not in path:
+        # tests/data/eval: task files (docs/eval.md) and the scripted servers' replies, no script lines.
+        elif path.endswith(".jsonl") and "/trajectories/" not in path and "/data/eval/" not in path:
             with open(path, encoding="utf-8") as f:
                 check_script_text(f.read(), rel(path))
         elif path.endswith(os.path.join(".candor", "config.json")) or os.path.basename(path) == "config.json":
