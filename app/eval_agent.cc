@@ -16,6 +16,16 @@ std::string cut(const std::string& s) {
   return s.substr(0, end) + " [...]";
 }
 
+// A transcript is the agent's output: any field may hold anything. Read as text or a flag only
+// when it is one.
+std::string str(const nlohmann::json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+
+bool flag(const nlohmann::json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_boolean() && j[key].get<bool>();
+}
+
 std::vector<nlohmann::json> json_lines(const std::string& output) {
   std::vector<nlohmann::json> out;
   std::istringstream in(output);
@@ -35,11 +45,11 @@ std::optional<std::int64_t> count(const nlohmann::json& usage, const char* key) 
 
 void claude_claim(const std::string& output, EvalClaim& c) {
   for (const auto& j : json_lines(output)) {
-    if (j.value("type", "") != "result") continue;  // the last result line is the turn's end
-    const bool ok = j.value("subtype", "") == "success" && !j.value("is_error", false);
+    if (str(j, "type") != "result") continue;  // the last result line is the turn's end
+    const bool ok = str(j, "subtype") == "success" && !flag(j, "is_error");
     c.claimed = ok ? "success" : "failure";
     c.answer = j.contains("result") && j["result"].is_string() ? cut(j["result"].get<std::string>()) : "";
-    c.detail = ok ? "" : j.value("subtype", "error");
+    c.detail = ok ? "" : str(j, "subtype").empty() ? "error" : str(j, "subtype");
     const auto& usage = j.contains("usage") ? j["usage"] : nlohmann::json();
     c.input_tokens = count(usage, "input_tokens");
     if (auto cached = count(usage, "cache_read_input_tokens"); cached && c.input_tokens) *c.input_tokens += *cached;
@@ -52,9 +62,9 @@ void claude_claim(const std::string& output, EvalClaim& c) {
 void codex_claim(const std::string& output, EvalClaim& c) {
   std::string answer;
   for (const auto& j : json_lines(output)) {
-    const std::string type = j.value("type", "");
+    const std::string type = str(j, "type");
     if (type == "item.completed" && j.contains("item") && j["item"].is_object() &&
-        j["item"].value("type", "") == "agent_message" && j["item"].contains("text") && j["item"]["text"].is_string()) {
+        str(j["item"], "type") == "agent_message" && j["item"].contains("text") && j["item"]["text"].is_string()) {
       answer = j["item"]["text"].get<std::string>();
     } else if (type == "turn.completed") {
       c.claimed = "success";
@@ -65,7 +75,7 @@ void codex_claim(const std::string& output, EvalClaim& c) {
     } else if (type == "turn.failed" || type == "error") {
       c.claimed = "failure";
       const auto& e = j.contains("error") ? j["error"] : j;
-      c.detail = e.is_object() ? e.value("message", type) : type;
+      c.detail = !str(e, "message").empty() ? str(e, "message") : type;
     }
   }
   c.answer = cut(answer);
@@ -75,10 +85,11 @@ void candor_claim(const std::string& output, EvalClaim& c) {
   nlohmann::json r = nlohmann::json::parse(output, nullptr, false);
   if (!r.is_object()) return;
   // candor's own loop: its status is its claim (the verdict it printed is recomputed by eval).
-  const std::string status = r.value("status", "");
+  auto text = [&](const char* key) { return r.contains(key) && r[key].is_string() ? r[key].get<std::string>() : ""; };
+  const std::string status = text("status");
   c.claimed = status == "completed" ? "success" : status.empty() ? "none" : "failure";
   c.detail = status == "completed" ? "" : status;
-  c.answer = cut(r.value("status_detail", ""));
+  c.answer = cut(!text("final_answer").empty() ? text("final_answer") : text("status_detail"));
 }
 
 void command_claim(const std::string& output, int exit_code, EvalClaim& c) {

@@ -176,6 +176,32 @@ TEST_SUITE("e2e") {
     CHECK(no_id.err.find("--shard needs --eval-id") != std::string::npos);
   }
 
+  TEST_CASE("eval: candor's own loop as the agent, two attempts at once; its claim is its run's status") {
+    Eval e;
+    std::string plan = json{{"goal_kind", "modify"},
+                            {"steps",
+                             {{{"id", "s1"},
+                               {"tool", "file_patch"},
+                               {"args", {{"path", "calc.py"}, {"edits", {{{"find", "a - b"}, {"replace", "a + b"}}}}}},
+                               {"why", "add, not subtract"}}}},
+                            {"then", "finish"},
+                            {"final_answer", "add() adds now."}}
+                           .dump();
+    std::string script = e.dir + "/replies.jsonl";
+    write_file(script, json{{"reply_json", json::parse(plan)}}.dump() + "\n");
+    std::string file = e.tasks_file({e.task("honest-loop")});
+    auto ran = e.env.candor({"eval", file, "--agent", "candor", "--llm", "script:" + script, "--judge", "never",
+                             "--attempts", "2", "--jobs", "2", "--eval-id", "loop", "--store", e.store},
+                            e.dir);
+    REQUIRE_MESSAGE(ran.exit_code == 0, ran.err);
+    json r = e.report("loop");
+    REQUIRE(r["attempts"].size() == 2);
+    for (const auto& a : r["attempts"]) {
+      CHECK(a["claimed"] == "success");
+      CHECK(a["verdict"] == "success");
+    }
+  }
+
   TEST_CASE("eval: a bad task line is refused with FILE:LINE and its JSON path, and nothing runs") {
     Eval e;
     std::string file =

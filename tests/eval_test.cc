@@ -149,6 +149,17 @@ TEST_SUITE("app") {
     CHECK(app::claim_of(*codex, R"({"type":"turn.failed","error":{"message":"quota"}})", 1, false, 9).detail ==
           "quota");
     CHECK(app::claim_of(*claude, "not json\n", 0, false, 9).claimed == "none");
+    // A transcript is the agent's to write: any field may hold anything, and nothing throws.
+    for (const char* hostile :
+         {R"({"type": 5})", R"({"type": "result", "subtype": 7, "is_error": "no"})",
+          R"({"type": "result", "subtype": "success", "is_error": false, "result": {"x": 1}})",
+          R"({"type": "item.completed", "item": [1]})", R"({"type": "turn.failed", "error": 3})"}) {
+      CAPTURE(hostile);
+      CHECK(app::claim_of(*claude, hostile, 0, false, 9).claimed != "");
+      CHECK(app::claim_of(*codex, hostile, 0, false, 9).claimed != "");
+    }
+    CHECK(app::claim_of(*claude, R"({"type": "result", "subtype": 7, "is_error": "no"})", 0, false, 9).claimed ==
+          "failure");
     auto killed = app::claim_of(*claude, claude_out, -1, true, 300);
     CHECK(killed.claimed == "none");
     CHECK(killed.detail == "killed at the task's timeout (300 s)");
