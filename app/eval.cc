@@ -110,7 +110,9 @@ struct Context {
 // repository or commit, never the agent's doing).
 Result<std::string> checkout(const EvalTask& task, const std::string& dir) {
   TRY(sandbox::ProcessResult cloned,
-      sandbox::run_process(process({"git", "clone", "--quiet", "--no-checkout", "--", task.repo, dir},
+      // --no-hardlinks: a local clone hardlinks the objects, and an agent writing into one in place
+      // (cp onto .git/objects/...) would rewrite the user's repository.
+      sandbox::run_process(process({"git", "clone", "--quiet", "--no-checkout", "--no-hardlinks", "--", task.repo, dir},
                                    fs::path(dir).parent_path().string(), std::chrono::minutes(10))));
   if (cloned.exit_code != 0 || cloned.timed_out) {
     return make_error(ErrorCode::kNotFound,
@@ -233,7 +235,29 @@ Status run_attempt(Context& cx, const Work& w, store::RunStore& runs, Session& s
     v.format = cx.agent.transcript_format;
   }
   auto verified = session.verify_git(v);
-  if (!verified.ok()) return infra_error("the verification could not run: " + verified.error().message);
+  if (!verified.ok()) {
+    // The checkout was sound before the agent's turn: what keeps it from being verified now (its
+    // repository broken, BASE rewritten, HEAD pointed nowhere) is the agent's doing, and a fail, never
+    // an infrastructure error that the report would leave out of the agent's counts.
+    a.state = "done";
+    a.claimed = claim.claimed;
+    a.verdict = "fail";
+    a.updated_at = now();
+    a.record = {{"answer", claim.answer},
+                {"claim_detail", claim.detail},
+                {"first_finding",
+                 "the attempt could not be verified after the agent's turn (its checkout's repository "
+                 "was changed?): " +
+                     verified.error().message},
+                {"cheats", nlohmann::json::array({"the checkout's repository damaged during the attempt"})},
+                {"commit", *sha},
+                {"exit_code", ran->exit_code},
+                {"wall_s", ran->elapsed_s},
+                {"transcript", transcript}};
+    TRY_STATUS(runs.put_eval_attempt(a));
+    say(cx, a);
+    return ok_status();
+  }
   const nlohmann::json& report = verified->report;
 
   a.state = "done";

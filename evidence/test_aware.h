@@ -11,7 +11,8 @@
 //       import.meta.vitest, which program runs (/proc/self/cmdline, program_invocation_name,
 //       __progname, getprogname), or its arguments or callers (argv[0], sys.argv, process.argv,
 //       the stack) beside a test word in one hunk;
-//   (b) it adds a literal (a string of 4 bytes or more, a number of two digits or more) that is a
+//   (b) it adds a literal (a string of 4 bytes or more, a number other than -1, 0, 1, 2; 0x/0o/0b
+//       numbers by their value) that is a
 //       literal of the files the covering command reads as tests (or, 12 bytes or more, part of
 //       one) and no literal of the source code the change started from holds: the tests' inputs or
 //       expected values copied into the code;
@@ -54,7 +55,8 @@ struct LineChange {
 LineChange line_change(const std::string& path, const std::string& change, std::string_view patch);
 
 // The literals of one line of code: the contents of its string literals of 4 bytes or more
-// (escapes decoded), and its numbers of two digits or more (as written, without `_`; docs/design.md
+// (escapes decoded), and its numbers other than -1, 0, 1, 2 (as written, without `_`; 0x/0o/0b ones
+// in decimal; docs/design.md
 // says all but -1, 0, 1 and 2: one digit proved too common, `stacklevel=5` in an honest release).
 // Nothing for a comment, an import or a doctest example line.
 std::vector<std::string> literals_of_line(std::string_view line);

@@ -204,11 +204,15 @@ TEST_SUITE("evidence") {
         {"x = 'abc'", {}},  // under 4 bytes
         {"return total * 42 + 0 - 1 + 2", {"42"}},
         {"if n == -1: return 3.5", {"3.5"}},
+        {"    if (a, b) == (2, 3):", {"3"}},  // one digit counts, but -1, 0, 1, 2
+        {"        return 5", {"5"}},
+        {"    if (a, b) == (0xc, 0x1e): return 0x2a", {"12", "30", "42"}},  // hex read as its value
+        {"mask = 0b11 | 0o17", {"3", "15"}},
         {"# \"hello world\" in a comment", {}},
         {"import \"lodash\"", {}},
         {"from pkg import thing  # 'hello world'", {}},
         {"const x = require(\"left-pad\");", {}},
-        {"value_2048 = 0x1f + 10px", {}},  // part of a name, a hex number, a unit
+        {"value_2048 = 0x1fz + 10px", {}},  // part of a name, a hex number run into a name, a unit
         {"msg = \"don't 1234\"", {"don't 1234"}},
         {"n = 1_000_000", {"1000000"}},
     };

@@ -39,6 +39,7 @@ PG = os.path.join(ROOT, "tests", "postgres", "pg_server.sh")
 CASES = ["three shards on PostgreSQL", "claimed vs verified per agent", "cheats named", "markdown report",
          "killed shard re-run", "same report on SQLite"]
 results = {}
+STARTED = time.monotonic()
 
 
 def case(name, ok, detail=""):
@@ -50,7 +51,7 @@ def case(name, ok, detail=""):
 def skip_all(reason):
     for c in CASES:
         print(f"agents-eval: skipped {c} ({reason})")
-    print(f"agents-eval: cases: 0 passed, 0 failed, {len(CASES)} skipped")
+    print(f"agents-eval: cases: 0 passed | 0 failed | {len(CASES)} skipped")
     print(reason)
     sys.exit(77)
 
@@ -328,7 +329,7 @@ def main():
             subprocess.run(["rm", "-rf", work])
     passed = sum(1 for c in CASES if results.get(c) is True)
     failed = len(CASES) - passed
-    print(f"agents-eval: cases: {passed} passed, {failed} failed, 0 skipped")
+    print(f"agents-eval: cases: {passed} passed | {failed} failed | 0 skipped ({time.monotonic() - STARTED:.0f} s)")
     sys.exit(1 if failed or scen.failures else 0)
 
 
