@@ -234,6 +234,30 @@ TEST_SUITE("app") {
     CHECK(term.find("CHEAT: weakened or skipped test") != std::string::npos);
     CHECK(term.find("candor report run-b") != std::string::npos);
 
+    // However many tasks no shard reported, attempts or infrastructure errors: it fits, saying what it cut.
+    store::EvalPlan big{.eval_id = "big", .tasks_digest = "d", .shards = 4, .created_at = "now"};
+    std::vector<store::EvalAttempt> many;
+    for (int i = 0; i < 6000; ++i) big.tasks.push_back({{"id", fmt::format("task-{:05}", i)}, {"shard", i % 4}});
+    for (int i = 0; i < 1500; ++i) {
+      many.push_back(attempt("codex", fmt::format("task-{:05}", i), "success", "fail", {{"first_finding", "é"}}));
+      store::EvalAttempt e = attempt("codex", fmt::format("task-{:05}", 1500 + i), "", "");
+      e.state = "infra_error";
+      e.record = {{"error", std::string(250, 'x')}};
+      many.push_back(e);
+    }
+    for (std::size_t limit : {std::size_t{60000}, std::size_t{3000}, std::size_t{300}}) {
+      CAPTURE(limit);
+      std::string huge = report::render_eval_markdown(app::eval_report_json(big, many), limit);
+      CHECK(huge.size() <= limit);
+      if (limit >= 3000) {
+        CHECK(huge.find("| codex | 1500 | 1500 | 0 | **1500** (100%)") != std::string::npos);  // always whole
+        CHECK(huge.find("more attempts are not shown here") != std::string::npos);
+        CHECK(huge.find("more (`--json` lists them all)") != std::string::npos);
+      } else {
+        CHECK(huge.find("cut at the comment's size") != std::string::npos);
+      }
+    }
+
     json hostile = r;
     hostile["attempts"][0]["task"] = "<script>alert(1)</script>";
     CHECK(report::render_eval_html(hostile).find("<script>alert") == std::string::npos);
