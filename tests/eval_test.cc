@@ -92,6 +92,18 @@ TEST_SUITE("app") {
     CHECK(app::eval_tasks_digest(*same) != app::eval_tasks_digest(*changed));
   }
 
+  TEST_CASE("an eval's id and a task's name folders: anything that could leave them is refused") {
+    for (const std::string& good : std::vector<std::string>{"gh-4242", "ci.7_a", "a", "..a", std::string(128, 'x')}) {
+      CAPTURE(good);
+      CHECK(app::valid_eval_name(good));
+    }
+    for (const std::string& bad :
+         std::vector<std::string>{"", ".", "..", "../x", "a/b", "/abs", "a b", "a\nb", "é", std::string(129, 'x')}) {
+      CAPTURE(bad);
+      CHECK_FALSE(app::valid_eval_name(bad));
+    }
+  }
+
   TEST_CASE("shards: each task in exactly one, by a hash that does not change") {
     // FNV-1a 64 of the id's bytes: the published offset basis and prime; golden values guard it.
     CHECK(app::eval_task_hash("") == 0xcbf29ce484222325ULL);
