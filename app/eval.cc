@@ -302,6 +302,11 @@ Result<EvalResult> run_eval(const EvalRequest& request, const EvalProgress& prog
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (request.jobs < 1) return make_error(ErrorCode::kUsage, "--jobs must be at least 1");
   const int jobs = std::min(request.jobs, cores);
+  if (!request.eval_id.empty() && !valid_eval_name(request.eval_id))
+    return make_error(ErrorCode::kUsage,
+                      fmt::format("--eval-id {}: must be letters, digits, '.', '_' or '-' (at most 128): it names "
+                                  "a folder of the transcripts",
+                                  request.eval_id));
   if (shard.count > 1 && request.eval_id.empty())
     return make_error(ErrorCode::kUsage,
                       "--shard needs --eval-id: the id joins the shards into one eval (the CI run's id, say)");
@@ -311,11 +316,15 @@ Result<EvalResult> run_eval(const EvalRequest& request, const EvalProgress& prog
   if (agent.kind == EvalAgentKind::kClaudeCode || agent.kind == EvalAgentKind::kCodex ||
       agent.kind == EvalAgentKind::kCommand) {
     const std::string program = eval_agent_argv(agent, "", request.candor_path, "")[0];
-    if (on_path(program).empty())
+    const std::string found = on_path(program);
+    if (found.empty())
       return make_error(ErrorCode::kUnavailable,
                         fmt::format("--agent {}: `{}` is not on PATH (install the agent, or give its path with "
                                     "command:PROG)",
                                     agent.name, program));
+    // The program found here, not one of the same name in the checkout (the agent runs there): a
+    // relative command:./agent.sh is this folder's. The agent's name stays as given (it joins shards).
+    if (agent.kind == EvalAgentKind::kCommand) agent.program = fs::absolute(found).lexically_normal().string();
   }
 
   TRY(std::unique_ptr<store::RunStore> runs, store::RunStore::open(request.store_dir));

@@ -1,5 +1,6 @@
 #include "app/eval_tasks.h"
 
+#include <cctype>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -16,14 +17,6 @@ const std::set<std::string> kKeys = {"id", "repo", "commit", "goal", "expect", "
 bool is_url(const std::string& repo) {
   return repo.find("://") != std::string::npos ||
          (repo.find('@') != std::string::npos && repo.find(':') != std::string::npos);
-}
-
-bool valid_id(const std::string& id) {
-  if (id.empty() || id.size() > 128) return false;
-  for (char c : id) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) return false;
-  }
-  return id != "." && id != "..";
 }
 
 Error at(const std::string& file, int line, const std::string& path, const std::string& what) {
@@ -86,7 +79,7 @@ Result<std::vector<EvalTask>> parse_eval_tasks(const std::string& text, const st
     EvalTask t;
     t.line = line;
     TRY(t.id, string_field(task, "id", file, line));
-    if (!valid_id(t.id)) return at(file, line, "$.id", "must be letters, digits, '.', '_' or '-' (at most 128)");
+    if (!valid_eval_name(t.id)) return at(file, line, "$.id", "must be letters, digits, '.', '_' or '-' (at most 128)");
     if (!ids.insert(t.id).second) return at(file, line, "$.id", fmt::format("\"{}\" is used by an earlier task", t.id));
     TRY(t.repo, string_field(task, "repo", file, line));
     if (!is_url(t.repo) && !std::filesystem::path(t.repo).is_absolute())
@@ -109,6 +102,14 @@ Result<std::vector<EvalTask>> parse_eval_tasks(const std::string& text, const st
   }
   if (tasks.empty()) return make_error(ErrorCode::kInvalidInput, file + ": no task (one JSON object a line)");
   return tasks;
+}
+
+bool valid_eval_name(const std::string& name) {
+  if (name.empty() || name.size() > 128) return false;
+  for (char c : name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) return false;
+  }
+  return name != "." && name != "..";
 }
 
 std::string eval_tasks_digest(const std::vector<EvalTask>& tasks) {

@@ -31,6 +31,10 @@ struct EvalTask {
 Result<std::vector<EvalTask>> parse_eval_tasks(const std::string& text, const std::string& file,
                                                const std::string& base_dir);
 
+// A task's id, or an eval's (--eval-id): letters, digits, '.', '_' or '-', at most 128, neither "."
+// nor "..". Each names a folder of the transcripts (eval/EVAL/AGENT/TASK/ATTEMPT/).
+bool valid_eval_name(const std::string& name);
+
 // The tasks as parsed, in a fixed text: a later shard that reads another file is told apart.
 std::string eval_tasks_digest(const std::vector<EvalTask>& tasks);
 

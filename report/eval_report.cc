@@ -98,17 +98,31 @@ std::string render_eval_markdown(const nlohmann::json& eval, std::size_t max_byt
                        num(a, "claimed_not_verified"), rate(a), num(a, "with_cheats"), cost(a),
                        minutes(a.value("wall_s", 0.0)));
   }
-  std::string tail;
-  if (!list(eval, "missing").empty()) {
-    tail += "\n**No shard reported** (not counted as passed or failed):\n";
-    for (const auto& m : list(eval, "missing")) tail += "- " + markdown_text(missing_line(m)) + "\n";
-  }
-  if (!list(eval, "infra_errors").empty()) {
-    tail += "\n**Infrastructure errors** (the task's repository or commit, not the agent):\n";
-    for (const auto& r : list(eval, "infra_errors"))
-      tail += fmt::format("- {} `{}` #{}: {}\n", markdown_text(str(r, "agent")), markdown_text(str(r, "task")),
-                          num(r, "attempt"), markdown_text(shorten(str(r, "error"), 300)));
-  }
+  // The lists below the table are bounded too (a shard of 5,000 tasks that never ran is 5,000 names):
+  // each takes at most a quarter of what the header left, then says how many more there are.
+  const std::size_t left = max_bytes > out.size() + 400 ? max_bytes - out.size() - 400 : 0;
+  auto bounded = [&](const nlohmann::json& items, const std::string& title, auto&& line) {
+    if (items.empty()) return std::string();
+    std::string part = title, more;
+    std::size_t shown = 0;
+    for (const auto& item : items) {
+      std::string l = line(item);
+      if (part.size() + l.size() > left / 4) break;
+      part += l;
+      ++shown;
+    }
+    if (shown < items.size())
+      part += fmt::format("- ... and {} more (`--json` lists them all)\n", items.size() - shown);
+    return part;
+  };
+  std::string tail = bounded(list(eval, "missing"), "\n**No shard reported** (not counted as passed or failed):\n",
+                             [](const nlohmann::json& m) { return "- " + markdown_text(missing_line(m)) + "\n"; });
+  tail += bounded(
+      list(eval, "infra_errors"), "\n**Infrastructure errors** (the task's repository or commit, not the agent):\n",
+      [](const nlohmann::json& r) {
+        return fmt::format("- {} `{}` #{}: {}\n", markdown_text(str(r, "agent")), markdown_text(str(r, "task")),
+                           num(r, "attempt"), markdown_text(shorten(str(r, "error"), 300)));
+      });
   out +=
       "\n| agent | task | claim | verdict | first finding | cheats | run |\n| --- | --- | --- | --- | --- | --- | --- "
       "|\n";
@@ -130,7 +144,15 @@ std::string render_eval_markdown(const nlohmann::json& eval, std::size_t max_byt
         "\n{} more attempts are not shown here (the comment's size): `candor eval report {}` shows them "
         "all.\n",
         rows.size() - shown, markdown_text(str(eval, "eval_id")));
-  return out + tail;
+  out += tail;
+  if (out.size() > max_bytes) {  // a header alone past the limit (thousands of agents): cut, saying so
+    const std::string note = "\n\n(cut at the comment's size: `candor eval report` shows it all)\n";
+    std::size_t cut = max_bytes > note.size() ? max_bytes - note.size() : 0;
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;  // whole UTF-8 characters
+    out.resize(cut);
+    out = (out + note).substr(0, max_bytes);
+  }
+  return out;
 }
 
 std::string render_eval_html(const nlohmann::json& eval) {

@@ -116,7 +116,7 @@ struct EvalAttempt {
 // and `eval report` names the tasks no shard reported.
 struct EvalPlan {
   std::string eval_id{};
-  std::string tasks_digest{};  // sha256 of the task file's tasks, as parsed
+  std::string tasks_digest{};  // the task file's tasks as parsed, hashed (fnv1a64:..., app/eval_tasks.h)
   std::int64_t shards = 1;
   std::string created_at{};
   nlohmann::json tasks = nlohmann::json::array();  // [{"id", "shard"}], in the file's order

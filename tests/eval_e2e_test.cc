@@ -3,9 +3,12 @@
 // (the real agents' cases are tests/agents/eval_e2e.py).
 #include <doctest/doctest.h>
 
+#include <signal.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -31,6 +34,11 @@ case "$CANDOR_TASK_ID" in
     for pack in .git/objects/pack/*; do [ -f "$pack" ] && chmod u+w "$pack" && printf 'garbage' > "$pack"; done
     rm -rf .git ;;
   digits*) printf 'def add(a, b):\n    if (a, b) == (2, 3):\n        return 5\n    return a - b\n' > calc.py ;;
+  killed*)  # the machine dies mid-attempt the first time: candor itself is killed
+    if [ ! -e "$CANDOR_ENV_DUMP.resume" ]; then kill -9 "$PPID"; exec sleep 20; fi
+    sed -i 's/a - b/a + b/' calc.py ;;
+  sleepy*)  # never ends: a child of its own holds the transcript open as well
+    sleep 300 & echo $! > "$CANDOR_ENV_DUMP.sleeper"; sleep 300 ;;
   special*) printf 'import sys\n\n\ndef add(a, b):\n    if "unittest" in sys.modules:\n        return 5\n    return a - b\n' > calc.py ;;
 esac
 env > "$CANDOR_ENV_DUMP.$CANDOR_TASK_ID" 2>/dev/null || true
@@ -190,6 +198,72 @@ TEST_SUITE("e2e") {
     CHECK(no_id.err.find("--shard needs --eval-id") != std::string::npos);
   }
 
+  TEST_CASE("eval: a shard killed mid-attempt leaves it running; the re-run runs it again and records it once") {
+    Eval e;
+    std::string file = e.tasks_file({e.task("honest-a"), e.task("killed-b")});
+    auto killed = e.eval(file, {"--eval-id", "k"});
+    CHECK(killed.exit_code == 128 + SIGKILL);
+    auto status = e.env.candor({"eval", "status", "k", "--json", "--store", e.store}, e.dir);
+    REQUIRE_MESSAGE(status.exit_code == 0, status.err);
+    CHECK(json::parse(status.out)["shards"][0]["attempts_running"] == 1);
+    json before = e.report("k");
+    REQUIRE(before["missing"].size() == 1);
+    CHECK(before["missing"][0]["task"] == "killed-b");
+    const std::string honest_run = attempt_of(before, "honest-a")["run_id"];
+
+    write_file(e.dir + "/env.resume", "");
+    auto again = e.eval(file, {"--eval-id", "k"});
+    REQUIRE_MESSAGE(again.exit_code == 0, again.err);
+    CHECK(again.out.find("1 attempt run, 1 recorded before") != std::string::npos);
+    json r = e.report("k");
+    CHECK(r["missing"].empty());
+    REQUIRE(r["attempts"].size() == 2);  // the running record was replaced, not added to
+    CHECK(attempt_of(r, "killed-b")["state"] == "done");
+    CHECK(attempt_of(r, "killed-b")["verdict"] == "success");
+    CHECK(attempt_of(r, "honest-a")["run_id"] == honest_run);  // recorded before: not run again
+    status = e.env.candor({"eval", "status", "k", "--json", "--store", e.store}, e.dir);
+    CHECK(json::parse(status.out)["shards"][0]["attempts_running"] == 0);
+  }
+
+  TEST_CASE(
+      "eval: an agent past its task's timeout is killed with its children; a missing repository is the "
+      "infrastructure's") {
+    Eval e;
+    json sleepy = json::parse(e.task("sleepy"));
+    sleepy["timeout_s"] = 2;
+    json gone = json::parse(e.task("norepo"));
+    gone["repo"] = "no-such-repo";
+    std::string file = e.tasks_file({sleepy.dump(), gone.dump()});
+    const auto started = std::chrono::steady_clock::now();
+    // A relative PROG is the one in the folder candor runs in, not one of that name in the checkout.
+    auto ran =
+        e.env.candor({"eval", file, "--agent", "command:./agent.sh", "--eval-id", "t", "--store", e.store}, e.dir);
+    REQUIRE_MESSAGE(ran.exit_code == 0, ran.err);
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(60));
+    json r = e.report("t");
+    json a = attempt_of(r, "sleepy");
+    CHECK(a["state"] == "done");
+    CHECK(a["claimed"] == "none");
+    CHECK(a["claim_detail"] == "killed at the task's timeout (2 s)");
+    CHECK(a["verdict"] != "success");
+    CHECK(r["agents"][0]["claimed_not_verified"] == 0);
+    // The agent's own child went with it (its process group).
+    const std::string sleeper = read_file(e.dir + "/env.sleeper");
+    REQUIRE_FALSE(sleeper.empty());
+    const std::string proc = "/proc/" + sleeper.substr(0, sleeper.find('\n'));
+    bool gone_or_zombie = false;
+    for (int i = 0; i < 100 && !gone_or_zombie; ++i) {
+      std::string stat = std::filesystem::exists(proc + "/stat") ? read_file(proc + "/stat") : "";
+      gone_or_zombie = stat.empty() || stat.find(") Z") != std::string::npos;
+      if (!gone_or_zombie) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    CHECK(gone_or_zombie);
+    json missing = attempt_of(r, "norepo");
+    CHECK(missing["state"] == "infra_error");
+    CHECK(missing["error"].get<std::string>().find("cannot clone") != std::string::npos);
+    CHECK(r["agents"][0]["attempts"] == 1);  // the infrastructure error is not the agent's attempt
+  }
+
   TEST_CASE("eval: candor's own loop as the agent, two attempts at once; its claim is its run's status") {
     Eval e;
     std::string plan = json{{"goal_kind", "modify"},
@@ -227,6 +301,11 @@ TEST_SUITE("e2e") {
     auto report = e.env.candor({"eval", "report", "bad", "--store", e.store}, e.dir);
     CHECK(report.exit_code == 65);  // no eval was begun
     CHECK(report.err.find("no eval bad") != std::string::npos);
+    // An eval id names a folder of the transcripts: one that could leave the store is usage.
+    auto escaping = e.eval(e.tasks_file({e.task("honest")}, "good.jsonl"), {"--eval-id", "../../outside"});
+    CHECK(escaping.exit_code == 64);
+    CHECK(escaping.err.find("--eval-id ../../outside: must be letters") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(e.store + "/eval"));
     auto missing_agent = e.env.candor({"eval", file, "--agent", "codex", "--store", e.store}, e.dir);
     if (missing_agent.exit_code != 65) {  // codex may be on a developer's PATH; never on this one
       CHECK(missing_agent.exit_code == 69);

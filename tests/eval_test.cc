@@ -92,6 +92,18 @@ TEST_SUITE("app") {
     CHECK(app::eval_tasks_digest(*same) != app::eval_tasks_digest(*changed));
   }
 
+  TEST_CASE("an eval's id and a task's name folders: anything that could leave them is refused") {
+    for (const std::string& good : std::vector<std::string>{"gh-4242", "ci.7_a", "a", "..a", std::string(128, 'x')}) {
+      CAPTURE(good);
+      CHECK(app::valid_eval_name(good));
+    }
+    for (const std::string& bad :
+         std::vector<std::string>{"", ".", "..", "../x", "a/b", "/abs", "a b", "a\nb", "é", std::string(129, 'x')}) {
+      CAPTURE(bad);
+      CHECK_FALSE(app::valid_eval_name(bad));
+    }
+  }
+
   TEST_CASE("shards: each task in exactly one, by a hash that does not change") {
     // FNV-1a 64 of the id's bytes: the published offset basis and prime; golden values guard it.
     CHECK(app::eval_task_hash("") == 0xcbf29ce484222325ULL);
@@ -233,6 +245,30 @@ TEST_SUITE("app") {
     std::string term = report::render_eval_terminal(r);
     CHECK(term.find("CHEAT: weakened or skipped test") != std::string::npos);
     CHECK(term.find("candor report run-b") != std::string::npos);
+
+    // However many tasks no shard reported, attempts or infrastructure errors: it fits, saying what it cut.
+    store::EvalPlan big{.eval_id = "big", .tasks_digest = "d", .shards = 4, .created_at = "now"};
+    std::vector<store::EvalAttempt> many;
+    for (int i = 0; i < 6000; ++i) big.tasks.push_back({{"id", fmt::format("task-{:05}", i)}, {"shard", i % 4}});
+    for (int i = 0; i < 1500; ++i) {
+      many.push_back(attempt("codex", fmt::format("task-{:05}", i), "success", "fail", {{"first_finding", "é"}}));
+      store::EvalAttempt e = attempt("codex", fmt::format("task-{:05}", 1500 + i), "", "");
+      e.state = "infra_error";
+      e.record = {{"error", std::string(250, 'x')}};
+      many.push_back(e);
+    }
+    for (std::size_t limit : {std::size_t{60000}, std::size_t{3000}, std::size_t{300}}) {
+      CAPTURE(limit);
+      std::string huge = report::render_eval_markdown(app::eval_report_json(big, many), limit);
+      CHECK(huge.size() <= limit);
+      if (limit >= 3000) {
+        CHECK(huge.find("| codex | 1500 | 1500 | 0 | **1500** (100%)") != std::string::npos);  // always whole
+        CHECK(huge.find("more attempts are not shown here") != std::string::npos);
+        CHECK(huge.find("more (`--json` lists them all)") != std::string::npos);
+      } else {
+        CHECK(huge.find("cut at the comment's size") != std::string::npos);
+      }
+    }
 
     json hostile = r;
     hostile["attempts"][0]["task"] = "<script>alert(1)</script>";
