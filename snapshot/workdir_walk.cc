@@ -129,6 +129,7 @@ class Walker {
     int dfd = ::dirfd(d.get());
     if (struct stat self{}; ::fstat(dfd, &self) == 0)
       out.folders.push_back({job.rel, self.st_mode, self.st_uid, self.st_gid});
+    if (options_.on_folder) options_.on_folder(dfd, job.rel);
     bool at_root = job.rel.empty();
     bool stat_files = !options_.stat_files_in || options_.stat_files_in(job.rel);
     for (;;) {

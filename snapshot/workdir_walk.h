@@ -68,6 +68,10 @@ struct WalkOptions {
   // all do. Files of a folder that need none cost no system call of their own where the listing
   // says what they are (a workspace without a repository is all such folders, on a first scan).
   std::function<bool(std::string_view)> stat_files_in = nullptr;
+  // Called for every folder listed, with its descriptor and path ("" the root, "a/b/"), before its
+  // listing is read: a watch placed here (change_events.h) sees whatever is written there after
+  // the listing. From the walker's threads; thread-safe. Unset: none.
+  std::function<void(int dir_fd, const std::string& rel)> on_folder = nullptr;
 };
 
 // Walks `start` ("" or "dir/") beneath `root`, opened through it so no symlink is followed on the
