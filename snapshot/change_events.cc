@@ -1,5 +1,7 @@
 #include "snapshot/change_events.h"
 
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -9,6 +11,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -52,6 +55,52 @@ bool beneath(std::string_view path, std::string_view folder) {
   return path.size() >= folder.size() && path.substr(0, folder.size()) == folder;
 }
 
+// The mount points beneath `root` ("/ws/sub", not `root` itself) in a /proc/self/mountinfo text:
+// its fifth field, with git-style octal escapes ("\\040" for a space) undone.
+std::set<std::string> mounts_beneath(const std::string& mountinfo, const std::string& root) {
+  std::set<std::string> out;
+  std::size_t line_start = 0;
+  while (line_start < mountinfo.size()) {
+    std::size_t line_end = mountinfo.find('\n', line_start);
+    if (line_end == std::string::npos) line_end = mountinfo.size();
+    std::string_view line(mountinfo.data() + line_start, line_end - line_start);
+    line_start = line_end + 1;
+    std::size_t field = 0, at = 0;
+    for (; field < 4 && at != std::string_view::npos; ++field) {
+      at = line.find(' ', at);
+      if (at != std::string_view::npos) ++at;
+    }
+    if (at == std::string_view::npos) continue;
+    std::string_view escaped = line.substr(at, line.find(' ', at) - at);
+    std::string point;
+    for (std::size_t i = 0; i < escaped.size(); ++i) {
+      if (escaped[i] == '\\' && i + 3 < escaped.size()) {
+        point +=
+            static_cast<char>(((escaped[i + 1] - '0') << 6) | ((escaped[i + 2] - '0') << 3) | (escaped[i + 3] - '0'));
+        i += 3;
+      } else {
+        point += escaped[i];
+      }
+    }
+    if (point.size() > root.size() && point.compare(0, root.size(), root) == 0 && point[root.size()] == '/')
+      out.insert(std::move(point));
+  }
+  return out;
+}
+
+// The whole of a /proc file read from its start ("" when it cannot be read).
+std::string read_from_start(int fd) {
+  std::string text;
+  char chunk[16 * 1024];
+  for (off_t at = 0;;) {
+    ssize_t n = ::pread(fd, chunk, sizeof chunk, at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return text;
+    text.append(chunk, static_cast<std::size_t>(n));
+    at += n;
+  }
+}
+
 }  // namespace
 
 bool covers(const std::set<std::string>& changed, std::string_view path) {
@@ -83,12 +132,17 @@ const char* file_system_without_events(long fs_type) {
 }
 
 struct ChangeEvents::Impl {
-  Impl(BeneathRoot r, UniqueFd f, ChangeEventsOptions o)
-      : root(std::move(r)), inotify(std::move(f)), options(std::move(o)) {}
+  Impl(std::string path, BeneathRoot r, UniqueFd f, ChangeEventsOptions o)
+      : root_path(std::move(path)), root(std::move(r)), inotify(std::move(f)), options(std::move(o)) {}
 
+  std::string root_path;
   BeneathRoot root;
   UniqueFd inotify;
   ChangeEventsOptions options;
+  // A mount over a watched folder is no event: the mount table, polled (POLLPRI says it changed),
+  // and the mount points beneath the root as last read.
+  UniqueFd mountinfo;
+  std::set<std::string> mounts;
 
   std::mutex mu;                                 // what follows: add_watch() runs on a walk's threads
   std::unordered_map<int, std::string> folders;  // watch -> folder ("" the root, "a/b/")
@@ -112,7 +166,30 @@ struct ChangeEvents::Impl {
   void take(const struct inotify_event& ev, std::vector<std::string>& appeared, std::vector<std::string>& went,
             bool& rewatch);
   void forget_beneath(const std::vector<std::string>& went);
+  bool mounts_changed();
 };
+
+// Whether a file system was mounted or unmounted beneath the root since the last look: what was
+// watched is hidden, or what the mount hid is back, unwatched. Without /proc: the drain cannot tell.
+bool ChangeEvents::Impl::mounts_changed() {
+  if (!mountinfo.valid()) {
+    note(reason_now, "the mount table (/proc/self/mountinfo) cannot be read");
+    return true;
+  }
+  struct pollfd p {};
+  p.fd = mountinfo.get();
+  p.events = POLLPRI;
+  if (::poll(&p, 1, 0) <= 0 || (p.revents & (POLLPRI | POLLERR)) == 0) return false;
+  std::set<std::string> now = mounts_beneath(read_from_start(mountinfo.get()), root_path);
+  if (now == mounts) return false;
+  std::set<std::string> differ;
+  std::set_symmetric_difference(now.begin(), now.end(), mounts.begin(), mounts.end(),
+                                std::inserter(differ, differ.begin()));
+  note(reason_now, fmt::format("a file system was mounted or unmounted at `{}`",
+                               differ.begin()->substr(root_path.size() + 1) + "/"));
+  mounts = std::move(now);
+  return true;
+}
 
 void ChangeEvents::Impl::check_file_system(int dir_fd, const std::string& rel) {
   struct stat st {};
@@ -263,8 +340,10 @@ Result<std::unique_ptr<ChangeEvents>> ChangeEvents::start(const std::string& roo
   if (!fd.valid()) {
     return make_error(ErrorCode::kUnavailable, fmt::format("no inotify instance: {}", std::strerror(errno)));
   }
-  return std::unique_ptr<ChangeEvents>(
-      new ChangeEvents(std::make_unique<Impl>(std::move(opened), std::move(fd), std::move(options))));
+  auto impl = std::make_unique<Impl>(root, std::move(opened), std::move(fd), std::move(options));
+  impl->mountinfo = UniqueFd(::open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC));
+  if (impl->mountinfo.valid()) impl->mounts = mounts_beneath(read_from_start(impl->mountinfo.get()), root);
+  return std::unique_ptr<ChangeEvents>(new ChangeEvents(std::move(impl)));
 }
 
 void ChangeEvents::add_watch(int dir_fd, const std::string& rel) { impl_->place(dir_fd, rel); }
@@ -280,6 +359,7 @@ ChangeSet ChangeEvents::drain() {
     m.placed.clear();  // from here: placed by this drain, at the paths its events name
   }
   m.read_events(appeared, went, rewatch);
+  if (m.mounts_changed()) rewatch = true;
   // A folder that appeared is watched now, and named whole: what was written in it before its watch
   // is for the caller's walk of it, which comes after this.
   if (rewatch) {

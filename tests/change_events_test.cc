@@ -341,6 +341,30 @@ TEST_SUITE("verify") {
     }
   }
 
+  TEST_CASE("a bind mount over a watched folder makes the drain incomplete, and its folders are watched after") {
+    Watched w = watched();
+    write_file(w.outside + "/other/b.txt", "another b\n");
+    write_file(w.outside + "/other/sub/e.txt", "e\n");
+    std::string target = w.ws + "/src";
+    if (testing::run_command({"/bin/mount", "--bind", w.outside + "/other", target}).exit_code != 0) {
+      MESSAGE("skipped: this process may not mount (a bind mount needs CAP_SYS_ADMIN)");
+      return;
+    }
+    struct Unmount {
+      std::string at;
+      ~Unmount() { testing::run_command({"/bin/umount", at}); }
+    } unmount{target};
+    Checked mounted = drain_and_compare(w);
+    CHECK_FALSE(mounted.events.complete);
+    CHECK(mounted.events.reason.find("a file system was mounted or unmounted at `src/`") != std::string::npos);
+    CHECK(!mounted.walked.empty());
+
+    write_file(target + "/sub/e.txt", "written in the mount\n");
+    Checked after = drain_and_compare(w);
+    CHECK(after.events.complete);
+    CHECK(after.events.changed_paths.count("src/sub/e.txt") == 1);
+  }
+
   TEST_CASE("the workspace folder itself moved makes every drain incomplete") {
     Watched w = watched();
     std::string moved = w.outside + "/ws-moved";
