@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <mutex>
@@ -340,9 +341,15 @@ Result<std::unique_ptr<ChangeEvents>> ChangeEvents::start(const std::string& roo
   if (!fd.valid()) {
     return make_error(ErrorCode::kUnavailable, fmt::format("no inotify instance: {}", std::strerror(errno)));
   }
-  auto impl = std::make_unique<Impl>(root, std::move(opened), std::move(fd), std::move(options));
+  // The mount table names folders by their canonical path.
+  std::string canonical = root;
+  if (char* real = ::realpath(root.c_str(), nullptr); real != nullptr) {
+    canonical = real;
+    std::free(real);
+  }
+  auto impl = std::make_unique<Impl>(canonical, std::move(opened), std::move(fd), std::move(options));
   impl->mountinfo = UniqueFd(::open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC));
-  if (impl->mountinfo.valid()) impl->mounts = mounts_beneath(read_from_start(impl->mountinfo.get()), root);
+  if (impl->mountinfo.valid()) impl->mounts = mounts_beneath(read_from_start(impl->mountinfo.get()), canonical);
   return std::unique_ptr<ChangeEvents>(new ChangeEvents(std::move(impl)));
 }
 
