@@ -328,7 +328,8 @@ Status observe_workspace(Stop& s) {
   }
   std::sort(unread.begin(), unread.end());
   unread.erase(std::unique(unread.begin(), unread.end()), unread.end());
-  s.facts.scan = {unread.empty(), unread};
+  s.facts.scan.complete = unread.empty();
+  s.facts.scan.unread = unread;
   return ok_status();
 }
 
@@ -617,7 +618,7 @@ Result<GateEnded> end_gate_turn(GateAgent agent, const HookInput& in, const Gate
                    s.run.trajectory().record(event::kRunEnded,
                                              {{"status", to_string(f.status)},
                                               {"snapshot_after", f.snapshot_after},
-                                              {"scan", {{"complete", f.scan.complete}, {"unread", f.scan.unread}}},
+                                              {"scan", to_json(f.scan)},
                                               {"protected_changes", f.protected_changes}});
                  },
              .deadline = &s.run.deadline()};

@@ -39,6 +39,8 @@ void apply_options(const WorkspaceOptions& args, const executor::WorkspaceConfig
   if (config.output_cap_bytes) o.output_cap = *config.output_cap_bytes;
   o.network = config.network;
   o.snapshot_ignore = config.snapshot_ignore;
+  o.change_events = config.change_events;
+  o.max_watches = config.max_watches;
   o.scope = config.scope;
   o.scope.insert(o.scope.end(), args.scope.begin(), args.scope.end());
   o.sensitive = config.sensitive;

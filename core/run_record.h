@@ -248,6 +248,16 @@ struct Usage {
 struct ScanCoverage {
   bool complete = true;
   std::vector<std::string> unread;  // workspace-relative paths the scans could not read
+  // How the scans after the snapshot before the run looked (docs/design.md, "Change detection in
+  // O(changes)"): how many looked only where the change events said, and each that walked the
+  // whole workspace though events were asked for, with its reason.
+  struct FullWalk {
+    std::string step;  // the step whose scan it was; "" for the final scan
+    std::string reason;
+    bool operator==(const FullWalk&) const = default;
+  };
+  int by_events = 0;
+  std::vector<FullWalk> full_walks;
 };
 
 struct RunFacts {
@@ -316,6 +326,7 @@ struct RunFacts {
 bool valid_utf8(std::string_view s);
 
 nlohmann::json to_json(const StepRecord& s);
+nlohmann::json to_json(const ScanCoverage& s);
 nlohmann::json to_json(const ProgramRun& r);
 ProgramRun program_run_from_json(const nlohmann::json& j);  // a field missing or of another type leaves its default
 nlohmann::json to_json(const AssertionRecord& a);

@@ -110,10 +110,25 @@ Status parse_sandbox(const nlohmann::json& j, sandbox::SandboxPolicy& policy) {
   return ok_status();
 }
 
-Status parse_snapshot(const nlohmann::json& j, std::vector<std::string>& ignore) {
+Status parse_snapshot(const nlohmann::json& j, WorkspaceConfig& c) {
   if (!j.is_object()) return invalid("snapshot", "expected an object");
+  std::vector<std::string>& ignore = c.snapshot_ignore;
   for (const auto& [key, value] : j.items()) {
-    if (key != "ignore") return invalid("snapshot." + key, fmt::format("unknown field \"{}\" (expected: ignore)", key));
+    if (key == "change_events") {
+      if (!value.is_boolean()) return invalid("snapshot.change_events", "expected true or false");
+      c.change_events = value.get<bool>();
+      continue;
+    }
+    if (key == "max_watches") {
+      if (!value.is_number_unsigned() || value.get<std::uint64_t>() > 100'000'000)
+        return invalid("snapshot.max_watches", "expected a whole number from 0 (the kernel's limit) to 100000000");
+      c.max_watches = value.get<std::size_t>();
+      continue;
+    }
+    if (key != "ignore") {
+      return invalid("snapshot." + key,
+                     fmt::format("unknown field \"{}\" (expected one of: ignore, change_events, max_watches)", key));
+    }
     TRY(ignore, string_list(value, "snapshot.ignore"));
     for (std::size_t i = 0; i < ignore.size(); ++i) {
       // One rule per entry: a line break would smuggle in a second one.
@@ -320,7 +335,7 @@ Result<WorkspaceConfig> parse_config(const nlohmann::json& j) {
         TRY(c.secrets_allow, glob_list(sv, "secrets.allow"));
       }
     } else if (key == "snapshot") {
-      TRY_STATUS(parse_snapshot(value, c.snapshot_ignore));
+      TRY_STATUS(parse_snapshot(value, c));
     } else if (key == "scope") {
       TRY(c.scope, glob_list(value, "scope"));
     } else if (key == "sensitive") {

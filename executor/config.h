@@ -55,6 +55,11 @@ struct WorkspaceConfig {
   // "snapshot": {"ignore": [patterns]}: gitignore patterns, relative to the workspace root, that
   // snapshots leave out on top of the .gitignore files the run starts with.
   std::vector<std::string> snapshot_ignore;
+  // Change events (docs/design.md, "Change detection in O(changes)"): snapshot.change_events false
+  // walks the whole workspace at every scan; snapshot.max_watches caps the inotify watches (0: the
+  // kernel's limit), past which every scan walks, saying so.
+  bool change_events = true;
+  std::size_t max_watches = 0;
   // "scope": the paths a change may touch; "sensitive": paths suspicious when changed, beyond the
   // built-in ones (verify/scope.h).
   std::vector<std::string> scope;

@@ -60,6 +60,7 @@ Status Executor::begin(const std::string& run_id, const std::string& goal) {
   // Every scan obeys the time budget (a step's scan would otherwise hash a planted 100 GB sparse
   // file at leisure).
   deps_.snapshots.set_deadline(deps_.deadline);
+  if (options_.change_events) deps_.snapshots.watch_changes(options_.max_watches);
   auto scan = deps_.snapshots.scan();
   if (!scan.ok()) return scan.error().wrap("snapshot before the run");
   TRY_STATUS(deps_.snapshots.freeze_ignore_rules(options_.snapshot_ignore));
@@ -267,6 +268,21 @@ void Executor::note_scan(std::uint64_t processes_before) {
   processes_at_scan_ = processes_before;
 }
 
+std::string Executor::events_blind_spot() const {
+  // A write through a hard link whose other name is outside the workspace is an event in that
+  // other folder alone, and a write through a shared mapping is none: the sandbox must refuse the
+  // link (Landlock from ABI 2 refuses a link or rename into another folder) and end every process
+  // with its step (a PID namespace or a cgroup), or the scan after processes ran walks.
+  const nlohmann::json& p = options_.sandbox_protections;
+  auto flag = [&p](const char* key) { return p.is_object() && p.value(key, nlohmann::json()).is_boolean() && p[key].get<bool>(); };
+  int abi = p.is_object() && p.value("landlock_abi", nlohmann::json()).is_number_integer() ? p["landlock_abi"].get<int>() : 0;
+  if (!flag("filesystem") || abi < 2)
+    return "processes ran without Landlock (ABI 2 or later): a write through a hard link out of the workspace is no event here";
+  if (!flag("pid_namespace") && !(p.is_object() && p.value("processes", "") == "cgroup"))
+    return "processes may outlive their step (no PID namespace or cgroup): a write through a shared mapping is no event";
+  return "";
+}
+
 std::vector<std::string> Executor::scan_for_changes(const std::string& step_id,
                                                     const std::optional<std::vector<std::string>>& wrote) {
   std::uint64_t processes = sandbox::processes_started();
@@ -276,6 +292,9 @@ std::vector<std::string> Executor::scan_for_changes(const std::string& step_id,
   // Either way what the tool wrote is held, under a path .gitignore ignores too: a file tool's own
   // write is always a mutation (docs/design.md, "Snapshots see everything").
   bool only_named = wrote.has_value() && scanned_ && processes == processes_at_scan_;
+  if (processes != processes_at_scan_) {
+    if (std::string why = events_blind_spot(); !why.empty()) deps_.snapshots.distrust_events(why);
+  }
   auto scan = only_named ? deps_.snapshots.scan_paths(*wrote)
                          : deps_.snapshots.scan(wrote.value_or(std::vector<std::string>{}));
   if (!scan.ok()) {
@@ -285,6 +304,11 @@ std::vector<std::string> Executor::scan_for_changes(const std::string& step_id,
     return {};
   }
   note_scan(processes);
+  if (const auto& way = deps_.snapshots.last_scan(); !only_named && !way.walked) {
+    facts_.scan.by_events++;
+  } else if (!only_named && !way.reason.empty()) {
+    facts_.scan.full_walks.push_back({step_id, way.reason});
+  }
   if (scan->empty()) return {};
   const Event& ev = deps_.trajectory.record(event::kWorkspaceChanged, {{"step", step_id}, {"paths", *scan}});
   for (const auto& p : *scan) {
@@ -434,8 +458,9 @@ RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::str
   // since a checker's own process may write.
   if (!facts_.snapshot_before.empty()) recheck_stale_failures();
   deps_.snapshots.set_deadline(deps_.deadline.at_least(kFinalScanGrace));
-  // Always a full scan: a read-only tool (http_get to a service of the workspace's) can have had a
-  // process outside candor's sight change any file.
+  // Always a scan of the whole workspace (by its change events, when they are complete): a
+  // read-only tool (http_get to a service of the workspace's) can have had a process outside
+  // candor's sight change any file.
   scanned_ = false;
   if (!facts_.snapshot_before.empty()) scan_for_changes("");
   auto after = scanned_ ? deps_.snapshots.write_tree() : Result<std::string>(make_error(ErrorCode::kIo, "no scan"));
@@ -504,7 +529,7 @@ RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::str
                            {"detail", facts_.status_detail},
                            {"exhausted", to_string(exhausted)},
                            {"snapshot_after", facts_.snapshot_after},
-                           {"scan", {{"complete", facts_.scan.complete}, {"unread", facts_.scan.unread}}},
+                           {"scan", to_json(facts_.scan)},
                            {"protected_changes", facts_.protected_changes}});
   return facts_;
 }

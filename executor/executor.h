@@ -38,6 +38,10 @@ struct ExecutorOptions {
   // Who wrote the plans' step assertions: the user (`candor exec`) or the planner (`candor run`).
   Provenance plan_assertions_by = Provenance::kPlanner;
   std::vector<std::string> snapshot_ignore;  // config snapshot.ignore: fixed with the .gitignore files at begin()
+  // Config snapshot.change_events and snapshot.max_watches: the scans after the first look where
+  // inotify's events say, unless they cannot prove they are complete.
+  bool change_events = true;
+  std::size_t max_watches = 0;
   std::string judge_policy;            // recorded in run_started and the facts (RunFacts::judge_policy); "" = not given
   std::vector<std::string> scope;      // --scope and config `scope`: the paths the run may change
   std::vector<std::string> sensitive;  // config `sensitive`: beyond the built-in sensitive paths
@@ -103,6 +107,9 @@ class Executor {
  private:
   StepRecord run_step(const planner::PlanStep& step, int round, RoundOutcome& outcome);
   // `wrote`: what the step's tool says it wrote, when it knows (ToolResult::wrote).
+  // Why the change events cannot be trusted after a process ran under this run's sandbox ("" when
+  // they can).
+  std::string events_blind_spot() const;
   std::vector<std::string> scan_for_changes(const std::string& step_id,
                                             const std::optional<std::vector<std::string>>& wrote = std::nullopt);
   // Whether `m` is a credential file's change: by its name, or by identity (a path of the start,

@@ -72,6 +72,26 @@ inline std::string budget_words(const nlohmann::json& report) {
   return fmt::format("time {} s", used_of(json_field(b, "time_s")));
 }
 
+// How the scans after the snapshot before the run looked, as every rendering says it: "3 by change
+// events" and, for each that walked the whole workspace, "full scan: REASON (after step s2)" (the
+// final scan's "(the final scan)"); "" when the run asked for no change events. Unescaped.
+inline std::vector<std::string> scan_way_lines(const nlohmann::json& report) {
+  const auto& scan = json_object(report, "scan");
+  const auto& walks = json_list(scan, "full_walks");
+  std::int64_t by_events = json_int(scan, "by_events");
+  std::vector<std::string> out;
+  if (by_events == 0 && walks.empty()) return out;
+  out.push_back(fmt::format("{} by change events, {} full", by_events, walks.size()));
+  constexpr std::size_t kShown = 5;
+  for (std::size_t i = 0; i < walks.size() && i < kShown; ++i) {
+    const auto& step = json_field(walks[i], "step");
+    out.push_back(fmt::format("full scan: {} ({})", json_text(json_field(walks[i], "reason")),
+                              step.is_string() ? "after step " + step.get<std::string>() : "the final scan"));
+  }
+  if (walks.size() > kShown) out.push_back(fmt::format("and {} more full scans (report --json lists all)", walks.size() - kShown));
+  return out;
+}
+
 // A goal's title: its first line that holds text, without a Markdown heading's own "#"s (a
 // --goal-file holding an issue's "## Bug" body is titled "Bug"). `more` tells whether other lines
 // with text follow.

@@ -80,6 +80,9 @@ std::string html_signals(const nlohmann::json& r) {
     std::string unread;
     for (const auto& p : json_list(scan, "unread")) unread += (unread.empty() ? "" : ", ") + e(json_text(p));
     out += row("sig-scan", "workspace scan", complete ? "complete" : "incomplete: could not read " + unread, !complete);
+    std::string ways;
+    for (const auto& line : scan_way_lines(r)) ways += (ways.empty() ? "" : "; ") + e(line);
+    if (!ways.empty()) out += row("sig-scan-ways", "scans", ways, false);
   }
   const auto& sb = json_field(r, "sandbox");
   out += row("sig-sandbox", "sandbox (shell steps)", sb.is_object() ? sandbox_value(sb) : "not recorded",

@@ -118,6 +118,10 @@ std::string signals_section(const nlohmann::json& r, const Style& st) {
   if (json_int(usage, "llm_calls") > 0) {
     out += fmt::format("  {:<14}{} (the judge's outside the budget)\n", "usage", usage_words(r));
   }
+  std::vector<std::string> scans = scan_way_lines(r);
+  for (std::size_t i = 0; i < scans.size(); ++i) {
+    out += fmt::format("  {:<14}{}\n", i == 0 ? "scans" : "", terminal_safe(scans[i]));
+  }
   return out;
 }
 

@@ -202,7 +202,45 @@ bool is_gitignore(std::string_view path) {
 
 }  // namespace
 
-SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() {
+bool SnapshotStore::Impl::enters(std::string_view dir) {
+  // A folder with nothing tracked (a workspace without a repository is all such folders) is
+  // entered unless the rules of this scan exclude it: before the snapshot before the run, config
+  // snapshot.ignore alone (what existed under a path .gitignore ignores is recorded too); after
+  // it, the frozen rules, unless those first scans listed it (its mode, and the FIFOs or sockets
+  // in it, are watched) or the snapshot held a path beneath it in this run. The handle deciding
+  // is shared, so its decisions are taken in turn. What is not entered (excluded, or the store
+  // itself) is not looked into at all.
+  if (index.has_prefix(dir)) return true;
+  std::string path(dir);
+  if (path == skip_dir) return false;
+  if (started && (folder_modes_start.count(path) != 0 || watched_beneath(dir))) return true;
+  std::lock_guard<std::mutex> lock(enter_mu);
+  return started ? !is_ignored(path) : !excluded_by_config(path);
+}
+
+bool SnapshotStore::Impl::reaches(std::string_view path) {
+  for (std::size_t slash = path.find('/'); slash != std::string_view::npos; slash = path.find('/', slash + 1)) {
+    if (!enters(path.substr(0, slash + 1))) return false;
+  }
+  return true;
+}
+
+void SnapshotStore::Impl::note_linked(const std::set<std::string>& found) {
+  std::set<std::uint32_t> inodes;
+  for (const auto& path : found) {
+    if (linked.insert(path).second) {
+      if (std::size_t pos = index.find(path); pos != StatIndex::npos) inodes.insert(index.at(pos).ino);
+    }
+  }
+  if (inodes.empty()) return;
+  // A name new to the set: its other names in the workspace are found once, by inode (the index
+  // keeps 32 bits of it, so a stranger may come along: looked at for nothing).
+  for (std::size_t i = 0; i < index.size(); ++i) {
+    if (inodes.count(index.at(i).ino) != 0) linked.emplace(index.at(i).path);
+  }
+}
+
+SnapshotStore::Impl::Walked SnapshotStore::Impl::walk(const std::set<std::string>* named) {
   // A file whose mtime is this close to the moment we look at it could change again within the
   // same timestamp tick without its stat changing: such "racy" files are re-hashed next time.
   std::int64_t racy_from =
@@ -210,7 +248,7 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() {
   // Stat every file against the stat cache, in parallel. Each thread writes only its own bucket
   // and its own bytes of `seen`.
   struct Bucket {
-    std::vector<std::string> candidates, unknown, racy, gitignores;
+    std::vector<std::string> candidates, unknown, racy, gitignores, linked;
     // The folder whose files this thread visits now and its entries' positions: a folder's files
     // come one after another, each looked up among that folder's entries alone.
     std::string dir = std::string(1, '\0');
@@ -221,6 +259,7 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() {
   bool collect_gitignores = frozen.get() == nullptr;  // the first scan
   auto note = [&](Bucket& b, const FileStat& f) {
     if (f.stated && (f.mtime_s >= racy_from || f.ctime_s >= racy_from)) b.racy.push_back(f.path);
+    if (f.nlink > 1) b.linked.push_back(f.path);
     if (collect_gitignores && is_gitignore(f.path)) b.gitignores.push_back(f.path);
   };
   std::vector<std::uint8_t> seen(index.size(), 0);
@@ -248,40 +287,71 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk() {
       index.set_full_mode(pos, f.full_mode);  // its own entry: no other thread writes it
     }
   };
-  // A folder with nothing tracked (a workspace without a repository is all such folders) is
-  // entered unless the rules of this scan exclude it: before the snapshot before the run, config
-  // snapshot.ignore alone (what existed under a path .gitignore ignores is recorded too); after
-  // it, the frozen rules, unless those first scans listed it (its mode, and the FIFOs or sockets
-  // in it, are watched) or the snapshot held a path beneath it in this run. The handle deciding
-  // is shared, so its decisions are taken in turn. What is not entered (excluded, or the store
-  // itself) is not looked into at all.
-  std::mutex ignore_mu;
-  auto enter = [&](std::string_view dir) {
-    if (index.has_prefix(dir)) return true;
-    std::string path(dir);
-    if (path == skip_dir) return false;
-    if (started && (folder_modes_start.count(path) != 0 || watched_beneath(dir))) return true;
-    std::lock_guard<std::mutex> lock(ignore_mu);
-    return started ? !is_ignored(path) : !excluded_by_config(path);
-  };
+  auto enter = [this](std::string_view dir) { return enters(dir); };
   // The files of a folder with nothing tracked are all unknown: read (unless excluded) whatever
   // their stat, which the read then takes from the file it opened.
   WalkOptions options;
   options.stat_files_in = [this](std::string_view dir) { return index.has_prefix(dir); };
-  WalkResult walked = walk_workdir(*root, "", enter, visit, threads, options);
+  if (events) options.on_folder = [this](int fd, const std::string& rel) { events->add_watch(fd, rel); };
   Walked out;
   out.racy_from = racy_from;
-  out.unread = std::move(walked.unread);
-  out.folders = std::move(walked.folders);
-  out.git_entries = std::move(walked.git_entries);
-  out.specials = std::move(walked.specials);
-  for (std::size_t i = 0; i < index.size(); ++i) {
-    if (!seen[i]) out.deleted.emplace_back(index.at(i).path);
+  auto take = [&out](WalkResult& walked) {
+    auto append = [](auto& to, auto& from) { to.insert(to.end(), from.begin(), from.end()); };
+    append(out.unread, walked.unread);
+    append(out.folders, walked.folders);
+    append(out.git_entries, walked.git_entries);
+    append(out.specials, walked.specials);
+  };
+  auto not_seen_in = [&](std::pair<std::size_t, std::size_t> range) {
+    for (std::size_t i = range.first; i < range.second; ++i) {
+      if (!seen[i]) out.deleted.emplace_back(index.at(i).path);
+    }
+  };
+  if (named == nullptr) {
+    WalkResult walked = walk_workdir(*root, "", enter, visit, threads, options);
+    take(walked);
+    not_seen_in({0, index.size()});
+  } else {
+    out.partial = true;
+    // The folders named, each walked whole (not one beneath another named); the files named, and
+    // those whose stat cannot vouch for them (racy, or with another name), looked at alone.
+    std::set<std::string> folders, files;
+    for (const auto& path : *named) (path.back() == '/' ? folders : files).insert(path);
+    files.insert(racy.begin(), racy.end());
+    files.insert(linked.begin(), linked.end());
+    auto covered = [&folders](const std::string& path, bool folder) {
+      for (std::size_t slash = path.find('/'); slash != std::string::npos; slash = path.find('/', slash + 1)) {
+        if ((!folder || slash + 1 < path.size()) && folders.count(path.substr(0, slash + 1)) != 0) return true;
+      }
+      return false;
+    };
+    std::vector<std::string> look;
+    for (const auto& path : files) {
+      // A `.git` made is looked at too: the caller fingerprints it (nested_git()).
+      bool git_entry = path == ".git" || path.ends_with("/.git");
+      if (!covered(path, false) && (git_entry || snapshot_may_hold(path, skip_dir)) && reaches(path))
+        look.push_back(path);
+    }
+    PathsLooked looked = look_at_paths(*root, look, visit, options);
+    take(looked.result);
+    for (const auto& path : look) {
+      if (std::size_t pos = index.find(path); pos != StatIndex::npos && !seen[pos]) out.deleted.push_back(path);
+    }
+    out.looked_files = std::move(look);
+    folders.insert(looked.folders_now.begin(), looked.folders_now.end());
+    for (const auto& dir : folders) {
+      if (covered(dir, true) || dir == skip_dir || !reaches(dir)) continue;
+      WalkResult walked = walk_workdir(*root, dir, enter, visit, threads, options);
+      take(walked);
+      not_seen_in(index.prefix_range(dir));
+      out.walked_folders.push_back(dir);
+    }
   }
   for (auto& b : buckets) {
     out.candidates.insert(out.candidates.end(), b.candidates.begin(), b.candidates.end());
     out.unknown.insert(out.unknown.end(), b.unknown.begin(), b.unknown.end());
     out.racy.insert(b.racy.begin(), b.racy.end());
+    out.linked.insert(b.linked.begin(), b.linked.end());
     out.gitignores.insert(out.gitignores.end(), b.gitignores.begin(), b.gitignores.end());
   }
   return out;
@@ -291,7 +361,24 @@ Result<std::vector<std::string>> SnapshotStore::scan(const std::vector<std::stri
   Impl& m = *impl_;
   if (m.config_rules.get() == nullptr) TRY_STATUS(m.open_config_rules(repo_path_));
   m.scanned = true;
-  Impl::Walked w = m.walk();
+  // After the snapshot before the run, the change events say where to look, when they can prove
+  // that nothing else changed. The queue is read first either way: what a walk after it finds, it
+  // need not say again.
+  std::optional<ChangeSet> events;
+  m.last_way = {.walked = true, .reason = m.started ? m.events_off : ""};
+  if (m.events) {
+    events = m.events->drain();
+    if (m.started) {
+      if (!m.distrusted.empty())
+        m.last_way.reason = m.distrusted;
+      else if (!events->complete)
+        m.last_way.reason = events->reason;
+      else
+        m.last_way = {.walked = false, .reason = ""};
+    }
+    m.distrusted.clear();
+  }
+  Impl::Walked w = m.walk(m.last_way.walked ? nullptr : &events->changed_paths);
   if (std::find(w.unread.begin(), w.unread.end(), "./") != w.unread.end()) {
     return make_error(ErrorCode::kIo, "snapshot: cannot list the workspace " + m.workdir);
   }
@@ -319,6 +406,15 @@ Result<std::vector<std::string>> SnapshotStore::scan(const std::vector<std::stri
   m.note_folders(w);
   m.index.remove_all(std::move(gone));
   m.racy = std::move(w.racy);
+  if (w.partial) {
+    for (const auto& path : w.looked_files) m.linked.erase(path);
+    for (const auto& dir : w.walked_folders) {
+      m.linked.erase(m.linked.lower_bound(dir), m.linked.lower_bound(dir + '\xff'));
+    }
+  } else {
+    m.linked.clear();
+  }
+  m.note_linked(w.linked);
   m.add_unread(unread);
   m.entries_since_save += restated + changed.size();
   if (!changed.empty()) m.contents_changed(changed);
@@ -470,6 +566,7 @@ void SnapshotStore::set_deadline(const Deadline& deadline) { impl_->deadline = d
 bool SnapshotStore::ran_out_of_time() const { return impl_->out_of_time; }
 
 void SnapshotStore::Impl::note_folders(const Walked& w) {
+  if (w.partial) return note_folders_looked_at(w);
   std::map<std::string, Access> now;
   for (const auto& f : w.folders) now[f.path.empty() ? "./" : f.path] = {f.mode, f.uid, f.gid};
   // A folder the walk could not list is not gone: what was known of it stands.
@@ -494,6 +591,49 @@ void SnapshotStore::Impl::note_folders(const Walked& w) {
     if (g != ".git") git_entries.insert(g);
   }
 }
+
+void SnapshotStore::Impl::note_folders_looked_at(const Walked& w) {
+  // What the walks of the named folders found replaces what was known beneath them (but where they
+  // could not list); a file looked at alone is no FIFO any more unless it was found one again.
+  auto forget_beneath = [&w](std::map<std::string, Access>& known, const std::string& dir) {
+    auto from = known.lower_bound(dir), to = known.lower_bound(dir + '\xff');
+    for (auto it = from; it != to;) it = hidden_by_unread(w.unread, it->first) ? std::next(it) : known.erase(it);
+  };
+  for (const auto& dir : w.walked_folders) {
+    forget_beneath(folder_modes_now, dir);
+    forget_beneath(specials_now, dir);
+  }
+  for (const auto& path : w.looked_files) {
+    if (!hidden_by_unread(w.unread, path)) specials_now.erase(path);
+  }
+  for (const auto& f : w.folders) folder_modes_now[f.path.empty() ? "./" : f.path] = {f.mode, f.uid, f.gid};
+  for (const auto& s : w.specials) {
+    if (specials_start.count(s.path) == 0 && is_ignored(s.path)) continue;
+    specials_now[s.path] = {s.mode, s.uid, s.gid};
+  }
+  for (const auto& g : w.git_entries) {
+    if (g != ".git") git_entries.insert(g);
+  }
+}
+
+void SnapshotStore::watch_changes(std::size_t max_watches) {
+  Impl& m = *impl_;
+  ChangeEventsOptions options;
+  options.enter = [&m](std::string_view dir) { return m.enters(dir); };
+  options.max_watches = max_watches;
+  auto events = ChangeEvents::start(m.workdir, std::move(options));
+  if (events.ok()) {
+    m.events = std::move(events.value());
+  } else {
+    m.events_off = "no change events: " + events.error().message;
+  }
+}
+
+void SnapshotStore::distrust_events(const std::string& reason) {
+  if (impl_->distrusted.empty()) impl_->distrusted = reason;
+}
+
+const SnapshotStore::ScanWay& SnapshotStore::last_scan() const { return impl_->last_way; }
 
 std::vector<SnapshotStore::AccessChange> SnapshotStore::access_changes() const {
   const Impl& m = *impl_;

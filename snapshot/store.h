@@ -81,6 +81,25 @@ class SnapshotStore {
   // then the whole workspace is scanned. REQUIRES: a scan() before, in this run.
   Result<std::vector<std::string>> scan_paths(const std::vector<std::string>& paths);
 
+  // Asks for change events (docs/design.md, "Change detection in O(changes)"): inotify watches
+  // placed as the scans walk, so that each scan after the snapshot before the run (the first
+  // write_tree()) looks only at the paths the events name, at the files with another name and at
+  // the racy ones. When the events cannot prove they are complete (the queue overflowed, a watch
+  // could not be placed, a file system delivers none), that scan walks everything and last_scan()
+  // says why. `max_watches` 0: as many as the kernel allows. REQUIRES: before the first scan.
+  void watch_changes(std::size_t max_watches = 0);
+  // The next scan walks in full, for `reason`: something may have changed that no event names (a
+  // process ran that could write through a hard link out of the workspace).
+  void distrust_events(const std::string& reason);
+  // How the last scan looked at the workspace.
+  struct ScanWay {
+    bool walked = true;  // it walked everything (false: it looked where the events said)
+    // Why it walked though change events were asked for: "" for the scans before the run's
+    // snapshot (they walk by nature) and when watch_changes() was not called.
+    std::string reason;
+  };
+  const ScanWay& last_scan() const;
+
   // Writes the tree of the index as of the last scan and returns its id: the snapshot. While no
   // scan has changed the index's contents since it was last built (in this run, or saved with
   // the index by the last flush), the same id, without building it again.

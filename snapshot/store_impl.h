@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -18,6 +19,7 @@
 
 #include "core/deadline.h"
 #include "snapshot/beneath.h"
+#include "snapshot/change_events.h"
 #include "snapshot/file_reads.h"
 #include "snapshot/git_ptr.h"
 #include "snapshot/ignore_prefilter.h"
@@ -128,6 +130,14 @@ struct SnapshotStore::Impl {
   std::set<std::string> unread_set;
   std::vector<std::string> unread;  // unread_set, for unread()
   std::function<void()> after_walk_hook;
+  // Files with more than one name (st_nlink > 1) and the other names of theirs the index holds: a
+  // write through one name is an event in that name's folder alone, so every scan looks at them all.
+  std::set<std::string> linked;
+  std::mutex enter_mu;  // the ignore handles decide for one thread at a time (enters())
+  // Why the next scan walks in full though the events may say they are complete (distrust_events()).
+  std::string distrusted;
+  std::string events_off;  // why watch_changes() got no events ("" when it did, or was not asked)
+  SnapshotStore::ScanWay last_way;
 
   git_repository* ignore_rules() const { return frozen.get() != nullptr ? frozen.get() : repo.get(); }
   bool is_ignored(const std::string& path) const {
@@ -156,9 +166,19 @@ struct SnapshotStore::Impl {
     unread.assign(unread_set.begin(), unread_set.end());
   }
   struct Walked;
-  Walked walk();  // also records the whole modes it saw in the index
+  // Walks the workspace (`named` null), or looks only at the paths of a complete ChangeSet (files
+  // and folders) and at the linked and racy files. Also records the whole modes it saw in the index.
+  Walked walk(const std::set<std::string>* named = nullptr);
+  // Whether a scan enters folder `dir` ("a/b/"): the rule of the walk, for any thread.
+  bool enters(std::string_view dir);
+  // Whether a walk from the root would reach `path` (a file "a/b.txt" or a folder "a/b/"): every
+  // folder above it, and a folder itself, entered.
+  bool reaches(std::string_view path);
+  // The other names the index holds of the files of `found` (linked): into `linked`.
+  void note_linked(const std::set<std::string>& found);
   // The folders and `.git` entries a full scan's walk met (its modes; the repositories inside).
   void note_folders(const Walked& w);
+  void note_folders_looked_at(const Walked& w);  // ... of a scan that looked where the events said
   // `copy` puts one .gitignore (relative) into `shadow`: the workspace's file (a run's first scan),
   // or the blob of the snapshot a resumed run began with (resume()).
   using CopyRule = std::function<Entry::Kind(const std::string& rel)>;
@@ -217,6 +237,8 @@ struct SnapshotStore::Impl {
     index_tree_saved = false;
     index_dirty = true;
   }
+  // Last: it goes first, as its rule for folders to watch (enters()) reads the rest.
+  std::unique_ptr<ChangeEvents> events;
 };
 
 // What the walk of one scan found, merged from its threads.
@@ -233,6 +255,11 @@ struct SnapshotStore::Impl::Walked {
   std::vector<FolderMode> folders;
   std::vector<std::string> git_entries;
   std::vector<FolderMode> specials;
+  std::set<std::string> linked;  // files met with more names than one
+  // Looked where the events said, not everywhere: the folders walked whole ("a/") and the files
+  // looked at alone. What the scan knew of anything else stands.
+  bool partial = false;
+  std::vector<std::string> walked_folders, looked_files;
 };
 
 }  // namespace candor::snapshot

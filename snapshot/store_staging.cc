@@ -168,6 +168,7 @@ struct SnapshotStore::Impl::StagingPass {
         (read.st.st_mtim.tv_sec >= w.racy_from || read.st.st_ctim.tv_sec >= w.racy_from)) {
       w.racy.insert(path);
     }
+    if ((kind == Entry::Kind::kFile || kind == Entry::Kind::kSymlink) && read.st.st_nlink > 1) w.linked.insert(path);
     // Tracked, and its content and mode are what the index holds; the whole mode too, once a scan
     // of this process has seen it (not the first time).
     auto same_as_old = [&](const StatEntry& now) {

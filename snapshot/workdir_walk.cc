@@ -47,6 +47,7 @@ bool fill_file_stat(const struct stat& st, FileStat& f) {
   f.ino = static_cast<std::uint64_t>(st.st_ino);
   f.uid = st.st_uid;
   f.gid = st.st_gid;
+  f.nlink = static_cast<std::uint32_t>(st.st_nlink);
   return true;
 }
 
@@ -222,6 +223,53 @@ WalkResult walk_workdir(const BeneathRoot& root, const std::string& start,
   }
   Walker walker(tracked_dir, visit, threads, options);
   return walker.run(std::move(dir.fd), start);
+}
+
+PathsLooked look_at_paths(const BeneathRoot& root, const std::vector<std::string>& paths, const FileVisitor& visit,
+                          const WalkOptions& options) {
+  PathsLooked out;
+  FileStat file;
+  std::string open_rel = std::string(1, '\0');  // the folder `dir` holds open: none yet
+  UniqueFd dir;
+  int dir_error = 0;
+  for (const auto& path : paths) {
+    std::size_t slash = path.rfind('/');
+    std::string rel = slash == std::string::npos ? "" : path.substr(0, slash);
+    const char* name = path.c_str() + (slash == std::string::npos ? 0 : slash + 1);
+    if (skip_name(name, rel.empty(), options.skip_candor_files)) continue;
+    if (std::strcmp(name, ".git") == 0) {
+      out.result.git_entries.push_back(path);
+      continue;
+    }
+    if (rel != open_rel) {
+      open_rel = rel;
+      Opened opened = root.open(rel, O_RDONLY | O_DIRECTORY);
+      dir = std::move(opened.fd);
+      dir_error = opened.error;
+    }
+    if (!dir.valid()) {
+      // A folder above it gone, or now a symlink or a file: no walk would meet the path there.
+      if (is_gone(dir_error))
+        out.missing.push_back(path);
+      else
+        out.result.unread.push_back(folder_name(rel.empty() ? rel : rel + "/"));
+      continue;
+    }
+    struct stat st {};
+    if (::fstatat(dir.get(), name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      (is_gone(errno) ? out.missing : out.result.unread).push_back(path);
+      continue;
+    }
+    if (S_ISDIR(st.st_mode)) {
+      out.folders_now.push_back(path + "/");
+    } else if (fill_file_stat(st, file)) {
+      file.path = path;
+      visit(0, file);
+    } else {
+      out.result.specials.push_back({path, st.st_mode, st.st_uid, st.st_gid});
+    }
+  }
+  return out;
 }
 
 }  // namespace candor::snapshot

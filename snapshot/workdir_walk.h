@@ -29,6 +29,7 @@ struct FileStat {
   std::int64_t mtime_s, mtime_ns, ctime_s, ctime_ns;
   std::uint64_t ino;
   std::uint32_t uid, gid;
+  std::uint32_t nlink = 0;  // names the file has (st_nlink); 0 when !stated
 };
 
 // The mode git records for `st`: 0100644, 0100755 (owner may execute), 0120000 (symlink); 0 for
@@ -82,5 +83,19 @@ struct WalkOptions {
 WalkResult walk_workdir(const BeneathRoot& root, const std::string& start,
                         const std::function<bool(std::string_view)>& tracked_dir, const FileVisitor& visit,
                         unsigned threads, const WalkOptions& options = {});
+
+// What each of `paths` (files: "a/b.txt", never a folder's "a/") is now, looked at alone as the
+// walk would meet it in its folder's listing, without following a symlink on the way: a file or
+// symlink is visited (thread 0), a FIFO, socket or device is in `result.specials`, a `.git` in
+// `result.git_entries`, an entry that could not be stat'ed in `result.unread`. The root's
+// `.candor` is skipped unless `options` say otherwise. `options.stat_files_in` is not asked: each
+// path is stat'ed.
+struct PathsLooked {
+  WalkResult result;
+  std::vector<std::string> folders_now;  // paths that are folders now: "a/b/", for the caller to walk
+  std::vector<std::string> missing;      // paths with nothing there (or no folder above them any more)
+};
+PathsLooked look_at_paths(const BeneathRoot& root, const std::vector<std::string>& paths, const FileVisitor& visit,
+                          const WalkOptions& options = {});
 
 }  // namespace candor::snapshot

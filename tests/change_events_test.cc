@@ -415,3 +415,171 @@ TEST_SUITE("verify") {
     CHECK_FALSE(snapshot::covers(changed, "cc/x"));
   }
 }
+
+// The scans that look where the events said (SnapshotStore::watch_changes()) against the scans
+// that walk: on one workspace, two stores, the same changes, and every answer the same.
+namespace {
+
+struct Twin {
+  std::string ws, outside;
+  std::unique_ptr<snapshot::SnapshotStore> evented, walked;
+};
+
+std::unique_ptr<snapshot::SnapshotStore> started_store(const std::string& ws, bool events, std::size_t max_watches) {
+  auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
+  REQUIRE(snap.ok());
+  if (events) (*snap)->watch_changes(max_watches);
+  REQUIRE((*snap)->scan().ok());
+  REQUIRE((*snap)->freeze_ignore_rules({}).ok());
+  REQUIRE((*snap)->write_tree().ok());
+  return std::move(snap.value());
+}
+
+Twin twin(const std::map<std::string, std::string>& files = kFiles, std::size_t max_watches = 0,
+          const std::function<void(const std::string&)>& before = nullptr) {
+  Twin t;
+  t.ws = make_workspace(files);
+  t.outside = make_temp_dir("outside");
+  if (before) before(t.ws);
+  t.evented = started_store(t.ws, true, max_watches);
+  t.walked = started_store(t.ws, false, 0);
+  return t;
+}
+
+std::vector<std::string> paths_of(const std::vector<snapshot::SnapshotStore::AccessChange>& changes) {
+  std::vector<std::string> out;
+  for (const auto& c : changes) out.push_back(c.path + " " + std::to_string(c.before.mode) + ">" + std::to_string(c.after.mode));
+  return out;
+}
+
+// Scans both; the evented one must find what the walk found, and hold the same tree. Returns how
+// the evented scan looked.
+snapshot::SnapshotStore::ScanWay scan_both(Twin& t) {
+  auto a = t.evented->scan();
+  auto b = t.walked->scan();
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK(*a == *b);
+  auto ta = t.evented->write_tree();
+  auto tb = t.walked->write_tree();
+  REQUIRE(ta.ok());
+  REQUIRE(tb.ok());
+  CHECK(*ta == *tb);
+  CHECK(paths_of(t.evented->access_changes()) == paths_of(t.walked->access_changes()));
+  CHECK(paths_of(t.evented->special_changes()) == paths_of(t.walked->special_changes()));
+  CHECK(paths_of(t.evented->created_folders()) == paths_of(t.walked->created_folders()));
+  CHECK(t.evented->nested_git() == t.walked->nested_git());
+  CHECK(t.evented->unread() == t.walked->unread());
+  return t.evented->last_scan();
+}
+
+Watched as_watched(const Twin& t) { return Watched{t.ws, t.outside, nullptr, nullptr}; }
+
+}  // namespace
+
+TEST_SUITE("verify") {
+  TEST_CASE("a scan that looks where the events said finds what a full walk finds, for each kind of change") {
+    for (const auto& row : rows()) {
+      CAPTURE(row.name);
+      Twin t = twin();
+      Watched w = as_watched(t);
+      row.change(w);
+      auto way = scan_both(t);
+      CHECK_FALSE(way.walked);
+      CHECK(way.reason.empty());
+      if (row.then) {
+        row.then(w);
+        CHECK_FALSE(scan_both(t).walked);
+      }
+      // Nothing changed: nothing found, still without a walk.
+      auto again = t.evented->scan();
+      REQUIRE(again.ok());
+      CHECK(again->empty());
+      CHECK_FALSE(t.evented->last_scan().walked);
+    }
+  }
+
+  TEST_CASE("event scans: FIFOs, folder modes, a .git made and a file made unreadable are seen as a walk sees them") {
+    Twin t = twin();
+    REQUIRE(::mkfifo((t.ws + "/src/pipe").c_str(), 0600) == 0);
+    fs::permissions(t.ws + "/docs", fs::perms::others_write, fs::perm_options::add);
+    fs::create_directories(t.ws + "/src/deep/.git");
+    write_file(t.ws + "/src/deep/.git/config", "[core]\n");
+    CHECK_FALSE(scan_both(t).walked);
+    CHECK(t.evented->special_changes().size() == 1);
+    CHECK(t.evented->access_changes().size() == 1);
+    CHECK(t.evented->nested_git().count("src/deep/.git") == 1);
+    fs::remove(t.ws + "/src/pipe");
+    CHECK_FALSE(scan_both(t).walked);
+    CHECK(t.evented->special_changes().empty());
+  }
+
+  TEST_CASE("event scans: a write through another name of a file (a hard link in the workspace) changes both") {
+    // Made before the run: the first walk meets both names.
+    Twin t = twin(kFiles, 0, [](const std::string& ws) {
+      REQUIRE(::link((ws + "/a.txt").c_str(), (ws + "/docs/a-link.txt").c_str()) == 0);
+    });
+    append(t.ws + "/docs/a-link.txt", "through the link\n");
+    CHECK_FALSE(scan_both(t).walked);
+    // Made during the run: the event names the new name; the scan finds the old one by its inode.
+    REQUIRE(::link((t.ws + "/src/b.txt").c_str(), (t.ws + "/docs/b-link.txt").c_str()) == 0);
+    CHECK_FALSE(scan_both(t).walked);
+    append(t.ws + "/docs/b-link.txt", "through the new link\n");
+    auto way = scan_both(t);
+    CHECK_FALSE(way.walked);
+    auto changed = t.walked->scan();  // nothing more
+    REQUIRE(changed.ok());
+    CHECK(changed->empty());
+  }
+
+  TEST_CASE("event scans: a rewrite that keeps size and second is still found (racy files are looked at again)") {
+    Twin t = twin();
+    write_file(t.ws + "/a.txt", "B\n");
+    CHECK_FALSE(scan_both(t).walked);
+    write_file(t.ws + "/a.txt", "C\n");  // same size, same second: its stat may not move
+    CHECK_FALSE(scan_both(t).walked);
+  }
+
+  TEST_CASE("event scans walk in full, saying why, past the watch limit or after distrust_events()") {
+    Twin t = twin(kFiles, 2);
+    write_file(t.ws + "/src/deep/c.txt", "changed\n");
+    auto way = scan_both(t);
+    CHECK(way.walked);
+    CHECK(way.reason.find("the limit of 2 inotify watches") != std::string::npos);
+
+    Twin u = twin();
+    u.evented->distrust_events("a step ran without Landlock");
+    write_file(u.ws + "/a.txt", "changed\n");
+    way = scan_both(u);
+    CHECK(way.walked);
+    CHECK(way.reason == "a step ran without Landlock");
+    write_file(u.ws + "/a.txt", "changed again\n");
+    CHECK_FALSE(scan_both(u).walked);  // for the next scan only
+  }
+
+  TEST_CASE("event scans walk in full after a queue overflow, and find every file") {
+    std::ifstream limit_file("/proc/sys/fs/inotify/max_queued_events");
+    long limit = 0;
+    limit_file >> limit;
+    if (limit <= 0 || limit > 100000) {
+      MESSAGE("skipped: fs.inotify.max_queued_events is " << limit);
+      return;
+    }
+    Twin t = twin();
+    // In a folder watched already (files in a folder made since are found by walking the folder).
+    for (long i = 0; i <= limit; ++i) write_file(t.ws + "/src/f" + std::to_string(i), "x");
+    auto way = scan_both(t);
+    CHECK(way.walked);
+    CHECK(way.reason.find("overflowed") != std::string::npos);
+    write_file(t.ws + "/src/f0", "after\n");
+    CHECK_FALSE(scan_both(t).walked);
+  }
+
+  TEST_CASE("without watch_changes() a scan walks and names no reason") {
+    Twin t = twin();
+    write_file(t.ws + "/a.txt", "changed\n");
+    scan_both(t);
+    CHECK(t.walked->last_scan().walked);
+    CHECK(t.walked->last_scan().reason.empty());
+  }
+}
