@@ -615,11 +615,10 @@ Result<GateEnded> end_gate_turn(GateAgent agent, const HookInput& in, const Gate
              .before_verdict =
                  [&](RunFacts& f) {
                    f.budget.used.elapsed_s = elapsed();
-                   s.run.trajectory().record(event::kRunEnded,
-                                             {{"status", to_string(f.status)},
-                                              {"snapshot_after", f.snapshot_after},
-                                              {"scan", to_json(f.scan)},
-                                              {"protected_changes", f.protected_changes}});
+                   s.run.trajectory().record(event::kRunEnded, {{"status", to_string(f.status)},
+                                                                {"snapshot_after", f.snapshot_after},
+                                                                {"scan", to_json(f.scan)},
+                                                                {"protected_changes", f.protected_changes}});
                  },
              .deadline = &s.run.deadline()};
   snapshot::GitTrees trees = s.run.snapshots().trees();

@@ -85,7 +85,8 @@ std::optional<BudgetKind> parse_budget_kind(const std::string& s) { return looku
 
 nlohmann::json to_json(const ScanCoverage& s) {
   nlohmann::json walks = nlohmann::json::array();
-  for (const auto& w : s.full_walks) walks.push_back({{"step", w.step.empty() ? nlohmann::json() : nlohmann::json(w.step)}, {"reason", w.reason}});
+  for (const auto& w : s.full_walks)
+    walks.push_back({{"step", w.step.empty() ? nlohmann::json() : nlohmann::json(w.step)}, {"reason", w.reason}});
   return {{"complete", s.complete}, {"unread", s.unread}, {"by_events", s.by_events}, {"full_walks", walks}};
 }
 
@@ -486,12 +487,14 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
     if (j.contains("scan") && j["scan"].is_object()) {
       f.scan.complete = j["scan"].value("complete", true);
       f.scan.unread = j["scan"].value("unread", std::vector<std::string>{});
-      if (const auto& n = j["scan"].value("by_events", nlohmann::json()); n.is_number_integer()) f.scan.by_events = n.get<int>();
+      if (const auto& n = j["scan"].value("by_events", nlohmann::json()); n.is_number_integer())
+        f.scan.by_events = n.get<int>();
       if (const auto& walks = j["scan"].value("full_walks", nlohmann::json::array()); walks.is_array()) {
         for (const auto& w : walks) {
           if (w.is_object() && w.value("reason", nlohmann::json()).is_string())
-            f.scan.full_walks.push_back({w.value("step", nlohmann::json()).is_string() ? w["step"].get<std::string>() : "",
-                                         w["reason"].get<std::string>()});
+            f.scan.full_walks.push_back(
+                {w.value("step", nlohmann::json()).is_string() ? w["step"].get<std::string>() : "",
+                 w["reason"].get<std::string>()});
         }
       }
     }

@@ -274,12 +274,17 @@ std::string Executor::events_blind_spot() const {
   // link (Landlock from ABI 2 refuses a link or rename into another folder) and end every process
   // with its step (a PID namespace or a cgroup), or the scan after processes ran walks.
   const nlohmann::json& p = options_.sandbox_protections;
-  auto flag = [&p](const char* key) { return p.is_object() && p.value(key, nlohmann::json()).is_boolean() && p[key].get<bool>(); };
-  int abi = p.is_object() && p.value("landlock_abi", nlohmann::json()).is_number_integer() ? p["landlock_abi"].get<int>() : 0;
+  auto flag = [&p](const char* key) {
+    return p.is_object() && p.value(key, nlohmann::json()).is_boolean() && p[key].get<bool>();
+  };
+  int abi =
+      p.is_object() && p.value("landlock_abi", nlohmann::json()).is_number_integer() ? p["landlock_abi"].get<int>() : 0;
   if (!flag("filesystem") || abi < 2)
-    return "processes ran without Landlock (ABI 2 or later): a write through a hard link out of the workspace is no event here";
+    return "processes ran without Landlock (ABI 2 or later): a write through a hard link out of the workspace is no "
+           "event here";
   if (!flag("pid_namespace") && !(p.is_object() && p.value("processes", "") == "cgroup"))
-    return "processes may outlive their step (no PID namespace or cgroup): a write through a shared mapping is no event";
+    return "processes may outlive their step (no PID namespace or cgroup): a write through a shared mapping is no "
+           "event";
   return "";
 }
 
@@ -524,13 +529,12 @@ RunFacts Executor::finish(RunStatus status, BudgetKind exhausted, const std::str
     facts_.status_detail = "could not observe the workspace: " + scan_error_;
   }
   facts_.budget.used.elapsed_s = elapsed_s();
-  deps_.trajectory.record(event::kRunEnded,
-                          {{"status", to_string(facts_.status)},
-                           {"detail", facts_.status_detail},
-                           {"exhausted", to_string(exhausted)},
-                           {"snapshot_after", facts_.snapshot_after},
-                           {"scan", to_json(facts_.scan)},
-                           {"protected_changes", facts_.protected_changes}});
+  deps_.trajectory.record(event::kRunEnded, {{"status", to_string(facts_.status)},
+                                             {"detail", facts_.status_detail},
+                                             {"exhausted", to_string(exhausted)},
+                                             {"snapshot_after", facts_.snapshot_after},
+                                             {"scan", to_json(facts_.scan)},
+                                             {"protected_changes", facts_.protected_changes}});
   return facts_;
 }
 

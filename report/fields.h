@@ -88,7 +88,8 @@ inline std::vector<std::string> scan_way_lines(const nlohmann::json& report) {
     out.push_back(fmt::format("full scan: {} ({})", json_text(json_field(walks[i], "reason")),
                               step.is_string() ? "after step " + step.get<std::string>() : "the final scan"));
   }
-  if (walks.size() > kShown) out.push_back(fmt::format("and {} more full scans (report --json lists all)", walks.size() - kShown));
+  if (walks.size() > kShown)
+    out.push_back(fmt::format("and {} more full scans (report --json lists all)", walks.size() - kShown));
   return out;
 }
 

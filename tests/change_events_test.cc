@@ -448,7 +448,8 @@ Twin twin(const std::map<std::string, std::string>& files = kFiles, std::size_t 
 
 std::vector<std::string> paths_of(const std::vector<snapshot::SnapshotStore::AccessChange>& changes) {
   std::vector<std::string> out;
-  for (const auto& c : changes) out.push_back(c.path + " " + std::to_string(c.before.mode) + ">" + std::to_string(c.after.mode));
+  for (const auto& c : changes)
+    out.push_back(c.path + " " + std::to_string(c.before.mode) + ">" + std::to_string(c.after.mode));
   return out;
 }
 

@@ -117,7 +117,11 @@ TEST_SUITE("executor") {
     };
     for (const auto& row : std::vector<Row>{
              {R"({"snapshot": []})", "snapshot: expected an object"},
-             {R"({"snapshot": {"ignored": []}})", "snapshot.ignored: unknown field \"ignored\" (expected: ignore)"},
+             {R"({"snapshot": {"ignored": []}})",
+              "snapshot.ignored: unknown field \"ignored\" (expected one of: ignore, change_events, max_watches)"},
+             {R"({"snapshot": {"max_watches": -1}})",
+              "snapshot.max_watches: expected a whole number from 0 (the kernel's limit) to 100000000"},
+             {R"({"snapshot": {"change_events": "yes"}})", "snapshot.change_events: expected true or false"},
              {R"({"snapshot": {"ignore": "*.log"}})", "snapshot.ignore: expected an array of strings"},
              {R"({"snapshot": {"ignore": ["*.log", ""]}})", "snapshot.ignore[1]: expected a non-empty string"},
              {R"({"snapshot": {"ignore": ["a\n!b"]}})",

@@ -244,6 +244,9 @@ TEST_SUITE("e2e") {
     REQUIRE(config != nullptr);
     CHECK((*config)["change"] == "modified");
     CHECK(names_path(j, "config.yml"));
+    // Found by the change events, not a walk: the service's write is an event like any other.
+    CHECK(j["scan"]["full_walks"].empty());
+    CHECK(j["scan"]["by_events"].get<int>() >= 1);
   }
 
   // Case 6 of 22: unfixed round-1 failures are excused: round 1 writes `port: 9090` (its file_contains
