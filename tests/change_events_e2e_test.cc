@@ -187,6 +187,22 @@ TEST_SUITE("e2e") {
     CHECK(list[1].rfind("src/a.txt modified", 0) == 0);
   }
 
+  TEST_CASE("change events: a shared mapping written by a process left running at its step's end is seen") {
+    // A write through a mapping is no event; the PID namespace ends the process with its step, and
+    // the mapping's file is closed then: that close is one.
+    Case c;
+    c.name = "mapping";
+    c.commands = {
+        "/usr/bin/python3 -c 'import mmap, os, sys, time\n"
+        "f = open(\"src/a.txt\", \"r+b\")\nm = mmap.mmap(f.fileno(), 0)\nm[0:1] = b\"Z\"\n"
+        "if os.fork(): sys.exit(0)\ntime.sleep(60)' && sleep 0.2"};
+    Outcome o = run_twice(c);
+    CHECK(o.evented["scan"]["full_walks"].empty());
+    auto list = mutation_list(o.evented);
+    REQUIRE(list.size() == 1);
+    CHECK(list[0].rfind("src/a.txt modified", 0) == 0);
+  }
+
   TEST_CASE("change events: without Landlock the scans after a process walk in full, saying why") {
     Case c;
     c.name = "no landlock";
