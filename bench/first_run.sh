@@ -10,6 +10,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 files=${1:-100000}
+rounds=${ROUNDS:-3}
+with_norepo=${NOREPO:-1}
 candor=${CANDOR_BIN:-$here/build/cli/candor}
 [ -x "$candor" ] || { echo "no candor binary at $candor (build first, or set CANDOR_BIN)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "needs /usr/bin/time (Debian package time; make bench installs it)" >&2; exit 1; }
@@ -43,8 +45,7 @@ time_of() {
 # The last line: /usr/bin/time puts "Command exited with non-zero status N" before it.
 seconds() { tail -1 "$1" | cut -d' ' -f1; }
 median3() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
-rounds=${ROUNDS:-3}
-with_norepo=${NOREPO:-1}
+
 
 plan() {
   printf '{"goal_kind": "modify", "steps": [{"id": "s1", "tool": "file_write", "args": {"path": "bench.txt", "content": "%s\\n"}}], "then": "finish"}' "$1" > "$work/plan-$1.json"
