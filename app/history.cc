@@ -60,11 +60,14 @@ std::map<std::string, std::string> report_diffs(const StoredReport& report) {
   if (!snapshots.ok()) return diffs;
   // This process did not see the run start: its credentials are read back from the snapshot.
   auto credentials = snapshot::run_credentials((*snapshots)->trees(), *facts, ::environ);
+  std::vector<std::string> paths;
   for (const auto& m : facts->mutations) {
     if (m.credential || sandbox::looks_secret(m.path)) continue;  // render_html withholds it; do not even load it
-    auto patch = (*snapshots)->patch_text(facts->snapshot_before, facts->snapshot_after, m.path, 64 * 1024);
-    if (patch.ok()) diffs[m.path] = credentials->masker()->mask(*patch);
+    paths.push_back(m.path);
   }
+  auto patches = (*snapshots)->trees().patch_texts(facts->snapshot_before, facts->snapshot_after, paths, 64 * 1024);
+  if (!patches.ok()) return diffs;
+  for (auto& [path, patch] : *patches) diffs[path] = credentials->masker()->mask(patch);
   return diffs;
 }
 

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,6 +35,22 @@ class TreeReader {
   // Unified diff text of one path between two trees, for people and the judge. Capped.
   virtual Result<std::string> patch_text(const std::string& from_tree, const std::string& to_tree,
                                          const std::string& path, std::size_t max_bytes) const = 0;
+
+  // patch_text() of each of `paths` (files) between the same two trees, by path; a path with no
+  // change has none. One diff of the two trees where the reader can, not one per path (a diff
+  // narrowed to a path still reads every entry of each folder on its way: 20,000 changed files in
+  // one folder took a minute path by path).
+  virtual Result<std::map<std::string, std::string>> patch_texts(const std::string& from_tree,
+                                                                 const std::string& to_tree,
+                                                                 const std::vector<std::string>& paths,
+                                                                 std::size_t max_bytes) const {
+    std::map<std::string, std::string> out;
+    for (const auto& path : paths) {
+      TRY(std::string text, patch_text(from_tree, to_tree, path, max_bytes));
+      if (!text.empty()) out.emplace(path, std::move(text));
+    }
+    return out;
+  }
 
   // `path` in `tree` with its mode; nullopt when the path is not in it (or is a folder).
   virtual Result<std::optional<TreeFile>> read_file(const std::string& tree, const std::string& path) const = 0;

@@ -1,7 +1,9 @@
 // find_test_aware: which paths of a run's change each rule of evidence/test_aware.h reads, and the
 // tests' and the source's literals, read through core::TreeReader.
 #include <algorithm>
+#include <map>
 #include <set>
+#include <utility>
 
 #include "core/credentials.h"
 #include "evidence/command_coverage.h"
@@ -60,13 +62,30 @@ Result<std::vector<TestAwareFlag>> find_test_aware(const TreeReader& trees, cons
   auto secret = [&](const std::string& path) { return credentials.count(path) > 0 || looks_secret(path); };
 
   std::vector<LineChange> literal_candidates;  // rule (b): changes a user command's covers take in
-  for (const auto& m : facts.mutations) {
-    if (m.binary || m.credential || m.change == "mode" || secret(m.path)) continue;
+  auto wanted = [&](const Mutation& m) {
     Trees t = trees_of(facts, m);
-    if (t.from.empty() || t.to.empty()) continue;
-    auto patch = trees.patch_text(t.from, t.to, m.path, kMaxPatchBytes);
-    if (!patch.ok()) continue;  // no diff to read: the judge's evidence says so
-    LineChange change = line_change(m.path, m.change, *patch);
+    return !(m.binary || m.credential || m.change == "mode" || secret(m.path) || t.from.empty() || t.to.empty());
+  };
+  // The patches, one diff per pair of trees (the run's, the commits'), not one per path.
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> asked;
+  for (const auto& m : facts.mutations) {
+    if (!wanted(m)) continue;
+    Trees t = trees_of(facts, m);
+    asked[{t.from, t.to}].push_back(m.path);
+  }
+  std::map<std::pair<std::string, std::string>, std::map<std::string, std::string>> patches;
+  for (const auto& [pair, paths] : asked) {
+    auto got = trees.patch_texts(pair.first, pair.second, paths, kMaxPatchBytes);
+    if (got.ok()) patches[pair] = std::move(got.value());  // none to read: the judge's evidence says so
+  }
+  for (const auto& m : facts.mutations) {
+    if (!wanted(m)) continue;
+    Trees t = trees_of(facts, m);
+    auto of_pair = patches.find({t.from, t.to});
+    if (of_pair == patches.end()) continue;
+    auto patch = of_pair->second.find(m.path);
+    if (patch == of_pair->second.end()) continue;
+    LineChange change = line_change(m.path, m.change, patch->second);
     TestFileKind kind = test_file_kind(m.path);
     bool named = false, test_code = false;
     for (const auto& t2 : tests) {

@@ -191,10 +191,6 @@ std::optional<std::pair<int, int>> multiset_line_counts(git_repository* repo, co
                         static_cast<int>(std::min<std::int64_t>(removed, INT32_MAX)));
 }
 
-bool is_binary_change(git_repository* repo, const git_diff_delta* d) {
-  return side_of(repo, d->old_file).binary || side_of(repo, d->new_file).binary;
-}
-
 // The mutation `d` is. Its line counts come from a text diff, made only when neither side is
 // binary (a text diff of a large binary costs xdiff's worst case, for numbers nobody shows).
 Result<Mutation> mutation_of(git_diff* diff, std::size_t i, git_repository* repo) {
@@ -425,36 +421,76 @@ Result<std::vector<Mutation>> GitTrees::diff(const std::string& from_tree, const
   return out;
 }
 
+namespace {
+
+// The patch of delta `i` of `diff`, as patch_text() says it, whole.
+Result<std::string> patch_of_delta(git_repository* repo, git_diff* diff, std::size_t i) {
+  const git_diff_delta* d = git_diff_get_delta(diff, i);
+  // A change too large to diff is said as such; nothing of it is shown.
+  const Side before = side_of(repo, d->old_file), after = side_of(repo, d->new_file);
+  if (!before.binary && !after.binary && std::max(before.size, after.size) > kMaxDiffBytes) {
+    return fmt::format(
+        "diff --git a/{0} b/{0}\n(not shown: {1} bytes before, {2} after; candor diffs text of up to {3} bytes)\n",
+        d->new_file.path ? d->new_file.path : d->old_file.path, before.size, after.size, kMaxDiffBytes);
+  }
+  // A binary change is named as git names it, without its bytes (the diff was forced to text).
+  if (before.binary || after.binary) {
+    std::string from = d->status == GIT_DELTA_ADDED ? "/dev/null" : "a/" + std::string(d->old_file.path);
+    std::string to = d->status == GIT_DELTA_DELETED ? "/dev/null" : "b/" + std::string(d->new_file.path);
+    return fmt::format("diff --git a/{} b/{}\nBinary files {} and {} differ\n", d->old_file.path, d->new_file.path,
+                       from, to);
+  }
+  git_patch* raw = nullptr;
+  if (git_patch_from_diff(&raw, diff, i) != 0) return git_failure("diff");
+  git_buf buf = GIT_BUF_INIT;
+  int printed = raw == nullptr ? 0 : git_patch_to_buf(&buf, raw);
+  git_patch_free(raw);
+  if (printed != 0) return git_failure("format patch");
+  std::string text(buf.ptr == nullptr ? "" : buf.ptr, buf.size);
+  git_buf_dispose(&buf);
+  return text;
+}
+
+}  // namespace
+
 Result<std::string> GitTrees::patch_text(const std::string& from_tree, const std::string& to_tree,
                                          const std::string& path, std::size_t max_bytes) const {
   Diff diff;
   TRY_STATUS(diff_trees(repo_, from_tree, to_tree, path, diff.out()));
-  // A change too large to diff is said as such; nothing of it is shown.
-  if (git_diff_num_deltas(diff.get()) == 1) {
-    const git_diff_delta* d = git_diff_get_delta(diff.get(), 0);
-    const Side before = side_of(repo_, d->old_file), after = side_of(repo_, d->new_file);
-    if (!before.binary && !after.binary && std::max(before.size, after.size) > kMaxDiffBytes) {
-      return fmt::format(
-          "diff --git a/{0} b/{0}\n(not shown: {1} bytes before, {2} after; candor diffs text of up to {3} bytes)\n",
-          d->new_file.path ? d->new_file.path : d->old_file.path, before.size, after.size, kMaxDiffBytes);
-    }
+  std::string text;
+  for (std::size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
+    TRY(std::string one, patch_of_delta(repo_, diff.get(), i));
+    text += one;
   }
-  // A binary change is named as git names it, without its bytes (the diff was forced to text).
-  if (git_diff_num_deltas(diff.get()) == 1 && is_binary_change(repo_, git_diff_get_delta(diff.get(), 0))) {
-    const git_diff_delta* d = git_diff_get_delta(diff.get(), 0);
-    std::string before = d->status == GIT_DELTA_ADDED ? "/dev/null" : "a/" + std::string(d->old_file.path);
-    std::string after = d->status == GIT_DELTA_DELETED ? "/dev/null" : "b/" + std::string(d->new_file.path);
-    return fmt::format("diff --git a/{} b/{}\nBinary files {} and {} differ\n", d->old_file.path, d->new_file.path,
-                       before, after);
-  }
-  git_buf buf = GIT_BUF_INIT;
-  if (git_diff_to_buf(&buf, diff.get(), GIT_DIFF_FORMAT_PATCH) != 0) return git_failure("format patch");
-  std::string text(buf.ptr, buf.size);
-  git_buf_dispose(&buf);
   if (text.size() > max_bytes) {
     text = text.substr(0, max_bytes) + fmt::format("\n[diff truncated: {} bytes in total]\n", text.size());
   }
   return text;
+}
+
+Result<std::map<std::string, std::string>> GitTrees::patch_texts(const std::string& from_tree,
+                                                                 const std::string& to_tree,
+                                                                 const std::vector<std::string>& paths,
+                                                                 std::size_t max_bytes) const {
+  std::map<std::string, std::string> out;
+  if (paths.empty()) return out;
+  Diff diff;
+  GitTree from, to;
+  TRY_STATUS(lookup_tree(repo_, from_tree, from));
+  TRY_STATUS(lookup_tree(repo_, to_tree, to));
+  TRY_STATUS(diff_trees(repo_, from.get(), to.get(), paths, diff.out()));
+  for (std::size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
+    const git_diff_delta* d = git_diff_get_delta(diff.get(), i);
+    std::string path = d->new_file.path != nullptr ? d->new_file.path : d->old_file.path;
+    TRY(std::string one, patch_of_delta(repo_, diff.get(), i));
+    out[path] += one;  // a path whose type changed (a file made a symlink) is two deltas under one name
+  }
+  for (auto& [path, text] : out) {
+    if (text.size() > max_bytes) {
+      text = text.substr(0, max_bytes) + fmt::format("\n[diff truncated: {} bytes in total]\n", text.size());
+    }
+  }
+  return out;
 }
 
 Result<std::optional<TreeFile>> GitTrees::read_file(const std::string& tree_id, const std::string& path) const {

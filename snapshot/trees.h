@@ -46,6 +46,9 @@ class GitTrees final : public TreeReader {
   // Unified diff text of one path between two trees, for people and the judge. Capped.
   Result<std::string> patch_text(const std::string& from_tree, const std::string& to_tree, const std::string& path,
                                  std::size_t max_bytes) const override;
+  Result<std::map<std::string, std::string>> patch_texts(const std::string& from_tree, const std::string& to_tree,
+                                                         const std::vector<std::string>& paths,
+                                                         std::size_t max_bytes) const override;
 
   // `path` in `tree` with its mode; nullopt when the path is not in it (or is a folder).
   Result<std::optional<TreeFile>> read_file(const std::string& tree, const std::string& path) const override;

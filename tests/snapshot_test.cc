@@ -107,6 +107,51 @@ TEST_SUITE("verify") {
     CHECK(binary_patch->find('\0') == std::string::npos);
   }
 
+  TEST_CASE("patch_texts gives, from one diff, what patch_text gives path by path") {
+    std::string ws = make_workspace({{"a.txt", "one\ntwo\n"},
+                                     {"gone.txt", "bye\n"},
+                                     {"big.txt", std::string(2 << 20, 'x')},
+                                     {"bin.dat", std::string("a\0b", 3)},
+                                     {"sub/typed", "file\n"},
+                                     {"sub/same.txt", "same\n"}});
+    auto snap = snapshot::SnapshotStore::open(make_temp_dir("store"), ws, system_clock());
+    REQUIRE(snap.ok());
+    REQUIRE((*snap)->scan().ok());
+    auto t0 = (*snap)->write_tree();
+    REQUIRE(t0.ok());
+    write_file(ws + "/a.txt", "one\n2\n");
+    fs::remove(ws + "/gone.txt");
+    write_file(ws + "/new.txt", "new\n");
+    write_file(ws + "/big.txt", std::string(2 << 20, 'y'));
+    write_file(ws + "/bin.dat", std::string("a\0c", 3));
+    fs::remove(ws + "/sub/typed");
+    fs::create_symlink("../a.txt", ws + "/sub/typed");  // a file made a symlink: two deltas, one path
+    REQUIRE((*snap)->scan().ok());
+    auto t1 = (*snap)->write_tree();
+    REQUIRE(t1.ok());
+    std::vector<std::string> paths = {"a.txt",   "gone.txt",  "new.txt",     "big.txt",
+                                      "bin.dat", "sub/typed", "sub/same.txt"};
+    for (std::size_t cap : {std::size_t{10000}, std::size_t{20}}) {
+      auto batch = (*snap)->trees().patch_texts(*t0, *t1, paths, cap);
+      REQUIRE(batch.ok());
+      for (const auto& path : paths) {
+        CAPTURE(path);
+        auto one = (*snap)->patch_text(*t0, *t1, path, cap);
+        REQUIRE(one.ok());
+        auto found = batch->find(path);
+        CHECK((found == batch->end() ? std::string() : found->second) == *one);
+      }
+      CHECK(batch->count("sub/same.txt") == 0);  // unchanged: no patch
+      CHECK(batch->size() == 6);
+    }
+    auto whole = (*snap)->trees().patch_texts(*t0, *t1, paths, 10000);
+    REQUIRE(whole.ok());
+    CHECK(whole->at("a.txt").find("-two\n+2\n") != std::string::npos);
+    CHECK(whole->at("big.txt").find("(not shown: ") != std::string::npos);
+    CHECK(whole->at("bin.dat").find("Binary files a/bin.dat and b/bin.dat differ") != std::string::npos);
+    CHECK(whole->at("gone.txt").find("-bye") != std::string::npos);
+  }
+
   TEST_CASE("a same-size rewrite right after a scan is still seen") {
     std::string ws = make_temp_dir("ws");
     write_file(ws + "/f.txt", "aaaa\n");

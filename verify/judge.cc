@@ -67,6 +67,20 @@ std::vector<EvidencePiece> gather_evidence(const TreeReader& snapshots, const Ru
     if (credentials != nullptr) credentials->masker()->mask_in_place(piece.text);
     out.push_back(std::move(piece));
   };
+  // A committed change's diff is the commits' (the workspace's file may be as it was). One diff of
+  // each pair of trees for all their paths, not one per path.
+  std::vector<std::string> run_paths, committed_paths;
+  for (const auto& m : facts.mutations) {
+    if (!withheld(m)) (m.committed ? committed_paths : run_paths).push_back(m.path);
+  }
+  Result<std::map<std::string, std::string>> run_patches(std::map<std::string, std::string>{}),
+      committed_patches(std::map<std::string, std::string>{});
+  if (!facts.snapshot_before.empty() && !facts.snapshot_after.empty()) {
+    run_patches = snapshots.patch_texts(facts.snapshot_before, facts.snapshot_after, run_paths, caps.diff_per_file);
+    if (!committed_paths.empty())
+      committed_patches =
+          snapshots.patch_texts(facts.commits_from_tree, facts.commits_to_tree, committed_paths, caps.diff_per_file);
+  }
   // A credential file's change is evidence that it changed, never of what it said or says now.
   for (const auto& m : facts.mutations) {
     if (facts.snapshot_before.empty() || facts.snapshot_after.empty()) break;
@@ -74,14 +88,13 @@ std::vector<EvidencePiece> gather_evidence(const TreeReader& snapshots, const Ru
       add({"diff", m.path, std::string(kContentWithheld)});
       continue;
     }
-    // A committed change's diff is the commits' (the workspace's file may be as it was).
-    auto patch = m.committed
-                     ? snapshots.patch_text(facts.commits_from_tree, facts.commits_to_tree, m.path, caps.diff_per_file)
-                     : snapshots.patch_text(facts.snapshot_before, facts.snapshot_after, m.path, caps.diff_per_file);
-    if (!patch.ok()) {
-      add({"diff", m.path, "(diff unavailable: " + patch.error().message + ")", true});
+    const auto& patches = m.committed ? committed_patches : run_patches;
+    if (!patches.ok()) {
+      add({"diff", m.path, "(diff unavailable: " + patches.error().message + ")", true});
       continue;
     }
+    auto found = patches->find(m.path);
+    Result<std::string> patch(found == patches->end() ? std::string() : found->second);
     // Cut at diff_per_file, or too large for candor to diff (snapshot/trees.cc says so in the text).
     bool whole =
         patch->find("\n[diff truncated: ") == std::string::npos && patch->find("\n(not shown: ") == std::string::npos;
