@@ -182,6 +182,15 @@ StepRecord Executor::run_step(const planner::PlanStep& step, int round, RoundOut
 
   ToolContext ctx{deps_.workspace,       options_.network, options_.output_cap,
                   deps_.deadline.left(), options_.cancel,  options_.process_sandbox};
+  if (options_.process_sandbox != nullptr && options_.change_events) {
+    ctx.secret_files_now = &secret_files_now_;
+    // What processes since the last refresh may have done unseen (a hard link out, a mapping kept)
+    // the events cannot vouch for: then the refresh walks.
+    ctx.changes_since_secret_refresh = [this]() -> std::optional<std::set<std::string>> {
+      if (!events_blind_spot().empty()) return std::nullopt;
+      return deps_.snapshots.changes_since_last_call();
+    };
+  }
   ToolResult result = tool->run(step.args, ctx);
   facts_.budget.used.steps++;
   // Masked where it is made: the output goes to the event, the planner's observations, the

@@ -4,8 +4,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -57,6 +59,11 @@ struct ToolContext {
   const std::atomic<bool>* cancel = nullptr;    // borrowed; Ctrl-C
   // Borrowed; the process sandbox shell steps run in. Null: the default policy for the workspace.
   const sandbox::SandboxPolicy* process_sandbox = nullptr;
+  // The credential files as the last process's refresh found them (borrowed, kept by the run), and
+  // what changed in the workspace since that refresh (complete, or nullopt: look everywhere), so
+  // that the next refresh looks only there. Unset: every refresh walks the workspace.
+  std::optional<std::vector<std::string>>* secret_files_now = nullptr;
+  std::function<std::optional<std::set<std::string>>()> changes_since_secret_refresh = nullptr;
 };
 
 class Tool {

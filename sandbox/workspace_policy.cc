@@ -1,6 +1,10 @@
 #include "sandbox/workspace_policy.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <set>
 
 #include <fmt/format.h>
@@ -71,6 +75,67 @@ Status refresh_secret_files(const Workspace& workspace, SandboxPolicy& policy) {
   SecretScan scan = scan_secrets(workspace, known);
   if (!scan.incomplete.empty() && scan.known_found.size() < known.size()) return refused(scan.incomplete);
   policy.secret_files = std::move(scan.paths);
+  return ok_status();
+}
+
+Status refresh_secret_files_at(const Workspace& workspace, SandboxPolicy& policy,
+                               const std::set<std::string>& changed) {
+  if (!policy.secret_scan_error.empty()) return refresh_secret_files(workspace, policy);
+  const std::set<FileIdentity> known(policy.secret_identities.begin(), policy.secret_identities.end());
+  const std::string prefix = workspace.root() + "/";
+  std::set<std::string> files(policy.secret_files.begin(), policy.secret_files.end());  // absolute
+  auto secret = [&](const std::string& rel, FileIdentity id) {
+    return known.count(id) != 0 || workspace.secret_filter().refused(rel);
+  };
+  auto forget_beneath = [&files](const std::string& abs_dir) {
+    files.erase(files.lower_bound(abs_dir), files.lower_bound(abs_dir + '\xff'));
+  };
+  int seen = 0;
+  for (const auto& path : changed) {
+    if (path.empty() || path == "./" || path.front() == '/') return refresh_secret_files(workspace, policy);
+    int depth = static_cast<int>(std::count(path.begin(), path.end(), '/'));
+    if (depth >= kMaxSecretDepth) return refresh_secret_files(workspace, policy);
+    if (path.back() == '/') {
+      forget_beneath(prefix + path);
+      WalkIdentify identify;
+      if (known.empty()) identify = [&workspace](std::string_view p) { return workspace.secret_filter().refused(p); };
+      bool too_much = false;
+      Status walked = workspace.walk(
+          path.substr(0, path.size() - 1), kMaxSecretDepth - depth,
+          [&](const WalkEntry& e) {
+            if (++seen > kMaxSecretScan || (e.kind == EntryKind::kDirectory && e.depth >= kMaxSecretDepth - depth)) {
+              too_much = true;
+              return false;
+            }
+            if (e.kind == EntryKind::kFile && e.identified && secret(e.path, {e.dev, e.ino}))
+              files.insert(prefix + e.path);
+            return true;
+          },
+          identify);
+      if (too_much) return refresh_secret_files(workspace, policy);
+      // Gone, or no folder any more (its own name is then looked at by the event that named it).
+      if (!walked.ok() && walked.error().code != ErrorCode::kNotFound) return refresh_secret_files(workspace, policy);
+      continue;
+    }
+    files.erase(prefix + path);
+    std::size_t slash = path.rfind('/');
+    std::string parent = slash == std::string::npos ? "." : path.substr(0, slash);
+    std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    auto dir = workspace.open_directory(parent);
+    if (!dir.ok()) {
+      if (dir.error().code == ErrorCode::kNotFound) continue;  // its folder went: so did it
+      return refresh_secret_files(workspace, policy);
+    }
+    struct stat st {};
+    if (::fstatat(dir->get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (errno == ENOENT || errno == ENOTDIR) continue;
+      return refresh_secret_files(workspace, policy);
+    }
+    if (S_ISREG(st.st_mode) &&
+        secret(path, {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)}))
+      files.insert(prefix + path);
+  }
+  policy.secret_files.assign(files.begin(), files.end());
   return ok_status();
 }
 

@@ -3,6 +3,9 @@
 // credential files).
 #pragma once
 
+#include <set>
+#include <string>
+
 #include "sandbox/process_sandbox.h"
 #include "sandbox/workspace.h"
 
@@ -19,6 +22,14 @@ SandboxPolicy make_sandbox_policy(const Workspace& workspace, SandboxPolicy base
 // walk could not see the whole workspace (more than kMaxSecretScan entries, or folders deeper than
 // kMaxSecretDepth) and a credential file could be hidden where it did not look.
 Status refresh_secret_files(const Workspace& workspace, SandboxPolicy& policy);
+
+// refresh_secret_files() when only `changed` (workspace-relative: files "a/b.env", folders "a/" to
+// look through whole) can differ from what `policy.secret_files` says now: each is looked at again
+// as the walk would, and what it held dropped first. `changed` must be complete (change events that
+// proved it); O(what changed), not a walk of the workspace. Falls back to refresh_secret_files()
+// where it cannot tell (a folder that cannot be listed, one too deep, a start whose walk was
+// incomplete), so it fails where that does.
+Status refresh_secret_files_at(const Workspace& workspace, SandboxPolicy& policy, const std::set<std::string>& changed);
 
 inline constexpr int kMaxSecretScan = 1000000;
 inline constexpr int kMaxSecretDepth = 512;

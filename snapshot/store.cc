@@ -311,6 +311,13 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk(const std::set<std::string
     WalkResult walked = walk_workdir(*root, "", enter, visit, threads, options);
     take(walked);
     not_seen_in({0, index.size()});
+    // The folders the walk did not enter (snapshot.ignore's, the ignored ones) are watched all the
+    // same: what the events name there is for changes_since_last_call().
+    if (events) {
+      for (const auto& dir : walked.untracked_dirs) {
+        if (dir != skip_dir) events->watch_tree(dir);
+      }
+    }
   } else {
     out.partial = true;
     // The folders named, each walked whole (not one beneath another named); the files named, and
@@ -368,6 +375,15 @@ Result<std::vector<std::string>> SnapshotStore::scan(const std::vector<std::stri
   m.last_way = {.walked = true, .reason = m.started ? m.events_off : ""};
   if (m.events) {
     events = m.events->drain();
+    if (m.pending) {
+      events->changed_paths.merge(m.pending->changed_paths);
+      if (!m.pending->complete) {
+        events->reason = m.pending->reason + (events->reason.empty() ? "" : "; " + events->reason);
+        events->complete = false;
+      }
+      m.pending.reset();
+    }
+    m.named_since_call.insert(events->changed_paths.begin(), events->changed_paths.end());
     if (m.started) {
       if (!m.distrusted.empty())
         m.last_way.reason = m.distrusted;
@@ -378,6 +394,7 @@ Result<std::vector<std::string>> SnapshotStore::scan(const std::vector<std::stri
     }
     m.distrusted.clear();
   }
+  if (m.last_way.walked) m.since_call_complete = false;
   Impl::Walked w = m.walk(m.last_way.walked ? nullptr : &events->changed_paths);
   if (std::find(w.unread.begin(), w.unread.end(), "./") != w.unread.end()) {
     return make_error(ErrorCode::kIo, "snapshot: cannot list the workspace " + m.workdir);
@@ -619,7 +636,9 @@ void SnapshotStore::Impl::note_folders_looked_at(const Walked& w) {
 void SnapshotStore::watch_changes(std::size_t max_watches) {
   Impl& m = *impl_;
   ChangeEventsOptions options;
-  options.enter = [&m](std::string_view dir) { return m.enters(dir); };
+  // Every folder but the store's: the snapshot's scans take what their rules enter of what the
+  // events name, and changes_since_last_call() answers for ignored folders too.
+  options.enter = [&m](std::string_view dir) { return dir != m.skip_dir; };
   options.max_watches = max_watches;
   auto events = ChangeEvents::start(m.workdir, std::move(options));
   if (events.ok()) {
@@ -634,6 +653,28 @@ void SnapshotStore::distrust_events(const std::string& reason) {
 }
 
 const SnapshotStore::ScanWay& SnapshotStore::last_scan() const { return impl_->last_way; }
+
+std::optional<std::set<std::string>> SnapshotStore::changes_since_last_call() {
+  Impl& m = *impl_;
+  if (!m.events || !m.started) return std::nullopt;
+  ChangeSet drained = m.events->drain();
+  m.named_since_call.insert(drained.changed_paths.begin(), drained.changed_paths.end());
+  bool complete = m.since_call_complete && drained.complete && m.distrusted.empty();
+  if (m.pending) {
+    m.pending->changed_paths.merge(drained.changed_paths);
+    if (!drained.complete) {
+      m.pending->reason += (m.pending->reason.empty() ? "" : "; ") + drained.reason;
+      m.pending->complete = false;
+    }
+  } else {
+    m.pending = std::move(drained);
+  }
+  std::set<std::string> out = std::move(m.named_since_call);
+  m.named_since_call.clear();
+  m.since_call_complete = true;
+  if (!complete) return std::nullopt;
+  return out;
+}
 
 std::vector<SnapshotStore::AccessChange> SnapshotStore::access_changes() const {
   const Impl& m = *impl_;

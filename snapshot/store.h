@@ -91,6 +91,12 @@ class SnapshotStore {
   // The next scan walks in full, for `reason`: something may have changed that no event names (a
   // process ran that could write through a hard link out of the workspace).
   void distrust_events(const std::string& reason);
+  // What the change events named since the last call (drained now: the next scan still looks at it
+  // too), every folder but the store's watched, ignored or not: files "a/b" and folders "a/" whose
+  // whole content may have changed. nullopt when they cannot prove that nothing else changed (no
+  // events, a scan since the last call walked in full, or the first call of the run): then look
+  // everywhere. For what must see every change, as the credential files a process is kept from.
+  std::optional<std::set<std::string>> changes_since_last_call();
   // How the last scan looked at the workspace.
   struct ScanWay {
     bool walked = true;  // it walked everything (false: it looked where the events said)

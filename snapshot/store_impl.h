@@ -138,6 +138,11 @@ struct SnapshotStore::Impl {
   std::string distrusted;
   std::string events_off;  // why watch_changes() got no events ("" when it did, or was not asked)
   SnapshotStore::ScanWay last_way;
+  // Events drained by changes_since_last_call() for the next scan, and what the drains named since
+  // that call last returned (complete while every drain was and no scan walked in full).
+  std::optional<ChangeSet> pending;
+  std::set<std::string> named_since_call;
+  bool since_call_complete = false;  // false until the first call marks the start
 
   git_repository* ignore_rules() const { return frozen.get() != nullptr ? frozen.get() : repo.get(); }
   bool is_ignored(const std::string& path) const {

@@ -203,6 +203,26 @@ TEST_SUITE("e2e") {
     CHECK(list[0].rfind("src/a.txt modified", 0) == 0);
   }
 
+  TEST_CASE("change events: a file named like a credential made in a new ignored folder is empty to later steps") {
+    // The refresh before each shell step looks only where the events said (a step cannot move or
+    // link a credential file: it is a mount point in the step's namespace): the folder made, the
+    // file made in it, one renamed to a credential's name.
+    Env env(make_workspace({{".env", "TOKEN=0123456789abcdef\n"}, {".gitignore", "build/\n"}, {"a.txt", "a\n"}}));
+    std::string plan = env.plan_file(shell_plan({"mkdir -p build/x && echo TOKEN=made-here > build/x/.env.local",
+                                                 "wc -c < build/x/.env.local > seen1.txt",
+                                                 "echo key > build/x/plain && mv build/x/plain build/x/id_rsa",
+                                                 "wc -c < build/x/id_rsa > seen2.txt; wc -c < a.txt > seen3.txt"})
+                                         .dump());
+    auto r = env.exec(plan, {"--judge", "never"});
+    json report = parse_stdout(r);
+    CHECK(report["steps"]["failed"] == 0);
+    CHECK(report["scan"]["full_walks"].empty());
+    CHECK(read_file(env.ws + "/seen1.txt") == "0\n");
+    CHECK(read_file(env.ws + "/seen2.txt") == "0\n");
+    CHECK(read_file(env.ws + "/seen3.txt") == "2\n");  // what is not a credential reads whole
+    CHECK(read_file(env.ws + "/build/x/.env.local").size() == 16);
+  }
+
   TEST_CASE("change events: without Landlock the scans after a process walk in full, saying why") {
     Case c;
     c.name = "no landlock";
