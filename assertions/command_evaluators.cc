@@ -24,7 +24,7 @@ constexpr std::size_t kSummaryOutputCap = 4 * 1024 * 1024;
 Result<sandbox::SandboxPolicy> policy_for(const Context& ctx, bool workspace_writable) {
   sandbox::SandboxPolicy policy =
       ctx.process_sandbox != nullptr ? *ctx.process_sandbox : sandbox::make_sandbox_policy(ctx.workspace);
-  TRY_STATUS(sandbox::refresh_secret_files(ctx.workspace, policy));
+  TRY_STATUS(sandbox::refresh_secret_files_for(ctx.workspace, policy, ctx.secret_refresh));
   policy.workspace_writable = workspace_writable;
   return policy;
 }

@@ -19,6 +19,7 @@
 #include "net/http_client.h"
 #include "sandbox/process_sandbox.h"
 #include "sandbox/workspace.h"
+#include "sandbox/workspace_policy.h"
 
 namespace candor::assertions {
 
@@ -54,6 +55,8 @@ struct Context {
   // The run's time budget: a program an assertion runs is stopped by it, whatever its own
   // timeout, and one that would start after it does not start (an error, never a pass).
   Deadline deadline = {};
+  // How the credential files are found again before a program runs (sandbox/workspace_policy.h).
+  sandbox::SecretRefresh secret_refresh = {};
 };
 
 // The timeout a program run for an assertion gets: its own, cut to what is left before the

@@ -182,15 +182,7 @@ StepRecord Executor::run_step(const planner::PlanStep& step, int round, RoundOut
 
   ToolContext ctx{deps_.workspace,       options_.network, options_.output_cap,
                   deps_.deadline.left(), options_.cancel,  options_.process_sandbox};
-  if (options_.process_sandbox != nullptr && options_.change_events) {
-    ctx.secret_files_now = &secret_files_now_;
-    // What processes since the last refresh may have done unseen (a hard link out, a mapping kept)
-    // the events cannot vouch for: then the refresh walks.
-    ctx.changes_since_secret_refresh = [this]() -> std::optional<std::set<std::string>> {
-      if (!events_blind_spot().empty()) return std::nullopt;
-      return deps_.snapshots.changes_since_last_call();
-    };
-  }
+  ctx.secret_refresh = secret_refresh();
   ToolResult result = tool->run(step.args, ctx);
   facts_.budget.used.steps++;
   // Masked where it is made: the output goes to the event, the planner's observations, the
@@ -346,7 +338,21 @@ assertions::Context Executor::assertion_context(const assertions::StepView* step
       .registry = nullptr,
       .files = nullptr,
       .credential_seen = nullptr,
-      .deadline = deps_.deadline};
+      .deadline = deps_.deadline,
+      .secret_refresh = secret_refresh()};
+}
+
+sandbox::SecretRefresh Executor::secret_refresh() const {
+  if (options_.process_sandbox == nullptr || !options_.change_events) return {};
+  snapshot::SnapshotStore& snapshots = deps_.snapshots;
+  // What processes since the last refresh may have done unseen (a hard link out, a mapping kept)
+  // the events cannot vouch for: then the refresh walks.
+  bool blind = !events_blind_spot().empty();
+  return {.files_now = &secret_files_now_,
+          .changes_since_last = [&snapshots, blind]() -> std::optional<std::set<std::string>> {
+            if (blind) return std::nullopt;
+            return snapshots.changes_since_last_call();
+          }};
 }
 
 bool Executor::fails_on_empty_file(const nlohmann::json& assertion, const std::string& path,

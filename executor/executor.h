@@ -110,8 +110,10 @@ class Executor {
   // Why the change events cannot be trusted after a process ran under this run's sandbox ("" when
   // they can).
   std::string events_blind_spot() const;
-  // The credential files shell steps are kept from, as the last step's refresh found them.
-  std::optional<std::vector<std::string>> secret_files_now_;
+  // The credential files processes are kept from, as the last refresh found them, and how the next
+  // refresh finds them again (by the change events, when they can say).
+  mutable std::optional<std::vector<std::string>> secret_files_now_;
+  sandbox::SecretRefresh secret_refresh() const;
   std::vector<std::string> scan_for_changes(const std::string& step_id,
                                             const std::optional<std::vector<std::string>>& wrote = std::nullopt);
   // Whether `m` is a credential file's change: by its name, or by identity (a path of the start,

@@ -41,18 +41,9 @@ class Shell final : public Tool {
     spec.cancel = ctx.cancel;
     sandbox::SandboxPolicy policy =
         ctx.process_sandbox != nullptr ? *ctx.process_sandbox : sandbox::make_sandbox_policy(ctx.workspace);
-    // Asked before the refresh: what changes while it looks is for the next one.
-    std::optional<std::set<std::string>> changed;
-    if (ctx.changes_since_secret_refresh) changed = ctx.changes_since_secret_refresh();
-    bool incremental = changed && ctx.secret_files_now != nullptr && ctx.secret_files_now->has_value();
-    if (incremental) policy.secret_files = **ctx.secret_files_now;
-    Status masked = incremental ? sandbox::refresh_secret_files_at(ctx.workspace, policy, *changed)
-                                : sandbox::refresh_secret_files(ctx.workspace, policy);
-    if (!masked.ok()) {
-      if (ctx.secret_files_now != nullptr) ctx.secret_files_now->reset();
+    if (Status masked = sandbox::refresh_secret_files_for(ctx.workspace, policy, ctx.secret_refresh); !masked.ok()) {
       return ToolResult::failure(masked.error().message);
     }
-    if (ctx.secret_files_now != nullptr) *ctx.secret_files_now = policy.secret_files;
     spec.sandbox = &policy;
     auto run = sandbox::run_process(spec);
     if (!run.ok()) return ToolResult::failure(run.error().message);

@@ -20,6 +20,7 @@
 #include "planner/plan.h"
 #include "sandbox/process_sandbox.h"
 #include "sandbox/workspace.h"
+#include "sandbox/workspace_policy.h"
 
 namespace candor::executor {
 
@@ -59,11 +60,8 @@ struct ToolContext {
   const std::atomic<bool>* cancel = nullptr;    // borrowed; Ctrl-C
   // Borrowed; the process sandbox shell steps run in. Null: the default policy for the workspace.
   const sandbox::SandboxPolicy* process_sandbox = nullptr;
-  // The credential files as the last process's refresh found them (borrowed, kept by the run), and
-  // what changed in the workspace since that refresh (complete, or nullopt: look everywhere), so
-  // that the next refresh looks only there. Unset: every refresh walks the workspace.
-  std::optional<std::vector<std::string>>* secret_files_now = nullptr;
-  std::function<std::optional<std::set<std::string>>()> changes_since_secret_refresh = nullptr;
+  // How the credential files are found again before a process (sandbox/workspace_policy.h).
+  sandbox::SecretRefresh secret_refresh = {};
 };
 
 class Tool {

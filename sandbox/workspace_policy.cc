@@ -139,4 +139,21 @@ Status refresh_secret_files_at(const Workspace& workspace, SandboxPolicy& policy
   return ok_status();
 }
 
+Status refresh_secret_files_for(const Workspace& workspace, SandboxPolicy& policy, const SecretRefresh& refresh) {
+  // Asked before the refresh looks: what changes meanwhile is for the next one.
+  std::optional<std::set<std::string>> changed;
+  if (refresh.changes_since_last) changed = refresh.changes_since_last();
+  bool incremental = changed && refresh.files_now != nullptr && refresh.files_now->has_value();
+  if (incremental) policy.secret_files = **refresh.files_now;
+  Status done =
+      incremental ? refresh_secret_files_at(workspace, policy, *changed) : refresh_secret_files(workspace, policy);
+  if (refresh.files_now != nullptr) {
+    if (done.ok())
+      *refresh.files_now = policy.secret_files;
+    else
+      refresh.files_now->reset();
+  }
+  return done;
+}
+
 }  // namespace candor::sandbox

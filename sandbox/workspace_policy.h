@@ -3,8 +3,11 @@
 // credential files).
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "sandbox/process_sandbox.h"
 #include "sandbox/workspace.h"
@@ -30,6 +33,17 @@ Status refresh_secret_files(const Workspace& workspace, SandboxPolicy& policy);
 // where it cannot tell (a folder that cannot be listed, one too deep, a start whose walk was
 // incomplete), so it fails where that does.
 Status refresh_secret_files_at(const Workspace& workspace, SandboxPolicy& policy, const std::set<std::string>& changed);
+
+// What a run keeps between the processes it starts so that each refresh looks only where the
+// change events said: the credential files the last refresh found, and what changed since it
+// (nullopt: look everywhere). Both unset: every refresh walks.
+struct SecretRefresh {
+  std::optional<std::vector<std::string>>* files_now = nullptr;  // borrowed
+  std::function<std::optional<std::set<std::string>>()> changes_since_last = nullptr;
+};
+// The refresh before a process: refresh_secret_files_at() when `refresh` knows what changed since
+// the last one and what that one found, else refresh_secret_files(); what it finds is kept.
+Status refresh_secret_files_for(const Workspace& workspace, SandboxPolicy& policy, const SecretRefresh& refresh);
 
 inline constexpr int kMaxSecretScan = 1000000;
 inline constexpr int kMaxSecretDepth = 512;
