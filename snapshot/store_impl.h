@@ -1,6 +1,7 @@
 // The inside of a SnapshotStore, shared by the files that implement it: store.cc (opening,
-// scans, trees, the index's saving) and store_staging.cc (reading what a scan found into the
-// object database and the index). Not for other users.
+// scans, trees, the index's saving), store_staging.cc (reading what a scan found into the
+// object database and the index), store_events.cc (the change events the scans read) and
+// store_modes.cc (the modes the scans saw). Not for other users.
 #pragma once
 
 #include <chrono>
@@ -44,6 +45,16 @@ using OdbStream = GitPtr<git_odb_stream, git_odb_stream_free>;
 constexpr std::int64_t kBufferedMax = 8 << 20;
 // New objects are kept in memory up to about this many bytes, then written as a pack.
 constexpr std::uint64_t kPackEvery = 64 << 20;
+
+// Whether `path` lies in (or is) something a scan could not read (`unread`: files, folders "a/"):
+// its entry stays as it was.
+inline bool hidden_by_unread(const std::vector<std::string>& unread, const std::string& path) {
+  for (const auto& u : unread) {
+    bool folder = u.back() == '/';
+    if (folder ? path.rfind(u, 0) == 0 : (path == u || path.rfind(u + "/", 0) == 0)) return true;
+  }
+  return false;
+}
 
 }  // namespace snapshot_internal
 
