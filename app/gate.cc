@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "app/config_provenance.h"
+#include "app/gate_fsmonitor.h"
 #include "app/gate_install.h"
 #include "app/gate_internal.h"
 #include "app/inputs.h"
@@ -273,8 +274,8 @@ Result<GateBegun> Session::gate_begin(GateAgent agent, const HookInput& in, cons
   run->start_deadline(config.config.gate.start_timeout_s);
   TRY_STATUS(run->open_snapshots(root, config.config.snapshot_ignore));
   snapshot::SnapshotStore* snapshots = &run->snapshots();
-  auto scanned = snapshots->scan();
-  if (!scanned.ok()) return scanned.error().wrap("snapshot at the turn's start");
+  auto fsmonitor = scan_turn_start(*snapshots, root, config.config.fsmonitor, kFsmonitorTimeout, out.warnings);
+  if (!fsmonitor.ok()) return fsmonitor.error().wrap("snapshot at the turn's start");
   TRY_STATUS(snapshots->freeze_ignore_rules(config.config.snapshot_ignore));
   TRY(snapshot::ProtectedState state, snapshot::capture_protected_state(root, snapshots->nested_git()));
   TRY(std::string tree, snapshots->write_tree());
@@ -309,6 +310,7 @@ Result<GateBegun> Session::gate_begin(GateAgent agent, const HookInput& in, cons
                          .started_at = created_at,
                          .start = start_record(tree, config, state, known.credential_files, notable_modes, in)};
   record.start["unread"] = snapshots->unread();
+  if (!fsmonitor->is_null()) record.start["fsmonitor"] = *fsmonitor;
   record.start["hook_files"] = hook_file_states(root);
   TRY(store::GateTurn stored, store->begin_gate_turn(record));
   Trajectory& trajectory = run->trajectory();

@@ -1,6 +1,7 @@
 // What app/gate.cc (the hook, a turn's start) and app/gate_turn.cc (a turn's stop) share. Private to app/.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -33,6 +34,9 @@ inline bool notable_mode(std::uint32_t mode) { return (mode & 06022) != 0; }
 // The agents' hook settings outside the workspace (user and managed layers), each file's git blob id
 // or "absent": recorded at a turn's start, compared at its stop (docs/design.md: hook settings are protected).
 nlohmann::json hook_file_states(const std::string& root);
+
+// How long the gate waits for Watchman's answers (snapshot.fsmonitor), below every hook timeout.
+inline constexpr std::chrono::milliseconds kFsmonitorTimeout{5000};
 
 // The key a turn is stored under when the agent gives none (Claude Code before prompt_id): the
 // turn's number in the session.

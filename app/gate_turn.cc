@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "app/gate.h"
+#include "app/gate_fsmonitor.h"
 #include "app/gate_internal.h"
 #include "app/inputs.h"
 #include "app/run_end.h"
@@ -280,7 +281,13 @@ Status observe_workspace(Stop& s) {
   std::vector<std::string> unread = s.run.snapshots().unread();
   snapshot::ProtectedState before = snapshot::protected_state_from_json(
       s.turn.start.contains("protected") ? s.turn.start["protected"] : nlohmann::json());
-  auto now = snapshot::capture_protected_state(s.root, s.run.snapshots().nested_git());
+  // The repositories below the root the start knew, with those the stop's scan met: a scan that
+  // looked only where Watchman said met only those that changed.
+  std::set<std::string> nested = s.run.snapshots().nested_git();
+  for (const auto& [path, entry] : before.entries) {
+    if (path.ends_with("/.git")) nested.insert(path);
+  }
+  auto now = snapshot::capture_protected_state(s.root, nested);
   if (now.ok()) {
     auto changes = snapshot::protected_changes_by_agent(before, *now);
     s.facts.protected_changes.insert(s.facts.protected_changes.end(), changes.begin(), changes.end());
@@ -394,6 +401,9 @@ nlohmann::json gate_record(const Stop& s, GateAgent agent) {
 
 void add_config_left(const Stop& s, nlohmann::json& gate) {
   if (!s.config_left.empty()) gate["config_left"] = s.config_left;
+  // How the turn's start looked, with snapshot.fsmonitor: by Watchman's answer, or a walk and why.
+  if (const auto& f = s.turn.start.value("fsmonitor", nlohmann::json()); f.is_object())
+    gate["start_scan"] = {{"looked", f.value("looked", "")}, {"reason", f.value("reason", "")}};
 }
 
 // The judge: only the LLM the hook's command line names, per policy (--judge, else gate.judge,
@@ -582,8 +592,11 @@ Result<GateEnded> end_gate_turn(GateAgent agent, const HookInput& in, const Gate
   // read) is left unread: a block (`scan`).
   s.run.snapshots().set_deadline(
       s.run.deadline().within(std::chrono::seconds(std::max(kStopScanS, s.config.gate.start_timeout_s))));
-  auto scanned = s.run.snapshots().scan();
-  if (!scanned.ok()) return scanned.error().wrap("snapshot at the stop");
+  if (Status scanned = scan_turn_stop(s.run.snapshots(), s.root, s.turn.start.value("fsmonitor", nlohmann::json()),
+                                      kFsmonitorTimeout, s.facts.scan);
+      !scanned.ok()) {
+    return scanned.error().wrap("snapshot at the stop");
+  }
   TRY_STATUS(observe_workspace(s));
   read_transcript(s);
   TRY_STATUS(check_expectations(s));

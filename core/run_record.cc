@@ -87,7 +87,10 @@ nlohmann::json to_json(const ScanCoverage& s) {
   nlohmann::json walks = nlohmann::json::array();
   for (const auto& w : s.full_walks)
     walks.push_back({{"step", w.step.empty() ? nlohmann::json() : nlohmann::json(w.step)}, {"reason", w.reason}});
-  return {{"complete", s.complete}, {"unread", s.unread}, {"by_events", s.by_events}, {"full_walks", walks}};
+  nlohmann::json j = {
+      {"complete", s.complete}, {"unread", s.unread}, {"by_events", s.by_events}, {"full_walks", walks}};
+  if (!s.fsmonitor.empty()) j["fsmonitor"] = s.fsmonitor;
+  return j;
 }
 
 nlohmann::json to_json(const StepRecord& s) {
@@ -489,6 +492,8 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
       f.scan.unread = j["scan"].value("unread", std::vector<std::string>{});
       if (const auto& n = j["scan"].value("by_events", nlohmann::json()); n.is_number_integer())
         f.scan.by_events = n.get<int>();
+      if (const auto& by = j["scan"].value("fsmonitor", nlohmann::json()); by.is_string())
+        f.scan.fsmonitor = by.get<std::string>();
       if (const auto& walks = j["scan"].value("full_walks", nlohmann::json::array()); walks.is_array()) {
         for (const auto& w : walks) {
           if (w.is_object() && w.value("reason", nlohmann::json()).is_string())

@@ -258,6 +258,8 @@ struct ScanCoverage {
   };
   int by_events = 0;
   std::vector<FullWalk> full_walks;
+  // The fsmonitor the gate's stop asked between processes ("watchman"); "": inotify within the run.
+  std::string fsmonitor;
 };
 
 struct RunFacts {

@@ -125,9 +125,16 @@ Status parse_snapshot(const nlohmann::json& j, WorkspaceConfig& c) {
       c.max_watches = value.get<std::size_t>();
       continue;
     }
+    if (key == "fsmonitor") {
+      if (!value.is_string() || (value != "watchman" && value != ""))
+        return invalid("snapshot.fsmonitor", "expected \"watchman\" or \"\" (none: walk)");
+      c.fsmonitor = value.get<std::string>();
+      continue;
+    }
     if (key != "ignore") {
-      return invalid("snapshot." + key,
-                     fmt::format("unknown field \"{}\" (expected one of: ignore, change_events, max_watches)", key));
+      return invalid(
+          "snapshot." + key,
+          fmt::format("unknown field \"{}\" (expected one of: ignore, change_events, max_watches, fsmonitor)", key));
     }
     TRY(ignore, string_list(value, "snapshot.ignore"));
     for (std::size_t i = 0; i < ignore.size(); ++i) {

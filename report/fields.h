@@ -81,7 +81,9 @@ inline std::vector<std::string> scan_way_lines(const nlohmann::json& report) {
   std::int64_t by_events = json_int(scan, "by_events");
   std::vector<std::string> out;
   if (by_events == 0 && walks.empty()) return out;
-  out.push_back(fmt::format("{} by change events, {} full", by_events, walks.size()));
+  const auto& fsmonitor = json_field(scan, "fsmonitor");
+  out.push_back(fmt::format("{} by change events{}, {} full", by_events,
+                            fsmonitor.is_string() ? " (" + json_text(fsmonitor) + ")" : "", walks.size()));
   constexpr std::size_t kShown = 5;
   for (std::size_t i = 0; i < walks.size() && i < kShown; ++i) {
     const auto& step = json_field(walks[i], "step");

@@ -168,6 +168,7 @@ Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& st
     impl->skip_dir = store_abs.substr(workspace_root.size() + 1) + "/";
   impl->index_tree = read_index_tree(repo_path, impl->index.size(), impl->index.checksum(), impl->own.get());
   impl->index_tree_saved = !impl->index_tree.empty();
+  if (!index_lost) impl->load_fsmonitor(repo_path);
   // Entries saved no earlier than the index file itself are racy: their stat cannot prove them
   // unchanged (git's rule), so the first scan re-hashes them.
   for (std::string_view path : impl->index.racy()) impl->racy.emplace(path);
@@ -335,8 +336,6 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk(const std::set<std::string
 
 Result<std::vector<std::string>> SnapshotStore::scan(const std::vector<std::string>& written) {
   Impl& m = *impl_;
-  if (m.config_rules.get() == nullptr) TRY_STATUS(m.open_config_rules(repo_path_));
-  m.scanned = true;
   // After the snapshot before the run, the change events say where to look, when they can prove
   // that nothing else changed. The queue is read first either way: what a walk after it finds, it
   // need not say again.
@@ -364,11 +363,30 @@ Result<std::vector<std::string>> SnapshotStore::scan(const std::vector<std::stri
     m.distrusted.clear();
   }
   if (m.last_way.walked) m.since_call_complete = false;
-  Impl::Walked w = m.walk(m.last_way.walked ? nullptr : &events->changed_paths);
+  return look(m.last_way.walked ? nullptr : &events->changed_paths, written);
+}
+
+Result<std::vector<std::string>> SnapshotStore::look(const std::set<std::string>* named,
+                                                     const std::vector<std::string>& written) {
+  Impl& m = *impl_;
+  if (m.config_rules.get() == nullptr) TRY_STATUS(m.open_config_rules(repo_path_));
+  m.scanned = true;
+  Impl::Walked w = m.walk(named);
   if (std::find(w.unread.begin(), w.unread.end(), "./") != w.unread.end()) {
     return make_error(ErrorCode::kIo, "snapshot: cannot list the workspace " + m.workdir);
   }
   if (m.frozen.get() == nullptr) {
+    // A first scan that looked where the fsmonitor said met only the .gitignore files that changed:
+    // the others are those the index holds.
+    if (w.partial) {
+      std::set<std::string> gone(w.deleted.begin(), w.deleted.end());
+      for (std::size_t i = 0; i < m.index.size(); ++i) {
+        std::string_view path = m.index.at(i).path;
+        if (is_gitignore(path) && gone.count(std::string(path)) == 0) w.gitignores.emplace_back(path);
+      }
+      std::sort(w.gitignores.begin(), w.gitignores.end());
+      w.gitignores.erase(std::unique(w.gitignores.begin(), w.gitignores.end()), w.gitignores.end());
+    }
     TRY_STATUS(m.fix_rules(std::move(w.gitignores), repo_path_,
                            [&m](const std::string& rel) { return m.shadow.copy(*m.root, rel); }));
   }
@@ -402,6 +420,7 @@ Result<std::vector<std::string>> SnapshotStore::scan(const std::vector<std::stri
   }
   m.note_linked(w.linked);
   m.add_unread(unread);
+  if (!m.started && named == nullptr) m.fsmonitor_modes_all = true;
   m.entries_since_save += restated + changed.size();
   if (!changed.empty()) m.contents_changed(changed);
 
@@ -598,9 +617,13 @@ Status SnapshotStore::flush() {
   // (at most 1 in 100): the next run finds those again by their stat and hashes them, which costs
   // less than writing the whole index; the tree and the ignore patterns saved beside it then stay
   // as they are, since they describe the index as saved.
+  // The fsmonitor base saved with the index describes it as saved: while that stands, the new one
+  // can wait for the index's next save; without one, the index is saved for the new base.
   const std::size_t few = m.index.size() / 100;
+  bool base_waits = !m.fsmonitor_keep || m.fsmonitor_saved.has_value();
+  std::optional<Impl::FsmonitorSaved> carry = m.fsmonitor_saved;
   if (m.index_dirty && !m.rewrite_index && m.entries_since_save <= few && m.frozen_ignore == m.index_ignore &&
-      !m.index.checksum().empty()) {
+      !m.index.checksum().empty() && base_waits) {
     return ok_status();
   }
   if (m.index_dirty) {
@@ -609,7 +632,9 @@ Status SnapshotStore::flush() {
     m.index_tree_saved = false;
     m.entries_since_save = 0;
     m.rewrite_index = false;
+    m.fsmonitor_saved.reset();  // it named the index as it was
   }
+  TRY_STATUS(m.save_fsmonitor(repo_path_, carry));
   // The tree its contents make, for the next run (else that run builds it again when it needs it).
   if (!m.index_tree.empty() && !m.index_tree_saved) {
     TRY_STATUS(write_file_atomically(repo_path_, kIndexTree, m.index_tree + " " + m.index.checksum() + "\n"));

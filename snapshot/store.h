@@ -97,6 +97,35 @@ class SnapshotStore {
   // events, a scan since the last call walked in full, or the first call of the run): then look
   // everywhere. For what must see every change, as the credential files a process is kept from.
   std::optional<std::set<std::string>> changes_since_last_call();
+  // Between processes (docs/design.md, "Change detection in O(changes)"): the gate's start and stop
+  // are two processes, and an fsmonitor (Watchman) watched the workspace between them. A turn's
+  // start that asked it for a clock before its scan looked keeps the clock with the index it saves
+  // (keep_fsmonitor_base()); the next start finds it (fsmonitor_base()), asks what changed since,
+  // and scan_changed() looks there alone.
+  struct FsmonitorBase {
+    std::string clock;
+    std::string daemon;  // who gave the clock, as the caller names it: another's clock means nothing
+    bool operator==(const FsmonitorBase&) const = default;
+  };
+  // The base saved with the index as it is on disk: the index, with every path changed since the
+  // clock looked at again, is what a scan before a run would find. nullopt when none was saved
+  // with this index (none asked for, or the index was saved again without one).
+  std::optional<FsmonitorBase> fsmonitor_base() const;
+  // flush() saves `base` with the index when this handle's first scan came before the run (a walk,
+  // or scan_changed() from the saved base) and read everything: the caller's promise that
+  // `base.clock` was taken before that scan looked. While the index is not saved again (a scan
+  // changed few entries), the base saved with it stands.
+  void keep_fsmonitor_base(FsmonitorBase base);
+  // scan() looking only at `changed` (workspace-relative files and `.git` entries below the root:
+  // what the fsmonitor named), at the racy files and at those with another name; everything else
+  // stands as the index holds it. As a handle's first scan (a turn's start): `changed` is what
+  // changed since fsmonitor_base()'s clock, and the modes of folders and special files are then
+  // not known (as after resume()). After resume(): what changed since the run's start.
+  Result<std::vector<std::string>> scan_changed(const std::set<std::string>& changed);
+  // The files with another name (st_nlink > 1) as the scans know them: a write through the other
+  // name is seen by a look at this one alone, so a later process adds them to scan_changed().
+  std::vector<std::string> linked_files() const;
+
   // How the last scan looked at the workspace.
   struct ScanWay {
     bool walked = true;  // it walked everything (false: it looked where the events said)
@@ -224,6 +253,8 @@ class SnapshotStore {
  private:
   struct Impl;
   explicit SnapshotStore(std::unique_ptr<Impl> impl, std::string repo_path);
+  // What scan() and scan_changed() share once they know where to look (`named` null: everywhere).
+  Result<std::vector<std::string>> look(const std::set<std::string>* named, const std::vector<std::string>& written);
   std::unique_ptr<Impl> impl_;
   std::string repo_path_;
 };

@@ -253,6 +253,25 @@ struct SnapshotStore::Impl {
     index_tree_saved = false;
     index_dirty = true;
   }
+  // The fsmonitor base saved with the index (store_fsmonitor.cc), when it was saved with this very
+  // index: the clock, and what a scan that looks only where the fsmonitor says cannot learn from
+  // the files it does not look at (their notable modes, their other names, the repositories below).
+  struct FsmonitorSaved {
+    SnapshotStore::FsmonitorBase base;
+    std::vector<std::string> linked;
+    std::map<std::string, std::uint32_t> modes;  // whole modes with setuid, setgid, sticky or others' write
+    std::vector<std::string> nested_git;
+  };
+  std::optional<FsmonitorSaved> fsmonitor_saved;
+  std::optional<SnapshotStore::FsmonitorBase> fsmonitor_keep;  // keep_fsmonitor_base()
+  // The whole mode of every entry is known: a walk before the run saw them, or scan_changed() took
+  // those it does not look at from the saved base. Not after resume().
+  bool fsmonitor_modes_all = false;
+  void load_fsmonitor(const std::string& repo_path);
+  // Saves fsmonitor_keep with the index as now saved, when there is one to keep and what the scans
+  // did not look at is known: from this handle's scans, or from `carry` (the base saved before,
+  // when it is the one kept: a turn's stop keeps its start's).
+  Status save_fsmonitor(const std::string& repo_path, const std::optional<FsmonitorSaved>& carry);
   // Last: it goes first, as its rule for folders to watch (enters()) reads the rest.
   std::unique_ptr<ChangeEvents> events;
 };

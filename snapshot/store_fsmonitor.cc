@@ -1,0 +1,117 @@
+// The fsmonitor base saved with the index (docs/design.md, "Change detection in O(changes)",
+// between processes): `index.fsmonitor` beside the index names the clock after which every change
+// must be looked at, the index's checksum it was saved with (another save without it leaves it
+// describing nothing), and what a scan that looks only at the changed paths cannot learn from the
+// others: their notable modes, the files with another name, the repositories below the root.
+#include "snapshot/store.h"
+#include "snapshot/store_impl.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "snapshot/pack_writer.h"
+
+namespace candor::snapshot {
+namespace {
+
+constexpr const char* kFsmonitorFile = "index.fsmonitor";
+
+// Modes a tree cannot hold that the gate compares (setuid, setgid, sticky, others' or the group's
+// write): saved for the files a later scan will not look at.
+bool notable(std::uint32_t full_mode) { return (full_mode & 07022) != 0; }
+
+}  // namespace
+
+void SnapshotStore::Impl::load_fsmonitor(const std::string& repo_path) {
+  std::ifstream in(repo_path + "/" + kFsmonitorFile, std::ios::binary);
+  if (!in) return;
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  // Only a base saved with this very index counts; a damaged file is no base (the scan walks).
+  if (!j.is_object() || index.checksum().empty() || j.value("index", "") != index.checksum()) return;
+  FsmonitorSaved saved;
+  saved.base.clock = j.value("clock", "");
+  saved.base.daemon = j.value("daemon", "");
+  if (saved.base.clock.empty() || saved.base.daemon.empty()) return;
+  auto strings = [&j](const char* key, std::vector<std::string>& out) {
+    if (!j.contains(key) || !j[key].is_array()) return false;
+    for (const auto& v : j[key]) {
+      if (!v.is_string()) return false;
+      out.push_back(v.get<std::string>());
+    }
+    return true;
+  };
+  if (!strings("linked", saved.linked) || !strings("nested_git", saved.nested_git)) return;
+  if (!j.contains("modes") || !j["modes"].is_object()) return;
+  for (const auto& [path, mode] : j["modes"].items()) {
+    if (!mode.is_number_unsigned()) return;
+    saved.modes[path] = mode.get<std::uint32_t>();
+  }
+  fsmonitor_saved = std::move(saved);
+}
+
+Status SnapshotStore::Impl::save_fsmonitor(const std::string& repo_path, const std::optional<FsmonitorSaved>& carry) {
+  if (!fsmonitor_keep || !unread.empty() || index.checksum().empty()) return ok_status();
+  if (fsmonitor_saved && fsmonitor_saved->base == *fsmonitor_keep) return ok_status();
+  FsmonitorSaved saved{.base = *fsmonitor_keep,
+                       .linked = std::vector<std::string>(linked.begin(), linked.end()),
+                       .modes = {},
+                       .nested_git = std::vector<std::string>(git_entries.begin(), git_entries.end())};
+  for (std::size_t i = 0; i < index.size(); ++i) {
+    const StatEntry& e = index.at(i);
+    if (notable(e.full_mode)) saved.modes[std::string(e.path)] = e.full_mode;
+  }
+  if (!fsmonitor_modes_all) {
+    // The files no scan of this handle looked at are as the kept base's save knew them.
+    if (!carry || carry->base != *fsmonitor_keep) return ok_status();
+    for (const auto& [path, mode] : carry->modes) {
+      std::size_t pos = index.find(path);
+      if (pos != StatIndex::npos && index.at(pos).full_mode == 0) saved.modes[path] = mode;
+    }
+    std::set<std::string> nested(saved.nested_git.begin(), saved.nested_git.end());
+    nested.insert(carry->nested_git.begin(), carry->nested_git.end());
+    saved.nested_git.assign(nested.begin(), nested.end());
+  }
+  nlohmann::json j = {{"clock", saved.base.clock}, {"daemon", saved.base.daemon}, {"index", index.checksum()},
+                      {"linked", saved.linked},    {"modes", saved.modes},        {"nested_git", saved.nested_git}};
+  TRY_STATUS(write_file_atomically(repo_path, kFsmonitorFile, j.dump() + "\n", false));
+  fsmonitor_saved = std::move(saved);
+  return ok_status();
+}
+
+std::optional<SnapshotStore::FsmonitorBase> SnapshotStore::fsmonitor_base() const {
+  if (!impl_->fsmonitor_saved) return std::nullopt;
+  return impl_->fsmonitor_saved->base;
+}
+
+void SnapshotStore::keep_fsmonitor_base(FsmonitorBase base) { impl_->fsmonitor_keep = std::move(base); }
+
+std::vector<std::string> SnapshotStore::linked_files() const {
+  return std::vector<std::string>(impl_->linked.begin(), impl_->linked.end());
+}
+
+Result<std::vector<std::string>> SnapshotStore::scan_changed(const std::set<std::string>& changed) {
+  Impl& m = *impl_;
+  if (!m.started) {
+    // A turn's start: what the saved base knew of the files this scan will not look at.
+    if (!m.fsmonitor_saved || m.scanned)
+      return make_error(ErrorCode::kInternal, "snapshot: a first scan_changed() needs the fsmonitor base saved");
+    for (const auto& [path, mode] : m.fsmonitor_saved->modes) {
+      std::size_t pos = m.index.find(path);
+      if (pos != StatIndex::npos && m.index.at(pos).full_mode == 0) m.index.set_full_mode(pos, mode);
+    }
+    m.linked.insert(m.fsmonitor_saved->linked.begin(), m.fsmonitor_saved->linked.end());
+    m.git_entries.insert(m.fsmonitor_saved->nested_git.begin(), m.fsmonitor_saved->nested_git.end());
+    m.resumed = true;  // no walk listed the folders and special files: nothing is said of them
+    m.fsmonitor_modes_all = true;
+  }
+  m.last_way = {.walked = false, .reason = ""};
+  return look(&changed, {});
+}
+
+}  // namespace candor::snapshot
