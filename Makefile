@@ -16,7 +16,7 @@ BENCH_PACKAGES := time
 # (the schemas test checks share/candor/schemas/ against every example and fixture), and
 # dpkg-shlibdeps (the deb test builds the package as `make deb` does), and PostgreSQL's server
 # (the team store's tests start one in a temporary folder).
-TEST_PACKAGES := chromium strace python3-jsonschema dpkg-dev postgresql
+TEST_PACKAGES := chromium strace python3-jsonschema dpkg-dev postgresql watchman
 # The gate's end-to-end test (agents-gate) runs the real Claude Code and Codex CLI, installed from
 # the npm registry into $(BUILD)/agents; npm comes from Debian's nodejs and npm when none is on PATH
 # (a node from elsewhere, NodeSource's, brings its own npm, and Debian's npm would conflict with it).

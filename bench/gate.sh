@@ -15,7 +15,10 @@
 # a busy machine) and the ratios against the targets: turn start <= 1.0x git status, Stop <= 1.5x.
 # Usage: bench/gate.sh [FILES] [ITERATIONS]     (CANDOR_BIN: the binary, default build/cli/candor;
 # OTHER_BIN: another candor, say the one before a change, timed too, interleaved in the same run with
-# a store of its own; KEEP=DIR keeps the workspace, the stores and the inputs there)
+# a store of its own; KEEP=DIR keeps the workspace, the stores and the inputs there; FSMONITOR=1: a
+# Watchman daemon of the bench's own watches the workspace, the config says snapshot.fsmonitor
+# "watchman", and the repository has git's own Watchman hook as core.fsmonitor (with the untracked
+# cache): the baseline is then `git status` with its fsmonitor, and plain `git status` is timed too)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 files=${1:-100000}
@@ -34,11 +37,27 @@ mkdir -p "$HOME"
 build_git_workspace "$ws" "$files"
 changed=(d1/s1/f1.txt d50/s5/f2.txt d99/s9/f3.txt)
 mkdir -p "$ws/.candor"
-python3 - "$ws/.candor/config.json" "${changed[@]}" <<'PY'
+fsmonitor=${FSMONITOR:-}
+python3 - "$ws/.candor/config.json" "$fsmonitor" "${changed[@]}" <<'PY'
 import json, sys
-json.dump({"expect": [{"type": "file_contains", "path": p, "text": "changed by the agent"} for p in sys.argv[2:]]},
-          open(sys.argv[1], "w"))
+config = {"expect": [{"type": "file_contains", "path": p, "text": "changed by the agent"} for p in sys.argv[3:]]}
+if sys.argv[2]:
+    config["snapshot"] = {"fsmonitor": "watchman"}
+json.dump(config, open(sys.argv[1], "w"))
 PY
+if [ -n "$fsmonitor" ]; then
+  command -v watchman >/dev/null || { echo "FSMONITOR=1 needs watchman (apt-get install watchman)" >&2; exit 1; }
+  export WATCHMAN_SOCK=$work/watchman/sock
+  mkdir -p "$work/watchman"
+  watchman --sockname="$WATCHMAN_SOCK" --statefile="$work/watchman/state" --logfile="$work/watchman/log" \
+    --pidfile="$work/watchman/pid" --no-save-state get-pid >/dev/null
+  trap 'watchman --no-spawn shutdown-server >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+  watchman watch-project "$ws" >/dev/null
+  cp /usr/share/git-core/templates/hooks/fsmonitor-watchman.sample "$ws/.git/hooks/fsmonitor-watchman"
+  chmod +x "$ws/.git/hooks/fsmonitor-watchman"
+  git -C "$ws" config core.fsmonitor .git/hooks/fsmonitor-watchman
+  git -C "$ws" config core.untrackedCache true
+fi
 git -C "$ws" add .candor
 git -C "$ws" -c user.name=bench -c user.email=bench@localhost commit -qm config
 sleep 2                                      # past git's racy window: the index can vouch for every file
@@ -90,7 +109,10 @@ hook() {
   if [ "${3:-}" = other ]; then bin=$other store=$work/store-other suffix=-other; fi
   timed "$work/$1$suffix.t" "$work/$1-$2.json" "$work/$1-$2$suffix.out" "$bin" gate claude-code --store "$store"
 }
-git_status() { timed "$work/$1.t" /dev/null /dev/null git status; }
+git_status() {
+  timed "$work/$1.t" /dev/null /dev/null git status
+  [ -z "$fsmonitor" ] || timed "$work/$1-plain.t" /dev/null /dev/null git -c core.fsmonitor=false status
+}
 # change N: the agent's 3-file change of turn N; undo: the files as committed again, after the Stop
 # (so that each turn's expectations discriminate: they fail on the turn's start).
 change() { for f in "${changed[@]}"; do echo "changed by the agent, turn $1" >>"$ws/$f"; done; }
@@ -138,12 +160,23 @@ row() {
     "${4:+ (<= $4: $(check "$r" "$4"))}"
 }
 echo
-echo "candor gate on $files files, $iterations turns, medians; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "candor gate on $files files, $iterations turns, medians; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)${fsmonitor:+; Watchman: candor's snapshot.fsmonitor and git's core.fsmonitor}"
 printf '  %-40s %8s  %8s   %6s %6s\n' "" "elapsed" "cpu" "elapsed" "cpu"
-row "git status, as the turn begins" gs-start "" ""
-row "turn start (UserPromptSubmit)" ups gs-start 1.0
-row "git status, 3 files changed" gs-stop "" ""
-row "Stop, 3 files changed, no judge" stop gs-stop 1.5
+if [ -n "$fsmonitor" ]; then
+  row "git status without fsmonitor, turn begins" gs-start-plain "" ""
+  row "git status with fsmonitor, turn begins" gs-start "" ""
+  row "turn start (UserPromptSubmit)" ups gs-start 1.0
+  row "  against git status without fsmonitor" ups gs-start-plain ""
+  row "git status without fsmonitor, 3 changed" gs-stop-plain "" ""
+  row "git status with fsmonitor, 3 changed" gs-stop "" ""
+  row "Stop, 3 files changed, no judge" stop gs-stop 1.0
+  row "  against git status without fsmonitor" stop gs-stop-plain ""
+else
+  row "git status, as the turn begins" gs-start "" ""
+  row "turn start (UserPromptSubmit)" ups gs-start 1.0
+  row "git status, 3 files changed" gs-stop "" ""
+  row "Stop, 3 files changed, no judge" stop gs-stop 1.5
+fi
 if [ -n "$other" ]; then
   echo "  $other, the same turns, a store of its own:"
   row "turn start (UserPromptSubmit)" ups-other gs-start 1.0
