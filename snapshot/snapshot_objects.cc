@@ -210,6 +210,7 @@ std::size_t seed_from_index(StatIndex& index, const std::string& index_file, std
           [&](const StatEntry& e) { return is_git_file_mode(e.mode) && keep(e.path) && names.holds(e.path); });
       for (std::string_view path : read->racy()) racy.emplace(path);
       read->forget_file();
+      read->release_file();
       index = std::move(*read);
       return index.size();
     }

@@ -351,6 +351,26 @@ void StatIndex::keep_if(const std::function<bool(const StatEntry&)>& keep) {
   std::erase_if(entries_, [&keep](const StatEntry& e) { return !keep(e); });
 }
 
+void StatIndex::release_file() {
+  if (!file_) return;
+  const char* from = file_.get();
+  const char* to = from + file_.get_deleter().bytes;
+  auto in_file = [&](std::string_view p) { return !p.empty() && p.data() >= from && p.data() < to; };
+  std::size_t total = 0;
+  for (const StatEntry& e : entries_) {
+    if (in_file(e.path)) total += e.path.size();
+  }
+  LargeBuffer paths = large_buffer(total + 1);
+  char* at = paths.get();
+  for (StatEntry& e : entries_) {
+    if (!in_file(e.path)) continue;
+    std::memcpy(at, e.path.data(), e.path.size());
+    e.path = std::string_view(at, e.path.size());
+    at += e.path.size();
+  }
+  file_ = std::move(paths);
+}
+
 void StatIndex::clear() {
   entries_.clear();
   added_.clear();

@@ -89,6 +89,10 @@ class StatIndex {
   // earlier than a second before the file load() read them from was written. None when the index
   // was not read from a file (or forget_file() was called).
   std::vector<std::string_view> racy() const;
+  // Copies the paths of the entries read from the file into a buffer of their own size and frees
+  // the file's: a git index is ~4 times its paths (at 1,000,000 entries, ~100 MB against ~25 MB),
+  // and an index is held for the whole run.
+  void release_file();
   // Forget the file the index was read from (an index read from elsewhere, to be saved here).
   void forget_file() {
     checksum_.clear();
