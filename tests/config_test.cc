@@ -112,13 +112,19 @@ TEST_SUITE("executor") {
               json::parse(R"({"snapshot": {"ignore": ["!keep.log", "\\#lit", "sp\\ ", "[[:digit:]]*/"]}})"))
               .ok());
     CHECK(executor::parse_config(json::parse("{}"))->snapshot_ignore.empty());
+    CHECK(executor::parse_config(json::parse("{}"))->fsmonitor.empty());
+    CHECK(executor::parse_config(json::parse(R"({"snapshot": {"fsmonitor": "watchman"}})"))->fsmonitor == "watchman");
     struct Row {
       std::string text, message;
     };
     for (const auto& row : std::vector<Row>{
              {R"({"snapshot": []})", "snapshot: expected an object"},
              {R"({"snapshot": {"ignored": []}})",
-              "snapshot.ignored: unknown field \"ignored\" (expected one of: ignore, change_events, max_watches)"},
+              "snapshot.ignored: unknown field \"ignored\" (expected one of: ignore, change_events, max_watches, "
+              "fsmonitor)"},
+             {R"({"snapshot": {"fsmonitor": "git"}})",
+              "snapshot.fsmonitor: expected \"watchman\" or \"\" (none: walk)"},
+             {R"({"snapshot": {"fsmonitor": true}})", "snapshot.fsmonitor: expected \"watchman\" or \"\" (none: walk)"},
              {R"({"snapshot": {"max_watches": -1}})",
               "snapshot.max_watches: expected a whole number from 0 (the kernel's limit) to 100000000"},
              {R"({"snapshot": {"change_events": "yes"}})", "snapshot.change_events: expected true or false"},
