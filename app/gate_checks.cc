@@ -76,6 +76,12 @@ std::vector<GateCheck> gate_checks(const executor::WorkspaceConfig& c, bool conf
   out.push_back({"always",
                  "protected paths (.git/, .candor/, the hooks' settings files), a scan that could not finish, "
                  "suspicious changes (setuid, writable by others, a FIFO)"});
+  if (c.fsmonitor == "watchman") {
+    out.push_back({"scans",
+                   "by Watchman's answer (snapshot.fsmonitor), not a walk: a write through a shared mapping or "
+                   "through a hard link made during the turn is not seen; another daemon, a fresh clock or a "
+                   "recrawl walks"});
+  }
   out.push_back({"blocks", fmt::format("at most gate.max_blocks {} a turn, on: {}", c.gate.max_blocks,
                                        c.gate.block_on.empty() ? std::string("nothing") : joined(c.gate.block_on))});
   return out;

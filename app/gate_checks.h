@@ -13,7 +13,7 @@
 namespace candor::app {
 
 struct GateCheck {
-  std::string what;  // expect | guard | scope | sensitive | acceptance | judge | always | missing
+  std::string what;  // expect | guard | scope | sensitive | acceptance | judge | always | scans | blocks | missing
   std::string text;  // a sentence, workspace and config text unescaped (the caller escapes)
 };
 

@@ -141,6 +141,9 @@ void print_status(const app::GateStatus& s) {
                 s.config["acceptance"].get<bool>() ? "given" : "none", s.config["expect"].get<std::size_t>(),
                 s.config["guard"].get<std::size_t>(), safe(s.config["scope"].dump()).c_str());
     if (!s.no_expect.empty()) std::printf("  no expectations: %s\n", safe(s.no_expect).c_str());
+    for (const auto& c : s.checks) {
+      if (c.what == "scans") std::printf("  scans: %s\n", safe(c.text).c_str());
+    }
   }
   std::printf("hooks\n");
   for (const auto& i : s.installs) {

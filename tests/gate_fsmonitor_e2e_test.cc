@@ -162,6 +162,10 @@ TEST_SUITE("gate fsmonitor") {
       write_file(ws + "/build/out.log", "made\n");
       ::chmod((ws + "/tool.sh").c_str(), 0755);
     });
+    // `gate status` says how the gate will look, before anyone relies on it.
+    CommandResult status = t.watched.candor({"gate", "status", "-C", t.watched.ws});
+    CHECK(status.out.find("by Watchman's answer (snapshot.fsmonitor)") != std::string::npos);
+    CHECK(t.walked.candor({"gate", "status", "-C", t.walked.ws}).out.find("Watchman") == std::string::npos);
     auto first = t.stop();
     same_as_walk(first);
     CHECK(at(first.first, "/scan/fsmonitor") == "watchman");
