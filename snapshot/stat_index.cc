@@ -1,6 +1,8 @@
 #include "snapshot/stat_index.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -41,13 +43,48 @@ std::string hex(std::string_view raw) {
   return out;
 }
 
-// The whole of `file`, or the errno that stopped the read (ENOENT: there is none).
+// An mmap'd file, unmapped when it goes.
+struct Unmap {
+  std::size_t bytes = 0;
+  void operator()(char* p) const {
+    if (p != nullptr) ::munmap(p, bytes);
+  }
+};
+
+// The whole of `file` (read into `data`, or mapped), or the errno that stopped the read (ENOENT:
+// there is none).
 struct FileBytes {
   LargeBuffer data;
+  std::unique_ptr<char, Unmap> mapping;
   std::size_t size = 0;
   std::int64_t mtime_s = 0;
   int error = 0;
 };
+
+FileBytes map_whole(const std::string& file) {
+  FileBytes out;
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    out.error = errno;
+    return out;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+    ::close(fd);
+    out.error = EINVAL;
+    return out;
+  }
+  out.size = static_cast<std::size_t>(st.st_size);
+  out.mtime_s = st.st_mtim.tv_sec;
+  void* p = ::mmap(nullptr, out.size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  ::close(fd);
+  if (p == MAP_FAILED) {
+    out.error = errno;
+    return out;
+  }
+  out.mapping = std::unique_ptr<char, Unmap>(static_cast<char*>(p), Unmap{out.size});
+  return out;
+}
 
 FileBytes read_whole(const std::string& file) {
   FileBytes out;
@@ -117,9 +154,9 @@ bool stat_matches(const StatEntry& e, const FileStat& f) {
          e.ino == static_cast<std::uint32_t>(f.ino) && e.uid == f.uid && e.gid == f.gid;
 }
 
-Result<StatIndex> StatIndex::load(const std::string& file) {
+Result<StatIndex> StatIndex::load(const std::string& file, bool mapped) {
   StatIndex index;
-  FileBytes bytes = read_whole(file);
+  FileBytes bytes = mapped ? map_whole(file) : read_whole(file);
   if (bytes.error == ENOENT) return index;
   if (bytes.error != 0)
     return make_error(ErrorCode::kIo, fmt::format("snapshot: cannot read {}: {}", file, std::strerror(bytes.error)));
@@ -127,7 +164,7 @@ Result<StatIndex> StatIndex::load(const std::string& file) {
     return make_error(ErrorCode::kInvalidInput,
                       fmt::format("snapshot: {} is not an index git could read: {}", file, what));
   };
-  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data.get());
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.mapping ? bytes.mapping.get() : bytes.data.get());
   const std::size_t size = bytes.size;
   if (size < kHeader + kChecksum || std::memcmp(p, "DIRC", 4) != 0) return bad("no index header");
   const std::uint32_t version = get_u32(p + 4);
@@ -179,7 +216,12 @@ Result<StatIndex> StatIndex::load(const std::string& file) {
     index.entries_.push_back(entry);
   }
   // What follows the entries (extensions: a tree cache, ...) is not needed here.
-  index.file_ = std::move(bytes.data);
+  if (bytes.mapping) {
+    const char* from = bytes.mapping.get();
+    index.copy_paths_from(from, from + size);
+  } else {
+    index.file_ = std::move(bytes.data);
+  }
   index.checksum_ = hex(digest);
   index.file_mtime_s_ = bytes.mtime_s;
   return index;
@@ -353,8 +395,10 @@ void StatIndex::keep_if(const std::function<bool(const StatEntry&)>& keep) {
 
 void StatIndex::release_file() {
   if (!file_) return;
-  const char* from = file_.get();
-  const char* to = from + file_.get_deleter().bytes;
+  copy_paths_from(file_.get(), file_.get() + file_.get_deleter().bytes);
+}
+
+void StatIndex::copy_paths_from(const char* from, const char* to) {
   auto in_file = [&](std::string_view p) { return !p.empty() && p.data() >= from && p.data() < to; };
   std::size_t total = 0;
   for (const StatEntry& e : entries_) {

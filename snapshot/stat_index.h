@@ -51,7 +51,11 @@ class StatIndex {
   // Left out: entries of a merge conflict and those git does not compare with the file
   // (assume-valid, skip-worktree, intent-to-add). No such file: an empty index. kInvalidInput, naming the file and what
   // is wrong, for one that is not an index (truncated, a bad checksum, entries out of order).
-  static Result<StatIndex> load(const std::string& file);
+  // `mapped`: the file is mapped rather than read into fresh memory (on a virtual machine a fresh
+  // page costs a fault in the host too: ~45 ms for a 100,000-entry index), and the paths are
+  // copied out of it before it is unmapped. Only for a file candor alone writes (the store's own
+  // index): a file another process truncates while it is mapped kills this one (SIGBUS).
+  static Result<StatIndex> load(const std::string& file, bool mapped = false);
   // Writes the index to `file` in version 2 through `file`.lock (created exclusively, as git and
   // libgit2 do: a writer that finds one fails), renamed over `file`.
   Status write(const std::string& file);
@@ -93,6 +97,8 @@ class StatIndex {
   // the file's: a git index is ~4 times its paths (at 1,000,000 entries, ~100 MB against ~25 MB),
   // and an index is held for the whole run.
   void release_file();
+  // release_file() for the entries whose paths lie in [from, to).
+  void copy_paths_from(const char* from, const char* to);
   // Forget the file the index was read from (an index read from elsewhere, to be saved here).
   void forget_file() {
     checksum_.clear();

@@ -151,12 +151,9 @@ Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& st
   }
   // An index that cannot be read (cut short by a crash, say) is only a cache: the first scan
   // hashes every file again, and flush() writes a good one in its place.
-  auto loaded = StatIndex::load(repo_path + "/index");
+  auto loaded = StatIndex::load(repo_path + "/index", true);
   bool index_lost = !loaded.ok();
-  if (loaded.ok()) {
-    impl->index = std::move(*loaded);
-    impl->index.release_file();
-  }
+  if (loaded.ok()) impl->index = std::move(*loaded);
   TRY_STATUS(add_rules(impl->repo.get(), extra_ignore));
   impl->open_ignore.insert(extra_ignore.begin(), extra_ignore.end());
   impl->index_ignore = read_patterns(repo_path + "/" + kIndexIgnore);
