@@ -31,12 +31,14 @@ Result<nlohmann::json> scan_turn_start(snapshot::SnapshotStore& snapshots, const
     if (!scanned.ok()) return scanned.error();
     return nlohmann::json();
   }
+  // Without a clock the stop walks too, and its report says why (the start's reason).
+  auto no_clock = [](const std::string& why) { return nlohmann::json{{"looked", "walk"}, {"reason", why}}; };
   auto watchman = snapshot::Watchman::connect(root, timeout);
   if (!watchman.ok()) {
     warnings.push_back("snapshot.fsmonitor: " + watchman.error().message + "; the turn's start and stop walk");
     auto scanned = snapshots.scan();
     if (!scanned.ok()) return scanned.error();
-    return nlohmann::json();
+    return no_clock(watchman.error().message);
   }
   std::string daemon = daemon_name(watchman->daemon());
   std::string clock, reason;
@@ -59,7 +61,7 @@ Result<nlohmann::json> scan_turn_start(snapshot::SnapshotStore& snapshots, const
     if (!scanned.ok()) return scanned.error();
     if (!fresh.ok()) {
       warnings.push_back("snapshot.fsmonitor: " + fresh.error().message + "; the turn's stop walks");
-      return nlohmann::json();
+      return no_clock(fresh.error().message);
     }
     clock = *fresh;
   }
@@ -75,7 +77,9 @@ Status scan_turn_stop(snapshot::SnapshotStore& snapshots, const std::string& roo
                       std::chrono::milliseconds timeout, ScanCoverage& scan) {
   std::string reason;
   std::optional<std::set<std::string>> named;
-  if (start.is_object() && start.value("clock", nlohmann::json()).is_string()) {
+  if (start.is_object() && !start.value("clock", nlohmann::json()).is_string()) {
+    reason = "the turn's start got no Watchman clock (" + start.value("reason", std::string("no reason given")) + ")";
+  } else if (start.is_object()) {
     auto expected = daemon_from(start.value("daemon", ""));
     auto watchman = snapshot::Watchman::connect(root, timeout);
     if (!expected) {

@@ -20,8 +20,8 @@ namespace candor::app {
 // The start's scan, the handle's first. With `fsmonitor` "watchman": by the changes since the base
 // saved with the index when Watchman can answer for them, else a walk after a fresh clock; the
 // clock is kept with the index for the next start. Returns what the stop needs, for the start
-// record ({"clock", "daemon", "linked", "looked": "watchman"|"walk", "reason"}; null without an
-// fsmonitor or when Watchman gave no clock), and says in `warnings` why it walked.
+// record ({"clock", "daemon", "linked", "looked": "watchman"|"walk", "reason"}; without "clock"
+// when Watchman gave none; null without an fsmonitor), and says in `warnings` why it walked.
 Result<nlohmann::json> scan_turn_start(snapshot::SnapshotStore& snapshots, const std::string& root,
                                        const std::string& fsmonitor, std::chrono::milliseconds timeout,
                                        std::vector<std::string>& warnings);

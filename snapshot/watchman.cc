@@ -154,7 +154,36 @@ Result<Watchman> Watchman::connect(const std::string& root, std::chrono::millise
   w.root_ = answer["watch"].get<std::string>();
   if (answer.value("relative_path", nlohmann::json()).is_string())
     w.relative_root_ = answer["relative_path"].get<std::string>();
+  TRY_STATUS(w.check_config());
   return w;
+}
+
+Status Watchman::check_config() {
+  // What the watch ignores is never reported: a `.watchmanconfig` the agent wrote takes effect
+  // when the daemon watches the root again (a restart), and the config it then holds is the one
+  // that counts, whatever the file says now. The global config gives defaults to every root.
+  TRY(std::string answer, ask(nlohmann::json::array({"get-config", root_}).dump()));
+  auto parsed = nlohmann::json::parse(answer);
+  std::vector<nlohmann::json> configs = {parsed.value("config", nlohmann::json::object())};
+  for (const char* global : {"/etc/watchman.json", "/usr/local/etc/watchman.json"}) {
+    std::ifstream in(global);
+    if (in) configs.push_back(nlohmann::json::parse(in, nullptr, false));
+  }
+  for (const auto& config : configs) {
+    if (!config.is_object()) return unavailable("a config it reads is not a JSON object");
+    const auto& dirs = config.value("ignore_dirs", nlohmann::json());
+    if (!dirs.is_null() && !(dirs.is_array() && dirs.empty()))
+      return unavailable("it ignores folders (ignore_dirs " + dirs.dump() + "): what changes there is not reported");
+    const auto& vcs = config.value("ignore_vcs", nlohmann::json());
+    if (!vcs.is_null()) {
+      if (!vcs.is_array()) return unavailable("its ignore_vcs is not a list");
+      for (const auto& name : vcs) {
+        if (name != ".git" && name != ".hg" && name != ".svn")
+          return unavailable("it ignores " + name.dump() + " as a version control folder (ignore_vcs)");
+      }
+    }
+  }
+  return ok_status();
 }
 
 Result<std::string> Watchman::ask(const std::string& request) {

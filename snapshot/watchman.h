@@ -54,6 +54,8 @@ class Watchman {
  private:
   Watchman() = default;
   Result<std::string> ask(const std::string& request);
+  // An error when the watch ignores anything but the version control folders.
+  Status check_config();
 
   sandbox::UniqueFd socket_;
   std::string root_;           // the watched root Watchman names paths beneath

@@ -267,6 +267,29 @@ while True:
     CHECK(unnamable.first["mutations"].size() == 1);
   }
 
+  TEST_CASE("gate with Watchman: a .watchmanconfig the agent wrote to hide a folder makes the gate walk") {
+    if (!have_watchman()) return;
+    Twins t({{"src/x.c", "int x;\n"}, {"a.txt", "a\n"}});
+    t.start();
+    t.both([](const std::string& ws) { write_file(ws + "/.watchmanconfig", R"({"ignore_dirs": ["src"]})"); });
+    same_as_walk(t.stop());
+    // The daemon watches the root again (a restart: a reboot, or the agent killed it): from now on
+    // it reports nothing beneath src/.
+    t.daemon.stop();
+    t.daemon.start();
+    t.settle();  // no racy file: only what Watchman names is looked at
+    t.start();
+    t.both([](const std::string& ws) { write_file(ws + "/src/x.c", "int x = 1; /* hidden from Watchman */\n"); });
+    auto hidden = t.stop();
+    same_as_walk(hidden);
+    REQUIRE(hidden.first["mutations"].size() == 1);
+    CHECK(hidden.first["mutations"][0]["path"] == "src/x.c");
+    CHECK(at(hidden.first, "/scan/fsmonitor").is_null());
+    REQUIRE(hidden.first["scan"]["full_walks"].size() == 1);
+    CHECK(hidden.first["scan"]["full_walks"][0]["reason"].get<std::string>().find("ignore_dirs") != std::string::npos);
+    CHECK(at(hidden.first, "/gate/start_scan/looked") == "walk");
+  }
+
   TEST_CASE("gate with Watchman: a write through a hard link made before the turn is seen") {
     if (!have_watchman()) return;
     Twins t(std::map<std::string, std::string>{{"a.txt", "a\n"}});
