@@ -136,6 +136,10 @@ Result<WatchmanDaemon> identify(int fd, const std::string& program) {
 Result<Watchman> Watchman::connect(const std::string& root, std::chrono::milliseconds timeout) {
   auto program = watchman_on_path();
   if (!program) return unavailable("no `watchman` on PATH");
+  // A program the agent could have replaced (its user's own, or one others may write) vouches for
+  // nothing: the daemon it runs would answer whatever it was made to.
+  if (struct stat st{}; ::stat(program->c_str(), &st) != 0 || st.st_uid != 0 || (st.st_mode & 022) != 0)
+    return unavailable(*program + " is not root's alone (owned by root, written by no one else)");
   Watchman w;
   w.timeout_ = timeout;
   // The default socket first (no process to start); `get-sockname` when nothing listens there.

@@ -38,13 +38,14 @@ bool have_watchman() { return ::access("/usr/bin/watchman", X_OK) == 0; }
 struct Daemon {
   std::string dir = make_temp_dir("watchman");
   std::string sock = dir + "/sock";
+  std::string program = "/usr/bin/watchman";
   Daemon() { start(); }
   ~Daemon() { stop(); }
   void start() {
     fs::remove(sock);  // a daemon shut down may leave it, and the client then connects to nothing
     CommandResult r =
-        run_command({"/usr/bin/watchman", "--sockname=" + sock, "--statefile=" + dir + "/state",
-                     "--logfile=" + dir + "/log", "--pidfile=" + dir + "/pid", "--no-save-state", "get-pid"},
+        run_command({program, "--sockname=" + sock, "--statefile=" + dir + "/state", "--logfile=" + dir + "/log",
+                     "--pidfile=" + dir + "/pid", "--no-save-state", "get-pid"},
                     {}, dir);
     CAPTURE(r.out);
     CAPTURE(r.err);
@@ -53,7 +54,7 @@ struct Daemon {
   }
   // Shut down, and gone: a new daemon would not start while the old one holds its pid file.
   void stop() {
-    (void)run_command({"/usr/bin/watchman", "--sockname=" + sock, "--no-spawn", "shutdown-server"}, {}, dir);
+    (void)run_command({program, "--sockname=" + sock, "--no-spawn", "shutdown-server"}, {}, dir);
     for (int i = 0; i < 500 && pid > 0 && ::kill(pid, 0) == 0; ++i) ::usleep(10000);
     pid = 0;
   }
@@ -288,6 +289,26 @@ while True:
     REQUIRE(hidden.first["scan"]["full_walks"].size() == 1);
     CHECK(hidden.first["scan"]["full_walks"][0]["reason"].get<std::string>().find("ignore_dirs") != std::string::npos);
     CHECK(at(hidden.first, "/gate/start_scan/looked") == "walk");
+  }
+
+  TEST_CASE("gate with Watchman: a watchman the agent's user could replace is not asked") {
+    if (!have_watchman()) return;
+    Twins t(std::map<std::string, std::string>{{"a.txt", "a\n"}});
+    // The daemon runs the `watchman` on the hooks' PATH, a copy that is not root's alone.
+    std::string bin = make_temp_dir("bin");
+    fs::copy_file("/usr/bin/watchman", bin + "/watchman");
+    REQUIRE(::chown((bin + "/watchman").c_str(), 65534, 65534) == 0);
+    t.daemon.stop();
+    t.daemon.program = bin + "/watchman";
+    t.daemon.start();
+    for (Gate* g : {&t.watched, &t.walked}) g->env.push_back("PATH=" + bin + ":/usr/bin:/bin");
+    t.start();
+    t.both([](const std::string& ws) { write_file(ws + "/a.txt", "changed\n"); });
+    auto refused = t.stop();
+    same_as_walk(refused);
+    REQUIRE(refused.first["scan"]["full_walks"].size() == 1);
+    CHECK(refused.first["scan"]["full_walks"][0]["reason"].get<std::string>().find("is not root's alone") !=
+          std::string::npos);
   }
 
   TEST_CASE("gate with Watchman: a write through a hard link made before the turn is seen") {
