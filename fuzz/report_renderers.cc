@@ -117,6 +117,16 @@ void fuzz_json_report(const std::string& text) {
   check_html(report::render_html(r, events, {}));
 }
 
+// `text` as inert letters of its length, its line breaks kept: a goal of several lines is shown in a
+// block of its own whatever its words, so the plain report keeps that shape too.
+std::string plain_word(const std::string& text) {
+  std::string out(text.size(), 'a');
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n') out[i] = '\n';
+  }
+  return out;
+}
+
 void fuzz_strings(const std::string& text) {
   std::vector<std::string> s;
   std::size_t start = 0;
@@ -128,8 +138,7 @@ void fuzz_strings(const std::string& text) {
   std::vector<std::string> plain_words;
   // A credential file's name is rendered with "content withheld" beside it: a plain word keeps
   // that property, so the two reports still have one shape.
-  for (const auto& one : s)
-    plain_words.push_back(looks_secret(one) ? std::string(".env") : std::string(one.size(), 'a'));
+  for (const auto& one : s) plain_words.push_back(looks_secret(one) ? std::string(".env") : plain_word(one));
 
   std::string md = report::render_markdown(report_of(s));
   check_markdown(md);
