@@ -104,7 +104,7 @@ inline bool lines_are_ours(const std::string& md, std::string* first_stranger = 
     bool ours = line.empty() || line.rfind("### ", 0) == 0 || line.rfind("Run `", 0) == 0 || line.rfind("**", 0) == 0 ||
                 line.rfind("- ", 0) == 0 || line.rfind("| ", 0) == 0 || line.rfind("|---", 0) == 0 ||
                 line.rfind("<details><summary>", 0) == 0 || line == "</details>" || line.rfind("> ", 0) == 0 ||
-                line.rfind("  - ", 0) == 0 || line.rfind("*Left out to fit", 0) == 0 ||
+                line == ">" || line.rfind("  - ", 0) == 0 || line.rfind("*Left out to fit", 0) == 0 ||
                 line == "Nothing in the workspace changed.";
     if (!ours) {
       if (first_stranger != nullptr) *first_stranger = line;
