@@ -219,6 +219,7 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk(const std::set<std::string
   // and its own bytes of `seen`.
   struct Bucket {
     std::vector<std::string> candidates, unknown, racy, gitignores, linked;
+    std::vector<std::uint32_t> linked_inodes;  // theirs, as the index keeps them (32 bits)
     // The folder whose files this thread visits now and its entries' positions: a folder's files
     // come one after another, each looked up among that folder's entries alone.
     std::string dir = std::string(1, '\0');
@@ -229,7 +230,10 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk(const std::set<std::string
   bool collect_gitignores = frozen.get() == nullptr;  // the first scan
   auto note = [&](Bucket& b, const FileStat& f) {
     if (f.stated && (f.mtime_s >= racy_from || f.ctime_s >= racy_from)) b.racy.push_back(f.path);
-    if (f.nlink > 1) b.linked.push_back(f.path);
+    if (f.nlink > 1) {
+      b.linked.push_back(f.path);
+      b.linked_inodes.push_back(static_cast<std::uint32_t>(f.ino));
+    }
     if (collect_gitignores && is_gitignore(f.path)) b.gitignores.push_back(f.path);
   };
   std::vector<std::uint8_t> seen(index.size(), 0);
@@ -311,6 +315,27 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk(const std::set<std::string
     }
     PathsLooked looked = look_at_paths(*root, look, visit, options);
     take(looked.result);
+    // A file looked at with another name (a hard link made since the last scan, through which it
+    // may have been written) has its other names the index holds looked at too, now: the write
+    // was an event at the name used alone.
+    std::set<std::uint32_t> inodes;
+    for (const auto& b : buckets) inodes.insert(b.linked_inodes.begin(), b.linked_inodes.end());
+    if (!inodes.empty()) {
+      std::set<std::string> looked_at(look.begin(), look.end());
+      std::vector<std::string> others;
+      for (std::size_t i = 0; i < index.size(); ++i) {
+        const StatEntry& e = index.at(i);
+        if (inodes.count(e.ino) != 0 && looked_at.count(std::string(e.path)) == 0 &&
+            !covered(std::string(e.path), false))
+          others.emplace_back(e.path);
+      }
+      if (!others.empty()) {
+        PathsLooked again = look_at_paths(*root, others, visit, options);
+        take(again.result);
+        looked.folders_now.insert(looked.folders_now.end(), again.folders_now.begin(), again.folders_now.end());
+        look.insert(look.end(), others.begin(), others.end());
+      }
+    }
     for (const auto& path : look) {
       if (std::size_t pos = index.find(path); pos != StatIndex::npos && !seen[pos]) out.deleted.push_back(path);
     }
@@ -330,6 +355,14 @@ SnapshotStore::Impl::Walked SnapshotStore::Impl::walk(const std::set<std::string
     out.racy.insert(b.racy.begin(), b.racy.end());
     out.linked.insert(b.linked.begin(), b.linked.end());
     out.gitignores.insert(out.gitignores.end(), b.gitignores.begin(), b.gitignores.end());
+  }
+  if (out.partial) {
+    // A file named and met again in a folder walked whole (a file that became a folder, found so
+    // only when looked at) is one path, once.
+    for (auto* paths : {&out.candidates, &out.unknown, &out.deleted}) {
+      std::sort(paths->begin(), paths->end());
+      paths->erase(std::unique(paths->begin(), paths->end()), paths->end());
+    }
   }
   return out;
 }

@@ -116,11 +116,12 @@ class SnapshotStore {
   // `base.clock` was taken before that scan looked. While the index is not saved again (a scan
   // changed few entries), the base saved with it stands.
   void keep_fsmonitor_base(FsmonitorBase base);
-  // scan() looking only at `changed` (workspace-relative files and `.git` entries below the root:
-  // what the fsmonitor named), at the racy files and at those with another name; everything else
-  // stands as the index holds it. As a handle's first scan (a turn's start): `changed` is what
-  // changed since fsmonitor_base()'s clock, and the modes of folders and special files are then
-  // not known (as after resume()). After resume(): what changed since the run's start.
+  // scan() looking only at `changed` (workspace-relative files, `.git` entries below the root, and
+  // folders "a/b/" looked at only where the index holds a file or link they replaced: what the
+  // fsmonitor named), at the racy files and at those with another name, and at the other names of
+  // a file looked at that has more than one; everything else stands as the index holds it. As a handle's first scan (a
+  // turn's start): `changed` is what changed since fsmonitor_base()'s clock, and the modes of folders and special files
+  // are then not known (as after resume()). After resume(): what changed since the run's start.
   Result<std::vector<std::string>> scan_changed(const std::set<std::string>& changed);
   // The files with another name (st_nlink > 1) as the scans know them: a write through the other
   // name is seen by a look at this one alone, so a later process adds them to scan_changed().

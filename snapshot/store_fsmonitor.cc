@@ -110,8 +110,20 @@ Result<std::vector<std::string>> SnapshotStore::scan_changed(const std::set<std:
     m.resumed = true;  // no walk listed the folders and special files: nothing is said of them
     m.fsmonitor_modes_all = true;
   }
+  // A folder named ("a/b/") is not walked whole: the fsmonitor names its files one by one. It is
+  // looked at only where the index holds a file or a link at its name, which it took the place of
+  // (the scan then finds a folder there: the entry goes, and the folder is walked).
+  std::set<std::string> named;
+  for (const auto& path : changed) {
+    if (path.empty() || path.back() != '/') {
+      named.insert(path);
+      continue;
+    }
+    std::string replaced = path.substr(0, path.size() - 1);
+    if (!replaced.empty() && m.index.find(replaced) != StatIndex::npos) named.insert(std::move(replaced));
+  }
   m.last_way = {.walked = false, .reason = ""};
-  return look(&changed, {});
+  return look(&named, {});
 }
 
 }  // namespace candor::snapshot

@@ -126,6 +126,17 @@ Result<WatchmanDaemon> identify(int fd, const std::string& program) {
       exe.st_dev != expected.st_dev || exe.st_ino != expected.st_ino) {
     return unavailable(fmt::format("the process on the socket (pid {}) is not {}", peer.pid, program));
   }
+  // The right program started the wrong way: a config of the starter's choosing (what it ignores),
+  // or code loaded into it.
+  std::ifstream environ(fmt::format("/proc/{}/environ", peer.pid), std::ios::binary);
+  if (!environ) return unavailable(fmt::format("cannot read how pid {} was started", peer.pid));
+  for (std::string var; std::getline(environ, var, '\0');) {
+    for (const char* refused : {"WATCHMAN_CONFIG_FILE=", "LD_PRELOAD=", "LD_LIBRARY_PATH=", "LD_AUDIT="}) {
+      if (var.starts_with(refused))
+        return unavailable(
+            fmt::format("its daemon (pid {}) was started with {}", peer.pid, var.substr(0, var.find('='))));
+    }
+  }
   auto started = start_time(peer.pid);
   if (!started) return unavailable(fmt::format("cannot read when pid {} started", peer.pid));
   return WatchmanDaemon{.pid = peer.pid, .started = *started};
@@ -178,6 +189,8 @@ Status Watchman::check_config() {
     const auto& dirs = config.value("ignore_dirs", nlohmann::json());
     if (!dirs.is_null() && !(dirs.is_array() && dirs.empty()))
       return unavailable("it ignores folders (ignore_dirs " + dirs.dump() + "): what changes there is not reported");
+    if (config.value("suppress_recrawl_warnings", false))
+      return unavailable("it is told not to warn of a recrawl (suppress_recrawl_warnings)");
     const auto& vcs = config.value("ignore_vcs", nlohmann::json());
     if (!vcs.is_null()) {
       if (!vcs.is_array()) return unavailable("its ignore_vcs is not a list");
@@ -265,7 +278,9 @@ Result<WatchmanChanges> Watchman::changes_since(const std::string& clock, const 
       out.paths.insert(name.substr(0, git + 5));
       continue;
     }
-    if (file.value("type", "") == "d" && !name.ends_with("/.git")) continue;
+    // A folder now: its files are named one by one; the folder itself matters where it took the
+    // place of a file or a link (the scan decides, from what its index holds there).
+    if (file.value("type", "") == "d" && !name.ends_with("/.git")) name += '/';
     out.paths.insert(std::move(name));
   }
   return out;

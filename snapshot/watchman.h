@@ -26,9 +26,10 @@ struct WatchmanDaemon {
 
 // What changed beneath the workspace since a clock.
 struct WatchmanChanges {
-  // Workspace-relative files, and `.git` entries below the root ("vendor/lib/.git") for whatever
-  // changed inside them. Folders are not named: Watchman names each file made, changed or removed
-  // in them, those of a folder moved in or out included.
+  // Workspace-relative files, `.git` entries below the root ("vendor/lib/.git") for whatever
+  // changed inside them, and folders ("a/b/") that changed. Watchman names each file made, changed
+  // or removed in a folder, those of a folder moved in or out included; a folder named may have
+  // taken the place of a file or a link of the same name.
   std::set<std::string> paths;
   std::string clock;  // the clock as of the answer: the next "since"
 };

@@ -39,6 +39,7 @@ struct Daemon {
   std::string dir = make_temp_dir("watchman");
   std::string sock = dir + "/sock";
   std::string program = "/usr/bin/watchman";
+  std::vector<std::string> env;  // more NAME=VALUE for the daemon
   Daemon() { start(); }
   ~Daemon() { stop(); }
   void start() {
@@ -46,7 +47,7 @@ struct Daemon {
     CommandResult r =
         run_command({program, "--sockname=" + sock, "--statefile=" + dir + "/state", "--logfile=" + dir + "/log",
                      "--pidfile=" + dir + "/pid", "--no-save-state", "get-pid"},
-                    {}, dir);
+                    env, dir);
     CAPTURE(r.out);
     CAPTURE(r.err);
     REQUIRE(r.exit_code == 0);
@@ -308,6 +309,96 @@ while True:
     same_as_walk(refused);
     REQUIRE(refused.first["scan"]["full_walks"].size() == 1);
     CHECK(refused.first["scan"]["full_walks"][0]["reason"].get<std::string>().find("is not root's alone") !=
+          std::string::npos);
+  }
+
+  // The hostile review's cases (each missed a change, or stopped the gate, before its fix).
+  TEST_CASE("gate with Watchman: a file or link replaced by a folder is gone, empty or not, and later turns go on") {
+    if (!have_watchman()) return;
+    Twins t({{"a.txt", "a\n"}, {"b.txt", "b\n"}, {"src/x.c", "int x;\n"}, {"src/y.c", "int y;\n"}});
+    t.both([](const std::string& ws) { fs::create_symlink("a.txt", ws + "/lnk"); });
+    t.start();
+    (void)t.stop();
+    t.settle();
+    t.start();
+    t.both([](const std::string& ws) {
+      fs::remove(ws + "/a.txt");
+      fs::create_directory(ws + "/a.txt");  // empty: Watchman names the folder alone
+      fs::remove(ws + "/b.txt");
+      write_file(ws + "/b.txt/inside", "b is a folder now\n");
+      fs::remove(ws + "/lnk");
+      fs::create_directory(ws + "/lnk");
+      fs::remove(ws + "/src/x.c");  // made a folder and removed again: only the folder is named
+      fs::create_directory(ws + "/src/x.c");
+      fs::remove(ws + "/src/x.c");
+    });
+    auto replaced = t.stop();
+    same_as_walk(replaced);
+    CHECK(at(replaced.first, "/scan/fsmonitor") == "watchman");
+    json paths = json::array();
+    for (const auto& m : replaced.first["mutations"]) paths.push_back({m["path"], m["change"]});
+    CHECK(paths == json::parse(R"([["a.txt", "deleted"], ["b.txt", "deleted"], ["b.txt/inside", "added"],
+                                   ["lnk", "deleted"], ["src/x.c", "deleted"]])"));
+    // The next turn is checked as any other.
+    t.start();
+    t.both([](const std::string& ws) { write_file(ws + "/src/y.c", "int y = 2;\n"); });
+    auto next = t.stop();
+    same_as_walk(next);
+    CHECK(next.first["mutations"].size() == 1);
+  }
+
+  TEST_CASE("gate with Watchman: a hard link made in the workspace during the turn and written through is seen") {
+    if (!have_watchman()) return;
+    Twins t({{"a.txt", "a\n"}, {"src/x.c", "int x;\n"}});
+    t.start();
+    (void)t.stop();
+    t.settle();
+    t.start();
+    t.both([](const std::string& ws) {
+      fs::create_hard_link(ws + "/a.txt", ws + "/src/hl");
+      write_file(ws + "/src/hl", "written through the new name\n");
+    });
+    auto linked = t.stop();
+    same_as_walk(linked);
+    CHECK(at(linked.first, "/scan/fsmonitor") == "watchman");
+    json paths = json::array();
+    for (const auto& m : linked.first["mutations"]) paths.push_back(m["path"]);
+    CHECK(paths == json::array({"a.txt", "src/hl"}));
+  }
+
+  TEST_CASE("gate with Watchman: a daemon started with a config of its own, or told to hide a recrawl, is not asked") {
+    if (!have_watchman()) return;
+    Twins t({{"src/x.c", "int x;\n"}, {"a.txt", "a\n"}});
+    // The agent restarts the real program with a global config that ignores src/.
+    t.daemon.stop();
+    std::string config = t.daemon.dir + "/global.json";
+    write_file(config, R"({"ignore_dirs": ["src"]})");
+    t.daemon.env = {"WATCHMAN_CONFIG_FILE=" + config};
+    t.daemon.start();
+    t.start();
+    (void)t.stop();
+    t.settle();
+    t.start();
+    t.both([](const std::string& ws) { write_file(ws + "/src/x.c", "int x = 1;\n"); });
+    auto configured = t.stop();
+    same_as_walk(configured);
+    REQUIRE(configured.first["scan"]["full_walks"].size() == 1);
+    CHECK(configured.first["scan"]["full_walks"][0]["reason"].get<std::string>().find("WATCHMAN_CONFIG_FILE") !=
+          std::string::npos);
+    CHECK(configured.first["mutations"].size() == 1);
+
+    // A .watchmanconfig that silences the recrawl warning (in force once the root is watched again).
+    t.daemon.stop();
+    t.daemon.env.clear();
+    t.both(
+        [](const std::string& ws) { write_file(ws + "/.watchmanconfig", R"({"suppress_recrawl_warnings": true})"); });
+    t.daemon.start();
+    t.start();
+    t.both([](const std::string& ws) { write_file(ws + "/a.txt", "changed\n"); });
+    auto silenced = t.stop();
+    same_as_walk(silenced);
+    REQUIRE(silenced.first["scan"]["full_walks"].size() == 1);
+    CHECK(silenced.first["scan"]["full_walks"][0]["reason"].get<std::string>().find("suppress_recrawl_warnings") !=
           std::string::npos);
   }
 
