@@ -142,7 +142,7 @@ void same_as_walk(const std::pair<json, json>& reports) {
 
 TEST_SUITE("gate fsmonitor") {
   TEST_CASE("gate with Watchman: each turn's changes are exactly the walk's, and the stop looked by Watchman") {
-    if (!have_watchman()) return;  // the suite's make test installs it; a bare build may lack it
+    REQUIRE_MESSAGE(have_watchman(), "no /usr/bin/watchman: make test installs it (apt-get install watchman)");
     Twins t({{"a.txt", "a\n"},
              {"keep.txt", "keep\n"},
              {"setuid.sh", "#!/bin/sh\n"},
@@ -206,7 +206,7 @@ TEST_SUITE("gate fsmonitor") {
   TEST_CASE(
       "gate with Watchman: a daemon restarted mid-turn, a fake daemon, an unnamable path: the stop walks, saying "
       "why") {
-    if (!have_watchman()) return;
+    REQUIRE_MESSAGE(have_watchman(), "no /usr/bin/watchman: make test installs it (apt-get install watchman)");
     Twins t({{"a.txt", "a\n"}, {"b.txt", "b\n"}});
     // Turn 1 leaves a clock saved; turn 2's daemon restarts while the agent works.
     t.start();
@@ -270,7 +270,7 @@ while True:
   }
 
   TEST_CASE("gate with Watchman: a .watchmanconfig the agent wrote to hide a folder makes the gate walk") {
-    if (!have_watchman()) return;
+    REQUIRE_MESSAGE(have_watchman(), "no /usr/bin/watchman: make test installs it (apt-get install watchman)");
     Twins t({{"src/x.c", "int x;\n"}, {"a.txt", "a\n"}});
     t.start();
     t.both([](const std::string& ws) { write_file(ws + "/.watchmanconfig", R"({"ignore_dirs": ["src"]})"); });
@@ -293,7 +293,7 @@ while True:
   }
 
   TEST_CASE("gate with Watchman: a watchman the agent's user could replace is not asked") {
-    if (!have_watchman()) return;
+    REQUIRE_MESSAGE(have_watchman(), "no /usr/bin/watchman: make test installs it (apt-get install watchman)");
     Twins t(std::map<std::string, std::string>{{"a.txt", "a\n"}});
     // The daemon runs the `watchman` on the hooks' PATH, a copy that is not root's alone.
     std::string bin = make_temp_dir("bin");
@@ -314,7 +314,7 @@ while True:
 
   // The hostile review's cases (each missed a change, or stopped the gate, before its fix).
   TEST_CASE("gate with Watchman: a file or link replaced by a folder is gone, empty or not, and later turns go on") {
-    if (!have_watchman()) return;
+    REQUIRE_MESSAGE(have_watchman(), "no /usr/bin/watchman: make test installs it (apt-get install watchman)");
     Twins t({{"a.txt", "a\n"}, {"b.txt", "b\n"}, {"src/x.c", "int x;\n"}, {"src/y.c", "int y;\n"}});
     t.both([](const std::string& ws) { fs::create_symlink("a.txt", ws + "/lnk"); });
     t.start();
@@ -348,7 +348,7 @@ while True:
   }
 
   TEST_CASE("gate with Watchman: a hard link made in the workspace during the turn and written through is seen") {
-    if (!have_watchman()) return;
+    REQUIRE_MESSAGE(have_watchman(), "no /usr/bin/watchman: make test installs it (apt-get install watchman)");
     Twins t({{"a.txt", "a\n"}, {"src/x.c", "int x;\n"}});
     t.start();
     (void)t.stop();
@@ -367,7 +367,7 @@ while True:
   }
 
   TEST_CASE("gate with Watchman: a daemon started with a config of its own, or told to hide a recrawl, is not asked") {
-    if (!have_watchman()) return;
+    REQUIRE_MESSAGE(have_watchman(), "no /usr/bin/watchman: make test installs it (apt-get install watchman)");
     Twins t({{"src/x.c", "int x;\n"}, {"a.txt", "a\n"}});
     // The agent restarts the real program with a global config that ignores src/.
     t.daemon.stop();
@@ -403,7 +403,7 @@ while True:
   }
 
   TEST_CASE("gate with Watchman: a write through a hard link made before the turn is seen") {
-    if (!have_watchman()) return;
+    REQUIRE_MESSAGE(have_watchman(), "no /usr/bin/watchman: make test installs it (apt-get install watchman)");
     Twins t(std::map<std::string, std::string>{{"a.txt", "a\n"}});
     std::string outside = make_temp_dir("outside");
     t.both([&](const std::string& ws) {
