@@ -61,32 +61,8 @@ struct FileBytes {
   int error = 0;
 };
 
-FileBytes map_whole(const std::string& file) {
-  FileBytes out;
-  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    out.error = errno;
-    return out;
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
-    ::close(fd);
-    out.error = EINVAL;
-    return out;
-  }
-  out.size = static_cast<std::size_t>(st.st_size);
-  out.mtime_s = st.st_mtim.tv_sec;
-  void* p = ::mmap(nullptr, out.size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-  ::close(fd);
-  if (p == MAP_FAILED) {
-    out.error = errno;
-    return out;
-  }
-  out.mapping = std::unique_ptr<char, Unmap>(static_cast<char*>(p), Unmap{out.size});
-  return out;
-}
-
-FileBytes read_whole(const std::string& file) {
+// `mapped`: mmap'd rather than read (an empty file is read: there is nothing to map).
+FileBytes whole_file(const std::string& file, bool mapped) {
   FileBytes out;
   int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -101,6 +77,16 @@ FileBytes read_whole(const std::string& file) {
   }
   out.size = static_cast<std::size_t>(st.st_size);
   out.mtime_s = st.st_mtim.tv_sec;
+  if (mapped && out.size > 0) {
+    void* p = ::mmap(nullptr, out.size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    ::close(fd);
+    if (p == MAP_FAILED) {
+      out.error = errno;
+      return out;
+    }
+    out.mapping = std::unique_ptr<char, Unmap>(static_cast<char*>(p), Unmap{out.size});
+    return out;
+  }
   try {
     out.data = large_buffer(out.size + 1);
   } catch (const std::bad_alloc&) {  // a file of any size can be there (a sparse one costs no disk)
@@ -156,7 +142,7 @@ bool stat_matches(const StatEntry& e, const FileStat& f) {
 
 Result<StatIndex> StatIndex::load(const std::string& file, bool mapped) {
   StatIndex index;
-  FileBytes bytes = mapped ? map_whole(file) : read_whole(file);
+  FileBytes bytes = whole_file(file, mapped);
   if (bytes.error == ENOENT) return index;
   if (bytes.error != 0)
     return make_error(ErrorCode::kIo, fmt::format("snapshot: cannot read {}: {}", file, std::strerror(bytes.error)));
