@@ -274,7 +274,7 @@ Result<GateBegun> Session::gate_begin(GateAgent agent, const HookInput& in, cons
   run->start_deadline(config.config.gate.start_timeout_s);
   TRY_STATUS(run->open_snapshots(root, config.config.snapshot_ignore));
   snapshot::SnapshotStore* snapshots = &run->snapshots();
-  auto fsmonitor = scan_turn_start(*snapshots, root, config.config.fsmonitor, kFsmonitorTimeout, out.warnings);
+  auto fsmonitor = scan_turn_start(*snapshots, root, config.config.fsmonitor, snapshot::kWatchmanTimeout, out.warnings);
   if (!fsmonitor.ok()) return fsmonitor.error().wrap("snapshot at the turn's start");
   TRY_STATUS(snapshots->freeze_ignore_rules(config.config.snapshot_ignore));
   TRY(snapshot::ProtectedState state, snapshot::capture_protected_state(root, snapshots->nested_git()));

@@ -13,6 +13,7 @@
 
 #include "core/result.h"
 #include "core/run_record.h"
+#include "snapshot/fsmonitor_start.h"
 #include "snapshot/store.h"
 
 namespace candor::app {

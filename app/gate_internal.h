@@ -35,9 +35,6 @@ inline bool notable_mode(std::uint32_t mode) { return (mode & 06022) != 0; }
 // or "absent": recorded at a turn's start, compared at its stop (docs/design.md: hook settings are protected).
 nlohmann::json hook_file_states(const std::string& root);
 
-// How long the gate waits for Watchman's answers (snapshot.fsmonitor), below every hook timeout.
-inline constexpr std::chrono::milliseconds kFsmonitorTimeout{5000};
-
 // The key a turn is stored under when the agent gives none (Claude Code before prompt_id): the
 // turn's number in the session.
 std::string derived_turn_key(std::int64_t turn);

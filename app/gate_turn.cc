@@ -593,7 +593,7 @@ Result<GateEnded> end_gate_turn(GateAgent agent, const HookInput& in, const Gate
   s.run.snapshots().set_deadline(
       s.run.deadline().within(std::chrono::seconds(std::max(kStopScanS, s.config.gate.start_timeout_s))));
   if (Status scanned = scan_turn_stop(s.run.snapshots(), s.root, s.turn.start.value("fsmonitor", nlohmann::json()),
-                                      kFsmonitorTimeout, s.facts.scan);
+                                      snapshot::kWatchmanTimeout, s.facts.scan);
       !scanned.ok()) {
     return scanned.error().wrap("snapshot at the stop");
   }

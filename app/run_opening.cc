@@ -15,11 +15,15 @@ Result<std::unique_ptr<RunOpening>> RunOpening::open(const std::string& store_di
   return o;
 }
 
-void RunOpening::begin_snapshots(const std::string& root, const std::vector<std::string>& ignore) {
-  opening_snapshots_ = std::async(std::launch::async, [path = store_path_, root, ignore, &clock = clock_] {
-    snapshot::init_git_once();
-    return snapshot::SnapshotStore::open(path, root, clock, ignore);
-  });
+void RunOpening::begin_snapshots(const std::string& root, const std::vector<std::string>& ignore,
+                                 std::function<void(snapshot::SnapshotStore&)> then) {
+  opening_snapshots_ =
+      std::async(std::launch::async, [path = store_path_, root, ignore, &clock = clock_, then = std::move(then)] {
+        snapshot::init_git_once();
+        auto opened = snapshot::SnapshotStore::open(path, root, clock, ignore);
+        if (opened.ok() && then) then(**opened);
+        return opened;
+      });
 }
 
 Status RunOpening::snapshots_ready() {

@@ -6,6 +6,7 @@
 // itself, so the next use case (eval) has one thing to call. Private to app/.
 #pragma once
 
+#include <functional>
 #include <future>
 #include <memory>
 #include <string>
@@ -38,7 +39,10 @@ class RunOpening {
   // The snapshot store of `root` in the run store's folder. begin_snapshots() starts opening it (its
   // index: a stat per file of a large workspace, read back) beside whatever the caller does next;
   // snapshots_ready() joins (so does destroying the opening). open_snapshots() is both at once.
-  void begin_snapshots(const std::string& root, const std::vector<std::string>& ignore);
+  // `then`, when given, runs on the opening's thread once the store is open (the snapshot before a
+  // run, beside what the caller does meanwhile); snapshots_ready() joins it too.
+  void begin_snapshots(const std::string& root, const std::vector<std::string>& ignore,
+                       std::function<void(snapshot::SnapshotStore&)> then = nullptr);
   Status snapshots_ready();
   Status open_snapshots(const std::string& root, const std::vector<std::string>& ignore);
 

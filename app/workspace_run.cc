@@ -41,6 +41,7 @@ void apply_options(const WorkspaceOptions& args, const executor::WorkspaceConfig
   o.snapshot_ignore = config.snapshot_ignore;
   o.change_events = config.change_events;
   o.max_watches = config.max_watches;
+  o.fsmonitor = config.fsmonitor;
   o.scope = config.scope;
   o.scope.insert(o.scope.end(), args.scope.begin(), args.scope.end());
   o.sensitive = config.sensitive;
@@ -95,9 +96,14 @@ Result<std::unique_ptr<WorkspaceRun>> WorkspaceRun::open(const WorkspaceOptions&
   // The run's one time budget, from here: opening the snapshot store and the scan before the
   // first step spend it too.
   s->opening_->start_deadline(s->options_.limits.timeout_s);
-  // The snapshot store's opening needs nothing of what follows, and runs beside the config's
-  // checks and the credential walk below.
-  s->opening_->begin_snapshots(s->workspace_->root(), config.snapshot_ignore);
+  // The snapshot store's opening and the snapshot before the run need nothing of what follows, and
+  // run beside the config's checks and the credential walk below (each walks the whole tree).
+  // Nothing has run in the workspace yet: no step starts before both are done.
+  s->opening_->begin_snapshots(
+      s->workspace_->root(), config.snapshot_ignore,
+      [run = s.get(), root = s->workspace_->root(), options = s->options_](snapshot::SnapshotStore& snapshots) {
+        run->scanned_before_ = executor::scan_before_run(snapshots, root, run->opening_->deadline(), options);
+      });
   TRY_STATUS(s->read_config(args, config));
   s->sandbox_policy_ = sandbox::make_sandbox_policy(*s->workspace_, config.sandbox);
   s->read_credentials(args, mechanisms);
@@ -148,6 +154,7 @@ void WorkspaceRun::read_credentials(const WorkspaceOptions& args, const sandbox:
 
 Status WorkspaceRun::start(const std::string& goal) {
   TRY_STATUS(opening_->create_run(goal, workspace_->root()));
+  options_.scanned_before = scanned_before_;
   executor_ = std::make_unique<executor::Executor>(
       executor::ExecutorDeps{*workspace_, opening_->snapshots(), tools_, evaluators_, opening_->clock(),
                              opening_->deadline(), opening_->trajectory()},

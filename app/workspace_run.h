@@ -77,6 +77,9 @@ class WorkspaceRun {
   executor::ExecutorOptions options_;
   sandbox::SandboxPolicy sandbox_policy_;
   std::optional<verify::AcceptanceSpec> acceptance_;
+  // The snapshot before the run, which the opening's thread takes (declared before opening_: it
+  // outlives the thread, which destroying opening_ joins).
+  std::optional<executor::ScanBeforeRun> scanned_before_;
   // The run store, the deadline, the snapshots, the masker and the run's record (app/run_opening.h).
   std::unique_ptr<RunOpening> opening_;
   std::unique_ptr<executor::Executor> executor_;

@@ -7,6 +7,10 @@
 # workspace), a warm run (same store), the same first run on a copy without a repository; and
 # `git status --porcelain`, `git add -A` into a fresh index, the store's size and file count, the
 # repository's packed size, and the first run's peak memory. Prints the ratios against the targets.
+# FSMONITOR=1 also times the warm run with config snapshot.fsmonitor "watchman" (a Watchman daemon
+# of the bench's own; its start looks where Watchman says changed since the last run) against
+# `git status` with git's own Watchman hook as core.fsmonitor (and the untracked cache), in the
+# same rounds.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 files=${1:-100000}
@@ -24,6 +28,14 @@ mkdir -p "$HOME"
 . "$here/bench/git_workspace.sh"
 
 build_git_workspace "$ws" "$files"
+fsmonitor=${FSMONITOR:-}
+git_fsmonitor=()
+if [ -n "$fsmonitor" ]; then
+  trap 'stop_bench_watchman; rm -rf "$work"' EXIT
+  start_bench_watchman "$work" "$ws"
+  git_fsmonitor=(-c core.fsmonitor="$work/fsmonitor-watchman" -c core.untrackedCache=true)
+  git "${git_fsmonitor[@]}" -C "$ws" status --porcelain >/dev/null  # its first answer is a full crawl
+fi
 if [ "$with_norepo" = 1 ]; then
   cp -a "$ws" "$bare"
   rm -rf "$bare/.git"
@@ -63,8 +75,12 @@ shell_plan() {  # shell_plan STEPS: a plan of STEPS shell steps, each appending 
   printf '{"goal_kind": "modify", "steps": [%s], "then": "finish"}' "$steps" > "$work/shell-$1.json"
   echo "$work/shell-$1.json"
 }
-events() {  # events on|off: the workspace's config with change events (the default) or without
-  if [ "$1" = on ]; then rm -rf "$ws/.candor"; else mkdir -p "$ws/.candor" && echo '{"snapshot": {"change_events": false}}' > "$ws/.candor/config.json"; fi
+events() {  # events on|off|watchman: the workspace's config with change events (the default), without, or with Watchman
+  case "$1" in
+    on) rm -rf "$ws/.candor" ;;
+    off) mkdir -p "$ws/.candor" && echo '{"snapshot": {"change_events": false}}' > "$ws/.candor/config.json" ;;
+    watchman) mkdir -p "$ws/.candor" && echo '{"snapshot": {"fsmonitor": "watchman"}}' > "$ws/.candor/config.json" ;;
+  esac
 }
 shell_in() {  # shell_in STEPS NAME: the plan of STEPS shell steps on the git workspace, warm store
   time_of "$work/t-$2" "$candor" exec "$(shell_plan "$1")" -C "$ws" --store "$work/store-1" --judge never
@@ -111,8 +127,18 @@ done
 # Change detection in O(changes) (issue 40), before and after in the same rounds: a warm run and
 # the scans of shell steps (a plan of 11 against a plan of 1, over 10) with change events (after)
 # and with config snapshot.change_events false (before: every scan walks).
-wev=() wwalk=() s1ev=() s11ev=() s1walk=() s11walk=()
+wev=() wwalk=() s1ev=() s11ev=() s1walk=() s11walk=() wwm=() gsfm=()
 for i in $(seq 1 "$rounds"); do
+  if [ -n "$fsmonitor" ]; then
+    # Twice: the run between two rounds' runs without it saved the index with no Watchman base; the
+    # second is the warm run of a user who keeps it on.
+    events watchman
+    exec_in "$ws" "$work/store-1" "wm-a$i"
+    exec_in "$ws" "$work/store-1" "wm$i"
+    wwm+=("$(seconds "$work/t-wm$i")")
+    time_of "$work/t-gsfm$i" git "${git_fsmonitor[@]}" -C "$ws" status --porcelain
+    gsfm+=("$(seconds "$work/t-gsfm$i")")
+  fi
   for mode in on off; do
     events "$mode"
     exec_in "$ws" "$work/store-1" "warm-$mode$i"
@@ -153,6 +179,12 @@ r=$(ratio "$first" "$git_status"); row "candor first run, git workspace (median 
 r=$(ratio "$warm" "$git_status"); row "candor warm run, same store (median of $rounds)" "${warm} s" "${r}x git status (<= 1.0: $(check "$r" 1.0))"
 r=$(ratio "$warm_walks" "$git_status"); row "warm run, every scan walks (before issue 40)" "${warm_walks} s" "${r}x git status"
 r=$(ratio "$warm_events" "$git_status"); row "warm run, change events (after)" "${warm_events} s" "${r}x git status (<= 1.0: $(check "$r" 1.0))"
+if [ -n "$fsmonitor" ]; then
+  warm_wm=$(median3 "${wwm[@]}") git_fm=$(median3 "${gsfm[@]}")
+  row "git status with Watchman as core.fsmonitor" "${git_fm} s" ""
+  r=$(ratio "$warm_wm" "$git_fm"); row "warm run, snapshot.fsmonitor watchman" "${warm_wm} s" "${r}x git status with fsmonitor (<= 1.0: $(check "$r" 1.0))"
+  r=$(ratio "$warm_wm" "$git_status"); row "  against git status without fsmonitor" "" "${r}x"
+fi
 if [ "$shell_failed" = 0 ]; then
   r=$(ratio "$step_walks" "$git_status"); row "a shell step, every scan walks (before)" "${step_walks} s" "${r}x git status"
   r=$(ratio "$step_events" "$git_status"); row "a shell step, change events (after)" "${step_events} s" "${r}x git status (<= 0.1: $(check "$r" 0.1))"

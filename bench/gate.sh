@@ -46,16 +46,9 @@ if sys.argv[2]:
 json.dump(config, open(sys.argv[1], "w"))
 PY
 if [ -n "$fsmonitor" ]; then
-  command -v watchman >/dev/null || { echo "FSMONITOR=1 needs watchman (apt-get install watchman)" >&2; exit 1; }
-  export WATCHMAN_SOCK=$work/watchman/sock
-  mkdir -p "$work/watchman"
-  watchman --sockname="$WATCHMAN_SOCK" --statefile="$work/watchman/state" --logfile="$work/watchman/log" \
-    --pidfile="$work/watchman/pid" --no-save-state get-pid >/dev/null
-  trap 'watchman --no-spawn shutdown-server >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-  watchman watch-project "$ws" >/dev/null
-  cp /usr/share/git-core/templates/hooks/fsmonitor-watchman.sample "$ws/.git/hooks/fsmonitor-watchman"
-  chmod +x "$ws/.git/hooks/fsmonitor-watchman"
-  git -C "$ws" config core.fsmonitor .git/hooks/fsmonitor-watchman
+  trap 'stop_bench_watchman; rm -rf "$work"' EXIT
+  start_bench_watchman "$work" "$ws"
+  git -C "$ws" config core.fsmonitor "$work/fsmonitor-watchman"
   git -C "$ws" config core.untrackedCache true
 fi
 git -C "$ws" add .candor

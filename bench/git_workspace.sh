@@ -12,3 +12,19 @@ build_git_workspace() {
   git -C "$ws" add -A
   git -C "$ws" -c user.name=bench -c user.email=bench@localhost commit -qm base
 }
+
+# start_bench_watchman WORK WS: a Watchman daemon of the bench's own (socket, state and log in
+# WORK/watchman; WATCHMAN_SOCK exported) watching WS, and git's own Watchman hook copied to
+# WORK/fsmonitor-watchman. The caller's EXIT trap shuts it down (stop_bench_watchman).
+start_bench_watchman() {
+  local work=$1 ws=$2
+  command -v watchman >/dev/null || { echo "FSMONITOR=1 needs watchman (apt-get install watchman)" >&2; exit 1; }
+  export WATCHMAN_SOCK=$work/watchman/sock
+  mkdir -p "$work/watchman"
+  watchman --sockname="$WATCHMAN_SOCK" --statefile="$work/watchman/state" --logfile="$work/watchman/log" \
+    --pidfile="$work/watchman/pid" --no-save-state get-pid >/dev/null
+  watchman watch-project "$ws" >/dev/null
+  cp /usr/share/git-core/templates/hooks/fsmonitor-watchman.sample "$work/fsmonitor-watchman"
+  chmod +x "$work/fsmonitor-watchman"
+}
+stop_bench_watchman() { watchman --no-spawn shutdown-server >/dev/null 2>&1 || true; }

@@ -90,6 +90,7 @@ nlohmann::json to_json(const ScanCoverage& s) {
   nlohmann::json j = {
       {"complete", s.complete}, {"unread", s.unread}, {"by_events", s.by_events}, {"full_walks", walks}};
   if (!s.fsmonitor.empty()) j["fsmonitor"] = s.fsmonitor;
+  if (!s.before_run.empty()) j["before_run"] = {{"looked", s.before_run}, {"reason", s.before_run_reason}};
   return j;
 }
 
@@ -494,6 +495,10 @@ Result<RunFacts> run_facts_from_json(const nlohmann::json& j) {
         f.scan.by_events = n.get<int>();
       if (const auto& by = j["scan"].value("fsmonitor", nlohmann::json()); by.is_string())
         f.scan.fsmonitor = by.get<std::string>();
+      if (const auto& b = j["scan"].value("before_run", nlohmann::json()); b.is_object()) {
+        f.scan.before_run = json_str(b, "looked", "");
+        f.scan.before_run_reason = json_str(b, "reason", "");
+      }
       if (const auto& walks = j["scan"].value("full_walks", nlohmann::json::array()); walks.is_array()) {
         for (const auto& w : walks) {
           if (w.is_object() && w.value("reason", nlohmann::json()).is_string())

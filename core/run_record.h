@@ -260,6 +260,10 @@ struct ScanCoverage {
   std::vector<FullWalk> full_walks;
   // The fsmonitor the gate's stop asked between processes ("watchman"); "": inotify within the run.
   std::string fsmonitor;
+  // With config snapshot.fsmonitor, how the snapshot before a run looked: "watchman" (by its answer
+  // since the base saved with the snapshot index) or "walk", and why it walked; "" without one.
+  std::string before_run;
+  std::string before_run_reason;
 };
 
 struct RunFacts {

@@ -45,6 +45,28 @@ bool has_assertion(const planner::PlanStep& step, const std::string& type) {
 
 }  // namespace
 
+ScanBeforeRun scan_before_run(snapshot::SnapshotStore& snapshots, const std::string& root, const Deadline& deadline,
+                              const ExecutorOptions& options) {
+  ScanBeforeRun out;
+  out.processes_before = sandbox::processes_started();
+  // Every scan obeys the time budget (a step's scan would otherwise hash a planted 100 GB sparse
+  // file at leisure).
+  snapshots.set_deadline(deadline);
+  if (options.change_events) snapshots.watch_changes(options.max_watches);
+  if (options.fsmonitor == "watchman") {
+    auto start = snapshot::first_scan_by_watchman(snapshots, root, snapshot::kWatchmanTimeout);
+    if (start.ok()) {
+      out.fsmonitor = std::move(start.value());
+    } else {
+      out.status = start.error();
+    }
+    return out;
+  }
+  auto scan = snapshots.scan();
+  if (!scan.ok()) out.status = scan.error();
+  return out;
+}
+
 Executor::Executor(ExecutorDeps deps, ExecutorOptions options) : deps_(deps), options_(std::move(options)) {
   facts_.budget.limits = options_.limits;
   facts_.workspace = deps_.workspace.root();
@@ -56,13 +78,16 @@ Status Executor::begin(const std::string& run_id, const std::string& goal) {
   facts_.run_id = run_id;
   facts_.goal = goal;
   facts_.umask = process_umask();
-  std::uint64_t processes = sandbox::processes_started();
-  // Every scan obeys the time budget (a step's scan would otherwise hash a planted 100 GB sparse
-  // file at leisure).
-  deps_.snapshots.set_deadline(deps_.deadline);
-  if (options_.change_events) deps_.snapshots.watch_changes(options_.max_watches);
-  auto scan = deps_.snapshots.scan();
-  if (!scan.ok()) return scan.error().wrap("snapshot before the run");
+  ScanBeforeRun scan = options_.scanned_before
+                           ? *options_.scanned_before
+                           : scan_before_run(deps_.snapshots, deps_.workspace.root(), deps_.deadline, options_);
+  if (!scan.status.ok()) return scan.status.error().wrap("snapshot before the run");
+  if (scan.fsmonitor) {
+    facts_.scan.before_run = scan.fsmonitor->reason.empty() ? "watchman" : "walk";
+    facts_.scan.before_run_reason = scan.fsmonitor->reason;
+    if (!scan.fsmonitor->unavailable.empty())
+      note("warning: snapshot.fsmonitor: " + scan.fsmonitor->unavailable + "; the snapshot before the run walked");
+  }
   TRY_STATUS(deps_.snapshots.freeze_ignore_rules(options_.snapshot_ignore));
   // After the first scan, which found the repositories nested in the workspace.
   auto protected_state = snapshot::capture_protected_state(deps_.workspace.root(), deps_.snapshots.nested_git());
@@ -71,7 +96,7 @@ Status Executor::begin(const std::string& run_id, const std::string& goal) {
   auto tree = deps_.snapshots.write_tree();
   if (!tree.ok()) return tree.error().wrap("snapshot before the run");
   facts_.snapshot_before = *tree;
-  note_scan(processes);
+  note_scan(scan.processes_before);
   TRY_STATUS(deps_.snapshots.pin(*tree, "runs/" + run_id + "/before"));
   deps_.trajectory.record(event::kRunStarted,
                           {{"goal", goal},

@@ -22,9 +22,18 @@
 #include "net/http_client.h"
 #include "planner/plan.h"
 #include "sandbox/workspace.h"
+#include "snapshot/fsmonitor_start.h"
 #include "snapshot/store.h"
 
 namespace candor::executor {
+
+// The snapshot before the run: its scan's outcome, and sandbox::processes_started() from before it
+// began (a later scan trusts the change events only while no process ran since).
+struct ScanBeforeRun {
+  Status status = ok_status();
+  std::uint64_t processes_before = 0;
+  std::optional<snapshot::FsmonitorStart> fsmonitor;  // how it looked, with config snapshot.fsmonitor
+};
 
 struct ExecutorOptions {
   BudgetLimits limits;
@@ -42,6 +51,12 @@ struct ExecutorOptions {
   // inotify's events say, unless they cannot prove they are complete.
   bool change_events = true;
   std::size_t max_watches = 0;
+  // Config snapshot.fsmonitor ("watchman"): the snapshot before the run looks by its answer since
+  // the base the last run saved with the snapshot index (docs/design.md, between processes).
+  std::string fsmonitor;
+  // The snapshot before the run, taken as the run opened (WorkspaceRun: beside the credential
+  // walk, with scan_before_run()); unset: begin() takes it.
+  std::optional<ScanBeforeRun> scanned_before;
   std::string judge_policy;            // recorded in run_started and the facts (RunFacts::judge_policy); "" = not given
   std::vector<std::string> scope;      // --scope and config `scope`: the paths the run may change
   std::vector<std::string> sensitive;  // config `sensitive`: beyond the built-in sensitive paths
@@ -67,6 +82,12 @@ struct RoundOutcome {
   std::string failure;                                    // the first failure, as recovery instructions
   nlohmann::json observations = nlohmann::json::array();  // per step: {step, tool, ok, output}
 };
+
+// Takes the snapshot before the run of the workspace at `root`: every scan obeys `deadline`; with
+// options.change_events the scans after this one look where inotify's events say, and with
+// options.fsmonitor this one by Watchman's answer when it can. The store must be unscanned.
+ScanBeforeRun scan_before_run(snapshot::SnapshotStore& snapshots, const std::string& root, const Deadline& deadline,
+                              const ExecutorOptions& options);
 
 class Executor {
  public:

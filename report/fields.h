@@ -80,6 +80,12 @@ inline std::vector<std::string> scan_way_lines(const nlohmann::json& report) {
   const auto& walks = json_list(scan, "full_walks");
   std::int64_t by_events = json_int(scan, "by_events");
   std::vector<std::string> out;
+  // With an fsmonitor, how the snapshot before the run looked: by its answer, or a walk and why.
+  if (const auto& before = json_object(scan, "before_run"); json_text(json_field(before, "looked")) == "watchman") {
+    out.push_back("the snapshot before the run by Watchman's answer");
+  } else if (before.is_object() && !before.empty()) {
+    out.push_back("the snapshot before the run walked: " + json_text(json_field(before, "reason")));
+  }
   if (by_events == 0 && walks.empty()) return out;
   const auto& fsmonitor = json_field(scan, "fsmonitor");
   out.push_back(fmt::format("{} by change events{}, {} full", by_events,

@@ -387,6 +387,37 @@ ChangeSet ChangeEvents::drain() {
   return out;
 }
 
+std::optional<ChangeEvents::WatchList> ChangeEvents::watch_list() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  if (!impl_->lasting_reason.empty() || !impl_->mountinfo.valid()) return std::nullopt;
+  WatchList out;
+  out.folders.reserve(impl_->folders.size());
+  for (const auto& [wd, rel] : impl_->folders) out.folders.push_back(rel);
+  std::sort(out.folders.begin(), out.folders.end());
+  out.mounts = impl_->mounts;
+  return out;
+}
+
+std::string ChangeEvents::watch_folders(const WatchList& list) {
+  Impl& m = *impl_;
+  if (!m.mountinfo.valid()) return "the mount table (/proc/self/mountinfo) cannot be read";
+  if (m.mounts != list.mounts) return "a file system was mounted or unmounted beneath the workspace since";
+  for (const auto& rel : list.folders) {
+    if (!m.watched_folder(rel)) continue;
+    std::string path = rel.empty() ? rel : rel.substr(0, rel.size() - 1);
+    Opened dir = m.root.open(path, O_RDONLY | O_DIRECTORY);
+    if (!dir.fd.valid()) {
+      if (is_gone(dir.error)) continue;
+      std::lock_guard<std::mutex> lock(m.mu);
+      note(m.lasting_reason, fmt::format("`{}` could not be watched: {}", folder_name(rel), std::strerror(dir.error)));
+      continue;
+    }
+    m.place(dir.fd.get(), rel);
+  }
+  std::lock_guard<std::mutex> lock(m.mu);
+  return m.lasting_reason;
+}
+
 std::size_t ChangeEvents::watch_count() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   return impl_->folders.size();

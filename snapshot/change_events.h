@@ -10,9 +10,11 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/result.h"
 
@@ -84,6 +86,22 @@ class ChangeEvents {
 
   // Folders watched now.
   std::size_t watch_count() const;
+
+  // Between processes: the folders watched now ("" the root, "a/b/"), for the next process to watch
+  // again without a walk (watch_folders()); nullopt when they are not every folder to watch (a
+  // watch could not be placed, a file system delivers no events). With the mount points beneath
+  // the root when watching began (absolute): a mount made since hides what was watched.
+  struct WatchList {
+    std::vector<std::string> folders;
+    std::set<std::string> mounts;
+  };
+  std::optional<WatchList> watch_list() const;
+  // Watches each folder of `folders` the paths still name (opened beneath the root, no symlink on
+  // the way; one gone or no longer a folder is skipped: whatever replaced it is a change the
+  // caller learns from elsewhere), before the caller asks what changed since the list was made.
+  // Returns why the drains can not be complete ("" when they can): what drain() would say, or
+  // the mounts beneath the root differ from `list`'s.
+  std::string watch_folders(const WatchList& list);
 
   struct Impl;
 

@@ -88,6 +88,7 @@ class SnapshotStore {
   // could not be placed, a file system delivers none), that scan walks everything and last_scan()
   // says why. `max_watches` 0: as many as the kernel allows. REQUIRES: before the first scan.
   void watch_changes(std::size_t max_watches = 0);
+  bool has_change_events() const;  // watch_changes() was called and inotify gave an instance
   // The next scan walks in full, for `reason`: something may have changed that no event names (a
   // process ran that could write through a hard link out of the workspace).
   void distrust_events(const std::string& reason);
@@ -121,8 +122,18 @@ class SnapshotStore {
   // fsmonitor named), at the racy files and at those with another name, and at the other names of
   // a file looked at that has more than one; everything else stands as the index holds it. As a handle's first scan (a
   // turn's start): `changed` is what changed since fsmonitor_base()'s clock, and the modes of folders and special files
-  // are then not known (as after resume()). After resume(): what changed since the run's start.
+  // are then not known (as after resume()), unless watch_from_base() took them from the base: then a
+  // folder named that the base does not list is walked whole. After resume(): what changed since
+  // the run's start.
   Result<std::vector<std::string>> scan_changed(const std::set<std::string>& changed);
+  // A run's start between processes (watch_changes() called, nothing scanned yet): watches again
+  // every folder the base saved with the index lists, so that the caller can then ask the
+  // fsmonitor what changed since the base's clock (what changed before is in its answer, what
+  // changes after is an event), and scan_changed() takes the folders and special files from the
+  // base too. Returns why it cannot, "" when it did: no such list was saved (a gate's turn saved
+  // the base, or the watches were not complete), or the watches cannot be (the mounts beneath
+  // the workspace changed, a watch could not be placed).
+  std::string watch_from_base();
   // The files with another name (st_nlink > 1) as the scans know them: a write through the other
   // name is seen by a look at this one alone, so a later process adds them to scan_changed().
   std::vector<std::string> linked_files() const;

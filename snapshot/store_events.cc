@@ -49,6 +49,8 @@ void SnapshotStore::watch_changes(std::size_t max_watches) {
   }
 }
 
+bool SnapshotStore::has_change_events() const { return impl_->events != nullptr; }
+
 void SnapshotStore::distrust_events(const std::string& reason) {
   if (impl_->distrusted.empty()) impl_->distrusted = reason;
 }

@@ -6,6 +6,13 @@
 #include "snapshot/store.h"
 #include "snapshot/store_impl.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 #include <fstream>
@@ -24,6 +31,59 @@ constexpr const char* kFsmonitorFile = "index.fsmonitor";
 // Modes a tree cannot hold that the gate compares (setuid, setgid, sticky, others' or the group's
 // write): saved for the files a later scan will not look at.
 bool notable(std::uint32_t full_mode) { return (full_mode & 07022) != 0; }
+
+using Whole = FsmonitorWhole;
+using Access = SnapshotStore::Access;
+
+nlohmann::json accesses_to_json(const std::map<std::string, Access>& accesses) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [path, a] : accesses) out[path] = {a.mode, a.uid, a.gid};
+  return out;
+}
+
+bool accesses_from_json(const nlohmann::json& j, std::map<std::string, Access>& out) {
+  if (!j.is_object()) return false;
+  for (const auto& [path, a] : j.items()) {
+    if (!a.is_array() || a.size() != 3) return false;
+    for (const auto& n : a) {
+      if (!n.is_number_unsigned() || n.get<std::uint64_t>() > UINT32_MAX) return false;
+    }
+    out[path] = {a[0].get<std::uint32_t>(), a[1].get<std::uint32_t>(), a[2].get<std::uint32_t>()};
+  }
+  return true;
+}
+
+// A damaged or partial list is none: the next run's start walks.
+std::optional<Whole> whole_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) return std::nullopt;
+  Whole w;
+  if (!accesses_from_json(j.value("folders", nlohmann::json()), w.folders) ||
+      !accesses_from_json(j.value("specials", nlohmann::json()), w.specials))
+    return std::nullopt;
+  const nlohmann::json& watched = j.value("watched", nlohmann::json());
+  const nlohmann::json& mounts = j.value("mounts", nlohmann::json());
+  if (!watched.is_array() || !mounts.is_array()) return std::nullopt;
+  for (const auto& f : watched) {
+    // "" (the root) or a relative folder "a/b/": nothing that climbs out or starts at "/".
+    if (!f.is_string()) return std::nullopt;
+    const std::string& rel = f.get_ref<const std::string&>();
+    if (!rel.empty() && (rel.front() == '/' || rel.back() != '/' || rel.find("..") != std::string::npos))
+      return std::nullopt;
+    w.watched.folders.push_back(rel);
+  }
+  for (const auto& m : mounts) {
+    if (!m.is_string()) return std::nullopt;
+    w.watched.mounts.insert(m.get<std::string>());
+  }
+  return w;
+}
+
+nlohmann::json whole_to_json(const Whole& w) {
+  return {{"folders", accesses_to_json(w.folders)},
+          {"specials", accesses_to_json(w.specials)},
+          {"watched", w.watched.folders},
+          {"mounts", w.watched.mounts}};
+}
 
 }  // namespace
 
@@ -52,6 +112,7 @@ void SnapshotStore::Impl::load_fsmonitor(const std::string& repo_path) {
     if (!mode.is_number_unsigned()) return;
     saved.modes[path] = mode.get<std::uint32_t>();
   }
+  saved.whole = whole_from_json(j.value("whole", nlohmann::json()));
   fsmonitor_saved = std::move(saved);
 }
 
@@ -61,7 +122,8 @@ Status SnapshotStore::Impl::save_fsmonitor(const std::string& repo_path, const s
   FsmonitorSaved saved{.base = *fsmonitor_keep,
                        .linked = std::vector<std::string>(linked.begin(), linked.end()),
                        .modes = {},
-                       .nested_git = std::vector<std::string>(git_entries.begin(), git_entries.end())};
+                       .nested_git = std::vector<std::string>(git_entries.begin(), git_entries.end()),
+                       .whole = std::nullopt};
   for (std::size_t i = 0; i < index.size(); ++i) {
     const StatEntry& e = index.at(i);
     if (notable(e.full_mode)) saved.modes[std::string(e.path)] = e.full_mode;
@@ -77,8 +139,14 @@ Status SnapshotStore::Impl::save_fsmonitor(const std::string& repo_path, const s
     nested.insert(carry->nested_git.begin(), carry->nested_git.end());
     saved.nested_git.assign(nested.begin(), nested.end());
   }
+  // A run's handle knows every folder and special file (resume() forgets them), and its watches
+  // are every folder's unless they say otherwise.
+  if (!resumed && events) {
+    if (auto watched = events->watch_list()) saved.whole = Whole{folder_modes_now, specials_now, std::move(*watched)};
+  }
   nlohmann::json j = {{"clock", saved.base.clock}, {"daemon", saved.base.daemon}, {"index", index.checksum()},
                       {"linked", saved.linked},    {"modes", saved.modes},        {"nested_git", saved.nested_git}};
+  if (saved.whole) j["whole"] = whole_to_json(*saved.whole);
   TRY_STATUS(write_file_atomically(repo_path, kFsmonitorFile, j.dump() + "\n", false));
   fsmonitor_saved = std::move(saved);
   return ok_status();
@@ -95,8 +163,48 @@ std::vector<std::string> SnapshotStore::linked_files() const {
   return std::vector<std::string>(impl_->linked.begin(), impl_->linked.end());
 }
 
+std::string SnapshotStore::watch_from_base() {
+  Impl& m = *impl_;
+  if (m.scanned || !m.events) return "no change events to watch with";
+  if (!m.fsmonitor_saved || !m.fsmonitor_saved->whole)
+    return "the base saved with the snapshot index lists no folders to watch (a gate's turn saved it, or its watches "
+           "were not complete)";
+  std::string why = m.events->watch_folders(m.fsmonitor_saved->whole->watched);
+  if (why.empty()) m.base_watched = true;
+  return why;
+}
+
+// A run's start from a watched base: the folders and special files as the base lists them, the
+// folders the fsmonitor named looked at again (a mode changed, or it went: then nothing the base
+// lists beneath it stands), and those the base does not list named for a walk of their own.
+void SnapshotStore::Impl::take_whole_base(const std::set<std::string>& changed, std::set<std::string>& named) {
+  const FsmonitorWhole& whole = *fsmonitor_saved->whole;
+  folder_modes_now = whole.folders;
+  specials_now = whole.specials;
+  auto forget_beneath = [](std::map<std::string, Access>& known, const std::string& dir) {
+    known.erase(known.lower_bound(dir), known.lower_bound(dir + '\xff'));
+  };
+  for (const auto& path : changed) {
+    if (path.empty() || path.back() != '/') continue;
+    const std::string key = path == "/" ? "./" : path;
+    if (whole.folders.count(key) == 0) {
+      named.insert(path);  // walked whole: the walk lists it and its folders, and watches them
+      continue;
+    }
+    Opened dir = root->open(key == "./" ? "" : path.substr(0, path.size() - 1), O_RDONLY | O_DIRECTORY);
+    struct stat st {};
+    if (dir.fd.valid() && ::fstat(dir.fd.get(), &st) == 0) {
+      folder_modes_now[key] = {st.st_mode, st.st_uid, st.st_gid};
+    } else if (key != "./") {
+      forget_beneath(folder_modes_now, path);
+      forget_beneath(specials_now, path);
+    }
+  }
+}
+
 Result<std::vector<std::string>> SnapshotStore::scan_changed(const std::set<std::string>& changed) {
   Impl& m = *impl_;
+  std::set<std::string> named;
   if (!m.started) {
     // A turn's start: what the saved base knew of the files this scan will not look at.
     if (!m.fsmonitor_saved || m.scanned)
@@ -107,13 +215,17 @@ Result<std::vector<std::string>> SnapshotStore::scan_changed(const std::set<std:
     }
     m.linked.insert(m.fsmonitor_saved->linked.begin(), m.fsmonitor_saved->linked.end());
     m.git_entries.insert(m.fsmonitor_saved->nested_git.begin(), m.fsmonitor_saved->nested_git.end());
-    m.resumed = true;  // no walk listed the folders and special files: nothing is said of them
+    // Without a watched base no walk listed the folders and special files: nothing is said of them.
+    if (m.base_watched) {
+      m.take_whole_base(changed, named);
+    } else {
+      m.resumed = true;
+    }
     m.fsmonitor_modes_all = true;
   }
   // A folder named ("a/b/") is not walked whole: the fsmonitor names its files one by one. It is
   // looked at only where the index holds a file or a link at its name, which it took the place of
   // (the scan then finds a folder there: the entry goes, and the folder is walked).
-  std::set<std::string> named;
   for (const auto& path : changed) {
     if (path.empty() || path.back() != '/') {
       named.insert(path);
@@ -123,7 +235,13 @@ Result<std::vector<std::string>> SnapshotStore::scan_changed(const std::set<std:
     if (!replaced.empty() && m.index.find(replaced) != StatIndex::npos) named.insert(std::move(replaced));
   }
   m.last_way = {.walked = false, .reason = ""};
-  return look(&named, {});
+  const bool first_from_base = !m.started && m.base_watched && !m.scanned;
+  auto looked = look(&named, {});
+  if (looked.ok() && first_from_base) {
+    m.folder_modes_start = m.folder_modes_now;
+    m.specials_start = m.specials_now;
+  }
+  return looked;
 }
 
 }  // namespace candor::snapshot

@@ -60,6 +60,14 @@ inline bool hidden_by_unread(const std::vector<std::string>& unread, const std::
 
 using namespace snapshot_internal;
 
+// Saved with an fsmonitor base by a handle that knew every folder and special file (a run's, not
+// after resume()) and whose change events watched every folder: what a run's start takes instead
+// of a walk (store_fsmonitor.cc).
+struct FsmonitorWhole {
+  std::map<std::string, SnapshotStore::Access> folders, specials;
+  ChangeEvents::WatchList watched;
+};
+
 struct SnapshotStore::Impl {
   std::optional<RepositoryLock> in_use;  // first: released after every handle below is closed
   Repo repo;
@@ -261,13 +269,19 @@ struct SnapshotStore::Impl {
     std::vector<std::string> linked;
     std::map<std::string, std::uint32_t> modes;  // whole modes with setuid, setgid, sticky or others' write
     std::vector<std::string> nested_git;
+    std::optional<FsmonitorWhole> whole;
   };
   std::optional<FsmonitorSaved> fsmonitor_saved;
+  // watch_from_base() watched the folders the saved base lists: a first scan_changed() takes the
+  // folders and special files from it.
+  bool base_watched = false;
   std::optional<SnapshotStore::FsmonitorBase> fsmonitor_keep;  // keep_fsmonitor_base()
   // The whole mode of every entry is known: a walk before the run saw them, or scan_changed() took
   // those it does not look at from the saved base. Not after resume().
   bool fsmonitor_modes_all = false;
   void load_fsmonitor(const std::string& repo_path);
+  // scan_changed()'s first scan after watch_from_base(): see store_fsmonitor.cc.
+  void take_whole_base(const std::set<std::string>& changed, std::set<std::string>& named);
   // Saves fsmonitor_keep with the index as now saved, when there is one to keep and what the scans
   // did not look at is known: from this handle's scans, or from `carry` (the base saved before,
   // when it is the one kept: a turn's stop keeps its start's).

@@ -131,7 +131,8 @@ TEST_SUITE("core") {
         {"src/b.c", candor::ProgramRun{false, true, std::nullopt, "", "not run: the run's time budget ran out"}}};
     f.assertions.push_back(command);
     f.source = "exec";
-    f.scan = {.complete = false, .unread = {"secret-dir"}, .by_events = 0, .full_walks = {}, .fsmonitor = ""};
+    f.scan.complete = false;
+    f.scan.unread = {"secret-dir"};
     f.protected_changes = {".candor/config.json was created during the run"};
     f.goal_validations.push_back({1, candor::ReviewVerdict::kNone, "turn limit", 3, 4});
     f.mutations.push_back({"a.txt", "added", 0, 5, 1, 0, false, {"s1"}, 7, ""});

@@ -34,15 +34,6 @@ struct Case {
   std::vector<std::string> env;                      // more NAME=VALUE for candor
 };
 
-json shell_plan(const std::vector<std::string>& commands) {
-  json steps = json::array();
-  for (std::size_t i = 0; i < commands.size(); ++i) {
-    steps.push_back(
-        {{"id", "s" + std::to_string(i + 1)}, {"tool", "shell"}, {"args", {{"command", commands[i]}}}, {"why", "x"}});
-  }
-  return {{"goal_kind", "modify"}, {"steps", steps}, {"then", "finish"}, {"final_answer", "done"}};
-}
-
 // The mutations as one comparable text each: path, change, sizes and line counts.
 std::vector<std::string> mutation_list(const json& report) {
   std::vector<std::string> out;

@@ -124,6 +124,16 @@ inline std::string replay_provider(const std::string& dir, const std::vector<nlo
   return "command:sh " + dir + "/replay.sh";
 }
 
+// A plan of one shell step per command (s1, s2, ...), then finish.
+inline nlohmann::json shell_plan(const std::vector<std::string>& commands) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (std::size_t i = 0; i < commands.size(); ++i) {
+    steps.push_back(
+        {{"id", "s" + std::to_string(i + 1)}, {"tool", "shell"}, {"args", {{"command", commands[i]}}}, {"why", "x"}});
+  }
+  return {{"goal_kind", "modify"}, {"steps", steps}, {"then", "finish"}, {"final_answer", "done"}};
+}
+
 inline nlohmann::json parse_stdout(const CommandResult& r) {
   CAPTURE(r.out);
   CAPTURE(r.err);

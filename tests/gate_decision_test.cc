@@ -156,7 +156,8 @@ TEST_SUITE("app") {
     f.scope = {"hello.txt", "run.sh", "**/*.yml"};  // the CI file in scope, but not named: still sensitive
     f.assertions = {user_check("hello.txt", false)};
     f.protected_changes = {"`.candor/config.json` was modified during the run"};
-    f.scan = {.complete = false, .unread = {"locked/"}, .by_events = 0, .full_walks = {}, .fsmonitor = ""};
+    f.scan.complete = false;
+    f.scan.unread = {"locked/"};
     f.acceptance = {{"passed", false},
                     {"checkpoints",
                      {{{"id", "ran_tests"}, {"essential", true}, {"matched", false}},

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/gate_fixture.h"
+#include "tests/watchman_fixture.h"
 
 namespace candor::testing {
 namespace {
@@ -31,36 +32,7 @@ using gate_fixture::Gate;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
-bool have_watchman() { return ::access("/usr/bin/watchman", X_OK) == 0; }
-
-// A Watchman daemon of the test's own (its socket, state and log in a temporary folder), shut
-// down at the end.
-struct Daemon {
-  std::string dir = make_temp_dir("watchman");
-  std::string sock = dir + "/sock";
-  std::string program = "/usr/bin/watchman";
-  std::vector<std::string> env;  // more NAME=VALUE for the daemon
-  Daemon() { start(); }
-  ~Daemon() { stop(); }
-  void start() {
-    fs::remove(sock);  // a daemon shut down may leave it, and the client then connects to nothing
-    CommandResult r =
-        run_command({program, "--sockname=" + sock, "--statefile=" + dir + "/state", "--logfile=" + dir + "/log",
-                     "--pidfile=" + dir + "/pid", "--no-save-state", "get-pid"},
-                    env, dir);
-    CAPTURE(r.out);
-    CAPTURE(r.err);
-    REQUIRE(r.exit_code == 0);
-    pid = json::parse(r.out).value("pid", 0);
-  }
-  // Shut down, and gone: a new daemon would not start while the old one holds its pid file.
-  void stop() {
-    (void)run_command({program, "--sockname=" + sock, "--no-spawn", "shutdown-server"}, {}, dir);
-    for (int i = 0; i < 500 && pid > 0 && ::kill(pid, 0) == 0; ++i) ::usleep(10000);
-    pid = 0;
-  }
-  int pid = 0;
-};
+using Daemon = WatchmanDaemon;
 
 // Two gates on twin workspaces: `watched` asks Watchman (the daemon above), `walked` walks.
 struct Twins {

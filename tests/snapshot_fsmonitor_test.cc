@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "snapshot/store.h"
 #include "tests/test_support.h"
 
@@ -124,6 +126,50 @@ TEST_SUITE("snapshot") {
     write_file(ws + "/b.txt", "changed, not named\n");
     std::set<std::string> none;
     CHECK(start(named_store, ws, Base{"c:4", "watchman:1:1"}, &none) != start(walked_store, ws, std::nullopt));
+  }
+
+  TEST_CASE(
+      "fsmonitor base: a run's base lists its folders and watches; one that lists none, or a damaged list, walks") {
+    std::string ws = make_workspace({{"a.txt", "a\n"}, {"sub/deep/c.txt", "c\n"}});
+    ::chmod((ws + "/sub").c_str(), 0750);
+    std::string store = make_temp_dir("store");
+    auto run = [&](bool events) {
+      auto snap = open_store(store, ws);
+      if (events) snap->watch_changes();
+      return snap;
+    };
+    auto first = [&](std::unique_ptr<snapshot::SnapshotStore> snap) {
+      REQUIRE(snap->scan().ok());
+      REQUIRE(snap->freeze_ignore_rules({}).ok());
+      (void)snap->write_tree().value();
+      snap->keep_fsmonitor_base(Base{"c:1", "watchman:1:1"});
+      REQUIRE(snap->flush().ok());
+    };
+    std::string file = open_store(store, ws)->repository_path() + "/index.fsmonitor";
+    // A handle without change events saves a base that lists no folders.
+    first(run(false));
+    CHECK(run(true)->watch_from_base().find("lists no folders") != std::string::npos);
+    CHECK(run(false)->watch_from_base() == "no change events to watch with");
+    // A run's lists every folder with its mode, and the folders it watched.
+    first(run(true));
+    auto saved = nlohmann::json::parse(read_file(file));
+    CAPTURE(saved.dump());
+    CHECK(saved["whole"]["watched"] == nlohmann::json{"", "sub/", "sub/deep/"});
+    REQUIRE(saved["whole"]["folders"].contains("sub/"));
+    CHECK((saved["whole"]["folders"]["sub/"][0].get<std::uint32_t>() & 07777) == 0750);
+    CHECK(saved["whole"]["folders"].contains("./"));
+    CHECK(run(true)->watch_from_base() == "");
+    // A list that climbs out of the workspace is no list: the next start walks.
+    saved["whole"]["watched"].push_back("../outside/");
+    fs::permissions(file, fs::perms::owner_write, fs::perm_options::add);
+    write_file(file, saved.dump());
+    REQUIRE(run(true)->fsmonitor_base().has_value());
+    CHECK(run(true)->watch_from_base().find("lists no folders") != std::string::npos);
+    // As is one whose modes are not numbers.
+    saved["whole"]["watched"] = nlohmann::json{"", "sub/", "sub/deep/"};
+    saved["whole"]["folders"]["sub/"] = {"rwx", 0, 0};
+    write_file(file, saved.dump());
+    CHECK(run(true)->watch_from_base().find("lists no folders") != std::string::npos);
   }
 
   TEST_CASE("fsmonitor base: a first scan_changed without a saved base is refused") {

@@ -328,11 +328,13 @@ std::vector<Row> rows() {
     f.protected_changes = {".git/hooks/pre-commit was created during the run"};
     out.push_back({"rule 5: a change under .git/ blocks success", f, Verdict::kPartial, 5, ".git/hooks/pre-commit"});
     RunFacts blind = good_modify();
-    blind.scan = {.complete = false, .unread = {"private/"}, .by_events = 0, .full_walks = {}, .fsmonitor = ""};
+    blind.scan.complete = false;
+    blind.scan.unread = {"private/"};
     out.push_back({"rule 5: an incomplete scan blocks success and names the path", blind, Verdict::kPartial, 5,
                    "could not read private/"});
     RunFacts blind_nothing = discovery_only(RunStatus::kCompleted);
-    blind_nothing.scan = {.complete = false, .unread = {"private/"}, .by_events = 0, .full_walks = {}, .fsmonitor = ""};
+    blind_nothing.scan.complete = false;
+    blind_nothing.scan.unread = {"private/"};
     out.push_back({"rule 5: nothing seen changed, but the scan was incomplete: not a confident fail", blind_nothing,
                    Verdict::kPartial, 5, "changes there are unknown"});
   }
