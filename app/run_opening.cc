@@ -27,6 +27,7 @@ void RunOpening::begin_snapshots(const std::string& root, const std::vector<std:
 }
 
 Status RunOpening::snapshots_ready() {
+  if (snapshots_) return ok_status();
   TRY(snapshots_, opening_snapshots_.get());
   snapshots_->set_deadline(deadline_);
   return ok_status();

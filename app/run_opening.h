@@ -38,7 +38,8 @@ class RunOpening {
 
   // The snapshot store of `root` in the run store's folder. begin_snapshots() starts opening it (its
   // index: a stat per file of a large workspace, read back) beside whatever the caller does next;
-  // snapshots_ready() joins (so does destroying the opening). open_snapshots() is both at once.
+  // snapshots_ready() joins (so does destroying the opening; a second call has nothing to join).
+  // open_snapshots() is both at once.
   // `then`, when given, runs on the opening's thread once the store is open (the snapshot before a
   // run, beside what the caller does meanwhile); snapshots_ready() joins it too.
   void begin_snapshots(const std::string& root, const std::vector<std::string>& ignore,

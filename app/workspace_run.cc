@@ -105,7 +105,7 @@ Result<std::unique_ptr<WorkspaceRun>> WorkspaceRun::open(const WorkspaceOptions&
         run->scanned_before_ = executor::scan_before_run(snapshots, root, run->opening_->deadline(), options);
       });
   TRY_STATUS(s->read_config(args, config));
-  s->sandbox_policy_ = sandbox::make_sandbox_policy(*s->workspace_, config.sandbox);
+  TRY_STATUS(s->find_credential_files(config));
   s->read_credentials(args, mechanisms);
   s->options_.progress = observer;
   s->options_.cancel = cancel;
@@ -130,6 +130,39 @@ Status WorkspaceRun::read_config(const WorkspaceOptions& args, const executor::W
     TRY(std::string text, read_text_file(args.acceptance_file));
     TRY(acceptance_, verify::parse_acceptance_spec_text(text, tools_.names(), args.acceptance_file));
   }
+  return ok_status();
+}
+
+Status WorkspaceRun::find_credential_files(const executor::WorkspaceConfig& config) {
+  if (options_.fsmonitor.empty()) {
+    // Beside the snapshot before the run: each walks the whole tree.
+    sandbox_policy_ = sandbox::make_sandbox_policy(*workspace_, config.sandbox);
+    return ok_status();
+  }
+  // With an fsmonitor, after the snapshot before the run: from the credential files the last
+  // run's start found, where Watchman's answer says (what changed since its clock), or by a walk
+  // that begins after the clock this run keeps; either way they are saved with that clock.
+  TRY_STATUS(opening_->snapshots_ready());
+  options_.credentials_after_first_scan = true;
+  snapshot::SnapshotStore& snapshots = opening_->snapshots();
+  std::optional<snapshot::SnapshotStore::SavedCredentials> saved = snapshots.saved_credentials();
+  const std::optional<snapshot::FsmonitorStart>* start = scanned_before_ ? &scanned_before_->fsmonitor : nullptr;
+  if (saved && start != nullptr && *start && (*start)->reason.empty()) {
+    std::vector<sandbox::FileIdentity> ids;
+    for (const auto& [dev, ino] : saved->identities) ids.push_back({dev, ino});
+    sandbox_policy_ =
+        sandbox::make_sandbox_policy_from(*workspace_, config.sandbox, saved->files, ids, (*start)->changed);
+  } else {
+    sandbox_policy_ = sandbox::make_sandbox_policy(*workspace_, config.sandbox);
+  }
+  if (!sandbox_policy_.secret_scan_error.empty()) return ok_status();  // nothing to carry: the next start walks
+  snapshot::SnapshotStore::SavedCredentials keep;
+  const std::string prefix = workspace_->root() + "/";
+  for (const auto& path : sandbox_policy_.secret_files) {
+    if (path.rfind(prefix, 0) == 0) keep.files.push_back(path.substr(prefix.size()));
+  }
+  for (const auto& id : sandbox_policy_.secret_identities) keep.identities.emplace_back(id.dev, id.ino);
+  snapshots.keep_credentials(std::move(keep));
   return ok_status();
 }
 

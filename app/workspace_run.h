@@ -67,6 +67,9 @@ class WorkspaceRun {
   // sandbox policy and the credentials it keeps from steps (their values, the masker).
   Status read_config(const WorkspaceOptions& args, const executor::WorkspaceConfig& config);
   void read_credentials(const WorkspaceOptions& args, const sandbox::Mechanisms& mechanisms);
+  // The credential files steps are kept from: by a walk, or with config snapshot.fsmonitor from
+  // those the last run's start found and Watchman's answer (sandbox::make_sandbox_policy_from).
+  Status find_credential_files(const executor::WorkspaceConfig& config);
   RunObserver* observer_ = nullptr;
   executor::ToolRegistry tools_ = executor::builtin_tools();
   assertions::Registry evaluators_ = assertions::builtin_evaluators();

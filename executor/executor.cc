@@ -82,6 +82,9 @@ Status Executor::begin(const std::string& run_id, const std::string& goal) {
                            ? *options_.scanned_before
                            : scan_before_run(deps_.snapshots, deps_.workspace.root(), deps_.deadline, options_);
   if (!scan.status.ok()) return scan.status.error().wrap("snapshot before the run");
+  if (scan.fsmonitor && scan.fsmonitor->reason.empty() && options_.credentials_after_first_scan &&
+      options_.process_sandbox != nullptr && options_.process_sandbox->secret_scan_error.empty())
+    secret_files_now_ = options_.process_sandbox->secret_files;
   if (scan.fsmonitor) {
     facts_.scan.before_run = scan.fsmonitor->reason.empty() ? "watchman" : "walk";
     facts_.scan.before_run_reason = scan.fsmonitor->reason;

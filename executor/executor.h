@@ -57,6 +57,10 @@ struct ExecutorOptions {
   // The snapshot before the run, taken as the run opened (WorkspaceRun: beside the credential
   // walk, with scan_before_run()); unset: begin() takes it.
   std::optional<ScanBeforeRun> scanned_before;
+  // process_sandbox's credential files were found after that snapshot (with snapshot.fsmonitor):
+  // when it looked by Watchman's answer, its watches were in place before, and the first refresh
+  // before a process looks only where the events since say.
+  bool credentials_after_first_scan = false;
   std::string judge_policy;            // recorded in run_started and the facts (RunFacts::judge_policy); "" = not given
   std::vector<std::string> scope;      // --scope and config `scope`: the paths the run may change
   std::vector<std::string> sensitive;  // config `sensitive`: beyond the built-in sensitive paths

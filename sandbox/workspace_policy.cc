@@ -65,6 +65,30 @@ SandboxPolicy make_sandbox_policy(const Workspace& workspace, SandboxPolicy base
   return base;
 }
 
+SandboxPolicy make_sandbox_policy_from(const Workspace& workspace, SandboxPolicy base,
+                                       const std::vector<std::string>& files,
+                                       const std::vector<FileIdentity>& identities,
+                                       const std::set<std::string>& changed) {
+  SandboxPolicy policy = base;
+  policy.workspace = workspace.root();
+  policy.read_only_dirs = workspace.protected_dirs();
+  policy.secret_files.clear();
+  for (const auto& f : files) policy.secret_files.push_back(workspace.root() + "/" + f);
+  policy.secret_identities = identities;
+  policy.secret_scan_error.clear();
+  if (!refresh_secret_files_at(workspace, policy, changed).ok()) return make_sandbox_policy(workspace, std::move(base));
+  // Known by identity from here, as the walk's finds are: the files found now, and those the
+  // earlier start knew (one renamed since is still a credential file).
+  std::set<FileIdentity> known(identities.begin(), identities.end());
+  for (const auto& path : policy.secret_files) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+      known.insert({static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)});
+  }
+  policy.secret_identities.assign(known.begin(), known.end());
+  return policy;
+}
+
 Status refresh_secret_files(const Workspace& workspace, SandboxPolicy& policy) {
   auto refused = [](const std::string& why) {
     return make_error(ErrorCode::kRefused,

@@ -19,6 +19,15 @@ namespace candor::sandbox {
 // and remembered by identity as well as by path.
 SandboxPolicy make_sandbox_policy(const Workspace& workspace, SandboxPolicy base = {});
 
+// make_sandbox_policy() without its walk, between processes: from the credential files an earlier
+// start found (`files` workspace-relative, with the identities it knew), when only `changed` (an
+// fsmonitor's complete answer since: files "a/b.env", folders "a/" to look through) can differ.
+// O(what changed); where refresh_secret_files_at() cannot tell, the walk.
+SandboxPolicy make_sandbox_policy_from(const Workspace& workspace, SandboxPolicy base,
+                                       const std::vector<std::string>& files,
+                                       const std::vector<FileIdentity>& identities,
+                                       const std::set<std::string>& changed);
+
 // Before every process: the files to show empty are found again, as every file that was a
 // credential file when the run started (by identity: renaming it or its folder changes nothing)
 // plus every file named like a credential file now. Fails, and the process must not start, when the

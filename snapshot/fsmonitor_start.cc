@@ -58,6 +58,7 @@ Result<FsmonitorStart> first_scan_by_watchman(SnapshotStore& snapshots, const st
     auto scanned = snapshots.scan_changed(changes->paths);
     if (!scanned.ok()) return scanned.error();
     out.clock = changes->clock;
+    out.changed = std::move(changes->paths);
   }
   if (out.clock.empty()) {
     // Taken before the walk looks: whatever changes while it walks, the next answer names.

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "core/result.h"
@@ -19,9 +20,10 @@ namespace candor::snapshot {
 inline constexpr std::chrono::milliseconds kWatchmanTimeout{5000};
 
 struct FsmonitorStart {
-  std::string clock;   // kept as the next base: taken before the scan looked ("": Watchman gave none)
-  std::string daemon;  // who gave it (watchman_daemon_name)
-  std::string reason;  // why the scan walked; "" when it looked by Watchman's answer
+  std::string clock;              // kept as the next base: taken before the scan looked ("": Watchman gave none)
+  std::string daemon;             // who gave it (watchman_daemon_name)
+  std::string reason;             // why the scan walked; "" when it looked by Watchman's answer
+  std::set<std::string> changed;  // that answer: what changed since the saved base (when it looked by it)
   // Why no daemon answered at all ("" when one did): the caller says it as a warning.
   std::string unavailable;
 };

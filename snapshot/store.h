@@ -97,6 +97,8 @@ class SnapshotStore {
   // whole content may have changed. nullopt when they cannot prove that nothing else changed (no
   // events, a scan since the last call walked in full, or the first call of the run): then look
   // everywhere. For what must see every change, as the credential files a process is kept from.
+  // After a first scan_changed() from a watched base (watch_from_base()), the first call answers
+  // for everything since the watches were placed.
   std::optional<std::set<std::string>> changes_since_last_call();
   // Between processes (docs/design.md, "Change detection in O(changes)"): the gate's start and stop
   // are two processes, and an fsmonitor (Watchman) watched the workspace between them. A turn's
@@ -126,6 +128,18 @@ class SnapshotStore {
   // folder named that the base does not list is walked whole. After resume(): what changed since
   // the run's start.
   Result<std::vector<std::string>> scan_changed(const std::set<std::string>& changed);
+  // The credential files a run's start found (workspace-relative) with their identities (dev, ino),
+  // for flush() to save with the base beside the folders (a run's base only): the next run's start
+  // then looks for credential files only where Watchman says, from these (saved_credentials()).
+  // The caller's promise: they were looked for after the base's clock was taken.
+  struct SavedCredentials {
+    std::vector<std::string> files;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> identities;
+    bool operator==(const SavedCredentials&) const = default;
+  };
+  void keep_credentials(SavedCredentials credentials);
+  // Those saved with the base as loaded; nullopt when the base saved none (or lists no folders).
+  std::optional<SavedCredentials> saved_credentials() const;
   // A run's start between processes (watch_changes() called, nothing scanned yet): watches again
   // every folder the base saved with the index lists, so that the caller can then ask the
   // fsmonitor what changed since the base's clock (what changed before is in its answer, what

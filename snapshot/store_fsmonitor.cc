@@ -53,6 +53,19 @@ bool accesses_from_json(const nlohmann::json& j, std::map<std::string, Access>& 
   return true;
 }
 
+// A workspace-relative path that stays inside: not empty, no "/" first, no ".." component.
+bool relative_inside(const std::string& rel) {
+  if (rel.empty() || rel.front() == '/') return false;
+  std::size_t at = 0;
+  while (at <= rel.size()) {
+    std::size_t slash = rel.find('/', at);
+    if (slash == std::string::npos) slash = rel.size();
+    if (rel.compare(at, slash - at, "..") == 0 && slash - at == 2) return false;
+    at = slash + 1;
+  }
+  return true;
+}
+
 // A damaged or partial list is none: the next run's start walks.
 std::optional<Whole> whole_from_json(const nlohmann::json& j) {
   if (!j.is_object()) return std::nullopt;
@@ -64,25 +77,42 @@ std::optional<Whole> whole_from_json(const nlohmann::json& j) {
   const nlohmann::json& mounts = j.value("mounts", nlohmann::json());
   if (!watched.is_array() || !mounts.is_array()) return std::nullopt;
   for (const auto& f : watched) {
-    // "" (the root) or a relative folder "a/b/": nothing that climbs out or starts at "/".
+    // "" (the root) or a relative folder "a/b/".
     if (!f.is_string()) return std::nullopt;
     const std::string& rel = f.get_ref<const std::string&>();
-    if (!rel.empty() && (rel.front() == '/' || rel.back() != '/' || rel.find("..") != std::string::npos))
-      return std::nullopt;
+    if (!rel.empty() && (rel.back() != '/' || !relative_inside(rel))) return std::nullopt;
     w.watched.folders.push_back(rel);
   }
   for (const auto& m : mounts) {
     if (!m.is_string()) return std::nullopt;
     w.watched.mounts.insert(m.get<std::string>());
   }
+  if (const auto& c = j.value("credentials", nlohmann::json()); !c.is_null()) {
+    const nlohmann::json& files = c.value("files", nlohmann::json());
+    const nlohmann::json& ids = c.value("identities", nlohmann::json());
+    if (!files.is_array() || !ids.is_array()) return std::nullopt;
+    SnapshotStore::SavedCredentials saved;
+    for (const auto& f : files) {
+      if (!f.is_string() || !relative_inside(f.get_ref<const std::string&>())) return std::nullopt;
+      saved.files.push_back(f.get<std::string>());
+    }
+    for (const auto& id : ids) {
+      if (!id.is_array() || id.size() != 2 || !id[0].is_number_unsigned() || !id[1].is_number_unsigned())
+        return std::nullopt;
+      saved.identities.emplace_back(id[0].get<std::uint64_t>(), id[1].get<std::uint64_t>());
+    }
+    w.credentials = std::move(saved);
+  }
   return w;
 }
 
 nlohmann::json whole_to_json(const Whole& w) {
-  return {{"folders", accesses_to_json(w.folders)},
-          {"specials", accesses_to_json(w.specials)},
-          {"watched", w.watched.folders},
-          {"mounts", w.watched.mounts}};
+  nlohmann::json j = {{"folders", accesses_to_json(w.folders)},
+                      {"specials", accesses_to_json(w.specials)},
+                      {"watched", w.watched.folders},
+                      {"mounts", w.watched.mounts}};
+  if (w.credentials) j["credentials"] = {{"files", w.credentials->files}, {"identities", w.credentials->identities}};
+  return j;
 }
 
 }  // namespace
@@ -142,7 +172,8 @@ Status SnapshotStore::Impl::save_fsmonitor(const std::string& repo_path, const s
   // A run's handle knows every folder and special file (resume() forgets them), and its watches
   // are every folder's unless they say otherwise.
   if (!resumed && events) {
-    if (auto watched = events->watch_list()) saved.whole = Whole{folder_modes_now, specials_now, std::move(*watched)};
+    if (auto watched = events->watch_list())
+      saved.whole = Whole{folder_modes_now, specials_now, std::move(*watched), credentials_keep};
   }
   nlohmann::json j = {{"clock", saved.base.clock}, {"daemon", saved.base.daemon}, {"index", index.checksum()},
                       {"linked", saved.linked},    {"modes", saved.modes},        {"nested_git", saved.nested_git}};
@@ -158,6 +189,13 @@ std::optional<SnapshotStore::FsmonitorBase> SnapshotStore::fsmonitor_base() cons
 }
 
 void SnapshotStore::keep_fsmonitor_base(FsmonitorBase base) { impl_->fsmonitor_keep = std::move(base); }
+
+void SnapshotStore::keep_credentials(SavedCredentials credentials) { impl_->credentials_keep = std::move(credentials); }
+
+std::optional<SnapshotStore::SavedCredentials> SnapshotStore::saved_credentials() const {
+  if (!impl_->fsmonitor_saved || !impl_->fsmonitor_saved->whole) return std::nullopt;
+  return impl_->fsmonitor_saved->whole->credentials;
+}
 
 std::vector<std::string> SnapshotStore::linked_files() const {
   return std::vector<std::string>(impl_->linked.begin(), impl_->linked.end());
@@ -240,6 +278,9 @@ Result<std::vector<std::string>> SnapshotStore::scan_changed(const std::set<std:
   if (looked.ok() && first_from_base) {
     m.folder_modes_start = m.folder_modes_now;
     m.specials_start = m.specials_now;
+    // The watches were placed before the fsmonitor answered: the first changes_since_last_call()
+    // answers for everything since (what the caller looked at after this scan, say).
+    m.since_call_complete = true;
   }
   return looked;
 }

@@ -66,6 +66,7 @@ using namespace snapshot_internal;
 struct FsmonitorWhole {
   std::map<std::string, SnapshotStore::Access> folders, specials;
   ChangeEvents::WatchList watched;
+  std::optional<SnapshotStore::SavedCredentials> credentials;
 };
 
 struct SnapshotStore::Impl {
@@ -275,7 +276,8 @@ struct SnapshotStore::Impl {
   // watch_from_base() watched the folders the saved base lists: a first scan_changed() takes the
   // folders and special files from it.
   bool base_watched = false;
-  std::optional<SnapshotStore::FsmonitorBase> fsmonitor_keep;  // keep_fsmonitor_base()
+  std::optional<SnapshotStore::FsmonitorBase> fsmonitor_keep;       // keep_fsmonitor_base()
+  std::optional<SnapshotStore::SavedCredentials> credentials_keep;  // keep_credentials()
   // The whole mode of every entry is known: a walk before the run saw them, or scan_changed() took
   // those it does not look at from the saved base. Not after resume().
   bool fsmonitor_modes_all = false;

@@ -7,6 +7,7 @@
 // the run would show as a missing mutation; `candor undo` must give back the state between runs.
 #include <doctest/doctest.h>
 
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -153,6 +154,31 @@ TEST_SUITE("e2e") {
     CHECK(o.watched["scan"]["full_walks"].empty());
   }
 
+  TEST_CASE("run fsmonitor: a credential file made or moved in between runs is kept from the steps") {
+    REQUIRE_MESSAGE(have_watchman(), "watchman is not installed (make test installs it)");
+    WatchmanDaemon daemon;
+    std::map<std::string, std::string> files = kFiles;
+    files["config/.env"] = "DB_PASSWORD=from-the-base-run-4711\n";
+    // The steps copy what they can read of each into the workspace: a credential file is shown
+    // empty to them, so each copy must be empty.
+    Outcome o =
+        run_twins(daemon, files,
+                  [](const std::string& ws) {
+                    write_file(ws + "/src/.env", "API_TOKEN=made-between-runs-0815\n");
+                    fs::create_directories(ws + "/moved");
+                    fs::rename(ws + "/config", ws + "/moved/config");
+                  },
+                  {"cat src/.env > seen-new.txt; cat moved/config/.env > seen-moved.txt; echo more >> README.md"});
+    CHECK(o.watched["scan"]["before_run"]["looked"] == "watchman");
+    int copies = 0;
+    for (const auto& m : o.watched["mutations"]) {
+      if (m.value("path", "").rfind("seen-", 0) != 0) continue;
+      ++copies;
+      CHECK_MESSAGE(m.value("bytes_after", -1) == 0, m.dump());
+    }
+    CHECK(copies == 2);
+  }
+
   TEST_CASE("run fsmonitor: a folder's mode changed between runs is the mode before the run") {
     REQUIRE_MESSAGE(have_watchman(), "watchman is not installed (make test installs it)");
     WatchmanDaemon daemon;
@@ -213,6 +239,36 @@ TEST_SUITE("e2e") {
     CHECK(o.watched["scan"]["before_run"]["looked"] == "walk");
     CHECK(o.watched["scan"]["before_run"]["reason"].get<std::string>().find(".gitignore") != std::string::npos);
     CHECK(mutation_list(o.watched).size() == 1);
+  }
+
+  TEST_CASE(
+      "run fsmonitor: a bind mount made in the workspace between runs walks: the base's watches would be under it") {
+    REQUIRE_MESSAGE(have_watchman(), "watchman is not installed (make test installs it)");
+    if (::geteuid() != 0) {
+      MESSAGE("skipped: mounting needs root");
+      return;
+    }
+    WatchmanDaemon daemon;
+    std::string other = make_temp_dir("mounted");
+    write_file(other + "/c.txt", "from the mount\n");
+    std::vector<std::string> mounted;
+    bool refused = false;
+    Outcome o = run_twins(daemon, kFiles,
+                          [&](const std::string& ws) {
+                            if (::mount(other.c_str(), (ws + "/docs").c_str(), nullptr, MS_BIND, nullptr) != 0) {
+                              refused = true;
+                              return;
+                            }
+                            mounted.push_back(ws + "/docs");
+                          },
+                          {"echo more >> README.md"});
+    for (const auto& m : mounted) ::umount2(m.c_str(), MNT_DETACH);
+    if (refused) {
+      MESSAGE("skipped: this machine refuses a bind mount");
+      return;
+    }
+    CHECK(o.watched["scan"]["before_run"]["looked"] == "walk");
+    CHECK(o.watched["scan"]["before_run"]["reason"].get<std::string>().find("mounted") != std::string::npos);
   }
 
   TEST_CASE("run fsmonitor: another Watchman than the base's walks, and says why") {

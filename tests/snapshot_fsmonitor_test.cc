@@ -159,9 +159,32 @@ TEST_SUITE("snapshot") {
     CHECK((saved["whole"]["folders"]["sub/"][0].get<std::uint32_t>() & 07777) == 0750);
     CHECK(saved["whole"]["folders"].contains("./"));
     CHECK(run(true)->watch_from_base() == "");
+    // The credential files a run's start found ride along, and come back as saved.
+    {
+      auto snap = run(true);
+      REQUIRE(snap->scan().ok());
+      REQUIRE(snap->freeze_ignore_rules({}).ok());
+      (void)snap->write_tree().value();
+      snap->keep_fsmonitor_base(Base{"c:2", "watchman:1:1"});
+      snap->keep_credentials({.files = {"sub/.env"}, .identities = {{7, 11}}});
+      REQUIRE(snap->flush().ok());
+    }
+    auto credentials = run(true)->saved_credentials();
+    REQUIRE(credentials.has_value());
+    CHECK(credentials->files == std::vector<std::string>{"sub/.env"});
+    CHECK(credentials->identities == std::vector<std::pair<std::uint64_t, std::uint64_t>>{{7, 11}});
+    saved = nlohmann::json::parse(read_file(file));
+    // A credential path that climbs out is no list at all.
+    saved["whole"]["credentials"]["files"] = {"sub/../../elsewhere/.env"};
+    fs::permissions(file, fs::perms::owner_write, fs::perm_options::add);
+    write_file(file, saved.dump());
+    CHECK_FALSE(run(true)->saved_credentials().has_value());
+    CHECK(run(true)->watch_from_base().find("lists no folders") != std::string::npos);
+    saved["whole"]["credentials"]["files"] = {"sub/.env"};
+    write_file(file, saved.dump());
+    CHECK(run(true)->watch_from_base() == "");
     // A list that climbs out of the workspace is no list: the next start walks.
     saved["whole"]["watched"].push_back("../outside/");
-    fs::permissions(file, fs::perms::owner_write, fs::perm_options::add);
     write_file(file, saved.dump());
     REQUIRE(run(true)->fsmonitor_base().has_value());
     CHECK(run(true)->watch_from_base().find("lists no folders") != std::string::npos);
