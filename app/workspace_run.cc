@@ -9,6 +9,7 @@
 
 #include "app/config_provenance.h"
 #include "app/inputs.h"
+#include "core/version.h"
 #include "sandbox/credential_registry.h"
 #include "sandbox/leftovers.h"
 #include "sandbox/workspace_policy.h"
@@ -147,7 +148,11 @@ Status WorkspaceRun::find_credential_files(const executor::WorkspaceConfig& conf
   snapshot::SnapshotStore& snapshots = opening_->snapshots();
   std::optional<snapshot::SnapshotStore::SavedCredentials> saved = snapshots.saved_credentials();
   const std::optional<snapshot::FsmonitorStart>* start = scanned_before_ ? &scanned_before_->fsmonitor : nullptr;
-  if (saved && start != nullptr && *start && (*start)->reason.empty()) {
+  // Which names are credential files is candor's (its version) and the config's `secrets.allow`: a
+  // list found under other rules misses what they add.
+  std::string rules = CANDOR_VERSION;
+  for (const auto& allowed : config.secrets_allow) rules += "\n" + allowed;
+  if (saved && saved->rules == rules && start != nullptr && *start && (*start)->reason.empty()) {
     std::vector<sandbox::FileIdentity> ids;
     for (const auto& [dev, ino] : saved->identities) ids.push_back({dev, ino});
     sandbox_policy_ =
@@ -157,6 +162,7 @@ Status WorkspaceRun::find_credential_files(const executor::WorkspaceConfig& conf
   }
   if (!sandbox_policy_.secret_scan_error.empty()) return ok_status();  // nothing to carry: the next start walks
   snapshot::SnapshotStore::SavedCredentials keep;
+  keep.rules = rules;
   const std::string prefix = workspace_->root() + "/";
   for (const auto& path : sandbox_policy_.secret_files) {
     if (path.rfind(prefix, 0) == 0) keep.files.push_back(path.substr(prefix.size()));

@@ -45,6 +45,9 @@ Result<FsmonitorStart> first_scan_by_watchman(SnapshotStore& snapshots, const st
         "index without one)";
   } else if (base->daemon != out.daemon) {
     out.reason = "the clock saved with the snapshot index is another Watchman's (it restarted)";
+  } else if (!snapshots.ignore_as_saved()) {
+    // A pattern gone lets the scans take in files no scan looked at, which no answer names.
+    out.reason = "config snapshot.ignore is not what the snapshot index was saved with";
   } else if (std::string unwatched = snapshots.has_change_events() ? snapshots.watch_from_base() : "";
              !unwatched.empty()) {
     out.reason = unwatched;

@@ -114,6 +114,9 @@ class SnapshotStore {
   // clock looked at again, is what a scan before a run would find. nullopt when none was saved
   // with this index (none asked for, or the index was saved again without one).
   std::optional<FsmonitorBase> fsmonitor_base() const;
+  // Whether the config's snapshot.ignore given to open() is the one the index was saved with: if
+  // not, what the scans take in changed, and a scan by names would keep what was left out.
+  bool ignore_as_saved() const;
   // flush() saves `base` with the index when this handle's first scan came before the run (a walk,
   // or scan_changed() from the saved base) and read everything: the caller's promise that
   // `base.clock` was taken before that scan looked. While the index is not saved again (a scan
@@ -135,6 +138,9 @@ class SnapshotStore {
   struct SavedCredentials {
     std::vector<std::string> files;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> identities;
+    // What decided which files are credential files (the caller's: candor's version, the config's
+    // exceptions): a list made under other rules is no answer for these.
+    std::string rules;
     bool operator==(const SavedCredentials&) const = default;
   };
   void keep_credentials(SavedCredentials credentials);

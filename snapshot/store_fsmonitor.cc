@@ -90,8 +90,10 @@ std::optional<Whole> whole_from_json(const nlohmann::json& j) {
   if (const auto& c = j.value("credentials", nlohmann::json()); !c.is_null()) {
     const nlohmann::json& files = c.value("files", nlohmann::json());
     const nlohmann::json& ids = c.value("identities", nlohmann::json());
-    if (!files.is_array() || !ids.is_array()) return std::nullopt;
+    const nlohmann::json& rules = c.value("rules", nlohmann::json());
+    if (!files.is_array() || !ids.is_array() || !rules.is_string()) return std::nullopt;
     SnapshotStore::SavedCredentials saved;
+    saved.rules = rules.get<std::string>();
     for (const auto& f : files) {
       if (!f.is_string() || !relative_inside(f.get_ref<const std::string&>())) return std::nullopt;
       saved.files.push_back(f.get<std::string>());
@@ -111,7 +113,9 @@ nlohmann::json whole_to_json(const Whole& w) {
                       {"specials", accesses_to_json(w.specials)},
                       {"watched", w.watched.folders},
                       {"mounts", w.watched.mounts}};
-  if (w.credentials) j["credentials"] = {{"files", w.credentials->files}, {"identities", w.credentials->identities}};
+  if (w.credentials)
+    j["credentials"] = {
+        {"files", w.credentials->files}, {"identities", w.credentials->identities}, {"rules", w.credentials->rules}};
   return j;
 }
 
@@ -187,6 +191,8 @@ std::optional<SnapshotStore::FsmonitorBase> SnapshotStore::fsmonitor_base() cons
   if (!impl_->fsmonitor_saved) return std::nullopt;
   return impl_->fsmonitor_saved->base;
 }
+
+bool SnapshotStore::ignore_as_saved() const { return impl_->open_ignore == impl_->index_ignore; }
 
 void SnapshotStore::keep_fsmonitor_base(FsmonitorBase base) { impl_->fsmonitor_keep = std::move(base); }
 

@@ -79,7 +79,13 @@ struct Twin {
   Twin(const std::string& from, bool w, const std::string& sock) : env(from), watchman(w) {
     env.env.push_back("WATCHMAN_SOCK=" + sock);
     fs::create_directories(env.ws + "/.candor");
-    write_file(env.ws + "/.candor/config.json", watchman ? R"({"snapshot": {"fsmonitor": "watchman"}})" : "{}");
+    configure({});
+  }
+  // .candor/config.json: `more` merged over snapshot.fsmonitor "watchman" (on the twin that asks it).
+  void configure(const json& more) {
+    json config = watchman ? json{{"snapshot", {{"fsmonitor", "watchman"}}}} : json::object();
+    if (more.is_object()) config.merge_patch(more);  // `{}` is null here: nothing more
+    write_file(env.ws + "/.candor/config.json", config.dump());
   }
   json exec(const std::vector<std::string>& commands) {
     auto r = env.exec(env.plan_file(shell_plan(commands).dump()), {"--judge", "never"});
@@ -179,6 +185,23 @@ TEST_SUITE("e2e") {
     CHECK(copies == 2);
   }
 
+  TEST_CASE("run fsmonitor: a credential file the config allowed until now is kept from the steps") {
+    REQUIRE_MESSAGE(have_watchman(), "watchman is not installed (make test installs it)");
+    WatchmanDaemon daemon;
+    std::map<std::string, std::string> files = kFiles;
+    files["config/.env"] = "DB_PASSWORD=allowed-until-now-4711\n";
+    Twin watched(make_workspace(files), true, daemon.sock);
+    watched.configure({{"secrets", {{"allow", {"config/.env"}}}}});
+    json first = watched.exec({"cat config/.env > seen.txt"});
+    CHECK(read_file(watched.env.ws + "/seen.txt") == "DB_PASSWORD=allowed-until-now-4711\n");
+    // The exception goes: the list the first run saved was found under other rules.
+    watched.configure({});
+    json second = watched.exec({"cat config/.env > seen.txt"});
+    CAPTURE(second.dump());
+    CHECK(second["scan"]["before_run"]["looked"] == "watchman");
+    CHECK(read_file(watched.env.ws + "/seen.txt").empty());
+  }
+
   TEST_CASE("run fsmonitor: a folder's mode changed between runs is the mode before the run") {
     REQUIRE_MESSAGE(have_watchman(), "watchman is not installed (make test installs it)");
     WatchmanDaemon daemon;
@@ -269,6 +292,26 @@ TEST_SUITE("e2e") {
     }
     CHECK(o.watched["scan"]["before_run"]["looked"] == "walk");
     CHECK(o.watched["scan"]["before_run"]["reason"].get<std::string>().find("mounted") != std::string::npos);
+  }
+
+  TEST_CASE("run fsmonitor: a snapshot.ignore pattern dropped between runs walks: undo keeps what it held") {
+    REQUIRE_MESSAGE(have_watchman(), "watchman is not installed (make test installs it)");
+    WatchmanDaemon daemon;
+    std::map<std::string, std::string> files = kFiles;
+    files["build/x.txt"] = "made by the user\n";
+    Twin watched(make_workspace(files), true, daemon.sock);
+    watched.configure({{"snapshot", {{"ignore", {"build/"}}}}});
+    (void)watched.exec({"true"});
+    watched.configure({});
+    json second = watched.exec({"echo agent > build/x.txt"});
+    CAPTURE(second.dump());
+    CHECK(second["scan"]["before_run"]["looked"] == "walk");
+    CHECK(second["scan"]["before_run"]["reason"].get<std::string>().find("snapshot.ignore") != std::string::npos);
+    REQUIRE(mutation_list(second).size() == 1);
+    CHECK(mutation_list(second)[0].rfind("build/x.txt modified", 0) == 0);
+    auto undone = watched.env.candor({"undo", "last"});
+    CHECK(undone.exit_code == 0);
+    CHECK(read_file(watched.env.ws + "/build/x.txt") == "made by the user\n");
   }
 
   TEST_CASE("run fsmonitor: another Watchman than the base's walks, and says why") {

@@ -166,13 +166,14 @@ TEST_SUITE("snapshot") {
       REQUIRE(snap->freeze_ignore_rules({}).ok());
       (void)snap->write_tree().value();
       snap->keep_fsmonitor_base(Base{"c:2", "watchman:1:1"});
-      snap->keep_credentials({.files = {"sub/.env"}, .identities = {{7, 11}}});
+      snap->keep_credentials({.files = {"sub/.env"}, .identities = {{7, 11}}, .rules = "v1\n*.sample.env"});
       REQUIRE(snap->flush().ok());
     }
     auto credentials = run(true)->saved_credentials();
     REQUIRE(credentials.has_value());
     CHECK(credentials->files == std::vector<std::string>{"sub/.env"});
     CHECK(credentials->identities == std::vector<std::pair<std::uint64_t, std::uint64_t>>{{7, 11}});
+    CHECK(credentials->rules == "v1\n*.sample.env");
     saved = nlohmann::json::parse(read_file(file));
     // A credential path that climbs out is no list at all.
     saved["whole"]["credentials"]["files"] = {"sub/../../elsewhere/.env"};
