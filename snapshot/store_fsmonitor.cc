@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -231,8 +232,12 @@ void SnapshotStore::Impl::take_whole_base(const std::set<std::string>& changed, 
   for (const auto& path : changed) {
     if (path.empty() || path.back() != '/') continue;
     const std::string key = path == "/" ? "./" : path;
+    // A folder the base did not watch is watched now, with those beneath it, ignored ones too (as
+    // a drain does a folder that appeared): the scans' walk enters only what it takes in.
+    if (key != "./" && !std::binary_search(whole.watched.folders.begin(), whole.watched.folders.end(), path))
+      events->watch_tree(path);
     if (whole.folders.count(key) == 0) {
-      named.insert(path);  // walked whole: the walk lists it and its folders, and watches them
+      named.insert(path);  // walked whole where the scans enter it
       continue;
     }
     Opened dir = root->open(key == "./" ? "" : path.substr(0, path.size() - 1), O_RDONLY | O_DIRECTORY);
