@@ -67,8 +67,9 @@ std::string folder_inside(const std::string& folder, const std::string& root) {
 }
 
 // The report's `git` object. A working tree has no commit: `head` is null and `worktree` true;
-// `head_tree` is the id of the tree it was read as, which the repository does not hold.
-nlohmann::json git_record(const snapshot::GitRange& range) {
+// `head_tree` is the id of the tree it was read as, which the repository does not hold, and
+// `worktree_read` how it was read.
+nlohmann::json git_record(const snapshot::GitRange& range, const snapshot::WorktreeRead& read) {
   nlohmann::json git = {{"range", range.spec},
                         {"base", range.base_commit},
                         {"head", range.head_commit},
@@ -77,6 +78,11 @@ nlohmann::json git_record(const snapshot::GitRange& range) {
   if (range.worktree) {
     git["head"] = nullptr;
     git["worktree"] = true;
+    nlohmann::json how = {{"files_hashed", read.hashed}, {"files_reused", read.reused}};
+    if (!read.looked.empty()) how["looked"] = read.looked;
+    if (!read.reason.empty()) how["reason"] = read.reason;
+    if (!read.warning.empty()) how["not_kept"] = read.warning;
+    git["worktree_read"] = how;
   }
   if (!range.base_name.empty()) git["base_name"] = range.base_name;
   if (!range.warnings.empty()) git["warnings"] = range.warnings;
@@ -105,7 +111,10 @@ Result<Change> open_change(const VerifyGitRequest& request, const std::string& s
     TRY(c.config, executor::parse_config_text(*text, c.config_where));
   }
   if (c.range.worktree) {
-    TRY(c.worktree, c.repo->read_worktree(c.range, c.config.snapshot_ignore, folder_inside(store_dir, c.repo->root())));
+    TRY(c.worktree, c.repo->read_worktree(c.range, {.extra_ignore = c.config.snapshot_ignore,
+                                                    .skip_dir = folder_inside(store_dir, c.repo->root()),
+                                                    .store_dir = store_dir,
+                                                    .watchman = c.config.fsmonitor == "watchman"}));
   }
   return c;
 }
@@ -136,7 +145,7 @@ RunFacts start_facts(const VerifyGitRequest& request, const Change& c, const std
   facts.workspace = c.repo->root();
   facts.snapshot_before = c.range.base_tree;
   facts.snapshot_after = c.range.head_tree;
-  facts.git = git_record(c.range);
+  facts.git = git_record(c.range, c.worktree);
   facts.credential_files = credential_files;
   facts.scan.unread = c.worktree.unread;
   facts.scan.complete = c.worktree.unread.empty();
@@ -151,9 +160,10 @@ RunFacts start_facts(const VerifyGitRequest& request, const Change& c, const std
                                          {"source", facts.source},
                                          {"git", facts.git}});
   if (c.range.worktree) {
-    trajectory.record(
-        event::kWorktreeRead,
-        {{"tree", c.range.head_tree}, {"files_hashed", c.worktree.hashed}, {"unread", c.worktree.unread}});
+    trajectory.record(event::kWorktreeRead, {{"tree", c.range.head_tree},
+                                             {"files_hashed", c.worktree.hashed},
+                                             {"files_reused", c.worktree.reused},
+                                             {"unread", c.worktree.unread}});
   }
   // The gate's fallback decides the kind from the change (record_change_step).
   if (!gate) {

@@ -7,8 +7,14 @@
 #    HEAD`. The target (issue 16): under 1 s plus LLM time, i.e. no work proportional to the
 #    unchanged tree.
 # 2. the same change uncommitted, plus a new file: `candor verify --git HEAD..` against `git status`
-#    and `git diff --stat HEAD`. Every file is read and hashed (the index is the change's too: not trusted).
+#    and `git diff --stat HEAD`, twice: "first read" with a fresh store each time (every file read
+#    and hashed: the repository's index is the change's too, and not trusted), and "again" with
+#    one store, whose record of the last read vouches for unchanged files (by their stat; with
+#    FSMONITOR=1, by Watchman's answer, without a walk).
 # 3. and with 20,000 untracked, unignored files, which git lists and candor must read and hash.
+# FSMONITOR=1: BASE's config sets snapshot.fsmonitor "watchman" (a daemon of the bench's own), and
+# the baseline's `git status` runs with git's own Watchman hook as core.fsmonitor and the untracked
+# cache on.
 # Usage: bench/verify_git.sh [FILES] [ITERATIONS]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +32,16 @@ echo "building a git repository of $files files in 100 folders ..."
 python3 "$here/bench/make_tree.py" "$repo" "$files"
 git -C "$repo" init -q
 git -C "$repo" config gc.auto 0  # no gc left running in the background while timing
+fsmonitor=${FSMONITOR:-}
+if [ -n "$fsmonitor" ]; then
+  . "$here/bench/git_workspace.sh"
+  mkdir -p "$repo/.candor"
+  echo '{"snapshot": {"fsmonitor": "watchman"}}' >"$repo/.candor/config.json"
+  trap 'stop_bench_watchman; rm -rf "$work"' EXIT
+  start_bench_watchman "$work" "$repo"
+  git -C "$repo" config core.fsmonitor "$work/fsmonitor-watchman"
+  git -C "$repo" config core.untrackedCache true
+fi
 git -C "$repo" add -A
 git -C "$repo" commit -qm base
 for f in d1/f1.txt d50/f2.txt d99/f3.txt; do echo "changed by the agent" >>"$repo/$f"; done
@@ -37,17 +53,20 @@ done
 
 now() { date +%s.%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-# measure TITLE RANGE BASELINE: times `candor verify --git RANGE` against `sh -c BASELINE` (run in the repository).
+# measure TITLE RANGE BASELINE [fresh]: times `candor verify --git RANGE` against `sh -c BASELINE`
+# (run in the repository); "fresh": each candor with a store of its own (a first read).
 measure() {
-  local title=$1 range=$2 baseline=$3
+  local title=$1 range=$2 baseline=$3 fresh=${4:-}
   : >"$work/candor.t"; : >"$work/git.t"
   "$candor" verify --git "$range" -C "$repo" --goal "append a line" "${expects[@]}" --json >"$work/report.json" || true
-  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("verdict:", r["verdict"], "by", r["verdict_by"], "-", len(r["mutations"]), "changed files")' "$work/report.json"
-  for _ in $(seq "$iterations"); do
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("verdict:", r["verdict"], "by", r["verdict_by"], "-", len(r["mutations"]), "changed files", "- read:", (r.get("git") or {}).get("worktree_read", ""))' "$work/report.json"
+  for i in $(seq "$iterations"); do
     t0=$(now); (cd "$repo" && sh -c "$baseline" >/dev/null); t1=$(now)
     awk "BEGIN {print $t1 - $t0}" >>"$work/git.t"
+    [ -z "$fresh" ] || export CANDOR_HOME=$work/store-fresh-$i
     t0=$(now); "$candor" verify --git "$range" -C "$repo" --goal "append a line" "${expects[@]}" --json >/dev/null || true; t1=$(now)
     awk "BEGIN {print $t1 - $t0}" >>"$work/candor.t"
+    [ -z "$fresh" ] || { rm -rf "$CANDOR_HOME"; export CANDOR_HOME=$work/store; }
   done
   local g c
   g=$(median <"$work/git.t"); c=$(median <"$work/candor.t")
@@ -65,7 +84,8 @@ sleep 1.1
 git -C "$repo" update-index -q --refresh || true
 echo "new" >"$repo/d7/new.txt"
 expects+=(--expect '{"type": "file_contains", "path": "d7/new.txt", "text": "new"}')
-measure "the change uncommitted, and a new file" HEAD.. "git status --porcelain && git diff --stat HEAD"
+measure "the change uncommitted, and a new file: first read" HEAD.. "git status --porcelain && git diff --stat HEAD" fresh
+measure "the change uncommitted, and a new file: again" HEAD.. "git status --porcelain && git diff --stat HEAD"
 python3 - "$repo/untracked" <<'PY'
 import os, sys
 for d in range(100):
@@ -73,4 +93,5 @@ for d in range(100):
     for f in range(200):
         open(f"{sys.argv[1]}/u{d}/f{f}.txt", "w").write(f"untracked {d}/{f}\n")
 PY
-measure "and 20,000 untracked files" HEAD.. "git status --porcelain && git diff --stat HEAD"
+measure "and 20,000 untracked files: first read" HEAD.. "git status --porcelain && git diff --stat HEAD" fresh
+measure "and 20,000 untracked files: again" HEAD.. "git status --porcelain && git diff --stat HEAD"

@@ -60,8 +60,9 @@ struct WorkspaceConfig {
   // kernel's limit), past which every scan walks, saying so.
   bool change_events = true;
   std::size_t max_watches = 0;
-  // Between processes (a run's start, the gate's start and stop): snapshot.fsmonitor "watchman"
-  // asks the user's Watchman what changed since the last start instead of walking; "" walks.
+  // Between processes (a run's start, the gate's start and stop, `verify --git BASE..` by BASE's
+  // config): snapshot.fsmonitor "watchman" asks the user's Watchman what changed since the last
+  // start or read instead of walking; "" walks.
   std::string fsmonitor;
   // "scope": the paths a change may touch; "sensitive": paths suspicious when changed, beyond the
   // built-in ones (verify/scope.h).

@@ -8,6 +8,7 @@
 #include <git2/sys/odb_backend.h>
 #include <git2/sys/repository.h>
 
+#include "snapshot/fsmonitor_start.h"
 #include "snapshot/git_ptr.h"
 #include "snapshot/snapshot_objects.h"
 #include "snapshot/worktree_tree.h"
@@ -199,10 +200,16 @@ Status GitRepository::keep_writes_in_memory() {
   return ok_status();
 }
 
-Result<WorktreeRead> GitRepository::read_worktree(GitRange& range, const std::vector<std::string>& extra_ignore,
-                                                  const std::string& skip_dir) {
+Result<WorktreeRead> GitRepository::read_worktree(GitRange& range, const WorktreeOptions& options) {
   TRY_STATUS(keep_writes_in_memory());
-  WorktreeSource source{root_, git_dir_ + "/index", range.base_tree, extra_ignore, skip_dir};
+  WorktreeSource source{.root = root_,
+                        .index_file = git_dir_ + "/index",
+                        .base_tree = range.base_tree,
+                        .extra_ignore = options.extra_ignore,
+                        .skip_dir = options.skip_dir,
+                        .store_dir = options.store_dir,
+                        .watchman = options.watchman,
+                        .watchman_timeout = kWatchmanTimeout};
   TRY(WorktreeRead read, snapshot::read_worktree(repo_, source));
   range.head_tree = read.tree;
   return read;

@@ -34,7 +34,23 @@ struct WorktreeRead {
   // What could not be read: BASE's entry stands in for a path that BASE had. Not seen is not
   // evidence of anything, so the caller marks the scan incomplete.
   std::vector<std::string> unread;
-  std::size_t hashed = 0;  // files read and hashed: every one, however the index vouches for it
+  std::size_t hashed = 0;  // files read and hashed
+  // Files not read: candor's record of its last read of this working tree vouched for them, by
+  // their stat or by Watchman naming no change to them. The repository's index never does.
+  std::size_t reused = 0;
+  // With config snapshot.fsmonitor: "watchman" when the read looked only where its answer said,
+  // else "walk" and why; "" without one.
+  std::string looked;
+  std::string reason;
+  std::string warning;  // the record of this read could not be kept (the next read walks and reads)
+};
+
+// How GitRepository::read_worktree() reads: BASE's config and candor's store.
+struct WorktreeOptions {
+  std::vector<std::string> extra_ignore;  // BASE's config snapshot.ignore
+  std::string skip_dir;                   // "dir/": candor's store, when it lies inside the working tree
+  std::string store_dir;                  // candor's store: the last read is kept there ("": none)
+  bool watchman = false;                  // BASE's config snapshot.fsmonitor is "watchman"
 };
 
 // The repository whose root is `root` (no search above it: docs/design.md, Trust boundary: Git),
@@ -58,9 +74,7 @@ class GitRepository {
   // and `extra_ignore` (BASE's config `snapshot.ignore`) ignore (worktree_tree.h). From
   // here on every object written to this repository's database stays in memory: the working
   // tree's blobs and trees are readable through trees() and never reach the repository's folder.
-  // `skip_dir` ("dir/" or ""): candor's store, when it lies inside the working tree.
-  Result<WorktreeRead> read_worktree(GitRange& range, const std::vector<std::string>& extra_ignore,
-                                     const std::string& skip_dir);
+  Result<WorktreeRead> read_worktree(GitRange& range, const WorktreeOptions& options);
 
   GitTrees trees() const { return GitTrees(repo_); }
   const std::string& root() const { return root_; }

@@ -1,24 +1,32 @@
 #include "snapshot/worktree_tree.h"
 
+#include <fcntl.h>
+
 #include <algorithm>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string_view>
 #include <thread>
+#include <tuple>
 #include <unordered_set>
 
 #include <fmt/format.h>
 
+#include <git2/odb.h>
 #include <git2/sys/repository.h>
 
 #include "sandbox/step_temp_dir.h"
 #include "snapshot/beneath.h"
+#include "snapshot/fsmonitor_start.h"
 #include "snapshot/git_ptr.h"
 #include "snapshot/ignore_shadow.h"
 #include "snapshot/snapshot_objects.h"
 #include "snapshot/trees.h"
+#include "snapshot/watchman.h"
 #include "snapshot/workdir_walk.h"
+#include "snapshot/worktree_cache.h"
 
 namespace candor::snapshot {
 namespace {
@@ -146,24 +154,32 @@ struct Walked {
   std::vector<std::string> unread;
 };
 
-// Every regular file and symlink beneath the root that git could show: folders with something
-// tracked are walked in parallel; the others are entered only when BASE's rules do not ignore them.
-Walked walk(const BeneathRoot& root, const TrackedPaths& tracked, git_index* base, const BaseIgnoreRules& rules,
-            const std::string& skip_dir) {
+// Whether the walk enters `dir` ("a/b/"), nothing tracked beneath it: not a submodule of BASE's,
+// not candor's store, not ignored by BASE's rules (nor inside a folder they ignore).
+bool enters_untracked(const std::string& dir, git_index* base, const BaseIgnoreRules& rules,
+                      const std::string& skip_dir) {
+  const git_index_entry* link = git_index_get_bypath(base, dir.substr(0, dir.size() - 1).c_str(), 0);
+  return !((link != nullptr && link->mode == kGitlink) || dir == skip_dir || rules.ignored(dir));
+}
+
+// Every regular file and symlink beneath `start` ("" the root, or "a/b/") that git could show:
+// folders with something tracked are walked in parallel; the others are entered only when
+// enters_untracked() says so.
+Walked walk(const BeneathRoot& root, const std::string& start, const TrackedPaths& tracked, git_index* base,
+            const BaseIgnoreRules& rules, const std::string& skip_dir) {
   unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
   std::vector<std::vector<FileStat>> buckets(threads);
   FileVisitor visit = [&](unsigned t, const FileStat& f) { buckets[t].push_back(f); };
   WalkOptions everything{.skip_candor_files = false};
   WalkResult first = walk_workdir(
-      root, "", [&](std::string_view dir) { return tracked.has_prefix(dir); }, visit, threads, everything);
+      root, start, [&](std::string_view dir) { return tracked.has_prefix(dir); }, visit, threads, everything);
   Walked out;
   out.unread = std::move(first.unread);
   std::deque<std::string> dirs(first.untracked_dirs.begin(), first.untracked_dirs.end());
   while (!dirs.empty()) {
     std::string dir = dirs.front();
     dirs.pop_front();
-    const git_index_entry* link = git_index_get_bypath(base, dir.substr(0, dir.size() - 1).c_str(), 0);
-    if ((link != nullptr && link->mode == kGitlink) || dir == skip_dir || rules.ignored(dir)) continue;
+    if (!enters_untracked(dir, base, rules, skip_dir)) continue;
     WalkResult inner = walk_workdir(
         root, dir, [](std::string_view) { return false; }, visit, 1, everything);
     out.unread.insert(out.unread.end(), inner.unread.begin(), inner.unread.end());
@@ -174,18 +190,56 @@ Walked walk(const BeneathRoot& root, const TrackedPaths& tracked, git_index* bas
 }
 
 // Whether `path` lies in (or is) something the walk could not read.
-bool hidden_by_unread(const std::vector<std::string>& unread, const std::string& path) {
+bool hidden_by_unread(const std::vector<std::string>& unread, std::string_view path) {
   for (const auto& u : unread) {
     bool folder = u.back() == '/';
-    if (u == "./" || (folder ? path.rfind(u, 0) == 0 : (path == u || path.rfind(u + "/", 0) == 0))) return true;
+    if (u == "./" || (folder ? path.starts_with(u) : (path == u || (path.starts_with(u) && path[u.size()] == '/'))))
+      return true;
   }
   return false;
+}
+
+// Whether a walk could meet `path` (a file, or a folder "a/b/") at all: not inside a `.git`, a
+// submodule of BASE's or candor's store.
+bool walk_meets(std::string_view path, git_index* base, const std::string& skip_dir) {
+  if (!skip_dir.empty() && path.starts_with(skip_dir)) return false;
+  std::size_t from = 0;
+  while (from < path.size()) {
+    std::size_t slash = path.find('/', from);
+    std::size_t end = slash == std::string_view::npos ? path.size() : slash;
+    if (path.substr(from, end - from) == ".git") return false;
+    if (slash == std::string_view::npos) break;
+    const git_index_entry* link = git_index_get_bypath(base, std::string(path.substr(0, slash)).c_str(), 0);
+    if (link != nullptr && link->mode == kGitlink) return false;
+    from = slash + 1;
+  }
+  return true;
+}
+
+// The rules a read takes files in by, as one id: BASE's .gitignore files and submodules, config
+// snapshot.ignore and the store's folder. A read saved under other rules took other files in, and
+// Watchman names no change to the files those rules now let in.
+std::string rules_key(git_index* base, const WorktreeSource& source) {
+  std::string text = "skip " + source.skip_dir + "\n";
+  for (const auto& p : source.extra_ignore) text += "ignore " + p + "\n";
+  char hex[GIT_OID_HEXSZ + 1];
+  for (std::size_t i = 0; i < git_index_entrycount(base); ++i) {
+    const git_index_entry* e = git_index_get_byindex(base, i);
+    if (!is_gitignore(e->path) && e->mode != kGitlink) continue;
+    git_oid_tostr(hex, sizeof hex, &e->id);
+    text += fmt::format("{} {:o} {}\n", e->path, e->mode, hex);
+  }
+  git_oid id;
+  git_odb_hash(&id, text.data(), text.size(), GIT_OBJECT_BLOB);
+  git_oid_tostr(hex, sizeof hex, &id);
+  return hex;
 }
 
 struct Content {
   Entry::Kind kind = Entry::Kind::kGone;
   git_oid id{};
   std::uint32_t mode = 0;
+  struct stat st {};  // the file's, from its descriptor before it was read: what the cache keeps
 };
 
 // Reads `path` through a descriptor beneath the root into the object database: a file's bytes, a
@@ -202,42 +256,227 @@ Result<Content> read_content(const BeneathRoot& root, git_odb* odb, const std::s
     return c;
   }
   c.mode = git_file_mode(e.st);
+  c.st = e.st;
   if (git_odb_write(&c.id, odb, bytes.data(), bytes.size(), GIT_OBJECT_BLOB) != 0) return git_failure("write " + path);
   return c;
+}
+
+// What Watchman says of the working tree since the earlier read's clock, when the read may look
+// by it alone; else why it walks, and the clock taken before it does.
+struct WatchmanLook {
+  std::optional<std::set<std::string>> changed;
+  std::string clock;  // to save with this read ("": none)
+  std::string daemon;
+  std::string reason;
+};
+
+WatchmanLook ask_watchman(const WorktreeSource& source, const std::optional<WorktreeCache>& cache,
+                          const std::string& rules) {
+  WatchmanLook out;
+  auto watchman = Watchman::connect(source.root, source.watchman_timeout);
+  if (!watchman.ok()) {
+    out.reason = watchman.error().message;
+    return out;
+  }
+  out.daemon = watchman_daemon_name(watchman->daemon());
+  if (!cache) {
+    out.reason = "candor's store lies inside the working tree, where the change could write an earlier read";
+  } else if (!cache->base()) {
+    out.reason = cache->why_none();
+  } else if (cache->base()->daemon != out.daemon) {
+    out.reason = "the clock saved with the earlier read is another Watchman's (it restarted)";
+  } else if (cache->base()->rules != rules) {
+    out.reason = "BASE's ignore rules or submodules are not those the earlier read took files in by";
+  } else if (auto changes = watchman->changes_since(cache->base()->clock, watchman->daemon()); !changes.ok()) {
+    out.reason = changes.error().message;
+  } else {
+    out.changed = std::move(changes->paths);
+    out.clock = std::move(changes->clock);
+    return out;
+  }
+  // Taken before the walk looks: whatever changes while it walks, the next answer names.
+  if (auto fresh = watchman->clock(); fresh.ok()) out.clock = *fresh;
+  return out;
+}
+
+// The files the read takes in: those to look at now, and those the cache vouches for unread.
+struct Takes {
+  std::vector<FileStat> looked;
+  std::vector<const StatEntry*> vouched;
+  std::vector<std::string> unread;
+};
+
+// The read by Watchman's answer: the earlier read's files, but for those it names (and what is
+// tracked that the earlier read did not take in, which it has no reason to name) looked at again.
+Takes by_answer(const BeneathRoot& root, const std::set<std::string>& changed, const StatIndex& earlier,
+                const TrackedPaths& tracked, const std::vector<std::string_view>& tracked_paths, git_index* base,
+                const BaseIgnoreRules& rules, const std::string& skip_dir,
+                const std::function<bool(const StatEntry&)>& vouches) {
+  Takes out;
+  std::vector<std::string> names, folders;
+  for (const auto& path : changed) {
+    const std::string p = path == "/" ? "" : path;
+    if (!walk_meets(p, base, skip_dir)) continue;
+    (p.empty() || p.back() == '/' ? folders : names).push_back(p);
+  }
+  for (std::string_view t : tracked_paths) {
+    if (earlier.find(t) == StatIndex::npos && changed.count(std::string(t)) == 0 && walk_meets(t, base, skip_dir))
+      names.emplace_back(t);
+  }
+  for (std::size_t i = 0; i < earlier.size(); ++i) {
+    const StatEntry& e = earlier.at(i);
+    if (changed.count(std::string(e.path)) != 0) continue;
+    if (vouches(e))
+      out.vouched.push_back(&e);
+    else
+      names.emplace_back(e.path);
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  WalkOptions everything{.skip_candor_files = false};
+  PathsLooked looked = look_at_paths(
+      root, names, [&](unsigned, const FileStat& f) { out.looked.push_back(f); }, everything);
+  out.unread = std::move(looked.result.unread);
+  auto entered = [&](const std::string& dir) {
+    return dir.empty() || tracked.has_prefix(dir) || enters_untracked(dir, base, rules, skip_dir);
+  };
+  for (const auto& dir : looked.folders_now) {
+    if (!walk_meets(dir, base, skip_dir) || !entered(dir)) continue;
+    Walked inner = walk(root, dir, tracked, base, rules, skip_dir);
+    std::move(inner.files.begin(), inner.files.end(), std::back_inserter(out.looked));
+    out.unread.insert(out.unread.end(), inner.unread.begin(), inner.unread.end());
+  }
+  // A folder that changed and can no longer be listed is unread, as the walk would find it.
+  for (const auto& dir : folders) {
+    if (!entered(dir)) continue;
+    Opened opened = root.open(dir.empty() ? dir : dir.substr(0, dir.size() - 1), O_RDONLY | O_DIRECTORY);
+    if (!opened.fd.valid() && !is_gone(opened.error)) out.unread.push_back(dir.empty() ? "./" : dir);
+  }
+  std::sort(out.looked.begin(), out.looked.end(), [](const FileStat& a, const FileStat& b) { return a.path < b.path; });
+  out.looked.erase(std::unique(out.looked.begin(), out.looked.end(),
+                               [](const FileStat& a, const FileStat& b) { return a.path == b.path; }),
+                   out.looked.end());
+  // What is looked at again, or out of sight now, the earlier read does not vouch for.
+  std::erase_if(out.vouched, [&](const StatEntry* e) {
+    auto it = std::lower_bound(out.looked.begin(), out.looked.end(), e->path,
+                               [](const FileStat& f, std::string_view p) { return f.path < p; });
+    return (it != out.looked.end() && it->path == e->path) || hidden_by_unread(out.unread, e->path);
+  });
+  return out;
 }
 
 }  // namespace
 
 Result<WorktreeRead> read_worktree(git_repository* repo, const WorktreeSource& source) {
   GitIndex base;
-  StatIndex cache;
+  StatIndex index;
   if (git_index_new(base.out()) != 0) return git_failure("new index");
   TRY_STATUS(read_base(repo, source.base_tree, base.get()));
   // The index says which paths are tracked (a file staged but not in BASE is never ignored); its
   // ids and stat cache are not used. The change is untrusted, and so is an index it may have
   // written: an entry forged with a modified file's stat and the old id would hide the edit.
   std::set<std::string> racy_unused;
-  seed_from_index(cache, source.index_file, racy_unused, [](std::string_view) { return true; });
+  seed_from_index(index, source.index_file, racy_unused, [](std::string_view) { return true; });
   TRY(auto rules, BaseIgnoreRules::create(repo, base.get(), source.extra_ignore));
   auto root = BeneathRoot::open(source.root);
   if (!root.ok()) return root.error().wrap("working tree");
   GitOdb odb;
   if (git_repository_odb(odb.out(), repo) != 0) return git_failure("open the object database");
 
-  Walked walked;
-  {
-    TrackedPaths tracked(base.get(), cache);
-    walked = walk(*root, tracked, base.get(), *rules, source.skip_dir);
+  WorktreeRead out;
+  // candor's own record of the earlier read, in its store: never one the change could write.
+  std::optional<WorktreeCache> cache;
+  if (!source.store_dir.empty() && source.skip_dir.empty()) cache = WorktreeCache::load(source.store_dir, source.root);
+  const std::string rules_id = rules_key(base.get(), source);
+  WatchmanLook look;
+  if (source.watchman) {
+    look = ask_watchman(source, cache, rules_id);
+    out.looked = look.changed ? "watchman" : "walk";
+    out.reason = look.reason;
   }
-  if (std::find(walked.unread.begin(), walked.unread.end(), "./") != walked.unread.end()) {
+  auto tracked_in_base = [&](std::string_view path) {
+    return git_index_get_bypath(base.get(), std::string(path).c_str(), 0);
+  };
+  auto taken = [&](std::string_view path) {
+    return tracked_in_base(path) != nullptr || index.find(path) != StatIndex::npos ||
+           !rules->ignored(std::string(path));
+  };
+  // The cache's id stands for the content when the blob is at hand: BASE's, or in the repository.
+  auto at_hand = [&](const StatEntry& e) {
+    const git_index_entry* b = tracked_in_base(e.path);
+    return (b != nullptr && git_oid_equal(&b->id, &e.id)) || git_odb_exists(odb.get(), &e.id) == 1;
+  };
+
+  Takes takes;
+  {
+    TrackedPaths tracked(base.get(), index);
+    if (look.changed) {
+      std::vector<std::string_view> tracked_paths;
+      for (std::size_t i = 0; i < git_index_entrycount(base.get()); ++i) {
+        const git_index_entry* e = git_index_get_byindex(base.get(), i);
+        if (e->mode != kGitlink) tracked_paths.emplace_back(e->path);
+      }
+      for (std::size_t i = 0; i < index.size(); ++i) tracked_paths.push_back(index.at(i).path);
+      takes = by_answer(*root, *look.changed, cache->files(), tracked, tracked_paths, base.get(), *rules,
+                        source.skip_dir, [&](const StatEntry& e) { return taken(e.path) && at_hand(e); });
+    } else {
+      Walked walked = walk(*root, "", tracked, base.get(), *rules, source.skip_dir);
+      takes.looked = std::move(walked.files);
+      takes.unread = std::move(walked.unread);
+    }
+  }
+  if (std::find(takes.unread.begin(), takes.unread.end(), "./") != takes.unread.end()) {
     return make_error(ErrorCode::kIo, "working tree: cannot list " + source.root);
   }
-  WorktreeRead out;
-  std::unordered_set<std::string_view> seen;  // views of walked.files' paths
-  for (const FileStat& f : walked.files) {
-    const git_index_entry* in_base = git_index_get_bypath(base.get(), f.path.c_str(), 0);
-    const bool in_index = cache.find(f.path) != StatIndex::npos;
-    if (in_base == nullptr && !in_index && rules->ignored(f.path)) continue;
+  // A file whose stat is what the earlier read saw is what it read (git's rule, racy ones aside).
+  std::unordered_set<std::string_view> racy;
+  if (cache) {
+    for (std::string_view p : cache->files().racy()) racy.insert(p);
+  }
+  auto stat_vouches = [&](const FileStat& f) -> const StatEntry* {
+    if (!cache || racy.count(f.path) != 0) return nullptr;
+    std::size_t pos = cache->files().find(f.path);
+    if (pos == StatIndex::npos) return nullptr;
+    const StatEntry& e = cache->files().at(pos);
+    return stat_matches(e, f) && at_hand(e) ? &e : nullptr;
+  };
+
+  std::vector<StatEntry> kept;  // what the cache keeps of this read (paths: views of takes' and the cache's)
+  // Whether the record must be written again: a file read that it lacks, or holds otherwise, or
+  // holds racily (written again now, its stat vouches next time).
+  bool record_changed = !cache.has_value();
+  auto note_read = [&](const StatEntry& now) {
+    if (record_changed) return;
+    std::size_t pos = cache->files().find(now.path);
+    if (pos == StatIndex::npos || racy.count(now.path) != 0) {
+      record_changed = true;
+      return;
+    }
+    const StatEntry& e = cache->files().at(pos);
+    record_changed = !git_oid_equal(&e.id, &now.id) ||
+                     std::tie(e.mode, e.size, e.mtime_s, e.mtime_ns, e.ctime_s, e.ctime_ns, e.ino, e.dev, e.uid,
+                              e.gid) != std::tie(now.mode, now.size, now.mtime_s, now.mtime_ns, now.ctime_s,
+                                                 now.ctime_ns, now.ino, now.dev, now.uid, now.gid);
+  };
+  std::unordered_set<std::string_view> seen;
+  auto take = [&](std::string_view path, const git_oid& id, std::uint32_t mode) {
+    seen.insert(path);
+    const git_index_entry* in_base = tracked_in_base(path);
+    if (in_base != nullptr && in_base->mode == mode && git_oid_equal(&in_base->id, &id)) return;
+    git_index_entry entry{};
+    entry.mode = mode;
+    entry.id = id;
+    const std::string owned(path);
+    entry.path = owned.c_str();
+    // A name git cannot hold in a tree (`.GIT`, say) is not silently left out: it is unread.
+    if (git_index_add(base.get(), &entry) != 0) out.unread.push_back(owned);
+  };
+  for (const FileStat& f : takes.looked) {
+    if (!taken(f.path)) continue;
+    if (const StatEntry* e = stat_vouches(f)) {
+      takes.vouched.push_back(e);
+      continue;
+    }
     TRY(Content c, read_content(*root, odb.get(), f.path));
     if (c.kind == Entry::Kind::kGone) continue;  // vanished since the walk: not there
     if (c.kind == Entry::Kind::kUnreadable) {
@@ -245,17 +484,19 @@ Result<WorktreeRead> read_worktree(git_repository* repo, const WorktreeSource& s
       continue;
     }
     ++out.hashed;
-    seen.insert(f.path);
-    if (in_base != nullptr && in_base->mode == c.mode && git_oid_equal(&in_base->id, &c.id)) continue;
-    git_index_entry entry{};
-    entry.mode = c.mode;
-    entry.id = c.id;
-    entry.path = f.path.c_str();
-    // A name git cannot hold in a tree (`.GIT`, say) is not silently left out: it is unread.
-    if (git_index_add(base.get(), &entry) != 0) out.unread.push_back(f.path);
+    kept.push_back(stat_entry(c.st, c.id, f.path));
+    note_read(kept.back());
+    take(f.path, c.id, c.mode);
   }
-  out.unread.insert(out.unread.end(), walked.unread.begin(), walked.unread.end());
-  // What BASE tracked and the walk did not meet is deleted, unless it was out of sight.
+  for (const StatEntry* e : takes.vouched) {
+    ++out.reused;
+    kept.push_back(*e);
+    take(e->path, e->id, e->mode);
+  }
+  out.unread.insert(out.unread.end(), takes.unread.begin(), takes.unread.end());
+  std::sort(out.unread.begin(), out.unread.end());
+  out.unread.erase(std::unique(out.unread.begin(), out.unread.end()), out.unread.end());
+  // What BASE tracked and the read did not meet is deleted, unless it was out of sight.
   std::vector<std::string> gone;
   for (std::size_t i = 0; i < git_index_entrycount(base.get()); ++i) {
     const git_index_entry* e = git_index_get_byindex(base.get(), i);
@@ -271,7 +512,19 @@ Result<WorktreeRead> read_worktree(git_repository* repo, const WorktreeSource& s
   char hex[GIT_OID_HEXSZ + 1];
   git_oid_tostr(hex, sizeof hex, &tree);
   out.tree = hex;
-  std::sort(out.unread.begin(), out.unread.end());
+
+  if (cache) {
+    // A clock only with a read that saw everything: what it could not read, no answer names later.
+    std::optional<WorktreeCacheBase> saved;
+    if (!look.clock.empty() && out.unread.empty()) saved = WorktreeCacheBase{look.clock, look.daemon, rules_id};
+    std::optional<StatIndex> files;
+    if (record_changed || kept.size() != cache->files().size()) {
+      std::sort(kept.begin(), kept.end(), [](const StatEntry& a, const StatEntry& b) { return a.path < b.path; });
+      files.emplace();
+      files->put_sorted(kept);
+    }
+    if (auto saving = cache->save(std::move(files), saved); !saving.ok()) out.warning = saving.error().message;
+  }
   return out;
 }
 

@@ -11,6 +11,7 @@
 // the change). A path BASE tracks, or the index tracks, is never ignored.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,13 @@ struct WorktreeSource {
   std::string base_tree;   // BASE's tree: the ignore rules, and what counts as tracked
   std::vector<std::string> extra_ignore;  // BASE's config `snapshot.ignore`, relative to the root
   std::string skip_dir;                   // "dir/": candor's own store when it lies inside, else ""
+  // candor's store, where the last read of this working tree is kept for the next (worktree_cache.h):
+  // a file whose stat is what that read saw is not read again. "": every file is read.
+  std::string store_dir;
+  // BASE's config snapshot.fsmonitor "watchman": look only where Watchman says something changed
+  // since the last read's clock, and walk (saying why) when it cannot say.
+  bool watchman = false;
+  std::chrono::milliseconds watchman_timeout{5000};
 };
 
 // Reads the working tree described by `source` into `repo`'s object database.
