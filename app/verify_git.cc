@@ -119,14 +119,17 @@ Result<Change> open_change(const VerifyGitRequest& request, const std::string& s
   return c;
 }
 
-// The run's facts before anything is checked, and its first events.
 // The credential files by name, BASE's and HEAD's: a value the change wrote into one is a secret too.
+// HEAD's that BASE lacks are among the paths the change touched: the diff finds them without
+// listing HEAD's every file (it skips the folders whose trees are BASE's).
 Result<std::vector<std::string>> credential_files(const Change& c) {
   sandbox::SecretFilter secrets(c.config.secrets_allow);
   auto refused = [&](std::string_view path) { return secrets.refused(path); };
   TRY(std::vector<std::string> files, c.repo->trees().file_paths(c.range.base_tree, refused));
-  TRY(std::vector<std::string> head, c.repo->trees().file_paths(c.range.head_tree, refused));
-  files.insert(files.end(), head.begin(), head.end());
+  TRY(auto touched, c.repo->trees().diff(c.range.base_tree, c.range.head_tree, {}));
+  for (const auto& m : touched) {
+    if (refused(m.path)) files.push_back(m.path);
+  }
   std::sort(files.begin(), files.end());
   files.erase(std::unique(files.begin(), files.end()), files.end());
   return files;

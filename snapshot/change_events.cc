@@ -112,6 +112,17 @@ bool covers(const std::set<std::string>& changed, std::string_view path) {
   return false;
 }
 
+std::optional<std::set<std::string>> mounts_beneath_now(const std::string& root) {
+  std::string canonical = root;
+  if (char* real = ::realpath(root.c_str(), nullptr); real != nullptr) {
+    canonical = real;
+    std::free(real);
+  }
+  UniqueFd mountinfo(::open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC));
+  if (!mountinfo.valid()) return std::nullopt;
+  return mounts_beneath(read_from_start(mountinfo.get()), canonical);
+}
+
 const char* file_system_without_events(long fs_type) {
   struct Row {
     std::uint32_t magic;

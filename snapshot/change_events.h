@@ -53,6 +53,10 @@ struct ChangeSet {
 // names.
 bool covers(const std::set<std::string>& changed, std::string_view path);
 
+// The mount points beneath `root` now ("/ws/sub": absolute, canonical; not `root` itself), from
+// /proc/self/mountinfo; nullopt when it cannot be read.
+std::optional<std::set<std::string>> mounts_beneath_now(const std::string& root);
+
 // The name of a file system whose changes inotify does not see (those made by another machine, a
 // FUSE daemon or a hypervisor), by its statfs f_type; nullptr for one whose changes it sees.
 const char* file_system_without_events(long fs_type);

@@ -192,7 +192,7 @@ Status PackedWrites::write_pack() {
   return ok_status();
 }
 
-std::size_t seed_from_index(StatIndex& index, const std::string& index_file, std::set<std::string>& racy,
+std::size_t seed_from_index(StatIndex& index, const std::string& index_file, std::set<std::string>* racy,
                             const std::function<bool(std::string_view)>& keep) {
   struct stat st {};
   if (::stat(index_file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
@@ -208,7 +208,9 @@ std::size_t seed_from_index(StatIndex& index, const std::string& index_file, std
       GitNameCheck names;
       read->keep_if(
           [&](const StatEntry& e) { return is_git_file_mode(e.mode) && keep(e.path) && names.holds(e.path); });
-      for (std::string_view path : read->racy()) racy.emplace(path);
+      if (racy != nullptr) {
+        for (std::string_view path : read->racy()) racy->emplace(path);
+      }
       read->forget_file();
       read->release_file();
       index = std::move(*read);
@@ -242,7 +244,7 @@ std::size_t seed_from_index(StatIndex& index, const std::string& index_file, std
     seed.id = e->id;
     seed.path = e->path;
     seeds.push_back(seed);
-    if (racy_entry(e->mtime.seconds)) racy.insert(e->path);
+    if (racy != nullptr && racy_entry(e->mtime.seconds)) racy->insert(e->path);
   }
   auto by_path = [](const StatEntry& a, const StatEntry& b) { return a.path < b.path; };
   if (!std::is_sorted(seeds.begin(), seeds.end(), by_path)) std::sort(seeds.begin(), seeds.end(), by_path);
@@ -256,7 +258,7 @@ std::size_t seed_from_index(StatIndex& index, const std::string& index_file, std
     std::size_t next = i + 1;
     while (next < seeds.size() && seeds[next].path == seeds[i].path) ++next;
     once.push_back(seeds[i]);
-    if (next != i + 1) racy.emplace(seeds[i].path);
+    if (racy != nullptr && next != i + 1) racy->emplace(seeds[i].path);
     i = next;
   }
   index.put_sorted(once);

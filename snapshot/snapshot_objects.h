@@ -64,10 +64,10 @@ class PackedWrites {
 // without reading the file (stage 0, a regular file or symlink, not assume-valid, skip-worktree
 // or intent-to-add), added to `index`. `racy` receives the paths whose stat git's racy-timestamp
 // rule does not let vouch for the content (saved no earlier than a second before the index file
-// was): the first scan hashes them. `keep(path)` says which paths a snapshot may hold.
-// A path the index names twice is seeded once, racy. Returns how many entries were added; 0 when the
-// workspace has no readable index, or one larger than 1 GiB.
-std::size_t seed_from_index(StatIndex& index, const std::string& index_file, std::set<std::string>& racy,
+// was): the first scan hashes them; null when the caller uses no stat (only the paths). `keep(path)`
+// says which paths a snapshot may hold. A path the index names twice is seeded once, racy. Returns
+// how many entries were added; 0 when the workspace has no readable index, or one larger than 1 GiB.
+std::size_t seed_from_index(StatIndex& index, const std::string& index_file, std::set<std::string>* racy,
                             const std::function<bool(std::string_view)>& keep);
 
 }  // namespace candor::snapshot

@@ -177,7 +177,7 @@ Result<std::unique_ptr<SnapshotStore>> SnapshotStore::open(const std::string& st
   // first scan. Done here, where a run opens the store beside its credential walk.
   if (index_lost) impl->contents_changed_everywhere();
   if (Impl& m = *impl; m.index.empty() && !m.workspace_index.empty()) {
-    seed_from_index(m.index, m.workspace_index, m.racy,
+    seed_from_index(m.index, m.workspace_index, &m.racy,
                     [&m](std::string_view path) { return snapshot_may_hold(path, m.skip_dir); });
     m.contents_changed_everywhere();
   }

@@ -26,8 +26,10 @@ void append_entry(std::string& tree, std::uint32_t mode, std::string_view name, 
   tree.append(reinterpret_cast<const char*>(id.id), GIT_OID_RAWSZ);
 }
 
+// A submodule (a gitlink) is one only in a working tree's tree (worktree_tree.cc, BASE's standing).
 bool is_blob_mode(std::uint32_t mode) {
-  return mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE || mode == GIT_FILEMODE_LINK;
+  return mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE || mode == GIT_FILEMODE_LINK ||
+         mode == GIT_FILEMODE_COMMIT;
 }
 
 class Updater {

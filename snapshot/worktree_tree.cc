@@ -10,6 +10,7 @@
 #include <string_view>
 #include <thread>
 #include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -18,11 +19,15 @@
 #include <git2/sys/repository.h>
 
 #include "sandbox/step_temp_dir.h"
+#include "snapshot/base_tree.h"
 #include "snapshot/beneath.h"
+#include "snapshot/change_events.h"
 #include "snapshot/fsmonitor_start.h"
+#include "snapshot/git_names.h"
 #include "snapshot/git_ptr.h"
 #include "snapshot/ignore_shadow.h"
 #include "snapshot/snapshot_objects.h"
+#include "snapshot/tree_update.h"
 #include "snapshot/trees.h"
 #include "snapshot/watchman.h"
 #include "snapshot/workdir_walk.h"
@@ -32,8 +37,6 @@ namespace candor::snapshot {
 namespace {
 
 using Config = GitPtr<git_config, git_config_free>;
-
-constexpr std::uint32_t kGitlink = 0160000;
 
 Error git_failure(const std::string& what) {
   return make_error(ErrorCode::kIo, fmt::format("git: working tree: {}: {}", what, git_last_error()));
@@ -45,41 +48,26 @@ bool is_gitignore(std::string_view path) {
          (path.size() == kName.size() || path[path.size() - kName.size() - 1] == '/');
 }
 
-// BASE's tree as an in-memory index: what BASE tracks, with its ids and modes. Building the
-// working tree's tree from it lets libgit2 reuse every subtree nothing changed in.
-Status read_base(git_repository* repo, const std::string& tree_id, git_index* index) {
-  git_oid oid;
-  if (git_oid_fromstr(&oid, tree_id.c_str()) != 0)
-    return make_error(ErrorCode::kInvalidInput, "git: bad tree id \"" + tree_id + "\"");
-  GitTree tree;
-  if (git_tree_lookup(tree.out(), repo, &oid) != 0) {
-    if (tree_id == kEmptyTree) return ok_status();  // a root commit's "parent": nothing tracked
-    return git_failure("look up BASE's tree " + tree_id);
-  }
-  if (git_index_read_tree(index, tree.get()) != 0) return git_failure("read BASE's tree");
-  return ok_status();
-}
-
 // BASE's ignore rules, and nothing else's: BASE's .gitignore blobs in a private folder that a
 // handle on an empty repository of its own reads as its work tree, with `extra` on top. The
 // handle's config is its own file only, its excludes file one that never exists: no info/exclude
 // or global rules of the repository being verified (or of the user's home) take part.
 class BaseIgnoreRules {
  public:
-  static Result<std::unique_ptr<BaseIgnoreRules>> create(git_repository* repo, git_index* base,
+  static Result<std::unique_ptr<BaseIgnoreRules>> create(git_repository* repo, const BaseTree& base,
                                                          const std::vector<std::string>& extra) {
     auto rules = std::unique_ptr<BaseIgnoreRules>(new BaseIgnoreRules());
     TRY(rules->scratch_, sandbox::StepTempDir::create());
     TRY(rules->shadow_, IgnoreShadow::create(rules->scratch_.path()));
-    for (std::size_t i = 0; i < git_index_entrycount(base); ++i) {
-      const git_index_entry* e = git_index_get_byindex(base, i);
+    for (std::size_t i = 0; i < base.size(); ++i) {
+      const BaseEntry* e = &base.at(i);
       // git reads no .gitignore that is a symlink; neither does the shadow.
       if (!is_gitignore(e->path) || (e->mode != 0100644 && e->mode != 0100755)) continue;
       GitBlob blob;
-      if (git_blob_lookup(blob.out(), repo, &e->id) != 0) return git_failure(std::string("read BASE's ") + e->path);
+      if (git_blob_lookup(blob.out(), repo, &e->id) != 0) return git_failure("read BASE's " + std::string(e->path));
       std::string_view content(static_cast<const char*>(git_blob_rawcontent(blob.get())),
                                static_cast<std::size_t>(git_blob_rawsize(blob.get())));
-      if (!rules->shadow_.write(e->path, content)) {
+      if (!rules->shadow_.write(std::string(e->path), content)) {
         return make_error(ErrorCode::kIo,
                           fmt::format("working tree: cannot copy BASE's {} into {}", e->path, rules->shadow_.path()));
       }
@@ -127,12 +115,14 @@ class BaseIgnoreRules {
 // the indexes' own paths (both sorted already), so neither may change while this lives.
 class TrackedPaths {
  public:
-  TrackedPaths(git_index* base, const StatIndex& index) {
-    std::vector<std::string_view> a = paths_of(base), b(index.size());
+  TrackedPaths(const BaseTree& base, const StatIndex& index) {
+    std::vector<std::string_view> a(base.size()), b(index.size());
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = base.at(i).path;
     for (std::size_t i = 0; i < b.size(); ++i) b[i] = index.at(i).path;
     paths_.reserve(a.size() + b.size());
     std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(paths_));
   }
+  const std::vector<std::string_view>& paths() const { return paths_; }
   // Whether anything tracked lies beneath `dir` ("a/b/"). Thread-safe.
   bool has_prefix(std::string_view dir) const {
     auto it = std::lower_bound(paths_.begin(), paths_.end(), dir);
@@ -140,12 +130,6 @@ class TrackedPaths {
   }
 
  private:
-  static std::vector<std::string_view> paths_of(git_index* index) {
-    std::vector<std::string_view> out(git_index_entrycount(index));
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = git_index_get_byindex(index, i)->path;
-    std::sort(out.begin(), out.end());  // git's order is this byte order already; set_union relies on it
-    return out;
-  }
   std::vector<std::string_view> paths_;
 };
 
@@ -156,16 +140,16 @@ struct Walked {
 
 // Whether the walk enters `dir` ("a/b/"), nothing tracked beneath it: not a submodule of BASE's,
 // not candor's store, not ignored by BASE's rules (nor inside a folder they ignore).
-bool enters_untracked(const std::string& dir, git_index* base, const BaseIgnoreRules& rules,
+bool enters_untracked(const std::string& dir, const BaseTree& base, const BaseIgnoreRules& rules,
                       const std::string& skip_dir) {
-  const git_index_entry* link = git_index_get_bypath(base, dir.substr(0, dir.size() - 1).c_str(), 0);
-  return !((link != nullptr && link->mode == kGitlink) || dir == skip_dir || rules.ignored(dir));
+  const BaseEntry* link = base.find(std::string_view(dir).substr(0, dir.size() - 1));
+  return !((link != nullptr && link->mode == kGitlinkMode) || dir == skip_dir || rules.ignored(dir));
 }
 
 // Every regular file and symlink beneath `start` ("" the root, or "a/b/") that git could show:
 // folders with something tracked are walked in parallel; the others are entered only when
 // enters_untracked() says so.
-Walked walk(const BeneathRoot& root, const std::string& start, const TrackedPaths& tracked, git_index* base,
+Walked walk(const BeneathRoot& root, const std::string& start, const TrackedPaths& tracked, const BaseTree& base,
             const BaseIgnoreRules& rules, const std::string& skip_dir) {
   unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
   std::vector<std::vector<FileStat>> buckets(threads);
@@ -201,33 +185,29 @@ bool hidden_by_unread(const std::vector<std::string>& unread, std::string_view p
 
 // Whether a walk could meet `path` (a file, or a folder "a/b/") at all: not inside a `.git`, a
 // submodule of BASE's or candor's store.
-bool walk_meets(std::string_view path, git_index* base, const std::string& skip_dir) {
+bool walk_meets(std::string_view path, const BaseTree& base, const std::string& skip_dir) {
   if (!skip_dir.empty() && path.starts_with(skip_dir)) return false;
-  std::size_t from = 0;
-  while (from < path.size()) {
+  for (std::size_t from = 0; from < path.size();) {
     std::size_t slash = path.find('/', from);
     std::size_t end = slash == std::string_view::npos ? path.size() : slash;
     if (path.substr(from, end - from) == ".git") return false;
-    if (slash == std::string_view::npos) break;
-    const git_index_entry* link = git_index_get_bypath(base, std::string(path.substr(0, slash)).c_str(), 0);
-    if (link != nullptr && link->mode == kGitlink) return false;
-    from = slash + 1;
+    from = end + 1;
   }
-  return true;
+  return !base.in_submodule(path.ends_with('/') ? path.substr(0, path.size() - 1) : path);
 }
 
 // The rules a read takes files in by, as one id: BASE's .gitignore files and submodules, config
 // snapshot.ignore and the store's folder. A read saved under other rules took other files in, and
 // Watchman names no change to the files those rules now let in.
-std::string rules_key(git_index* base, const WorktreeSource& source) {
+std::string rules_key(const BaseTree& base, const WorktreeSource& source) {
   std::string text = "skip " + source.skip_dir + "\n";
   for (const auto& p : source.extra_ignore) text += "ignore " + p + "\n";
   char hex[GIT_OID_HEXSZ + 1];
-  for (std::size_t i = 0; i < git_index_entrycount(base); ++i) {
-    const git_index_entry* e = git_index_get_byindex(base, i);
-    if (!is_gitignore(e->path) && e->mode != kGitlink) continue;
-    git_oid_tostr(hex, sizeof hex, &e->id);
-    text += fmt::format("{} {:o} {}\n", e->path, e->mode, hex);
+  for (std::size_t i = 0; i < base.size(); ++i) {
+    const BaseEntry& e = base.at(i);
+    if (!is_gitignore(e.path) && e.mode != kGitlinkMode) continue;
+    git_oid_tostr(hex, sizeof hex, &e.id);
+    text += fmt::format("{} {:o} {}\n", e.path, e.mode, hex);
   }
   git_oid id;
   git_odb_hash(&id, text.data(), text.size(), GIT_OBJECT_BLOB);
@@ -287,6 +267,11 @@ WatchmanLook ask_watchman(const WorktreeSource& source, const std::optional<Work
     out.reason = "the clock saved with the earlier read is another Watchman's (it restarted)";
   } else if (cache->base()->rules != rules) {
     out.reason = "BASE's ignore rules or submodules are not those the earlier read took files in by";
+  } else if (auto mounts = mounts_beneath_now(source.root); !mounts || !mounts->empty()) {
+    // Watchman hears of no mount made over a folder, nor of what another machine or a FUSE
+    // daemon changes beneath one.
+    out.reason = mounts ? "a file system is mounted beneath the working tree (" + *mounts->begin() + ")"
+                        : "the mounts beneath the working tree cannot be read (/proc/self/mountinfo)";
   } else if (auto changes = watchman->changes_since(cache->base()->clock, watchman->daemon()); !changes.ok()) {
     out.reason = changes.error().message;
   } else {
@@ -309,23 +294,32 @@ struct Takes {
 // The read by Watchman's answer: the earlier read's files, but for those it names (and what is
 // tracked that the earlier read did not take in, which it has no reason to name) looked at again.
 Takes by_answer(const BeneathRoot& root, const std::set<std::string>& changed, const StatIndex& earlier,
-                const TrackedPaths& tracked, const std::vector<std::string_view>& tracked_paths, git_index* base,
-                const BaseIgnoreRules& rules, const std::string& skip_dir,
-                const std::function<bool(const StatEntry&)>& vouches) {
+                const TrackedPaths& tracked, const BaseTree& base, const BaseIgnoreRules& rules,
+                const std::string& skip_dir, const std::function<bool(const StatEntry&)>& vouches) {
   Takes out;
-  std::vector<std::string> names, folders;
+  // What is looked at again: the files named, and a file or link the record holds where a folder
+  // is named (it may have taken the file's place: Watchman names the folder alone).
+  std::set<std::string, std::less<>> named;
+  std::vector<std::string> folders;
   for (const auto& path : changed) {
     const std::string p = path == "/" ? "" : path;
     if (!walk_meets(p, base, skip_dir)) continue;
-    (p.empty() || p.back() == '/' ? folders : names).push_back(p);
+    if (!p.empty() && p.back() != '/') {
+      named.insert(p);
+      continue;
+    }
+    folders.push_back(p);
+    if (!p.empty() && earlier.find(std::string_view(p).substr(0, p.size() - 1)) != StatIndex::npos)
+      named.insert(p.substr(0, p.size() - 1));
   }
-  for (std::string_view t : tracked_paths) {
-    if (earlier.find(t) == StatIndex::npos && changed.count(std::string(t)) == 0 && walk_meets(t, base, skip_dir))
-      names.emplace_back(t);
+  for (std::size_t k = 0; std::string_view t : tracked.paths()) {  // both sorted: one pass
+    while (k < earlier.size() && earlier.at(k).path < t) ++k;
+    if ((k == earlier.size() || earlier.at(k).path != t) && walk_meets(t, base, skip_dir)) named.emplace(t);
   }
+  std::vector<std::string> names(named.begin(), named.end());
   for (std::size_t i = 0; i < earlier.size(); ++i) {
     const StatEntry& e = earlier.at(i);
-    if (changed.count(std::string(e.path)) != 0) continue;
+    if (named.count(e.path) != 0) continue;
     if (vouches(e))
       out.vouched.push_back(&e);
     else
@@ -368,16 +362,13 @@ Takes by_answer(const BeneathRoot& root, const std::set<std::string>& changed, c
 }  // namespace
 
 Result<WorktreeRead> read_worktree(git_repository* repo, const WorktreeSource& source) {
-  GitIndex base;
-  StatIndex index;
-  if (git_index_new(base.out()) != 0) return git_failure("new index");
-  TRY_STATUS(read_base(repo, source.base_tree, base.get()));
+  TRY(BaseTree base, BaseTree::read(repo, source.base_tree));
   // The index says which paths are tracked (a file staged but not in BASE is never ignored); its
   // ids and stat cache are not used. The change is untrusted, and so is an index it may have
   // written: an entry forged with a modified file's stat and the old id would hide the edit.
-  std::set<std::string> racy_unused;
-  seed_from_index(index, source.index_file, racy_unused, [](std::string_view) { return true; });
-  TRY(auto rules, BaseIgnoreRules::create(repo, base.get(), source.extra_ignore));
+  StatIndex index;
+  seed_from_index(index, source.index_file, nullptr, [](std::string_view) { return true; });
+  TRY(auto rules, BaseIgnoreRules::create(repo, base, source.extra_ignore));
   auto root = BeneathRoot::open(source.root);
   if (!root.ok()) return root.error().wrap("working tree");
   GitOdb odb;
@@ -387,43 +378,49 @@ Result<WorktreeRead> read_worktree(git_repository* repo, const WorktreeSource& s
   // candor's own record of the earlier read, in its store: never one the change could write.
   std::optional<WorktreeCache> cache;
   if (!source.store_dir.empty() && source.skip_dir.empty()) cache = WorktreeCache::load(source.store_dir, source.root);
-  const std::string rules_id = rules_key(base.get(), source);
+  const std::string rules_id = rules_key(base, source);
   WatchmanLook look;
   if (source.watchman) {
     look = ask_watchman(source, cache, rules_id);
     out.looked = look.changed ? "watchman" : "walk";
     out.reason = look.reason;
   }
-  auto tracked_in_base = [&](std::string_view path) {
-    return git_index_get_bypath(base.get(), std::string(path).c_str(), 0);
+  TrackedPaths tracked(base, index);
+  // Whether a walk would meet `path`: every folder above it entered. It enters no untracked folder
+  // BASE's rules ignore, whatever a negation says of a file in it (git's rule); a read by
+  // Watchman's answer meets paths without a walk, and asks.
+  std::unordered_map<std::string, bool> entered;  // by folder ("a/b/"): files of one folder ask once
+  auto reached = [&](std::string_view path) {
+    for (std::size_t slash = path.find('/'); slash != std::string_view::npos; slash = path.find('/', slash + 1)) {
+      auto [it, fresh] = entered.try_emplace(std::string(path.substr(0, slash + 1)), true);
+      if (fresh)
+        it->second = tracked.has_prefix(it->first) || enters_untracked(it->first, base, *rules, source.skip_dir);
+      if (!it->second) return false;
+    }
+    return true;
   };
-  auto taken = [&](std::string_view path) {
-    return tracked_in_base(path) != nullptr || index.find(path) != StatIndex::npos ||
-           !rules->ignored(std::string(path));
+  auto taken_beside = [&](std::string_view path, const BaseEntry* in_base) {
+    if (in_base != nullptr || index.find(path) != StatIndex::npos) return true;
+    return !rules->ignored(std::string(path)) && (!look.changed || reached(path));
   };
-  // The cache's id stands for the content when the blob is at hand: BASE's, or in the repository.
-  auto at_hand = [&](const StatEntry& e) {
-    const git_index_entry* b = tracked_in_base(e.path);
-    return (b != nullptr && git_oid_equal(&b->id, &e.id)) || git_odb_exists(odb.get(), &e.id) == 1;
+  auto taken = [&](std::string_view path) { return taken_beside(path, base.find(path)); };
+  // The record's id stands for the content when the blob is at hand: BASE's, or in the repository.
+  auto at_hand_beside = [&](const StatEntry& e, const BaseEntry* in_base) {
+    return (in_base != nullptr && git_oid_equal(&in_base->id, &e.id)) || git_odb_exists(odb.get(), &e.id) == 1;
   };
+  auto at_hand = [&](const StatEntry& e) { return at_hand_beside(e, base.find(e.path)); };
 
   Takes takes;
-  {
-    TrackedPaths tracked(base.get(), index);
-    if (look.changed) {
-      std::vector<std::string_view> tracked_paths;
-      for (std::size_t i = 0; i < git_index_entrycount(base.get()); ++i) {
-        const git_index_entry* e = git_index_get_byindex(base.get(), i);
-        if (e->mode != kGitlink) tracked_paths.emplace_back(e->path);
-      }
-      for (std::size_t i = 0; i < index.size(); ++i) tracked_paths.push_back(index.at(i).path);
-      takes = by_answer(*root, *look.changed, cache->files(), tracked, tracked_paths, base.get(), *rules,
-                        source.skip_dir, [&](const StatEntry& e) { return taken(e.path) && at_hand(e); });
-    } else {
-      Walked walked = walk(*root, "", tracked, base.get(), *rules, source.skip_dir);
-      takes.looked = std::move(walked.files);
-      takes.unread = std::move(walked.unread);
-    }
+  if (look.changed) {
+    takes = by_answer(*root, *look.changed, cache->files(), tracked, base, *rules, source.skip_dir,
+                      [&](const StatEntry& e) {
+                        const BaseEntry* in_base = base.find(e.path);
+                        return taken_beside(e.path, in_base) && at_hand_beside(e, in_base);
+                      });
+  } else {
+    Walked walked = walk(*root, "", tracked, base, *rules, source.skip_dir);
+    takes.looked = std::move(walked.files);
+    takes.unread = std::move(walked.unread);
   }
   if (std::find(takes.unread.begin(), takes.unread.end(), "./") != takes.unread.end()) {
     return make_error(ErrorCode::kIo, "working tree: cannot list " + source.root);
@@ -441,7 +438,7 @@ Result<WorktreeRead> read_worktree(git_repository* repo, const WorktreeSource& s
     return stat_matches(e, f) && at_hand(e) ? &e : nullptr;
   };
 
-  std::vector<StatEntry> kept;  // what the cache keeps of this read (paths: views of takes' and the cache's)
+  std::vector<StatEntry> kept;  // every file taken in (paths: views of takes' and the record's)
   // Whether the record must be written again: a file read that it lacks, or holds otherwise, or
   // holds racily (written again now, its stat vouches next time).
   bool record_changed = !cache.has_value();
@@ -458,23 +455,16 @@ Result<WorktreeRead> read_worktree(git_repository* repo, const WorktreeSource& s
                               e.gid) != std::tie(now.mode, now.size, now.mtime_s, now.mtime_ns, now.ctime_s,
                                                  now.ctime_ns, now.ino, now.dev, now.uid, now.gid);
   };
-  std::unordered_set<std::string_view> seen;
-  auto take = [&](std::string_view path, const git_oid& id, std::uint32_t mode) {
-    seen.insert(path);
-    const git_index_entry* in_base = tracked_in_base(path);
-    if (in_base != nullptr && in_base->mode == mode && git_oid_equal(&in_base->id, &id)) return;
-    git_index_entry entry{};
-    entry.mode = mode;
-    entry.id = id;
-    const std::string owned(path);
-    entry.path = owned.c_str();
-    // A name git cannot hold in a tree (`.GIT`, say) is not silently left out: it is unread.
-    if (git_index_add(base.get(), &entry) != 0) out.unread.push_back(owned);
-  };
+  GitNameCheck names;
   for (const FileStat& f : takes.looked) {
     if (!taken(f.path)) continue;
     if (const StatEntry* e = stat_vouches(f)) {
       takes.vouched.push_back(e);
+      continue;
+    }
+    // A name git cannot hold in a tree (`.GIT`, say) is not silently left out: it is unread.
+    if (!names.holds(f.path)) {
+      out.unread.push_back(f.path);
       continue;
     }
     TRY(Content c, read_content(*root, odb.get(), f.path));
@@ -486,29 +476,65 @@ Result<WorktreeRead> read_worktree(git_repository* repo, const WorktreeSource& s
     ++out.hashed;
     kept.push_back(stat_entry(c.st, c.id, f.path));
     note_read(kept.back());
-    take(f.path, c.id, c.mode);
   }
-  for (const StatEntry* e : takes.vouched) {
-    ++out.reused;
-    kept.push_back(*e);
-    take(e->path, e->id, e->mode);
-  }
+  out.reused = takes.vouched.size();
   out.unread.insert(out.unread.end(), takes.unread.begin(), takes.unread.end());
   std::sort(out.unread.begin(), out.unread.end());
   out.unread.erase(std::unique(out.unread.begin(), out.unread.end()), out.unread.end());
-  // What BASE tracked and the read did not meet is deleted, unless it was out of sight.
-  std::vector<std::string> gone;
-  for (std::size_t i = 0; i < git_index_entrycount(base.get()); ++i) {
-    const git_index_entry* e = git_index_get_byindex(base.get(), i);
-    if (e->mode == kGitlink || seen.count(std::string_view(e->path)) != 0 || hidden_by_unread(out.unread, e->path))
-      continue;
-    gone.emplace_back(e->path);
+  // Those read, sorted, merged with those vouched for (in the record's order when Watchman
+  // answered: most of them): no sort of the whole.
+  auto by_path = [](const StatEntry& a, const StatEntry& b) { return a.path < b.path; };
+  const std::size_t read_count = kept.size();
+  std::sort(kept.begin(), kept.end(), by_path);
+  for (const StatEntry* e : takes.vouched) kept.push_back(*e);
+  if (!std::is_sorted(kept.begin() + static_cast<std::ptrdiff_t>(read_count), kept.end(), by_path))
+    std::sort(kept.begin() + static_cast<std::ptrdiff_t>(read_count), kept.end(), by_path);
+  std::inplace_merge(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(read_count), kept.end(), by_path);
+
+  // Against BASE, in one pass over both sorted lists: what is not BASE's is a path whose folders are
+  // written again; what BASE tracked and the read did not meet is deleted, unless it was out of
+  // sight, when BASE's entry stands (as every submodule of BASE's does).
+  std::set<std::string> changed;
+  std::vector<StatEntry> standing;
+  auto base_stands = [&](const BaseEntry& b) {
+    StatEntry e;
+    e.path = b.path;
+    e.id = b.id;
+    e.mode = b.mode;
+    standing.push_back(e);
+  };
+  for (std::size_t i = 0, j = 0; i < kept.size() || j < base.size();) {
+    const BaseEntry* b = j < base.size() ? &base.at(j) : nullptr;
+    if (i == kept.size() || (b != nullptr && b->path < kept[i].path)) {
+      if (b->mode == kGitlinkMode || hidden_by_unread(out.unread, b->path))
+        base_stands(*b);
+      else
+        changed.emplace(b->path);
+      ++j;
+    } else if (b == nullptr || kept[i].path < b->path) {
+      changed.emplace(kept[i++].path);
+    } else {
+      if (b->mode != kept[i].mode || !git_oid_equal(&b->id, &kept[i].id)) changed.emplace(b->path);
+      ++i;
+      ++j;
+    }
   }
-  for (const auto& path : gone) {
-    if (git_index_remove_bypath(base.get(), path.c_str()) != 0) return git_failure("remove " + path);
+  StatIndex tree_index;
+  if (standing.empty()) {
+    tree_index.put_sorted(kept);
+  } else {
+    std::vector<StatEntry> all;
+    std::merge(kept.begin(), kept.end(), standing.begin(), standing.end(), std::back_inserter(all), by_path);
+    tree_index.put_sorted(all);
   }
-  git_oid tree;
-  if (git_index_write_tree_to(&tree, base.get(), repo) != 0) return git_failure("write the tree");
+  // Only the folders holding a changed path are written; the others are BASE's trees.
+  git_oid base_id, tree;
+  git_oid_fromstr(&base_id, source.base_tree.c_str());
+  TreeSink sink = odb_tree_sink(repo);
+  auto built = update_tree(repo, tree_index, base_id, changed, sink);
+  if (!built.ok() && built.error().code == ErrorCode::kNotFound) built = build_tree(repo, tree_index, sink);
+  if (!built.ok()) return built.error().wrap("working tree");
+  tree = *built;
   char hex[GIT_OID_HEXSZ + 1];
   git_oid_tostr(hex, sizeof hex, &tree);
   out.tree = hex;
@@ -519,9 +545,12 @@ Result<WorktreeRead> read_worktree(git_repository* repo, const WorktreeSource& s
     if (!look.clock.empty() && out.unread.empty()) saved = WorktreeCacheBase{look.clock, look.daemon, rules_id};
     std::optional<StatIndex> files;
     if (record_changed || kept.size() != cache->files().size()) {
-      std::sort(kept.begin(), kept.end(), [](const StatEntry& a, const StatEntry& b) { return a.path < b.path; });
       files.emplace();
-      files->put_sorted(kept);
+      if (standing.empty()) {
+        *files = std::move(tree_index);
+      } else {
+        files->put_sorted(kept);
+      }
     }
     if (auto saving = cache->save(std::move(files), saved); !saving.ok()) out.warning = saving.error().message;
   }

@@ -5,6 +5,7 @@
 // as a read with a fresh store does (the same tree id, the same mutations), or walk and say why.
 #include <doctest/doctest.h>
 
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,13 +37,14 @@ std::vector<std::string> mutated(const json& report) {
 struct ReadTwice : Repo {
   std::vector<std::string> extra_env;
 
-  // BASE: the example site, more files, `.gitignore` ignoring logs and tmp/, and `config` as
+  // BASE: the example site, more files, `.gitignore` ignoring logs, tmp/ and *.d/ (but keep.log),
+  // and `config` as
   // .candor/config.json ("": none).
   explicit ReadTwice(const std::string& config = "") {
     write_file(ws + "/README.md", "# the site\n");
     write_file(ws + "/js/app.js", "console.log('hi');\n");
     write_file(ws + "/docs/guide.md", "read me\n");
-    write_file(ws + "/.gitignore", "*.log\ntmp/\n");
+    write_file(ws + "/.gitignore", "*.log\ntmp/\n*.d/\n!keep.log\n");
     if (!config.empty()) write_file(ws + "/.candor/config.json", config);
     commit("more");
   }
@@ -208,6 +210,14 @@ TEST_SUITE("e2e") {
       fs::create_symlink("/etc/passwd", repo.ws + "/passwd");
       fs::permissions(repo.ws + "/index.html", fs::perms::owner_exec, fs::perm_options::add);
     }
+    SUBCASE("a tracked file replaced by an empty folder (Watchman names the folder alone)") {
+      fs::remove(repo.ws + "/README.md");
+      fs::create_directory(repo.ws + "/README.md");
+    }
+    SUBCASE("ignored by a folder pattern, whatever a negation says of the file: not taken in") {
+      write_file(repo.ws + "/tmp/keep.log", "in an ignored folder\n");
+      write_file(repo.ws + "/x.d/keep.log", "in a folder a pattern ignores\n");
+    }
     SUBCASE("a file written back to what BASE holds") {
       repo.edit("css/style.css", "background: #006400;", "background: #ffffff;");
     }
@@ -217,6 +227,57 @@ TEST_SUITE("e2e") {
     // And once more with nothing changed in between.
     json third = repo.same_as_fresh();
     looked_by_watchman(third);
+  }
+
+  TEST_CASE("verify --git BASE.. with Watchman: a file made a folder and then removed is deleted in every read") {
+    REQUIRE_MESSAGE(have_watchman(), "watchman is not installed (make test installs it)");
+    WatchmanDaemon daemon;
+    ReadTwice repo(R"({"snapshot": {"fsmonitor": "watchman"}})");
+    repo.extra_env.push_back("WATCHMAN_SOCK=" + daemon.sock);
+    fs::create_symlink("index.html", repo.ws + "/link");
+    repo.commit("a link");
+    repo.settle();
+    (void)repo.read();
+    fs::remove(repo.ws + "/README.md");
+    write_file(repo.ws + "/README.md/inside.txt", "a folder now\n");
+    fs::remove(repo.ws + "/link");
+    fs::create_directory(repo.ws + "/link");
+    json second = repo.same_as_fresh();
+    CHECK(mutated(second) ==
+          std::vector<std::string>{"README.md deleted", "README.md/inside.txt added", "link deleted"});
+    // What the second read kept of README.md must not stand for it once the folder is gone too.
+    fs::remove_all(repo.ws + "/README.md");
+    json third = repo.same_as_fresh();
+    CHECK(mutated(third) == std::vector<std::string>{"README.md deleted", "link deleted"});
+  }
+
+  TEST_CASE("verify --git BASE.. with Watchman: a file system mounted beneath the working tree walks") {
+    REQUIRE_MESSAGE(have_watchman(), "watchman is not installed (make test installs it)");
+    if (::geteuid() != 0) {
+      MESSAGE("skipped: mounting needs root");
+      return;
+    }
+    WatchmanDaemon daemon;
+    ReadTwice repo(R"({"snapshot": {"fsmonitor": "watchman"}})");
+    repo.extra_env.push_back("WATCHMAN_SOCK=" + daemon.sock);
+    repo.settle();
+    (void)repo.read();
+    // Another folder's files over a tracked one: no event says so.
+    std::string other = make_temp_dir("mounted");
+    write_file(other + "/guide.md", "not what BASE holds\n");
+    write_file(other + "/added.md", "new\n");
+    if (::mount(other.c_str(), (repo.ws + "/docs").c_str(), nullptr, MS_BIND, nullptr) != 0) {
+      MESSAGE("skipped: this machine refuses a bind mount");
+      return;
+    }
+    json again = repo.read();
+    json walked = repo.fresh();
+    ::umount2((repo.ws + "/docs").c_str(), MNT_DETACH);
+    CHECK(again["git"]["worktree_read"]["looked"] == "walk");
+    CHECK(again["git"]["worktree_read"]["reason"].get<std::string>().find(
+              "a file system is mounted beneath the working tree") == 0);
+    CHECK(mutated(again) == std::vector<std::string>{"docs/added.md added", "docs/guide.md modified"});
+    CHECK(again["git"]["head_tree"] == walked["git"]["head_tree"]);
   }
 
   TEST_CASE("verify --git BASE.. with Watchman: another daemon, or BASE with other ignore rules, walks and says why") {
