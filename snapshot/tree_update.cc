@@ -72,10 +72,12 @@ class Updater {
         continue;
       }
       std::string_view name = rest.substr(0, slash);
-      if (name == last)
-        return make_error(ErrorCode::kInternal,
-                          fmt::format("snapshot: the index holds {}{} as a file and as a folder", prefix, name));
       std::string sub = prefix + std::string(name);
+      // A file and a folder of one name make no tree. The file need not be the entry just before:
+      // "a", "a-b", "a/c" is index order.
+      if (name == last || index_.find(sub) != StatIndex::npos)
+        return make_error(ErrorCode::kInternal,
+                          fmt::format("snapshot: the index holds {} as a file and as a folder", sub));
       const git_tree_entry* was =
           before != nullptr ? git_tree_entry_byname(before, std::string(name).c_str()) : nullptr;
       if (was != nullptr && git_tree_entry_type(was) != GIT_OBJECT_TREE) was = nullptr;

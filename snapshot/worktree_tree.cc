@@ -184,7 +184,8 @@ bool hidden_by_unread(const std::vector<std::string>& unread, std::string_view p
 }
 
 // Whether a walk could meet `path` (a file, or a folder "a/b/") at all: not inside a `.git`, a
-// submodule of BASE's or candor's store.
+// submodule of BASE's or candor's store. A file where BASE has a submodule is met (it took the
+// submodule's place); a folder there is the submodule's, and not entered.
 bool walk_meets(std::string_view path, const BaseTree& base, const std::string& skip_dir) {
   if (!skip_dir.empty() && path.starts_with(skip_dir)) return false;
   for (std::size_t from = 0; from < path.size();) {
@@ -193,7 +194,9 @@ bool walk_meets(std::string_view path, const BaseTree& base, const std::string& 
     if (path.substr(from, end - from) == ".git") return false;
     from = end + 1;
   }
-  return !base.in_submodule(path.ends_with('/') ? path.substr(0, path.size() - 1) : path);
+  if (path.ends_with('/')) return !base.in_submodule(path.substr(0, path.size() - 1));
+  std::size_t slash = path.rfind('/');
+  return slash == std::string_view::npos || !base.in_submodule(path.substr(0, slash));
 }
 
 // The rules a read takes files in by, as one id: BASE's .gitignore files and submodules, config
@@ -253,6 +256,14 @@ struct WatchmanLook {
 WatchmanLook ask_watchman(const WorktreeSource& source, const std::optional<WorktreeCache>& cache,
                           const std::string& rules) {
   WatchmanLook out;
+  // Watchman hears of no mount made over a folder or taken away, nor of what another machine or a
+  // FUSE daemon changes beneath one: with a mount beneath, the read walks and saves no clock, so
+  // the next walks too (and sees what the mount covered, if it is gone).
+  if (auto mounts = mounts_beneath_now(source.root); !mounts || !mounts->empty()) {
+    out.reason = mounts ? "a file system is mounted beneath the working tree (" + *mounts->begin() + ")"
+                        : "the mounts beneath the working tree cannot be read (/proc/self/mountinfo)";
+    return out;
+  }
   auto watchman = Watchman::connect(source.root, source.watchman_timeout);
   if (!watchman.ok()) {
     out.reason = watchman.error().message;
@@ -267,11 +278,6 @@ WatchmanLook ask_watchman(const WorktreeSource& source, const std::optional<Work
     out.reason = "the clock saved with the earlier read is another Watchman's (it restarted)";
   } else if (cache->base()->rules != rules) {
     out.reason = "BASE's ignore rules or submodules are not those the earlier read took files in by";
-  } else if (auto mounts = mounts_beneath_now(source.root); !mounts || !mounts->empty()) {
-    // Watchman hears of no mount made over a folder, nor of what another machine or a FUSE
-    // daemon changes beneath one.
-    out.reason = mounts ? "a file system is mounted beneath the working tree (" + *mounts->begin() + ")"
-                        : "the mounts beneath the working tree cannot be read (/proc/self/mountinfo)";
   } else if (auto changes = watchman->changes_since(cache->base()->clock, watchman->daemon()); !changes.ok()) {
     out.reason = changes.error().message;
   } else {
@@ -503,10 +509,23 @@ Result<WorktreeRead> read_worktree(git_repository* repo, const WorktreeSource& s
     e.mode = b.mode;
     standing.push_back(e);
   };
+  // Whether a file taken in holds the place of `path` or of a folder above it: then BASE's entry
+  // there cannot stand (a submodule replaced by a folder of files, or by a file).
+  auto taken_place_of = [&](std::string_view path) {
+    auto beneath = std::lower_bound(kept.begin(), kept.end(), std::string(path) + "/",
+                                    [](const StatEntry& e, const std::string& p) { return e.path < p; });
+    if (beneath != kept.end() && beneath->path.starts_with(std::string(path) + "/")) return true;
+    for (std::size_t slash = path.find('/'); slash != std::string_view::npos; slash = path.find('/', slash + 1)) {
+      auto above = std::lower_bound(kept.begin(), kept.end(), path.substr(0, slash),
+                                    [](const StatEntry& e, std::string_view p) { return e.path < p; });
+      if (above != kept.end() && above->path == path.substr(0, slash)) return true;
+    }
+    return false;
+  };
   for (std::size_t i = 0, j = 0; i < kept.size() || j < base.size();) {
     const BaseEntry* b = j < base.size() ? &base.at(j) : nullptr;
     if (i == kept.size() || (b != nullptr && b->path < kept[i].path)) {
-      if (b->mode == kGitlinkMode || hidden_by_unread(out.unread, b->path))
+      if ((b->mode == kGitlinkMode || hidden_by_unread(out.unread, b->path)) && !taken_place_of(b->path))
         base_stands(*b);
       else
         changed.emplace(b->path);

@@ -251,6 +251,22 @@ TEST_SUITE("e2e") {
     CHECK(mutated(third) == std::vector<std::string>{"README.md deleted", "link deleted"});
   }
 
+  TEST_CASE("verify --git BASE.. with Watchman: a submodule's folder replaced by a file is read") {
+    REQUIRE_MESSAGE(have_watchman(), "watchman is not installed (make test installs it)");
+    WatchmanDaemon daemon;
+    ReadTwice repo(R"({"snapshot": {"fsmonitor": "watchman"}})");
+    repo.extra_env.push_back("WATCHMAN_SOCK=" + daemon.sock);
+    repo.git({"update-index", "--add", "--cacheinfo", "160000," + repo.head() + ",vendor/lib"});
+    repo.git({"commit", "-q", "-m", "a submodule"});
+    fs::create_directories(repo.ws + "/vendor/lib");
+    repo.settle();
+    CHECK(mutated(repo.read()).empty());
+    fs::remove(repo.ws + "/vendor/lib");
+    write_file(repo.ws + "/vendor/lib", "EVIL=1\n");
+    json again = repo.same_as_fresh();
+    CHECK(mutated(again) == std::vector<std::string>{"vendor/lib modified"});
+  }
+
   TEST_CASE("verify --git BASE.. with Watchman: a file system mounted beneath the working tree walks") {
     REQUIRE_MESSAGE(have_watchman(), "watchman is not installed (make test installs it)");
     if (::geteuid() != 0) {
@@ -272,12 +288,23 @@ TEST_SUITE("e2e") {
     }
     json again = repo.read();
     json walked = repo.fresh();
+    // The mount over an edit the agent made, then taken away: no event says so either.
+    write_file(repo.ws + "/js/app.js", "edited under the mount to come\n");
+    std::string clean = make_temp_dir("clean");
+    write_file(clean + "/app.js", "console.log('hi');\n");
+    if (::mount(clean.c_str(), (repo.ws + "/js").c_str(), nullptr, MS_BIND, nullptr) != 0) FAIL("the second mount");
+    json covered = repo.read();
+    ::umount2((repo.ws + "/js").c_str(), MNT_DETACH);
     ::umount2((repo.ws + "/docs").c_str(), MNT_DETACH);
     CHECK(again["git"]["worktree_read"]["looked"] == "walk");
     CHECK(again["git"]["worktree_read"]["reason"].get<std::string>().find(
               "a file system is mounted beneath the working tree") == 0);
     CHECK(mutated(again) == std::vector<std::string>{"docs/added.md added", "docs/guide.md modified"});
     CHECK(again["git"]["head_tree"] == walked["git"]["head_tree"]);
+    CHECK(covered["git"]["worktree_read"]["looked"] == "walk");
+    json uncovered = repo.same_as_fresh();
+    CHECK(uncovered["git"]["worktree_read"]["looked"] == "walk");
+    CHECK(mutated(uncovered) == std::vector<std::string>{"js/app.js modified"});
   }
 
   TEST_CASE("verify --git BASE.. with Watchman: another daemon, or BASE with other ignore rules, walks and says why") {

@@ -269,6 +269,29 @@ open(index, 'wb').write(data + hashlib.sha1(data).digest())
       CHECK(e.data.dump().find("s3cr3t") == std::string::npos);
     }
   }
+
+  TEST_CASE(
+      "verify --git BASE..: a submodule replaced by staged files beside a name that sorts between (sub, sub-1, sub/) "
+      "is a deletion and additions, and a copy of a credential file there stays masked") {
+    Repo repo;
+    write_file(repo.ws + "/aa1", "p\n");
+    std::string first = repo.commit("more");
+    repo.git({"update-index", "--add", "--cacheinfo", "160000," + first + ",sub"});
+    repo.git({"commit", "-q", "-m", "a submodule"});
+    write_file(repo.ws + "/sub/.env", "API_KEY=supersecret123\n");
+    write_file(repo.ws + "/sub/payload.sh", "echo payload\n");
+    repo.git({"rm", "-q", "--cached", "sub"});
+    repo.git({"add", "sub/.env", "sub/payload.sh"});
+    write_file(repo.ws + "/sub-1", "API_KEY=supersecret123\n");
+    auto r = repo.verify("main..", {"--json", "--judge", "never", "--expect",
+                                    R"({"type": "command_succeeds", "command": "cat sub-1 sub/payload.sh; false"})"});
+    CAPTURE(r.err);
+    json j = parse_stdout(r);
+    CHECK(mutated(j) ==
+          std::vector<std::string>{"sub deleted", "sub-1 added", "sub/.env added", "sub/payload.sh added"});
+    CHECK(r.out.find("supersecret123") == std::string::npos);
+    CHECK(command_record(j)["output"].get<std::string>().find("echo payload") != std::string::npos);
+  }
 }
 
 }  // namespace candor::testing

@@ -14,6 +14,7 @@
 
 #include "snapshot/base_tree.h"
 #include "snapshot/git_ptr.h"
+#include "snapshot/tree_update.h"
 #include "snapshot/worktree_cache.h"
 #include "tests/e2e_support.h"
 
@@ -168,4 +169,28 @@ TEST_CASE("WorktreeCache: the store keeps the records of the working trees read 
   CHECK_FALSE(snapshot::WorktreeCache::load(store, "/trees/" + std::to_string(snapshot::kWorktreeCachesKept + 1))
                   .files()
                   .empty());
+}
+
+TEST_CASE("tree_update: a file and a folder of one name make no tree, whether or not a name sorts between them") {
+  std::string ws = make_temp_dir("tree-names");
+  git(ws, {"init", "-q"});
+  git_libgit2_init();
+  GitRepo repo;
+  REQUIRE(git_repository_open(repo.out(), ws.c_str()) == 0);
+  snapshot::TreeSink keep_nothing = [](const git_oid&, std::string) { return ok_status(); };
+  for (const std::vector<std::string>& paths :
+       {std::vector<std::string>{"a", "a/c"}, std::vector<std::string>{"a", "a-b", "a/c"},
+        std::vector<std::string>{"a", "a-b", "a.c", "a/c/d"}}) {
+    CAPTURE(paths.size());
+    snapshot::StatIndex index;
+    std::vector<snapshot::StatEntry> entries;
+    for (const auto& p : paths) entries.push_back(entry(p, 1, 1000));
+    index.put_sorted(entries);
+    auto built = snapshot::build_tree(repo.get(), index, keep_nothing);
+    REQUIRE_FALSE(built.ok());
+    CHECK(built.error().message == "snapshot: the index holds a as a file and as a folder");
+  }
+  snapshot::StatIndex fine;
+  fine.put_sorted({entry("a-b", 1, 1000), entry("a/c", 1, 1000)});
+  CHECK(snapshot::build_tree(repo.get(), fine, keep_nothing).ok());
 }
