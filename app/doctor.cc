@@ -87,6 +87,9 @@ nlohmann::json store_facts(const std::string& given) {
   j["snapshot_repositories"] = snapshots.repositories;
   j["snapshot_bytes"] = snapshots.bytes;
   j["stale_index_locks"] = snapshots.stale_index_locks;
+  snapshot::WorktreeRecordsUsage records = snapshot::worktree_records_usage(dir);
+  j["worktree_records"] = records.records;
+  j["worktree_record_bytes"] = records.bytes;
   auto opened = store::RunStore::open(dir);
   auto runs = opened.ok() ? (*opened)->count_runs() : Result<std::int64_t>(opened.error());
   if (runs.ok()) {

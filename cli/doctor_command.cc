@@ -38,6 +38,11 @@ void print_store(const nlohmann::json& s) {
               s["snapshot_repositories"].get<std::size_t>(),
               s["snapshot_repositories"].get<std::size_t>() == 1 ? "y" : "ies",
               human_bytes(s["snapshot_bytes"].get<std::uint64_t>()).c_str());
+  if (std::size_t records = s.value("worktree_records", std::size_t{0}); records > 0) {
+    std::printf("  %-12s %zu working tree%s read by verify --git BASE.. (%s; kept for the next read of each)\n",
+                "records", records, records == 1 ? "" : "s",
+                human_bytes(s.value("worktree_record_bytes", std::uint64_t{0})).c_str());
+  }
   if (std::size_t stale = s["stale_index_locks"].size(); stale > 0) {
     std::printf(
         "  %-12s %zu snapshot repositor%s keep%s the index.lock of a run killed while saving: runs there no longer\n"

@@ -80,6 +80,14 @@ struct SnapshotUsage {
 // The snapshot repositories in `store_dir` and their size on disk, for `candor doctor`.
 SnapshotUsage snapshot_usage(const std::string& store_dir);
 
+// The records `verify --git BASE..` keeps of the working trees it read (worktree_cache.h, the
+// latest few), and their size on disk, for `candor doctor`.
+struct WorktreeRecordsUsage {
+  std::size_t records = 0;
+  std::uint64_t bytes = 0;
+};
+WorktreeRecordsUsage worktree_records_usage(const std::string& store_dir);
+
 const char* to_string(RepositoryGc::Outcome outcome);
 
 // Whether some process holds the repository at `repository_path` (snapshot_repository_path()) right

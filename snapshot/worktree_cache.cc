@@ -12,6 +12,8 @@
 #include <git2/odb.h>
 #include <nlohmann/json.hpp>
 
+#include "core/disk_usage.h"
+#include "snapshot/gc.h"
 #include "snapshot/pack_writer.h"
 
 namespace candor::snapshot {
@@ -44,6 +46,16 @@ std::string worktree_cache_dir(const std::string& store_dir, const std::string& 
   char hex[GIT_OID_HEXSZ + 1];
   git_oid_tostr(hex, sizeof hex, &name_hash);
   return fmt::format("{}/worktrees/{}", store_dir, std::string(hex).substr(0, 16));
+}
+
+WorktreeRecordsUsage worktree_records_usage(const std::string& store_dir) {
+  WorktreeRecordsUsage out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(store_dir + "/worktrees", ec)) {
+    if (e.is_directory(ec)) ++out.records;
+  }
+  out.bytes = disk_usage(store_dir + "/worktrees").bytes;
+  return out;
 }
 
 WorktreeCache WorktreeCache::load(const std::string& store_dir, const std::string& root) {

@@ -123,6 +123,11 @@ TEST_SUITE("e2e") {
     json third = repo.same_as_fresh();
     CHECK(mutated(third) == std::vector<std::string>{"css/style.css modified", "index.html modified"});
     CHECK(third["git"]["worktree_read"]["files_hashed"] == 2);
+    // candor doctor counts the record (a fresh store's reads kept theirs elsewhere).
+    auto doctor = repo.candor({"doctor", "--json"});
+    json store = parse_stdout(doctor)["store"];
+    CHECK(store["worktree_records"] == 1);
+    CHECK(store["worktree_record_bytes"].get<std::uint64_t>() > 0);
   }
 
   TEST_CASE("verify --git BASE.. read again: a damaged or foreign record is no record, and the read is right") {
