@@ -365,215 +365,276 @@ Takes by_answer(const BeneathRoot& root, const std::set<std::string>& changed, c
   return out;
 }
 
-}  // namespace
-
-Result<WorktreeRead> read_worktree(git_repository* repo, const WorktreeSource& source) {
-  TRY(BaseTree base, BaseTree::read(repo, source.base_tree));
-  // The index says which paths are tracked (a file staged but not in BASE is never ignored); its
-  // ids and stat cache are not used. The change is untrusted, and so is an index it may have
-  // written: an entry forged with a modified file's stat and the old id would hide the edit.
-  StatIndex index;
-  seed_from_index(index, source.index_file, nullptr, [](std::string_view) { return true; });
-  TRY(auto rules, BaseIgnoreRules::create(repo, base, source.extra_ignore));
-  auto root = BeneathRoot::open(source.root);
-  if (!root.ok()) return root.error().wrap("working tree");
-  GitOdb odb;
-  if (git_repository_odb(odb.out(), repo) != 0) return git_failure("open the object database");
-
-  WorktreeRead out;
-  // candor's own record of the earlier read, in its store: never one the change could write.
-  std::optional<WorktreeCache> cache;
-  if (!source.store_dir.empty() && source.skip_dir.empty()) cache = WorktreeCache::load(source.store_dir, source.root);
-  const std::string rules_id = rules_key(base, source);
-  WatchmanLook look;
-  if (source.watchman) {
-    look = ask_watchman(source, cache, rules_id);
-    out.looked = look.changed ? "watchman" : "walk";
-    out.reason = look.reason;
+// One read of a working tree, phase by phase: read() is the list of them.
+class WorktreeReader {
+ public:
+  static Result<std::unique_ptr<WorktreeReader>> open(git_repository* repo, const WorktreeSource& source) {
+    auto r = std::unique_ptr<WorktreeReader>(new WorktreeReader(repo, source));
+    TRY(r->base_, BaseTree::read(repo, source.base_tree));
+    // The index says which paths are tracked (a file staged but not in BASE is never ignored); its
+    // ids and stat cache are not used. The change is untrusted, and so is an index it may have
+    // written: an entry forged with a modified file's stat and the old id would hide the edit.
+    seed_from_index(r->index_, source.index_file, nullptr, [](std::string_view) { return true; });
+    TRY(r->rules_, BaseIgnoreRules::create(repo, r->base_, source.extra_ignore));
+    auto root = BeneathRoot::open(source.root);
+    if (!root.ok()) return root.error().wrap("working tree");
+    r->root_.emplace(std::move(*root));
+    if (git_repository_odb(r->odb_.out(), repo) != 0) return git_failure("open the object database");
+    r->tracked_.emplace(r->base_, r->index_);  // views of base_ and index_, which stay put
+    return r;
   }
-  TrackedPaths tracked(base, index);
+
+  Result<WorktreeRead> read() {
+    ask_where_to_look();
+    TRY_STATUS(find_files());
+    TRY_STATUS(read_files());
+    compare_with_base();
+    TRY_STATUS(write_tree());
+    keep_record();
+    return std::move(out_);
+  }
+
+ private:
+  WorktreeReader(git_repository* repo, const WorktreeSource& source) : repo_(repo), source_(source) {}
+
+  // candor's own record of the earlier read, in its store (never one the change could write), and
+  // with Watchman, whether its answer since that read's clock can stand for a walk.
+  void ask_where_to_look() {
+    if (!source_.store_dir.empty() && source_.skip_dir.empty())
+      cache_ = WorktreeCache::load(source_.store_dir, source_.root);
+    rules_id_ = rules_key(base_, source_);
+    if (!source_.watchman) return;
+    look_ = ask_watchman(source_, cache_, rules_id_);
+    out_.looked = look_.changed ? "watchman" : "walk";
+    out_.reason = look_.reason;
+  }
+
+  // The files to take in: where Watchman's answer says, or by a walk.
+  Status find_files() {
+    if (look_.changed) {
+      takes_ = by_answer(*root_, *look_.changed, cache_->files(), *tracked_, base_, *rules_, source_.skip_dir,
+                         [this](const StatEntry& e) {
+                           const BaseEntry* in_base = base_.find(e.path);
+                           return taken(e.path, in_base) && at_hand(e, in_base);
+                         });
+    } else {
+      Walked walked = walk(*root_, "", *tracked_, base_, *rules_, source_.skip_dir);
+      takes_.looked = std::move(walked.files);
+      takes_.unread = std::move(walked.unread);
+    }
+    if (std::find(takes_.unread.begin(), takes_.unread.end(), "./") != takes_.unread.end())
+      return make_error(ErrorCode::kIo, "working tree: cannot list " + source_.root);
+    return ok_status();
+  }
+
+  // Each file found read into the object database, or vouched for by the record; kept_ holds them
+  // all, sorted by path.
+  Status read_files() {
+    if (cache_) {
+      for (std::string_view p : cache_->files().racy()) racy_.insert(p);
+    }
+    record_changed_ = !cache_.has_value();
+    GitNameCheck names;
+    for (const FileStat& f : takes_.looked) {
+      if (!taken(f.path, base_.find(f.path))) continue;
+      if (const StatEntry* e = stat_vouches(f)) {
+        takes_.vouched.push_back(e);
+        continue;
+      }
+      // A name git cannot hold in a tree (`.GIT`, say) is not silently left out: it is unread.
+      if (!names.holds(f.path)) {
+        out_.unread.push_back(f.path);
+        continue;
+      }
+      TRY(Content c, read_content(*root_, odb_.get(), f.path));
+      if (c.kind == Entry::Kind::kGone) continue;  // vanished since the walk: not there
+      if (c.kind == Entry::Kind::kUnreadable) {
+        out_.unread.push_back(f.path);
+        continue;
+      }
+      ++out_.hashed;
+      kept_.push_back(stat_entry(c.st, c.id, f.path));
+      note_read(kept_.back());
+    }
+    out_.reused = takes_.vouched.size();
+    out_.unread.insert(out_.unread.end(), takes_.unread.begin(), takes_.unread.end());
+    std::sort(out_.unread.begin(), out_.unread.end());
+    out_.unread.erase(std::unique(out_.unread.begin(), out_.unread.end()), out_.unread.end());
+    // Those read, sorted, merged with those vouched for (in the record's order when Watchman
+    // answered: most of them): no sort of the whole.
+    const auto read_count = static_cast<std::ptrdiff_t>(kept_.size());
+    std::sort(kept_.begin(), kept_.end(), by_path);
+    for (const StatEntry* e : takes_.vouched) kept_.push_back(*e);
+    if (!std::is_sorted(kept_.begin() + read_count, kept_.end(), by_path))
+      std::sort(kept_.begin() + read_count, kept_.end(), by_path);
+    std::inplace_merge(kept_.begin(), kept_.begin() + read_count, kept_.end(), by_path);
+    return ok_status();
+  }
+
+  // Against BASE, in one pass over both sorted lists: what is not BASE's is a path whose folders
+  // are written again; what BASE tracked and the read did not meet is deleted, unless it was out
+  // of sight, when BASE's entry stands (as every submodule of BASE's does) where no file took its
+  // place.
+  void compare_with_base() {
+    for (std::size_t i = 0, j = 0; i < kept_.size() || j < base_.size();) {
+      const BaseEntry* b = j < base_.size() ? &base_.at(j) : nullptr;
+      if (i == kept_.size() || (b != nullptr && b->path < kept_[i].path)) {
+        if ((b->mode == kGitlinkMode || hidden_by_unread(out_.unread, b->path)) && !taken_place_of(b->path))
+          base_stands(*b);
+        else
+          changed_.emplace(b->path);
+        ++j;
+      } else if (b == nullptr || kept_[i].path < b->path) {
+        changed_.emplace(kept_[i++].path);
+      } else {
+        if (b->mode != kept_[i].mode || !git_oid_equal(&b->id, &kept_[i].id)) changed_.emplace(b->path);
+        ++i;
+        ++j;
+      }
+    }
+  }
+
+  // Only the folders holding a changed path are written; the others are BASE's trees.
+  Status write_tree() {
+    if (standing_.empty()) {
+      tree_index_.put_sorted(kept_);
+    } else {
+      std::vector<StatEntry> all;
+      std::merge(kept_.begin(), kept_.end(), standing_.begin(), standing_.end(), std::back_inserter(all), by_path);
+      tree_index_.put_sorted(all);
+    }
+    git_oid base_id;
+    git_oid_fromstr(&base_id, source_.base_tree.c_str());
+    TreeSink sink = odb_tree_sink(repo_);
+    auto built = update_tree(repo_, tree_index_, base_id, changed_, sink);
+    if (!built.ok() && built.error().code == ErrorCode::kNotFound) built = build_tree(repo_, tree_index_, sink);
+    if (!built.ok()) return built.error().wrap("working tree");
+    char hex[GIT_OID_HEXSZ + 1];
+    git_oid_tostr(hex, sizeof hex, &*built);
+    out_.tree = hex;
+    return ok_status();
+  }
+
+  // The record of this read, for the next; a clock only with a read that saw everything (what it
+  // could not read, no answer names later).
+  void keep_record() {
+    if (!cache_) return;
+    std::optional<WorktreeCacheBase> saved;
+    if (!look_.clock.empty() && out_.unread.empty()) saved = WorktreeCacheBase{look_.clock, look_.daemon, rules_id_};
+    std::optional<StatIndex> files;
+    if (record_changed_ || kept_.size() != cache_->files().size()) {
+      files.emplace();
+      if (standing_.empty()) {
+        *files = std::move(tree_index_);
+      } else {
+        files->put_sorted(kept_);
+      }
+    }
+    if (auto saving = cache_->save(std::move(files), saved); !saving.ok()) out_.warning = saving.error().message;
+  }
+
+  static bool by_path(const StatEntry& a, const StatEntry& b) { return a.path < b.path; }
+
   // Whether a walk would meet `path`: every folder above it entered. It enters no untracked folder
   // BASE's rules ignore, whatever a negation says of a file in it (git's rule); a read by
   // Watchman's answer meets paths without a walk, and asks.
-  std::unordered_map<std::string, bool> entered;  // by folder ("a/b/"): files of one folder ask once
-  auto reached = [&](std::string_view path) {
+  bool reached(std::string_view path) {
     for (std::size_t slash = path.find('/'); slash != std::string_view::npos; slash = path.find('/', slash + 1)) {
-      auto [it, fresh] = entered.try_emplace(std::string(path.substr(0, slash + 1)), true);
+      auto [it, fresh] = entered_.try_emplace(std::string(path.substr(0, slash + 1)), true);
       if (fresh)
-        it->second = tracked.has_prefix(it->first) || enters_untracked(it->first, base, *rules, source.skip_dir);
+        it->second = tracked_->has_prefix(it->first) || enters_untracked(it->first, base_, *rules_, source_.skip_dir);
       if (!it->second) return false;
     }
     return true;
-  };
-  auto taken_beside = [&](std::string_view path, const BaseEntry* in_base) {
-    if (in_base != nullptr || index.find(path) != StatIndex::npos) return true;
-    return !rules->ignored(std::string(path)) && (!look.changed || reached(path));
-  };
-  auto taken = [&](std::string_view path) { return taken_beside(path, base.find(path)); };
+  }
+
+  // Whether the file at `path` (BASE's entry there: `in_base`) is taken into the tree.
+  bool taken(std::string_view path, const BaseEntry* in_base) {
+    if (in_base != nullptr || index_.find(path) != StatIndex::npos) return true;
+    return !rules_->ignored(std::string(path)) && (!look_.changed || reached(path));
+  }
+
   // The record's id stands for the content when the blob is at hand: BASE's, or in the repository.
-  auto at_hand_beside = [&](const StatEntry& e, const BaseEntry* in_base) {
-    return (in_base != nullptr && git_oid_equal(&in_base->id, &e.id)) || git_odb_exists(odb.get(), &e.id) == 1;
-  };
-  auto at_hand = [&](const StatEntry& e) { return at_hand_beside(e, base.find(e.path)); };
+  bool at_hand(const StatEntry& e, const BaseEntry* in_base) const {
+    return (in_base != nullptr && git_oid_equal(&in_base->id, &e.id)) || git_odb_exists(odb_.get(), &e.id) == 1;
+  }
 
-  Takes takes;
-  if (look.changed) {
-    takes = by_answer(*root, *look.changed, cache->files(), tracked, base, *rules, source.skip_dir,
-                      [&](const StatEntry& e) {
-                        const BaseEntry* in_base = base.find(e.path);
-                        return taken_beside(e.path, in_base) && at_hand_beside(e, in_base);
-                      });
-  } else {
-    Walked walked = walk(*root, "", tracked, base, *rules, source.skip_dir);
-    takes.looked = std::move(walked.files);
-    takes.unread = std::move(walked.unread);
-  }
-  if (std::find(takes.unread.begin(), takes.unread.end(), "./") != takes.unread.end()) {
-    return make_error(ErrorCode::kIo, "working tree: cannot list " + source.root);
-  }
   // A file whose stat is what the earlier read saw is what it read (git's rule, racy ones aside).
-  std::unordered_set<std::string_view> racy;
-  if (cache) {
-    for (std::string_view p : cache->files().racy()) racy.insert(p);
-  }
-  auto stat_vouches = [&](const FileStat& f) -> const StatEntry* {
-    if (!cache || racy.count(f.path) != 0) return nullptr;
-    std::size_t pos = cache->files().find(f.path);
+  const StatEntry* stat_vouches(const FileStat& f) const {
+    if (!cache_ || racy_.count(f.path) != 0) return nullptr;
+    std::size_t pos = cache_->files().find(f.path);
     if (pos == StatIndex::npos) return nullptr;
-    const StatEntry& e = cache->files().at(pos);
-    return stat_matches(e, f) && at_hand(e) ? &e : nullptr;
-  };
+    const StatEntry& e = cache_->files().at(pos);
+    return stat_matches(e, f) && at_hand(e, base_.find(e.path)) ? &e : nullptr;
+  }
 
-  std::vector<StatEntry> kept;  // every file taken in (paths: views of takes' and the record's)
   // Whether the record must be written again: a file read that it lacks, or holds otherwise, or
   // holds racily (written again now, its stat vouches next time).
-  bool record_changed = !cache.has_value();
-  auto note_read = [&](const StatEntry& now) {
-    if (record_changed) return;
-    std::size_t pos = cache->files().find(now.path);
-    if (pos == StatIndex::npos || racy.count(now.path) != 0) {
-      record_changed = true;
+  void note_read(const StatEntry& now) {
+    if (record_changed_) return;
+    std::size_t pos = cache_->files().find(now.path);
+    if (pos == StatIndex::npos || racy_.count(now.path) != 0) {
+      record_changed_ = true;
       return;
     }
-    const StatEntry& e = cache->files().at(pos);
-    record_changed = !git_oid_equal(&e.id, &now.id) ||
-                     std::tie(e.mode, e.size, e.mtime_s, e.mtime_ns, e.ctime_s, e.ctime_ns, e.ino, e.dev, e.uid,
-                              e.gid) != std::tie(now.mode, now.size, now.mtime_s, now.mtime_ns, now.ctime_s,
-                                                 now.ctime_ns, now.ino, now.dev, now.uid, now.gid);
-  };
-  GitNameCheck names;
-  for (const FileStat& f : takes.looked) {
-    if (!taken(f.path)) continue;
-    if (const StatEntry* e = stat_vouches(f)) {
-      takes.vouched.push_back(e);
-      continue;
-    }
-    // A name git cannot hold in a tree (`.GIT`, say) is not silently left out: it is unread.
-    if (!names.holds(f.path)) {
-      out.unread.push_back(f.path);
-      continue;
-    }
-    TRY(Content c, read_content(*root, odb.get(), f.path));
-    if (c.kind == Entry::Kind::kGone) continue;  // vanished since the walk: not there
-    if (c.kind == Entry::Kind::kUnreadable) {
-      out.unread.push_back(f.path);
-      continue;
-    }
-    ++out.hashed;
-    kept.push_back(stat_entry(c.st, c.id, f.path));
-    note_read(kept.back());
+    const StatEntry& e = cache_->files().at(pos);
+    record_changed_ = !git_oid_equal(&e.id, &now.id) ||
+                      std::tie(e.mode, e.size, e.mtime_s, e.mtime_ns, e.ctime_s, e.ctime_ns, e.ino, e.dev, e.uid,
+                               e.gid) != std::tie(now.mode, now.size, now.mtime_s, now.mtime_ns, now.ctime_s,
+                                                  now.ctime_ns, now.ino, now.dev, now.uid, now.gid);
   }
-  out.reused = takes.vouched.size();
-  out.unread.insert(out.unread.end(), takes.unread.begin(), takes.unread.end());
-  std::sort(out.unread.begin(), out.unread.end());
-  out.unread.erase(std::unique(out.unread.begin(), out.unread.end()), out.unread.end());
-  // Those read, sorted, merged with those vouched for (in the record's order when Watchman
-  // answered: most of them): no sort of the whole.
-  auto by_path = [](const StatEntry& a, const StatEntry& b) { return a.path < b.path; };
-  const std::size_t read_count = kept.size();
-  std::sort(kept.begin(), kept.end(), by_path);
-  for (const StatEntry* e : takes.vouched) kept.push_back(*e);
-  if (!std::is_sorted(kept.begin() + static_cast<std::ptrdiff_t>(read_count), kept.end(), by_path))
-    std::sort(kept.begin() + static_cast<std::ptrdiff_t>(read_count), kept.end(), by_path);
-  std::inplace_merge(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(read_count), kept.end(), by_path);
 
-  // Against BASE, in one pass over both sorted lists: what is not BASE's is a path whose folders are
-  // written again; what BASE tracked and the read did not meet is deleted, unless it was out of
-  // sight, when BASE's entry stands (as every submodule of BASE's does).
-  std::set<std::string> changed;
-  std::vector<StatEntry> standing;
-  auto base_stands = [&](const BaseEntry& b) {
+  // Whether a file taken in holds the place of `path` or of a folder above it: then BASE's entry
+  // there cannot stand (a submodule replaced by a folder of files, or by a file).
+  bool taken_place_of(std::string_view path) const {
+    const std::string folder = std::string(path) + "/";
+    auto beneath = std::lower_bound(kept_.begin(), kept_.end(), folder,
+                                    [](const StatEntry& e, const std::string& p) { return e.path < p; });
+    if (beneath != kept_.end() && beneath->path.starts_with(folder)) return true;
+    for (std::size_t slash = path.find('/'); slash != std::string_view::npos; slash = path.find('/', slash + 1)) {
+      std::string_view above = path.substr(0, slash);
+      auto at = std::lower_bound(kept_.begin(), kept_.end(), above,
+                                 [](const StatEntry& e, std::string_view p) { return e.path < p; });
+      if (at != kept_.end() && at->path == above) return true;
+    }
+    return false;
+  }
+
+  void base_stands(const BaseEntry& b) {
     StatEntry e;
     e.path = b.path;
     e.id = b.id;
     e.mode = b.mode;
-    standing.push_back(e);
-  };
-  // Whether a file taken in holds the place of `path` or of a folder above it: then BASE's entry
-  // there cannot stand (a submodule replaced by a folder of files, or by a file).
-  auto taken_place_of = [&](std::string_view path) {
-    auto beneath = std::lower_bound(kept.begin(), kept.end(), std::string(path) + "/",
-                                    [](const StatEntry& e, const std::string& p) { return e.path < p; });
-    if (beneath != kept.end() && beneath->path.starts_with(std::string(path) + "/")) return true;
-    for (std::size_t slash = path.find('/'); slash != std::string_view::npos; slash = path.find('/', slash + 1)) {
-      auto above = std::lower_bound(kept.begin(), kept.end(), path.substr(0, slash),
-                                    [](const StatEntry& e, std::string_view p) { return e.path < p; });
-      if (above != kept.end() && above->path == path.substr(0, slash)) return true;
-    }
-    return false;
-  };
-  for (std::size_t i = 0, j = 0; i < kept.size() || j < base.size();) {
-    const BaseEntry* b = j < base.size() ? &base.at(j) : nullptr;
-    if (i == kept.size() || (b != nullptr && b->path < kept[i].path)) {
-      if ((b->mode == kGitlinkMode || hidden_by_unread(out.unread, b->path)) && !taken_place_of(b->path))
-        base_stands(*b);
-      else
-        changed.emplace(b->path);
-      ++j;
-    } else if (b == nullptr || kept[i].path < b->path) {
-      changed.emplace(kept[i++].path);
-    } else {
-      if (b->mode != kept[i].mode || !git_oid_equal(&b->id, &kept[i].id)) changed.emplace(b->path);
-      ++i;
-      ++j;
-    }
+    standing_.push_back(e);
   }
-  StatIndex tree_index;
-  if (standing.empty()) {
-    tree_index.put_sorted(kept);
-  } else {
-    std::vector<StatEntry> all;
-    std::merge(kept.begin(), kept.end(), standing.begin(), standing.end(), std::back_inserter(all), by_path);
-    tree_index.put_sorted(all);
-  }
-  // Only the folders holding a changed path are written; the others are BASE's trees.
-  git_oid base_id, tree;
-  git_oid_fromstr(&base_id, source.base_tree.c_str());
-  TreeSink sink = odb_tree_sink(repo);
-  auto built = update_tree(repo, tree_index, base_id, changed, sink);
-  if (!built.ok() && built.error().code == ErrorCode::kNotFound) built = build_tree(repo, tree_index, sink);
-  if (!built.ok()) return built.error().wrap("working tree");
-  tree = *built;
-  char hex[GIT_OID_HEXSZ + 1];
-  git_oid_tostr(hex, sizeof hex, &tree);
-  out.tree = hex;
 
-  if (cache) {
-    // A clock only with a read that saw everything: what it could not read, no answer names later.
-    std::optional<WorktreeCacheBase> saved;
-    if (!look.clock.empty() && out.unread.empty()) saved = WorktreeCacheBase{look.clock, look.daemon, rules_id};
-    std::optional<StatIndex> files;
-    if (record_changed || kept.size() != cache->files().size()) {
-      files.emplace();
-      if (standing.empty()) {
-        *files = std::move(tree_index);
-      } else {
-        files->put_sorted(kept);
-      }
-    }
-    if (auto saving = cache->save(std::move(files), saved); !saving.ok()) out.warning = saving.error().message;
-  }
-  return out;
+  git_repository* repo_;
+  const WorktreeSource& source_;
+  BaseTree base_;
+  StatIndex index_;
+  std::unique_ptr<BaseIgnoreRules> rules_;
+  std::optional<BeneathRoot> root_;
+  GitOdb odb_;
+  std::optional<TrackedPaths> tracked_;
+  std::optional<WorktreeCache> cache_;
+  std::string rules_id_;
+  WatchmanLook look_;
+  std::unordered_map<std::string, bool> entered_;  // by folder ("a/b/"): files of one folder ask once
+  std::unordered_set<std::string_view> racy_;
+  Takes takes_;
+  std::vector<StatEntry> kept_;  // every file taken in (paths: views of takes_' and the record's)
+  bool record_changed_ = false;
+  std::set<std::string> changed_;
+  std::vector<StatEntry> standing_;
+  StatIndex tree_index_;
+  WorktreeRead out_;
+};
+
+}  // namespace
+
+Result<WorktreeRead> read_worktree(git_repository* repo, const WorktreeSource& source) {
+  TRY(auto reader, WorktreeReader::open(repo, source));
+  return reader->read();
 }
 
 }  // namespace candor::snapshot
