@@ -38,8 +38,9 @@ Status RunOpening::open_snapshots(const std::string& root, const std::vector<std
   return snapshots_ready();
 }
 
-void RunOpening::mask_known(const snapshot::GitTrees& trees, const RunFacts& known) {
-  credentials_ = snapshot::run_credentials(trees, known, ::environ);
+void RunOpening::mask_known(const snapshot::GitTrees& trees, const RunFacts& known,
+                            const std::function<void(sandbox::CredentialRegistry&)>& also) {
+  credentials_ = snapshot::run_credentials(trees, known, ::environ, also);
   set_masker(credentials_->masker());
 }
 

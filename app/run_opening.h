@@ -50,7 +50,8 @@ class RunOpening {
   // The values to mask from here on: those of the credential files `known` names in its trees, and
   // the scrubbed variables of this process (snapshot::run_credentials). The masker is the store's,
   // the trajectory's, the LLM providers' and the judge's (docs/design.md, Trust boundary).
-  void mask_known(const snapshot::GitTrees& trees, const RunFacts& known);
+  void mask_known(const snapshot::GitTrees& trees, const RunFacts& known,
+                  const std::function<void(sandbox::CredentialRegistry&)>& also = nullptr);
   // A masker made elsewhere (WorkspaceRun reads the workspace's credential files as it opens).
   void set_masker(std::shared_ptr<const SecretMasker> masker);
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -17,6 +18,8 @@
 #include "executor/config.h"
 #include "executor/tool.h"
 #include "llm/provider.h"
+#include "sandbox/credential_registry.h"
+#include "sandbox/workspace_policy.h"
 #include "snapshot/range.h"
 #include "store/run_store.h"
 
@@ -334,7 +337,25 @@ Result<RunResult> Session::verify_git(const VerifyGitRequest& request) {
   known.snapshot_before = c.range.base_tree;
   known.snapshot_after = c.range.head_tree;
   TRY(known.credential_files, credential_files(c));
-  run->mask_known(c.repo->trees(), known);
+  // BASE..: the working tree's credential files too, ignored ones included (a `.env` no tree holds,
+  // whose copy the change may add under another name; one in a dependency folder every checkout
+  // links), found by the walk a run's start makes and read from disk.
+  std::unique_ptr<sandbox::Workspace> worktree;
+  sandbox::SandboxPolicy worktree_policy;
+  std::function<void(sandbox::CredentialRegistry&)> worktree_credentials;
+  if (c.range.worktree) {
+    auto opened = sandbox::Workspace::open(
+        c.repo->root(),
+        {.force_fallback = false, .protected_dirs = {}, .secrets = sandbox::SecretFilter(c.config.secrets_allow)});
+    if (opened.ok()) {
+      worktree = std::move(*opened);
+      worktree_policy = sandbox::make_sandbox_policy(*worktree);
+      worktree_credentials = [&](sandbox::CredentialRegistry& registry) {
+        sandbox::read_credential_files(*worktree, worktree_policy, registry);
+      };
+    }
+  }
+  run->mask_known(c.repo->trees(), known, worktree_credentials);
   const sandbox::CredentialRegistry& credentials = *run->credentials();
   // The judge: --llm, else the environment's provider; --judge auto unless told otherwise.
   std::unique_ptr<llm::Provider> judge;

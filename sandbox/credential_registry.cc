@@ -97,16 +97,20 @@ void read_file(const Workspace& workspace, const std::string& rel, FileIdentity 
 
 }  // namespace
 
-std::shared_ptr<const CredentialRegistry> read_credentials(const Workspace& workspace, const SandboxPolicy& policy,
-                                                           char** environ_in) {
-  auto registry = std::make_shared<CredentialRegistry>();
+void read_credential_files(const Workspace& workspace, const SandboxPolicy& policy, CredentialRegistry& registry) {
   const std::string prefix = workspace.root() + "/";
   for (std::size_t i = 0; i < policy.secret_files.size(); ++i) {
     const std::string& path = policy.secret_files[i];
     if (path.compare(0, prefix.size(), prefix) != 0) continue;  // make_sandbox_policy names files beneath the root only
     FileIdentity walked = i < policy.secret_identities.size() ? policy.secret_identities[i] : FileIdentity{};
-    read_file(workspace, path.substr(prefix.size()), walked, *registry);
+    read_file(workspace, path.substr(prefix.size()), walked, registry);
   }
+}
+
+std::shared_ptr<const CredentialRegistry> read_credentials(const Workspace& workspace, const SandboxPolicy& policy,
+                                                           char** environ_in) {
+  auto registry = std::make_shared<CredentialRegistry>();
+  read_credential_files(workspace, policy, *registry);
   registry->add_environment(environ_in, policy.pass_env);
   return registry;
 }

@@ -83,5 +83,7 @@ class CredentialRegistry final : public CredentialLookup {
 // Variables scrubbed only for their namespace (`AWS_REGION`) are not secrets and are not masked.
 std::shared_ptr<const CredentialRegistry> read_credentials(const Workspace& workspace, const SandboxPolicy& policy,
                                                            char** environ_in);
+// The files part of read_credentials(), into `registry`.
+void read_credential_files(const Workspace& workspace, const SandboxPolicy& policy, CredentialRegistry& registry);
 
 }  // namespace candor::sandbox

@@ -4,8 +4,9 @@
 
 namespace candor::snapshot {
 
-std::shared_ptr<const sandbox::CredentialRegistry> run_credentials(const GitTrees& trees, const RunFacts& facts,
-                                                                   char** environ_in) {
+std::shared_ptr<const sandbox::CredentialRegistry> run_credentials(
+    const GitTrees& trees, const RunFacts& facts, char** environ_in,
+    const std::function<void(sandbox::CredentialRegistry&)>& also) {
   auto registry = std::make_shared<sandbox::CredentialRegistry>();
   // Both sides' values: a credential file the run (or the change) wrote holds secrets too.
   for (const auto& path : facts.credential_files) {
@@ -23,6 +24,7 @@ std::shared_ptr<const sandbox::CredentialRegistry> run_credentials(const GitTree
     }
     if (!read) registry->add_identity(path, {}, why);
   }
+  if (also) also(*registry);
   registry->add_environment(environ_in, {});
   return registry;
 }

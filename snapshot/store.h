@@ -350,7 +350,9 @@ ProtectedState protected_state_from_json(const nlohmann::json& j);
 //
 // Never fails: a file the snapshot does not hold (left out by config `snapshot.ignore`) is said in
 // the registry's unread(), its values not masked.
-std::shared_ptr<const sandbox::CredentialRegistry> run_credentials(const GitTrees& trees, const RunFacts& facts,
-                                                                   char** environ_in);
+// `also`, when set, adds what no tree holds (a working tree's ignored credential files).
+std::shared_ptr<const sandbox::CredentialRegistry> run_credentials(
+    const GitTrees& trees, const RunFacts& facts, char** environ_in,
+    const std::function<void(sandbox::CredentialRegistry&)>& also = nullptr);
 
 }  // namespace candor::snapshot

@@ -185,8 +185,9 @@ bool hidden_by_unread(const std::vector<std::string>& unread, std::string_view p
 
 // Whether a walk could meet `path` (a file, or a folder "a/b/") at all: not inside a `.git`, a
 // submodule of BASE's or candor's store. A file where BASE has a submodule is met (it took the
-// submodule's place); a folder there is the submodule's, and not entered.
-bool walk_meets(std::string_view path, const BaseTree& base, const std::string& skip_dir) {
+// submodule's place); a folder there is the submodule's, and not entered, unless the index tracks
+// something beneath it (the walk enters every folder holding something tracked).
+bool walk_meets(std::string_view path, const BaseTree& base, const TrackedPaths& tracked, const std::string& skip_dir) {
   if (!skip_dir.empty() && path.starts_with(skip_dir)) return false;
   for (std::size_t from = 0; from < path.size();) {
     std::size_t slash = path.find('/', from);
@@ -194,9 +195,11 @@ bool walk_meets(std::string_view path, const BaseTree& base, const std::string& 
     if (path.substr(from, end - from) == ".git") return false;
     from = end + 1;
   }
-  if (path.ends_with('/')) return !base.in_submodule(path.substr(0, path.size() - 1));
-  std::size_t slash = path.rfind('/');
-  return slash == std::string_view::npos || !base.in_submodule(path.substr(0, slash));
+  for (std::size_t slash = path.find('/'); slash != std::string_view::npos; slash = path.find('/', slash + 1)) {
+    const BaseEntry* e = base.find(path.substr(0, slash));
+    if (e != nullptr && e->mode == kGitlinkMode && !tracked.has_prefix(path.substr(0, slash + 1))) return false;
+  }
+  return true;
 }
 
 // The rules a read takes files in by, as one id: BASE's .gitignore files and submodules, config
@@ -309,7 +312,7 @@ Takes by_answer(const BeneathRoot& root, const std::set<std::string>& changed, c
   std::vector<std::string> folders;
   for (const auto& path : changed) {
     const std::string p = path == "/" ? "" : path;
-    if (!walk_meets(p, base, skip_dir)) continue;
+    if (!walk_meets(p, base, tracked, skip_dir)) continue;
     if (!p.empty() && p.back() != '/') {
       named.insert(p);
       continue;
@@ -320,7 +323,7 @@ Takes by_answer(const BeneathRoot& root, const std::set<std::string>& changed, c
   }
   for (std::size_t k = 0; std::string_view t : tracked.paths()) {  // both sorted: one pass
     while (k < earlier.size() && earlier.at(k).path < t) ++k;
-    if ((k == earlier.size() || earlier.at(k).path != t) && walk_meets(t, base, skip_dir)) named.emplace(t);
+    if ((k == earlier.size() || earlier.at(k).path != t) && walk_meets(t, base, tracked, skip_dir)) named.emplace(t);
   }
   std::vector<std::string> names(named.begin(), named.end());
   for (std::size_t i = 0; i < earlier.size(); ++i) {
@@ -341,7 +344,7 @@ Takes by_answer(const BeneathRoot& root, const std::set<std::string>& changed, c
     return dir.empty() || tracked.has_prefix(dir) || enters_untracked(dir, base, rules, skip_dir);
   };
   for (const auto& dir : looked.folders_now) {
-    if (!walk_meets(dir, base, skip_dir) || !entered(dir)) continue;
+    if (!walk_meets(dir, base, tracked, skip_dir) || !entered(dir)) continue;
     Walked inner = walk(root, dir, tracked, base, rules, skip_dir);
     std::move(inner.files.begin(), inner.files.end(), std::back_inserter(out.looked));
     out.unread.insert(out.unread.end(), inner.unread.begin(), inner.unread.end());

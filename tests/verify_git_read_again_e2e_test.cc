@@ -272,6 +272,27 @@ TEST_SUITE("e2e") {
     CHECK(mutated(again) == std::vector<std::string>{"vendor/lib modified"});
   }
 
+  TEST_CASE("verify --git BASE.. with Watchman: files the index tracks where BASE has a submodule are read again") {
+    REQUIRE_MESSAGE(have_watchman(), "watchman is not installed (make test installs it)");
+    WatchmanDaemon daemon;
+    ReadTwice repo(R"({"snapshot": {"fsmonitor": "watchman"}})");
+    repo.extra_env.push_back("WATCHMAN_SOCK=" + daemon.sock);
+    repo.git({"update-index", "--add", "--cacheinfo", "160000," + repo.head() + ",sub"});
+    repo.git({"commit", "-q", "-m", "a submodule"});
+    // The change: the submodule unstaged, a file staged in its place; read once.
+    repo.git({"rm", "-q", "--cached", "sub"});
+    write_file(repo.ws + "/sub/s", "good\n");
+    repo.git({"add", "sub/s"});
+    repo.settle();
+    CHECK(mutated(repo.read()) == std::vector<std::string>{"sub deleted", "sub/s added"});
+    // Then more of it: an edit, and new files staged there.
+    write_file(repo.ws + "/sub/s", "EVIL, longer\n");
+    write_file(repo.ws + "/sub/run.sh", "echo run\n");
+    repo.git({"add", "sub/run.sh"});
+    json again = repo.same_as_fresh();
+    CHECK(mutated(again) == std::vector<std::string>{"sub deleted", "sub/run.sh added", "sub/s added"});
+  }
+
   TEST_CASE("verify --git BASE.. with Watchman: a file system mounted beneath the working tree walks") {
     REQUIRE_MESSAGE(have_watchman(), "watchman is not installed (make test installs it)");
     if (::geteuid() != 0) {

@@ -292,6 +292,34 @@ open(index, 'wb').write(data + hashlib.sha1(data).digest())
     CHECK(r.out.find("supersecret123") == std::string::npos);
     CHECK(command_record(j)["output"].get<std::string>().find("echo payload") != std::string::npos);
   }
+
+  TEST_CASE(
+      "verify --git BASE..: the working tree's ignored credential files are credentials too: a copy under another "
+      "name, or one in a dependency folder every checkout links, prints masked") {
+    Repo repo;
+    write_file(repo.ws + "/.gitignore", "node_modules/\n.env\n");
+    write_file(repo.ws + "/test.sh", "echo ok\n");
+    repo.commit("ignore the secrets");
+    write_file(repo.ws + "/.env", "API_KEY=usersecret444\n");  // the user's, before the change
+    // The change: a copy of it under a harmless name, and another in node_modules, printed by the
+    // test script the user's command runs.
+    write_file(repo.ws + "/settings.txt", "API_KEY=usersecret444\n");
+    write_file(repo.ws + "/node_modules/pkg/.env", "API_KEY=usersecret111\n");
+    write_file(repo.ws + "/test.sh", "cat settings.txt node_modules/pkg/.env; false\n");
+    const std::string expect = R"({"type": "command_succeeds", "command": "sh test.sh"})";
+    auto r = repo.verify("main..", {"--json", "--judge", "never", "--expect", expect});
+    CAPTURE(r.err);
+    json j = parse_stdout(r);
+    CHECK(mutated(j) == std::vector<std::string>{"settings.txt added", "test.sh modified"});
+    for (const auto& m : j["mutations"]) {
+      if (m["path"] == "settings.txt") CHECK(m.value("credential", false) == true);
+    }
+    CHECK(r.out.find("usersecret444") == std::string::npos);
+    CHECK(r.out.find("usersecret111") == std::string::npos);
+    auto md = repo.verify("main..", {"--markdown", "--judge", "never", "--expect", expect});
+    CHECK(md.out.find("usersecret") == std::string::npos);
+    CHECK(md.err.find("usersecret") == std::string::npos);
+  }
 }
 
 }  // namespace candor::testing
