@@ -61,6 +61,11 @@ struct ReadTwice : Repo {
     return parse_stdout(r);
   }
   json read(const std::string& range = "main..") { return verify_json(store, range); }
+  // A submodule (a gitlink to this repository's HEAD) at `path` in a new commit on main.
+  void add_submodule(const std::string& path) {
+    git({"update-index", "--add", "--cacheinfo", "160000," + head() + "," + path});
+    git({"commit", "-q", "-m", "a submodule"});
+  }
   json fresh(const std::string& range = "main..") { return verify_json(make_temp_dir("fresh-store"), range); }
   // Every file an hour old: no stat is racy (git's rule: changed within a second of the record).
   void settle() {
@@ -78,6 +83,13 @@ struct ReadTwice : Repo {
     CHECK(again["scan"]["complete"] == walked["scan"]["complete"]);
     return again;
   }
+};
+
+// A ReadTwice whose BASE asks Watchman, a daemon of the test's own.
+struct Watched {
+  WatchmanDaemon daemon;
+  ReadTwice repo{R"({"snapshot": {"fsmonitor": "watchman"}})"};
+  Watched() { repo.extra_env.push_back("WATCHMAN_SOCK=" + daemon.sock); }
 };
 
 std::size_t files_in(const std::string& ws) {
@@ -258,11 +270,9 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("verify --git BASE.. with Watchman: a submodule's folder replaced by a file is read") {
     REQUIRE_MESSAGE(have_watchman(), "watchman is not installed (make test installs it)");
-    WatchmanDaemon daemon;
-    ReadTwice repo(R"({"snapshot": {"fsmonitor": "watchman"}})");
-    repo.extra_env.push_back("WATCHMAN_SOCK=" + daemon.sock);
-    repo.git({"update-index", "--add", "--cacheinfo", "160000," + repo.head() + ",vendor/lib"});
-    repo.git({"commit", "-q", "-m", "a submodule"});
+    Watched w;
+    ReadTwice& repo = w.repo;
+    repo.add_submodule("vendor/lib");
     fs::create_directories(repo.ws + "/vendor/lib");
     repo.settle();
     CHECK(mutated(repo.read()).empty());
@@ -274,11 +284,9 @@ TEST_SUITE("e2e") {
 
   TEST_CASE("verify --git BASE.. with Watchman: files the index tracks where BASE has a submodule are read again") {
     REQUIRE_MESSAGE(have_watchman(), "watchman is not installed (make test installs it)");
-    WatchmanDaemon daemon;
-    ReadTwice repo(R"({"snapshot": {"fsmonitor": "watchman"}})");
-    repo.extra_env.push_back("WATCHMAN_SOCK=" + daemon.sock);
-    repo.git({"update-index", "--add", "--cacheinfo", "160000," + repo.head() + ",sub"});
-    repo.git({"commit", "-q", "-m", "a submodule"});
+    Watched w;
+    ReadTwice& repo = w.repo;
+    repo.add_submodule("sub");
     // The change: the submodule unstaged, a file staged in its place; read once.
     repo.git({"rm", "-q", "--cached", "sub"});
     write_file(repo.ws + "/sub/s", "good\n");
